@@ -1,0 +1,1207 @@
+"""SUNAT catalogs (``catálogos``) used across the project: one place for every code list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class TaxScheme:
+    """A tax of catalog 05 as written in ``cac:TaxScheme``."""
+
+    id: str
+    name: str
+    type_code: str
+
+
+#: Catalog 05: tax schemes.
+TAX_SCHEMES: dict[str, TaxScheme] = {
+    s.id: s
+    for s in (
+        TaxScheme("1000", "IGV", "VAT"),
+        TaxScheme("1016", "IVAP", "VAT"),
+        TaxScheme("2000", "ISC", "EXC"),
+        TaxScheme("7152", "ICBPER", "OTH"),
+        TaxScheme("9995", "EXP", "FRE"),
+        TaxScheme("9996", "GRA", "FRE"),
+        TaxScheme("9997", "EXO", "VAT"),
+        TaxScheme("9998", "INA", "FRE"),
+        TaxScheme("9999", "OTROS", "OTH"),
+    )
+}
+
+#: Catalog 07: IGV affectation types.
+AFFECTATIONS: dict[str, str] = {
+    "10": "Gravado - Operación Onerosa",
+    "11": "Gravado - Retiro por premio",
+    "12": "Gravado - Retiro por donación",
+    "13": "Gravado - Retiro",
+    "14": "Gravado - Retiro por publicidad",
+    "15": "Gravado - Bonificaciones",
+    "16": "Gravado - Retiro por entrega a trabajadores",
+    "17": "Gravado - IVAP",
+    "20": "Exonerado - Operación Onerosa",
+    "21": "Exonerado - Transferencia gratuita",
+    "30": "Inafecto - Operación Onerosa",
+    "31": "Inafecto - Retiro por Bonificación",
+    "32": "Inafecto - Retiro",
+    "33": "Inafecto - Retiro por Muestras Médicas",
+    "34": "Inafecto - Retiro por Convenio Colectivo",
+    "35": "Inafecto - Retiro por premio",
+    "36": "Inafecto - Retiro por publicidad",
+    "37": "Inafecto - Transferencia gratuita",
+    "40": "Exportación de Bienes o Servicios",
+}
+
+FREE_AFFECTATIONS = frozenset(
+    {"11", "12", "13", "14", "15", "16", "21", "31", "32", "33", "34", "35", "36", "37"}
+)
+#: Affectations whose line IGV is base x rate (charged for 10, informative for the free 11-16, IVAP for 17).
+IGV_BEARING_AFFECTATIONS = frozenset({"10", "11", "12", "13", "14", "15", "16", "17"})
+
+
+def is_free(affectation: str) -> bool:
+    """True for non-onerous (free) lines: their value is referential and not charged."""
+    return affectation in FREE_AFFECTATIONS
+
+
+def bears_igv(affectation: str) -> bool:
+    """True when the line's IGV is base x rate (charged or, on free lines, informative)."""
+    return affectation in IGV_BEARING_AFFECTATIONS
+
+
+def tax_scheme_for(affectation: str) -> TaxScheme:
+    """The tax scheme of a line's main subtotal for an affectation of catalog 07."""
+    if affectation == "10":
+        return TAX_SCHEMES["1000"]
+    if affectation == "17":
+        return TAX_SCHEMES["1016"]
+    if affectation in FREE_AFFECTATIONS:
+        return TAX_SCHEMES["9996"]
+    if affectation == "20":
+        return TAX_SCHEMES["9997"]
+    if affectation == "30":
+        return TAX_SCHEMES["9998"]
+    if affectation == "40":
+        return TAX_SCHEMES["9995"]
+    raise KeyError(f"affectation {affectation!r} is not in catalog 07")
+
+
+#: Document states of the service (``state_type_id``), with the descriptions real tenants return.
+STATE_TYPES: dict[str, str] = {
+    "01": "Registrado",
+    "03": "Enviado",
+    "05": "Aceptado",
+    "07": "Observado",
+    "09": "Rechazado",
+    "11": "Anulado",
+    "13": "Por anular",
+}
+
+
+#: Catalog 01: document types (the ones this project issues or meets), plus the summary identifiers.
+DOCUMENT_TYPES: dict[str, str] = {
+    "01": "Factura",
+    "03": "Boleta de venta",
+    "04": "Liquidación de compra",
+    "07": "Nota de crédito",
+    "08": "Nota de débito",
+    "09": "Guía de remisión remitente",
+    "12": "Ticket de máquina registradora",
+    "14": "Recibo por servicios públicos",
+    "20": "Comprobante de retención",
+    "31": "Guía de remisión transportista",
+    "40": "Comprobante de percepción",
+    "56": "Comprobante de pago SEAE",
+    "71": "Guía de remisión remitente complementaria",
+    "72": "Guía de remisión transportista complementaria",
+    "RC": "Resumen diario de boletas y notas",
+    "RA": "Comunicación de baja",
+    "RR": "Resumen de reversiones",
+}
+
+#: Catalog 06: identity document types ("-" = unidentified buyer, allowed in boletas and summaries).
+IDENTITY_TYPES: dict[str, str] = {
+    "0": "Doc. trib. no dom. sin RUC",
+    "1": "DNI",
+    "4": "Carnet de extranjería",
+    "6": "RUC",
+    "7": "Pasaporte",
+    "A": "Cédula diplomática de identidad",
+    "B": "Doc. identidad país residencia - no domiciliado",
+    "C": "Tax Identification Number - TIN - Doc. trib. PP.NN.",
+    "D": "Identification Number - IN - Doc. trib. PP.JJ.",
+    "E": "TAM - Tarjeta Andina de Migración",
+    "F": "Permiso Temporal de Permanencia - PTP",
+    "G": "Salvoconducto",
+    "-": "Varios - ventas menores a S/ 700.00 y otros",
+}
+
+#: Catalog 09: credit note types.
+CREDIT_NOTE_TYPES: dict[str, str] = {
+    "01": "Anulación de la operación",
+    "02": "Anulación por error en el RUC",
+    "03": "Corrección por error en la descripción",
+    "04": "Descuento global",
+    "05": "Descuento por ítem",
+    "06": "Devolución total",
+    "07": "Devolución por ítem",
+    "08": "Bonificación",
+    "09": "Disminución en el valor",
+    "10": "Otros conceptos",
+    "11": "Ajustes de operaciones de exportación",
+    "12": "Ajustes afectos al IVAP",
+    "13": "Ajustes - montos y/o fechas de pago",
+}
+
+#: Catalog 10: debit note types.
+DEBIT_NOTE_TYPES: dict[str, str] = {
+    "01": "Intereses por mora",
+    "02": "Aumento en el valor",
+    "03": "Penalidades / otros conceptos",
+    "11": "Ajustes de operaciones de exportación",
+    "12": "Ajustes afectos al IVAP",
+}
+
+#: Catalog 51: operation types (``InvoiceTypeCode/@listID``).
+OPERATION_TYPES: dict[str, str] = {
+    "0101": "Venta interna",
+    "0112": "Venta interna - Sustenta gastos deducibles persona natural",
+    "0113": "Venta interna - NRUS",
+    "0200": "Exportación de bienes",
+    "0201": "Exportación de servicios - Prestación de servicios realizados íntegramente en el país",
+    "0202": "Exportación de servicios - Prestación de servicios de hospedaje no domiciliado",
+    "0203": "Exportación de servicios - Transporte de navieras",
+    "0204": "Exportación de servicios - Servicios a naves y aeronaves de bandera extranjera",
+    "0205": "Exportación de servicios - Servicios que conformen un paquete turístico",
+    "0206": "Exportación de servicios - Servicios complementarios al transporte de carga",
+    "0207": "Exportación de servicios - Suministro de energía eléctrica a favor de sujetos domiciliados "
+            "en ZED",
+    "0208": "Exportación de servicios - Prestación de servicios realizados parcialmente en el extranjero",
+    "0301": "Operaciones con carta de porte aéreo (emitidas en el ámbito nacional)",
+    "0302": "Operaciones de transporte ferroviario de pasajeros",
+    "0303": "Operaciones de pago de regalía petrolera",
+    "0401": "Ventas no domiciliados que no califican como exportación",
+    "0501": "Compra interna",
+    "0502": "Anticipos",
+    "0503": "Compra de oro",
+    "1001": "Operación sujeta a detracción",
+    "1002": "Operación sujeta a detracción - Recursos hidrobiológicos",
+    "1003": "Operación sujeta a detracción - Servicios de transporte de pasajeros",
+    "1004": "Operación sujeta a detracción - Servicios de transporte de carga",
+    "2001": "Operación sujeta a percepción",
+    "2100": "Créditos a empresas",
+    "2101": "Créditos de consumo revolvente",
+    "2102": "Créditos de consumo no revolvente",
+    "2103": "Otras operaciones no gravadas - Empresas del sistema financiero",
+    "2104": "Otras operaciones no gravadas - Empresas del sistema de seguros",
+    "2105": "Comprobante emitido por AFP",
+}
+
+#: Catalog 51 per document type: the operation types a factura (01) and a boleta (03) may carry
+#: (the ``factura``/``boleta`` flags of SUNAT's ``cat_51.xml``; 0501-0503 are for liquidaciones de compra).
+OPERATION_TYPES_BY_DOCUMENT: dict[str, frozenset[str]] = {
+    "01": frozenset(
+        {
+            "0101", "0112", "0200", "0201", "0202", "0203", "0204", "0205", "0206", "0207", "0208",
+            "0301", "0302", "0401", "1001", "1002", "1003", "1004", "2001",
+            "2100", "2101", "2102", "2103", "2104",
+        }
+    ),
+    "03": frozenset(
+        {
+            "0101", "0113", "0200", "0201", "0203", "0204", "0206", "0207", "0208",
+            "0301", "0302", "0401", "1001", "1002", "1003", "1004", "2001",
+            "2100", "2101", "2102", "2103", "2104", "2105",
+        }
+    ),
+}
+
+#: Export operation types: every onerous line must be affectation 40 and a factura customer must not be RUC.
+EXPORT_OPERATION_TYPES = frozenset({"0200", "0201", "0202", "0203", "0204", "0205", "0206", "0207", "0208"})
+
+#: Operation types subject to detraction (SPOT): they need the detraction block and legend 2006.
+DETRACTION_OPERATION_TYPES = frozenset({"1001", "1002", "1003", "1004"})
+
+#: Catalog 52: legends (``cbc:Note/@languageLocaleID``).
+LEGENDS: dict[str, str] = {
+    "1000": "Monto expresado en letras",
+    "1002": "TRANSFERENCIA GRATUITA DE UN BIEN Y/O SERVICIO PRESTADO GRATUITAMENTE",
+    "2000": "COMPROBANTE DE PERCEPCIÓN",
+    "2001": "BIENES TRANSFERIDOS EN LA AMAZONÍA REGIÓN SELVA PARA SER CONSUMIDOS EN LA MISMA",
+    "2002": "SERVICIOS PRESTADOS EN LA AMAZONÍA REGIÓN SELVA PARA SER CONSUMIDOS EN LA MISMA",
+    "2003": "CONTRATOS DE CONSTRUCCIÓN EJECUTADOS EN LA AMAZONÍA REGIÓN SELVA",
+    "2004": "Agencia de viaje - Paquete turístico",
+    "2005": "Venta realizada por emisor itinerante",
+    "2006": "Operación sujeta a detracción",
+    "2007": "Operación sujeta al IVAP",
+    "2008": "VENTA EXONERADA DEL IGV-ISC-IPM. PROHIBIDA LA VENTA FUERA DE LA ZONA COMERCIAL DE TACNA",
+    "2009": "PRIMERA VENTA DE MERCANCÍA IDENTIFICABLE ENTRE USUARIOS DE LA ZONA COMERCIAL",
+    "2010": "Restitución simplificado de derechos arancelarios",
+    "2011": "Exportación de servicios - Decreto Legislativo N° 919",
+}
+
+#: Catalog 16: price types (``cac:AlternativeConditionPrice/cbc:PriceTypeCode``).
+PRICE_TYPES: dict[str, str] = {
+    "01": "Precio unitario (incluye el IGV)",
+    "02": "Valor referencial unitario en operaciones no onerosas",
+}
+
+#: Catalog 53: charges and discounts (item-level and global).
+CHARGE_DISCOUNT_TYPES: dict[str, str] = {
+    "00": "Descuentos que afectan la base imponible del IGV/IVAP",
+    "01": "Descuentos que no afectan la base imponible del IGV/IVAP",
+    "02": "Descuentos globales que afectan la base imponible del IGV/IVAP",
+    "03": "Descuentos globales que no afectan la base imponible del IGV/IVAP",
+    "04": "Descuentos globales por anticipos gravados que afectan la base imponible del IGV/IVAP",
+    "05": "Descuentos globales por anticipos exonerados",
+    "06": "Descuentos globales por anticipos inafectos",
+    "07": "Factor de compensación - Decreto de urgencia N. 010-2004",
+    "20": "Anticipo de ISC",
+    "45": "FISE",
+    "46": "Recargo al consumo y/o propinas",
+    "47": "Cargos que afectan la base imponible del IGV/IVAP",
+    "48": "Cargos que no afectan la base imponible del IGV/IVAP",
+    "49": "Cargos globales que afectan la base imponible del IGV/IVAP",
+    "50": "Cargos globales que no afectan la base imponible del IGV/IVAP",
+    "51": "Percepción venta interna",
+    "52": "Percepción a la adquisición de combustible",
+    "53": "Percepción realizada al agente de percepción con tasa especial",
+    "54": "Factor de aportación - Decreto de urgencia N. 010-2004",
+    "61": "Retención de renta por anticipos",
+    "62": "Retención del IGV",
+    "63": "Retención de renta de segunda categoría",
+}
+
+#: Catalog 54: goods and services subject to detraction -> (description, rate in percent).
+#: Rates are those of SUNAT's catalogue file (SFS), except 012, 020, 022 and 037, raised to 12 % by
+#: RS 071-2018/SUNAT. Rates change by law: treat them as defaults the issuer may override.
+DETRACTION_TYPES: dict[str, tuple[str, Decimal]] = {
+    "001": ("Azúcar y melaza de caña", Decimal("10")),
+    "002": ("Arroz", Decimal("10")),
+    "003": ("Alcohol etílico", Decimal("10")),
+    "004": ("Recursos hidrobiológicos", Decimal("4")),
+    "005": ("Maíz amarillo duro", Decimal("4")),
+    "007": ("Caña de azúcar", Decimal("10")),
+    "008": ("Madera", Decimal("4")),
+    "009": ("Arena y piedra", Decimal("10")),
+    "010": ("Residuos, subproductos, desechos, recortes y desperdicios", Decimal("15")),
+    "011": ("Bienes gravados con el IGV, o renuncia a la exoneración", Decimal("15")),
+    "012": ("Intermediación laboral y tercerización", Decimal("12")),
+    "013": ("Animales vivos", Decimal("10")),
+    "014": ("Carnes y despojos comestibles", Decimal("4")),
+    "015": ("Abonos, cueros y pieles de origen animal", Decimal("10")),
+    "016": ("Aceite de pescado", Decimal("4")),
+    "017": ("Harina, polvo y pellets de pescado, crustáceos, moluscos y demás invertebrados acuáticos",
+            Decimal("4")),
+    "019": ("Arrendamiento de bienes muebles", Decimal("10")),
+    "020": ("Mantenimiento y reparación de bienes muebles", Decimal("12")),
+    "021": ("Movimiento de carga", Decimal("10")),
+    "022": ("Otros servicios empresariales", Decimal("12")),
+    "023": ("Leche", Decimal("10")),
+    "024": ("Comisión mercantil", Decimal("10")),
+    "025": ("Fabricación de bienes por encargo", Decimal("10")),
+    "026": ("Servicio de transporte de personas", Decimal("10")),
+    "027": ("Servicio de transporte de carga", Decimal("4")),
+    "028": ("Transporte de pasajeros", Decimal("4")),
+    "030": ("Contratos de construcción", Decimal("4")),
+    "031": ("Oro gravado con el IGV", Decimal("10")),
+    "032": ("Páprika y otros frutos de los géneros capsicum o pimienta", Decimal("10")),
+    "034": ("Minerales metálicos no auríferos", Decimal("10")),
+    "035": ("Bienes exonerados del IGV", Decimal("1.5")),
+    "036": ("Oro y demás minerales metálicos exonerados del IGV", Decimal("1.5")),
+    "037": ("Demás servicios gravados con el IGV", Decimal("12")),
+    "039": ("Minerales no metálicos", Decimal("10")),
+    "040": ("Bien inmueble gravado con IGV", Decimal("4")),
+    "041": ("Plomo", Decimal("15")),
+    "099": ("Ley 30737", Decimal("8")),
+}
+
+#: Catalog 59: payment means.
+PAYMENT_MEANS: dict[str, str] = {
+    "001": "Depósito en cuenta",
+    "002": "Giro",
+    "003": "Transferencia de fondos",
+    "004": "Orden de pago",
+    "005": "Tarjeta de débito",
+    "006": "Tarjeta de crédito emitida en el país por una empresa del sistema financiero",
+    "007": "Cheques con la cláusula de NO NEGOCIABLE, INTRANSFERIBLES, NO A LA ORDEN u otra equivalente",
+    "008": "Efectivo, por operaciones en las que no existe obligación de utilizar medio de pago",
+    "009": "Efectivo, en los demás casos",
+    "010": "Medios de pago usados en comercio exterior",
+    "011": "Documentos emitidos por las EDPYMES y las cooperativas de ahorro y crédito",
+    "012": "Tarjeta de crédito emitida en el país o en el exterior por una empresa no perteneciente al "
+           "sistema financiero",
+    "013": "Tarjetas de crédito emitidas en el exterior por empresas bancarias o financieras no domiciliadas",
+    "101": "Transferencias - Comercio exterior",
+    "102": "Cheques bancarios - Comercio exterior",
+    "103": "Orden de pago simple - Comercio exterior",
+    "104": "Orden de pago documentario - Comercio exterior",
+    "105": "Remesa simple - Comercio exterior",
+    "106": "Remesa documentaria - Comercio exterior",
+    "107": "Carta de crédito simple - Comercio exterior",
+    "108": "Carta de crédito documentario - Comercio exterior",
+    "999": "Otros medios de pago",
+}
+
+#: Catalog 12: related tax documents (``cac:AdditionalDocumentReference``; 02/03 are prepayments).
+RELATED_DOCUMENT_TYPES: dict[str, str] = {
+    "01": "Factura - emitida para corregir error en el RUC",
+    "02": "Factura - emitida por anticipos",
+    "03": "Boleta de venta - emitida por anticipos",
+    "04": "Ticket de salida - ENAPU",
+    "05": "Código SCOP",
+    "06": "Factura electrónica remitente",
+    "07": "Guía de remisión remitente",
+    "08": "Declaración de salida del depósito franco",
+    "09": "Declaración simplificada de importación",
+    "10": "Liquidación de compra - emitida por anticipos",
+    "99": "Otros",
+}
+
+#: Catalog 19: status of a line of the daily summary (RC).
+SUMMARY_CONDITIONS: dict[str, str] = {
+    "1": "Adicionar",
+    "2": "Modificar",
+    "3": "Anulado",
+}
+
+#: Catalog 02: currencies (ISO 4217 alphabetic codes in use, plus a few recently withdrawn ones that
+#: older documents still carry).
+CURRENCIES: dict[str, str] = {
+    "AED": "Dírham de los Emiratos Árabes Unidos",
+    "AFN": "Afgani afgano",
+    "ALL": "Lek albanés",
+    "AMD": "Dram armenio",
+    "ANG": "Florín antillano neerlandés",
+    "AOA": "Kwanza angoleño",
+    "ARS": "Peso argentino",
+    "AUD": "Dólar australiano",
+    "AWG": "Florín arubeño",
+    "AZN": "Manat azerbaiyano",
+    "BAM": "Marco convertible de Bosnia y Herzegovina",
+    "BBD": "Dólar de Barbados",
+    "BDT": "Taka de Bangladés",
+    "BGN": "Lev búlgaro",
+    "BHD": "Dinar bareiní",
+    "BIF": "Franco de Burundi",
+    "BMD": "Dólar de Bermudas",
+    "BND": "Dólar de Brunéi",
+    "BOB": "Boliviano",
+    "BOV": "Mvdol boliviano",
+    "BRL": "Real brasileño",
+    "BSD": "Dólar bahameño",
+    "BTN": "Ngultrum butanés",
+    "BWP": "Pula de Botsuana",
+    "BYN": "Rublo bielorruso",
+    "BZD": "Dólar beliceño",
+    "CAD": "Dólar canadiense",
+    "CDF": "Franco congoleño",
+    "CHE": "Euro WIR",
+    "CHF": "Franco suizo",
+    "CHW": "Franco WIR",
+    "CLF": "Unidad de fomento chilena",
+    "CLP": "Peso chileno",
+    "CNY": "Yuan renminbi chino",
+    "COP": "Peso colombiano",
+    "COU": "Unidad de valor real colombiana",
+    "CRC": "Colón costarricense",
+    "CUC": "Peso cubano convertible",
+    "CUP": "Peso cubano",
+    "CVE": "Escudo caboverdiano",
+    "CZK": "Corona checa",
+    "DJF": "Franco de Yibuti",
+    "DKK": "Corona danesa",
+    "DOP": "Peso dominicano",
+    "DZD": "Dinar argelino",
+    "EGP": "Libra egipcia",
+    "ERN": "Nakfa eritreo",
+    "ETB": "Birr etíope",
+    "EUR": "Euro",
+    "FJD": "Dólar fiyiano",
+    "FKP": "Libra de las Islas Malvinas",
+    "GBP": "Libra esterlina",
+    "GEL": "Lari georgiano",
+    "GHS": "Cedi ghanés",
+    "GIP": "Libra de Gibraltar",
+    "GMD": "Dalasi gambiano",
+    "GNF": "Franco guineano",
+    "GTQ": "Quetzal guatemalteco",
+    "GYD": "Dólar guyanés",
+    "HKD": "Dólar de Hong Kong",
+    "HNL": "Lempira hondureño",
+    "HRK": "Kuna croata",
+    "HTG": "Gourde haitiano",
+    "HUF": "Forinto húngaro",
+    "IDR": "Rupia indonesia",
+    "ILS": "Nuevo séquel israelí",
+    "INR": "Rupia india",
+    "IQD": "Dinar iraquí",
+    "IRR": "Rial iraní",
+    "ISK": "Corona islandesa",
+    "JMD": "Dólar jamaiquino",
+    "JOD": "Dinar jordano",
+    "JPY": "Yen japonés",
+    "KES": "Chelín keniano",
+    "KGS": "Som kirguís",
+    "KHR": "Riel camboyano",
+    "KMF": "Franco comorense",
+    "KPW": "Won norcoreano",
+    "KRW": "Won surcoreano",
+    "KWD": "Dinar kuwaití",
+    "KYD": "Dólar de las Islas Caimán",
+    "KZT": "Tenge kazajo",
+    "LAK": "Kip laosiano",
+    "LBP": "Libra libanesa",
+    "LKR": "Rupia de Sri Lanka",
+    "LRD": "Dólar liberiano",
+    "LSL": "Loti de Lesoto",
+    "LYD": "Dinar libio",
+    "MAD": "Dírham marroquí",
+    "MDL": "Leu moldavo",
+    "MGA": "Ariary malgache",
+    "MKD": "Denar macedonio",
+    "MMK": "Kyat birmano",
+    "MNT": "Tugrik mongol",
+    "MOP": "Pataca de Macao",
+    "MRU": "Uguiya mauritana",
+    "MUR": "Rupia mauriciana",
+    "MVR": "Rufiyaa maldiva",
+    "MWK": "Kwacha malauí",
+    "MXN": "Peso mexicano",
+    "MXV": "Unidad de inversión mexicana",
+    "MYR": "Ringgit malayo",
+    "MZN": "Metical mozambiqueño",
+    "NAD": "Dólar namibio",
+    "NGN": "Naira nigeriano",
+    "NIO": "Córdoba nicaragüense",
+    "NOK": "Corona noruega",
+    "NPR": "Rupia nepalí",
+    "NZD": "Dólar neozelandés",
+    "OMR": "Rial omaní",
+    "PAB": "Balboa panameño",
+    "PEN": "Sol",
+    "PGK": "Kina de Papúa Nueva Guinea",
+    "PHP": "Peso filipino",
+    "PKR": "Rupia pakistaní",
+    "PLN": "Esloti polaco",
+    "PYG": "Guaraní paraguayo",
+    "QAR": "Riyal catarí",
+    "RON": "Leu rumano",
+    "RSD": "Dinar serbio",
+    "RUB": "Rublo ruso",
+    "RWF": "Franco ruandés",
+    "SAR": "Riyal saudí",
+    "SBD": "Dólar de las Islas Salomón",
+    "SCR": "Rupia de Seychelles",
+    "SDG": "Libra sudanesa",
+    "SEK": "Corona sueca",
+    "SGD": "Dólar de Singapur",
+    "SHP": "Libra de Santa Elena",
+    "SLE": "Leone de Sierra Leona",
+    "SLL": "Leone de Sierra Leona (anterior)",
+    "SOS": "Chelín somalí",
+    "SRD": "Dólar surinamés",
+    "SSP": "Libra sursudanesa",
+    "STN": "Dobra de Santo Tomé y Príncipe",
+    "SVC": "Colón salvadoreño",
+    "SYP": "Libra siria",
+    "SZL": "Lilangeni suazi",
+    "THB": "Baht tailandés",
+    "TJS": "Somoni tayiko",
+    "TMT": "Manat turcomano",
+    "TND": "Dinar tunecino",
+    "TOP": "Paanga tongano",
+    "TRY": "Lira turca",
+    "TTD": "Dólar de Trinidad y Tobago",
+    "TWD": "Nuevo dólar taiwanés",
+    "TZS": "Chelín tanzano",
+    "UAH": "Grivna ucraniana",
+    "UGX": "Chelín ugandés",
+    "USD": "Dólar estadounidense",
+    "USN": "Dólar estadounidense (día siguiente)",
+    "UYI": "Peso uruguayo en unidades indexadas",
+    "UYU": "Peso uruguayo",
+    "UYW": "Unidad previsional uruguaya",
+    "UZS": "Som uzbeko",
+    "VED": "Bolívar digital venezolano",
+    "VEF": "Bolívar fuerte venezolano",
+    "VES": "Bolívar soberano venezolano",
+    "VND": "Dong vietnamita",
+    "VUV": "Vatu de Vanuatu",
+    "WST": "Tala samoano",
+    "XAF": "Franco CFA de África Central",
+    "XAG": "Plata (onza troy)",
+    "XAU": "Oro (onza troy)",
+    "XCD": "Dólar del Caribe Oriental",
+    "XCG": "Florín del Caribe",
+    "XDR": "Derechos especiales de giro",
+    "XOF": "Franco CFA de África Occidental",
+    "XPD": "Paladio (onza troy)",
+    "XPF": "Franco CFP",
+    "XPT": "Platino (onza troy)",
+    "XSU": "Sucre",
+    "XUA": "Unidad de cuenta del Banco Africano de Desarrollo",
+    "YER": "Rial yemení",
+    "ZAR": "Rand sudafricano",
+    "ZMW": "Kwacha zambiano",
+    "ZWG": "Oro de Zimbabue",
+    "ZWL": "Dólar zimbabuense",
+}
+
+#: Currency names for the amount in words (legend 1000); other currencies fall back to their code.
+CURRENCY_NAMES: dict[str, str] = {
+    "PEN": "SOLES",
+    "USD": "DÓLARES AMERICANOS",
+    "EUR": "EUROS",
+    "GBP": "LIBRAS ESTERLINAS",
+    "JPY": "YENES",
+    "CHF": "FRANCOS SUIZOS",
+    "CAD": "DÓLARES CANADIENSES",
+    "AUD": "DÓLARES AUSTRALIANOS",
+    "CNY": "YUANES",
+    "BRL": "REALES",
+    "CLP": "PESOS CHILENOS",
+    "COP": "PESOS COLOMBIANOS",
+    "MXN": "PESOS MEXICANOS",
+    "ARS": "PESOS ARGENTINOS",
+    "BOB": "BOLIVIANOS",
+}
+
+#: Catalog 03: units of measure (UN/ECE Recommendation 20). A SUBSET of the ~2 100 codes SUNAT accepts:
+#: the ones issuers use in practice (SUNAT's own Spanish list, the Facturador units, packaging, time,
+#: length, area, volume, mass, energy and data units). Add codes here when a tenant needs one.
+UNITS: dict[str, str] = {
+    # Units, counts and packaging
+    "NIU": "Unidad (bienes)",
+    "ZZ": "Unidad (servicios)",
+    "C62": "Pieza / uno",
+    "H87": "Pieza",
+    "EA": "Cada uno",
+    "IE": "Persona",
+    "NAR": "Número de artículos",
+    "NPR": "Número de pares",
+    "NPT": "Número de partes",
+    "NMP": "Número de paquetes",
+    "NPL": "Número de bultos",
+    "NRL": "Número de rollos",
+    "NBB": "Número de bobinas",
+    "NCL": "Número de celdas",
+    "PR": "Par",
+    "DZN": "Docena",
+    "DZP": "Docena de paquetes",
+    "DPC": "Docena de piezas",
+    "DPR": "Docena de pares",
+    "DRL": "Docena de rollos",
+    "HD": "Media docena",
+    "QD": "Cuarto de docena",
+    "CEN": "Ciento de unidades",
+    "HC": "Cien unidades",
+    "MIL": "Millar",
+    "MIO": "Millón",
+    "UM": "Millón de unidades",
+    "MLD": "Mil millones",
+    "GRO": "Gruesa",
+    "GGR": "Gran gruesa",
+    "SCO": "Veintena",
+    "T3": "Millar de piezas",
+    "SET": "Juego",
+    "KT": "Kit",
+    "AS": "Surtido",
+    "AY": "Ensamblaje",
+    "LO": "Lote",
+    "LS": "Suma global",
+    "BX": "Caja",
+    "CS": "Estuche",
+    "CT": "Cartón",
+    "PK": "Paquete",
+    "PA": "Paquete pequeño",
+    "PL": "Cubeta",
+    "BG": "Bolsa",
+    "SA": "Saco",
+    "BO": "Botella",
+    "BJ": "Balde",
+    "BK": "Canasta",
+    "BE": "Fardo",
+    "BL": "Bala",
+    "BD": "Tabla",
+    "BLL": "Barril (EE.UU.)",
+    "BR": "Barra",
+    "CA": "Lata",
+    "CH": "Contenedor",
+    "CY": "Cilindro",
+    "CJ": "Cono",
+    "CL": "Rollo de alambre",
+    "CQ": "Cartucho",
+    "CR": "Jaba",
+    "CU": "Taza",
+    "CO": "Garrafón",
+    "CV": "Cubierta",
+    "DR": "Tambor",
+    "DS": "Exhibidor",
+    "DI": "Dispensador",
+    "EV": "Sobre",
+    "JR": "Frasco",
+    "JG": "Jarra",
+    "KG": "Barril pequeño",
+    "PF": "Paleta",
+    "D97": "Paleta / unidad de carga",
+    "PD": "Bloc",
+    "PG": "Placa",
+    "PU": "Bandeja",
+    "RL": "Carrete",
+    "RO": "Rollo",
+    "RM": "Resma",
+    "ST": "Pliego",
+    "LEF": "Hoja",
+    "SO": "Bobina de hilo",
+    "4A": "Bobina",
+    "TU": "Tubo",
+    "TN": "Hojalata",
+    "TK": "Tanque rectangular",
+    "TY": "Tanque cilíndrico",
+    "VI": "Vial",
+    "AM": "Ampolla",
+    "AV": "Cápsula",
+    "U2": "Tableta",
+    "SYR": "Jeringa",
+    "E27": "Dosis",
+    "AR": "Supositorio",
+    "FG": "Parche transdérmico",
+    "PTN": "Porción",
+    "Q3": "Comida",
+    "D7": "Sándwich",
+    "RG": "Anillo",
+    "SR": "Tira",
+    "STK": "Cajetilla de cigarrillos",
+    "STC": "Palito",
+    "TP": "Paquete de diez",
+    "P2": "Libra por pie",
+    "OP": "Paquete de dos",
+    "P3": "Paquete de tres",
+    "P4": "Paquete de cuatro",
+    "P5": "Paquete de cinco",
+    "P6": "Paquete de seis",
+    "P7": "Paquete de siete",
+    "P8": "Paquete de ocho",
+    "P9": "Paquete de nueve",
+    "4E": "Paquete de veinte",
+    "CNP": "Paquete de cien",
+    "HBX": "Cien cajas",
+    "T4": "Millar de bolsas",
+    "TTS": "Diez mil palitos",
+    "NV": "Vehículo",
+    "NC": "Automóvil",
+    "E23": "Llanta",
+    "D63": "Libro",
+    "ZP": "Página",
+    "QB": "Página impresa",
+    "E48": "Unidad de servicio",
+    "E51": "Trabajo",
+    "E53": "Prueba",
+    "E54": "Viaje",
+    "E55": "Uso",
+    "VS": "Visita",
+    "S6": "Sesión",
+    "ACT": "Actividad",
+    "ROM": "Habitación",
+    "E50": "Unidad contable",
+    "E25": "Unidad activa",
+    "11": "Equipo completo",
+    "5B": "Lote de producción",
+    "P1": "Porcentaje",
+    "59": "Parte por millón",
+    "E21": "Acciones",
+    "M4": "Valor monetario",
+    # Time
+    "SEC": "Segundo",
+    "MIN": "Minuto",
+    "HUR": "Hora",
+    "HT": "Media hora",
+    "QH": "Cuarto de hora",
+    "LH": "Hora de trabajo",
+    "OT": "Hora extra",
+    "DAY": "Día",
+    "E49": "Día hábil",
+    "WEE": "Semana",
+    "W4": "Dos semanas",
+    "MON": "Mes",
+    "WM": "Mes de trabajo",
+    "M36": "Mes de 30 días",
+    "QAN": "Trimestre",
+    "SAN": "Semestre",
+    "ANN": "Año",
+    "DEC": "Década",
+    # Length
+    "MMT": "Milímetro",
+    "CMT": "Centímetro",
+    "DMT": "Decímetro",
+    "MTR": "Metro",
+    "LM": "Metro lineal",
+    "KTM": "Kilómetro",
+    "KMT": "Kilómetro (código alterno)",
+    "INH": "Pulgada",
+    "FOT": "Pie",
+    "YRD": "Yarda",
+    "LY": "Yarda lineal",
+    "SMI": "Milla terrestre",
+    "NMI": "Milla náutica",
+    "4H": "Micrómetro",
+    "C45": "Nanómetro",
+    "HMT": "Hectómetro",
+    "A45": "Decámetro",
+    "JPS": "Cien metros",
+    "MQ": "Mil metros",
+    "LF": "Pie lineal",
+    "LI": "Pulgada lineal",
+    "LC": "Centímetro lineal",
+    # Area
+    "MMK": "Milímetro cuadrado",
+    "CMK": "Centímetro cuadrado",
+    "DMK": "Decímetro cuadrado",
+    "MTK": "Metro cuadrado",
+    "KMK": "Kilómetro cuadrado",
+    "INK": "Pulgada cuadrada",
+    "FTK": "Pie cuadrado",
+    "YDK": "Yarda cuadrada",
+    "ARE": "Área",
+    "HAR": "Hectárea",
+    "ACR": "Acre",
+    "MIK": "Milla cuadrada",
+    # Volume
+    "MMQ": "Milímetro cúbico",
+    "CMQ": "Centímetro cúbico",
+    "DMQ": "Decímetro cúbico",
+    "MTQ": "Metro cúbico",
+    "INQ": "Pulgada cúbica",
+    "FTQ": "Pie cúbico",
+    "YDQ": "Yarda cúbica",
+    "MLT": "Mililitro",
+    "CLT": "Centilitro",
+    "DLT": "Decilitro",
+    "LTR": "Litro",
+    "H2": "Medio litro",
+    "A44": "Decalitro",
+    "HLT": "Hectolitro",
+    "K6": "Kilolitro",
+    "D40": "Mil litros",
+    "MAL": "Megalitro",
+    "4G": "Microlitro",
+    "GLL": "Galón (EE.UU.)",
+    "GLI": "Galón inglés",
+    "GH": "Medio galón (EE.UU.)",
+    "QT": "Cuarto de galón (EE.UU.)",
+    "QTL": "Cuarto de galón líquido (EE.UU.)",
+    "QTI": "Cuarto de galón inglés",
+    "PT": "Pinta (EE.UU.)",
+    "PTI": "Pinta inglesa",
+    "OZA": "Onza líquida (EE.UU.)",
+    "OZI": "Onza líquida inglesa",
+    "G21": "Taza (unidad de volumen)",
+    "G24": "Cucharada (EE.UU.)",
+    "G25": "Cucharadita (EE.UU.)",
+    "BLD": "Barril seco (EE.UU.)",
+    "J57": "Barril de petróleo (Reino Unido)",
+    "BUA": "Bushel (EE.UU.)",
+    "BUI": "Bushel (Reino Unido)",
+    "NM3": "Metro cúbico normalizado",
+    "SM3": "Metro cúbico estándar",
+    "STL": "Litro estándar",
+    "LPA": "Litro de alcohol puro",
+    "WCD": "Cuerda (leña)",
+    # Mass
+    "MC": "Microgramo",
+    "MGM": "Miligramo",
+    "CGM": "Centigramo",
+    "DG": "Decigramo",
+    "GRM": "Gramo",
+    "DJ": "Decagramo",
+    "HGM": "Hectogramo",
+    "KGM": "Kilogramo",
+    "QK": "Cuarto de kilogramo",
+    "58": "Kilogramo neto",
+    "E4": "Kilogramo bruto",
+    "HK": "Cien kilogramos",
+    "DTN": "Decitonelada",
+    "TNE": "Tonelada (tonelada métrica)",
+    "KTN": "Kilotonelada",
+    "STN": "Tonelada corta",
+    "LTN": "Tonelada larga",
+    "LBR": "Libra",
+    "ONZ": "Onza",
+    "APZ": "Onza troy",
+    "GRN": "Grano",
+    "CTM": "Quilate métrico",
+    "STI": "Piedra (Reino Unido)",
+    "CWA": "Quintal (EE.UU.)",
+    "CWI": "Quintal (Reino Unido)",
+    "MND": "Kilogramo de peso seco",
+    "KDW": "Kilogramo de peso neto escurrido",
+    # Energy, power and electricity
+    "WTT": "Vatio",
+    "KWT": "Kilovatio",
+    "MAW": "Megavatio",
+    "WHR": "Vatio hora",
+    "KWH": "Kilovatio hora",
+    "MWH": "Megavatio hora",
+    "GWH": "Gigavatio hora",
+    "JOU": "Julio",
+    "KJO": "Kilojulio",
+    "3B": "Megajulio",
+    "GV": "Gigajulio",
+    "K51": "Kilocaloría (media)",
+    "E14": "Kilocaloría (tabla internacional)",
+    "BTU": "Unidad térmica británica",
+    "AMP": "Amperio",
+    "AMH": "Amperio hora",
+    "VLT": "Voltio",
+    "KVT": "Kilovoltio",
+    "KVA": "Kilovoltio amperio",
+    "MVA": "Megavoltio amperio",
+    "D46": "Voltio amperio",
+    "KVR": "Kilovar",
+    "K3": "Kilovoltio amperio reactivo hora",
+    "OHM": "Ohmio",
+    "HTZ": "Hercio",
+    "KHZ": "Kilohercio",
+    "MHZ": "Megahercio",
+    "A86": "Gigahercio",
+    "BHP": "Caballo de fuerza al freno",
+    "HJ": "Caballo de vapor métrico",
+    "N12": "Caballo de vapor (Pferdestärke)",
+    # Pressure, temperature and other physical units
+    "PAL": "Pascal",
+    "KPA": "Kilopascal",
+    "MPA": "Megapascal",
+    "BAR": "Bar",
+    "MBR": "Milibar",
+    "ATM": "Atmósfera estándar",
+    "PS": "Libra fuerza por pulgada cuadrada",
+    "CEL": "Grado Celsius",
+    "FAH": "Grado Fahrenheit",
+    "KEL": "Kelvin",
+    "DD": "Grado (ángulo)",
+    "KMH": "Kilómetro por hora",
+    "MTS": "Metro por segundo",
+    "KNT": "Nudo",
+    "RPM": "Revoluciones por minuto",
+    "MQH": "Metro cúbico por hora",
+    "E32": "Litro por hora",
+    "L2": "Litro por minuto",
+    "TKM": "Tonelada kilómetro",
+    "E22": "Contenedor de veinte pies (TEU)",
+    "20": "Contenedor de veinte pies",
+    "21": "Contenedor de cuarenta pies",
+    # Data
+    "A99": "Bit",
+    "AD": "Byte",
+    "2P": "Kilobyte",
+    "4L": "Megabyte",
+    "E34": "Gigabyte",
+    "E35": "Terabyte",
+    "E36": "Petabyte",
+    "E37": "Píxel",
+    "E38": "Megapíxel",
+    "B10": "Bit por segundo",
+    "C74": "Kilobit por segundo",
+    "E20": "Megabit por segundo",
+    "B80": "Gigabit por segundo",
+    "P93": "Byte por segundo",
+}
+
+#: SUNAT's response messages for the codes this project emits or meets (SUNAT's code catalogue; codes
+#: 3270-3321 and 4438/4439 from the newer SFS catalogue). 4443 is not in the published catalogues:
+#: its text is ours.
+RESPONSE_CODES: dict[str, str] = {
+    "0100": (
+        "El sistema no puede responder su solicitud. Intente nuevamente o comuníquese con su "
+        "Administrador"
+    ),
+    "0101": "El encabezado de seguridad es incorrecto",
+    "0102": "Usuario o contraseña incorrectos",
+    "0103": "El Usuario ingresado no existe",
+    "0104": "La Clave ingresada es incorrecta",
+    "0105": "El Usuario no está activo",
+    "0109": "El sistema no puede responder su solicitud. (El servicio de autenticación no está disponible)",
+    "0111": "No tiene el perfil para enviar comprobantes electronicos",
+    "0125": "No se pudo obtener la constancia",
+    "0126": "El ticket no le pertenece al usuario",
+    "0127": "El ticket no existe",
+    "0151": "El nombre del archivo ZIP es incorrecto",
+    "0152": "No se puede enviar por este método un archivo de resumen",
+    "0153": "No se puede enviar por este método un archivo por lotes",
+    "0154": (
+        "El RUC del archivo no corresponde al RUC del usuario o el proveedor no esta autorizado a enviar "
+        "comprobantes del contribuyente"
+    ),
+    "0155": "El archivo ZIP esta vacio",
+    "0156": "El archivo ZIP esta corrupto",
+    "0157": "El archivo ZIP no contiene comprobantes",
+    "0158": "El archivo ZIP contiene demasiados comprobantes para este tipo de envío",
+    "0159": "El nombre del archivo XML es incorrecto",
+    "0160": "El archivo XML esta vacio",
+    "0161": "El nombre del archivo XML no coincide con el nombre del archivo ZIP",
+    "0306": "No se puede leer (parsear) el archivo XML",
+    "0402": "La numeracion o nombre del documento ya ha sido enviado anteriormente",
+    "1001": "ID - El dato SERIE-CORRELATIVO no cumple con el formato de acuerdo al tipo de comprobante",
+    "1003": (
+        "InvoiceTypeCode - El valor del tipo de documento es invalido o no coincide con el nombre del "
+        "archivo"
+    ),
+    "1004": "El XML no contiene el tag o no existe informacion de InvoiceTypeCode",
+    "1032": "El comprobante ya esta informado y se encuentra con estado anulado o rechazado",
+    "1033": "El comprobante fue registrado previamente con otros datos",
+    "1034": (
+        "Número de RUC del nombre del archivo no coincide con el consignado en el contenido del archivo "
+        "XML"
+    ),
+    "1035": (
+        "Numero de Serie del nombre del archivo no coincide con el consignado en el contenido del archivo"
+        " XML"
+    ),
+    "1036": (
+        "Número de documento en el nombre del archivo no coincide con el consignado en el contenido del "
+        "XML"
+    ),
+    "1078": "El emisor no se encuentra autorizado a emitir en el SEE-Desde los sistemas del contribuyente",
+    "1079": "Solo puede enviar el comprobante en un resumen diario",
+    "2010": "El contribuyente no esta activo",
+    "2011": "El contribuyente no esta habido",
+    "2014": (
+        "El XML no contiene el tag o no existe informacion del número de documento de identidad del "
+        "receptor del documento"
+    ),
+    "2015": (
+        "El XML no contiene el tag o no existe informacion del tipo de documento de identidad del "
+        "receptor del documento"
+    ),
+    "2016": (
+        "El dato ingresado en el tipo de documento de identidad del receptor no cumple con el estandar o "
+        "no esta permitido."
+    ),
+    "2017": "El numero de documento de identidad del receptor debe ser RUC",
+    "2021": (
+        "El XML no contiene el tag o no existe informacion de RegistrationName del receptor del documento"
+    ),
+    "2022": "RegistrationName - El dato ingresado no cumple con el estandar",
+    "2070": "El XML no contiene el tag o no existe informacion de DocumentCurrencyCode",
+    "2071": (
+        "La moneda debe ser la misma en todo el documento. Salvo las percepciones que sólo son en moneda "
+        "nacional"
+    ),
+    "2072": "CustomizationID - La versión del documento no es la correcta",
+    "2073": "El XML no existe informacion de CustomizationID",
+    "2074": "UBLVersionID - La versión del UBL no es correcta",
+    "2075": "El XML no contiene el tag o no existe informacion de UBLVersionID",
+    "2101": (
+        "El XML no contiene el tag "
+        "ext:UBLExtensions/.../ds:Signature/ds:KeyInfo/ds:X509Data/ds:X509Certificate"
+    ),
+    "2104": "Numero de RUC del emisor no existe",
+    "2105": "Comprobante a dar de baja no se encuentra registrado en SUNAT",
+    "2108": "Presentacion fuera de fecha",
+    "2116": "El tipo de documento modificado por la Nota de credito debe ser factura electronica o ticket",
+    "2220": "El ID debe coincidir con el nombre del archivo",
+    "2223": "El archivo ya fue presentado anteriormente",
+    "2282": "Existe documento ya informado anteriormente",
+    "2323": "Existe documento ya informado anteriormente en una comunicacion de baja",
+    "2324": "El archivo de comunicacion de baja ya fue presentado anteriormente",
+    "2329": "La fecha de emision se encuentra fuera del limite permitido",
+    "2334": "El documento electrónico ingresado ha sido alterado",
+    "2335": "El documento electrónico ingresado ha sido alterado",
+    "2336": "Ocurrió un error en el proceso de validación de la firma digital",
+    "2346": (
+        "La fecha de generación del resumen debe ser igual a la fecha consignada en el nombre del archivo"
+    ),
+    "2375": (
+        "Fecha de emision del comprobante no coincide con la fecha de emision consignada en la "
+        "comunicación"
+    ),
+    "2398": "El documento a dar de baja se encuentra rechazado",
+    "2399": "El tipo de documento modificado por la Nota de credito debe ser boleta electronica",
+    "2509": "Total de anticipos diferente a los montos anticipados por documento.",
+    "2514": "No existe información de receptor de documento.",
+    "2638": "Si tiene operaciones de un tributo en alguna línea, debe consignar el tag del total del tributo",
+    "2640": "Operacion gratuita, solo debe consignar un monto referencial",
+    "2641": "Operacion gratuita, debe consignar Total valor venta - operaciones gratuitas mayor a cero",
+    "2663": "El documento indicado no existe no puede ser modificado",
+    "2800": "El dato ingresado en el tipo de documento de identidad del receptor no esta permitido.",
+    "2801": "El DNI ingresado no cumple con el estandar.",
+    "2802": (
+        "El dato ingresado como numero de documento de identidad del receptor no cumple con el formato "
+        "establecido"
+    ),
+    "2957": "El comprobante no puede ser dado de baja por exceder el plazo desde su fecha de emision",
+    "2987": "El comprobante ya fue informado y se encuentra anulado o rechazado.",
+    "2993": "El factor de afectación de IGV por linea debe ser diferente a 0.00.",
+    "3014": "El codigo de leyenda no debe repetirse en el comprobante.",
+    "3027": "El valor del atributo no se encuentra en el catálogo",
+    "3030": "El XML no contiene el tag o no existe información del código de local anexo del emisor",
+    "3088": "El valor ingresado como moneda del comprobante no es valido (catalogo nro 02).",
+    "3093": "Si el tipo de operación es Operación Sujeta a Percepción, debe ingresar cargo para Percepción",
+    "3094": "El comprobante más \"código de operación del ítem\" no debe repetirse",
+    "3095": "El comprobante no debe ser emitido y editado en el mismo envío",
+    "3096": "El comprobante no debe ser editado y anulado en el mismo envío",
+    "3101": (
+        "El factor de afectación de IGV por linea debe ser igual a 0.00 para Exoneradas, Inafectas, "
+        "Exportación, Gratuitas de exoneradas o Gratuitas de inafectas."
+    ),
+    "3103": (
+        "El producto del factor y monto base de la afectación del IGV/IVAP no corresponde al monto de "
+        "afectacion de linea."
+    ),
+    "3105": "El XML debe contener al menos un tributo por linea de afectacion por IGV",
+    "3110": (
+        "El monto de afectacion de IGV por linea debe ser igual a 0.00 para Exoneradas, Inafectas, "
+        "Exportación, Gratuitas de exoneradas o Gratuitas de inafectas."
+    ),
+    "3111": "El monto de afectación de IGV por linea debe ser diferente a 0.00.",
+    "3127": (
+        "El XML no contiene el tag o no existe información del Codigo de BBSS de detracción para el tipo "
+        "de operación."
+    ),
+    "3128": (
+        "El XML contiene información de codigo de bien y servicio de detracción que no corresponde al "
+        "tipo de operación."
+    ),
+    "3129": "El dato ingresado como codigo de BBSS de detracción no corresponde al valor esperado.",
+    "3205": "Debe consignar el tipo de operación",
+    "3206": "El dato ingresado como tipo de operación no corresponde a un valor esperado (catálogo nro. 51)",
+    "3224": (
+        "Si existe 'Valor referencial unitario en operac. no onerosas' con monto mayor a cero, la "
+        "operacion debe ser gratuita (codigo de tributo 9996)"
+    ),
+    "3234": "El código de precio '02' es sólo para operaciones gratuitas",
+    "3236": (
+        "El valor ingresado en el campo cac:TaxSubtotal/cbc:BaseUnitMeasure no corresponde al valor "
+        "esperado"
+    ),
+    "3237": "Debe consignar el campo cac:TaxSubtotal/cbc:BaseUnitMeasure a nivel de ítem",
+    "3238": (
+        "El valor ingresado en el campo cac:TaxSubtotal/cbc:PerUnitAmount del ítem no corresponde al "
+        "valor esperado"
+    ),
+    "3244": "Debe consignar la informacion del tipo de transaccion del comprobante",
+    "3245": "Debe informar si el tipo de transaccion es al Contado o al Credito",
+    "3246": "El tipo de transaccion o el identificador de la cuota no cumple con el formato esperado",
+    "3247": "El tipo de transaccion no puede ser a la vez al Contado y al Credito",
+    "3248": "El tipo de transaccion o el identificador de la cuota no debe repetirse en el comprobante",
+    "3249": "Si el tipo de transaccion es al Credito debe existir al menos información de una cuota de pago",
+    "3250": "El Monto neto pendiente de pago no cumple el formato definido",
+    "3251": "Si el tipo de transaccion es al Credito debe consignarse el Monto neto pendiente de pago",
+    "3252": "Si existe información de cuota de pago, el tipo de transaccion debe ser al credito",
+    "3253": "El Monto del pago único o de las cuotas no cumple el formato definido",
+    "3254": "Si se consigna información de la cuota de pago, debe indicarse el monto de la cuota",
+    "3255": "Fecha del pago único o de las cuotas no cumple el formato definido",
+    "3256": (
+        "Si se consigna información de la cuota de pago, debe indicarse la fecha del pago único o de las "
+        "cuotas"
+    ),
+    "3257": "Para el tipo de nota de credito 13 debe consignar información de la operación al credito",
+    "3259": "Para el tipo de nota de credito 13 el documento afectado debe ser Factura",
+    "3260": "Para el tipo de nota de credito 13 el documento afectado debe ser Factura al credito",
+    "3261": "Para el tipo de nota de credito 13 no se puede modificar mas de una factura en la nota",
+    "3262": "Si existe retencion de IGV en el comprobante, el receptor debe ser un Agente de Retencion",
+    "3263": "El Importe de la retencion no tiene el valor correcto",
+    "3264": (
+        "El importe total de la operación (base imponible de retencion) no puede ser mayor al importe "
+        "total del comprobante."
+    ),
+    "3265": "El Monto neto pendiente de pago debe ser menor o igual al Importe total del comprobante",
+    "3266": "El Monto del pago único o de las cuotas debe ser menor o igual al Importe total del comprobante",
+    "3267": (
+        "Fecha del pago único o de las cuotas no puede ser anterior a la fecha de emisión del comprobante"
+    ),
+    "3268": "El código de local anexo consignado no se encuentra declarado en el RUC",
+    "3270": (
+        "El precio unitario de la operación que está informando difiere de los cálculos realizados en "
+        "base a la información remitida"
+    ),
+    "3271": "El valor de venta por ítem difiere de los importes consignados.",
+    "3272": "La base imponible a nivel de línea difiere de la información consignada en el comprobante",
+    "3273": "La sumatoria del total valor de venta - Exportaciones de línea no corresponden al total",
+    "3274": "La sumatoria del total valor de venta - operaciones inafectas de línea no corresponden al total",
+    "3275": (
+        "La sumatoria del total valor de venta - operaciones exoneradas de línea no corresponden al total"
+    ),
+    "3276": "La sumatoria del total valor de venta - operaciones gratuitas de línea no corresponden al total",
+    "3277": "La sumatoria del total valor de venta - operaciones gravadas de línea no corresponden al total",
+    "3278": "La sumatoria de valor de venta no corresponde a los importes consignados",
+    "3279": "La sumatoria del Total del valor de venta más los impuestos no concuerda con la base imponible",
+    "3280": "El importe total del comprobante no coincide con el valor calculado",
+    "3281": (
+        "El emisor electrónico no se encuentra inscrito en el Registro de Establecimientos Autorizados "
+        "(REA)"
+    ),
+    "3282": (
+        "Si se informa descuentos globales por anticipo debe existir 'Total de anticipos' con monto mayor"
+        " a cero"
+    ),
+    "3286": "El monto total de la nota de credito debe ser menor o igual al monto de la factura",
+    "3287": (
+        "Si se informa 'Total de anticipos' debe consignar los descuentos globales por anticipo con monto"
+        " mayor a cero"
+    ),
+    "3288": "Debe consignar el Total Valor de Venta",
+    "3289": (
+        "Si se utiliza la leyenda con código 2008, el total de operaciones exoneradas debe ser mayor a "
+        "0.00"
+    ),
+    "3290": "El valor de cargo/descuento por ítem difiere de los importes consignados.",
+    "3291": "El cálculo del IGV es Incorrecto",
+    "3292": (
+        "El importe total de impuestos por línea no coincide con la sumatoria de los impuestos por línea."
+    ),
+    "3293": "La sumatoria del total valor de venta - IVAP de línea no corresponden al total",
+    "3294": "La sumatoria de impuestos globales no corresponde al monto total de impuestos.",
+    "3295": "El importe del IVAP no corresponden al determinado por la informacion consignada.",
+    "3296": "La sumatoria del monto base - ISC de línea no corresponden al total",
+    "3297": "La sumatoria del monto base - Otros tributos de línea no corresponden al total",
+    "3298": "La sumatoria del total del importe del tributo ISC de línea no corresponden al total",
+    "3299": "La sumatoria del total del importe del tributo Otros tributos de línea no corresponden al total",
+    "3300": "La sumatoria consignados en descuentos globales no corresponden al total.",
+    "3301": "La sumatoria consignados en cargos globales no corresponden al total",
+    "3302": (
+        "La sumatoria de los IGV de operaciones gratuitas de la línea (codigo tributo 9996) no "
+        "corresponden al total"
+    ),
+    "3303": "El monto para el redondeo del Importe Total excede el valor permitido",
+    "3304": "La moneda del monto para el redondeo debe ser PEN",
+    "3305": "Debe consignar el Total Precio de Venta",
+    "3306": "La sumatoria del total del importe del tributo ICBPER de línea no corresponden al total",
+    "3307": "El valor de cargo/descuento global difiere de los importes consignados",
+    "3319": "La suma de las cuotas debe ser igual al Monto neto pendiente de pago.",
+    "3320": "El monto neto pendiente de pago debe ser menor o igual al monto de la factura",
+    "3321": "La fecha de la cuota debe ser mayor a la fecha de emisión de la factura",
+    "4207": "El DNI debe tener 8 caracteres numéricos",
+    "4208": (
+        "El dato ingresado como numero de documento de identidad del receptor no cumple con el formato "
+        "establecido"
+    ),
+    "4264": "El XML no contiene el codigo de leyenda 2007 para el tipo de operación IVAP",
+    "4265": "El XML no contiene el codigo de leyenda 2006 para tipo de operación de detracciones",
+    "4266": "El XML no contiene el codigo de leyenda 2005 para el tipo de operación Venta itinerante",
+    "4318": (
+        "El dato ingresado en el campo cac:TaxSubtotal/cbc:TaxAmount del ítem no coincide con el valor "
+        "calculado"
+    ),
+    "4320": "El dato ingresado como unidad de medida no corresponde al valor esperado",
+    "4332": "El Código producto de SUNAT no es válido",
+    "4337": (
+        "El Codigo de producto SUNAT debe especificarse como minimo al tercer nivel jerarquico (a nivel "
+        "de clase del codigo UNSPSC)"
+    ),
+    "4438": (
+        "La tasa del IGV debe ser la misma en todas las líneas o ítems del documento y debe corresponder "
+        "con una tasa vigente."
+    ),
+    "4439": "El emisor no se encuentra en el Padrón de IGV 10%.",
+    "4443": "La fecha de referencia del comprobante informado en el resumen excede el plazo de envío",
+
+}
+
+
+def response_message(code: str) -> str:
+    """SUNAT's message for a response code; a generic text for a code not in :data:`RESPONSE_CODES`."""
+    return RESPONSE_CODES.get(code) or f"Código de respuesta {code} de SUNAT"

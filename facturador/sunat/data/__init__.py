@@ -1,0 +1,1 @@
+"""Data files of the tax domain (read through :mod:`importlib.resources`)."""
