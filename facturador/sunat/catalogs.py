@@ -177,7 +177,7 @@ OPERATION_TYPES: dict[str, str] = {
     "0205": "Exportación de servicios - Servicios que conformen un paquete turístico",
     "0206": "Exportación de servicios - Servicios complementarios al transporte de carga",
     "0207": "Exportación de servicios - Suministro de energía eléctrica a favor de sujetos domiciliados "
-            "en ZED",
+    "en ZED",
     "0208": "Exportación de servicios - Prestación de servicios realizados parcialmente en el extranjero",
     "0301": "Operaciones con carta de porte aéreo (emitidas en el ámbito nacional)",
     "0302": "Operaciones de transporte ferroviario de pasajeros",
@@ -204,16 +204,57 @@ OPERATION_TYPES: dict[str, str] = {
 OPERATION_TYPES_BY_DOCUMENT: dict[str, frozenset[str]] = {
     "01": frozenset(
         {
-            "0101", "0112", "0200", "0201", "0202", "0203", "0204", "0205", "0206", "0207", "0208",
-            "0301", "0302", "0401", "1001", "1002", "1003", "1004", "2001",
-            "2100", "2101", "2102", "2103", "2104",
+            "0101",
+            "0112",
+            "0200",
+            "0201",
+            "0202",
+            "0203",
+            "0204",
+            "0205",
+            "0206",
+            "0207",
+            "0208",
+            "0301",
+            "0302",
+            "0401",
+            "1001",
+            "1002",
+            "1003",
+            "1004",
+            "2001",
+            "2100",
+            "2101",
+            "2102",
+            "2103",
+            "2104",
         }
     ),
     "03": frozenset(
         {
-            "0101", "0113", "0200", "0201", "0203", "0204", "0206", "0207", "0208",
-            "0301", "0302", "0401", "1001", "1002", "1003", "1004", "2001",
-            "2100", "2101", "2102", "2103", "2104", "2105",
+            "0101",
+            "0113",
+            "0200",
+            "0201",
+            "0203",
+            "0204",
+            "0206",
+            "0207",
+            "0208",
+            "0301",
+            "0302",
+            "0401",
+            "1001",
+            "1002",
+            "1003",
+            "1004",
+            "2001",
+            "2100",
+            "2101",
+            "2102",
+            "2103",
+            "2104",
+            "2105",
         }
     ),
 }
@@ -293,8 +334,10 @@ DETRACTION_TYPES: dict[str, tuple[str, Decimal]] = {
     "014": ("Carnes y despojos comestibles", Decimal("4")),
     "015": ("Abonos, cueros y pieles de origen animal", Decimal("10")),
     "016": ("Aceite de pescado", Decimal("4")),
-    "017": ("Harina, polvo y pellets de pescado, crustáceos, moluscos y demás invertebrados acuáticos",
-            Decimal("4")),
+    "017": (
+        "Harina, polvo y pellets de pescado, crustáceos, moluscos y demás invertebrados acuáticos",
+        Decimal("4"),
+    ),
     "019": ("Arrendamiento de bienes muebles", Decimal("10")),
     "020": ("Mantenimiento y reparación de bienes muebles", Decimal("12")),
     "021": ("Movimiento de carga", Decimal("10")),
@@ -332,7 +375,7 @@ PAYMENT_MEANS: dict[str, str] = {
     "010": "Medios de pago usados en comercio exterior",
     "011": "Documentos emitidos por las EDPYMES y las cooperativas de ahorro y crédito",
     "012": "Tarjeta de crédito emitida en el país o en el exterior por una empresa no perteneciente al "
-           "sistema financiero",
+    "sistema financiero",
     "013": "Tarjetas de crédito emitidas en el exterior por empresas bancarias o financieras no domiciliadas",
     "101": "Transferencias - Comercio exterior",
     "102": "Cheques bancarios - Comercio exterior",
@@ -915,8 +958,7 @@ UNITS: dict[str, str] = {
 #: its text is ours.
 RESPONSE_CODES: dict[str, str] = {
     "0100": (
-        "El sistema no puede responder su solicitud. Intente nuevamente o comuníquese con su "
-        "Administrador"
+        "El sistema no puede responder su solicitud. Intente nuevamente o comuníquese con su Administrador"
     ),
     "0101": "El encabezado de seguridad es incorrecto",
     "0102": "Usuario o contraseña incorrectos",
@@ -946,23 +988,19 @@ RESPONSE_CODES: dict[str, str] = {
     "0402": "La numeracion o nombre del documento ya ha sido enviado anteriormente",
     "1001": "ID - El dato SERIE-CORRELATIVO no cumple con el formato de acuerdo al tipo de comprobante",
     "1003": (
-        "InvoiceTypeCode - El valor del tipo de documento es invalido o no coincide con el nombre del "
-        "archivo"
+        "InvoiceTypeCode - El valor del tipo de documento es invalido o no coincide con el nombre del archivo"
     ),
     "1004": "El XML no contiene el tag o no existe informacion de InvoiceTypeCode",
     "1032": "El comprobante ya esta informado y se encuentra con estado anulado o rechazado",
     "1033": "El comprobante fue registrado previamente con otros datos",
     "1034": (
-        "Número de RUC del nombre del archivo no coincide con el consignado en el contenido del archivo "
-        "XML"
+        "Número de RUC del nombre del archivo no coincide con el consignado en el contenido del archivo XML"
     ),
     "1035": (
-        "Numero de Serie del nombre del archivo no coincide con el consignado en el contenido del archivo"
-        " XML"
+        "Numero de Serie del nombre del archivo no coincide con el consignado en el contenido del archivo XML"
     ),
     "1036": (
-        "Número de documento en el nombre del archivo no coincide con el consignado en el contenido del "
-        "XML"
+        "Número de documento en el nombre del archivo no coincide con el consignado en el contenido del XML"
     ),
     "1078": "El emisor no se encuentra autorizado a emitir en el SEE-Desde los sistemas del contribuyente",
     "1079": "Solo puede enviar el comprobante en un resumen diario",
@@ -1015,8 +1053,7 @@ RESPONSE_CODES: dict[str, str] = {
         "La fecha de generación del resumen debe ser igual a la fecha consignada en el nombre del archivo"
     ),
     "2375": (
-        "Fecha de emision del comprobante no coincide con la fecha de emision consignada en la "
-        "comunicación"
+        "Fecha de emision del comprobante no coincide con la fecha de emision consignada en la comunicación"
     ),
     "2398": "El documento a dar de baja se encuentra rechazado",
     "2399": "El tipo de documento modificado por la Nota de credito debe ser boleta electronica",
@@ -1040,7 +1077,7 @@ RESPONSE_CODES: dict[str, str] = {
     "3030": "El XML no contiene el tag o no existe información del código de local anexo del emisor",
     "3088": "El valor ingresado como moneda del comprobante no es valido (catalogo nro 02).",
     "3093": "Si el tipo de operación es Operación Sujeta a Percepción, debe ingresar cargo para Percepción",
-    "3094": "El comprobante más \"código de operación del ítem\" no debe repetirse",
+    "3094": 'El comprobante más "código de operación del ítem" no debe repetirse',
     "3095": "El comprobante no debe ser emitido y editado en el mismo envío",
     "3096": "El comprobante no debe ser editado y anulado en el mismo envío",
     "3101": (
@@ -1074,8 +1111,7 @@ RESPONSE_CODES: dict[str, str] = {
     ),
     "3234": "El código de precio '02' es sólo para operaciones gratuitas",
     "3236": (
-        "El valor ingresado en el campo cac:TaxSubtotal/cbc:BaseUnitMeasure no corresponde al valor "
-        "esperado"
+        "El valor ingresado en el campo cac:TaxSubtotal/cbc:BaseUnitMeasure no corresponde al valor esperado"
     ),
     "3237": "Debe consignar el campo cac:TaxSubtotal/cbc:BaseUnitMeasure a nivel de ítem",
     "3238": (
@@ -1131,8 +1167,7 @@ RESPONSE_CODES: dict[str, str] = {
     "3279": "La sumatoria del Total del valor de venta más los impuestos no concuerda con la base imponible",
     "3280": "El importe total del comprobante no coincide con el valor calculado",
     "3281": (
-        "El emisor electrónico no se encuentra inscrito en el Registro de Establecimientos Autorizados "
-        "(REA)"
+        "El emisor electrónico no se encuentra inscrito en el Registro de Establecimientos Autorizados (REA)"
     ),
     "3282": (
         "Si se informa descuentos globales por anticipo debe existir 'Total de anticipos' con monto mayor"
@@ -1145,8 +1180,7 @@ RESPONSE_CODES: dict[str, str] = {
     ),
     "3288": "Debe consignar el Total Valor de Venta",
     "3289": (
-        "Si se utiliza la leyenda con código 2008, el total de operaciones exoneradas debe ser mayor a "
-        "0.00"
+        "Si se utiliza la leyenda con código 2008, el total de operaciones exoneradas debe ser mayor a 0.00"
     ),
     "3290": "El valor de cargo/descuento por ítem difiere de los importes consignados.",
     "3291": "El cálculo del IGV es Incorrecto",
@@ -1198,7 +1232,29 @@ RESPONSE_CODES: dict[str, str] = {
     ),
     "4439": "El emisor no se encuentra en el Padrón de IGV 10%.",
     "4443": "La fecha de referencia del comprobante informado en el resumen excede el plazo de envío",
-
+    "0140": "Existe otro documento igual en proceso",
+    "0301": "Elemento raiz del xml no esta definido",
+    "0302": "Codigo del tipo de comprobante no registrado",
+    "2040": "El tipo de afectacion del IGV es incorrecto",
+    "2117": (
+        "La serie o numero del documento modificado por la Nota de Credito no cumple con el formato "
+        "establecido"
+    ),
+    "2119": "El documento modificado en la Nota de credito no esta registrada.",
+    "2120": "El documento modificado en la Nota de credito se encuentra de baja",
+    "2121": "El documento modificado en la Nota de credito esta registrada como rechazada",
+    "2204": (
+        "El tipo de documento modificado por la Nota de Debito debe ser factura electronica, ticket o "
+        "documento autorizado"
+    ),
+    "2207": "El documento modificado en la Nota de debito se encuentra de baja",
+    "2208": "El documento modificado en la Nota de debito esta registrada como rechazada",
+    "2209": "El documento modificado en la Nota de debito no esta registrada",
+    "2327": "El certificado usado no se encuentra vigente",
+    "2371": "El XML no contiene el tag cbc:TaxExemptionReasonCode de Afectacion al IGV",
+    "2400": "El tipo de documento modificado por la Nota de debito debe ser boleta electronica",
+    "2524": "Debe indicar el documento afectado por la nota",
+    "3202": "El numero de RUC del receptor no existe.",
 }
 
 

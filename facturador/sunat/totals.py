@@ -231,8 +231,21 @@ def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
     icbper = Σ ICBPER of every line; taxes = igv + icbper; value = taxed + IVAP base + exonerated +
     unaffected + export; subtotal = total = value + taxes.
     """
-    sums = dict.fromkeys(("export", "taxed", "unaffected", "exonerated", "free", "igv", "igv_free", "icbper",
-                          "ivap_base", "ivap"), ZERO)
+    sums = dict.fromkeys(
+        (
+            "export",
+            "taxed",
+            "unaffected",
+            "exonerated",
+            "free",
+            "igv",
+            "igv_free",
+            "icbper",
+            "ivap_base",
+            "ivap",
+        ),
+        ZERO,
+    )
     for line in lines:
         affectation = line.affectation
         if affectation not in AFFECTATIONS:
@@ -256,8 +269,13 @@ def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
             sums["export"] += line.value
     amounts = {name: round2(amount) for name, amount in sums.items()}
     taxes = amounts["igv"] + amounts["icbper"]
-    value = (amounts["taxed"] + amounts["ivap_base"] + amounts["exonerated"] + amounts["unaffected"]
-             + amounts["export"])
+    value = (
+        amounts["taxed"]
+        + amounts["ivap_base"]
+        + amounts["exonerated"]
+        + amounts["unaffected"]
+        + amounts["export"]
+    )
     return DocumentTotals(taxes=taxes, value=value, subtotal=value + taxes, total=value + taxes, **amounts)
 
 
@@ -315,8 +333,16 @@ def check_line(
     path = f"items.{index}"
     found: list[Discrepancy] = []
 
-    def check(key: str, code: str, label: str, expected: Decimal, actual: Decimal, *, exact: bool = False,
-              always: bool = False) -> None:
+    def check(
+        key: str,
+        code: str,
+        label: str,
+        expected: Decimal,
+        actual: Decimal,
+        *,
+        exact: bool = False,
+        always: bool = False,
+    ) -> None:
         if always or _differs(expected, actual, exact=exact):
             found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
 
@@ -339,11 +365,22 @@ def check_line(
         check("total_igv", "3110", "El total de IGV", ZERO, line.igv, always=True)
 
     if icbper_rate is not None and line.icbper != 0:
-        check("total_impuestos_bolsa_plastica", "4318", "El ICBPER", round2(line.quantity * icbper_rate),
-              line.icbper, exact=True)
+        check(
+            "total_impuestos_bolsa_plastica",
+            "4318",
+            "El ICBPER",
+            round2(line.quantity * icbper_rate),
+            line.icbper,
+            exact=True,
+        )
 
-    check("total_impuestos", "3292", "El total de impuestos", (ZERO if free else line.igv) + line.icbper,
-          line.taxes)
+    check(
+        "total_impuestos",
+        "3292",
+        "El total de impuestos",
+        (ZERO if free else line.igv) + line.icbper,
+        line.taxes,
+    )
     check("total_item", "3270", "El total", line.icbper if free else line.value + line.taxes, line.total)
     if not free and line.price_type == "01" and line.quantity > 0:
         expected_price = quantize((line.value + line.taxes) / line.quantity, _UNIT_PLACES)
