@@ -1,0 +1,202 @@
+"""UBL 2.1 XML of facturas and boletas (Invoice), credit notes (CreditNote) and debit notes (DebitNote).
+
+``build_sales_document`` turns a validated :class:`SalesDocument` into the unsigned lxml tree;
+``build_and_sign`` adds the enveloped signature and returns the bytes to store and send, with the
+DigestValue (the document "hash") and the file base name.
+
+The element order is the XSD ``sequence`` of each root (``reference/sunat.md`` §2.1); it is expressed
+once, as the tuple of sections of each :class:`~facturador.service.ubl.parts.DocumentKind` below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from facturador.service.domain.model import SalesDocument
+
+from . import parts as p
+from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
+from .signing import SigningIdentity, sign
+
+#: Scenario blocks of ``SalesDocument.extensions`` announced for a later issue, and the section(s) of
+#: :mod:`~facturador.service.ubl.parts` each will fill. A document carrying one of them (non-empty) is
+#: refused with ``NotImplementedError`` rather than silently issued without it.
+PENDING_SCENARIOS: dict[str, str] = {
+    "detraction": "payment_means + payment_terms (ID Detraccion), legend 2006 from the caller",
+    "instalments": "payment_terms (FormaPago Credito + Cuota001...)",
+    "charges": "allowance_charges (ChargeIndicator true) + monetary_total ChargeTotalAmount",
+    "discounts": "allowance_charges / line_allowance_charges (ChargeIndicator false)",
+    "prepayments": "additional_references + prepaid_payments + allowance_charges 04-06 + PrepaidAmount",
+    "related_documents": "additional_references",
+    "guides": "despatch_references",
+    "item_attributes": "item (cac:AdditionalItemProperty)",
+}
+
+_INVOICE_LINE = (
+    p.line_id,
+    p.line_quantity,
+    p.line_extension_amount,
+    p.pricing_reference,
+    p.line_allowance_charges,  # before TaxTotal in InvoiceLine
+    p.line_tax_total,
+    p.item,
+    p.price,
+)
+_NOTE_LINE = (
+    p.line_id,
+    p.line_quantity,
+    p.line_extension_amount,
+    p.pricing_reference,
+    p.line_tax_total,
+    p.line_allowance_charges,  # after TaxTotal in Credit/DebitNoteLine
+    p.item,
+    p.price,
+)
+
+INVOICE_KIND = p.DocumentKind(
+    root="Invoice",
+    namespace=INVOICE,
+    type_code_tag=CBC("InvoiceTypeCode"),
+    line_tag=CAC("InvoiceLine"),
+    quantity_tag=CBC("InvoicedQuantity"),
+    monetary_total_tag=CAC("LegalMonetaryTotal"),
+    sections=(
+        p.ubl_extensions,
+        p.identification,
+        p.legends,
+        p.document_currency,
+        p.order_reference,
+        p.despatch_references,
+        p.additional_references,
+        p.signature,
+        p.supplier,
+        p.customer,
+        p.payment_means,
+        p.payment_terms,
+        p.prepaid_payments,
+        p.allowance_charges,
+        p.tax_total,
+        p.monetary_total,
+        p.lines,
+    ),
+    line_sections=_INVOICE_LINE,
+)
+
+CREDIT_NOTE_KIND = p.DocumentKind(
+    root="CreditNote",
+    namespace=CREDIT_NOTE,
+    type_code_tag=None,
+    line_tag=CAC("CreditNoteLine"),
+    quantity_tag=CBC("CreditedQuantity"),
+    monetary_total_tag=CAC("LegalMonetaryTotal"),
+    sections=(
+        p.ubl_extensions,
+        p.identification,
+        p.legends,
+        p.document_currency,
+        p.discrepancy_response,
+        p.order_reference,
+        p.billing_reference,
+        p.despatch_references,
+        p.additional_references,
+        p.signature,
+        p.supplier,
+        p.customer,
+        p.payment_means,
+        p.payment_terms,
+        p.allowance_charges,  # CreditNote has no PrepaidPayment; AllowanceCharge follows PaymentTerms
+        p.tax_total,
+        p.monetary_total,
+        p.lines,
+    ),
+    line_sections=_NOTE_LINE,
+)
+
+DEBIT_NOTE_KIND = p.DocumentKind(
+    root="DebitNote",
+    namespace=DEBIT_NOTE,
+    type_code_tag=None,
+    line_tag=CAC("DebitNoteLine"),
+    quantity_tag=CBC("DebitedQuantity"),
+    monetary_total_tag=CAC("RequestedMonetaryTotal"),
+    sections=(
+        p.ubl_extensions,
+        p.identification,
+        p.legends,
+        p.document_currency,
+        p.discrepancy_response,
+        p.order_reference,
+        p.billing_reference,
+        p.despatch_references,
+        p.additional_references,
+        p.signature,
+        p.supplier,
+        p.customer,
+        p.prepaid_payments,  # DebitNote: PrepaidPayment and AllowanceCharge come before PaymentMeans
+        p.allowance_charges,
+        p.payment_means,
+        p.payment_terms,
+        p.tax_total,
+        p.monetary_total,
+        p.lines,
+    ),
+    line_sections=_NOTE_LINE,
+)
+
+#: Document type (catalog 01) -> kind.
+KINDS: dict[str, p.DocumentKind] = {
+    "01": INVOICE_KIND,
+    "03": INVOICE_KIND,
+    "07": CREDIT_NOTE_KIND,
+    "08": DEBIT_NOTE_KIND,
+}
+
+
+def _check_scenarios(doc: SalesDocument) -> None:
+    for key, value in doc.extensions.items():
+        if not value:
+            continue
+        if key in PENDING_SCENARIOS:
+            raise NotImplementedError(f"scenario block {key!r} is not supported by the XML builder yet")
+        raise ValueError(f"unknown scenario block {key!r} in SalesDocument.extensions")
+
+
+def build_sales_document(doc: SalesDocument) -> etree._Element:
+    """The unsigned UBL 2.1 tree of a factura/boleta (Invoice), credit note or debit note.
+
+    The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.service.ubl.signing.sign`.
+    Raises ``ValueError`` for an unknown document type, no lines or a note without note data, and
+    ``NotImplementedError`` for scenarios not built yet (FormaPago Credito, scenario extensions).
+    """
+    kind = KINDS.get(doc.doc_type)
+    if kind is None:
+        raise ValueError(f"document type {doc.doc_type!r} is not a factura, boleta, credit or debit note")
+    if not doc.lines:
+        raise ValueError("a document needs at least one line")
+    _check_scenarios(doc)
+    root = etree.Element(f"{{{kind.namespace}}}{kind.root}", nsmap=nsmap_for(kind.namespace))
+    for section in kind.sections:
+        section(root, doc, kind)
+    return root
+
+
+@dataclass(frozen=True)
+class SignedXml:
+    """A signed document: the exact bytes to store/zip/send, its hash and its file base name."""
+
+    xml: bytes
+    digest_value: str  # the DigestValue of the signature ("valor resumen", printed on the PDF and QR)
+    filename: str  # RUC-TT-SERIE-NUMERO, without extension
+
+    @property
+    def xml_filename(self) -> str:
+        """``RUC-TT-SERIE-NUMERO.xml``."""
+        return f"{self.filename}.xml"
+
+
+def build_and_sign(doc: SalesDocument, identity: SigningIdentity, *, sha256: bool = False) -> SignedXml:
+    """Build the document's XML and sign it with the tenant's identity (RSA-SHA1 unless ``sha256``)."""
+    xml, digest = sign(build_sales_document(doc), identity, sha256=sha256)
+    return SignedXml(xml=xml, digest_value=digest, filename=doc.filename)

@@ -1,0 +1,244 @@
+"""Sales documents for the UBL tests: lines and totals computed here the way SUNAT recomputes them."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, time
+from decimal import ROUND_HALF_UP, Decimal
+
+from facturador.service.domain.model import (
+    AffectedDocument,
+    Issuer,
+    Legend,
+    Line,
+    NoteInfo,
+    Party,
+    SalesDocument,
+    Totals,
+)
+
+D = Decimal
+ZERO = D("0")
+FREE = {"11", "12", "13", "14", "15", "16", "21", "31", "32", "33", "34", "35", "36", "37"}
+IGV_BEARING = {"10", "11", "12", "13", "14", "15", "16", "17"}
+
+ISSUER = Issuer(
+    ruc="20100066603",
+    name="ACME PERU S.A.C.",
+    trade_name="Acme",
+    address="AV. AREQUIPA 123",
+    ubigeo="150101",
+    department="LIMA",
+    province="LIMA",
+    district="LIMA",
+)
+RUC_CUSTOMER = Party("6", "20601030013", "OTRA EMPRESA S.A.", address="JR. DE LA UNION 456, LIMA")
+DNI_CUSTOMER = Party("1", "12345678", "JUAN PEREZ QUISPE")
+FOREIGN_CUSTOMER = Party(
+    "0", "US-99-1234567", "ACME TRADING INC", country="US", address="1 MAIN ST, MIAMI FL"
+)
+LEGEND_1002 = Legend("1002", "TRANSFERENCIA GRATUITA DE UN BIEN Y/O SERVICIO PRESTADO GRATUITAMENTE")
+
+
+def r2(value: Decimal) -> Decimal:
+    return value.quantize(D("0.01"), rounding=ROUND_HALF_UP)
+
+
+def r10(value: Decimal) -> Decimal:
+    return value.quantize(D("1e-10"), rounding=ROUND_HALF_UP)
+
+
+def line(
+    index: int = 1,
+    *,
+    description: str = "PRODUCTO DE PRUEBA",
+    unit: str = "NIU",
+    quantity: str = "2",
+    unit_value: str = "50",
+    affectation: str = "10",
+    percent: str = "18",
+    icbper_per_unit: str = "0",
+    internal_code: str = "P001",
+    sunat_code: str = "",
+    referential_in_unit_value: bool = False,
+) -> Line:
+    """A line whose amounts follow SUNAT's formulas.
+
+    For free lines ``unit_value`` is the referential unit value; it is carried in ``unit_price`` (the
+    model's convention, unit_value 0) or, with ``referential_in_unit_value``, in both fields.
+    """
+    qty, value_per_unit, pct = D(quantity), D(unit_value), D(percent)
+    value = r2(qty * value_per_unit)
+    igv = r2(value * pct / 100) if affectation in IGV_BEARING else ZERO
+    icbper = r2(qty * D(icbper_per_unit))
+    if affectation in FREE:
+        return Line(
+            index=index,
+            description=description,
+            unit=unit,
+            quantity=qty,
+            unit_value=value_per_unit if referential_in_unit_value else ZERO,
+            price_type="02",
+            unit_price=value_per_unit,
+            affectation=affectation,
+            igv_base=value,
+            igv_percent=pct,
+            igv=igv,
+            taxes=igv + icbper,
+            value=value,
+            total=ZERO + icbper,
+            icbper=icbper,
+            internal_code=internal_code,
+            sunat_code=sunat_code,
+        )
+    return Line(
+        index=index,
+        description=description,
+        unit=unit,
+        quantity=qty,
+        unit_value=value_per_unit,
+        price_type="01",
+        unit_price=r10((value + igv + icbper) / qty),
+        affectation=affectation,
+        igv_base=value,
+        igv_percent=pct,
+        igv=igv,
+        taxes=igv + icbper,
+        value=value,
+        total=value + igv + icbper,
+        icbper=icbper,
+        internal_code=internal_code,
+        sunat_code=sunat_code,
+    )
+
+
+def totals_for(lines: tuple[Line, ...]) -> Totals:
+    """Header totals from the lines (no discounts, charges or prepayments)."""
+
+    def total(field: str, affectations: set[str]) -> Decimal:
+        return sum((getattr(x, field) for x in lines if x.affectation in affectations), ZERO)
+
+    taxed = total("value", {"10", "17"})
+    igv = total("igv", {"10", "17"})
+    exonerated = total("value", {"20"})
+    unaffected = total("value", {"30"})
+    export = total("value", {"40"})
+    free = total("value", FREE)
+    igv_free = total("igv", FREE)
+    icbper = sum((x.icbper for x in lines), ZERO)
+    value = taxed + exonerated + unaffected + export
+    taxes = igv + icbper
+    return Totals(
+        export=export,
+        taxed=taxed,
+        unaffected=unaffected,
+        exonerated=exonerated,
+        free=free,
+        igv=igv,
+        igv_free=igv_free,
+        icbper=icbper,
+        taxes=taxes,
+        value=value,
+        subtotal=value + taxes,
+        total=value + taxes,
+    )
+
+
+def document(
+    lines: tuple[Line, ...] | None = None,
+    *,
+    doc_type: str = "01",
+    series: str = "F001",
+    number: int = 1,
+    customer: Party = RUC_CUSTOMER,
+    currency: str = "PEN",
+    operation_type: str = "0101",
+    note: NoteInfo | None = None,
+    extra_legends: tuple[Legend, ...] = (),
+    **changes: object,
+) -> SalesDocument:
+    """A document dated 2026-03-02 10:15:30 with a legend 1000 (text as the caller would give it)."""
+    lines = lines if lines is not None else (line(),)
+    totals = totals_for(lines)
+    words = f"SON: {totals.total} {'SOLES' if currency == 'PEN' else currency}"
+    doc = SalesDocument(
+        issuer=ISSUER,
+        doc_type=doc_type,
+        series=series,
+        number=number,
+        issue_date=date(2026, 3, 2),
+        issue_time=time(10, 15, 30),
+        currency=currency,
+        customer=customer,
+        lines=lines,
+        totals=totals,
+        legends=(Legend("1000", words), *extra_legends),
+        operation_type=operation_type if doc_type in ("01", "03") else "",
+        note=note,
+    )
+    return dataclasses.replace(doc, **changes) if changes else doc
+
+
+AFFECTS_F001_1 = AffectedDocument("01", "F001", "1")
+
+
+def scenarios() -> dict[str, SalesDocument]:
+    """The documents every generic test runs over, by name."""
+    return {
+        "taxed_invoice": document(purchase_order="OC-2026-001"),
+        "boleta": document(
+            (line(quantity="3", unit_value="8.4745762712", sunat_code="50202306"),),
+            doc_type="03",
+            series="B001",
+            number=5,
+            customer=DNI_CUSTOMER,
+        ),
+        "free_16_31": document(
+            (
+                line(1, quantity="1", unit_value="100", affectation="16"),
+                line(
+                    2,
+                    quantity="2",
+                    unit_value="25",
+                    affectation="31",
+                    percent="0",
+                    referential_in_unit_value=True,
+                ),
+            ),
+            extra_legends=(LEGEND_1002,),
+        ),
+        "mixed_taxed_free": document(
+            (line(1), line(2, description="BONIFICACION", quantity="1", unit_value="20", affectation="15")),
+            extra_legends=(LEGEND_1002,),
+        ),
+        "exempt_20": document((line(quantity="1", unit_value="100", affectation="20"),)),
+        "unaffected_30": document((line(quantity="4", unit_value="12.5", affectation="30", percent="0"),)),
+        "export_40": document(
+            (line(quantity="10", unit_value="50", affectation="40", percent="0", unit="KGM"),),
+            customer=FOREIGN_CUSTOMER,
+            operation_type="0200",
+            currency="USD",
+        ),
+        "usd_invoice": document(currency="USD", due_date=date(2026, 3, 31)),
+        "icbper_bag": document(
+            (
+                line(1, quantity="1", unit_value="10"),
+                line(2, description="BOLSA PLASTICA", quantity="2", unit_value="0.1", icbper_per_unit="0.50"),
+            )
+        ),
+        "contingency_0001": document(series="0001", number=7),
+        "credit_note": document(
+            doc_type="07",
+            series="FC01",
+            number=3,
+            note=NoteInfo("01", "ANULACION DE LA OPERACION", AFFECTS_F001_1),
+            purchase_order="OC-2026-001",
+        ),
+        "debit_note": document(
+            (line(quantity="1", unit_value="10", description="INTERESES POR MORA"),),
+            doc_type="08",
+            series="FD01",
+            number=2,
+            note=NoteInfo("01", "INTERESES POR MORA", AFFECTS_F001_1),
+        ),
+    }
