@@ -1,0 +1,83 @@
+"""Zip packaging of documents as SUNAT's ``billService`` expects them (reference/sunat.md §4.1).
+
+A document travels as ``<name>.zip`` holding exactly one deflated entry ``<name>.xml``; CDRs come back as
+``R-<name>.zip``. Real SUNAT zips may add an empty ``dummy/`` (or ``dummy``) entry, which is ignored.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+
+#: Refuse to inflate documents bigger than this (a zip bomb is reported as a corrupt zip, 0156).
+MAX_XML_BYTES = 20 * 1024 * 1024
+
+
+class PackagingError(Exception):
+    """A zip that SUNAT would answer with a file-level exception (01xx); ``code`` is that code."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+def base_name(filename: str) -> str:
+    """The document name without a trailing ``.zip`` / ``.xml`` (``20123456789-01-F001-1``)."""
+    lower = filename.lower()
+    if lower.endswith(".zip") or lower.endswith(".xml"):
+        return filename[:-4]
+    return filename
+
+
+def zip_document(filename: str, xml: bytes) -> bytes:
+    """Zip ``xml`` as the single deflated entry ``<filename>.xml`` (``filename`` may end in .zip/.xml)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        info = zipfile.ZipInfo(base_name(filename) + ".xml", date_time=(2000, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        archive.writestr(info, xml)
+    return buffer.getvalue()
+
+
+def _is_filler(info: zipfile.ZipInfo) -> bool:
+    """Directory entries and SUNAT's empty ``dummy`` entry carry no document."""
+    return info.is_dir() or (info.file_size == 0 and not info.filename.lower().endswith(".xml"))
+
+
+def read_zip(zip_bytes: bytes) -> tuple[str, bytes]:
+    """Return ``(entry name, xml bytes)`` of the one XML document in a zip.
+
+    Raises :class:`PackagingError` with 0155 (empty), 0156 (corrupt or oversized), 0157 (no document),
+    0158 (more than one document), 0159 (an entry that is not ``*.xml``) or 0160 (empty XML).
+    """
+    if not zip_bytes:
+        raise PackagingError("0155", "the zip is empty")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(zip_bytes))
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise PackagingError("0156", f"not a zip file: {exc}") from exc
+    with archive:
+        try:
+            entries = [info for info in archive.infolist() if not _is_filler(info)]
+        except (zipfile.BadZipFile, ValueError, OSError) as exc:  # pragma: no cover - defensive
+            raise PackagingError("0156", str(exc)) from exc
+        if not entries:
+            raise PackagingError("0157" if archive.infolist() else "0155", "the zip holds no document")
+        if len(entries) > 1:
+            raise PackagingError("0158", f"the zip holds {len(entries)} files, expected one")
+        info = entries[0]
+        name = info.filename.rsplit("/", 1)[-1]
+        if not name.lower().endswith(".xml"):
+            raise PackagingError("0159", f"entry {info.filename!r} is not an .xml file")
+        if info.file_size > MAX_XML_BYTES:
+            raise PackagingError("0156", f"entry {info.filename!r} inflates to {info.file_size} bytes")
+        try:
+            xml = archive.read(info)
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, ValueError, OSError, EOFError) as exc:
+            raise PackagingError("0156", f"cannot inflate {info.filename!r}: {exc}") from exc
+    if not xml.strip():
+        raise PackagingError("0160", f"entry {name!r} is empty")
+    return name, xml

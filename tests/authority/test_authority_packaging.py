@@ -1,0 +1,207 @@
+"""Zip packaging, response kinds, the registry and the CDR reader on SUNAT's own samples."""
+
+from __future__ import annotations
+
+import io
+import threading
+import zipfile
+from datetime import datetime
+
+import pytest
+from authority_samples import AR_XSD, EXAMPLES
+from lxml import etree
+
+from facturador.service.authority.cdr import CdrError, build_cdr, parse_cdr, read_cdr, zip_cdr
+from facturador.service.authority.gateway import AuthorityGateway, AuthorityResponse, ResponseKind, kind_of
+from facturador.service.authority.packaging import PackagingError, base_name, read_zip, zip_document
+from facturador.service.authority.registry import InMemoryRegistry, Registry, RegistryKey, RegistryRecord
+from facturador.service.authority.simulator import SunatSimulator
+from facturador.service.ubl.signing import SigningIdentity, verify
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- packaging
+
+
+def test_zip_document_roundtrip() -> None:
+    data = zip_document("20600995805-01-F001-1", b"<Invoice/>")
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        (info,) = archive.infolist()
+    assert info.filename == "20600995805-01-F001-1.xml"
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    assert read_zip(data) == ("20600995805-01-F001-1.xml", b"<Invoice/>")
+    assert read_zip(zip_document("20600995805-01-F001-1.zip", b"<a/>"))[0] == "20600995805-01-F001-1.xml"
+
+
+def test_base_name() -> None:
+    assert base_name("20600995805-01-F001-1.zip") == "20600995805-01-F001-1"
+    assert base_name("20600995805-01-F001-1") == "20600995805-01-F001-1"
+
+
+def test_read_zip_ignores_directory_and_dummy_entries() -> None:
+    data = _zip({"dummy/": b"", "R-x.xml": b"<a/>", "dummy": b""})
+    assert read_zip(data) == ("R-x.xml", b"<a/>")
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", "0155"),
+        (b"PK\x03\x04 this is not a zip", "0156"),
+        (b"garbage", "0156"),
+        (_zip({}), "0155"),
+        (_zip({"dummy/": b""}), "0157"),
+        (_zip({"a.xml": b"<a/>", "b.xml": b"<b/>"}), "0158"),
+        (_zip({"a.txt": b"hello"}), "0159"),
+        (_zip({"a.xml": b"  "}), "0160"),
+    ],
+)
+def test_read_zip_errors(data: bytes, code: str) -> None:
+    with pytest.raises(PackagingError) as info:
+        read_zip(data)
+    assert info.value.code == code
+
+
+def test_read_zip_corrupt_member() -> None:
+    data = bytearray(zip_document("x", b"<Invoice>" + b"a" * 500 + b"</Invoice>"))
+    data[60:70] = b"\x00" * 10  # inside the deflated stream
+    with pytest.raises(PackagingError) as info:
+        read_zip(bytes(data))
+    assert info.value.code == "0156"
+
+
+# ---------------------------------------------------------------------------------------------- responses
+
+
+@pytest.mark.parametrize(
+    ("code", "notes", "kind"),
+    [
+        ("0", (), ResponseKind.ACCEPTED),
+        ("0", ("4252 - x",), ResponseKind.OBSERVED),
+        ("2800", (), ResponseKind.REJECTED),
+        ("3999", (), ResponseKind.REJECTED),
+        ("0109", (), ResponseKind.EXCEPTION),
+        ("1033", (), ResponseKind.EXCEPTION),
+        ("soap-env:Server", (), ResponseKind.EXCEPTION),
+    ],
+)
+def test_response_kind(code: str, notes: tuple[str, ...], kind: ResponseKind) -> None:
+    response = AuthorityResponse(code, "d", notes)
+    assert response.kind is kind
+    assert kind_of(code, bool(notes)) is kind
+    assert response.accepted is (kind in (ResponseKind.ACCEPTED, ResponseKind.OBSERVED))
+
+
+def test_note_codes_and_repr_hides_zip() -> None:
+    response = AuthorityResponse("0", "ok", ("4332 - a", "4265 - b"), cdr_zip=b"PK" * 1000)
+    assert response.note_codes == ("4332", "4265")
+    assert "PK" not in repr(response)
+
+
+def test_simulator_is_a_gateway(simulator: SunatSimulator) -> None:
+    assert isinstance(simulator, AuthorityGateway)
+
+
+# ---------------------------------------------------------------------------------------------- registry
+
+
+def test_registry_protocol_and_threads() -> None:
+    registry = InMemoryRegistry()
+    assert isinstance(registry, Registry)
+    key = RegistryKey.from_id("20600995805", "01", "F001-00000007")
+    assert key == RegistryKey("20600995805", "01", "F001", 7)
+    assert registry.lookup(key) is None
+
+    def worker(n: int) -> None:
+        for i in range(200):
+            registry.record(
+                RegistryKey("2", "01", "F001", n * 1000 + i), RegistryRecord("accepted", "d", "0")
+            )
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(registry) == 1600
+    registry.record(key, RegistryRecord("rejected", "h", "3103", b"zip"))
+    assert registry.lookup(key) == RegistryRecord("rejected", "h", "3103", b"zip")
+
+
+# ---------------------------------------------------------------------------------------------- CDRs
+
+
+def test_read_real_rejection_zip() -> None:
+    data = (EXAMPLES / "cdr-rechazo.zip").read_bytes()
+    response = read_cdr(data)
+    assert response.code == "0109"
+    assert response.description == "El sistema no pudo procesar su solicitud"
+    assert response.kind is ResponseKind.EXCEPTION
+    assert response.cdr_zip == data
+
+
+def test_read_real_voided_zip() -> None:
+    response = read_cdr((EXAMPLES / "cdrBaja.zip").read_bytes())
+    assert response.code == "0"
+    assert response.description.startswith("La Comunicación de baja RA-20171001-1")
+    assert response.kind is ResponseKind.ACCEPTED
+
+
+@pytest.mark.parametrize("name", ["R-20600995805-01-F001-1.xml", "R-20600995805-01-F001-3.xml"])
+def test_read_real_cdr_xml(name: str) -> None:
+    xml = (EXAMPLES / name).read_bytes()
+    cdr = parse_cdr(xml)
+    assert cdr.sender_ruc == "20131312955"
+    assert cdr.receiver_ruc == "20600995805"
+    assert cdr.reference_id == "F001-1"  # both greenter samples answer F001-1
+    assert cdr.recipient == "6-20587896411"
+    response = read_cdr(xml)
+    assert response.code == "0"
+    zipped = read_cdr(zip_cdr(name[2:-4], xml))
+    assert zipped.notes == response.notes and zipped.cdr_zip is not None
+    if name.endswith("3.xml"):
+        assert response.kind is ResponseKind.OBSERVED
+        assert response.note_codes == ("4031", "4001")
+        assert response.notes[1] == "4001 - El numero de RUC del receptor no existe."
+    else:
+        assert response.kind is ResponseKind.ACCEPTED
+
+
+def test_read_cdr_rejects_garbage() -> None:
+    with pytest.raises(CdrError):
+        read_cdr(b"<Invoice/>")
+    with pytest.raises(CdrError):
+        read_cdr(b"not xml")
+    with pytest.raises(CdrError):
+        read_cdr(_zip({"dummy/": b""}))
+
+
+def test_built_cdr_validates_and_verifies(sunat_identity: SigningIdentity) -> None:
+    received = datetime(2025, 1, 10, 9, 30, 5)
+    xml = build_cdr(
+        sunat_identity,
+        cdr_id="173650000100001",
+        issuer_ruc="20600995805",
+        reference_id="F001-1",
+        code="0",
+        description="La Factura numero F001-1, ha sido aceptada",
+        notes=("4332 - El Código producto de SUNAT no es válido",),
+        recipient="6-20100066603",
+        received_at=received,
+    )
+    schema = etree.XMLSchema(etree.parse(str(AR_XSD)))
+    root = etree.fromstring(xml)
+    assert schema.validate(root), schema.error_log
+    verify(xml)
+    assert root.find(".//{http://www.w3.org/2000/09/xmldsig#}Signature").get("Id") == "SignSUNAT"
+    cdr = parse_cdr(xml)
+    assert (cdr.issue_date, cdr.response_time) == ("2025-01-10", "09:30:05")
+    assert cdr.notes == ("4332 - El Código producto de SUNAT no es válido",)
+    assert cdr.signed
