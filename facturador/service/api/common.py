@@ -1,0 +1,72 @@
+"""What every router shares: finding the tenant, authenticating the caller, reading JSON bodies."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import Request
+
+from facturador.service.context import Caller, ServiceContext, TenantInfo
+from facturador.service.domain.tenants import hash_token
+from facturador.service.errors import NOT_AUTHENTICATED, ServiceError
+
+TENANT_SCOPE_KEY = "facturador.tenant_slug"
+
+
+def context_of(request: Request) -> ServiceContext:
+    return request.app.state.context
+
+
+def current_tenant(request: Request) -> TenantInfo:
+    """The tenant of the request: from the ``/t/{slug}`` prefix, else from the Host header."""
+    context = context_of(request)
+    slug = request.scope.get(TENANT_SCOPE_KEY)
+    if slug is not None:
+        tenant = context.tenant_by_slug(slug)
+    else:
+        tenant = context.tenant_by_host(request.headers.get("host", ""))
+    if tenant is None:
+        raise ServiceError(404, "No se encontró la empresa para esta dirección.", "TENANT_NOT_FOUND")
+    return tenant
+
+
+def authenticated(request: Request) -> tuple[TenantInfo, Caller]:
+    """The tenant and the user whose token came in ``Authorization: Bearer``; 401 otherwise."""
+    tenant = current_tenant(request)
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip() if scheme.lower() == "bearer" else ""
+    if not token:
+        token = request.query_params.get("api_token", "")
+    caller = context_of(request).authenticate(tenant, hash_token(token)) if token else None
+    if caller is None:
+        raise ServiceError(401, NOT_AUTHENTICATED, "UNAUTHENTICATED")
+    return tenant, caller
+
+
+async def json_body(request: Request) -> Any:
+    """The parsed JSON body; 400 with a clear code when it is empty or not JSON."""
+    raw = await request.body()
+    if not raw.strip():
+        raise ServiceError(400, "El cuerpo de la petición está vacío.", "EMPTY_BODY")
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServiceError(
+            400, f"El cuerpo de la petición no es un JSON válido: {exc}", "INVALID_JSON"
+        ) from exc
+
+
+async def json_object(request: Request) -> dict[str, Any]:
+    body = await json_body(request)
+    if isinstance(body, list):
+        raise ServiceError(400, "Se envió una lista; el cuerpo debe ser un objeto JSON.", "BODY_IS_LIST")
+    if not isinstance(body, dict):
+        raise ServiceError(400, "El cuerpo de la petición debe ser un objeto JSON.", "BODY_NOT_OBJECT")
+    return body
+
+
+def base_url(request: Request) -> str:
+    """The tenant's base URL as the client reached it (host, and the ``/t/{slug}`` prefix if used)."""
+    return str(request.base_url).rstrip("/")

@@ -1,0 +1,261 @@
+"""``/api/documents``: issue, send, update status and list facturas, boletas and notes.
+
+Shapes follow reference §4 and §8.1–8.3 of the real services."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+
+from facturador.service.api.common import authenticated, base_url, json_object
+from facturador.service.domain import states
+from facturador.service.domain.documents import DocumentService, document_type_description
+from facturador.service.errors import ServiceError
+from facturador.service.store.models import Document
+from facturador.sunat.money import fmt2
+
+router = APIRouter(prefix="/api/documents", tags=["documents"])
+
+ISSUE_EXAMPLE = {
+    "serie_documento": "F001",
+    "numero_documento": "#",
+    "fecha_de_emision": "2026-11-22",
+    "hora_de_emision": "10:11:11",
+    "codigo_tipo_operacion": "0101",
+    "codigo_tipo_documento": "01",
+    "codigo_tipo_moneda": "PEN",
+    "datos_del_cliente_o_receptor": {
+        "codigo_tipo_documento_identidad": "6",
+        "numero_documento": "20601030013",
+        "apellidos_y_nombres_o_razon_social": "EMPRESA XYZ S.A.C.",
+        "codigo_pais": "PE",
+    },
+    "totales": {
+        "total_operaciones_gravadas": 100,
+        "total_igv": 18,
+        "total_impuestos": 18,
+        "total_valor": 100,
+        "total_venta": 118,
+    },
+    "items": [
+        {
+            "codigo_interno": "P0121",
+            "descripcion": "Inca Kola 250 ml",
+            "unidad_de_medida": "NIU",
+            "cantidad": 2,
+            "valor_unitario": 50,
+            "codigo_tipo_precio": "01",
+            "precio_unitario": 59,
+            "codigo_tipo_afectacion_igv": "10",
+            "total_base_igv": 100,
+            "porcentaje_igv": 18,
+            "total_igv": 18,
+            "total_impuestos": 18,
+            "total_valor_item": 100,
+            "total_item": 118,
+        }
+    ],
+}
+
+
+def _service(request: Request) -> DocumentService:
+    return request.app.state.documents
+
+
+def links(request: Request, row: Document, has_cdr: bool) -> dict[str, str]:
+    base = base_url(request)
+    return {
+        "xml": f"{base}/downloads/document/xml/{row.external_id}",
+        "pdf": f"{base}/downloads/document/pdf/{row.external_id}",
+        "cdr": f"{base}/downloads/document/cdr/{row.external_id}" if has_cdr else "",
+    }
+
+
+def authority_response(row: Document) -> dict[str, Any] | list[Any]:
+    """``response`` as real tenants give it: ``[]`` when the document was not sent."""
+    return row.response if row.response else []
+
+
+@router.post(
+    "",
+    summary="Issue a factura, boleta, credit note or debit note",
+    openapi_extra={
+        "requestBody": {
+            "content": {"application/json": {"schema": {"type": "object"}, "example": ISSUE_EXAMPLE}}
+        }
+    },
+)
+async def issue(request: Request) -> dict[str, Any]:
+    tenant, caller = authenticated(request)
+    body = await json_object(request)
+    issued = await run_in_threadpool(_service(request).issue, tenant, caller, body)
+    row = issued.document
+    return {
+        "success": True,
+        "data": {
+            "number": f"{row.series}-{row.number}",
+            "filename": row.filename,
+            "external_id": row.external_id,
+            "state_type_id": row.state_type_id,
+            "state_type_description": states.describe(row.state_type_id),
+            "number_to_letter": row.number_to_letter,
+            "hash": row.hash,
+            "qr": issued.qr_png_base64,
+            "id": row.id,
+        },
+        "links": links(request, row, has_cdr=issued.has_cdr),
+        "response": authority_response(row),
+    }
+
+
+def _example_body(example: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "requestBody": {"content": {"application/json": {"schema": {"type": "object"}, "example": example}}}
+    }
+
+
+@router.post(
+    "/send",
+    summary="Send to the authority a factura (or its note) issued without sending",
+    openapi_extra=_example_body({"external_id": "c6b0b013-c610-4a1e-bdf8-6ef4e708ded6"}),
+)
+async def send(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    row, has_cdr = await run_in_threadpool(_service(request).send, tenant, body.get("external_id"))
+    return {
+        "success": True,
+        "data": {
+            "number": f"{row.series}-{row.number}",
+            "filename": row.filename,
+            "external_id": row.external_id,
+            "state_type_id": row.state_type_id,
+            "state_type_description": states.describe(row.state_type_id),
+        },
+        "links": {"cdr": links(request, row, has_cdr)["cdr"]},
+        "response": authority_response(row),
+    }
+
+
+@router.post(
+    "/updatedocumentstatus",
+    summary="Set a document's state (accepts the real key externail_id)",
+    openapi_extra=_example_body(
+        {"externail_id": "c6b0b013-c610-4a1e-bdf8-6ef4e708ded6", "state_type_id": "05"}
+    ),
+)
+async def update_status(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    external_id = body.get("externail_id", body.get("external_id"))
+    row = await run_in_threadpool(
+        _service(request).update_status, tenant, external_id, body.get("state_type_id")
+    )
+    return {
+        "success": True,
+        "message": f"Se cambió el estado del documento {row.series}-{row.number} a "
+        f"{states.describe(row.state_type_id)}.",
+    }
+
+
+def _parse_day(value: str, name: str) -> dt.date:
+    try:
+        if len(value) != 10:
+            raise ValueError
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise ServiceError(
+            422, f"La fecha {name} debe tener el formato AAAA-MM-DD (se recibió {value!r}).", "INVALID_DATE"
+        ) from None
+
+
+@router.get("/lists", summary="The latest 50 documents")
+def latest(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    rows = _service(request).list_rows(tenant)
+    return {"data": [list_row(request, row) for row in rows]}
+
+
+@router.get("/lists/{start}/{end}", summary="Documents issued between two dates (Y-m-d, inclusive)")
+def between(request: Request, start: str, end: str) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    first, last = _parse_day(start, "inicial"), _parse_day(end, "final")
+    if first > last:
+        raise ServiceError(
+            422, "La fecha inicial no puede ser posterior a la fecha final.", "INVALID_DATE_RANGE"
+        )
+    rows = _service(request).list_rows(tenant, first, last)
+    base = base_url(request)
+    return {"data": [list_row(request, row, base) for row in rows]}
+
+
+def _money(value: Decimal | None) -> str:
+    return fmt2(value if value is not None else Decimal(0))
+
+
+def list_row(request: Request, row: dict[str, Any], base: str | None = None) -> dict[str, Any]:
+    """One row of the list endpoints with the keys of reference §8.3 that the model has."""
+    base = base if base is not None else base_url(request)
+    ext = row["external_id"]
+    affected = row["affected_document"]
+    return {
+        "id": row["id"],
+        "external_id": ext,
+        "group_id": row["group_id"],
+        "soap_type_id": "01",
+        "soap_type_description": "Demo",
+        "date_of_issue": row["date_of_issue"].isoformat(),
+        "time_of_issue": row["time_of_issue"].isoformat(),
+        "date_of_due": row["date_of_due"].isoformat() if row["date_of_due"] else None,
+        "number": f"{row['series']}-{row['number']}",
+        "series": row["series"],
+        "correlative": row["number"],
+        "filename": row["filename"],
+        "document_type_id": row["document_type_id"],
+        "document_type_description": document_type_description(row["document_type_id"]),
+        "operation_type_id": row["operation_type_id"],
+        "customer_name": row["customer_name"],
+        "customer_number": row["customer_number"],
+        "customer_identity_document_type_id": row["customer_identity_type"],
+        "customer_email": (row["customer"] or {}).get("email", ""),
+        "customer_telephone": (row["customer"] or {}).get("telephone", ""),
+        "currency_type_id": row["currency_type_id"],
+        "exchange_rate_sale": str(row["exchange_rate_sale"]),
+        "total_exportation": _money(row["total_exportation"]),
+        "total_free": _money(row["total_free"]),
+        "total_unaffected": _money(row["total_unaffected"]),
+        "total_exonerated": _money(row["total_exonerated"]),
+        "total_taxed": _money(row["total_taxed"]),
+        "total_igv": _money(row["total_igv"]),
+        "total_plastic_bag_taxes": _money(row["total_plastic_bag_taxes"]),
+        "total_taxes": _money(row["total_taxes"]),
+        "total_value": _money(row["total_value"]),
+        "total": _money(row["total"]),
+        "state_type_id": row["state_type_id"],
+        "state_type_description": states.describe(row["state_type_id"]),
+        "has_xml": bool(row["has_xml"]),
+        "has_pdf": True,  # rendered on demand
+        "has_cdr": bool(row["has_cdr"]),
+        "download_xml": f"{base}/downloads/document/xml/{ext}",
+        "download_pdf": f"{base}/downloads/document/pdf/{ext}",
+        "download_cdr": f"{base}/downloads/document/cdr/{ext}" if row["has_cdr"] else "",
+        "response": row["response"],
+        "regularize_shipping": bool(row["regularize_shipping"]),
+        "message_regularize_shipping": (
+            f"Por regularizar: {row['response']['code']} - {row['response']['description']}"
+            if row["regularize_shipping"] and row["response"]
+            else None
+        ),
+        "affected_document": (
+            {"number": f"{affected['series']}-{affected['number']}", **affected} if affected else None
+        ),
+        "note_type_id": row["note_type_id"],
+        "purchase_order": row["purchase_order"],
+        "hash": row["hash"],
+        "created_at": row["created_at"].strftime("%Y-%m-%d %H:%M:%S") if row["created_at"] else None,
+        "updated_at": row["updated_at"].strftime("%Y-%m-%d %H:%M:%S") if row["updated_at"] else None,
+    }

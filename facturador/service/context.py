@@ -1,0 +1,211 @@
+"""What a running service holds: database, data directory, per-tenant caches and the authority gateway."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from facturador.service.authority.gateway import AuthorityGateway
+from facturador.service.authority.simulator import SunatSimulator
+from facturador.service.config import Settings
+from facturador.service.domain.model import Issuer
+from facturador.service.domain.tenants import load_identity, tenant_settings
+from facturador.service.store.db import make_engine, make_sessionmaker, upgrade
+from facturador.service.store.models import Establishment, Series, Tenant, User
+from facturador.service.store.registry import SqlRegistry
+from facturador.service.ubl.signing import SigningIdentity, generate_identity
+
+PERU = dt.timezone(dt.timedelta(hours=-5), "America/Lima")  # Peru has no daylight saving time
+SUNAT_RUC = "20131312955"
+CACHE_SECONDS = 5.0
+
+
+def peru_now() -> dt.datetime:
+    return dt.datetime.now(PERU)
+
+
+def peru_today() -> dt.date:
+    return peru_now().date()
+
+
+@dataclass(frozen=True)
+class TenantInfo:
+    """An immutable snapshot of a tenant, cached per process."""
+
+    id: int
+    slug: str
+    ruc: str
+    name: str
+    host: str | None
+    settings: dict[str, Any]
+    issuer: Issuer
+    establishment_id: int
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated user of a request."""
+
+    user_id: int
+    establishment_id: int
+
+
+@dataclass
+class _Cached:
+    value: Any
+    at: float = field(default_factory=time.monotonic)
+
+
+class ServiceContext:
+    """Shared state of one service process; everything tenant-specific is looked up by tenant."""
+
+    def __init__(
+        self, settings: Settings, *, today: Callable[[], dt.date] = peru_today, migrate: bool = True
+    ):
+        self.settings = settings
+        self.engine = make_engine(settings.database_url)
+        if migrate:
+            upgrade(self.engine)
+        self.sessions = make_sessionmaker(self.engine)
+        self.today = today
+        self._lock = threading.Lock()
+        self._tenants: dict[str, _Cached] = {}
+        self._hosts: dict[str, _Cached] = {}
+        self._tokens: dict[tuple[int, str], _Cached] = {}
+        self._identities: dict[int, SigningIdentity] = {}
+        self._series: dict[tuple[int, str, str], int] = {}
+        self._authority_identity: SigningIdentity | None = None
+
+    def session(self) -> Session:
+        return self.sessions()
+
+    # -- tenants -----------------------------------------------------------------------------------
+
+    def tenant_by_slug(self, slug: str) -> TenantInfo | None:
+        return self._cached(self._tenants, slug, lambda s: self._load_tenant(s, Tenant.slug == slug))
+
+    def tenant_by_host(self, host: str) -> TenantInfo | None:
+        host = host.split(":")[0].lower()
+        return self._cached(self._hosts, host, lambda s: self._load_tenant(s, Tenant.host == host))
+
+    def _cached(self, cache: dict, key: Any, load: Callable[[Session], Any]) -> Any:
+        entry = cache.get(key)
+        if entry is not None and time.monotonic() - entry.at < CACHE_SECONDS:
+            return entry.value
+        with self.session() as session:
+            value = load(session)
+        cache[key] = _Cached(value)
+        return value
+
+    def _load_tenant(self, session: Session, condition: Any) -> TenantInfo | None:
+        tenant = session.scalar(select(Tenant).where(condition))
+        if tenant is None:
+            return None
+        establishment = session.scalar(
+            select(Establishment).where(Establishment.tenant_id == tenant.id).order_by(Establishment.id)
+        )
+        assert establishment is not None
+        issuer = Issuer(
+            ruc=tenant.ruc,
+            name=tenant.name,
+            trade_name=tenant.trade_name,
+            address=establishment.address or tenant.address,
+            ubigeo=establishment.ubigeo or tenant.ubigeo,
+            establishment_code=establishment.code,
+        )
+        return TenantInfo(
+            id=tenant.id,
+            slug=tenant.slug,
+            ruc=tenant.ruc,
+            name=tenant.name,
+            host=tenant.host,
+            settings=tenant_settings(tenant),
+            issuer=issuer,
+            establishment_id=establishment.id,
+        )
+
+    def series_id(self, tenant: TenantInfo, doc_type: str, series: str) -> int | None:
+        """The id of a registered series (positive answers are cached; new series are found at once)."""
+        key = (tenant.id, doc_type, series)
+        cached = self._series.get(key)
+        if cached is not None:
+            return cached
+        with self.session() as session:
+            series_id = session.scalar(
+                select(Series.id).where(
+                    Series.tenant_id == tenant.id,
+                    Series.document_type_id == doc_type,
+                    Series.number == series,
+                )
+            )
+        if series_id is not None:
+            self._series[key] = series_id
+        return series_id
+
+    def authenticate(self, tenant: TenantInfo, token_hash: str) -> Caller | None:
+        """The user owning ``token_hash`` in this tenant, or None (tokens never open another tenant)."""
+
+        def load(session: Session) -> Caller | None:
+            user = session.scalar(
+                select(User).where(User.tenant_id == tenant.id, User.token_hash == token_hash)
+            )
+            return Caller(user.id, user.establishment_id) if user else None
+
+        return self._cached(self._tokens, (tenant.id, token_hash), load)
+
+    # -- signing and the authority -----------------------------------------------------------------
+
+    def identity(self, tenant: TenantInfo) -> SigningIdentity:
+        identity = self._identities.get(tenant.id)
+        if identity is None:
+            with self.session() as session:
+                row = session.get(Tenant, tenant.id)
+                assert row is not None
+                identity = load_identity(self.settings, row)
+            self._identities[tenant.id] = identity
+        return identity
+
+    def authority_identity(self) -> SigningIdentity:
+        """The simulated SUNAT's own certificate (signs CDRs), created once in the data directory."""
+        if self._authority_identity is None:
+            with self._lock:
+                directory = self.settings.authority_dir / "identity"
+                if not directory.exists():
+                    _create_identity_dir(directory, SUNAT_RUC, "SUNAT")
+                self._authority_identity = SigningIdentity.from_pem(
+                    (directory / "key.pem").read_bytes(), (directory / "certificate.pem").read_bytes()
+                )
+        return self._authority_identity
+
+    def gateway(self, tenant: TenantInfo) -> AuthorityGateway:
+        """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings."""
+        return SunatSimulator(
+            self.authority_identity(),
+            SqlRegistry(self.sessions),
+            mode=tenant.settings.get("authority_mode", "test"),
+            today=self.today,
+            outage=bool(tenant.settings.get("authority_outage", False)),
+        )
+
+
+def _create_identity_dir(directory: Path, ruc: str, name: str) -> None:
+    """Write a key and certificate into ``directory`` atomically, so concurrent workers agree on one."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=directory.parent))
+    key_pem, cert_pem = generate_identity(ruc, name)
+    (staging / "key.pem").write_bytes(key_pem)
+    (staging / "certificate.pem").write_bytes(cert_pem)
+    try:
+        staging.rename(directory)
+    except OSError:  # another process won the race: use its identity
+        shutil.rmtree(staging, ignore_errors=True)

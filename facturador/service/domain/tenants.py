@@ -1,0 +1,227 @@
+"""Companies (tenants), their series, API tokens and signing certificates."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from facturador.service.config import Settings
+from facturador.service.store.models import Establishment, Series, Tenant, User
+from facturador.service.ubl.signing import SigningIdentity, generate_identity
+from facturador.sunat.catalogs import DOCUMENT_TYPES
+from facturador.sunat.identity import is_valid_ruc
+from facturador.sunat.series import is_contingency_series, is_valid_series
+from facturador.sunat.ubigeo import is_valid_ubigeo
+
+#: The series every new company starts with: facturas, boletas and their notes.
+DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
+    ("01", "F001"),
+    ("03", "B001"),
+    ("07", "FC01"),
+    ("07", "BC01"),
+    ("08", "FD01"),
+    ("08", "BD01"),
+)
+
+#: Tenant settings and their defaults (the real service's defaults where it has one).
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "restrict_receipt_date": True,  # refuse issue dates too far from today
+    "shipping_time_days": 4,  # |issue date - today| must stay below this many days
+    "send_auto": True,  # send facturas and their notes to the authority when issued
+    "authority_mode": "test",  # "test": like SUNAT's beta; "strict": production-like registry checks
+    "authority_outage": False,  # simulate the authority being unreachable (answers exception 0109)
+}
+
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+KEY_FILE = "signing-key.pem"
+CERT_FILE = "certificate.pem"
+
+
+class TenantError(ValueError):
+    """A tenant, series or token operation got bad input."""
+
+
+@dataclass(frozen=True)
+class CreatedTenant:
+    tenant: Tenant
+    token: str
+
+
+def hash_token(token: str) -> str:
+    """The stored form of an API token (tokens themselves are never stored)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A 60-character random API token, like the real service's."""
+    return secrets.token_urlsafe(45)[:60]
+
+
+def parse_setting(key: str, raw: str) -> Any:
+    """Convert a ``key=value`` text from the command line to the setting's type."""
+    if key not in DEFAULT_SETTINGS:
+        raise TenantError(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+    default = DEFAULT_SETTINGS[key]
+    if isinstance(default, bool):
+        if raw.lower() not in {"true", "false", "1", "0", "yes", "no"}:
+            raise TenantError(f"setting {key} takes true or false")
+        return raw.lower() in {"true", "1", "yes"}
+    if isinstance(default, int):
+        if not raw.isdigit():
+            raise TenantError(f"setting {key} takes a whole number")
+        return int(raw)
+    if key == "authority_mode" and raw not in {"test", "strict"}:
+        raise TenantError("authority_mode is test or strict")
+    return raw
+
+
+def tenant_settings(tenant: Tenant) -> dict[str, Any]:
+    """The tenant's settings with defaults filled in."""
+    return {**DEFAULT_SETTINGS, **(tenant.settings or {})}
+
+
+def create_tenant(
+    session: Session,
+    settings: Settings,
+    slug: str,
+    *,
+    ruc: str,
+    name: str,
+    address: str = "",
+    ubigeo: str = "",
+    trade_name: str = "",
+    host: str | None = None,
+    token: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> CreatedTenant:
+    """Create a company with its main establishment, a user with a token, a certificate and default series."""
+    if not SLUG_RE.match(slug):
+        raise TenantError("the slug must be lowercase letters, digits and dashes (at most 63 characters)")
+    if not is_valid_ruc(ruc):
+        raise TenantError(f"RUC {ruc} is not valid: 11 digits with a correct check digit are required")
+    if not name.strip():
+        raise TenantError("the company name is required")
+    if ubigeo and not is_valid_ubigeo(ubigeo):
+        raise TenantError(f"ubigeo {ubigeo} is not a known district code")
+    if token is not None and len(token) < 20:
+        raise TenantError("a token must have at least 20 characters")
+    if session.scalar(select(Tenant.id).where(Tenant.slug == slug)) is not None:
+        raise TenantError(f"a tenant named {slug!r} already exists")
+    token = token or new_token()
+    tenant = Tenant(
+        slug=slug,
+        ruc=ruc,
+        name=name.strip(),
+        trade_name=trade_name,
+        address=address,
+        ubigeo=ubigeo,
+        host=host.lower() if host else None,
+        settings={**DEFAULT_SETTINGS, **(overrides or {})},
+    )
+    session.add(tenant)
+    session.flush()
+    establishment = Establishment(
+        tenant_id=tenant.id, code="0000", description="Oficina principal", address=address, ubigeo=ubigeo
+    )
+    session.add(establishment)
+    session.flush()
+    session.add(
+        User(
+            tenant_id=tenant.id,
+            establishment_id=establishment.id,
+            name="Administrador",
+            email=f"admin@{slug}.local",
+            token_hash=hash_token(token),
+        )
+    )
+    for doc_type, series in DEFAULT_SERIES:
+        session.add(
+            Series(
+                tenant_id=tenant.id,
+                establishment_id=establishment.id,
+                document_type_id=doc_type,
+                number=series,
+            )
+        )
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise TenantError("that token or host is already used by another tenant") from exc
+    _write_identity(settings, slug, ruc, name)
+    return CreatedTenant(tenant=tenant, token=token)
+
+
+def _write_identity(settings: Settings, slug: str, ruc: str, name: str) -> None:
+    directory = settings.tenant_dir(slug)
+    directory.mkdir(parents=True, exist_ok=True)
+    key_path, cert_path = directory / KEY_FILE, directory / CERT_FILE
+    if key_path.exists() and cert_path.exists():
+        return
+    key_pem, cert_pem = generate_identity(ruc, name)
+    key_path.write_bytes(key_pem)
+    key_path.chmod(0o600)
+    cert_path.write_bytes(cert_pem)
+
+
+def load_identity(settings: Settings, tenant: Tenant) -> SigningIdentity:
+    """The tenant's signing key and certificate from the data directory (created if missing)."""
+    directory = settings.tenant_dir(tenant.slug)
+    if not (directory / KEY_FILE).exists():
+        _write_identity(settings, tenant.slug, tenant.ruc, tenant.name)
+    return SigningIdentity.from_pem((directory / KEY_FILE).read_bytes(), (directory / CERT_FILE).read_bytes())
+
+
+def get_tenant(session: Session, slug: str) -> Tenant:
+    tenant = session.scalar(select(Tenant).where(Tenant.slug == slug))
+    if tenant is None:
+        raise TenantError(f"no tenant named {slug!r}")
+    return tenant
+
+
+def add_series(
+    session: Session, slug: str, doc_type: str, series: str, *, contingency: bool = False
+) -> Series:
+    """Register a series for a document type; numeric series (0001...) must be contingency series."""
+    tenant = get_tenant(session, slug)
+    series = series.upper()
+    if doc_type not in DOCUMENT_TYPES:
+        raise TenantError(f"document type {doc_type} is not in catalog 01")
+    if not is_valid_series(doc_type, series):
+        raise TenantError(f"series {series} does not fit document type {doc_type}")
+    if is_contingency_series(series) != contingency:
+        raise TenantError(
+            "numeric series (0001..9999) are contingency series: use --contingency with them only"
+        )
+    exists = session.scalar(
+        select(Series.id).where(
+            Series.tenant_id == tenant.id, Series.document_type_id == doc_type, Series.number == series
+        )
+    )
+    if exists is not None:
+        raise TenantError(f"series {series} is already registered for document type {doc_type}")
+    establishment = session.scalar(select(Establishment).where(Establishment.tenant_id == tenant.id))
+    assert establishment is not None
+    row = Series(
+        tenant_id=tenant.id,
+        establishment_id=establishment.id,
+        document_type_id=doc_type,
+        number=series,
+        contingency=contingency,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def update_settings(session: Session, slug: str, changes: dict[str, Any]) -> dict[str, Any]:
+    tenant = get_tenant(session, slug)
+    tenant.settings = {**tenant_settings(tenant), **changes}
+    session.flush()
+    return tenant.settings

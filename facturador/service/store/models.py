@@ -1,0 +1,198 @@
+"""Database tables of the service. Every business table carries ``tenant_id``: queries are always scoped."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    Numeric,
+    String,
+    Text,
+    Time,
+    UniqueConstraint,
+    func,
+    insert,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+Money = Numeric(14, 2, asdecimal=True)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, Decimal: Money}
+
+
+class Tenant(Base):
+    """A company: its RUC, name, fiscal address, host and settings."""
+
+    __tablename__ = "tenants"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    ruc: Mapped[str] = mapped_column(String(11))
+    name: Mapped[str] = mapped_column(String(500))
+    trade_name: Mapped[str] = mapped_column(String(500), default="")
+    address: Mapped[str] = mapped_column(String(500), default="")
+    ubigeo: Mapped[str] = mapped_column(String(6), default="")
+    host: Mapped[str | None] = mapped_column(String(255), unique=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    establishments: Mapped[list[Establishment]] = relationship(back_populates="tenant")
+
+
+class Establishment(Base):
+    """A registered establishment (``domicilio fiscal`` is code 0000)."""
+
+    __tablename__ = "establishments"
+    __table_args__ = (UniqueConstraint("tenant_id", "code"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    code: Mapped[str] = mapped_column(String(4), default="0000")
+    description: Mapped[str] = mapped_column(String(255), default="Oficina principal")
+    address: Mapped[str] = mapped_column(String(500), default="")
+    ubigeo: Mapped[str] = mapped_column(String(6), default="")
+
+    tenant: Mapped[Tenant] = relationship(back_populates="establishments")
+
+
+class User(Base):
+    """An API user of a tenant; only the SHA-256 of its token is stored."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    name: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str] = mapped_column(String(255), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Series(Base):
+    """A numbering series for a document type; ``last_number`` is the correlative counter."""
+
+    __tablename__ = "series"
+    __table_args__ = (UniqueConstraint("tenant_id", "document_type_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    document_type_id: Mapped[str] = mapped_column(String(2))
+    number: Mapped[str] = mapped_column(String(4))
+    contingency: Mapped[bool] = mapped_column(Boolean, default=False)
+    last_number: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Document(Base):
+    """An issued factura, boleta or note with its totals, state and the authority's answer."""
+
+    __tablename__ = "documents"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "document_type_id", "series", "number", name="uq_document_number"),
+        Index("ix_documents_tenant_date", "tenant_id", "date_of_issue"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    group_id: Mapped[str] = mapped_column(String(2))
+    document_type_id: Mapped[str] = mapped_column(String(2))
+    series: Mapped[str] = mapped_column(String(4))
+    number: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    date_of_due: Mapped[dt.date | None] = mapped_column(Date)
+    operation_type_id: Mapped[str | None] = mapped_column(String(4))
+    currency_type_id: Mapped[str] = mapped_column(String(3))
+    exchange_rate_sale: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(1))
+    purchase_order: Mapped[str] = mapped_column(String(100), default="")
+    customer_identity_type: Mapped[str] = mapped_column(String(2))
+    customer_number: Mapped[str] = mapped_column(String(20))
+    customer_name: Mapped[str] = mapped_column(String(1500))
+    customer: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    total_exportation: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_unaffected: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_exonerated: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxed: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_plastic_bag_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_value: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    state_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    hash: Mapped[str] = mapped_column(String(100), default="")
+    qr_text: Mapped[str] = mapped_column(Text, default="")
+    number_to_letter: Mapped[str] = mapped_column(String(500), default="")
+    format_pdf: Mapped[str] = mapped_column(String(16), default="a4")
+    send_xml_signed: Mapped[bool] = mapped_column(Boolean, default=True)
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    regularize_shipping: Mapped[bool] = mapped_column(Boolean, default=False)
+    note_type_id: Mapped[str | None] = mapped_column(String(2))
+    note_description: Mapped[str | None] = mapped_column(String(500))
+    affected_document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id"))
+    affected_document: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class Artifact(Base):
+    """A stored file of a document: signed XML, CDR zip, rendered PDFs."""
+
+    __tablename__ = "artifacts"
+    __table_args__ = (UniqueConstraint("document_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))  # xml | cdr | pdf-a4 | pdf-ticket | ...
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class AuthorityRecord(Base):
+    """The simulated tax authority's memory of the documents it received (its own registry)."""
+
+    __tablename__ = "authority_records"
+
+    issuer_ruc: Mapped[str] = mapped_column(String(11), primary_key=True)
+    document_type_id: Mapped[str] = mapped_column(String(2), primary_key=True)
+    series: Mapped[str] = mapped_column(String(4), primary_key=True)
+    number: Mapped[str] = mapped_column(String(8), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    digest: Mapped[str] = mapped_column(String(100), default="")
+    code: Mapped[str] = mapped_column(String(8), default="")
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+def store_document(session: Any, document: Document) -> int:
+    """Insert a document with one Core statement (faster than an ORM flush) and return its id."""
+    values = {
+        column.key: value
+        for column in Document.__table__.columns
+        if (value := getattr(document, column.key)) is not None  # omitted: the column default applies
+    }
+    statement = insert(Document.__table__).values(values).returning(Document.__table__.c.id)
+    return session.connection().execute(statement).scalar_one()
