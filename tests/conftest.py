@@ -1,0 +1,182 @@
+"""Shared fixtures: a real service on a loopback port, with tenants, reached over HTTP.
+
+The database is SQLite in a temporary data directory, or PostgreSQL when FACTURADOR_TEST_DATABASE_URL
+points at a server (a fresh database is created per test session and dropped afterwards).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from facturador.service.app import create_app
+from facturador.service.config import Settings
+from facturador.service.context import ServiceContext, peru_today
+from facturador.service.domain.tenants import add_series, create_tenant, update_settings
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+EXAMPLES = SHARED / "examples"
+XSD_21 = SHARED / "xsd" / "2.1"
+
+ACME = "acme"
+ACME_RUC = "20100066603"
+ACME_TOKEN = "acme-token-0123456789-abcdefghijklmnop"
+OTHER = "other"
+OTHER_RUC = "20601030013"
+OTHER_TOKEN = "other-token-0123456789-abcdefghijklmno"
+STRICT = "strict"
+STRICT_RUC = "20131312955"
+STRICT_TOKEN = "strict-token-0123456789-abcdefghijklmn"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _fresh_postgres(url: str) -> tuple[str, Any]:
+    """Create a throw-away database on the server of ``url``; return its URL and a drop callback."""
+    parsed = make_url(url)
+    name = f"facturador_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(parsed, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return parsed.set(database=name).render_as_string(hide_password=False), drop
+
+
+@dataclass
+class LiveService:
+    """A running service: its context (for set-up only) and how to reach each tenant over HTTP."""
+
+    context: ServiceContext
+    settings: Settings
+    root: str
+
+    def base_url(self, slug: str) -> str:
+        return f"{self.root}/t/{slug}"
+
+    def client(self, slug: str = ACME, token: str | None = ACME_TOKEN) -> httpx.Client:
+        headers = {"Accept": "application/json"}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        return httpx.Client(base_url=self.base_url(slug), headers=headers, timeout=60)
+
+    def set_tenant(self, slug: str, **changes: Any) -> None:
+        with self.context.session() as session, session.begin():
+            update_settings(session, slug, changes)
+        self.context._tenants.clear()
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    data_dir = tmp_path_factory.mktemp("data")
+    drop = None
+    database_url = None
+    if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):
+        database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
+    settings = Settings.resolve(data_dir, database_url)
+    context = ServiceContext(settings)
+    with context.session() as session, session.begin():
+        create_tenant(
+            session,
+            settings,
+            ACME,
+            ruc=ACME_RUC,
+            name="ACME PERU S.A.C.",
+            trade_name="Acme",
+            address="Av. Arequipa 123, Lima",
+            ubigeo="150101",
+            token=ACME_TOKEN,
+        )
+        create_tenant(
+            session,
+            settings,
+            OTHER,
+            ruc=OTHER_RUC,
+            name="OTRA EMPRESA S.A.",
+            token=OTHER_TOKEN,
+            host="otra.localhost",
+        )
+        create_tenant(
+            session,
+            settings,
+            STRICT,
+            ruc=STRICT_RUC,
+            name="EMPRESA ESTRICTA S.A.",
+            token=STRICT_TOKEN,
+            overrides={"authority_mode": "strict"},
+        )
+        add_series(session, ACME, "01", "0001", contingency=True)
+        add_series(session, ACME, "03", "0004", contingency=True)
+        add_series(session, ACME, "01", "F002")
+        add_series(session, ACME, "01", "F900")
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(context), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the service did not start")
+        time.sleep(0.05)
+    yield LiveService(context=context, settings=settings, root=f"http://127.0.0.1:{port}")
+    server.should_exit = True
+    thread.join(timeout=10)
+    context.engine.dispose()
+    if drop is not None:
+        drop()
+
+
+@pytest.fixture
+def acme(live: LiveService) -> Iterator[httpx.Client]:
+    with live.client(ACME, ACME_TOKEN) as client:
+        yield client
+
+
+@pytest.fixture
+def other(live: LiveService) -> Iterator[httpx.Client]:
+    with live.client(OTHER, OTHER_TOKEN) as client:
+        yield client
+
+
+def example(name: str, *, today: bool = True) -> dict[str, Any]:
+    """A real public sample body from shared/examples, with its dates set to today."""
+    body = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    if today:
+        day = peru_today().isoformat()
+        for key in ("fecha_de_emision", "fecha_de_vencimiento"):
+            if key in body:
+                body[key] = day
+    return body
+
+
+def invoice_body(**overrides: Any) -> dict[str, Any]:
+    """A valid taxed factura (2 x 50.00 + IGV = 118.00) dated today."""
+    body = example("documents_taxed_invoice.json")
+    body = copy.deepcopy(body)
+    body.update(overrides)
+    return body
