@@ -1,0 +1,266 @@
+"""Issuing throughput and latency over HTTP, beside the in-process cost of the same work.
+
+Starts ``facturador serve`` with W worker processes on a throw-away data directory (SQLite by default,
+or --database), issues N facturas with C concurrent clients (each sent to the simulated SUNAT, so every
+document costs: HTTP, validation, numbering, XML, signature, storage, zip, CDR with its own signature),
+and prints documents/s and p50/p99 latency next to:
+
+- build+sign: the in-process time to check the same body, build the UBL XML and sign it;
+- RSA: one bare RSA-2048 PKCS#1 v1.5 signature;
+
+so the ratios show where time goes. Run:  python benchmarks/issue.py --documents 2000 --clients 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime as dt
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding
+
+from facturador.service.config import Settings
+from facturador.service.context import ServiceContext, peru_today
+from facturador.service.domain.document_input import parse_document
+from facturador.service.domain.model import Issuer, SalesDocument
+from facturador.service.domain.tenants import create_tenant
+from facturador.service.ubl.invoice import build_and_sign
+from facturador.service.ubl.signing import SigningIdentity, generate_identity
+
+TOKEN = "bench-token-0123456789-abcdefghijklmnop"
+RUC = "20100066603"
+
+
+def invoice(lines: int = 3) -> dict:
+    """A taxed factura with ``lines`` lines of 2 x 50.00 (+ IGV)."""
+    item = {
+        "codigo_interno": "P0121",
+        "descripcion": "Inca Kola 250 ml",
+        "unidad_de_medida": "NIU",
+        "cantidad": 2,
+        "valor_unitario": 50,
+        "codigo_tipo_precio": "01",
+        "precio_unitario": 59,
+        "codigo_tipo_afectacion_igv": "10",
+        "total_base_igv": 100,
+        "porcentaje_igv": 18,
+        "total_igv": 18,
+        "total_impuestos": 18,
+        "total_valor_item": 100,
+        "total_item": 118,
+    }
+    today = peru_today().isoformat()
+    return {
+        "serie_documento": "F001",
+        "numero_documento": "#",
+        "fecha_de_emision": today,
+        "hora_de_emision": "10:11:11",
+        "codigo_tipo_operacion": "0101",
+        "codigo_tipo_documento": "01",
+        "codigo_tipo_moneda": "PEN",
+        "fecha_de_vencimiento": today,
+        "datos_del_cliente_o_receptor": {
+            "codigo_tipo_documento_identidad": "6",
+            "numero_documento": "20601030013",
+            "apellidos_y_nombres_o_razon_social": "EMPRESA XYZ S.A.C.",
+            "codigo_pais": "PE",
+            "ubigeo": "150101",
+            "direccion": "Av. 2 de Mayo 123",
+        },
+        "totales": {
+            "total_operaciones_gravadas": 100 * lines,
+            "total_igv": 18 * lines,
+            "total_impuestos": 18 * lines,
+            "total_valor": 100 * lines,
+            "total_venta": 118 * lines,
+        },
+        "items": [copy.deepcopy(item) for _ in range(lines)],
+    }
+
+
+def in_process(body: dict, rounds: int) -> tuple[float, float]:
+    """Mean seconds for check + build + sign of ``body``, and for one bare RSA-2048 signature."""
+    key_pem, cert_pem = generate_identity(RUC, "BENCH")
+    identity = SigningIdentity.from_pem(key_pem, cert_pem)
+    issuer = Issuer(ruc=RUC, name="BENCH S.A.C.", address="Av. Lima 1", ubigeo="150101")
+    today = peru_today()
+
+    def once(number: int) -> None:
+        request = parse_document(body, today=today)
+        document = SalesDocument(
+            issuer=issuer,
+            doc_type=request.doc_type,
+            series=request.series,
+            number=number,
+            issue_date=request.issue_date,
+            issue_time=request.issue_time,
+            currency=request.currency,
+            customer=request.customer,
+            lines=request.lines,
+            totals=request.totals,
+            operation_type=request.operation_type,
+            due_date=request.due_date,
+        )
+        build_and_sign(replace(document), identity)
+
+    for i in range(20):
+        once(i + 1)
+    start = time.perf_counter()
+    for i in range(rounds):
+        once(i + 1)
+    build_sign = (time.perf_counter() - start) / rounds
+    data = b"x" * 2000
+    for _ in range(20):
+        identity.key.sign(data, padding.PKCS1v15(), hashes.SHA1())  # noqa: S303 - SUNAT's algorithm
+    start = time.perf_counter()
+    for _ in range(rounds):
+        identity.key.sign(data, padding.PKCS1v15(), hashes.SHA1())  # noqa: S303
+    rsa = (time.perf_counter() - start) / rounds
+    return build_sign, rsa
+
+
+def start_server(settings: Settings, workers: int) -> tuple[subprocess.Popen, str]:
+    with socket_port() as port:
+        pass
+    env = {**os.environ, **settings.export()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "facturador.cli", "serve", "--port", str(port), "--workers", str(workers)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    root = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{root}/health", timeout=1)
+            return process, root
+        except httpx.TransportError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError((process.stderr.read() if process.stderr else b"").decode()) from None
+            time.sleep(0.2)
+
+
+class socket_port:
+    """A free loopback port (closed again before the server binds it)."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+def run_load(base: str, body: dict, documents: int, clients: int) -> tuple[float, list[float]]:
+    """Issue ``documents`` with ``clients`` threads; return wall seconds and per-request latencies."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    counter = iter(range(documents))
+
+    def worker(_: int) -> None:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+            mine = []
+            while True:
+                with lock:
+                    if next(counter, None) is None:
+                        break
+                start = time.perf_counter()
+                response = client.post("/api/documents", json=body)
+                mine.append(time.perf_counter() - start)
+                if response.status_code != 200 or response.json()["data"]["state_type_id"] != "05":
+                    raise RuntimeError(response.text)
+            with lock:
+                latencies.extend(mine)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(worker, range(clients)))
+    return time.perf_counter() - start, latencies
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--documents", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes")
+    parser.add_argument("--lines", type=int, default=3, help="lines per factura")
+    parser.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite in a temp dir)")
+    args = parser.parse_args()
+
+    body = invoice(args.lines)
+    build_sign, rsa = in_process(body, 300)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings.resolve(Path(tmp), args.database)
+        context = ServiceContext(settings)
+        with context.session() as session, session.begin():
+            create_tenant(
+                session,
+                settings,
+                "bench",
+                ruc=RUC,
+                name="BENCH S.A.C.",
+                token=TOKEN,
+                address="Av. Lima 1",
+                ubigeo="150101",
+            )
+        context.engine.dispose()
+        process, root = start_server(settings, args.workers)
+        try:
+            base = f"{root}/t/bench"
+            run_load(base, body, 50, 2)  # warm-up: imports, schema caches, connections
+            single_wall, single = run_load(base, body, min(200, args.documents), 1)
+            wall, latencies = run_load(base, body, args.documents, args.clients)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+    throughput = len(latencies) / wall
+    p50_1 = statistics.median(single)
+    print(
+        f"date {dt.datetime.now():%Y-%m-%d %H:%M}  cpus {os.cpu_count()}  database "
+        f"{'sqlite' if not args.database else args.database.split('://')[0]}  workers {args.workers}  "
+        f"lines/doc {args.lines}"
+    )
+    print(f"in-process  check+build+sign : {build_sign * 1000:7.2f} ms/doc")
+    print(f"in-process  bare RSA-2048 sig: {rsa * 1000:7.2f} ms")
+    print(
+        f"HTTP 1 client   : {len(single) / single_wall:7.1f} docs/s  p50 {p50_1 * 1000:6.2f} ms  "
+        f"p99 {percentile(single, 0.99) * 1000:6.2f} ms"
+    )
+    print(
+        f"HTTP {args.clients} clients  : {throughput:7.1f} docs/s  "
+        f"p50 {statistics.median(latencies) * 1000:6.2f} ms  "
+        f"p99 {percentile(latencies, 0.99) * 1000:6.2f} ms   ({len(latencies)} documents)"
+    )
+    print(f"ratio  1-client latency / in-process build+sign : {p50_1 / build_sign:5.2f}x  (target <= 4x)")
+    print(f"ratio  build+sign / bare RSA signature          : {build_sign / rsa:5.2f}x")
+    print(f"target 150 docs/s end to end: {'met' if throughput >= 150 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

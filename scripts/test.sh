@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Run the whole test suite on a fresh machine or a used one.
+#  - creates ./.venv (or $FACTURADOR_VENV) and installs the project with every extra;
+#  - runs pytest on SQLite;
+#  - runs it again on PostgreSQL when a server answers at $FACTURADOR_TEST_POSTGRES_URL
+#    (default postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres); set
+#    FACTURADOR_REQUIRE_POSTGRES=1 to fail instead of skipping when none answers (CI does).
+# Extra arguments go to pytest, e.g. scripts/test.sh -k numbering
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${FACTURADOR_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "== creating $VENV"
+  python3 -m venv "$VENV"
+fi
+echo "== installing facturador-kit[all] into $VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+"$VENV/bin/python" -m pip install -q -e '.[all]'
+
+echo "== tests on SQLite"
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
+
+PG_URL=${FACTURADOR_TEST_POSTGRES_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}
+if "$VENV/bin/python" - "$PG_URL" <<'PY'
+import sys
+from sqlalchemy import create_engine, text
+try:
+    with create_engine(sys.argv[1]).connect() as c:
+        c.execute(text("select 1"))
+except Exception as exc:
+    print(f"PostgreSQL does not answer at {sys.argv[1]}: {exc}", file=sys.stderr)
+    sys.exit(1)
+PY
+then
+  echo "== tests on PostgreSQL"
+  FACTURADOR_TEST_DATABASE_URL="$PG_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider -m "not sqlite_only" "$@"
+elif [ "${FACTURADOR_REQUIRE_POSTGRES:-0}" = "1" ]; then
+  echo "PostgreSQL is required (FACTURADOR_REQUIRE_POSTGRES=1) but does not answer" >&2
+  exit 1
+else
+  echo "== PostgreSQL not available: skipped the PostgreSQL run"
+fi
