@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
+import os
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from facturador.service.authority.gateway import AuthorityGateway
@@ -20,7 +24,7 @@ from facturador.service.authority.simulator import SunatSimulator
 from facturador.service.config import Settings
 from facturador.service.domain.model import Issuer
 from facturador.service.domain.tenants import load_identity, tenant_settings
-from facturador.service.store.db import make_engine, make_sessionmaker, upgrade
+from facturador.service.store.db import is_sqlite, make_engine, make_sessionmaker, upgrade
 from facturador.service.store.models import Establishment, Series, Tenant, User
 from facturador.service.store.registry import SqlRegistry
 from facturador.service.ubl.signing import SigningIdentity, generate_identity
@@ -79,6 +83,9 @@ class ServiceContext:
         self.sessions = make_sessionmaker(self.engine)
         self.today = today
         self._lock = threading.Lock()
+        self._write_lock: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        if is_sqlite(self.engine):
+            self._write_lock = WriterQueue(settings.data_dir / "sqlite-writer.lock")
         self._tenants: dict[str, _Cached] = {}
         self._hosts: dict[str, _Cached] = {}
         self._tokens: dict[tuple[int, str], _Cached] = {}
@@ -88,6 +95,16 @@ class ServiceContext:
 
     def session(self) -> Session:
         return self.sessions()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """A connection in a write transaction (committed on success, rolled back on error).
+
+        On SQLite writers queue first on a :class:`WriterQueue`: SQLite allows one writer at a time and
+        its busy handler polls with growing sleeps, so queueing on a lock is fairer and much faster.
+        """
+        with self._write_lock, self.engine.begin() as connection:
+            yield connection
 
     # -- tenants -----------------------------------------------------------------------------------
 
@@ -191,11 +208,42 @@ class ServiceContext:
         """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings."""
         return SunatSimulator(
             self.authority_identity(),
-            SqlRegistry(self.sessions),
+            SqlRegistry(self),
             mode=tenant.settings.get("authority_mode", "test"),
             today=self.today,
             outage=bool(tenant.settings.get("authority_outage", False)),
         )
+
+
+class WriterQueue:
+    """One writer at a time across the threads and the worker processes sharing a SQLite database.
+
+    A thread lock orders this process's writers; an ``flock`` on a file beside the database orders the
+    processes. Both wake the next writer as soon as the lock is released (no polling).
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._thread_lock = threading.Lock()
+        self._fd: int | None = None
+
+    def __enter__(self) -> WriterQueue:
+        self._thread_lock.acquire()
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._thread_lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._fd is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            self._thread_lock.release()
 
 
 def _create_identity_dir(directory: Path, ruc: str, name: str) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import Request
+import orjson
+from fastapi import Request, Response
 
 from facturador.service.context import Caller, ServiceContext, TenantInfo
 from facturador.service.domain.tenants import hash_token
@@ -65,6 +66,15 @@ async def json_object(request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ServiceError(400, "El cuerpo de la petición debe ser un objeto JSON.", "BODY_NOT_OBJECT")
     return body
+
+
+class FastJSON(Response):
+    """A JSON response serialized with orjson, without FastAPI's response-model validation (hot paths)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
 
 
 def base_url(request: Request) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from facturador.service.api.common import authenticated, base_url, json_object
+from facturador.service.api.common import FastJSON, authenticated, base_url, json_object
 from facturador.service.domain import states
 from facturador.service.domain.documents import DocumentService, document_type_description
 from facturador.service.errors import ServiceError
@@ -89,27 +89,29 @@ def authority_response(row: Document) -> dict[str, Any] | list[Any]:
         }
     },
 )
-async def issue(request: Request) -> dict[str, Any]:
+async def issue(request: Request) -> FastJSON:
     tenant, caller = authenticated(request)
     body = await json_object(request)
     issued = await run_in_threadpool(_service(request).issue, tenant, caller, body)
     row = issued.document
-    return {
-        "success": True,
-        "data": {
-            "number": f"{row.series}-{row.number}",
-            "filename": row.filename,
-            "external_id": row.external_id,
-            "state_type_id": row.state_type_id,
-            "state_type_description": states.describe(row.state_type_id),
-            "number_to_letter": row.number_to_letter,
-            "hash": row.hash,
-            "qr": issued.qr_png_base64,
-            "id": row.id,
-        },
-        "links": links(request, row, has_cdr=issued.has_cdr),
-        "response": authority_response(row),
-    }
+    return FastJSON(
+        {
+            "success": True,
+            "data": {
+                "number": f"{row.series}-{row.number}",
+                "filename": row.filename,
+                "external_id": row.external_id,
+                "state_type_id": row.state_type_id,
+                "state_type_description": states.describe(row.state_type_id),
+                "number_to_letter": row.number_to_letter,
+                "hash": row.hash,
+                "qr": issued.qr_png_base64,
+                "id": row.id,
+            },
+            "links": links(request, row, has_cdr=issued.has_cdr),
+            "response": authority_response(row),
+        }
+    )
 
 
 def _example_body(example: dict[str, Any]) -> dict[str, Any]:
@@ -174,14 +176,14 @@ def _parse_day(value: str, name: str) -> dt.date:
 
 
 @router.get("/lists", summary="The latest 50 documents")
-def latest(request: Request) -> dict[str, Any]:
+def latest(request: Request) -> FastJSON:
     tenant, _caller = authenticated(request)
     rows = _service(request).list_rows(tenant)
-    return {"data": [list_row(request, row) for row in rows]}
+    return FastJSON({"data": [list_row(request, row) for row in rows]})
 
 
 @router.get("/lists/{start}/{end}", summary="Documents issued between two dates (Y-m-d, inclusive)")
-def between(request: Request, start: str, end: str) -> dict[str, Any]:
+def between(request: Request, start: str, end: str) -> FastJSON:
     tenant, _caller = authenticated(request)
     first, last = _parse_day(start, "inicial"), _parse_day(end, "final")
     if first > last:
@@ -190,7 +192,7 @@ def between(request: Request, start: str, end: str) -> dict[str, Any]:
         )
     rows = _service(request).list_rows(tenant, first, last)
     base = base_url(request)
-    return {"data": [list_row(request, row, base) for row in rows]}
+    return FastJSON({"data": [list_row(request, row, base) for row in rows]})
 
 
 def _money(value: Decimal | None) -> str:

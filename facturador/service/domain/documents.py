@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,7 +28,15 @@ from facturador.service.domain.numbering import claim_number, number_in_use, tak
 from facturador.service.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.service.render.pdf import render_pdf
 from facturador.service.render.qr import qr_png_base64, qr_text
-from facturador.service.store.models import Artifact, Document, store_document
+from facturador.service.store.models import (
+    DELETE_ARTIFACT,
+    DOCUMENTS,
+    INSERT_ARTIFACT,
+    UPDATE_ANSWER,
+    Artifact,
+    Document,
+    store_document,
+)
 from facturador.service.ubl.invoice import build_and_sign
 from facturador.sunat.catalogs import DOCUMENT_TYPES, is_free
 from facturador.sunat.series import document_group
@@ -77,27 +85,26 @@ class DocumentService:
         draft = self._draft(tenant, request, note)
         group = document_group(request.doc_type, request.series, note.affected.doc_type if note else None)
         identity = self.context.identity(tenant)
-        with self.context.session() as session:
-            try:
-                with session.begin():
-                    if request.number is None:
-                        number = take_next_number(session, series_id)
-                    else:
-                        claim_number(session, series_id, request.number)
-                        number = request.number
-                    document = replace(draft, number=number)
-                    signed = build_and_sign(document, identity)
-                    text = qr_text(document, signed.digest_value)
-                    row = self._row(tenant, caller, request, document, group, signed.digest_value, text)
-                    row.affected_document_id = affected_row.id if affected_row is not None else None
-                    row.id = store_document(session, row)
-                    session.connection().execute(
-                        insert(Artifact.__table__).values(document_id=row.id, kind="xml", content=signed.xml)
-                    )
-            except IntegrityError as exc:
-                if request.number is not None:
-                    raise self._duplicate(request) from exc
-                raise
+        try:
+            with self.context.writing() as connection:
+                if request.number is None:
+                    number = take_next_number(connection, series_id)
+                else:
+                    claim_number(connection, series_id, request.number)
+                    number = request.number
+                document = replace(draft, number=number)
+                signed = build_and_sign(document, identity)
+                text = qr_text(document, signed.digest_value)
+                row = self._row(tenant, caller, request, document, group, signed.digest_value, text)
+                row.affected_document_id = affected_row.id if affected_row is not None else None
+                row.id = store_document(connection, row)
+                connection.execute(
+                    INSERT_ARTIFACT, {"document_id": row.id, "kind": "xml", "content": signed.xml}
+                )
+        except IntegrityError as exc:
+            if request.number is not None:
+                raise self._duplicate(request) from exc
+            raise
         has_cdr = False
         if group == SENDABLE_GROUP and request.send_xml_signed and tenant.settings.get("send_auto", True):
             row, has_cdr = self._send(tenant, row, signed.xml, first=True)
@@ -289,20 +296,16 @@ class DocumentService:
         response: dict[str, Any] = {"code": answer.code, "description": answer.description}
         if answer.cdr_zip is not None:
             response["notes"] = list(answer.notes)
-        with self.context.session() as session, session.begin():
-            documents = Document.__table__
-            session.connection().execute(
-                update(documents)
-                .where(documents.c.id == row.id)
-                .values(state_type_id=state, response=response, regularize_shipping=regularize)
+        with self.context.writing() as connection:
+            connection.execute(
+                UPDATE_ANSWER,
+                {"document_id": row.id, "state": state, "response": response, "regularize": regularize},
             )
             if answer.cdr_zip is not None:
                 if not first:
-                    session.execute(
-                        delete(Artifact).where(Artifact.document_id == row.id, Artifact.kind == "cdr")
-                    )
-                session.connection().execute(
-                    insert(Artifact.__table__).values(document_id=row.id, kind="cdr", content=answer.cdr_zip)
+                    connection.execute(DELETE_ARTIFACT, {"document_id": row.id, "kind": "cdr"})
+                connection.execute(
+                    INSERT_ARTIFACT, {"document_id": row.id, "kind": "cdr", "content": answer.cdr_zip}
                 )
         row.state_type_id, row.response, row.regularize_shipping = state, response, regularize
         return row, answer.cdr_zip is not None
@@ -336,8 +339,8 @@ class DocumentService:
                 "INVALID_FIELD",
             )
         row = self.find(tenant, external_id)
-        with self.context.session() as session, session.begin():
-            session.execute(update(Document).where(Document.id == row.id).values(state_type_id=state))
+        with self.context.writing() as connection:
+            connection.execute(update(DOCUMENTS).where(DOCUMENTS.c.id == row.id).values(state_type_id=state))
         row.state_type_id = state
         return row
 
@@ -425,12 +428,13 @@ class DocumentService:
             note = NoteInfo(row.note_type_id or "", row.note_description or "", affected)
         document = replace(self._draft(tenant, request, note), number=row.number)
         content = render_pdf(document, digest_value=row.hash, qr_text=row.qr_text, fmt=pdf_format)
-        with self.context.session() as session:
-            try:
-                with session.begin():
-                    session.add(Artifact(document_id=row.id, kind=f"pdf-{pdf_format}", content=content))
-            except IntegrityError:  # rendered concurrently by another request: keep the first
-                pass
+        try:
+            with self.context.writing() as connection:
+                connection.execute(
+                    INSERT_ARTIFACT, {"document_id": row.id, "kind": f"pdf-{pdf_format}", "content": content}
+                )
+        except IntegrityError:  # rendered concurrently by another request: keep the first
+            pass
         return content
 
 

@@ -7,38 +7,33 @@ lock, so concurrent requests queue on the series and a rollback gives the number
 
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from facturador.service.store.models import Document, Series
 
+SERIES = Series.__table__
+NEXT_NUMBER = (
+    update(SERIES)
+    .where(SERIES.c.id == bindparam("series_id"))
+    .values(last_number=SERIES.c.last_number + 1)
+    .returning(SERIES.c.last_number)
+)
 
-def take_next_number(session: Session, series_id: int) -> int:
+
+def take_next_number(connection: Connection, series_id: int) -> int:
     """Advance the series counter and return the new correlative (for ``"#"``)."""
-    table = Series.__table__
-    number = (
-        session.connection()
-        .execute(
-            update(table)
-            .where(table.c.id == series_id)
-            .values(last_number=table.c.last_number + 1)
-            .returning(table.c.last_number)
-        )
-        .scalar_one()
-    )
-    return int(number)
+    return int(connection.execute(NEXT_NUMBER, {"series_id": series_id}).scalar_one())
 
 
-def claim_number(session: Session, series_id: int, number: int) -> None:
+def claim_number(connection: Connection, series_id: int, number: int) -> None:
     """Reserve a number given by the client, keeping the counter at the highest number used."""
-    session.execute(
-        update(Series)
-        .where(Series.id == series_id)
-        .values(
-            last_number=func.max(Series.last_number, number)
-            if _is_sqlite(session)
-            else func.greatest(Series.last_number, number)
-        )
+    highest = func.max if connection.dialect.name == "sqlite" else func.greatest
+    connection.execute(
+        update(SERIES)
+        .where(SERIES.c.id == series_id)
+        .values(last_number=highest(SERIES.c.last_number, number))
     )
 
 
@@ -54,7 +49,3 @@ def number_in_use(session: Session, tenant_id: int, doc_type: str, series: str, 
         )
         is not None
     )
-
-
-def _is_sqlite(session: Session) -> bool:
-    return session.get_bind().dialect.name == "sqlite"

@@ -20,9 +20,10 @@ from sqlalchemy import (
     Text,
     Time,
     UniqueConstraint,
+    bindparam,
     func,
-    insert,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 Money = Numeric(14, 2, asdecimal=True)
@@ -187,12 +188,30 @@ class AuthorityRecord(Base):
     )
 
 
-def store_document(session: Any, document: Document) -> int:
-    """Insert a document with one Core statement (faster than an ORM flush) and return its id."""
+DOCUMENTS = Document.__table__
+ARTIFACTS = Artifact.__table__
+#: Statements built once and reused with parameter dicts (cheaper than building one per request).
+INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
+INSERT_ARTIFACT = ARTIFACTS.insert()
+DELETE_ARTIFACT = ARTIFACTS.delete().where(
+    ARTIFACTS.c.document_id == bindparam("document_id"), ARTIFACTS.c.kind == bindparam("kind")
+)
+UPDATE_ANSWER = (
+    DOCUMENTS.update()
+    .where(DOCUMENTS.c.id == bindparam("document_id"))
+    .values(
+        state_type_id=bindparam("state"),
+        response=bindparam("response"),
+        regularize_shipping=bindparam("regularize"),
+    )
+)
+
+
+def store_document(connection: Connection, document: Document) -> int:
+    """Insert a document row and return its id."""
     values = {
         column.key: value
-        for column in Document.__table__.columns
+        for column in DOCUMENTS.columns
         if (value := getattr(document, column.key)) is not None  # omitted: the column default applies
     }
-    statement = insert(Document.__table__).values(values).returning(Document.__table__.c.id)
-    return session.connection().execute(statement).scalar_one()
+    return connection.execute(INSERT_DOCUMENT, values).scalar_one()

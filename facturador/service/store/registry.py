@@ -2,49 +2,58 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from sqlalchemy import and_, bindparam, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Session, sessionmaker
 
 from facturador.service.authority.registry import RegistryKey, RegistryRecord
 from facturador.service.store.models import AuthorityRecord
+
+if TYPE_CHECKING:
+    from facturador.service.context import ServiceContext
+
+RECORDS = AuthorityRecord.__table__
+_KEY = ("issuer_ruc", "document_type_id", "series", "number")
+LOOKUP = select(RECORDS.c.status, RECORDS.c.digest, RECORDS.c.code, RECORDS.c.cdr_zip).where(
+    and_(*(RECORDS.c[name] == bindparam(name) for name in _KEY))
+)
+
+
+def _upsert(insert):  # type: ignore[no-untyped-def]
+    statement = insert(RECORDS)
+    changes = {k: statement.excluded[k] for k in ("status", "digest", "code", "cdr_zip")}
+    return statement.on_conflict_do_update(index_elements=list(_KEY), set_=changes)
+
+
+UPSERT = {"postgresql": _upsert(postgresql_insert), "sqlite": _upsert(sqlite_insert)}
 
 
 class SqlRegistry:
     """A :class:`~facturador.service.authority.registry.Registry` over the ``authority_records`` table."""
 
-    def __init__(self, sessions: sessionmaker[Session]):
-        self.sessions = sessions
+    def __init__(self, context: ServiceContext):
+        self.context = context
 
     @staticmethod
-    def _pk(key: RegistryKey) -> tuple[str, str, str, str]:
-        return (key.ruc, key.doc_type, key.series, str(key.number))
+    def _key(key: RegistryKey) -> dict[str, str]:
+        return dict(zip(_KEY, (key.ruc, key.doc_type, key.series, str(key.number)), strict=True))
 
     def lookup(self, key: RegistryKey) -> RegistryRecord | None:
-        with self.sessions() as session:
-            row = session.get(AuthorityRecord, self._pk(key))
-            if row is None:
-                return None
-            return RegistryRecord(status=row.status, digest=row.digest, code=row.code, cdr_zip=row.cdr_zip)  # type: ignore[arg-type]
+        with self.context.engine.connect() as connection:
+            row = connection.execute(LOOKUP, self._key(key)).first()
+        if row is None:
+            return None
+        return RegistryRecord(status=row.status, digest=row.digest, code=row.code, cdr_zip=row.cdr_zip)
 
     def record(self, key: RegistryKey, record: RegistryRecord) -> None:
-        ruc, doc_type, series, number = self._pk(key)
         values = {
-            "issuer_ruc": ruc,
-            "document_type_id": doc_type,
-            "series": series,
-            "number": number,
+            **self._key(key),
             "status": record.status,
             "digest": record.digest,
             "code": record.code,
             "cdr_zip": record.cdr_zip,
         }
-        with self.sessions() as session, session.begin():
-            insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-            statement = insert(AuthorityRecord).values(values)
-            changes = {k: statement.excluded[k] for k in ("status", "digest", "code", "cdr_zip")}
-            session.execute(
-                statement.on_conflict_do_update(
-                    index_elements=["issuer_ruc", "document_type_id", "series", "number"], set_=changes
-                )
-            )
+        with self.context.writing() as connection:
+            connection.execute(UPSERT[connection.dialect.name], values)
