@@ -32,12 +32,13 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 
 from facturador.service.config import Settings
-from facturador.service.context import ServiceContext, peru_today
+from facturador.service.context import ServiceContext
 from facturador.service.domain.document_input import parse_document
 from facturador.service.domain.model import Issuer, SalesDocument
 from facturador.service.domain.tenants import create_tenant
 from facturador.service.ubl.invoice import build_and_sign
 from facturador.service.ubl.signing import SigningIdentity, generate_identity
+from facturador.sunat.calendar import peru_today
 
 TOKEN = "bench-token-0123456789-abcdefghijklmnop"
 RUC = "20100066603"

@@ -26,8 +26,9 @@ from sqlalchemy.engine import make_url
 
 from facturador.service.app import create_app
 from facturador.service.config import Settings
-from facturador.service.context import ServiceContext, peru_today
+from facturador.service.context import ServiceContext
 from facturador.service.domain.tenants import add_series, create_tenant, update_settings
+from facturador.sunat.calendar import peru_today
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 EXAMPLES = SHARED / "examples"

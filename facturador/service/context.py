@@ -28,18 +28,10 @@ from facturador.service.store.db import is_sqlite, make_engine, make_sessionmake
 from facturador.service.store.models import Establishment, Series, Tenant, User
 from facturador.service.store.registry import SqlRegistry
 from facturador.service.ubl.signing import SigningIdentity, generate_identity
+from facturador.sunat.calendar import peru_today
 
-PERU = dt.timezone(dt.timedelta(hours=-5), "America/Lima")  # Peru has no daylight saving time
 SUNAT_RUC = "20131312955"
 CACHE_SECONDS = 5.0
-
-
-def peru_now() -> dt.datetime:
-    return dt.datetime.now(PERU)
-
-
-def peru_today() -> dt.date:
-    return peru_now().date()
 
 
 @dataclass(frozen=True)

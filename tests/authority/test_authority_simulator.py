@@ -535,7 +535,7 @@ def test_invalid_mode(sunat_identity: SigningIdentity) -> None:
 
 
 def test_default_today_is_lima(sunat_identity: SigningIdentity, issuer_identity: SigningIdentity) -> None:
-    from facturador.service.authority.simulator import peru_today
+    from facturador.sunat.calendar import peru_today
 
     simulator = SunatSimulator(sunat_identity, InMemoryRegistry())
     response = send(simulator, invoice(issue_date=peru_today()), issuer_identity)

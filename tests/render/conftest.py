@@ -32,7 +32,12 @@ def factura_full() -> SalesDocument:
 def boleta() -> SalesDocument:
     """B001-45 for a person with DNI, without due date or purchase order."""
     return make_document(
-        (taxed_line(),), doc_type="03", series="B001", number=45, customer=PERSON, due_date=None,
+        (taxed_line(),),
+        doc_type="03",
+        series="B001",
+        number=45,
+        customer=PERSON,
+        due_date=None,
         purchase_order="",
     )
 
@@ -41,7 +46,12 @@ def boleta() -> SalesDocument:
 def credit_note() -> SalesDocument:
     """FC01-7 cancelling F001-123."""
     return make_document(
-        (taxed_line(),), doc_type="07", series="FC01", number=7, due_date=None, purchase_order="",
+        (taxed_line(),),
+        doc_type="07",
+        series="FC01",
+        number=7,
+        due_date=None,
+        purchase_order="",
         operation_type="",
         note=NoteInfo("01", "Anulación por error en el monto", AffectedDocument("01", "F001", "123")),
     )

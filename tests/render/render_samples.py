@@ -42,18 +42,41 @@ PERSON = Party(identity_type="1", number="45678912", name="María Fernández Qui
 def taxed_line(index: int = 1, description: str = "Servicio de mantenimiento preventivo de laptop") -> Line:
     """2 x 50.00 + IGV 18 % = 118.00."""
     return Line(
-        index=index, description=description, unit="NIU", quantity=D("2"), unit_value=D("50.00"),
-        price_type="01", unit_price=D("59.00"), affectation="10", igv_base=D("100.00"), igv_percent=D("18"),
-        igv=D("18.00"), taxes=D("18.00"), value=D("100.00"), total=D("118.00"), internal_code="P001",
+        index=index,
+        description=description,
+        unit="NIU",
+        quantity=D("2"),
+        unit_value=D("50.00"),
+        price_type="01",
+        unit_price=D("59.00"),
+        affectation="10",
+        igv_base=D("100.00"),
+        igv_percent=D("18"),
+        igv=D("18.00"),
+        taxes=D("18.00"),
+        value=D("100.00"),
+        total=D("118.00"),
+        internal_code="P001",
     )
 
 
 def free_line(index: int = 2) -> Line:
     """A taxed bonus (affectation 15): referential value 10.00, informative IGV 1.80, nothing charged."""
     return Line(
-        index=index, description="Mouse inalámbrico (bonificación)", unit="NIU", quantity=D("1"),
-        unit_value=D("0"), price_type="02", unit_price=D("10.00"), affectation="15", igv_base=D("10.00"),
-        igv_percent=D("18"), igv=D("1.80"), taxes=D("1.80"), value=D("10.00"), total=D("0"),
+        index=index,
+        description="Mouse inalámbrico (bonificación)",
+        unit="NIU",
+        quantity=D("1"),
+        unit_value=D("0"),
+        price_type="02",
+        unit_price=D("10.00"),
+        affectation="15",
+        igv_base=D("10.00"),
+        igv_percent=D("18"),
+        igv=D("1.80"),
+        taxes=D("1.80"),
+        value=D("10.00"),
+        total=D("0"),
         internal_code="P002",
     )
 
@@ -61,9 +84,21 @@ def free_line(index: int = 2) -> Line:
 def bag_line(index: int = 3) -> Line:
     """A plastic bag: 0.10 + IGV 0.02 + ICBPER 0.50 = 0.62."""
     return Line(
-        index=index, description="Bolsa plástica", unit="NIU", quantity=D("1"), unit_value=D("0.10"),
-        price_type="01", unit_price=D("0.12"), affectation="10", igv_base=D("0.10"), igv_percent=D("18"),
-        igv=D("0.02"), taxes=D("0.52"), value=D("0.10"), total=D("0.62"), icbper=D("0.50"),
+        index=index,
+        description="Bolsa plástica",
+        unit="NIU",
+        quantity=D("1"),
+        unit_value=D("0.10"),
+        price_type="01",
+        unit_price=D("0.12"),
+        affectation="10",
+        igv_base=D("0.10"),
+        igv_percent=D("18"),
+        igv=D("0.02"),
+        taxes=D("0.52"),
+        value=D("0.10"),
+        total=D("0.62"),
+        icbper=D("0.50"),
         internal_code="BOLSA",
     )
 
@@ -76,9 +111,15 @@ def totals_of(lines: tuple[Line, ...]) -> Totals:
     igv = sum((line.igv for line in taxed), D("0"))
     icbper = sum((line.icbper for line in lines), D("0"))
     return Totals(
-        taxed=taxed_value, free=sum((line.value for line in free), D("0")), igv=igv,
-        igv_free=sum((line.igv for line in free), D("0")), icbper=icbper, taxes=igv + icbper,
-        value=taxed_value, subtotal=taxed_value + igv, total=taxed_value + igv + icbper,
+        taxed=taxed_value,
+        free=sum((line.value for line in free), D("0")),
+        igv=igv,
+        igv_free=sum((line.igv for line in free), D("0")),
+        icbper=icbper,
+        taxes=igv + icbper,
+        value=taxed_value,
+        subtotal=taxed_value + igv,
+        total=taxed_value + igv + icbper,
     )
 
 
@@ -88,9 +129,20 @@ def make_document(lines: tuple[Line, ...], **changes: object) -> SalesDocument:
     if any(line.affectation != "10" for line in lines):
         legends = (Legend("1002", "TRANSFERENCIA GRATUITA DE UN BIEN Y/O SERVICIO PRESTADO GRATUITAMENTE"),)
     doc = SalesDocument(
-        issuer=ISSUER, doc_type="01", series="F001", number=123, issue_date=date(2024, 5, 14),
-        issue_time=time(10, 30, 15), currency="PEN", customer=COMPANY, lines=lines, totals=totals_of(lines),
-        legends=legends, operation_type="0101", due_date=date(2024, 6, 13), purchase_order="OC-2024-0042",
+        issuer=ISSUER,
+        doc_type="01",
+        series="F001",
+        number=123,
+        issue_date=date(2024, 5, 14),
+        issue_time=time(10, 30, 15),
+        currency="PEN",
+        customer=COMPANY,
+        lines=lines,
+        totals=totals_of(lines),
+        legends=legends,
+        operation_type="0101",
+        due_date=date(2024, 6, 13),
+        purchase_order="OC-2024-0042",
     )
     return replace(doc, **changes)  # type: ignore[arg-type]
 

@@ -104,8 +104,14 @@ def test_only_non_zero_optional_totals(factura: SalesDocument) -> None:
 @pytest.mark.parametrize("fmt", ["a4", "ticket"])
 def test_boleta(boleta: SalesDocument, fmt: str) -> None:
     text = pdf_strings(render(boleta, fmt))
-    for expected in ("BOLETA DE VENTA ELECTRÓNICA", "B001-45", "DNI", "45678912", "María Fernández Quispe",
-                     "Representación impresa de la BOLETA DE VENTA ELECTRÓNICA"):
+    for expected in (
+        "BOLETA DE VENTA ELECTRÓNICA",
+        "B001-45",
+        "DNI",
+        "45678912",
+        "María Fernández Quispe",
+        "Representación impresa de la BOLETA DE VENTA ELECTRÓNICA",
+    ):
         assert expected in text, expected
     assert "Fecha de vencimiento" not in text
 
@@ -118,10 +124,15 @@ def test_boleta_for_unidentified_buyer(boleta: SalesDocument) -> None:
 @pytest.mark.parametrize("fmt", ["a4", "ticket_58"])
 def test_credit_note(credit_note: SalesDocument, fmt: str) -> None:
     text = pdf_strings(render(credit_note, fmt))
-    for expected in ("NOTA DE CRÉDITO ELECTRÓNICA", "FC01-7", "Documento que modifica",
-                     "FACTURA ELECTRÓNICA F001-123", "01 - Anulación de la operación",
-                     "Anulación por error en el monto",
-                     "Representación impresa de la NOTA DE CRÉDITO ELECTRÓNICA"):
+    for expected in (
+        "NOTA DE CRÉDITO ELECTRÓNICA",
+        "FC01-7",
+        "Documento que modifica",
+        "FACTURA ELECTRÓNICA F001-123",
+        "01 - Anulación de la operación",
+        "Anulación por error en el monto",
+        "Representación impresa de la NOTA DE CRÉDITO ELECTRÓNICA",
+    ):
         assert expected in text, expected
 
 
@@ -198,13 +209,17 @@ def test_usd_document(factura: SalesDocument) -> None:
     assert "SON: CIENTO DIECIOCHO CON 00/100 DÓLARES AMERICANOS" in text
 
 
-@pytest.mark.skipif(shutil.which("pdftoppm") is None or shutil.which("zbarimg") is None,
-                    reason="poppler-utils and zbar-tools not installed")
+@pytest.mark.skipif(
+    shutil.which("pdftoppm") is None or shutil.which("zbarimg") is None,
+    reason="poppler-utils and zbar-tools not installed",
+)
 @pytest.mark.parametrize(("fmt", "dpi"), [("a4", 150), ("ticket", 203), ("ticket_58", 203)])
 def test_printed_qr_scans(factura_full: SalesDocument, tmp_path: Path, fmt: str, dpi: int) -> None:
     (tmp_path / "doc.pdf").write_bytes(render(factura_full, fmt))
-    subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-singlefile", "doc.pdf", "page"], cwd=tmp_path,
-                   check=True)
-    result = subprocess.run(["zbarimg", "--raw", "-q", str(tmp_path / "page.png")], capture_output=True,
-                            text=True, check=True)
+    subprocess.run(
+        ["pdftoppm", "-r", str(dpi), "-png", "-singlefile", "doc.pdf", "page"], cwd=tmp_path, check=True
+    )
+    result = subprocess.run(
+        ["zbarimg", "--raw", "-q", str(tmp_path / "page.png")], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == qr_text(factura_full, DIGEST)

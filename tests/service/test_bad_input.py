@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from facturador.service.context import peru_today
+from facturador.sunat.calendar import peru_today
 from tests.conftest import LiveService, example, invoice_body
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 import httpx
 import pytest
 
-from facturador.service.context import peru_today
+from facturador.sunat.calendar import peru_today
 from tests.conftest import ACME_TOKEN, OTHER_TOKEN, LiveService, example, invoice_body
 from tests.service.test_bad_input import assert_error
 

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime
 from decimal import Decimal
 
 from lxml import etree
@@ -45,29 +45,17 @@ from facturador.service.ubl import xsd
 from facturador.service.ubl.namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, DS, INVOICE
 from facturador.service.ubl.signing import SignatureError, SigningIdentity, verify
 from facturador.sunat import catalogs
+from facturador.sunat.calendar import peru_now, peru_today
 from facturador.sunat.identity import is_valid_dni, is_valid_ruc
 from facturador.sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 from facturador.sunat.series import document_group, is_contingency_series, is_valid_number, is_valid_series
 from facturador.sunat.totals import Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
 
-__all__ = ["MODES", "PERU_TZ", "SunatSimulator", "message", "peru_now", "peru_today"]
+__all__ = ["MODES", "SunatSimulator", "message"]
 
 logger = logging.getLogger(__name__)
 
-#: Peru has no daylight saving time: UTC-5 all year.
-PERU_TZ = timezone(timedelta(hours=-5), "America/Lima")
 MODES = ("test", "strict")
-
-
-def peru_now() -> datetime:
-    """The current time in Lima."""
-    return datetime.now(PERU_TZ)
-
-
-def peru_today() -> date:
-    """Today's date in Lima (the simulator's default clock)."""
-    return peru_now().date()
-
 
 # ------------------------------------------------------------------------------------------------------
 # Static tables
