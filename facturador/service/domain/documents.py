@@ -375,7 +375,7 @@ class DocumentService:
                 .label("x")
             )
 
-        columns = [c for c in Document.__table__.c if c.name not in ("data_json", "qr_text")]
+        columns = [c for c in DOCUMENTS.c if c.name not in ("data_json", "qr_text")]
         query = select(
             *columns,
             has(Artifact.kind == "xml").label("has_xml"),

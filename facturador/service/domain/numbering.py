@@ -11,9 +11,8 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from facturador.service.store.models import Document, Series
+from facturador.service.store.models import SERIES, Document
 
-SERIES = Series.__table__
 NEXT_NUMBER = (
     update(SERIES)
     .where(SERIES.c.id == bindparam("series_id"))

@@ -17,6 +17,7 @@ from sqlalchemy import (
     LargeBinary,
     Numeric,
     String,
+    Table,
     Text,
     Time,
     UniqueConstraint,
@@ -188,8 +189,10 @@ class AuthorityRecord(Base):
     )
 
 
-DOCUMENTS = Document.__table__
-ARTIFACTS = Artifact.__table__
+DOCUMENTS: Table = Document.__table__  # type: ignore[assignment]
+ARTIFACTS: Table = Artifact.__table__  # type: ignore[assignment]
+SERIES: Table = Series.__table__  # type: ignore[assignment]
+AUTHORITY_RECORDS: Table = AuthorityRecord.__table__  # type: ignore[assignment]
 #: Statements built once and reused with parameter dicts (cheaper than building one per request).
 INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
 INSERT_ARTIFACT = ARTIFACTS.insert()

@@ -9,12 +9,12 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from facturador.service.authority.registry import RegistryKey, RegistryRecord
-from facturador.service.store.models import AuthorityRecord
+from facturador.service.store.models import AUTHORITY_RECORDS
 
 if TYPE_CHECKING:
     from facturador.service.context import ServiceContext
 
-RECORDS = AuthorityRecord.__table__
+RECORDS = AUTHORITY_RECORDS
 _KEY = ("issuer_ruc", "document_type_id", "series", "number")
 LOOKUP = select(RECORDS.c.status, RECORDS.c.digest, RECORDS.c.code, RECORDS.c.cdr_zip).where(
     and_(*(RECORDS.c[name] == bindparam(name) for name in _KEY))

@@ -17,6 +17,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TypeAlias
 
 from lxml import etree
 
@@ -27,7 +28,7 @@ from facturador.sunat.money import fmt2
 from .namespaces import CAC, CAC_NS, CBC, CBC_NS, EXT
 from .signing import SIGNATURE_ID
 
-Element = etree._Element
+Element: TypeAlias = etree._Element
 
 ZERO = Decimal("0")
 _SCALES = {places: Decimal(1).scaleb(-places) for places in range(0, 11)}
