@@ -41,7 +41,7 @@ PENDING_BLOCKS = (
     "cuotas",
     "pagos",
 )
-PENDING_ITEM_BLOCKS = ("descuentos", "cargos", "datos_adicionales")
+PENDING_ITEM_BLOCKS = ("descuentos", "cargos", "datos_adicionales", "total_isc", "total_otros_impuestos")
 PENDING_TOTALS = ("total_descuentos", "total_cargos", "total_anticipos", "total_isc", "total_otros_impuestos")
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
 
