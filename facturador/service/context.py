@@ -196,11 +196,15 @@ class ServiceContext:
                 )
         return self._authority_identity
 
-    def gateway(self, tenant: TenantInfo) -> AuthorityGateway:
-        """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings."""
+    def gateway(self, tenant: TenantInfo, registry: SqlRegistry | None = None) -> AuthorityGateway:
+        """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings.
+
+        ``registry`` lets the caller collect the simulator's registry writes and commit them together with
+        its own (see :class:`SqlRegistry`'s ``deferred`` mode).
+        """
         return SunatSimulator(
             self.authority_identity(),
-            SqlRegistry(self),
+            registry or SqlRegistry(self),
             mode=tenant.settings.get("authority_mode", "test"),
             today=self.today,
             outage=bool(tenant.settings.get("authority_outage", False)),

@@ -37,6 +37,7 @@ from facturador.service.store.models import (
     Document,
     store_document,
 )
+from facturador.service.store.registry import SqlRegistry
 from facturador.service.ubl.invoice import build_and_sign
 from facturador.sunat.catalogs import DOCUMENT_TYPES, is_free
 from facturador.sunat.series import document_group
@@ -289,7 +290,8 @@ class DocumentService:
         self, tenant: TenantInfo, row: Document, xml: bytes, *, first: bool = False
     ) -> tuple[Document, bool]:
         """Send the signed XML, then store the answer: state, response and CDR (never the document itself)."""
-        answer: AuthorityResponse = self.context.gateway(tenant).send_bill(
+        registry = SqlRegistry(self.context, deferred=True)
+        answer: AuthorityResponse = self.context.gateway(tenant, registry).send_bill(
             f"{row.filename}.zip", zip_document(row.filename, xml)
         )
         state, regularize = states.state_after_answer(answer.code, answer.notes, row.state_type_id)
@@ -297,6 +299,7 @@ class DocumentService:
         if answer.cdr_zip is not None:
             response["notes"] = list(answer.notes)
         with self.context.writing() as connection:
+            registry.flush(connection)
             connection.execute(
                 UPDATE_ANSWER,
                 {"document_id": row.id, "state": state, "response": response, "regularize": regularize},

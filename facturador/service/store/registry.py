@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
 
 from facturador.service.authority.registry import RegistryKey, RegistryRecord
 from facturador.service.store.models import AUTHORITY_RECORDS
@@ -31,16 +32,30 @@ UPSERT = {"postgresql": _upsert(postgresql_insert), "sqlite": _upsert(sqlite_ins
 
 
 class SqlRegistry:
-    """A :class:`~facturador.service.authority.registry.Registry` over the ``authority_records`` table."""
+    """A :class:`~facturador.service.authority.registry.Registry` over the ``authority_records`` table.
 
-    def __init__(self, context: ServiceContext):
+    With ``deferred=True`` records are kept until :meth:`flush` writes them in the caller's transaction:
+    the service stores the authority's answer and the authority's memory of it in one commit.
+    """
+
+    def __init__(self, context: ServiceContext, *, deferred: bool = False):
         self.context = context
+        self.deferred = deferred
+        self._pending: list[dict[str, object]] = []
 
     @staticmethod
     def _key(key: RegistryKey) -> dict[str, str]:
         return dict(zip(_KEY, (key.ruc, key.doc_type, key.series, str(key.number)), strict=True))
 
     def lookup(self, key: RegistryKey) -> RegistryRecord | None:
+        for values in reversed(self._pending):  # deferred records are visible to later lookups
+            if self._key(key).items() <= values.items():
+                return RegistryRecord(
+                    status=values["status"],  # type: ignore[arg-type]
+                    digest=str(values["digest"]),
+                    code=str(values["code"]),
+                    cdr_zip=values["cdr_zip"],  # type: ignore[arg-type]
+                )
         with self.context.engine.connect() as connection:
             row = connection.execute(LOOKUP, self._key(key)).first()
         if row is None:
@@ -48,12 +63,21 @@ class SqlRegistry:
         return RegistryRecord(status=row.status, digest=row.digest, code=row.code, cdr_zip=row.cdr_zip)
 
     def record(self, key: RegistryKey, record: RegistryRecord) -> None:
-        values = {
+        values: dict[str, object] = {
             **self._key(key),
             "status": record.status,
             "digest": record.digest,
             "code": record.code,
             "cdr_zip": record.cdr_zip,
         }
+        if self.deferred:
+            self._pending.append(values)
+            return
         with self.context.writing() as connection:
             connection.execute(UPSERT[connection.dialect.name], values)
+
+    def flush(self, connection: Connection) -> None:
+        """Write the records collected in deferred mode inside the caller's transaction."""
+        for values in self._pending:
+            connection.execute(UPSERT[connection.dialect.name], values)
+        self._pending.clear()
