@@ -5,7 +5,7 @@ Shapes follow reference §4 and §8.1–8.3 of the real services."""
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -16,7 +16,6 @@ from facturador.service.domain import states
 from facturador.service.domain.documents import DocumentService, document_type_description
 from facturador.service.errors import ServiceError
 from facturador.service.store.models import Document
-from facturador.sunat.money import fmt2
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
 
@@ -195,16 +194,14 @@ def between(request: Request, start: str, end: str) -> FastJSON:
     return FastJSON({"data": [list_row(request, row, base) for row in rows]})
 
 
-def _money(value: Decimal | None) -> str:
-    return fmt2(value if value is not None else Decimal(0))
-
-
 def list_row(request: Request, row: dict[str, Any], base: str | None = None) -> dict[str, Any]:
     """One row of the list endpoints with the keys of reference §8.3 that the model has."""
     base = base if base is not None else base_url(request)
     ext = row["external_id"]
-    affected = row["affected_document"]
-    return {
+    regularize = bool(row["regularize_shipping"])
+    response = _json(row["response_json"]) if regularize else None  # decoded only where it is shown
+    affected = _json(row["affected_json"])
+    result = {
         "id": row["id"],
         "external_id": ext,
         "group_id": row["group_id"],
@@ -223,41 +220,51 @@ def list_row(request: Request, row: dict[str, Any], base: str | None = None) -> 
         "customer_name": row["customer_name"],
         "customer_number": row["customer_number"],
         "customer_identity_document_type_id": row["customer_identity_type"],
-        "customer_email": (row["customer"] or {}).get("email", ""),
-        "customer_telephone": (row["customer"] or {}).get("telephone", ""),
         "currency_type_id": row["currency_type_id"],
-        "exchange_rate_sale": str(row["exchange_rate_sale"]),
-        "total_exportation": _money(row["total_exportation"]),
-        "total_free": _money(row["total_free"]),
-        "total_unaffected": _money(row["total_unaffected"]),
-        "total_exonerated": _money(row["total_exonerated"]),
-        "total_taxed": _money(row["total_taxed"]),
-        "total_igv": _money(row["total_igv"]),
-        "total_plastic_bag_taxes": _money(row["total_plastic_bag_taxes"]),
-        "total_taxes": _money(row["total_taxes"]),
-        "total_value": _money(row["total_value"]),
-        "total": _money(row["total"]),
-        "state_type_id": row["state_type_id"],
-        "state_type_description": states.describe(row["state_type_id"]),
-        "has_xml": bool(row["has_xml"]),
-        "has_pdf": True,  # rendered on demand
-        "has_cdr": bool(row["has_cdr"]),
-        "download_xml": f"{base}/downloads/document/xml/{ext}",
-        "download_pdf": f"{base}/downloads/document/pdf/{ext}",
-        "download_cdr": f"{base}/downloads/document/cdr/{ext}" if row["has_cdr"] else "",
-        "response": row["response"],
-        "regularize_shipping": bool(row["regularize_shipping"]),
-        "message_regularize_shipping": (
-            f"Por regularizar: {row['response']['code']} - {row['response']['description']}"
-            if row["regularize_shipping"] and row["response"]
-            else None
-        ),
-        "affected_document": (
-            {"number": f"{affected['series']}-{affected['number']}", **affected} if affected else None
-        ),
-        "note_type_id": row["note_type_id"],
-        "purchase_order": row["purchase_order"],
-        "hash": row["hash"],
-        "created_at": row["created_at"].strftime("%Y-%m-%d %H:%M:%S") if row["created_at"] else None,
-        "updated_at": row["updated_at"].strftime("%Y-%m-%d %H:%M:%S") if row["updated_at"] else None,
+        "exchange_rate_sale": f"{row['exchange_rate_sale'] or 1:.6f}".rstrip("0").rstrip("."),
     }
+    for name in MONEY_FIELDS:
+        result[name] = f"{row[name] or 0.0:.2f}"
+    has_cdr = bool(row["has_cdr"])
+    result.update(
+        {
+            "state_type_id": row["state_type_id"],
+            "state_type_description": states.describe(row["state_type_id"]),
+            "has_xml": True,  # the signed XML is stored when the document is issued
+            "has_pdf": True,  # rendered on demand
+            "has_cdr": has_cdr,
+            "download_xml": f"{base}/downloads/document/xml/{ext}",
+            "download_pdf": f"{base}/downloads/document/pdf/{ext}",
+            "download_cdr": f"{base}/downloads/document/cdr/{ext}" if has_cdr else "",
+            "regularize_shipping": regularize,
+            "message_regularize_shipping": (
+                f"Por regularizar: {response['code']} - {response['description']}" if response else None
+            ),
+            "affected_document": (
+                {"number": f"{affected['series']}-{affected['number']}", **affected} if affected else None
+            ),
+            "note_type_id": row["note_type_id"],
+            "purchase_order": row["purchase_order"],
+            "created_at": row["created_at"].strftime("%Y-%m-%d %H:%M:%S") if row["created_at"] else None,
+            "updated_at": row["updated_at"].strftime("%Y-%m-%d %H:%M:%S") if row["updated_at"] else None,
+        }
+    )
+    return result
+
+
+def _json(text: str | None) -> Any:
+    return json.loads(text) if text and text != "null" else None
+
+
+MONEY_FIELDS = (
+    "total_exportation",
+    "total_free",
+    "total_unaffected",
+    "total_exonerated",
+    "total_taxed",
+    "total_igv",
+    "total_plastic_bag_taxes",
+    "total_taxes",
+    "total_value",
+    "total",
+)

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Float, Text, select, type_coerce, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -29,6 +29,7 @@ from facturador.service.errors import FieldError, ServiceError, conflict, field_
 from facturador.service.render.pdf import render_pdf
 from facturador.service.render.qr import qr_png_base64, qr_text
 from facturador.service.store.models import (
+    ARTIFACTS,
     DELETE_ARTIFACT,
     DOCUMENTS,
     INSERT_ARTIFACT,
@@ -42,6 +43,54 @@ from facturador.service.ubl.invoice import build_and_sign
 from facturador.sunat.catalogs import DOCUMENT_TYPES, is_free
 from facturador.sunat.series import document_group
 from facturador.sunat.words import amount_in_words
+
+_MONEY_COLUMNS = (
+    "total_exportation",
+    "total_free",
+    "total_unaffected",
+    "total_exonerated",
+    "total_taxed",
+    "total_igv",
+    "total_plastic_bag_taxes",
+    "total_taxes",
+    "total_value",
+    "total",
+)
+_LIST_COLUMNS = (
+    "id",
+    "external_id",
+    "group_id",
+    "document_type_id",
+    "series",
+    "number",
+    "filename",
+    "date_of_issue",
+    "time_of_issue",
+    "date_of_due",
+    "operation_type_id",
+    "currency_type_id",
+    "customer_identity_type",
+    "customer_number",
+    "customer_name",
+    "state_type_id",
+    "regularize_shipping",
+    "note_type_id",
+    "purchase_order",
+    "created_at",
+    "updated_at",
+)
+#: The list endpoints' query: plain columns, amounts as floats, JSON as text, and whether a CDR exists.
+LIST_QUERY = select(
+    *(DOCUMENTS.c[name] for name in _LIST_COLUMNS),
+    *(type_coerce(DOCUMENTS.c[name], Float).label(name) for name in _MONEY_COLUMNS),
+    type_coerce(DOCUMENTS.c.exchange_rate_sale, Float).label("exchange_rate_sale"),
+    type_coerce(DOCUMENTS.c.response, Text).label("response_json"),
+    type_coerce(DOCUMENTS.c.affected_document, Text).label("affected_json"),
+    select(ARTIFACTS.c.id)
+    .where(ARTIFACTS.c.document_id == DOCUMENTS.c.id, ARTIFACTS.c.kind == "cdr")
+    .exists()
+    .label("has_cdr"),
+)
 
 FREE_LEGEND = "TRANSFERENCIA GRATUITA DE UN BIEN Y/O SERVICIO PRESTADO GRATUITAMENTE"
 SENDABLE_GROUP = "01"  # facturas and their notes; boletas go in daily summaries
@@ -366,32 +415,17 @@ class DocumentService:
     ) -> list[dict[str, Any]]:
         """Documents issued between two dates (inclusive), newest first; without dates the latest 50.
 
-        Returns plain rows (column name -> value) with ``has_xml``/``has_pdf``/``has_cdr`` flags, read in
-        one query so that large ranges stay fast.
+        One Core query (no ORM objects): amounts come as floats (exact for the stored two decimals) and
+        the JSON columns as text, decoded only for the rows that need them, so 20,000 rows stay fast.
         """
-
-        def has(kind_condition: Any) -> Any:
-            return (
-                select(Artifact.id)
-                .where(Artifact.document_id == Document.id, kind_condition)
-                .exists()
-                .label("x")
-            )
-
-        columns = [c for c in DOCUMENTS.c if c.name not in ("data_json", "qr_text")]
-        query = select(
-            *columns,
-            has(Artifact.kind == "xml").label("has_xml"),
-            has(Artifact.kind.like("pdf-%")).label("has_pdf"),
-            has(Artifact.kind == "cdr").label("has_cdr"),
-        ).where(Document.tenant_id == tenant.id)
+        query = LIST_QUERY.where(DOCUMENTS.c.tenant_id == tenant.id)
         if start is not None and end is not None:
-            query = query.where(Document.date_of_issue.between(start, end))
-        query = query.order_by(Document.date_of_issue.desc(), Document.id.desc())
+            query = query.where(DOCUMENTS.c.date_of_issue.between(start, end))
+        query = query.order_by(DOCUMENTS.c.date_of_issue.desc(), DOCUMENTS.c.id.desc())
         if start is None:
             query = query.limit(50)
-        with self.context.session() as session:
-            return [dict(row._mapping) for row in session.execute(query)]
+        with self.context.engine.connect() as connection:
+            return [row._asdict() for row in connection.execute(query)]
 
     def _artifact(self, row: Document, kind: str) -> bytes | None:
         with self.context.session() as session:
