@@ -196,17 +196,24 @@ class ServiceContext:
                 )
         return self._authority_identity
 
-    def gateway(self, tenant: TenantInfo, registry: SqlRegistry | None = None) -> AuthorityGateway:
+    def gateway(
+        self,
+        tenant: TenantInfo,
+        registry: SqlRegistry | None = None,
+        *,
+        received_on: dt.date | None = None,
+    ) -> AuthorityGateway:
         """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings.
 
         ``registry`` lets the caller collect the simulator's registry writes and commit them together with
-        its own (see :class:`SqlRegistry`'s ``deferred`` mode).
+        its own (see :class:`SqlRegistry`'s ``deferred`` mode). ``received_on`` makes the authority take
+        the document as received that day (a sandbox loading history; see ``authority_check_deadlines``).
         """
         return SunatSimulator(
             self.authority_identity(),
             registry or SqlRegistry(self),
             mode=tenant.settings.get("authority_mode", "test"),
-            today=self.today,
+            today=(lambda: received_on) if received_on is not None else self.today,
             outage=bool(tenant.settings.get("authority_outage", False)),
         )
 

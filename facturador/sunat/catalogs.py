@@ -265,6 +265,9 @@ EXPORT_OPERATION_TYPES = frozenset({"0200", "0201", "0202", "0203", "0204", "020
 #: Operation types subject to detraction (SPOT): they need the detraction block and legend 2006.
 DETRACTION_OPERATION_TYPES = frozenset({"1001", "1002", "1003", "1004"})
 
+#: Detraction operation types that require one goods/services code of catalog 54 (SUNAT 3129).
+DETRACTION_GOODS_BY_OPERATION: dict[str, str] = {"1002": "004", "1003": "028", "1004": "027"}
+
 #: Catalog 52: legends (``cbc:Note/@languageLocaleID``).
 LEGENDS: dict[str, str] = {
     "1000": "Monto expresado en letras",
@@ -1075,6 +1078,9 @@ RESPONSE_CODES: dict[str, str] = {
     "3014": "El codigo de leyenda no debe repetirse en el comprobante.",
     "3027": "El valor del atributo no se encuentra en el catálogo",
     "3030": "El XML no contiene el tag o no existe información del código de local anexo del emisor",
+    "3033": "El codigo de bien o servicio sujeto a detracción no existe en el listado.",
+    "3034": "El xml no contiene el tag o no existe información en el nro de cuenta de detracción",
+    "3035": "El xml no contiene el tag o no existe información en el monto de detraccion",
     "3088": "El valor ingresado como moneda del comprobante no es valido (catalogo nro 02).",
     "3093": "Si el tipo de operación es Operación Sujeta a Percepción, debe ingresar cargo para Percepción",
     "3094": 'El comprobante más "código de operación del ítem" no debe repetirse',

@@ -213,6 +213,83 @@ def debit_note(
     return etree.fromstring(xml.encode())
 
 
+def _element(xml: str) -> etree._Element:
+    return etree.fromstring(f'<x xmlns:cac="{NS["cac"]}" xmlns:cbc="{NS["cbc"]}">{xml}</x>'.encode())[0]
+
+
+def add_detraction(
+    root: etree._Element,
+    *,
+    code: str | None = "037",
+    percent: str = "12.00",
+    amount: str | None = "14.16",
+    account: str | None = "00-068-123456",
+    means_code: str = "001",
+) -> etree._Element:
+    """Add ``cac:PaymentMeans`` + ``cac:PaymentTerms`` "Detraccion" after the customer (XSD order);
+    ``None`` leaves the code, the amount or the account out. Returns ``root``."""
+    payee = (
+        f"<cac:PayeeFinancialAccount><cbc:ID>{account}</cbc:ID></cac:PayeeFinancialAccount>"
+        if account is not None
+        else ""
+    )
+    means = _element(
+        f"<cac:PaymentMeans><cbc:ID>Detraccion</cbc:ID><cbc:PaymentMeansCode>{means_code}</cbc:PaymentMeansCode>"
+        f"{payee}</cac:PaymentMeans>"
+    )
+    terms = _element(
+        "<cac:PaymentTerms><cbc:ID>Detraccion</cbc:ID>"
+        + (f"<cbc:PaymentMeansID>{code}</cbc:PaymentMeansID>" if code is not None else "")
+        + f"<cbc:PaymentPercent>{percent}</cbc:PaymentPercent>"
+        + (f'<cbc:Amount currencyID="PEN">{amount}</cbc:Amount>' if amount is not None else "")
+        + "</cac:PaymentTerms>"
+    )
+    customer = find(root, "cac:AccountingCustomerParty")
+    customer.addnext(means)
+    means.addnext(terms)
+    return root
+
+
+def make_credit(
+    root: etree._Element,
+    cuotas: list[tuple[str | None, str | None]],
+    *,
+    pending: str | None = None,
+    ids: list[str] | None = None,
+) -> etree._Element:
+    """Turn the FormaPago Contado of ``root`` into Credito with ``cuotas`` as ``(amount, due date)``
+    (``None`` leaves the element out). ``pending`` defaults to the sum of the amounts; ``ids`` to
+    Cuota001, Cuota002... Returns ``root``."""
+    cash = find(root, "cac:PaymentTerms[cbc:PaymentMeansID='Contado']")
+    total = sum((Decimal(a) for a, _ in cuotas if a is not None), Decimal(0))
+    amount_text = pending or f"{total:.2f}"
+    pending_xml = f'<cbc:Amount currencyID="PEN">{amount_text}</cbc:Amount>' if pending != "" else ""
+    terms = [
+        _element(
+            "<cac:PaymentTerms><cbc:ID>FormaPago</cbc:ID><cbc:PaymentMeansID>Credito</cbc:PaymentMeansID>"
+            f"{pending_xml}</cac:PaymentTerms>"
+        )
+    ]
+    for n, (amount, due) in enumerate(cuotas, start=1):
+        cuota_id = ids[n - 1] if ids else f"Cuota{n:03d}"
+        terms.append(
+            _element(
+                f"<cac:PaymentTerms><cbc:ID>FormaPago</cbc:ID><cbc:PaymentMeansID>{cuota_id}</cbc:PaymentMeansID>"
+                + (f'<cbc:Amount currencyID="PEN">{amount}</cbc:Amount>' if amount is not None else "")
+                + (f"<cbc:PaymentDueDate>{due}</cbc:PaymentDueDate>" if due is not None else "")
+                + "</cac:PaymentTerms>"
+            )
+        )
+    anchor = cash
+    for node in terms:
+        anchor.addnext(node)
+        anchor = node
+    parent = cash.getparent()
+    assert parent is not None
+    parent.remove(cash)
+    return root
+
+
 def find(root: etree._Element, path: str) -> etree._Element:
     """The first element at ``path`` (cac/cbc prefixes); fails loudly when absent."""
     found = root.find(path, NS)

@@ -18,6 +18,7 @@ from authority_samples import (
     ISSUER_RUC,
     NS,
     TODAY,
+    add_detraction,
     credit_note,
     debit_note,
     expired_identity,
@@ -400,7 +401,8 @@ def test_observations(
 def test_detraction_legend_and_family_level_product(
     simulator: SunatSimulator, issuer_identity: SigningIdentity
 ) -> None:
-    response = send(simulator, invoice(operation="1001", product_code="43210000"), issuer_identity)
+    without_legend = add_detraction(invoice(operation="1001", product_code="43210000"))
+    response = send(simulator, without_legend, issuer_identity)
     assert response.code == "0"
     assert response.note_codes == ("4265", "4337")
     with_legend = invoice(
@@ -408,7 +410,7 @@ def test_detraction_legend_and_family_level_product(
         operation="1001",
         legends=(("1000", "CIENTO DIECIOCHO"), ("2006", "Operación sujeta a detracción")),
     )
-    assert send(simulator, with_legend, issuer_identity).kind is ResponseKind.ACCEPTED
+    assert send(simulator, add_detraction(with_legend), issuer_identity).kind is ResponseKind.ACCEPTED
 
 
 # ---------------------------------------------------------------------------------------------- notes & modes

@@ -164,17 +164,17 @@ BAD_BODIES: dict[str, tuple[Callable[[dict[str, Any]], None], int, str, str | No
     "wrong line value": (_set("items.0.total_valor_item", 150), 422, "TOTALS_MISMATCH", None),
     "wrong total": (_set("totales.total_venta", 130), 422, "TOTALS_MISMATCH", "totales.total_venta"),
     "wrong igv percent": (_set("items.0.porcentaje_igv", 19), 422, "TOTALS_MISMATCH", None),
-    "detraction not built yet": (
+    "detraction on a non-detraction operation": (
         _set("detraccion", {"codigo_tipo_detraccion": "037", "porcentaje": 12}),
         422,
-        "UNSUPPORTED_BLOCK",
+        "MISSING_FIELDS",
         "detraccion",
     ),
-    "credit instalments not built yet": (
+    "credit without instalments": (
         _set("codigo_condicion_de_pago", "02"),
         422,
-        "UNSUPPORTED_BLOCK",
-        None,
+        "MISSING_FIELDS",
+        "cuotas",
     ),
     "line discount not built yet": (
         _set("items.0.descuentos", [{"codigo": "00", "monto": 1}]),
@@ -201,7 +201,7 @@ def test_bad_body_is_refused_and_changes_nothing(acme: httpx.Client, name: str) 
 
 def test_refused_requests_consume_no_number(acme: httpx.Client) -> None:
     first = next_number(acme, "F002")
-    for name in ("wrong total", "missing items", "unknown ubigeo", "detraction not built yet"):
+    for name in ("wrong total", "missing items", "unknown ubigeo", "detraction on a non-detraction operation"):
         body = mutate(BAD_BODIES[name][0])
         body["serie_documento"] = "F002"
         assert acme.post("/api/documents", json=body).status_code == 422

@@ -41,6 +41,9 @@ EXPECTED = {
     "usd_invoice": ({"1000": ("100.00", "18.00")}, "18.00", ("100.00", "118.00", "118.00")),
     "icbper_bag": ({"1000": ("10.20", "1.84"), "7152": (None, "1.00")}, "2.84", ("10.20", "13.04", "13.04")),
     "contingency_0001": ({"1000": ("100.00", "18.00")}, "18.00", ("100.00", "118.00", "118.00")),
+    "detraction_1001": ({"1000": ("1000.00", "180.00")}, "180.00", ("1000.00", "1180.00", "1180.00")),
+    "credit_instalments": ({"1000": ("100.00", "18.00")}, "18.00", ("100.00", "118.00", "118.00")),
+    "detraction_credit": ({"1000": ("1000.00", "180.00")}, "180.00", ("1000.00", "1180.00", "1180.00")),
     "credit_note": ({"1000": ("100.00", "18.00")}, "18.00", ("100.00", "118.00", "118.00")),
     "debit_note": ({"1000": ("10.00", "1.80")}, "1.80", ("10.00", "11.80", "11.80")),
 }
@@ -482,18 +485,20 @@ def test_sha256_signature(identity):
 
 
 def test_credit_payment_form_is_not_silently_issued_as_cash():
-    with pytest.raises(NotImplementedError, match="Credito"):
+    with pytest.raises(ValueError, match="Credito needs at least one instalment"):
         build_sales_document(document(payment_form="Credito"))
     with pytest.raises(ValueError, match="payment form"):
         build_sales_document(document(payment_form="Trueque"))
 
 
 def test_pending_scenarios_are_refused_and_empty_ones_ignored():
-    with pytest.raises(NotImplementedError, match="detraction"):
+    with pytest.raises(NotImplementedError, match="guides"):
+        build_sales_document(document(extensions={"guides": [{"numero": "T001-1"}]}))
+    with pytest.raises(ValueError, match="must be a Detraction"):
         build_sales_document(document(extensions={"detraction": {"code": "037"}}))
     with pytest.raises(ValueError, match="unknown"):
         build_sales_document(document(extensions={"fancy": [1]}))
-    build_sales_document(document(extensions={"guides": [], "detraction": None}))
+    build_sales_document(document(extensions={"guides": [], "detraction": None, "instalments": ()}))
 
 
 def test_credit_note_type_13_needs_instalments():

@@ -7,7 +7,11 @@ from datetime import date, time
 from decimal import ROUND_HALF_UP, Decimal
 
 from facturador.service.domain.model import (
+    DETRACTION,
+    INSTALMENTS,
     AffectedDocument,
+    Detraction,
+    Instalment,
     Issuer,
     Legend,
     Line,
@@ -38,6 +42,12 @@ FOREIGN_CUSTOMER = Party(
     "0", "US-99-1234567", "ACME TRADING INC", country="US", address="1 MAIN ST, MIAMI FL"
 )
 LEGEND_1002 = Legend("1002", "TRANSFERENCIA GRATUITA DE UN BIEN Y/O SERVICIO PRESTADO GRATUITAMENTE")
+LEGEND_2006 = Legend("2006", "Operación sujeta a detracción")
+#: 4 % of 1,180.00 (a 1,000.00 taxed service), deposited in the issuer's Banco de la Nación account.
+DETRACTION_4 = Detraction(
+    code="037", percent=D("4"), amount=D("47.20"), payment_means="001", account="00-068-123456"
+)
+TWO_INSTALMENTS = (Instalment(date(2026, 4, 1), D("59.00")), Instalment(date(2026, 5, 1), D("59.00")))
 
 
 def r2(value: Decimal) -> Decimal:
@@ -227,6 +237,29 @@ def scenarios() -> dict[str, SalesDocument]:
             )
         ),
         "contingency_0001": document(series="0001", number=7),
+        "detraction_1001": document(
+            (line(quantity="1", unit_value="1000", unit="ZZ", description="SERVICIO DE CONSULTORIA"),),
+            operation_type="1001",
+            extra_legends=(LEGEND_2006,),
+            extensions={DETRACTION: DETRACTION_4},
+        ),
+        "credit_instalments": document(
+            number=8, payment_form="Credito", extensions={INSTALMENTS: TWO_INSTALMENTS}
+        ),
+        "detraction_credit": document(
+            (line(quantity="1", unit_value="1000", unit="ZZ", description="SERVICIO DE CONSULTORIA"),),
+            number=9,
+            operation_type="1001",
+            extra_legends=(LEGEND_2006,),
+            payment_form="Credito",
+            extensions={
+                DETRACTION: DETRACTION_4,
+                INSTALMENTS: (
+                    Instalment(date(2026, 3, 2), D("566.40")),
+                    Instalment(date(2026, 4, 2), D("566.40")),
+                ),
+            },
+        ),
         "credit_note": document(
             doc_type="07",
             series="FC01",

@@ -93,6 +93,11 @@ _ANY_CUSTOMER_OPERATIONS = frozenset({"0202", "0401"})
 #: Charges in PEN whatever the document currency (perception, catalog 53) - exempt from 2071.
 _PEN_CHARGE_CODES = frozenset({"51", "52", "53"})
 _PEN_PAYMENT_TERMS = frozenset({"Detraccion", "Percepcion"})
+#: Detraction operation types tied to one good or service of catalog 54 (3129).
+_PAYMENT_TERMS = CAC("PaymentTerms")
+_PAYMENT_MEANS_ID = CBC("PaymentMeansID")
+_AMOUNT = CBC("Amount")
+_PAYEE_ACCOUNT = f"{CAC('PayeeFinancialAccount')}/{CBC('ID')}"
 
 _LINE_TAGS = {
     "01": (CAC("InvoiceLine"), CBC("InvoicedQuantity")),
@@ -402,6 +407,7 @@ class SunatSimulator:
         self._check_currency(root)
         self._check_customer(ctx, root, operation)
         self._check_payment_form(ctx, root)
+        self._check_detraction(root, operation)
         self._check_dates(ctx, root)
         if ctx.doc_type in ("07", "08"):
             self._check_note_reference(ctx, root)
@@ -470,32 +476,57 @@ class SunatSimulator:
 
     @staticmethod
     def _check_payment_form(ctx: _Context, root: etree._Element) -> None:
+        """FormaPago of a factura (reference/sunat.md §2.4): Contado, or Credito with its instalments."""
         if ctx.doc_type != "01":
             return
-        means: list[str] = []
-        amounts: dict[str, str | None] = {}
-        for terms in root.iterchildren(CAC("PaymentTerms")):
-            if _text(terms, CBC("ID")) == "FormaPago":
-                value = _text(terms, CBC("PaymentMeansID")) or ""
-                means.append(value)
-                amounts[value] = _text(terms, CBC("Amount"))
-        if not means:
-            raise _Answer("3244", "cac:PaymentTerms/cbc:ID FormaPago")
-        for value in means:
+        forms: dict[str, etree._Element] = {}  # PaymentMeansID -> its PaymentTerms
+        for terms in root.iterchildren(_PAYMENT_TERMS):
+            if _text(terms, _ID) != "FormaPago":
+                continue
+            value = _text(terms, _PAYMENT_MEANS_ID) or ""
             if value not in ("Contado", "Credito") and not _CUOTA.match(value):
                 raise _Answer("3246", f'cbc:PaymentMeansID valor: "{value}"')
-        has_cash, has_credit = "Contado" in means, "Credito" in means
-        has_cuotas = any(_CUOTA.match(v) for v in means)
+            if value in forms:
+                raise _Answer("3248", f'cbc:PaymentMeansID valor: "{value}"')
+            forms[value] = terms
+        if not forms:
+            raise _Answer("3244", "cac:PaymentTerms/cbc:ID FormaPago")
+        has_cash, has_credit = "Contado" in forms, "Credito" in forms
+        cuotas = {value: terms for value, terms in forms.items() if _CUOTA.match(value)}
         if has_cash and has_credit:
             raise _Answer("3247", "Contado and Credito")
         if not has_cash and not has_credit:
-            raise _Answer("3245" if not has_cuotas else "3252", "FormaPago without Contado/Credito")
-        if has_credit and not has_cuotas:
+            raise _Answer("3245" if not cuotas else "3252", "FormaPago without Contado/Credito")
+        if has_credit and not cuotas:
             raise _Answer("3249", "FormaPago Credito without Cuota001")
-        if has_credit and not amounts.get("Credito"):
-            raise _Answer("3251", "FormaPago Credito without cbc:Amount")
-        if has_cash and has_cuotas:
+        if has_cash and cuotas:
             raise _Answer("3252", "Cuota with FormaPago Contado")
+        if has_credit:
+            _check_instalments(root, forms["Credito"], cuotas)
+
+    @staticmethod
+    def _check_detraction(root: etree._Element, operation: str) -> None:
+        """Detraction (SPOT) of operations 1001-1004: goods code (catalog 54), amount and account."""
+        if not operation:  # notes carry no operation type and no detraction
+            return
+        terms = [t for t in root.iterchildren(_PAYMENT_TERMS) if _text(t, _ID) == "Detraccion"]
+        code = next((c for c in (_text(t, _PAYMENT_MEANS_ID) for t in terms) if c), "")
+        if operation not in catalogs.DETRACTION_OPERATION_TYPES:
+            if code:
+                raise _Answer("3128", f'operation {operation} with detraction code "{code}"')
+            return
+        if not code:
+            raise _Answer("3127", 'cac:PaymentTerms[cbc:ID="Detraccion"]/cbc:PaymentMeansID')
+        if code not in catalogs.DETRACTION_TYPES:
+            raise _Answer("3033", f'cbc:PaymentMeansID valor: "{code}"')
+        expected = catalogs.DETRACTION_GOODS_BY_OPERATION.get(operation)
+        if expected is not None and code != expected:
+            raise _Answer("3129", f'operation {operation} expects "{expected}", cbc:PaymentMeansID "{code}"')
+        if not any(_text(t, _AMOUNT) for t in terms):
+            raise _Answer("3035", 'cac:PaymentTerms[cbc:ID="Detraccion"]/cbc:Amount')
+        means = (m for m in root.iterchildren(CAC("PaymentMeans")) if _text(m, _ID) == "Detraccion")
+        if not any(_text(m, _PAYEE_ACCOUNT) for m in means):
+            raise _Answer("3034", 'cac:PaymentMeans[cbc:ID="Detraccion"]/cac:PayeeFinancialAccount/cbc:ID')
 
     def _check_dates(self, ctx: _Context, root: etree._Element) -> None:
         text = _text(root, CBC("IssueDate")) or ""
@@ -735,6 +766,53 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
         # not in the XML: the line total follows from the rest
         total=icbper if catalogs.is_free(affectation) else value + taxes,
     )
+
+
+def _check_instalments(
+    root: etree._Element, credit: etree._Element, cuotas: dict[str, etree._Element]
+) -> None:
+    """Credito's net pending amount and its ``Cuota`` terms (3251, 3265, 3254, 3266, 3256, 3267, 3319)."""
+    payable = _dec(_children(root.find(_MONETARY_TAGS["01"])).get(CBC("PayableAmount")))
+    pending = _amount_of(credit)
+    if pending is None or pending <= 0:
+        raise _Answer("3251", "FormaPago Credito without cbc:Amount")
+    if pending > payable:
+        raise _Answer("3265", f'cbc:Amount valor: "{pending}", cbc:PayableAmount "{payable}"')
+    issue_text = _text(root, CBC("IssueDate")) or ""
+    try:
+        issued: date | None = date.fromisoformat(issue_text[:10])
+    except ValueError:
+        issued = None  # reported by the date rules
+    total = ZERO
+    for value, terms in sorted(cuotas.items()):
+        cuota_amount = _amount_of(terms)
+        if cuota_amount is None:
+            raise _Answer("3254", f"{value}: cbc:Amount")
+        if cuota_amount > payable:
+            raise _Answer("3266", f'{value}: cbc:Amount valor: "{cuota_amount}"')
+        due_text = _text(terms, CBC("PaymentDueDate"))
+        if not due_text:
+            raise _Answer("3256", f"{value}: cbc:PaymentDueDate")
+        try:
+            due = date.fromisoformat(due_text[:10])
+        except ValueError as exc:
+            raise _Answer("3255", f'{value}: cbc:PaymentDueDate valor: "{due_text}"') from exc
+        if issued is not None and due < issued:
+            raise _Answer("3267", f'{value}: cbc:PaymentDueDate "{due_text}" before cbc:IssueDate')
+        total += cuota_amount
+    if total != pending:
+        raise _Answer("3319", f'sum of cuotas "{total}", FormaPago Credito cbc:Amount "{pending}"')
+
+
+def _amount_of(terms: etree._Element) -> Decimal | None:
+    """The ``cbc:Amount`` of a PaymentTerms; None when absent or empty."""
+    text = _text(terms, _AMOUNT)
+    if not text:
+        return None
+    try:
+        return Decimal(text)
+    except ArithmeticError:
+        return None
 
 
 def _factura_family(ctx: _Context, root: etree._Element) -> bool:

@@ -4,6 +4,16 @@ Everything that can be checked without the database is checked here: types, requ
 catalogs, identity of the customer, ubigeo, and every line and header amount against SUNAT's
 formulas (``facturador.sunat.totals``). What needs the database (series, numbers, the affected
 document) is checked by ``facturador.service.domain.issuing``.
+
+Scenario blocks built so far (the others stay refused, see :data:`PENDING_BLOCKS`):
+
+* ``detraccion{codigo_tipo_detraccion (cat. 54), porcentaje, monto (soles), codigo_metodo_pago (cat. 59),
+  cuenta_bancaria}``: required by operations 1001-1003 and allowed only with them (1002 needs code 004,
+  1003 code 028; 1004 needs the trip details and is refused). Legend 2006 is added when missing.
+* ``codigo_condicion_de_pago`` "02" with ``cuotas[{fecha (≥ fecha_de_emision), codigo_tipo_moneda (= the
+  document's), monto, codigo_metodo_de_pago?}]``: at least one; Σ monto = total − detraction (converted
+  with ``factor_tipo_de_cambio`` outside soles) within a cent. Cuotas with "01" are refused. Notes with
+  instalments (credit note type 13) are refused until they are built.
 """
 
 from __future__ import annotations
@@ -14,13 +24,23 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from facturador.service.domain.model import AffectedDocument, Legend, Line, Party, Totals
+from facturador.service.domain.model import (
+    DETRACTION,
+    INSTALMENTS,
+    AffectedDocument,
+    Detraction,
+    Instalment,
+    Legend,
+    Line,
+    Party,
+    Totals,
+)
 from facturador.service.domain.reader import Reader
 from facturador.service.errors import FieldError, ServiceError, field_error, validation_error
 from facturador.sunat import catalogs
 from facturador.sunat import totals as sunat_totals
 from facturador.sunat.identity import identity_problem
-from facturador.sunat.money import round2
+from facturador.sunat.money import round2, to_decimal
 from facturador.sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 from facturador.sunat.series import is_valid_series
 from facturador.sunat.ubigeo import is_valid_ubigeo
@@ -30,7 +50,6 @@ PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
 #: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
 PENDING_BLOCKS = (
-    "detraccion",
     "descuentos",
     "cargos",
     "anticipos",
@@ -38,12 +57,18 @@ PENDING_BLOCKS = (
     "retencion",
     "guias",
     "relacionados",
-    "cuotas",
     "pagos",
 )
 PENDING_ITEM_BLOCKS = ("descuentos", "cargos", "datos_adicionales", "total_isc", "total_otros_impuestos")
 PENDING_TOTALS = ("total_descuentos", "total_cargos", "total_anticipos", "total_isc", "total_otros_impuestos")
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
+#: Detraction operation types tied to one good or service of catalog 54 (SUNAT 3129, reference/sunat.md §2.4).
+#: Operation 1004 (cargo transport) also needs the trip (origin, destination, reference values): not built.
+UNBUILT_DETRACTION_OPERATIONS = frozenset({"1004"})
+DETRACTION_LEGEND = "2006"  # catalog 52: "Operación sujeta a detracción"
+MAX_INSTALMENTS = 999  # Cuota001 ... Cuota999
+CENT = Decimal("0.01")
+PEN = "PEN"
 
 
 @dataclass(frozen=True)
@@ -72,10 +97,26 @@ class DocumentRequest:
     affected_external_id: str | None
     affected: AffectedDocument | None
     raw: dict[str, Any]
+    detraction: Detraction | None = None
+    instalments: tuple[Instalment, ...] = ()
 
     @property
     def is_note(self) -> bool:
         return self.doc_type in ("07", "08")
+
+    @property
+    def payment_form(self) -> str:
+        """SUNAT's FormaPago: ``Credito`` for a sale in instalments (condition 02), else ``Contado``."""
+        return "Credito" if self.instalments else "Contado"
+
+    def extensions(self) -> dict[str, Any]:
+        """The scenario blocks for ``SalesDocument.extensions`` (only those present)."""
+        blocks: dict[str, Any] = {}
+        if self.detraction is not None:
+            blocks[DETRACTION] = self.detraction
+        if self.instalments:
+            blocks[INSTALMENTS] = self.instalments
+        return blocks
 
 
 def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
@@ -137,6 +178,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
             "codigo_condicion_de_pago",
             "El campo codigo_condicion_de_pago debe ser 01 (Contado) o 02 (Crédito).",
         )
+    detraction = _read_detraction(r, body, doc_type, operation_type)
+    instalments = () if is_note else _read_instalments(r, body, payment_condition, currency, issue_date)
     customer = _read_customer(r, r.obj(body, "datos_del_cliente_o_receptor", "datos_del_cliente_o_receptor"))
     items = r.array(body, "items", "items")
     if isinstance(body.get("items"), list) and not items:
@@ -191,10 +234,21 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     r.raise_if_errors()
     assert issue_date is not None and issue_time is not None
 
-    if payment_condition == "02":
+    if is_note and (payment_condition == "02" or note_type == "13" or _is_present(body.get("cuotas"))):
+        field = "codigo_tipo_nota" if note_type == "13" else "codigo_condicion_de_pago"
+        if note_type != "13" and payment_condition != "02":
+            field = "cuotas"
         raise field_error(
-            "codigo_condicion_de_pago",
-            "El pago al crédito (codigo_condicion_de_pago 02 con cuotas) aún no está soportado.",
+            field,
+            "Las notas de crédito con cuotas (tipo 13, ajuste de montos y/o fechas de pago) aún no están "
+            "soportadas.",
+            "UNSUPPORTED_BLOCK",
+        )
+    if operation_type in UNBUILT_DETRACTION_OPERATIONS:
+        raise field_error(
+            "codigo_tipo_operacion",
+            f"La detracción por servicio de transporte de carga ({operation_type}) aún no está soportada "
+            "(requiere los datos del viaje); el comprobante no se emitió.",
             "UNSUPPORTED_BLOCK",
         )
     if not is_valid_series(doc_type, series):
@@ -204,6 +258,10 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     totals = _read_totals(r, totals_body, lines)
     r.raise_if_errors()
     _check_amounts(lines, totals, issue_date)
+    if detraction is not None:
+        _check_detraction_amount(detraction, totals, currency)
+    if instalments:
+        _check_instalment_amounts(body, instalments, totals, detraction, currency, exchange_rate)
     if (
         doc_type == "03"
         and totals.total > BOLETA_IDENTIFICATION_THRESHOLD
@@ -231,7 +289,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         customer=customer,
         lines=lines,
         totals=totals,
-        legends=legends,
+        legends=_with_detraction_legend(legends) if detraction is not None else legends,
         additional_information=additional_information,
         send_xml_signed=send_xml_signed,
         format_pdf="ticket" if format_pdf == "ticket_80" else format_pdf,
@@ -240,6 +298,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         affected_external_id=affected_external_id,
         affected=affected,
         raw=dict(body),
+        detraction=detraction,
+        instalments=instalments,
     )
 
 
@@ -272,6 +332,198 @@ def _refuse_pending_blocks(body: Mapping[str, Any]) -> None:
             "UNSUPPORTED_BLOCK",
             [FieldError(p, f"El bloque {p} aún no está soportado.") for p in present],
         )
+
+
+def _catalog_code(value: Any) -> Any:
+    """Catalog 54/59 codes are 3 digits; numbers and short digit strings (``37``, ``"1"``) are padded."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1000:
+        return f"{value:03d}"
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 3:
+        return value.strip().zfill(3)
+    return value
+
+
+def _read_detraction(
+    r: Reader, body: Mapping[str, Any], doc_type: str, operation_type: str
+) -> Detraction | None:
+    """The ``detraccion`` block (reference §4.5): required by operations 1001-1004 and only by them."""
+    p = "detraccion"
+    subject = operation_type in catalogs.DETRACTION_OPERATION_TYPES
+    if not _is_present(body.get(p)):
+        if subject:
+            r.missing.append(p)
+            r.error(
+                p,
+                f"El tipo de operación {operation_type} (sujeta a detracción) requiere el bloque detraccion "
+                "(codigo_tipo_detraccion, porcentaje, monto, codigo_metodo_pago, cuenta_bancaria).",
+            )
+        return None
+    block = r.obj(body, p, p)
+    if not block:
+        return None
+    if doc_type not in ("01", "03"):
+        r.error(p, "La detracción solo corresponde a facturas y boletas (tipo de operación 1001-1004).")
+    elif operation_type and not subject:
+        r.error(
+            p,
+            f"El bloque detraccion no corresponde al tipo de operación {operation_type}: use un tipo de "
+            "operación sujeto a detracción (1001, 1002, 1003 o 1004).",
+        )
+    block = {k: _catalog_code(v) if k.startswith("codigo_") else v for k, v in block.items()}
+    code = r.code(
+        block,
+        "codigo_tipo_detraccion",
+        f"{p}.codigo_tipo_detraccion",
+        catalogs.DETRACTION_TYPES,
+        "catálogo 54",
+    )
+    expected = catalogs.DETRACTION_GOODS_BY_OPERATION.get(operation_type)
+    if code and expected and code != expected and operation_type not in UNBUILT_DETRACTION_OPERATIONS:
+        r.error(
+            f"{p}.codigo_tipo_detraccion",
+            f"Con el tipo de operación {operation_type} el código de detracción debe ser {expected} "
+            f"({catalogs.DETRACTION_TYPES[expected][0]}), no {code}.",
+        )
+    percent = r.decimal(block, "porcentaje", f"{p}.porcentaje", positive=True)
+    if percent > 100:
+        r.error(f"{p}.porcentaje", f"El campo {p}.porcentaje no puede ser mayor que 100.")
+    amount = r.decimal(block, "monto", f"{p}.monto", positive=True)
+    means = r.code(
+        block, "codigo_metodo_pago", f"{p}.codigo_metodo_pago", catalogs.PAYMENT_MEANS, "catálogo 59"
+    )
+    account = r.text(block, "cuenta_bancaria", f"{p}.cuenta_bancaria", max_length=30)
+    return Detraction(code=code, percent=percent, amount=amount, payment_means=means, account=account)
+
+
+def _read_instalments(
+    r: Reader,
+    body: Mapping[str, Any],
+    payment_condition: str,
+    currency: str,
+    issue_date: dt.date | None,
+) -> tuple[Instalment, ...]:
+    """``cuotas`` (reference §4.5): at least one with condition 02 (crédito), none with 01 (contado)."""
+    present = _is_present(body.get("cuotas"))
+    if payment_condition != "02":
+        if present:
+            r.error(
+                "cuotas",
+                "Las cuotas solo corresponden al pago al crédito: envíe codigo_condicion_de_pago 02.",
+            )
+        return ()
+    if not present:
+        if "cuotas" not in body or body.get("cuotas") is None:
+            r.missing.append("cuotas")
+        r.error(
+            "cuotas",
+            "El pago al crédito (codigo_condicion_de_pago 02) requiere al menos una cuota en el campo "
+            "cuotas.",
+        )
+        return ()
+    cuotas = r.array(body, "cuotas", "cuotas")
+    if len(cuotas) > MAX_INSTALMENTS:
+        r.error("cuotas", f"Un comprobante admite como máximo {MAX_INSTALMENTS} cuotas.")
+    instalments = []
+    for i, cuota in enumerate(cuotas):
+        p = f"cuotas.{i}"
+        if not isinstance(cuota, Mapping):
+            r.error(
+                p, f"La cuota {p} debe ser un objeto con fecha, codigo_tipo_moneda y monto.", container=True
+            )
+            continue
+        due_date = r.date(cuota, "fecha", f"{p}.fecha")
+        if due_date is not None and issue_date is not None and due_date < issue_date:
+            r.error(
+                f"{p}.fecha",
+                f"La fecha de la cuota {i + 1} ({due_date.isoformat()}) no puede ser anterior a la fecha de "
+                f"emisión ({issue_date.isoformat()}).",
+            )
+        cuota_currency = r.code(
+            cuota,
+            "codigo_tipo_moneda",
+            f"{p}.codigo_tipo_moneda",
+            catalogs.CURRENCIES,
+            "catálogo 02 (ISO 4217)",
+            upper=True,
+        )
+        if currency and cuota_currency in catalogs.CURRENCIES and cuota_currency != currency:
+            r.error(
+                f"{p}.codigo_tipo_moneda",
+                f"La cuota {i + 1} debe estar en la moneda del comprobante ({currency}), "
+                f"no en {cuota_currency}.",
+            )
+        amount = r.decimal(cuota, "monto", f"{p}.monto", positive=True)
+        r.text(cuota, "codigo_metodo_de_pago", f"{p}.codigo_metodo_de_pago", required=False)
+        if due_date is not None:
+            instalments.append(Instalment(due_date=due_date, amount=round2(amount)))
+    return tuple(instalments)
+
+
+def _check_detraction_amount(detraction: Detraction, totals: Totals, currency: str) -> None:
+    """The detraction (in soles) cannot exceed the sale; checked only when the sale is in soles too."""
+    if currency == PEN and detraction.amount > totals.total:
+        raise field_error(
+            "detraccion.monto",
+            f"El monto de la detracción ({round2(detraction.amount)}) no puede ser mayor que el importe "
+            f"total ({round2(totals.total)}).",
+        )
+
+
+def _check_instalment_amounts(
+    body: Mapping[str, Any],
+    instalments: tuple[Instalment, ...],
+    totals: Totals,
+    detraction: Detraction | None,
+    currency: str,
+    exchange_rate: Decimal,
+) -> None:
+    """Σ cuotas = monto neto pendiente de pago = importe total − detracción (within a cent), ≤ total.
+
+    The detraction is in soles: for a sale in another currency it is converted with
+    ``factor_tipo_de_cambio``, which is then required.
+    """
+    total = round2(totals.total)
+    withheld = Decimal("0")
+    if detraction is not None:
+        if currency == PEN:
+            withheld = round2(detraction.amount)
+        elif body.get("factor_tipo_de_cambio") is None or exchange_rate <= 0:
+            raise field_error(
+                "factor_tipo_de_cambio",
+                f"Con detracción (en soles) y cuotas en {currency} envíe factor_tipo_de_cambio para "
+                "calcular el monto neto pendiente de pago.",
+            )
+        else:
+            withheld = round2(detraction.amount / exchange_rate)
+    pending = total - withheld
+    instalment_sum = sum((instalment.amount for instalment in instalments), Decimal("0"))
+    if abs(instalment_sum - pending) > CENT:
+        detail = f"importe total {total}" + (f" menos detracción {withheld}" if detraction else "")
+        raise field_error(
+            "cuotas",
+            f"La suma de las cuotas ({instalment_sum}) debe ser igual al monto neto pendiente de pago "
+            f"({pending} = {detail}).",
+        )
+    if instalment_sum > total:
+        raise field_error(
+            "cuotas",
+            f"La suma de las cuotas ({instalment_sum}) no puede ser mayor que el importe total ({total}).",
+        )
+    totals_body = body.get("totales")
+    stated = totals_body.get("total_pendiente_pago") if isinstance(totals_body, Mapping) else None
+    if stated is not None and stated != "":
+        try:
+            stated_amount = round2(to_decimal(stated))
+        except ValueError:
+            raise field_error(
+                "totales.total_pendiente_pago", "El campo totales.total_pendiente_pago debe ser un número."
+            ) from None
+        if stated_amount and abs(stated_amount - instalment_sum) > CENT:
+            raise field_error(
+                "totales.total_pendiente_pago",
+                f"El total pendiente de pago ({stated_amount}) no coincide con la suma de las cuotas "
+                f"({instalment_sum}).",
+            )
 
 
 def _read_customer(r: Reader, body: Mapping[str, Any]) -> Party:
@@ -349,6 +601,18 @@ def _read_line(r: Reader, item: Any, i: int) -> Line:
         internal_code=r.text(item, "codigo_interno", f"{p}.codigo_interno", required=False, max_length=30),
         sunat_code=str(sunat_code).strip() if isinstance(sunat_code, str | int) else "",
     )
+
+
+def _with_detraction_legend(legends: tuple[Legend, ...]) -> tuple[Legend, ...]:
+    """Add legend 2006 ("Operación sujeta a detracción") when the client did not send it.
+
+    The real services leave it to the client (reference §4.8 row 13) and SUNAT then only observes its
+    absence (4265); adding it costs nothing and keeps the CDR clean. A legend 2006 the client sends is
+    kept as is.
+    """
+    if any(legend.code == DETRACTION_LEGEND for legend in legends):
+        return legends
+    return (*legends, Legend(DETRACTION_LEGEND, catalogs.LEGENDS[DETRACTION_LEGEND]))
 
 
 def _read_legends(r: Reader, body: Mapping[str, Any]) -> tuple[Legend, ...]:

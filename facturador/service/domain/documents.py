@@ -255,6 +255,8 @@ class DocumentService:
             purchase_order=request.purchase_order,
             note=note,
             additional_information=request.additional_information,
+            payment_form=request.payment_form,
+            extensions=request.extensions(),
         )
 
     @staticmethod
@@ -340,7 +342,9 @@ class DocumentService:
     ) -> tuple[Document, bool]:
         """Send the signed XML, then store the answer: state, response and CDR (never the document itself)."""
         registry = SqlRegistry(self.context, deferred=True)
-        answer: AuthorityResponse = self.context.gateway(tenant, registry).send_bill(
+        # a sandbox loading history sends back-dated documents "on their day" instead of late
+        received_on = None if tenant.settings.get("authority_check_deadlines", True) else row.date_of_issue
+        answer: AuthorityResponse = self.context.gateway(tenant, registry, received_on=received_on).send_bill(
             f"{row.filename}.zip", zip_document(row.filename, xml)
         )
         state, regularize = states.state_after_answer(answer.code, answer.notes, row.state_type_id)

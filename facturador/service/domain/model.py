@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, time
 from decimal import Decimal
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,33 @@ class Legend:
 
 
 @dataclass(frozen=True)
+class Detraction:
+    """The SPOT detraction of a sale (operation types 1001-1004, reference §4.5 ``detraccion``).
+
+    The amount is in PEN whatever the document currency (SUNAT wants ``cbc:Amount@currencyID="PEN"``).
+    """
+
+    code: str  # catalog 54: goods or service subject to detraction
+    percent: Decimal
+    amount: Decimal  # in PEN
+    payment_means: str  # catalog 59 (001 = depósito en cuenta)
+    account: str  # the issuer's detraction account at Banco de la Nación
+
+
+@dataclass(frozen=True)
+class Instalment:
+    """One instalment (``cuota``) of a sale on credit, in the document currency."""
+
+    due_date: date
+    amount: Decimal
+
+
+#: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
+DETRACTION = "detraction"  # Detraction
+INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
+
+
+@dataclass(frozen=True)
 class SalesDocument:
     """A factura (01), boleta (03), credit note (07) or debit note (08) ready to be rendered."""
 
@@ -132,7 +160,28 @@ class SalesDocument:
     note: NoteInfo | None = None
     additional_information: str = ""
     payment_form: str = "Contado"  # FormaPago: Contado | Credito
-    extensions: dict = field(default_factory=dict)  # room for scenario blocks (detraction, instalments, ...)
+    extensions: dict[str, Any] = field(default_factory=dict)  # scenario blocks: DETRACTION, INSTALMENTS, ...
+
+    @property
+    def detraction(self) -> Detraction | None:
+        """The detraction block, if the sale is subject to one."""
+        value = self.extensions.get(DETRACTION)
+        return value if isinstance(value, Detraction) else None
+
+    @property
+    def instalments(self) -> tuple[Instalment, ...]:
+        """The instalments of a sale on credit (empty for a cash sale)."""
+        value = self.extensions.get(INSTALMENTS)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def pending_amount(self) -> Decimal:
+        """Monto neto pendiente de pago of a sale on credit: the sum of its instalments.
+
+        The input checked that it is the total less the detraction (within a cent), so the XML's
+        ``FormaPago Credito`` amount and the sum of its ``Cuota`` amounts always agree (SUNAT 3319).
+        """
+        return sum((instalment.amount for instalment in self.instalments), Decimal("0"))
 
     @property
     def full_number(self) -> str:

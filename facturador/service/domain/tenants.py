@@ -37,6 +37,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "send_auto": True,  # send facturas and their notes to the authority when issued
     "authority_mode": "test",  # "test": like SUNAT's beta; "strict": production-like registry checks
     "authority_outage": False,  # simulate the authority being unreachable (answers exception 0109)
+    "authority_check_deadlines": True,  # False: a sandbox takes back-dated documents (2108/2329 not applied)
 }
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")

@@ -4,7 +4,8 @@ Two layouts:
 
 * ``"a4"``: portrait A4; the issuer and a boxed "R.U.C. / title / SERIE-NUMERO" on top, customer and
   document data, the lines table (the table headings and a compact header repeat on every page), then
-  the amount in words, the QR with the hash and the totals box. Every page has the footer
+  the amount in words, the QR with the hash and the totals box, and last the payment terms when the
+  sale has them (the detraction, the instalments of a sale on credit). Every page has the footer
   "Representación impresa de la ..." and "Página n de N".
 * ``"ticket"`` / ``"ticket_80"`` (80 mm roll) and ``"ticket_58"`` (58 mm roll): one page whose height
   follows the content (laid out twice: once to measure, once for real).
@@ -34,8 +35,10 @@ from facturador.sunat.catalogs import (
     CREDIT_NOTE_TYPES,
     CURRENCY_NAMES,
     DEBIT_NOTE_TYPES,
+    DETRACTION_TYPES,
     DOCUMENT_TYPES,
     IDENTITY_TYPES,
+    PAYMENT_MEANS,
     is_free,
 )
 from facturador.sunat.money import round2
@@ -158,6 +161,13 @@ class _Row:
 
 
 @dataclass
+class _Instalment:
+    number: str
+    due_date: str
+    amount: str
+
+
+@dataclass
 class _View:
     """Every printed string of a document (already made safe for the core fonts) and the QR PNG."""
 
@@ -172,6 +182,9 @@ class _View:
     note: list[tuple[str, str]]
     rows: list[_Row]
     totals: list[tuple[str, str]]
+    detraction: list[tuple[str, str]]  # label/value rows; empty without detraction
+    credit: str  # "Forma de pago: Crédito - Monto neto pendiente de pago: S/ ..." or ""
+    instalments: list[_Instalment]
     currency_symbol: str
     words: str
     notes: list[str]
@@ -216,6 +229,22 @@ def _totals(doc: SalesDocument) -> list[tuple[str, str]]:
         ("IMPORTE TOTAL", t.total, True),
     ]
     return [(label, _money(amount)) for label, amount, always in rows if always or amount]
+
+
+def _detraction_rows(doc: SalesDocument) -> list[tuple[str, str]]:
+    """The detraction as printed: goods/service code and name, rate, amount in soles, means, account."""
+    detraction = doc.detraction
+    if detraction is None:
+        return []
+    goods = DETRACTION_TYPES.get(detraction.code)
+    means = PAYMENT_MEANS.get(detraction.payment_means)
+    return [
+        ("Bien o servicio", f"{detraction.code} - {goods[0]}" if goods else detraction.code),
+        ("Porcentaje", f"{detraction.percent.normalize():f}%"),
+        ("Monto de la detracción", f"S/ {_money(detraction.amount)}"),
+        ("Medio de pago", f"{detraction.payment_means} - {means}" if means else detraction.payment_means),
+        ("Cta. Banco de la Nación", detraction.account),
+    ]
 
 
 def _line_row(line: Line) -> _Row:
@@ -272,6 +301,18 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str) -> _View:
     def pairs(rows: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         return [(_pdf_text(k), _pdf_text(v)) for k, v in rows]
 
+    symbol = _CURRENCY_SYMBOLS.get(doc.currency, doc.currency)
+    credit = ""
+    if doc.instalments:
+        credit = (
+            f"Forma de pago: {_PAYMENT_FORMS['Credito']} - Monto neto pendiente de pago: "
+            f"{symbol} {_money(doc.pending_amount)}"
+        )
+    instalments = [
+        _Instalment(f"{n:03d}", _date(instalment.due_date), _money(instalment.amount))
+        for n, instalment in enumerate(doc.instalments, start=1)
+    ]
+
     return _View(
         title=_pdf_text(title),
         number=_pdf_text(doc.full_number),
@@ -284,7 +325,10 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str) -> _View:
         note=pairs(note_rows),
         rows=[_line_row(line) for line in doc.lines],
         totals=pairs(_totals(doc)),
-        currency_symbol=_pdf_text(_CURRENCY_SYMBOLS.get(doc.currency, doc.currency)),
+        detraction=pairs(_detraction_rows(doc)),
+        credit=_pdf_text(credit),
+        instalments=instalments,
+        currency_symbol=_pdf_text(symbol),
         words=_pdf_text(words),
         notes=[_pdf_text(n) for n in notes],
         digest=_pdf_text(digest_value),
@@ -525,12 +569,51 @@ class _A4(FPDF):
             self.ln(5.5)
         self.set_y(max(left_bottom, self.get_y()) + 2)
 
+    def payment_terms(self) -> None:
+        """The detraction (framed label/value rows) and the instalments table of a sale on credit."""
+        v = self.view
+        if v.detraction:
+            if self.will_page_break(6 + 5 + len(v.detraction) * 4.5):
+                self.add_page()
+            self.set_font(_FONT, "B", 9)
+            self.cell(self.epw, 5, "OPERACIÓN SUJETA A DETRACCIÓN", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+            self._pairs_box([(v.detraction, 42.0, _M + 2, self.epw - 4)])
+        if v.instalments:
+            if self.will_page_break(5 + 6 + 2 * 5):
+                self.add_page()
+            self.set_font(_FONT, "B", 9)
+            _write(self, self.epw, 5, v.credit, align="L", new_x=XPos.LMARGIN)
+            self._instalments_head()
+            self.set_font(_FONT, "", 8.5)
+            (_, number_w), (_, date_w), (_, amount_w) = _INSTALMENT_COLUMNS
+            for row in v.instalments:
+                if self.will_page_break(5):
+                    self.add_page()
+                    self._instalments_head()
+                    self.set_font(_FONT, "", 8.5)
+                self.cell(number_w, 5, row.number, border="B", align="C")
+                self.cell(date_w, 5, row.due_date, border="B", align="C")
+                self.cell(amount_w, 5, f"{v.currency_symbol} {row.amount}", border="B", align="R")
+                self.ln(5)
+
+    def _instalments_head(self) -> None:
+        self.set_font(_FONT, "B", 8)
+        self.set_fill_color(_GREY)
+        self.set_x(_M)
+        for title, width in _INSTALMENT_COLUMNS:
+            self.cell(width, 6, title, align="C", fill=True)
+        self.ln(6)
+
+
+_INSTALMENT_COLUMNS = (("N° CUOTA", 25.0), ("FECHA DE VENCIMIENTO", 45.0), ("MONTO", 40.0))
+
 
 def _render_a4(view: _View) -> bytes:
     pdf = _A4(view)
     pdf.add_page()
     pdf.lines_table()
     pdf.summary()
+    pdf.payment_terms()
     return bytes(pdf.output())
 
 
@@ -607,6 +690,19 @@ def _draw_ticket(pdf: FPDF, view: _View, width: float, *, images: bool) -> float
     text(view.words, style="B", align="L")
     for note in view.notes:
         text(note, size=base - 0.5, align="L")
+    if view.detraction:
+        rule()
+        text("OPERACIÓN SUJETA A DETRACCIÓN", style="B", align="L")
+        for label, value in view.detraction:
+            pair(label, value)
+    if view.instalments:
+        rule()
+        text(view.credit, style="B", align="L")
+        for instalment in view.instalments:
+            columns(
+                f"Cuota {instalment.number}  {instalment.due_date}",
+                f"{view.currency_symbol} {instalment.amount}",
+            )
     rule()
     qr_size = 26.0 if narrow else 32.0
     y = pdf.get_y() + 1

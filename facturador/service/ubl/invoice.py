@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from facturador.service.domain.model import SalesDocument
+from facturador.service.domain.model import DETRACTION, INSTALMENTS, Detraction, Instalment, SalesDocument
 
 from . import parts as p
 from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
@@ -24,8 +24,6 @@ from .signing import SigningIdentity, sign
 #: :mod:`~facturador.service.ubl.parts` each will fill. A document carrying one of them (non-empty) is
 #: refused with ``NotImplementedError`` rather than silently issued without it.
 PENDING_SCENARIOS: dict[str, str] = {
-    "detraction": "payment_means + payment_terms (ID Detraccion), legend 2006 from the caller",
-    "instalments": "payment_terms (FormaPago Credito + Cuota001...)",
     "charges": "allowance_charges (ChargeIndicator true) + monetary_total ChargeTotalAmount",
     "discounts": "allowance_charges / line_allowance_charges (ChargeIndicator false)",
     "prepayments": "additional_references + prepaid_payments + allowance_charges 04-06 + PrepaidAmount",
@@ -154,21 +152,38 @@ KINDS: dict[str, p.DocumentKind] = {
 }
 
 
+#: Scenario blocks of ``SalesDocument.extensions`` that are built, with the section(s) that write them.
+BUILT_SCENARIOS: dict[str, str] = {
+    DETRACTION: "payment_means + payment_terms (ID Detraccion); legend 2006 comes with the document",
+    INSTALMENTS: "payment_terms (FormaPago Credito + Cuota001...)",
+}
+
+
 def _check_scenarios(doc: SalesDocument) -> None:
     for key, value in doc.extensions.items():
         if not value:
             continue
         if key in PENDING_SCENARIOS:
             raise NotImplementedError(f"scenario block {key!r} is not supported by the XML builder yet")
-        raise ValueError(f"unknown scenario block {key!r} in SalesDocument.extensions")
+        if key == DETRACTION:
+            if not isinstance(value, Detraction):
+                raise ValueError(f"scenario block {key!r} must be a Detraction, not {type(value).__name__}")
+            if doc.doc_type not in ("01", "03"):
+                raise ValueError("a detraction belongs to a factura or boleta (operation types 1001-1004)")
+        elif key == INSTALMENTS:
+            if not isinstance(value, tuple | list) or not all(isinstance(i, Instalment) for i in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of Instalment")
+        else:
+            raise ValueError(f"unknown scenario block {key!r} in SalesDocument.extensions")
 
 
 def build_sales_document(doc: SalesDocument) -> etree._Element:
     """The unsigned UBL 2.1 tree of a factura/boleta (Invoice), credit note or debit note.
 
     The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.service.ubl.signing.sign`.
-    Raises ``ValueError`` for an unknown document type, no lines or a note without note data, and
-    ``NotImplementedError`` for scenarios not built yet (FormaPago Credito, scenario extensions).
+    Raises ``ValueError`` for an unknown document type, no lines, a note without note data or
+    inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...), and
+    ``NotImplementedError`` for scenarios not built yet (credit note type 13, pending extensions).
     """
     kind = KINDS.get(doc.doc_type)
     if kind is None:

@@ -5,10 +5,11 @@ to ``root``. :mod:`facturador.service.ubl.invoice` lists them per document kind 
 ``sequence`` demands (see ``reference/sunat.md`` §2.1), so the XML comes out in SUNAT's order by
 construction. Line sections work the same way with an extra ``line`` argument.
 
-Scenario blocks that a later issue adds (detraction, instalments, global charges/discounts, prepayments,
-related documents, dispatch guides, item attributes) already have their section here as a documented
-no-op placeholder at the right position; implementing one means filling in that function and removing
-its key from :data:`facturador.service.ubl.invoice.PENDING_SCENARIOS`.
+Scenario blocks of ``SalesDocument.extensions``: detraction (``payment_means`` + ``payment_terms``) and
+credit instalments (``payment_terms``) are built. Those a later issue adds (global charges/discounts,
+prepayments, related documents, dispatch guides, item attributes) already have their section here as a
+documented no-op placeholder at the right position; implementing one means filling in that function and
+removing its key from :data:`facturador.service.ubl.invoice.PENDING_SCENARIOS`.
 """
 
 from __future__ import annotations
@@ -43,6 +44,18 @@ _IDENTITY_ATTRS = {
     "schemeName": "Documento de Identidad",
     "schemeAgencyName": "PE:SUNAT",
     "schemeURI": _CATALOG_URI.format(6),
+}
+#: ``cbc:ID`` of the detraction's PaymentMeans and PaymentTerms.
+DETRACTION_TERMS = "Detraccion"
+_PAYMENT_MEANS_ATTRS = {
+    "listName": "Medio de pago",
+    "listAgencyName": "PE:SUNAT",
+    "listURI": _CATALOG_URI.format(59),
+}
+_DETRACTION_CODE_ATTRS = {
+    "schemeName": "Codigo de detraccion",
+    "schemeAgencyName": "PE:SUNAT",
+    "schemeURI": _CATALOG_URI.format(54),
 }
 
 
@@ -294,30 +307,69 @@ def customer(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
 
 
 def payment_means(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:PaymentMeans`` — detraction account (scenario ``detraction``): not built yet."""
+    """``cac:PaymentMeans`` of a detraction: ID ``Detraccion``, the means of payment (catalog 59) and the
+    issuer's detraction account at Banco de la Nación (``cac:PayeeFinancialAccount/cbc:ID``)."""
+    detraction = doc.detraction
+    if detraction is None:
+        return
+    means = etree.SubElement(root, CAC("PaymentMeans"))
+    sub(means, CBC("ID"), DETRACTION_TERMS)
+    sub(means, CBC("PaymentMeansCode"), detraction.payment_means, _PAYMENT_MEANS_ATTRS)
+    sub(etree.SubElement(means, CAC("PayeeFinancialAccount")), CBC("ID"), detraction.account)
 
 
 def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:PaymentTerms``: FormaPago for facturas and boletas (only ``Contado`` for now).
+    """``cac:PaymentTerms*``: the detraction terms, then FormaPago (facturas and boletas).
 
-    Still to come at this position: detraction terms (``detraction``) and, for ``Credito``, the pending
-    amount plus ``Cuota001``… (``instalments``) — also for credit notes of type 13. Until then those
-    raise :class:`NotImplementedError` instead of producing a wrong document.
+    * detraction: ID ``Detraccion``, PaymentMeansID = catalog 54 code, PaymentPercent, Amount in PEN
+      (whatever the document currency);
+    * ``Contado``: one FormaPago without amount;
+    * ``Credito``: FormaPago ``Credito`` with the net pending amount (Σ instalments), then one FormaPago
+      per instalment, ``Cuota001``, ``Cuota002``…, with its Amount and PaymentDueDate.
+
+    Notes carry PaymentTerms only as credit notes of type 13 (instalment adjustments), which are not
+    built yet and raise :class:`NotImplementedError` instead of producing a wrong document.
     """
     if kind.type_code_tag is None:  # notes: PaymentTerms only for credit note type 13 (instalments)
-        if doc.doc_type == "07" and doc.note is not None and doc.note.type_code == "13":
+        if doc.instalments or (doc.doc_type == "07" and doc.note is not None and doc.note.type_code == "13"):
             raise NotImplementedError(
                 "credit note type 13 needs instalments (FormaPago/Cuota), not built yet"
             )
         return
+    detraction = doc.detraction
+    if detraction is not None:
+        terms = etree.SubElement(root, CAC("PaymentTerms"))
+        sub(terms, CBC("ID"), DETRACTION_TERMS)
+        sub(terms, CBC("PaymentMeansID"), detraction.code, _DETRACTION_CODE_ATTRS)
+        sub(terms, CBC("PaymentPercent"), fmt_decimal(detraction.percent, places=5))
+        amount(terms, CBC("Amount"), detraction.amount, "PEN")
     form = doc.payment_form or "Contado"
-    if form == "Credito":
-        raise NotImplementedError("FormaPago Credito needs instalments (Cuota001...), not built yet")
-    if form != "Contado":
+    instalments = doc.instalments
+    if form not in ("Contado", "Credito"):
         raise ValueError(f"payment form must be Contado or Credito, not {form!r}")
+    if form == "Credito" and not instalments:
+        raise ValueError("payment form Credito needs at least one instalment (Cuota001...)")
+    if form == "Contado" and instalments:
+        raise ValueError("instalments need the payment form Credito")
     terms = etree.SubElement(root, CAC("PaymentTerms"))
     sub(terms, CBC("ID"), "FormaPago")
-    sub(terms, CBC("PaymentMeansID"), "Contado")
+    sub(terms, CBC("PaymentMeansID"), form)
+    if form == "Contado":
+        return
+    amount(terms, CBC("Amount"), doc.pending_amount, doc.currency)
+    for number, instalment in enumerate(instalments, start=1):
+        terms = etree.SubElement(root, CAC("PaymentTerms"))
+        sub(terms, CBC("ID"), "FormaPago")
+        sub(terms, CBC("PaymentMeansID"), instalment_id(number))
+        amount(terms, CBC("Amount"), instalment.amount, doc.currency)
+        sub(terms, CBC("PaymentDueDate"), instalment.due_date.isoformat())
+
+
+def instalment_id(number: int) -> str:
+    """``Cuota001`` … ``Cuota999``: the PaymentMeansID of the n-th instalment (1-based)."""
+    if not 1 <= number <= 999:
+        raise ValueError(f"instalment number must be 1..999, not {number}")
+    return f"Cuota{number:03d}"
 
 
 def prepaid_payments(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
