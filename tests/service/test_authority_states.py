@@ -47,3 +47,20 @@ def test_outage_keeps_the_document_registered_and_it_can_be_sent_later(
     assert sent["data"]["state_type_id"] == "05"
     row = next(r for r in acme.get("/api/documents/lists").json()["data"] if r["external_id"] == ext)
     assert row["regularize_shipping"] is False and row["has_cdr"] is True
+
+
+def test_sandbox_takes_back_dated_history_when_deadlines_are_off(live: LiveService, acme: httpx.Client) -> None:
+    import datetime as dt
+
+    from facturador.sunat.calendar import peru_today
+
+    old = (peru_today() - dt.timedelta(days=40)).isoformat()
+    live.set_tenant("acme", restrict_receipt_date=False)
+    try:
+        late = acme.post("/api/documents", json=invoice_body(fecha_de_emision=old)).json()
+        assert late["data"]["state_type_id"] == "09" and late["response"]["code"] == "2108"
+        live.set_tenant("acme", authority_check_deadlines=False)
+        on_time = acme.post("/api/documents", json=invoice_body(fecha_de_emision=old)).json()
+        assert on_time["data"]["state_type_id"] == "05", on_time["response"]
+    finally:
+        live.set_tenant("acme", restrict_receipt_date=True, authority_check_deadlines=True)
