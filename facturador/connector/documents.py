@@ -1,0 +1,169 @@
+"""``client.documents``: facturas, boletas, credit and debit notes (reference §4, §8.1–8.3)."""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from facturador.connector.builders import Builder
+from facturador.connector.errors import ServerError, ValidationError
+from facturador.connector.http import Transport
+from facturador.connector.models import DocumentList, DocumentRecord, IssueResult, SendResult
+from facturador.connector.parsing import parse_date
+from facturador.connector.resources import Resource
+from facturador.sunat.calendar import peru_today
+
+__all__ = ["DocumentsResource"]
+
+_LISTS_TAG = "documents.lists"
+_PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
+
+
+def _day(value: dt.date | str, name: str) -> dt.date:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    parsed = parse_date(value)
+    if parsed is None:
+        raise ValueError(f"{name} must be a date or a 'YYYY-MM-DD' string (got {value!r})")
+    return parsed
+
+
+class DocumentsResource(Resource):
+    """Issue, send, update, list, download and find sales documents.
+
+    Issuing runs the plugin hooks (``facturador_prepare_payload`` → ``facturador_validate_payload`` →
+    ``POST /api/documents`` → ``facturador_issued``) and is **never retried**: after a
+    :class:`~facturador.connector.errors.TransportError` the document may exist; look it up with
+    :meth:`find` before issuing again. Lists and downloads are cached (see
+    :class:`~facturador.connector.http.CacheSettings`); a successful issue, send or status update drops
+    this client's cached lists.
+    """
+
+    family: ClassVar[str] = "documents"
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def issue(
+        self, payload: Mapping[str, Any] | Builder, *, form_values: Mapping[str, Any] | None = None
+    ) -> IssueResult:
+        """Issue a document from a builder (:mod:`facturador.connector.builders`) or a raw Spanish payload.
+
+        :param payload: an :class:`~facturador.connector.builders.Invoice`, ``Receipt``, ``CreditNote``,
+            ``DebitNote``, or a dict with the wire keys (never modified).
+        :param form_values: values of the plugins' form fields (``detraction.code``, ``instalments.rows``
+            ...), handed to ``facturador_prepare_payload``.
+        :raises ValidationError: plugins found problems (nothing sent; ``status is None``) or the service
+            refused the payload (``field_errors`` name the fields).
+        :raises ConflictError: the concrete number is already registered.
+        :raises TransportError: no answer; the document may have been issued (see :meth:`find`).
+        """
+        body = payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload))
+        body = self._plugins.prepare_payload(self.family, body, dict(form_values or {}))
+        problems = self._plugins.validate_payload(self.family, body)
+        if problems:
+            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
+            raise ValidationError(
+                f"No se envió el comprobante: {problems[0].message}{more}",
+                error_code="PLUGIN_VALIDATION",
+                field_errors=problems,
+                body=None,
+            )
+        response = self._transport.post("/api/documents", body)
+        result = IssueResult.from_body(Transport.json(response), response.url)
+        self._transport.invalidate(_LISTS_TAG)
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def send(self, external_id: str) -> SendResult:
+        """Send to the authority a factura (or its note) issued with ``send=False`` (``POST
+        /api/documents/send``). Not retried automatically."""
+        response = self._transport.post("/api/documents/send", {"external_id": external_id})
+        result = SendResult.from_body(Transport.json(response), response.url)
+        self._transport.invalidate(_LISTS_TAG)
+        return result
+
+    def update_status(self, external_id: str, state_type_id: str) -> None:
+        """Set a document's state (``POST /api/documents/updatedocumentstatus``). Sends the key the real
+        services read, ``externail_id`` (sic)."""
+        response = self._transport.post(
+            "/api/documents/updatedocumentstatus",
+            {"externail_id": external_id, "state_type_id": state_type_id},
+        )
+        Transport.json(response)
+        self._transport.invalidate(_LISTS_TAG)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
+        response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
+        body = Transport.parse(response)
+        rows = body.get("data") if isinstance(body, dict) else body
+        if not isinstance(rows, builtins.list):
+            raise ServerError(
+                "La lista del servicio no trae 'data'.",
+                status=response.status_code,
+                body=body,
+                url=response.url,
+            )
+        return DocumentList(rows, from_cache=bool(getattr(response, "from_cache", False)), url=response.url)
+
+    def latest(self, *, fresh: bool = False) -> DocumentList:
+        """The latest documents (``GET /api/documents/lists``: 50 on real tenants). ``fresh=True``
+        bypasses the cache (and refreshes it)."""
+        return self._rows("/api/documents/lists", expire_after=None, fresh=fresh)
+
+    def download_xml(self, external_id: str) -> bytes:
+        """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""
+        settings = self._transport.cache_settings
+        expire = settings.xml_expire_after if settings is not None else None
+        return self._download(f"/downloads/document/xml/{external_id}", expire)
+
+    def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
+        """The PDF in ``fmt`` (``a4``, ``ticket``; what the tenant offers)."""
+        if fmt not in _PDF_FORMATS:
+            raise ValueError(f"fmt must be one of {_PDF_FORMATS} (got {fmt!r})")
+        path = f"/downloads/document/pdf/{external_id}" + ("" if fmt == "a4" else f"/{fmt}")
+        return self._download(path, None)
+
+    def download_cdr(self, external_id: str) -> bytes:
+        """The CDR zip of the authority's answer (:class:`NotFoundError` while there is none)."""
+        return self._download(f"/downloads/document/cdr/{external_id}", None)
+
+    def _download(self, path: str, expire_after: float | None) -> bytes:
+        response = self._transport.get(path, expire_after=expire_after)
+        return Transport.content(response)
+
+    def find(
+        self, series: str, number: int, *, around: dt.date | None = None, days: int = 7
+    ) -> DocumentRecord | None:
+        """The document ``series-number`` issued within ``days`` of ``around`` (default today in Lima),
+        or ``None``. Always asks the service (no cache): use it to reconcile after a timeout."""
+        center = around or peru_today()
+        wanted = f"{series.strip().upper()}-{int(number)}"
+        rows = self.list(center - dt.timedelta(days=days), center + dt.timedelta(days=days), fresh=True)
+        for index, row in enumerate(rows.rows):
+            number_text = str(row.get("number") or "")
+            if number_text == wanted or number_text.upper() == wanted:
+                return rows[index]
+            head, _, tail = number_text.rpartition("-")
+            if head.upper() == wanted.split("-")[0] and tail.lstrip("0") == str(int(number)):
+                return rows[index]
+        return None
+
+    def list(self, start: dt.date | str, end: dt.date | str, *, fresh: bool = False) -> DocumentList:
+        """Documents issued from ``start`` to ``end`` inclusive (``GET /api/documents/lists/{start}/{end}``,
+        all of them, unpaginated). Ranges ending before today are cached longer
+        (``CacheSettings.closed_range_expire_after``); ``fresh=True`` bypasses the cache."""
+        first, last = _day(start, "start"), _day(end, "end")
+        settings = self._transport.cache_settings
+        expire = None
+        if settings is not None:
+            expire = settings.closed_range_expire_after if last < peru_today() else settings.expire_after
+        return self._rows(
+            f"/api/documents/lists/{first.isoformat()}/{last.isoformat()}", expire_after=expire, fresh=fresh
+        )

@@ -1,0 +1,341 @@
+"""Typed answers of the documents endpoints: issue and send results, list records, connection status."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, overload
+
+from facturador.connector.errors import ServerError
+from facturador.connector.parsing import parse_bool, parse_date, parse_decimal, split_number
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "AuthorityAnswer",
+    "ConnectionStatus",
+    "DocumentList",
+    "DocumentRecord",
+    "IssueResult",
+    "SendResult",
+]
+
+
+@dataclass(frozen=True)
+class AuthorityAnswer:
+    """What the tax authority answered (the CDR): ``code`` ``"0"`` accepted, 2000–3999 rejected,
+    4000+ accepted with observations, 100–1999 or non-numeric: an exception (nothing decided, the
+    document stays registered and can be sent again)."""
+
+    code: str
+    description: str
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_wire(cls, value: Any) -> AuthorityAnswer | None:
+        """``None`` for ``[]``/``{}``/``null`` (not sent), else the answer."""
+        if not isinstance(value, Mapping) or not value:
+            return None
+        notes = value.get("notes") or []
+        return cls(
+            code=str(value.get("code", "")),
+            description=str(value.get("description") or ""),
+            notes=[str(n) for n in notes] if isinstance(notes, list) else [str(notes)],
+        )
+
+    def _numeric(self) -> int | None:
+        try:
+            return int(self.code)
+        except ValueError:
+            return None
+
+    @property
+    def accepted(self) -> bool:
+        """Accepted without observations (code 0)."""
+        return self._numeric() == 0
+
+    @property
+    def observed(self) -> bool:
+        """Accepted with observations (codes 4000 and above)."""
+        code = self._numeric()
+        return code is not None and code >= 4000
+
+    @property
+    def rejected(self) -> bool:
+        """Rejected (codes 2000–3999)."""
+        code = self._numeric()
+        return code is not None and 2000 <= code <= 3999
+
+    @property
+    def exception(self) -> bool:
+        """Not decided: codes 100–1999 or a transport failure (non-numeric code)."""
+        code = self._numeric()
+        return code is None or 0 < code < 2000
+
+
+def _qr_png(value: Any) -> bytes | None:
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.split(",", 1)[1] if value.startswith("data:") else value
+    try:
+        return base64.b64decode(text, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _data(body: Mapping[str, Any], url: str | None) -> Mapping[str, Any]:
+    data = body.get("data")
+    if not isinstance(data, Mapping):
+        raise ServerError("La respuesta del servicio no trae 'data'.", status=200, body=dict(body), url=url)
+    return data
+
+
+def _links(body: Mapping[str, Any]) -> dict[str, str]:
+    links = body.get("links")
+    return {str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class IssueResult:
+    """The answer to ``POST /api/documents`` (reference §4.10).
+
+    ``number`` is ``"F001-26"``, split into ``series`` and ``correlative``; ``state_type_id`` is ``01``
+    (registered, not sent), ``05`` accepted, ``07`` observed or ``09`` rejected; ``response`` is the
+    authority's answer or ``None`` when the document was not sent (boletas, ``send=False``);
+    ``qr_png`` the PNG bytes of the QR (``None`` when the tenant does not return it); ``links`` the
+    ``xml``/``pdf``/``cdr`` URLs (``cdr`` is ``""`` until there is one); ``raw`` the whole answer.
+    """
+
+    number: str
+    series: str
+    correlative: int
+    filename: str
+    external_id: str
+    state_type_id: str
+    state_description: str
+    hash: str
+    number_to_letter: str
+    qr_png: bytes | None = field(repr=False)
+    links: dict[str, str]
+    response: AuthorityAnswer | None
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> IssueResult:
+        """Build from the JSON answer (P4/P5/P9 and this service's shapes)."""
+        data = _data(body, url)
+        number = str(data.get("number") or "")
+        series, correlative = split_number(number)
+        return cls(
+            number=number,
+            series=series,
+            correlative=correlative or 0,
+            filename=str(data.get("filename") or ""),
+            external_id=str(data.get("external_id") or ""),
+            state_type_id=str(data.get("state_type_id") or ""),
+            state_description=str(data.get("state_type_description") or ""),
+            hash=str(data.get("hash") or ""),
+            number_to_letter=str(data.get("number_to_letter") or ""),
+            qr_png=_qr_png(data.get("qr")),
+            links=_links(body),
+            response=AuthorityAnswer.from_wire(body.get("response")),
+            raw=dict(body),
+        )
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """The answer to ``POST /api/documents/send`` (reference §8.1)."""
+
+    state_type_id: str
+    state_description: str
+    response: AuthorityAnswer | None
+    links: dict[str, str]
+    raw: dict[str, Any] = field(repr=False)
+    number: str = ""
+    external_id: str = ""
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> SendResult:
+        """Build from the JSON answer."""
+        data = _data(body, url)
+        return cls(
+            state_type_id=str(data.get("state_type_id") or ""),
+            state_description=str(data.get("state_type_description") or ""),
+            response=AuthorityAnswer.from_wire(body.get("response")),
+            links=_links(body),
+            raw=dict(body),
+            number=str(data.get("number") or ""),
+            external_id=str(data.get("external_id") or ""),
+        )
+
+
+#: Amount columns of a list row (reference §8.3); ``total_plastic_bag_taxes`` only comes from this service.
+AMOUNT_KEYS = (
+    "total_exportation",
+    "total_free",
+    "total_unaffected",
+    "total_exonerated",
+    "total_taxed",
+    "total_igv",
+    "total_plastic_bag_taxes",
+    "total",
+)
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One row of ``GET /api/documents/lists[/{start}/{end}]``, typed.
+
+    Amounts are :class:`~decimal.Decimal`; ``date_of_issue`` is a :class:`~datetime.date` read from
+    ``Y-m-d`` or ``d-m-Y`` (``None`` only when a tenant sends something unreadable); ``series`` and
+    ``correlative`` come from the row or from ``number``; ``raw`` is the row as received.
+    """
+
+    id: int | None
+    external_id: str
+    date_of_issue: dt.date | None
+    number: str
+    series: str
+    correlative: int | None
+    document_type_id: str
+    document_type_description: str
+    customer_name: str
+    customer_number: str
+    currency_type_id: str
+    total_exportation: Decimal
+    total_free: Decimal
+    total_unaffected: Decimal
+    total_exonerated: Decimal
+    total_taxed: Decimal
+    total_igv: Decimal
+    total_plastic_bag_taxes: Decimal
+    total: Decimal
+    state_type_id: str
+    state_type_description: str
+    has_xml: bool
+    has_pdf: bool
+    has_cdr: bool
+    download_xml: str
+    download_pdf: str
+    download_cdr: str
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> DocumentRecord:
+        """Build from a list row of this service or of a real tenant (P5/P9)."""
+        number = str(row.get("number") or "")
+        series, correlative = split_number(number)
+        if row.get("series"):
+            series = str(row["series"])
+        if row.get("correlative") not in (None, ""):
+            try:
+                correlative = int(row["correlative"])
+            except (TypeError, ValueError):
+                pass
+        raw_id = row.get("id")
+        try:
+            record_id = int(raw_id) if raw_id not in (None, "") else None
+        except (TypeError, ValueError):
+            record_id = None
+
+        def text(key: str) -> str:
+            value = row.get(key)
+            return "" if value is None else str(value)
+
+        amounts = {key: parse_decimal(row.get(key)) for key in AMOUNT_KEYS}
+        return cls(
+            id=record_id,
+            external_id=text("external_id"),
+            date_of_issue=parse_date(row.get("date_of_issue")),
+            number=number,
+            series=series,
+            correlative=correlative,
+            document_type_id=text("document_type_id"),
+            document_type_description=text("document_type_description"),
+            customer_name=text("customer_name"),
+            customer_number=text("customer_number"),
+            currency_type_id=text("currency_type_id"),
+            state_type_id=text("state_type_id"),
+            state_type_description=text("state_type_description"),
+            has_xml=parse_bool(row.get("has_xml")),
+            has_pdf=parse_bool(row.get("has_pdf")),
+            has_cdr=parse_bool(row.get("has_cdr")),
+            download_xml=text("download_xml"),
+            download_pdf=text("download_pdf"),
+            download_cdr=text("download_cdr"),
+            raw=dict(row),
+            **amounts,
+        )
+
+
+class DocumentList(Sequence[DocumentRecord]):
+    """The rows of a list call: a sequence of :class:`DocumentRecord` built lazily from the raw rows,
+    and :meth:`to_dataframe` that builds its columns straight from the raw rows (fast for 20,000 rows).
+
+    ``from_cache`` says whether the answer came from the client's cache; ``url`` is what was called.
+    """
+
+    def __init__(self, rows: list[dict[str, Any]], *, from_cache: bool = False, url: str = "") -> None:
+        self.rows = rows
+        self.from_cache = from_cache
+        self.url = url
+        self._records: list[DocumentRecord | None] = [None] * len(rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> DocumentRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[DocumentRecord]: ...
+    def __getitem__(self, index: int | slice) -> DocumentRecord | list[DocumentRecord]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self.rows)
+        if not 0 <= index < len(self.rows):
+            raise IndexError("DocumentList index out of range")
+        record = self._records[index]
+        if record is None:
+            record = self._records[index] = DocumentRecord.from_row(self.rows[index])
+        return record
+
+    def __iter__(self) -> Iterator[DocumentRecord]:
+        for i in range(len(self.rows)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"DocumentList({len(self.rows)} documents{', from cache' if self.from_cache else ''})"
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """A pandas DataFrame with one row per document and typed columns.
+
+        ``date_of_issue`` is ``datetime64`` (``d-m-Y`` and ``Y-m-d`` both read); amounts are ``float64``
+        (for analysis and charts; use the records' :class:`~decimal.Decimal` for exact sums to the
+        cent); ``document_type_id``, ``state_type_id``, ``currency_type_id``, ``series`` and the two
+        descriptions are ``category``; ``id`` and ``correlative`` nullable ``Int64``; ``has_*`` ``bool``.
+        Needs pandas (``pip install facturador-kit[connector]``).
+        """
+        from facturador.connector.frames import documents_frame
+
+        return documents_frame(self.rows)
+
+
+@dataclass(frozen=True)
+class ConnectionStatus:
+    """Result of :meth:`Client.ping <facturador.connector.Client.ping>`.
+
+    ``reason`` is ``"ok"``, ``"unreachable"`` (service down, DNS, timeout), ``"unauthorized"`` (wrong
+    token), ``"not_found"`` (wrong base URL or tenant) or ``"error"``; ``message`` is for people.
+    """
+
+    ok: bool
+    message: str
+    reason: str = "ok"
+    status: int | None = None

@@ -1,0 +1,132 @@
+"""The tenants file (TOML): loading, tokens from the environment, clear errors, tokens never shown."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from facturador.connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from tests.conftest import ACME, ACME_TOKEN, LiveService
+
+PLUGIN = """
+from facturador.connector import hookimpl
+
+@hookimpl
+def facturador_validate_payload(family, payload):
+    return []
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_load_tenants_with_token_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "local").mkdir()
+    write(tmp_path / "local" / "tenant_plugin.py", PLUGIN)
+    file = write(
+        tmp_path / "tenants.toml",
+        """
+[tenants.acme]
+name = "ACME S.A.C."
+base_url = "https://acme.example.pe"
+token_env = "ACME_TOKEN"
+timeout = 60
+plugins_dir = "local"
+
+[tenants.demo]
+base_url = "http://127.0.0.1:8000/t/demo"
+token = "demo-secret-token"
+cache = false
+plugins = ["facturador.plugins.detraction"]
+""",
+    )
+    monkeypatch.setenv("ACME_TOKEN", "acme-secret-token")
+    tenants = load_tenants(file)
+    assert list(tenants) == ["acme", "demo"]
+    acme, demo = tenants["acme"], tenants["demo"]
+    assert (acme.slug, acme.name, acme.base_url, acme.timeout) == (
+        "acme",
+        "ACME S.A.C.",
+        "https://acme.example.pe",
+        60,
+    )
+    assert acme.token == "acme-secret-token" and acme.token_env == "ACME_TOKEN" and acme.has_token
+    assert acme.plugins_dir == tmp_path / "local"
+    assert demo.name == "demo" and demo.token == "demo-secret-token" and demo.cache is False
+    for tenant in (acme, demo):
+        shown = repr(tenant) + str(tenant)
+        assert "secret" not in shown and tenant.base_url in shown
+    assert "token_env='ACME_TOKEN'" in repr(acme) and "token='***'" in repr(demo)
+
+
+def test_default_path_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(tmp_path / "t.toml"))
+    assert tenants_path() == tmp_path / "t.toml"
+    monkeypatch.delenv("FACTURADOR_TENANTS")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert tenants_path() == tmp_path / "config" / "facturador" / "tenants.toml"
+    write(tmp_path / "t.toml", '[tenants.x]\nbase_url = "http://h"\ntoken = "t"\n')
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(tmp_path / "t.toml"))
+    assert list(load_tenants()) == ["x"]
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TenantConfigError) as caught:
+        load_tenants(tmp_path / "nope.toml")
+    assert str(tmp_path / "nope.toml") in str(caught.value) and "FACTURADOR_TENANTS" in str(caught.value)
+    with pytest.raises(TenantConfigError):
+        load_tenants()  # the autouse fixture points FACTURADOR_TENANTS to a missing file
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[tenants.a\n", "not valid TOML"),
+        ('[tenants.a]\nbase_url = "ftp://x"\ntoken = "t"\n', "base_url"),
+        ('[tenants.a]\nbase_url = "http://x"\n', "exactly one of"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ntoken_env = "T"\n', "exactly one of"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ntokn = "x"\n', "unknown key(s) tokn"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ntimeout = -1\n', "timeout"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nplugins = "x"\n', "plugins"),
+        ("tenants = 3\n", "must be a table"),
+    ],
+)
+def test_bad_files_say_what_is_wrong(tmp_path: Path, text: str, needle: str) -> None:
+    with pytest.raises(TenantConfigError) as caught:
+        load_tenants(write(tmp_path / "tenants.toml", text))
+    assert needle in str(caught.value)
+
+
+def test_unset_token_variable_fails_when_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOBODY_TOKEN", raising=False)
+    tenant = TenantConfig("x", "http://h", token_env="NOBODY_TOKEN")
+    assert not tenant.has_token
+    with pytest.raises(TenantConfigError, match="NOBODY_TOKEN"):
+        tenant.client()
+
+
+def test_tenant_client_talks_to_the_service_and_never_logs_the_token(
+    live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "plugins").mkdir()
+    write(tmp_path / "plugins" / "tenant_plugin.py", PLUGIN)
+    file = write(
+        tmp_path / "tenants.toml",
+        f'[tenants.acme]\nname = "ACME"\nbase_url = "{live.base_url(ACME)}"\ntoken_env = "ACME_TEST_TOKEN"\n'
+        'plugins_dir = "plugins"\n',
+    )
+    monkeypatch.setenv("ACME_TEST_TOKEN", ACME_TOKEN)
+    caplog.set_level(logging.DEBUG)
+    tenant = load_tenants(file)["acme"]
+    with tenant.client(cache=False) as client:
+        assert client.name == "ACME" and client.ping().ok
+        assert len(client.documents.latest()) >= 0
+        names = [p.name for p in client.plugin_manager.list_plugins()]
+        assert str(tmp_path / "plugins" / "tenant_plugin.py") in names
+        assert ACME_TOKEN not in repr(client)
+    assert any("/api/documents/lists" in r.getMessage() for r in caplog.records)
+    assert ACME_TOKEN not in caplog.text
