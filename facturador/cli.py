@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -187,9 +188,255 @@ def series_add(settings: Any, slug: str, doc_type: str, series_code: str, contin
     click.echo(f"Added {kind} {row.number} for document type {row.document_type_id} to {slug}.")
 
 
+@contextlib.contextmanager
+def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
+    """Serve the data directory on a free loopback port for the duration of a command, with a temporary
+    API user for ``slug``; yields the tenant's base URL and the temporary token."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+    from sqlalchemy import delete, select
+
+    from facturador.service.app import create_app
+    from facturador.service.domain.tenants import get_tenant, hash_token, new_token
+    from facturador.service.store.models import Establishment, User
+
+    context = _context(settings)
+    token = new_token()
+    with context.session() as session, session.begin():
+        tenant = get_tenant(session, slug)
+        establishment = session.scalar(select(Establishment).where(Establishment.tenant_id == tenant.id))
+        assert establishment is not None
+        user = User(
+            tenant_id=tenant.id,
+            establishment_id=establishment.id,
+            name="seed (temporary)",
+            token_hash=hash_token(token),
+        )
+        session.add(user)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(context), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/t/{slug}", token
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        with context.session() as session, session.begin():
+            session.execute(delete(User).where(User.token_hash == hash_token(token)))
+        context.engine.dispose()
+
+
+@contextlib.contextmanager
+def backdating(settings: Any, slug: str) -> Iterator[None]:
+    """Let a tenant take documents dated in the past for a while (for seeding history), then restore."""
+    from facturador.service.domain.tenants import get_tenant, tenant_settings, update_settings
+
+    context = _context(settings)
+    with context.session() as session, session.begin():
+        saved = tenant_settings(get_tenant(session, slug))
+        update_settings(session, slug, {"restrict_receipt_date": False, "authority_check_deadlines": False})
+    try:
+        yield
+    finally:
+        with context.session() as session, session.begin():
+            update_settings(
+                session,
+                slug,
+                {k: saved[k] for k in ("restrict_receipt_date", "authority_check_deadlines")},
+            )
+        context.engine.dispose()
+
+
+def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: int) -> Any:
+    """Issue the seed documents through the API with a progress bar; returns the report."""
+    from tqdm import tqdm
+
+    from facturador.connector import Client
+    from facturador.seeding import seed
+
+    client = Client(base_url, token, cache=False, timeout=60)
+    with tqdm(total=documents, unit="doc", desc="Issuing", disable=None) as bar:
+        done = [0]
+
+        def progress(count: int) -> None:
+            bar.update(count - done[0])
+            done[0] = count
+
+        return seed(client, documents, days, seed=seed_value, progress=progress)
+
+
+@main.command("seed")
+@storage_options
+@click.argument("slug")
+@click.option("--documents", default=500, show_default=True, type=click.IntRange(1, 200_000))
+@click.option("--days", default=30, show_default=True, type=click.IntRange(1, 3650))
+@click.option(
+    "--seed", "seed_value", default=7, show_default=True, help="Random seed (same seed, same data)."
+)
+@click.option("--base-url", default=None, help="A running tenant base URL (default: an embedded server).")
+@click.option("--token", envvar="FACTURADOR_TOKEN", default=None, help="Token for --base-url.")
+def seed_command(
+    settings: Any,
+    slug: str,
+    documents: int,
+    days: int,
+    seed_value: int,
+    base_url: str | None,
+    token: str | None,
+) -> None:
+    """Issue realistic documents for tenant SLUG over the last DAYS days, through the API."""
+    from facturador.service.domain.tenants import TenantError
+
+    if base_url and not token:
+        raise click.ClickException("--base-url needs --token (or FACTURADOR_TOKEN)")
+    try:
+        with backdating(settings, slug):
+            if base_url:
+                import time
+
+                from facturador.service.context import CACHE_SECONDS
+
+                time.sleep(CACHE_SECONDS + 0.5)  # a running service re-reads tenant settings this often
+                report = run_seed(base_url, token or "", documents, days, seed_value)
+            else:
+                with embedded_service(settings, slug) as (url, temporary):
+                    report = run_seed(url, temporary, documents, days, seed_value)
+    except TenantError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(report.summary())
+
+
 DEMO_SLUG = "demo"
 DEMO_RUC = "20100066603"
 DEMO_TOKEN = "demo-token-facturador-kit-0123456789abcdef"
+
+
+DEMO_NAME = "EMPRESA DEMO S.A.C."
+
+
+def ensure_demo_tenant(settings: Any) -> bool:
+    """Create the demo tenant if missing; True when it has no documents yet."""
+    from sqlalchemy import func, select
+
+    from facturador.service.domain.tenants import create_tenant
+    from facturador.service.store.models import Document, Tenant
+
+    context = _context(settings)
+    with context.session() as session, session.begin():
+        tenant_id = session.scalar(select(Tenant.id).where(Tenant.slug == DEMO_SLUG))
+        if tenant_id is None:
+            created = create_tenant(
+                session,
+                settings,
+                DEMO_SLUG,
+                ruc=DEMO_RUC,
+                name=DEMO_NAME,
+                trade_name="Demo",
+                address="Av. Javier Prado Este 123, San Isidro",
+                ubigeo="150131",
+                token=DEMO_TOKEN,
+                overrides={"authority_mode": "strict"},
+            )
+            tenant_id = created.tenant.id
+        empty = not session.scalar(select(func.count(Document.id)).where(Document.tenant_id == tenant_id))
+    context.engine.dispose()
+    return bool(empty)
+
+
+def write_tenants_file(settings: Any, base_url: str) -> Any:
+    """A tenants TOML in the data directory pointing the dashboard at the demo tenant."""
+    path = settings.data_dir / "tenants.toml"
+    path.write_text(
+        f'[tenants.{DEMO_SLUG}]\nname = "{DEMO_NAME}"\nbase_url = "{base_url}"\ntoken = "{DEMO_TOKEN}"\n',
+        encoding="utf-8",
+    )
+    path.chmod(0o600)
+    return path
+
+
+def start_server_process(settings: Any, host: str, port: int, workers: int) -> Any:
+    """``facturador serve`` in a child process; returns it once it answers."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "facturador.cli",
+            "serve",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+        ],
+        env={**os.environ, **settings.export()},
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://{host}:{port}/health", timeout=1).close()
+            return process
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.terminate()
+                raise click.ClickException(f"the service did not start on {host}:{port}") from None
+            time.sleep(0.3)
+
+
+def run_dashboard(tenants_file: Any, port: int, headless: bool) -> int:
+    """``streamlit run`` of the dashboard with the given tenants file; returns its exit code."""
+    import subprocess
+    import sys
+
+    from facturador.dashboard import APP_PATH
+
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP_PATH),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true" if headless else "false",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    return subprocess.call(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
+
+
+@main.command()
+@click.option(
+    "--tenants",
+    "tenants_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Tenants TOML (default: FACTURADOR_TENANTS or the user config file).",
+)
+@click.option("--port", default=8501, show_default=True, type=int)
+@click.option("--headless", is_flag=True, help="Do not open a browser.")
+def dashboard(tenants_file: str | None, port: int, headless: bool) -> None:
+    """Open the Streamlit dashboard on the tenants of the tenants file."""
+    from facturador.connector.config import tenants_path
+
+    path = tenants_file or str(tenants_path())
+    raise SystemExit(run_dashboard(path, port, headless))
 
 
 @main.command()
@@ -197,42 +444,51 @@ DEMO_TOKEN = "demo-token-facturador-kit-0123456789abcdef"
 @click.option("--host", default=DEFAULT_HOST, show_default=True)
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int)
 @click.option("--workers", default=2, show_default=True, type=int)
-def demo(settings: Any, host: str, port: int, workers: int) -> None:
-    """Start the service with a demo tenant (created on first run)."""
-    import uvicorn
-    from sqlalchemy import select
-
-    from facturador.service.domain.tenants import create_tenant
-    from facturador.service.store.models import Tenant
-
-    context = _context(settings)
-    with context.session() as session, session.begin():
-        if session.scalar(select(Tenant.id).where(Tenant.slug == DEMO_SLUG)) is None:
-            create_tenant(
-                session,
-                settings,
-                DEMO_SLUG,
-                ruc=DEMO_RUC,
-                name="EMPRESA DEMO S.A.C.",
-                trade_name="Demo",
-                address="Av. Javier Prado Este 123, San Isidro",
-                ubigeo="150131",
-                token=DEMO_TOKEN,
-            )
-    context.engine.dispose()
-    os.environ.update(settings.export())
+@click.option("--documents", default=3000, show_default=True, type=int, help="Documents seeded on first run.")
+@click.option("--days", default=90, show_default=True, type=int)
+@click.option("--dashboard-port", default=8501, show_default=True, type=int)
+@click.option("--no-dashboard", is_flag=True, help="Only the service (no Streamlit).")
+@click.option("--headless", is_flag=True, help="Do not open a browser.")
+def demo(
+    settings: Any,
+    host: str,
+    port: int,
+    workers: int,
+    documents: int,
+    days: int,
+    dashboard_port: int,
+    no_dashboard: bool,
+    headless: bool,
+) -> None:
+    """The service with a demo tenant seeded with DOCUMENTS over DAYS days (first run), and the dashboard."""
+    empty = ensure_demo_tenant(settings)
+    base_url = tenant_base_url(DEMO_SLUG, host, port)
     click.echo(f"Data directory: {settings.data_dir}")
-    click.echo(f"Demo tenant base URL: {tenant_base_url(DEMO_SLUG, host, port)}")
-    click.echo(f"Demo token: {DEMO_TOKEN}")
-    click.echo(f"API docs: http://{host}:{port}/docs")
-    uvicorn.run(
-        "facturador.service.app:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-    )
+    seeding = empty and documents > 0
+    server = None
+    try:
+        with backdating(settings, DEMO_SLUG) if seeding else contextlib.nullcontext():
+            server = start_server_process(settings, host, port, workers)
+            if seeding:
+                click.echo(f"Seeding {documents} documents over {days} days (first run only)...")
+                click.echo(run_seed(base_url, DEMO_TOKEN, documents, days, 7).summary())
+        tenants = write_tenants_file(settings, base_url)
+        click.echo(f"Demo tenant base URL: {base_url}")
+        click.echo(f"Demo token: {DEMO_TOKEN}")
+        click.echo(f"API docs: http://{host}:{port}/docs")
+        click.echo(f"Tenants file for the dashboard and notebooks: {tenants}")
+        if no_dashboard:
+            click.echo("Service running; Ctrl+C stops it.")
+            server.wait()
+        else:
+            click.echo(f"Dashboard: http://{host}:{dashboard_port}")
+            run_dashboard(tenants, dashboard_port, headless)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
 
 
 if __name__ == "__main__":  # pragma: no cover

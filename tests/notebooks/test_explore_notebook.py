@@ -1,0 +1,68 @@
+"""The exploration notebook runs top to bottom against a seeded service, and is committed without outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from facturador.connector import Client
+from facturador.seeding import seed
+from facturador.service.domain.tenants import create_tenant
+from tests.conftest import LiveService
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "explore_documents.ipynb"
+TOKEN = "notebook-token-0123456789-abcdefghijklm"
+
+
+def test_notebook_is_committed_without_outputs() -> None:
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
+
+
+@pytest.fixture(scope="module")
+def seeded(live: LiveService, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    with live.context.session() as session, session.begin():
+        create_tenant(
+            session,
+            live.settings,
+            "notebook",
+            ruc="20512345671",
+            name="CUADERNO S.A.C.",
+            token=TOKEN,
+            overrides={"restrict_receipt_date": False, "authority_check_deadlines": False},
+        )
+    report = seed(Client(live.base_url("notebook"), TOKEN, cache=False), 120, 30, seed=3)
+    assert report.issued >= 110, report.summary()
+    path = tmp_path_factory.mktemp("nb") / "tenants.toml"
+    path.write_text(f'[tenants.notebook]\nbase_url = "{live.base_url("notebook")}"\ntoken_env = "NB_TOKEN"\n')
+    return path
+
+
+def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(seeded))
+    monkeypatch.setenv("FACTURADOR_TENANT", "notebook")
+    monkeypatch.setenv("FACTURADOR_DAYS", "40")
+    monkeypatch.setenv("NB_TOKEN", TOKEN)
+    monkeypatch.setenv("PLOTLY_RENDERER", "json")
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": os.getcwd()}}
+    ).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = "\n".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    count = int(text.split(" documents from ")[0].split()[-1])
+    assert count >= 100
+    figures = [
+        o
+        for o in outputs
+        if "application/vnd.plotly.v1+json" in o.get("data", {}) or "application/json" in o.get("data", {})
+    ]
+    assert len(figures) >= 3
