@@ -32,8 +32,10 @@ except Exception as exc:
     sys.exit(1)
 PY
 then
-  echo "== tests on PostgreSQL"
-  FACTURADOR_TEST_DATABASE_URL="$PG_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider -m "not sqlite_only" "$@"
+  echo "== tests on PostgreSQL (the suites that touch the database)"
+  PG_TESTS=("$@")
+  [ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/service tests/connector tests/plugins)
+  FACTURADOR_TEST_DATABASE_URL="$PG_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider "${PG_TESTS[@]}"
 elif [ "${FACTURADOR_REQUIRE_POSTGRES:-0}" = "1" ]; then
   echo "PostgreSQL is required (FACTURADOR_REQUIRE_POSTGRES=1) but does not answer" >&2
   exit 1
