@@ -13,6 +13,7 @@ from facturador.connector.errors import ServerError, ValidationError
 from facturador.connector.http import Transport
 from facturador.connector.models import DocumentList, DocumentRecord, IssueResult, SendResult
 from facturador.connector.parsing import parse_date
+from facturador.connector.plugins import PluginHost
 from facturador.connector.resources import Resource
 from facturador.sunat.calendar import peru_today
 
@@ -45,6 +46,10 @@ class DocumentsResource(Resource):
     """
 
     family: ClassVar[str] = "documents"
+
+    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
+        super().__init__(transport, plugins)
+        self._parsed: dict[str, tuple[Any, DocumentList]] = {}
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -101,6 +106,12 @@ class DocumentsResource(Resource):
 
     def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
         response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
+        # A cache hit returns the list parsed the first time (with its DataFrame), not a re-parse of the
+        # same bytes: the stamp of the cached answer tells whether it is still the same answer.
+        stamp = getattr(response, "created_at", None) if getattr(response, "from_cache", False) else None
+        memo = self._parsed.get(path)
+        if stamp is not None and memo is not None and memo[0] == stamp:
+            return memo[1].cached_copy()
         body = Transport.parse(response)
         rows = body.get("data") if isinstance(body, dict) else body
         if not isinstance(rows, builtins.list):
@@ -110,7 +121,10 @@ class DocumentsResource(Resource):
                 body=body,
                 url=response.url,
             )
-        return DocumentList(rows, from_cache=bool(getattr(response, "from_cache", False)), url=response.url)
+        documents = DocumentList(rows, from_cache=stamp is not None, url=response.url)
+        if stamp is not None:  # remember the cached answer parsed (one entry per path)
+            self._parsed[path] = (stamp, documents)
+        return documents
 
     def latest(self, *, fresh: bool = False) -> DocumentList:
         """The latest documents (``GET /api/documents/lists``: 50 on real tenants). ``fresh=True``

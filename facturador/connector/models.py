@@ -284,8 +284,15 @@ class DocumentList(Sequence[DocumentRecord]):
     def __init__(self, rows: list[dict[str, Any]], *, from_cache: bool = False, url: str = "") -> None:
         self.rows = rows
         self.from_cache = from_cache
+        self._frame: pd.DataFrame | None = None
         self.url = url
         self._records: list[DocumentRecord | None] = [None] * len(rows)
+
+    def cached_copy(self) -> DocumentList:
+        """The same list marked as served from the cache (rows, records and DataFrame are shared)."""
+        copy = DocumentList(self.rows, from_cache=True, url=self.url)
+        copy._frame, copy._records = self._frame, self._records
+        return copy
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -324,7 +331,9 @@ class DocumentList(Sequence[DocumentRecord]):
         """
         from facturador.connector.frames import documents_frame
 
-        return documents_frame(self.rows)
+        if self._frame is None:  # built once per list; callers get their own copy to modify
+            self._frame = documents_frame(self.rows)
+        return self._frame.copy()
 
 
 @dataclass(frozen=True)

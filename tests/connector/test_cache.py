@@ -146,3 +146,20 @@ def test_every_request_carries_a_timeout(standin: StandIn) -> None:
         with pytest.raises(TransportError):
             client.documents.latest()
         assert time.monotonic() - started < 5  # read retries, each bounded by the timeout
+
+
+def test_a_cached_list_is_parsed_once(client: Client) -> None:
+    day = peru_today()
+    client.documents.issue(invoice_body())
+    client.documents.list(day, day)
+    second = client.documents.list(day, day)
+    frame = second.to_dataframe()
+    third = client.documents.list(day, day)
+    assert second.from_cache and third.from_cache
+    assert third.rows is second.rows  # not parsed again
+    assert third.to_dataframe().equals(frame)
+    frame.loc[:, "total"] = 0.0  # callers get their own DataFrame
+    assert not third.to_dataframe()["total"].eq(0.0).all()
+    client.documents.issue(invoice_body())  # invalidates: the next list is fetched and parsed anew
+    fourth = client.documents.list(day, day)
+    assert not fourth.from_cache and len(fourth) == len(third) + 1
