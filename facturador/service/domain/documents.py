@@ -429,7 +429,10 @@ class DocumentService:
         if start is None:
             query = query.limit(50)
         with self.context.engine.connect() as connection:
-            return [row._asdict() for row in connection.execute(query)]
+            result = connection.execute(query)
+            keys = tuple(result.keys())
+            # plain dicts: a SQLAlchemy Row's attribute access costs ~1 us, 45 of them per row add up
+            return [dict(zip(keys, row, strict=True)) for row in result.tuples()]
 
     def _artifact(self, row: Document, kind: str) -> bytes | None:
         with self.context.session() as session:
