@@ -432,7 +432,7 @@ class DocumentService:
             result = connection.execute(query)
             keys = tuple(result.keys())
             # plain dicts: a SQLAlchemy Row's attribute access costs ~1 us, 45 of them per row add up
-            return [dict(zip(keys, row, strict=True)) for row in result.tuples()]
+            return [dict(zip(keys, row, strict=True)) for row in result]
 
     def _artifact(self, row: Document, kind: str) -> bytes | None:
         with self.context.session() as session:
