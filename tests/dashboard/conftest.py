@@ -1,0 +1,110 @@
+"""Fixtures of the dashboard tests: documents issued on the live service, tenants files, clean caches.
+
+The dashboard reads its tenants from the TOML file of ``FACTURADOR_TENANTS``; each test gets a file that
+points at the live service (``tests/conftest.py``'s ``live``) with the right token, a wrong token, or a
+port where nothing listens.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from facturador.connector import Client
+from facturador.connector.builders import Customer, Invoice, Line, Receipt
+from facturador.connector.models import IssueResult
+from tests.conftest import ACME, ACME_TOKEN, LiveService, free_port, invoice_body
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker of the browser tests (``-m "not browser"`` leaves them out)."""
+    config.addinivalue_line("markers", "browser: end-to-end tests in headless Chromium (Playwright)")
+
+
+@dataclass(frozen=True)
+class Issued:
+    """Documents issued for the dashboard tests (on tenant acme, today)."""
+
+    invoices: list[IssueResult]
+    receipt: IssueResult
+    unsent: IssueResult
+    customer: str
+
+    @property
+    def numbers(self) -> list[str]:
+        return [r.number for r in (*self.invoices, self.receipt, self.unsent)]
+
+
+@pytest.fixture(scope="session")
+def issued(live: LiveService) -> Issued:
+    """Two facturas from the shared sample, a boleta and a factura not sent to SUNAT."""
+    customer = f"CLIENTE DASHBOARD {uuid.uuid4().hex[:6].upper()}"
+    with Client(live.base_url(ACME), ACME_TOKEN, cache=False) as client:
+        invoices = [client.documents.issue(invoice_body()) for _ in range(2)]
+        receipt = client.documents.issue(
+            Receipt(
+                customer=Customer.dni("46027862", "Juan Pérez Quispe"),
+                lines=[
+                    Line("Cuaderno A4", 3, unit_price=5.9),
+                    Line("Bolsa", 1, unit_price=0.2, bag_tax=True),
+                ],
+            )
+        )
+        unsent = client.documents.issue(
+            Invoice(
+                customer=Customer.ruc("20601030013", customer),
+                lines=[Line("Servicio de soporte", 1, unit_value=1000)],
+                send=False,
+            )
+        )
+    return Issued(invoices=invoices, receipt=receipt, unsent=unsent, customer=customer)
+
+
+def write_tenants(path: Path, base_url: str, token: str, *, name: str = "ACME PERU S.A.C.") -> Path:
+    """A tenants file with one tenant ``acme`` (cache off: every read reaches the service)."""
+    path.write_text(
+        f'[tenants.acme]\nname = "{name}"\nbase_url = "{base_url}"\ntoken = "{token}"\ncache = false\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def tenants(tmp_path: Path, live: LiveService, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``FACTURADOR_TENANTS`` pointing at the live service with acme's token."""
+    path = write_tenants(tmp_path / "tenants.toml", live.base_url(ACME), ACME_TOKEN)
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
+    monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
+    return path
+
+
+@pytest.fixture
+def wrong_token(tmp_path: Path, live: LiveService, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``FACTURADOR_TENANTS`` with a token the service does not know."""
+    path = write_tenants(tmp_path / "tenants.toml", live.base_url(ACME), "not-the-token-0000000000000000")
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
+    return path
+
+
+@pytest.fixture
+def service_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``FACTURADOR_TENANTS`` pointing at a loopback port where nothing listens."""
+    path = write_tenants(tmp_path / "tenants.toml", f"http://127.0.0.1:{free_port()}/t/acme", ACME_TOKEN)
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _clean_streamlit_caches() -> Iterator[None]:
+    """AppTest runs the app in this process: Streamlit's caches must not leak between tests."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()

@@ -1,0 +1,263 @@
+"""The dashboard in headless Chromium (Debian's ``/usr/bin/chromium`` driven by Playwright) against
+``streamlit run`` on the live service: load a date range, see the chart, issue an invoice through the
+form, find it in the list. Screenshots go to the test's temporary directory (printed with ``-s``).
+
+Skipped, with the reason, when ``/usr/bin/chromium`` or Playwright is missing (``.ci/run`` installs
+Chromium).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from facturador.dashboard import APP_PATH
+from facturador.sunat.calendar import peru_today
+from tests.conftest import ACME, ACME_TOKEN, LiveService, free_port
+from tests.dashboard.conftest import Issued, write_tenants
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not CHROMIUM.exists():
+    if os.environ.get("FACTURADOR_REQUIRE_BROWSER") == "1":  # CI installs chromium: missing is a failure
+        raise RuntimeError(f"FACTURADOR_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
+    pytest.skip(
+        f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
+
+pytestmark = pytest.mark.browser
+
+WAIT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def dashboard(live: LiveService, issued: Issued, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``streamlit run`` of the dashboard on a free loopback port, tenants pointing at the live service."""
+    folder = tmp_path_factory.mktemp("dashboard")
+    tenants = write_tenants(folder / "tenants.toml", live.base_url(ACME), ACME_TOKEN)
+    port = free_port()
+    env = {
+        **os.environ,
+        "FACTURADOR_TENANTS": str(tenants),
+        "FACTURADOR_CACHE_DIR": str(folder / "cache"),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP_PATH),
+        "--server.headless", "true",
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+        "--global.developmentMode", "false",
+    ]  # fmt: skip
+    log = (folder / "streamlit.log").open("wb")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "streamlit did not start:\n" + (folder / "streamlit.log").read_text(errors="replace")
+                )
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Chromium context with a fresh user data directory."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=str(CHROMIUM),
+            headless=False,  # --headless=new is in the arguments
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1440, "height": 2000},
+            locale="es-PE",
+            timezone_id="America/Lima",
+            accept_downloads=True,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser_context: Any) -> Iterator[Any]:
+    """A new tab."""
+    tab = browser_context.new_page()
+    tab.set_default_timeout(WAIT_MS)
+    yield tab
+    tab.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+def wait_for_app(page: Any) -> None:
+    """Wait until the script has finished running and nothing is loading (Streamlit's own e2e checks)."""
+    page.wait_for_selector("[data-testid='stAppViewContainer']", state="attached")
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached")
+    page.wait_for_function(
+        "() => { const app = document.querySelector(\"[data-testid='stApp']\");"
+        " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
+        " && document.querySelectorAll(\"[data-testid='stSkeleton']\").length === 0; }"
+    )
+    page.wait_for_timeout(300)
+
+
+def set_date_range(page: Any, start: Any, end: Any) -> None:
+    """Type a range into the Documents page's date input (day, month and year segments of each end)."""
+    for which, day in (("start", start), ("end", end)):
+        page.get_by_role("spinbutton", name=f"day, Rango de fechas de emisión {which} date").click()
+        page.keyboard.type(f"{day:%d%m%Y}", delay=20)
+    page.keyboard.press("Escape")
+    page.get_by_role("heading", name="Documentos", exact=True).click()  # leave the field: the range is sent
+    wait_for_app(page)
+
+
+def test_documents_range_and_chart(page: Any, dashboard: str, issued: Issued, shots: Path) -> None:
+    page.goto(dashboard)
+    wait_for_app(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    sync_api.expect(sidebar).to_contain_text("Conectado a ACME PERU S.A.C.")
+    sync_api.expect(page.get_by_test_id("stSidebarNav")).to_contain_text("Emitir")
+
+    today = peru_today()
+    set_date_range(page, today - timedelta(days=6), today)
+    hidden = (
+        page.get_by_test_id("stDateInput").locator("input").evaluate_all("inputs => inputs.map(i => i.value)")
+    )
+    assert hidden == [(today - timedelta(days=6)).isoformat(), today.isoformat()], hidden
+
+    charts = page.get_by_test_id("stPlotlyChart")
+    sync_api.expect(charts).to_have_count(3)
+    sync_api.expect(charts.first.locator(".js-plotly-plot .main-svg").first).to_be_visible()
+    sync_api.expect(charts.first).to_contain_text("Ventas netas por día")
+    assert charts.first.locator("g.trace.bars").count() >= 2  # factura and boleta stacked
+    sync_api.expect(page.get_by_test_id("stMetric").first).to_contain_text("Documentos")
+    sync_api.expect(page.get_by_test_id("stDataFrame")).to_be_visible()
+    page.screenshot(path=str(shots / "documents.png"), full_page=True)
+
+
+#: Middle of each column of the items editor, from its left edge: the row-marker column (33 px) and the
+#: widths set in ``views/issue.py`` (Descripción 240, Cantidad 85, Precio unitario 110); and the column
+#: index of its accessible cells (``glide-cell-<column>-<row>``, the row marker is column 0).
+ITEM_X = {"descripcion": 33 + 120, "cantidad": 33 + 240 + 42, "precio": 33 + 240 + 85 + 55}
+ITEM_COLUMN = {"descripcion": 1, "cantidad": 2, "precio": 3}
+
+
+def edit_cell(page: Any, grid: Any, row: int, column: str, text: str, shown: str | None = None) -> None:
+    """Type ``text`` into a cell of the items editor (a canvas): double-click opens the cell's editor,
+    Enter confirms; wait for the rerun the edit causes and check the cell now shows ``shown`` (the
+    grid's accessible cells mirror the canvas). An edit typed while a rerun repaints the grid can be
+    lost: it is typed again (three tries)."""
+    cell = grid.get_by_test_id(f"glide-cell-{ITEM_COLUMN[column]}-{row}")
+    for _ in range(3):
+        box = grid.bounding_box()
+        page.mouse.dblclick(box["x"] + ITEM_X[column], box["y"] + 35 * (row + 1) + 17)
+        page.wait_for_timeout(200)
+        page.keyboard.press("Control+A")
+        page.keyboard.type(text, delay=10)
+        page.keyboard.press("Enter")
+        wait_for_app(page)
+        if (shown or text) in cell.inner_text():
+            return
+    raise AssertionError(f"the items editor did not take {text!r} in {column} (shows {cell.inner_text()!r})")
+
+
+def test_issue_an_invoice_and_find_it_in_the_list(page: Any, dashboard: str, shots: Path) -> None:
+    page.goto(f"{dashboard}/issue")
+    wait_for_app(page)
+    sync_api.expect(page.get_by_role("heading", name="Emitir comprobante")).to_be_visible()
+    customer = "CLIENTE DEL NAVEGADOR S.A.C."
+    page.get_by_label("Número", exact=True).fill("20601030013")
+    page.get_by_label("Nombre o razón social").fill(customer)
+    page.get_by_label("Nombre o razón social").press("Enter")
+    wait_for_app(page)
+
+    grid = page.get_by_test_id("stDataFrame").first  # the items editor (a canvas)
+    grid.scroll_into_view_if_needed()
+    edit_cell(page, grid, 0, "descripcion", "Servicio de instalación")
+    edit_cell(page, grid, 0, "cantidad", "2")
+    edit_cell(page, grid, 0, "precio", "118")
+    page.screenshot(path=str(shots / "issue_form.png"), full_page=True)
+    metrics = page.get_by_test_id("stMetric")
+    sync_api.expect(metrics.filter(has_text="Total")).to_contain_text("S/ 236.00")
+    sync_api.expect(metrics.filter(has_text="IGV")).to_contain_text("S/ 36.00")
+
+    page.get_by_role("button", name="Emitir factura").click()
+    wait_for_app(page)
+    result = page.locator(".st-key-issue_result_box")
+    sync_api.expect(result).to_contain_text("emitida")
+    heading = result.get_by_role("heading", level=3).inner_text().strip()
+    assert heading.startswith("F001-"), heading
+    sync_api.expect(result.get_by_test_id("stImage")).to_be_visible()  # the QR
+    sync_api.expect(result).to_contain_text("Aceptado")
+    page.screenshot(path=str(shots / "issue_result.png"), full_page=True)
+
+    page.get_by_test_id("stSidebarNav").get_by_text("Documentos").click()
+    wait_for_app(page)
+    page.get_by_label("Cliente", exact=True).fill("navegador")
+    page.get_by_label("Cliente", exact=True).press("Enter")
+    wait_for_app(page)
+    sync_api.expect(page.get_by_test_id("stMetric").first).to_contain_text("1")
+    sync_api.expect(page.get_by_role("heading", name="1 documento", exact=True)).to_be_visible()
+    table = page.get_by_test_id("stDataFrame").first
+    sync_api.expect(table.locator("table")).to_contain_text(heading)
+
+    # select its row (the checkbox of the row-marker column) and download its PDF and XML
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+    wait_for_app(page)
+    sync_api.expect(page.get_by_role("heading", name=f"{heading} · {customer}")).to_be_visible()
+    for label, magic in (("PDF", b"%PDF"), ("XML", b"<?xml")):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=label, exact=True).click()
+        content = Path(download.value.path()).read_bytes()
+        assert content.startswith(magic), content[:40]
+        assert download.value.suggested_filename.startswith(heading)
+    page.screenshot(path=str(shots / "documents_found.png"), full_page=True)

@@ -1,0 +1,256 @@
+"""Unit tests of the dashboard's pure data functions (no Streamlit, no HTTP)."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from facturador.connector.frames import documents_frame
+from facturador.dashboard import data
+
+
+def row(
+    number: str,
+    *,
+    day: str = "2026-11-02",
+    doc_type: str = "01",
+    customer: str = "EMPRESA XYZ S.A.",
+    customer_number: str = "20601030013",
+    currency: str = "PEN",
+    total: float = 118.0,
+    igv: float = 18.0,
+    state: str = "05",
+) -> dict[str, object]:
+    """A list row as the service (or a real tenant) sends it."""
+    series = number.split("-")[0]
+    return {
+        "id": abs(hash(number)) % 10_000,
+        "external_id": f"ext-{number}",
+        "date_of_issue": day,
+        "number": number,
+        "series": series,
+        "document_type_id": doc_type,
+        "document_type_description": data.type_label(doc_type),
+        "customer_name": customer,
+        "customer_number": customer_number,
+        "currency_type_id": currency,
+        "total_taxed": f"{total - igv:.2f}",
+        "total_igv": f"{igv:.2f}",
+        "total_exonerated": "0.00",
+        "total_unaffected": "0.00",
+        "total_exportation": "0.00",
+        "total_free": "0.00",
+        "total": f"{total:.2f}",
+        "state_type_id": state,
+        "state_type_description": data.state_label(state),
+        "has_xml": True,
+        "has_pdf": True,
+        "has_cdr": state in ("05", "07", "09"),
+    }
+
+
+@pytest.fixture
+def frame() -> pd.DataFrame:
+    """Eight documents over three days: facturas, a boleta, notes, USD, a rejected and a voided one."""
+    rows = [
+        row("F001-1", day="2026-11-01", total=118.0, igv=18.0),
+        row(
+            "F001-2",
+            day="2026-11-01",
+            total=236.0,
+            igv=36.0,
+            customer="ACME PERU S.A.C.",
+            customer_number="20100066603",
+        ),
+        row(
+            "B001-1",
+            day="2026-11-02",
+            doc_type="03",
+            total=59.0,
+            igv=9.0,
+            customer="Juan Pérez",
+            customer_number="46027862",
+            state="01",
+        ),
+        row("FC01-1", day="2026-11-02", doc_type="07", total=118.0, igv=18.0),
+        row("FD01-1", day="2026-11-03", doc_type="08", total=11.8, igv=1.8, state="07"),
+        row("F001-3", day="2026-11-03", total=1000.0, igv=152.54, state="09"),
+        row("F001-4", day="2026-11-03", total=500.0, igv=76.27, state="11"),
+        row(
+            "F002-1",
+            day="2026-11-03",
+            currency="USD",
+            total=100.0,
+            igv=15.25,
+            customer="ACME PERU S.A.C.",
+            customer_number="20100066603",
+        ),
+    ]
+    return documents_frame(rows)
+
+
+def test_states_have_distinct_labels_and_colors() -> None:
+    assert [s.label for s in data.STATES.values()] == [
+        "Registrado",
+        "Enviado",
+        "Aceptado",
+        "Observado",
+        "Rechazado",
+        "Anulado",
+        "Por anular",
+    ]
+    assert list(data.STATES) == ["01", "03", "05", "07", "09", "11", "13"]
+    for attribute in ("color", "badge"):
+        values = [getattr(s, attribute) for s in data.STATES.values()]
+        assert len(set(values)) == len(values), attribute
+    assert data.state_label("05") == "Aceptado"
+    assert data.state_label("99") == "Estado 99"
+    assert data.state_label(None) == "Sin estado"
+    assert data.state_color("99") == "#bdbdbd"
+
+
+def test_default_range_is_the_last_30_days_inclusive() -> None:
+    assert data.default_range(date(2026, 11, 30)) == (date(2026, 11, 1), date(2026, 11, 30))
+    start, end = data.default_range()
+    assert (end - start).days == 29
+
+
+def test_filter_options_and_filters(frame: pd.DataFrame) -> None:
+    options = data.filter_options(frame)
+    assert options["document_types"] == ["01", "03", "07", "08"]
+    assert options["series"] == ["B001", "F001", "F002", "FC01", "FD01"]
+    assert options["currencies"] == ["PEN", "USD"]
+    assert options["states"] == ["01", "05", "07", "09", "11"]
+
+    assert len(data.apply_filters(frame, data.Filters())) == len(frame)
+    assert set(data.apply_filters(frame, data.Filters(document_types=("03",)))["number"]) == {"B001-1"}
+    assert set(data.apply_filters(frame, data.Filters(states=("09", "11")))["number"]) == {"F001-3", "F001-4"}
+    assert set(data.apply_filters(frame, data.Filters(series=("F002",)))["number"]) == {"F002-1"}
+    assert set(data.apply_filters(frame, data.Filters(currencies=("USD",)))["number"]) == {"F002-1"}
+    by_name = data.apply_filters(frame, data.Filters(customer="  acme "))
+    assert set(by_name["number"]) == {"F001-2", "F002-1"}
+    by_number = data.apply_filters(frame, data.Filters(customer="4602786"))
+    assert set(by_number["number"]) == {"B001-1"}
+    combined = data.apply_filters(
+        frame, data.Filters(document_types=("01",), currencies=("PEN",), states=("05",))
+    )
+    assert set(combined["number"]) == {"F001-1", "F001-2"}
+
+
+def test_kpis_are_net_and_per_currency(frame: pd.DataFrame) -> None:
+    figures = data.kpis(frame)
+    assert figures.documents == 8
+    assert figures.counted == 6  # the rejected and the voided ones do not count
+    pen, usd = figures.per_currency
+    assert pen.currency == "PEN" and usd.currency == "USD"
+    # 118 + 236 + 59 - 118 (credit note) + 11.8
+    assert pen.sales == pytest.approx(306.8)
+    assert pen.igv == pytest.approx(18 + 36 + 9 - 18 + 1.8)
+    assert pen.documents == 5
+    assert (usd.documents, usd.sales) == (1, 100.0)
+    assert figures.by_state == {"05": 4, "01": 1, "07": 1, "09": 1, "11": 1}
+
+
+def test_kpis_of_nothing() -> None:
+    figures = data.kpis(data.empty_documents())
+    assert (figures.documents, figures.counted, figures.per_currency) == (0, 0, [])
+
+
+def test_daily_totals_stack_types_with_credit_notes_negative(frame: pd.DataFrame) -> None:
+    daily = data.daily_totals(frame, "PEN")
+    table = {
+        (d.strftime("%d"), t): total
+        for d, t, total in daily[["day", "type", "total"]].itertuples(index=False)
+    }
+    assert table == {
+        ("01", "Factura"): pytest.approx(354.0),
+        ("02", "Boleta"): pytest.approx(59.0),
+        ("02", "Nota de crédito"): pytest.approx(-118.0),
+        ("03", "Nota de débito"): pytest.approx(11.8),
+    }
+    figure = data.daily_totals_figure(frame, "PEN")
+    assert figure.layout.barmode == "relative"
+    assert {trace.name for trace in figure.data} == {"Factura", "Boleta", "Nota de crédito", "Nota de débito"}
+    assert "PEN" in figure.layout.title.text
+
+
+def test_state_totals_use_state_colors(frame: pd.DataFrame) -> None:
+    states = data.state_totals(frame, "PEN")
+    assert list(states["label"]) == ["Registrado", "Aceptado", "Observado", "Rechazado", "Anulado"]
+    assert list(states["documents"]) == [1, 3, 1, 1, 1]
+    figure = data.state_totals_figure(frame, "PEN")
+    (bar,) = figure.data
+    assert list(bar.marker.color) == [data.STATES[c].color for c in ("01", "05", "07", "09", "11")]
+
+
+def test_top_customers(frame: pd.DataFrame) -> None:
+    top = data.top_customers(frame, "PEN", n=2)
+    assert list(top["customer"]) == ["ACME PERU S.A.C.", "Juan Pérez"]
+    assert list(top["total"]) == [pytest.approx(236.0), pytest.approx(59.0)]
+    figure = data.top_customers_figure(frame, "PEN", n=2)
+    assert list(figure.data[0].y) == ["Juan Pérez", "ACME PERU S.A.C."]  # best on top
+
+
+def test_figures_of_an_empty_range_say_so() -> None:
+    empty = data.empty_documents()
+    for build in (data.daily_totals_figure, data.state_totals_figure, data.top_customers_figure):
+        figure = build(empty, None)
+        assert "Sin documentos" in json.dumps(
+            figure.to_plotly_json()["layout"]["annotations"], ensure_ascii=False
+        )
+
+
+def test_table_frame_is_newest_first_with_spanish_labels(frame: pd.DataFrame) -> None:
+    table = data.table_frame(frame)
+    assert list(table["number"][:2]) == ["FD01-1", "F002-1"]
+    assert table.loc[table["number"] == "B001-1", "state"].item() == ["Registrado"]
+    assert table.loc[table["number"] == "FC01-1", "document_type"].item() == "Nota de crédito"
+    assert table["total"].dtype == "float64"
+
+
+def test_csv_export(frame: pd.DataFrame) -> None:
+    content = data.to_csv_bytes(frame)
+    assert content.startswith("\ufeff".encode())
+    back = pd.read_csv(io.BytesIO(content), encoding="utf-8-sig", dtype=str)
+    assert list(back.columns[:6]) == ["Fecha", "Número", "Tipo", "RUC/DNI", "Cliente", "Moneda"]
+    first = back[back["Número"] == "F001-2"].iloc[0]
+    assert (first["Total"], first["Estado"], first["Fecha"]) == ("236.00", "Aceptado", "2026-11-01")
+
+
+def test_excel_export(frame: pd.DataFrame) -> None:
+    workbook = openpyxl.load_workbook(io.BytesIO(data.to_excel_bytes(frame)))
+    sheet = workbook["Documentos"]
+    header = [cell.value for cell in sheet[1]]
+    assert header[:3] == ["Fecha", "Número", "Tipo"]
+    rows = {r[1]: r for r in sheet.iter_rows(min_row=2, values_only=True)}
+    assert len(rows) == 8
+    total_col = header.index("Total")
+    assert rows["F001-2"][total_col] == pytest.approx(236.0)
+    assert rows["F001-3"][header.index("Estado")] == "Rechazado"
+    cell = sheet.cell(row=2, column=total_col + 1)
+    assert cell.number_format == "#,##0.00"
+    assert sheet.cell(row=2, column=1).is_date
+
+
+def test_exports_of_nothing() -> None:
+    empty = data.empty_documents()
+    assert data.to_csv_bytes(empty).decode("utf-8-sig").startswith("Fecha,Número")
+    workbook = openpyxl.load_workbook(io.BytesIO(data.to_excel_bytes(empty)))
+    assert workbook["Documentos"].max_row == 1
+
+
+def test_labels() -> None:
+    assert data.labels_for(["05"], "state") == {"05": "Aceptado · 05"}
+    assert data.labels_for(["07"], "type") == {"07": "07 · Nota de crédito"}
+    assert data.ordered_states(["09", "01", "XX"]) == ["01", "09", "XX"]
+    assert (
+        data.document_label(
+            {"number": "F001-1", "customer_name": "ACME", "currency_type_id": "PEN", "total": 1234.5}
+        )
+        == "F001-1 · ACME · PEN 1,234.50"
+    )
