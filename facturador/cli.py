@@ -417,6 +417,8 @@ def run_dashboard(tenants_file: Any, port: int, headless: bool) -> int:
         "true" if headless else "false",
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",
+        "minimal",
     ]
     return subprocess.call(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
 
