@@ -17,6 +17,7 @@ NS = {
     "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
     "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
     "ds": "http://www.w3.org/2000/09/xmldsig#",
+    "sac": "urn:sunat:names:specification:ubl:peru:schema:xsd:SunatAggregateComponents-1",
 }
 SCHEMAS = {
     "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2": "2.1/maindoc/UBL-Invoice-2.1.xsd",
@@ -24,6 +25,13 @@ SCHEMAS = {
     "urn:oasis:names:specification:ubl:schema:xsd:DebitNote-2": "2.1/maindoc/UBL-DebitNote-2.1.xsd",
     "urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2": (
         "2.1/maindoc/UBL-ApplicationResponse-2.1.xsd"
+    ),
+    # SUNAT's UBL 2.0 documents: daily summaries (RC) and voided communications (RA)
+    "urn:sunat:names:specification:ubl:peru:schema:xsd:SummaryDocuments-1": (
+        "2.0/maindoc/UBL-SummaryDocuments-2.0.xsd"
+    ),
+    "urn:sunat:names:specification:ubl:peru:schema:xsd:VoidedDocuments-1": (
+        "2.0/maindoc/UBL-VoidedDocuments-2.0.xsd"
     ),
 }
 
@@ -34,7 +42,8 @@ def _schema(namespace: str) -> etree.XMLSchema:
 
 
 def assert_schema_valid(xml: bytes) -> etree._Element:
-    """Parse ``xml`` and assert it validates against the shared UBL 2.1 XSD of its root element."""
+    """Parse ``xml`` and assert it validates against the shared XSD of its root element (UBL 2.1, or
+    SUNAT's UBL 2.0 for SummaryDocuments and VoidedDocuments)."""
     root = etree.fromstring(xml)
     namespace = etree.QName(root).namespace
     schema = _schema(namespace)

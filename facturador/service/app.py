@@ -12,11 +12,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from facturador.service.api import documents, downloads
+from facturador.service.api import documents, downloads, summaries, voided
 from facturador.service.api.common import TENANT_SCOPE_KEY
 from facturador.service.config import Settings
 from facturador.service.context import ServiceContext
 from facturador.service.domain.documents import DocumentService
+from facturador.service.domain.summaries import SummaryService
 from facturador.service.errors import ServiceError
 
 log = logging.getLogger("facturador.service")
@@ -57,7 +58,10 @@ def create_app(context: ServiceContext) -> ASGIApp:
     )
     app.state.context = context
     app.state.documents = DocumentService(context)
+    app.state.summaries = SummaryService(context)
     app.include_router(documents.router)
+    app.include_router(summaries.router)
+    app.include_router(voided.router)
     app.include_router(downloads.router)
 
     @app.exception_handler(ServiceError)

@@ -20,13 +20,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from facturador.service.authority.gateway import AuthorityGateway
-from facturador.service.authority.simulator import SunatSimulator
+from facturador.service.authority.simulator import DEFAULT_TICKET_DELAY, SunatSimulator
 from facturador.service.config import Settings
 from facturador.service.domain.model import Issuer
 from facturador.service.domain.tenants import load_identity, tenant_settings
 from facturador.service.store.db import is_sqlite, make_engine, make_sessionmaker, upgrade
 from facturador.service.store.models import Establishment, Series, Tenant, User
 from facturador.service.store.registry import SqlRegistry
+from facturador.service.store.tickets import SqlTicketStore
 from facturador.service.ubl.signing import SigningIdentity, generate_identity
 from facturador.sunat.calendar import peru_today
 
@@ -202,19 +203,27 @@ class ServiceContext:
         registry: SqlRegistry | None = None,
         *,
         received_on: dt.date | None = None,
+        tickets: SqlTicketStore | None = None,
     ) -> AuthorityGateway:
         """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings.
 
-        ``registry`` lets the caller collect the simulator's registry writes and commit them together with
-        its own (see :class:`SqlRegistry`'s ``deferred`` mode). ``received_on`` makes the authority take
-        the document as received that day (a sandbox loading history; see ``authority_check_deadlines``).
+        ``registry`` and ``tickets`` let the caller collect the simulator's registry and ticket writes and
+        commit them together with its own (see the ``deferred`` mode of :class:`SqlRegistry` and
+        :class:`SqlTicketStore`). ``received_on`` makes the authority take the document as received that
+        day (a sandbox loading history; see ``authority_check_deadlines``, which also turns off the date
+        rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds.
         """
+        settings = tenant.settings
         return SunatSimulator(
             self.authority_identity(),
             registry or SqlRegistry(self),
-            mode=tenant.settings.get("authority_mode", "test"),
+            mode=settings.get("authority_mode", "test"),
             today=(lambda: received_on) if received_on is not None else self.today,
-            outage=bool(tenant.settings.get("authority_outage", False)),
+            outage=bool(settings.get("authority_outage", False)),
+            tickets=tickets or SqlTicketStore(self),
+            ticket_delay=float(settings.get("authority_ticket_delay", DEFAULT_TICKET_DELAY)),
+            check_deadlines=bool(settings.get("authority_check_deadlines", True)),
+            user_ruc=tenant.ruc,
         )
 
 

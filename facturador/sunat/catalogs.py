@@ -1261,6 +1261,21 @@ RESPONSE_CODES: dict[str, str] = {
     "2400": "El tipo de documento modificado por la Nota de debito debe ser boleta electronica",
     "2524": "Debe indicar el documento afectado por la nota",
     "3202": "El numero de RUC del receptor no existe.",
+    # daily summaries (RC) and voided communications (RA)
+    "2212": "UBLVersionID - La versión del UBL del resumen de boletas no es correcta",
+    "2214": "CustomizationID - La versión del resumen de boletas no es correcta",
+    "2236": "La fecha del IssueDate no debe ser mayor a la fecha de recepción",
+    "2241": "DocumentTypeCode - El valor del tipo de documento es invalido",
+    "2280": "Existen problemas con la informacion del resumen de comprobantes",
+    "2301": "La fecha del IssueDate no debe ser mayor a la fecha de recepción",
+    "2308": "DocumentTypeCode - El valor del tipo de documento es invalido",
+    "2317": "Error al procesar el resumen de anulados",
+    "2348": "Los documentos informados en el archivo XML se encuentran duplicados",
+    "2671": (
+        "La fecha de generación de la comunicación/resumen debe ser mayor o igual a la fecha de "
+        "generación/emisión de los documentos"
+    ),
+    "4203": "El dato ingresado en VoidReasonDescription debe contener información válida",
 }
 
 

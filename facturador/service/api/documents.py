@@ -199,7 +199,7 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
     """
     xml_url, pdf_url, cdr_url = (f"{base}/downloads/document/{kind}/" for kind in ("xml", "pdf", "cdr"))
     describe_state, describe_type = states.describe, document_type_description
-    data = []
+    data: list[dict[str, Any]] = []
     append = data.append
     for row in rows:
         ext = row["external_id"]

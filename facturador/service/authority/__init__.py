@@ -4,6 +4,9 @@
 - :mod:`.packaging`: zip a document as SUNAT expects it and read zips back (01xx errors);
 - :mod:`.cdr`: build and read CDRs (``ApplicationResponse``);
 - :mod:`.registry`: SUNAT's memory of received documents (:class:`Registry`, in-memory implementation);
-- :mod:`.simulator`: :class:`SunatSimulator`, ``sendBill`` with SUNAT's checks and codes;
+- :mod:`.simulator`: :class:`SunatSimulator`, ``sendBill`` with SUNAT's checks and codes, and the ticket
+  flow of summaries (``sendSummary`` / ``getStatus``);
+- :mod:`.tickets`: SUNAT's tickets (:class:`TicketStore`) and its rules for daily summaries (RC) and voided
+  communications (RA);
 - :mod:`.dsig`: a fast verification path for SUNAT-profile signatures used by the simulator.
 """

@@ -71,6 +71,51 @@ class AuthorityResponse:
         return cls(code=code, description=description)
 
 
+class AuthorityError(Exception):
+    """The authority refused a request without processing it (a SOAP fault on the real service).
+
+    Raised by ``send_summary`` for a file SUNAT does not take (bad name or zip 01xx, unreadable XML 0306,
+    schema, signature, ``cbc:ID`` not matching the file name 2220, an ID already sent 2223/2324) and by
+    ``get_status`` for an unknown ticket (0127), a ticket of another taxpayer (0126) or an outage (0109).
+    ``code`` is SUNAT's code, ``description`` its message; ``str()`` gives the real services' wording
+    ``Code: {code}; Description: {description}``.
+    """
+
+    def __init__(self, code: str, description: str) -> None:
+        super().__init__(f"Code: {code}; Description: {description}")
+        self.code = code
+        self.description = description
+
+
+#: ``getStatus`` status codes of a ticket (reference/sunat.md §4.2).
+TICKET_DONE = "0"  # processed: the CDR accepts the summary (maybe with observations)
+TICKET_IN_PROCESS = "98"  # still processing: no CDR yet
+TICKET_REJECTED = "99"  # processed with errors: the CDR's ResponseCode is the error
+
+
+@dataclass(frozen=True)
+class TicketStatus:
+    """SUNAT's answer to ``getStatus(ticket)``.
+
+    ``status_code`` is "98" while the ticket is being processed (``response`` is None), "0" when it was
+    processed and accepted, "99" when it was processed and rejected; then ``response`` is the CDR read as
+    an :class:`AuthorityResponse` (``code`` "0" or the error code, ``notes``, ``cdr_zip``).
+    """
+
+    status_code: str
+    response: AuthorityResponse | None = None
+
+    @property
+    def in_process(self) -> bool:
+        """True while SUNAT still processes the ticket (codes compare as integers: "0098" == "98")."""
+        return int(self.status_code) == int(TICKET_IN_PROCESS)
+
+    @property
+    def accepted(self) -> bool:
+        """True when the ticket was processed and its summary accepted."""
+        return int(self.status_code) == int(TICKET_DONE)
+
+
 @runtime_checkable
 class AuthorityGateway(Protocol):
     """What the service needs from the tax authority.
@@ -81,17 +126,24 @@ class AuthorityGateway(Protocol):
     :func:`facturador.service.authority.packaging.zip_document`. Implementations never raise for
     problems SUNAT answers with a code (bad zip, rules, outage): they return an :class:`AuthorityResponse`.
 
-    Planned additions (a later issue; not part of the Protocol yet):
+    ``send_summary`` and ``get_status`` are the ticket flow of daily summaries (RC) and voided
+    communications (RA): ``send_summary(filename, zip_bytes)`` returns a ticket (a numeric string) or
+    raises :class:`AuthorityError` when SUNAT refuses the file; ``get_status(ticket)`` answers a
+    :class:`TicketStatus` (98 in process, 0 accepted, 99 rejected, with the CDR when processed) or raises
+    :class:`AuthorityError` (0127 unknown ticket...).
 
-    - ``send_summary(filename: str, zip_bytes: bytes) -> str``: daily summaries (RC) and voided
-      communications (RA, RR) go through ``sendSummary`` and return a ticket (numeric string).
-    - ``get_status(ticket: str) -> AuthorityResponse``: poll a ticket; ``code`` "98" while SUNAT is still
-      processing (no CDR), "0" processed with a CDR, "99" processed with errors (the CDR's ResponseCode
-      carries the error), or an exception such as 0127 (unknown ticket). Compare codes as integers
-      ("0098" == "98").
-    - A billConsultService-like ``get_status_cdr(ruc, doc_type, series, number)`` to recover a lost CDR.
+    A later addition: a billConsultService-like ``get_status_cdr(ruc, doc_type, series, number)`` to
+    recover a lost CDR.
     """
 
     def send_bill(self, filename: str, zip_bytes: bytes) -> AuthorityResponse:
         """Send one document zip and return SUNAT's answer (with the CDR when there is one)."""
+        ...
+
+    def send_summary(self, filename: str, zip_bytes: bytes) -> str:
+        """Send a summary (RC) or voided communication (RA) zip; return SUNAT's ticket."""
+        ...
+
+    def get_status(self, ticket: str) -> TicketStatus:
+        """Ask SUNAT how a ticket stands: in process (98), accepted (0) or rejected (99) with its CDR."""
         ...

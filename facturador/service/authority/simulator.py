@@ -18,19 +18,26 @@ Exceptions (01xx-1xxx) carry no CDR and are not recorded; rejections and accepta
 ``mode="test"`` behaves like SUNAT beta (no taxpayer registries); ``mode="strict"`` adds the checks that
 need SUNAT's registries: the customer RUC must exist (check digit, 3202) and a note must modify a
 document SUNAT accepted for that issuer (2119/2120/2121 credit, 2207/2208/2209 debit).
+
+Daily summaries (RC) and voided communications (RA) follow SUNAT's ticket flow: ``send_summary`` checks
+the file (name and zip 01xx, XML 0306, versions, schema, signature, ``cbc:ID`` = file name 2220, an ID
+already received 2223/2324) and raises :class:`AuthorityError` when it does not take it, else stores a
+ticket; ``get_status`` answers 98 until the ticket's processing delay has passed, then processes it once
+with the rules of :mod:`.tickets` and answers 0 or 99 with the CDR (0127 for an unknown ticket).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from lxml import etree
@@ -38,11 +45,26 @@ from signxml.exceptions import InvalidCertificate, InvalidDigest, InvalidSignatu
 
 from facturador.service.authority import cdr as cdr_mod
 from facturador.service.authority.dsig import fast_verify
-from facturador.service.authority.gateway import AuthorityResponse
+from facturador.service.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
 from facturador.service.authority.packaging import PackagingError, base_name, read_zip
 from facturador.service.authority.registry import Registry, RegistryKey, RegistryRecord, RegistryStatus
+from facturador.service.authority.tickets import (
+    InMemoryTicketStore,
+    TicketRecord,
+    TicketStore,
+    process_ticket,
+)
 from facturador.service.ubl import xsd
-from facturador.service.ubl.namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, DS, INVOICE
+from facturador.service.ubl.namespaces import (
+    CAC,
+    CBC,
+    CREDIT_NOTE,
+    DEBIT_NOTE,
+    DS,
+    INVOICE,
+    SUMMARY_DOCUMENTS,
+    VOIDED_DOCUMENTS,
+)
 from facturador.service.ubl.signing import SignatureError, SigningIdentity, verify
 from facturador.sunat import catalogs
 from facturador.sunat.calendar import peru_now, peru_today
@@ -63,6 +85,16 @@ MODES = ("test", "strict")
 _FILENAME = re.compile(r"^(\d{11})-([0-9A-Z]{2})-(.+)$")
 _DOC_PART = re.compile(r"^([A-Z0-9]{4})-(\d{1,8})$")
 _SUMMARY_TYPES = frozenset({"RC", "RA", "RR"})
+_SUMMARY_NAME = re.compile(r"^(\d{11})-(RC|RA|RR)-(\d{8})-(\d{1,5})$")
+#: Per summary type: root element, CustomizationID, the code of an ID received before, and the codes of
+#: a wrong / missing UBLVersionID and CustomizationID.
+_SUMMARY_KINDS = {
+    "RC": (f"{{{SUMMARY_DOCUMENTS}}}SummaryDocuments", "1.1", "2223", ("2212", "2075", "2214", "2073")),
+    "RA": (f"{{{VOIDED_DOCUMENTS}}}VoidedDocuments", "1.0", "2324", ("2074", "2075", "2072", "2073")),
+}
+#: Seconds a ticket answers 98 before it is processed (``SunatSimulator(ticket_delay=...)``).
+DEFAULT_TICKET_DELAY = 2.0
+_SUMMARY_SUPPLIER = f"{CAC('AccountingSupplierParty')}/{CBC('CustomerAssignedAccountID')}"
 _ROOT_TAGS = {
     "01": f"{{{INVOICE}}}Invoice",
     "03": f"{{{INVOICE}}}Invoice",
@@ -145,6 +177,7 @@ _BILLING_REFERENCE = f"{CAC('BillingReference')}/{CAC('InvoiceDocumentReference'
 
 _INFLIGHT: set[RegistryKey] = set()
 _INFLIGHT_LOCK = threading.Lock()
+_TICKETS_INFLIGHT: set[str] = set()
 _SEQUENCE = itertools.count(1)
 
 
@@ -213,6 +246,11 @@ class SunatSimulator:
     ``today`` gives the Lima date the deadline rules use; ``outage=True`` answers 0109 to everything.
     Cheap to construct (the service may build one per request) and thread-safe: concurrent sends of the
     same document in one process get 0140 for all but one.
+
+    The ticket flow uses ``tickets`` (where tickets are kept; in memory by default), ``ticket_delay``
+    (seconds a ticket stays in process), ``clock`` (epoch seconds, for the delay), ``check_deadlines``
+    (False: a sandbox loading history, the summaries' date rules 4443/2957/2236/2301 are not applied)
+    and ``user_ruc`` (the taxpayer of the SOL user: files and tickets of another RUC get 0154 / 0126).
     """
 
     def __init__(
@@ -223,14 +261,26 @@ class SunatSimulator:
         mode: str = "test",
         today: Callable[[], date] = peru_today,
         outage: bool = False,
+        tickets: TicketStore | None = None,
+        ticket_delay: float = DEFAULT_TICKET_DELAY,
+        clock: Callable[[], float] = time.time,
+        check_deadlines: bool = True,
+        user_ruc: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        if ticket_delay < 0:
+            raise ValueError("ticket_delay must not be negative")
         self.identity = identity
         self.registry = registry
         self.mode = mode
         self.today = today
         self.outage = outage
+        self.tickets: TicketStore = tickets if tickets is not None else InMemoryTicketStore()
+        self.ticket_delay = ticket_delay
+        self.clock = clock
+        self.check_deadlines = check_deadlines
+        self.user_ruc = user_ruc
 
     # --------------------------------------------------------------------------------------------------
     # The gateway
@@ -256,8 +306,126 @@ class SunatSimulator:
             logger.exception("SUNAT simulator failed on %s", ctx.name)
             return AuthorityResponse.exception("0100", _description("0100", f"{type(exc).__name__}: {exc}"))
 
+    def send_summary(self, filename: str, zip_bytes: bytes) -> str:
+        """Receive a daily summary (RC) or voided communication (RA) like SUNAT's ``sendSummary``.
+
+        Returns the ticket (a numeric string) and keeps the file for processing; raises
+        :class:`AuthorityError` when SUNAT does not take the file (see module doc): nothing is kept then.
+        """
+        if self.outage:
+            raise AuthorityError("0109", message("0109"))
+        name = base_name(filename)
+        try:
+            record = self._receive_summary(name, zip_bytes)
+        except _Answer as answer:
+            raise AuthorityError(answer.code, _description(answer.code, answer.detail)) from None
+        except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
+            logger.exception("SUNAT simulator failed on %s", name)
+            raise AuthorityError("0100", _description("0100", f"{type(exc).__name__}: {exc}")) from exc
+        self.tickets.add(record)
+        return record.ticket
+
+    def get_status(self, ticket: str) -> TicketStatus:
+        """Answer ``getStatus(ticket)``: 98 while in process, then 0 or 99 with the CDR (see module doc).
+
+        A ticket is processed once, by the first query after its delay; later queries get the stored
+        answer. Raises :class:`AuthorityError` 0127 for an unknown ticket, 0126 for another taxpayer's.
+        """
+        if self.outage:
+            raise AuthorityError("0109", message("0109"))
+        record = self.tickets.get(ticket)
+        if record is None:
+            raise AuthorityError("0127", message("0127"))
+        if self.user_ruc is not None and record.issuer_ruc != self.user_ruc:
+            raise AuthorityError("0126", message("0126"))
+        if record.processed:
+            assert record.cdr_zip is not None
+            return TicketStatus(record.status_code, cdr_mod.read_cdr(record.cdr_zip))
+        if _utc(self.clock()) < record.ready_at:
+            return TicketStatus("98")
+        with _INFLIGHT_LOCK:
+            if ticket in _TICKETS_INFLIGHT:  # another query is processing it right now
+                return TicketStatus("98")
+            _TICKETS_INFLIGHT.add(ticket)
+        try:
+            status_code, cdr_zip = process_ticket(
+                record,
+                registry=self.registry,
+                identity=self.identity,
+                processed_at=datetime.combine(self.today(), peru_now().time().replace(microsecond=0)),
+                check_deadlines=self.check_deadlines,
+            )
+            self.tickets.complete(ticket, status_code, cdr_zip)
+        except Exception as exc:  # not processed: the ticket stays in process and can be asked again
+            logger.exception("SUNAT simulator failed processing ticket %s", ticket)
+            raise AuthorityError("0100", _description("0100", f"{type(exc).__name__}: {exc}")) from exc
+        finally:
+            with _INFLIGHT_LOCK:
+                _TICKETS_INFLIGHT.discard(ticket)
+        return TicketStatus(status_code, cdr_mod.read_cdr(cdr_zip))
+
     # --------------------------------------------------------------------------------------------------
     # Steps
+
+    def _receive_summary(self, name: str, zip_bytes: bytes) -> TicketRecord:
+        """The checks ``sendSummary`` makes before giving a ticket; raises :class:`_Answer`."""
+        match = _SUMMARY_NAME.match(name)
+        if not match:
+            raise _Answer("0151", f"file name {name!r} is not RUC-RC-YYYYMMDD-n or RUC-RA-YYYYMMDD-n")
+        ruc, summary_type, day, sequence = match.groups()
+        if summary_type not in _SUMMARY_KINDS:
+            raise _Answer("0151", f"{summary_type} files go to the otros-CPE service")
+        if self.user_ruc is not None and ruc != self.user_ruc:
+            raise _Answer("0154", f"file RUC {ruc}")
+        root_tag, customization, duplicate_code, version_codes = _SUMMARY_KINDS[summary_type]
+        try:
+            entry, xml = read_zip(zip_bytes)
+        except PackagingError as exc:
+            raise _Answer(exc.code, exc.detail) from exc
+        if entry[:-4] != name:
+            raise _Answer("0161", f"{entry} inside {name}.zip")
+        try:
+            root = etree.fromstring(xml, cdr_mod.safe_parser())
+        except etree.XMLSyntaxError as exc:
+            raise _Answer("0306", str(exc)) from exc
+        if root.tag != root_tag:
+            local = etree.QName(root).localname if isinstance(root.tag, str) else "?"
+            raise _Answer("0301", f"root element {local!r} in a {summary_type} file")
+        wrong_version, no_version, wrong_customization, no_customization = version_codes
+        version = _text(root, CBC("UBLVersionID"))
+        if not version:
+            raise _Answer(no_version, "cbc:UBLVersionID")
+        if version != "2.0":
+            raise _Answer(wrong_version, f'cbc:UBLVersionID valor: "{version}"')
+        found = _text(root, CBC("CustomizationID"))
+        if not found:
+            raise _Answer(no_customization, "cbc:CustomizationID")
+        if found != customization:
+            raise _Answer(wrong_customization, f'cbc:CustomizationID valor: "{found}"')
+        self._check_schema(root)
+        _verify_signature(root, xml)
+        summary_id = _text(root, CBC("ID")) or ""
+        if summary_id != f"{summary_type}-{day}-{sequence}":
+            raise _Answer("2220", f'cbc:ID valor: "{summary_id}", file {name}')
+        supplier = _text(root, _SUMMARY_SUPPLIER)
+        if supplier != ruc:
+            raise _Answer("1034", f'file RUC {ruc}, XML RUC "{supplier}"')
+        if self.tickets.find(ruc, name) is not None:
+            raise _Answer(duplicate_code, name)
+        now = self.clock()
+        return TicketRecord(
+            ticket=self._ticket_number(now),
+            issuer_ruc=ruc,
+            filename=name,
+            received_at=datetime.combine(self.today(), peru_now().time().replace(microsecond=0)),
+            ready_at=_utc(now) + timedelta(seconds=self.ticket_delay),
+            zip_bytes=zip_bytes,
+        )
+
+    @staticmethod
+    def _ticket_number(now: float) -> str:
+        """A numeric ticket like SUNAT's (milliseconds + 3 digits), unique within the process."""
+        return f"{int(now * 1000)}{(next(_SEQUENCE) + os.getpid()) % 1000:03d}"
 
     @staticmethod
     def _parse_name(name: str, received_at: datetime) -> _Context:
@@ -330,25 +498,7 @@ class SunatSimulator:
 
     @staticmethod
     def _check_signature(ctx: _Context, root: etree._Element, xml: bytes) -> None:
-        signature = root.find(f".//{_SIG}")
-        if signature is None or not (signature.findtext(_X509) or "").strip():
-            raise _Answer("2101", "ds:Signature/ds:KeyInfo/ds:X509Data/ds:X509Certificate")
-        digest = fast_verify(root)
-        if digest is not None:
-            ctx.digest = digest
-            return
-        try:
-            verified = verify(xml)
-        except SignatureError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, InvalidDigest):
-                raise _Answer("2334", "DigestValue does not match the document") from exc
-            if isinstance(cause, InvalidCertificate):
-                raise _Answer("2327", str(cause)) from exc
-            if isinstance(cause, InvalidSignature):
-                raise _Answer("2335", "SignatureValue does not match SignedInfo") from exc
-            raise _Answer("2336", str(exc)) from exc
-        ctx.digest = verified.digest_value
+        ctx.digest = _verify_signature(root, xml)
 
     @staticmethod
     def _check_identification(ctx: _Context, root: etree._Element) -> None:
@@ -691,6 +841,34 @@ class SunatSimulator:
     def _cdr_id() -> str:
         """A numeric constancy id, unique within the process (milliseconds + a 3-digit sequence)."""
         return f"{time.time_ns() // 1_000_000}{next(_SEQUENCE) % 1000:03d}"
+
+
+def _verify_signature(root: etree._Element, xml: bytes) -> str:
+    """Verify the document's enveloped signature and return its DigestValue; raises :class:`_Answer`
+    2101 (no certificate), 2334 (digest), 2327 (certificate validity), 2335 (signature value), 2336."""
+    signature = root.find(f".//{_SIG}")
+    if signature is None or not (signature.findtext(_X509) or "").strip():
+        raise _Answer("2101", "ds:Signature/ds:KeyInfo/ds:X509Data/ds:X509Certificate")
+    digest = fast_verify(root)
+    if digest is not None:
+        return digest
+    try:
+        verified = verify(xml)
+    except SignatureError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, InvalidDigest):
+            raise _Answer("2334", "DigestValue does not match the document") from exc
+        if isinstance(cause, InvalidCertificate):
+            raise _Answer("2327", str(cause)) from exc
+        if isinstance(cause, InvalidSignature):
+            raise _Answer("2335", "SignatureValue does not match SignedInfo") from exc
+        raise _Answer("2336", str(exc)) from exc
+    return verified.digest_value
+
+
+def _utc(epoch_seconds: float) -> datetime:
+    """Naive UTC datetime of an epoch time (how ticket records keep ``ready_at``)."""
+    return datetime.fromtimestamp(epoch_seconds, UTC).replace(tzinfo=None)
 
 
 def _children(node: etree._Element | None) -> dict[str, etree._Element]:

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Float, Text, select, type_coerce, update
+from sqlalchemy import Float, Text, cast, select, type_coerce, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -84,8 +84,8 @@ LIST_QUERY = select(
     *(DOCUMENTS.c[name] for name in _LIST_COLUMNS),
     *(type_coerce(DOCUMENTS.c[name], Float).label(name) for name in _MONEY_COLUMNS),
     type_coerce(DOCUMENTS.c.exchange_rate_sale, Float).label("exchange_rate_sale"),
-    type_coerce(DOCUMENTS.c.response, Text).label("response_json"),
-    type_coerce(DOCUMENTS.c.affected_document, Text).label("affected_json"),
+    cast(DOCUMENTS.c.response, Text).label("response_json"),  # text: decoded only for the rows that show it
+    cast(DOCUMENTS.c.affected_document, Text).label("affected_json"),
     select(ARTIFACTS.c.id)
     .where(ARTIFACTS.c.document_id == DOCUMENTS.c.id, ARTIFACTS.c.kind == "cdr")
     .exists()

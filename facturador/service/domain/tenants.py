@@ -38,6 +38,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_mode": "test",  # "test": like SUNAT's beta; "strict": production-like registry checks
     "authority_outage": False,  # simulate the authority being unreachable (answers exception 0109)
     "authority_check_deadlines": True,  # False: a sandbox takes back-dated documents (2108/2329 not applied)
+    "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
 }
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -78,6 +79,14 @@ def parse_setting(key: str, raw: str) -> Any:
         if not raw.isdigit():
             raise TenantError(f"setting {key} takes a whole number")
         return int(raw)
+    if isinstance(default, float):
+        try:
+            value = float(raw)
+        except ValueError:
+            raise TenantError(f"setting {key} takes a number of seconds") from None
+        if not 0 <= value <= 3600:
+            raise TenantError(f"setting {key} takes 0 to 3600 seconds")
+        return value
     if key == "authority_mode" and raw not in {"test", "strict"}:
         raise TenantError("authority_mode is test or strict")
     return raw

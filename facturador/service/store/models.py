@@ -189,10 +189,93 @@ class AuthorityRecord(Base):
     )
 
 
+class Summary(Base):
+    """A daily summary (RC) or voided communication (RA) the tenant sent, with its ticket and answer.
+
+    ``summary_type`` is "RC" or "RA"; ``process_type`` the summary's ``codigo_tipo_proceso`` ("1" declare,
+    "3" void; always "3" for RA). ``identifier`` is ``RC-YYYYMMDD-n`` with ``date_of_issue`` (the day it
+    was generated) and ``sequence`` n per tenant, type and day; ``date_of_reference`` is the issue date of
+    its documents. ``response`` keeps the authority's final answer (code, description, notes,
+    status_code), ``xml`` the signed XML and ``cdr_zip`` the CDR once the ticket is processed.
+    """
+
+    __tablename__ = "summaries"
+    __table_args__ = (
+        UniqueConstraint(
+            "tenant_id", "summary_type", "date_of_issue", "sequence", name="uq_summary_identifier"
+        ),
+        Index("ix_summaries_tenant_ticket", "tenant_id", "ticket"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    summary_type: Mapped[str] = mapped_column(String(2))
+    process_type: Mapped[str] = mapped_column(String(1))
+    identifier: Mapped[str] = mapped_column(String(32))
+    sequence: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    date_of_reference: Mapped[dt.date] = mapped_column(Date)
+    state_type_id: Mapped[str] = mapped_column(String(2))
+    ticket: Mapped[str] = mapped_column(String(32))
+    hash: Mapped[str] = mapped_column(String(100), default="")
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class SummaryDocument(Base):
+    """A document sent in a summary or voided communication: its line, the state it had before (to go
+    back to when the authority rejects) and the reason given for voiding it."""
+
+    __tablename__ = "summary_documents"
+
+    summary_id: Mapped[int] = mapped_column(ForeignKey("summaries.id", ondelete="CASCADE"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    line: Mapped[int] = mapped_column(Integer)
+    previous_state: Mapped[str] = mapped_column(String(2))
+    reason: Mapped[str] = mapped_column(String(500), default="")
+
+
+class AuthorityTicket(Base):
+    """The simulated tax authority's tickets (summaries and voided communications it received).
+
+    ``received_at`` is the reception time in Lima (naive), ``ready_at`` the moment (naive UTC) from which
+    the ticket is processed; ``status_code`` is "98" until then, "0" or "99" after, with ``cdr_zip``.
+    """
+
+    __tablename__ = "authority_tickets"
+    __table_args__ = (UniqueConstraint("issuer_ruc", "filename", name="uq_authority_ticket_file"),)
+
+    ticket: Mapped[str] = mapped_column(String(32), primary_key=True)
+    issuer_ruc: Mapped[str] = mapped_column(String(11))
+    filename: Mapped[str] = mapped_column(String(64))
+    received_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    ready_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    zip_content: Mapped[bytes] = mapped_column(LargeBinary)
+    status_code: Mapped[str] = mapped_column(String(4), default="98")
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
 DOCUMENTS: Table = Document.__table__  # type: ignore[assignment]
 ARTIFACTS: Table = Artifact.__table__  # type: ignore[assignment]
 SERIES: Table = Series.__table__  # type: ignore[assignment]
 AUTHORITY_RECORDS: Table = AuthorityRecord.__table__  # type: ignore[assignment]
+SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
+SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
+AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
+TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 #: Statements built once and reused with parameter dicts (cheaper than building one per request).
 INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
 INSERT_ARTIFACT = ARTIFACTS.insert()

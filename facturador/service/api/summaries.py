@@ -1,0 +1,118 @@
+"""``/api/summaries``: daily summaries (RC) that declare or void boletas, and their tickets.
+
+Shapes follow reference §8.6-8.7. Where the real services answer HTTP 500 this one answers 4xx:
+bad input 422 (nothing changes), unknown summary 404, and a ticket still in process **HTTP 202** with
+``{"success": false, "message": "Code: 98; Description: El procesamiento del comprobante aún no ha
+terminado", "error_code": "TICKET_IN_PROCESS", "data": {...}}`` and a ``Retry-After`` header (the real
+services answer that message with HTTP 500): ask again later, nothing changed. An authority that refuses
+the file or cannot be reached answers 502 ``AUTHORITY_EXCEPTION`` with ``Code: c; Description: d``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from facturador.service.api.common import authenticated, base_url, json_object
+from facturador.service.domain import states
+from facturador.service.domain.summaries import (
+    IN_PROCESS_MESSAGE,
+    RA,
+    RC,
+    SentSummary,
+    SummaryService,
+    TicketAnswer,
+)
+
+router = APIRouter(prefix="/api/summaries", tags=["summaries"])
+
+#: Seconds a client is asked to wait before polling a ticket in process again.
+RETRY_AFTER_SECONDS = 1
+_DOWNLOAD_KIND = {RC: "summary", RA: "voided"}
+
+
+def example_body(example: dict[str, Any]) -> dict[str, Any]:
+    """``openapi_extra`` showing a JSON request body example."""
+    return {
+        "requestBody": {"content": {"application/json": {"schema": {"type": "object"}, "example": example}}}
+    }
+
+
+def service(request: Request) -> SummaryService:
+    return request.app.state.summaries
+
+
+def sent_answer(sent: list[SentSummary]) -> dict[str, Any]:
+    """``{"success": true, "data": {"external_id", "ticket"}}``; when the documents needed more than one
+    summary (500 lines each) ``data`` is the first one and ``data.summaries`` lists them all."""
+    first = sent[0]
+    data: dict[str, Any] = {"external_id": first.external_id, "ticket": first.ticket}
+    if len(sent) > 1:
+        data["summaries"] = [{"external_id": s.external_id, "ticket": s.ticket} for s in sent]
+    return {"success": True, "data": data}
+
+
+def ticket_answer(request: Request, summary_type: str, answer: TicketAnswer) -> JSONResponse:
+    """The status answer of reference §8.7/§8.9, or HTTP 202 ``TICKET_IN_PROCESS`` while SUNAT works."""
+    data = {"filename": answer.filename, "external_id": answer.external_id}
+    if answer.in_process or answer.response is None:
+        return JSONResponse(
+            {
+                "success": False,
+                "message": IN_PROCESS_MESSAGE,
+                "error_code": "TICKET_IN_PROCESS",
+                "errors": [],
+                "data": {
+                    **data,
+                    "ticket": answer.ticket,
+                    "state_type_id": answer.state_type_id,
+                    "state_type_description": states.describe(answer.state_type_id),
+                },
+            },
+            status_code=202,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
+    base = f"{base_url(request)}/downloads/{_DOWNLOAD_KIND[summary_type]}"
+    response = answer.response
+    return JSONResponse(
+        {
+            "success": True,
+            "data": data,
+            "links": {"xml": f"{base}/xml/{answer.external_id}", "cdr": f"{base}/cdr/{answer.external_id}"},
+            "response": {
+                "sent": True,
+                "code": response["code"],
+                "description": response["description"],
+                "notes": response["notes"],
+                "is_accepted": response["status_code"] == 0,
+                "status_code": response["status_code"],
+            },
+        }
+    )
+
+
+@router.post(
+    "",
+    summary="Send a daily summary: declare a day's boletas (process 1) or void boletas (process 3)",
+    openapi_extra=example_body({"fecha_de_emision_de_documentos": "2026-11-22", "codigo_tipo_proceso": "1"}),
+)
+async def summarize(request: Request) -> dict[str, Any]:
+    tenant, caller = authenticated(request)
+    body = await json_object(request)
+    sent = await run_in_threadpool(service(request).summarize, tenant, caller, body)
+    return sent_answer(sent)
+
+
+@router.post(
+    "/status",
+    summary="The ticket of a daily summary: its CDR, or 202 while the authority processes it",
+    openapi_extra=example_body({"external_id": "9a03b745-78c3-403d-afed-b9cef82be746"}),
+)
+async def status(request: Request) -> JSONResponse:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    answer = await run_in_threadpool(service(request).status, tenant, RC, body)
+    return ticket_answer(request, RC, answer)

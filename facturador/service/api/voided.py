@@ -1,0 +1,51 @@
+"""``/api/voided``: voided communications (RA) of facturas and their notes, and their tickets.
+
+Shapes follow reference §8.8-8.9; the date is accepted as ``Y-m-d`` (P4/P5) and ``d-m-Y`` (P9). Errors,
+the 202 answer of a ticket in process and the 502 of an authority exception are those of
+:mod:`facturador.service.api.summaries`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from facturador.service.api.common import authenticated, json_object
+from facturador.service.api.summaries import example_body, sent_answer, service, ticket_answer
+from facturador.service.domain.summaries import RA
+
+router = APIRouter(prefix="/api/voided", tags=["voided"])
+
+
+@router.post(
+    "",
+    summary="Send a voided communication of accepted facturas and their notes",
+    openapi_extra=example_body(
+        {
+            "fecha_de_emision_de_documentos": "2026-11-22",
+            "documentos": [
+                {"external_id": "9d44af0f-9979-4c61-9e5e-291567184995", "motivo_anulacion": "Se duplicó"}
+            ],
+        }
+    ),
+)
+async def void(request: Request) -> dict[str, Any]:
+    tenant, caller = authenticated(request)
+    body = await json_object(request)
+    sent = await run_in_threadpool(service(request).void, tenant, caller, body)
+    return sent_answer(sent)
+
+
+@router.post(
+    "/status",
+    summary="The ticket of a voided communication: its CDR, or 202 while the authority processes it",
+    openapi_extra=example_body({"external_id": "9d44af0f-9979-4c61-9e5e-291567184995"}),
+)
+async def status(request: Request) -> JSONResponse:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    answer = await run_in_threadpool(service(request).status, tenant, RA, body)
+    return ticket_answer(request, RA, answer)
