@@ -49,7 +49,9 @@ def test_outage_keeps_the_document_registered_and_it_can_be_sent_later(
     assert row["regularize_shipping"] is False and row["has_cdr"] is True
 
 
-def test_sandbox_takes_back_dated_history_when_deadlines_are_off(live: LiveService, acme: httpx.Client) -> None:
+def test_sandbox_takes_back_dated_history_when_deadlines_are_off(
+    live: LiveService, acme: httpx.Client
+) -> None:
     import datetime as dt
 
     from facturador.sunat.calendar import peru_today

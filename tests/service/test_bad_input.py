@@ -201,7 +201,12 @@ def test_bad_body_is_refused_and_changes_nothing(acme: httpx.Client, name: str) 
 
 def test_refused_requests_consume_no_number(acme: httpx.Client) -> None:
     first = next_number(acme, "F002")
-    for name in ("wrong total", "missing items", "unknown ubigeo", "detraction on a non-detraction operation"):
+    for name in (
+        "wrong total",
+        "missing items",
+        "unknown ubigeo",
+        "detraction on a non-detraction operation",
+    ):
         body = mutate(BAD_BODIES[name][0])
         body["serie_documento"] = "F002"
         assert acme.post("/api/documents", json=body).status_code == 422

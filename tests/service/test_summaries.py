@@ -662,3 +662,25 @@ def test_the_ticket_delay_is_a_tenant_setting() -> None:
     for bad in ("soon", "-1", "nan", "99999"):
         with pytest.raises(TenantError):
             parse_setting("authority_ticket_delay", bad)
+
+
+def test_summary_lists(client: httpx.Client) -> None:
+    """GET /api/summaries/lists shows the tenant's summaries, newest first, with their files."""
+    issue(client, boleta_body())
+    sent = declare(client)
+    rows = client.get("/api/summaries/lists").json()["data"]
+    row = next(r for r in rows if r["external_id"] == sent["external_id"])
+    assert row["identifier"].startswith("RC-") and row["ticket"] == sent["ticket"]
+    assert row["documents"] >= 1 and row["process_type"] == "1" and row["summary_type"] == "RC"
+    assert httpx.get(row["download_xml"]).status_code == 200
+    ids = [r["id"] for r in rows]
+    assert ids == sorted(ids, reverse=True)
+    assert sent["external_id"] in [
+        r["external_id"] for r in client.get(f"/api/summaries/lists/{today()}/{today()}").json()["data"]
+    ]
+    assert client.get("/api/voided/lists").status_code == 200
+    assert client.get("/api/summaries/lists/2026-12-31/2026-01-01").status_code == 422
+    stranger = httpx.get(
+        str(client.base_url).rstrip("/") + "/api/summaries/lists", headers={"Authorization": "Bearer x"}
+    )
+    assert stranger.status_code == 401

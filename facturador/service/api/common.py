@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -80,3 +81,24 @@ class FastJSON(Response):
 def base_url(request: Request) -> str:
     """The tenant's base URL as the client reached it (host, and the ``/t/{slug}`` prefix if used)."""
     return str(request.base_url).rstrip("/")
+
+
+def _parse_day(value: str, name: str) -> dt.date:
+    try:
+        if len(value) != 10:
+            raise ValueError
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise ServiceError(
+            422, f"La fecha {name} debe tener el formato AAAA-MM-DD (se recibió {value!r}).", "INVALID_DATE"
+        ) from None
+
+
+def parse_range(start: str, end: str) -> tuple[dt.date, dt.date]:
+    """The inclusive ``{start}/{end}`` of a list path (Y-m-d); 422 when malformed or reversed."""
+    first, last = _parse_day(start, "inicial"), _parse_day(end, "final")
+    if first > last:
+        raise ServiceError(
+            422, "La fecha inicial no puede ser posterior a la fecha final.", "INVALID_DATE_RANGE"
+        )
+    return first, last

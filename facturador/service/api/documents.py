@@ -4,17 +4,15 @@ Shapes follow reference §4 and §8.1–8.3 of the real services."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from facturador.service.api.common import FastJSON, authenticated, base_url, json_object
+from facturador.service.api.common import FastJSON, authenticated, base_url, json_object, parse_range
 from facturador.service.domain import states
 from facturador.service.domain.documents import DocumentService, document_type_description
-from facturador.service.errors import ServiceError
 from facturador.service.store.models import Document
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
@@ -163,17 +161,6 @@ async def update_status(request: Request) -> dict[str, Any]:
     }
 
 
-def _parse_day(value: str, name: str) -> dt.date:
-    try:
-        if len(value) != 10:
-            raise ValueError
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise ServiceError(
-            422, f"La fecha {name} debe tener el formato AAAA-MM-DD (se recibió {value!r}).", "INVALID_DATE"
-        ) from None
-
-
 @router.get("/lists", summary="The latest 50 documents")
 def latest(request: Request) -> FastJSON:
     tenant, _caller = authenticated(request)
@@ -183,11 +170,7 @@ def latest(request: Request) -> FastJSON:
 @router.get("/lists/{start}/{end}", summary="Documents issued between two dates (Y-m-d, inclusive)")
 def between(request: Request, start: str, end: str) -> FastJSON:
     tenant, _caller = authenticated(request)
-    first, last = _parse_day(start, "inicial"), _parse_day(end, "final")
-    if first > last:
-        raise ServiceError(
-            422, "La fecha inicial no puede ser posterior a la fecha final.", "INVALID_DATE_RANGE"
-        )
+    first, last = parse_range(start, end)
     return FastJSON(list_rows_payload(_service(request).list_rows(tenant, first, last), base_url(request)))
 
 

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from facturador.service.api.common import authenticated, base_url, json_object
+from facturador.service.api.common import authenticated, base_url, json_object, parse_range
 from facturador.service.domain import states
 from facturador.service.domain.summaries import (
     IN_PROCESS_MESSAGE,
@@ -116,3 +116,53 @@ async def status(request: Request) -> JSONResponse:
     body = await json_object(request)
     answer = await run_in_threadpool(service(request).status, tenant, RC, body)
     return ticket_answer(request, RC, answer)
+
+
+def list_answer(request: Request, summary_type: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"data": [...]}`` rows of summaries or voided communications with their state and links."""
+    base = base_url(request)
+    kind = _DOWNLOAD_KIND[summary_type]
+    return {
+        "data": [
+            {
+                "id": row["id"],
+                "external_id": row["external_id"],
+                "identifier": row["identifier"],
+                "filename": row["filename"],
+                "ticket": row["ticket"],
+                "summary_type": row["summary_type"],
+                "process_type": row["process_type"],
+                "date_of_issue": row["date_of_issue"].isoformat(),
+                "date_of_reference": row["date_of_reference"].isoformat(),
+                "documents": row["documents"],
+                "state_type_id": row["state_type_id"],
+                "state_type_description": states.describe(row["state_type_id"]),
+                "response": row["response"],
+                "has_cdr": bool(row["has_cdr"]),
+                "download_xml": f"{base}/downloads/{kind}/xml/{row['external_id']}",
+                "download_cdr": f"{base}/downloads/{kind}/cdr/{row['external_id']}" if row["has_cdr"] else "",
+                "created_at": str(row["created_at"])[:19] if row["created_at"] else None,
+            }
+            for row in rows
+        ]
+    }
+
+
+def list_route(router: APIRouter, summary_type: str, what: str) -> None:
+    """``GET {prefix}/lists`` (latest 100) and ``GET {prefix}/lists/{start}/{end}`` for one summary type."""
+
+    @router.get("/lists", summary=f"The latest 100 {what}")
+    def latest(request: Request) -> dict[str, Any]:
+        tenant, _caller = authenticated(request)
+        return list_answer(request, summary_type, service(request).list_rows(tenant, summary_type))
+
+    @router.get("/lists/{start}/{end}", summary=f"{what.capitalize()} generated between two dates (Y-m-d)")
+    def between(request: Request, start: str, end: str) -> dict[str, Any]:
+        tenant, _caller = authenticated(request)
+        first, last = parse_range(start, end)
+        return list_answer(
+            request, summary_type, service(request).list_rows(tenant, summary_type, first, last)
+        )
+
+
+list_route(router, RC, "daily summaries")

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from facturador.service.api.common import authenticated, json_object
-from facturador.service.api.summaries import example_body, sent_answer, service, ticket_answer
+from facturador.service.api.summaries import example_body, list_route, sent_answer, service, ticket_answer
 from facturador.service.domain.summaries import RA
 
 router = APIRouter(prefix="/api/voided", tags=["voided"])
@@ -49,3 +49,6 @@ async def status(request: Request) -> JSONResponse:
     body = await json_object(request)
     answer = await run_in_threadpool(service(request).status, tenant, RA, body)
     return ticket_answer(request, RA, answer)
+
+
+list_route(router, RA, "voided communications")

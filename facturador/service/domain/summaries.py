@@ -451,6 +451,39 @@ class SummaryService:
 
     # -- files -------------------------------------------------------------------------------------
 
+    def list_rows(
+        self, tenant: TenantInfo, summary_type: str, start: dt.date | None = None, end: dt.date | None = None
+    ) -> list[dict[str, Any]]:
+        """The tenant's summaries (RC) or voided communications (RA) generated between two dates
+        (inclusive), newest first; without dates the latest 100. Each row counts its documents."""
+        table, lines = SUMMARIES, SUMMARY_DOCUMENTS
+        documents = (
+            select(func.count()).where(lines.c.summary_id == table.c.id).scalar_subquery().label("documents")
+        )
+        query = select(
+            table.c.id,
+            table.c.external_id,
+            table.c.summary_type,
+            table.c.process_type,
+            table.c.identifier,
+            table.c.filename,
+            table.c.ticket,
+            table.c.date_of_issue,
+            table.c.date_of_reference,
+            table.c.state_type_id,
+            table.c.response,
+            (table.c.cdr_zip.is_not(None)).label("has_cdr"),
+            table.c.created_at,
+            documents,
+        ).where(table.c.tenant_id == tenant.id, table.c.summary_type == summary_type)
+        if start is not None and end is not None:
+            query = query.where(table.c.date_of_issue.between(start, end))
+        query = query.order_by(table.c.date_of_issue.desc(), table.c.id.desc())
+        if start is None:
+            query = query.limit(100)
+        with self.context.engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(query)]
+
     def download(self, tenant: TenantInfo, summary_type: str, kind: str, external_id: str) -> Download:
         """The signed XML (``RUC-RC-YYYYMMDD-n.xml``) or the CDR (``R-RUC-RC-YYYYMMDD-n.zip``)."""
         if kind not in ("xml", "cdr"):
