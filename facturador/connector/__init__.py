@@ -13,7 +13,8 @@
         frame = client.documents.list("2026-11-01", "2026-11-30").to_dataframe()
 
 Modules: :mod:`~facturador.connector.client` (``Client``), :mod:`~facturador.connector.documents`
-(``client.documents``), :mod:`~facturador.connector.resources` (the other families),
+(``client.documents``), :mod:`~facturador.connector.resources` (the other families: ``client.summaries``
+and ``client.voided`` answer tickets), :mod:`~facturador.connector.tickets` (``wait_for_ticket``),
 :mod:`~facturador.connector.builders`, :mod:`~facturador.connector.models` (typed answers),
 :mod:`~facturador.connector.errors`, :mod:`~facturador.connector.http` (cache, retries),
 :mod:`~facturador.connector.config` (tenants file), :mod:`~facturador.connector.hookspecs`,
@@ -42,8 +43,12 @@ from facturador.connector.models import (
     DocumentRecord,
     IssueResult,
     SendResult,
+    SummaryRecord,
+    TicketRef,
+    TicketStatus,
 )
 from facturador.connector.plugins import PluginError, PluginHost
+from facturador.connector.tickets import TicketTimeout, wait_for_ticket
 
 __all__ = [
     "AuthenticationError",
@@ -63,7 +68,12 @@ __all__ = [
     "PluginHost",
     "SendResult",
     "ServerError",
+    "SummaryRecord",
+    "TicketRef",
+    "TicketStatus",
+    "TicketTimeout",
     "TransportError",
     "ValidationError",
     "hookimpl",
+    "wait_for_ticket",
 ]

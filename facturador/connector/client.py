@@ -50,8 +50,10 @@ class Client:
     :param plugins_dir: a folder of tenant-local plugin files (``*.py``).
     :param name: a display name (the company), used in :meth:`ping` messages and the repr.
 
-    Resources: ``documents`` (complete), ``summaries``, ``voided``, ``dispatches``, ``sale_notes``,
-    ``quotations``, ``persons``, ``items``, ``inventory``, ``retentions``, ``perceptions``.
+    Resources: ``documents`` and the ticket families ``summaries`` (daily summaries: declare and void
+    boletas) and ``voided`` (voided communications of facturas), complete; ``dispatches``,
+    ``sale_notes``, ``quotations``, ``persons``, ``items``, ``inventory``, ``retentions``,
+    ``perceptions`` (hooks and forms only, until their endpoints exist).
     Use it as a context manager, or call :meth:`close`, to release connections and the cache file.
     """
 

@@ -10,28 +10,21 @@ from typing import Any, ClassVar
 
 from facturador.connector.builders import Builder
 from facturador.connector.errors import ServerError, ValidationError
-from facturador.connector.http import Transport
+from facturador.connector.http import DOCUMENT_LISTS_TAG, Transport
 from facturador.connector.models import DocumentList, DocumentRecord, IssueResult, SendResult
-from facturador.connector.parsing import parse_date
+from facturador.connector.parsing import coerce_date
 from facturador.connector.plugins import PluginHost
 from facturador.connector.resources import Resource
 from facturador.sunat.calendar import peru_today
 
 __all__ = ["DocumentsResource"]
 
-_LISTS_TAG = "documents.lists"
+_LISTS_TAG = DOCUMENT_LISTS_TAG
 _PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
 
 
 def _day(value: dt.date | str, name: str) -> dt.date:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    parsed = parse_date(value)
-    if parsed is None:
-        raise ValueError(f"{name} must be a date or a 'YYYY-MM-DD' string (got {value!r})")
-    return parsed
+    return coerce_date(value, name)
 
 
 class DocumentsResource(Resource):

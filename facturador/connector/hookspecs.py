@@ -110,12 +110,14 @@ def facturador_issued(family: str, payload: dict[str, Any], result: object) -> N
     """React to a successful ``family`` creation (log it, notify, store the number ...).
 
     Called after the service accepted the request that creates the family's object
-    (``client.documents.issue`` for ``documents``), not after ``send`` or ``update_status``. An
+    (``client.documents.issue`` for ``documents``; ``client.summaries.declare`` / ``void`` and
+    ``client.voided.void`` for the ticket families), not after ``send``, ``update_status`` or a
+    ticket's ``status``. An
     exception raised here is logged (logger ``facturador.connector``) and does **not** propagate: the
     document exists whatever a plugin does afterwards.
 
     :param family: endpoint family.
     :param payload: the payload that was sent (a copy).
-    :param result: the typed answer, e.g. :class:`~facturador.connector.models.IssueResult` for
-        ``documents``.
+    :param result: the typed answer: :class:`~facturador.connector.models.IssueResult` for
+        ``documents``, :class:`~facturador.connector.models.TicketRef` for ``summaries`` and ``voided``.
     """

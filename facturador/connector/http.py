@@ -48,13 +48,16 @@ try:  # a faster JSON parser when the service extra is installed (20,000-row lis
 except ImportError:  # pragma: no cover - depends on the environment
     _orjson = None
 
-__all__ = ["CacheSettings", "Transport", "cache_directory"]
+__all__ = ["DOCUMENT_LISTS_TAG", "CacheSettings", "Transport", "cache_directory"]
 
 logger = logging.getLogger("facturador.connector")
 
 USER_AGENT = "facturador-kit-connector/0.1"
 #: Statuses worth retrying for reads: rate limiting and proxies/gateways in front of a restarting server.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+#: Tag of the cached document lists (:meth:`Transport.invalidate`): every call that changes documents'
+#: states (issuing, sending, summaries, voided communications and their tickets) drops them.
+DOCUMENT_LISTS_TAG = "documents.lists"
 
 
 @dataclass(frozen=True)
@@ -285,6 +288,13 @@ class Transport:
         if error is not None:
             raise error
         return body
+
+    @staticmethod
+    def body(response: requests.Response) -> Any:
+        """The parsed body of any answer, without mapping it to an error: JSON (any type), the text when
+        it is not JSON, ``None`` when empty. For endpoints whose non-2xx answers can mean something
+        else than a failure (a ticket still in process answered as HTTP 500 by real tenants)."""
+        return _body_of(response)
 
     @classmethod
     def json(cls, response: requests.Response) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -23,6 +24,10 @@ __all__ = [
     "DocumentRecord",
     "IssueResult",
     "SendResult",
+    "SummaryRecord",
+    "TicketRef",
+    "TicketStatus",
+    "in_process_message",
 ]
 
 
@@ -348,3 +353,279 @@ class ConnectionStatus:
     message: str
     reason: str = "ok"
     status: int | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# Tickets: daily summaries (RC) and voided communications (RA)
+
+
+@dataclass(frozen=True)
+class TicketRef:
+    """The answer to ``POST /api/summaries`` or ``POST /api/voided`` (reference §8.6, §8.8): the
+    summary's ``external_id`` and the authority's ``ticket``, to ask later how it went.
+
+    ``family`` is ``"summaries"`` or ``"voided"`` (which ``status`` to ask); ``summaries`` lists every
+    summary the request created when the documents needed more than one (500 lines each; this service's
+    ``data.summaries``), the first being this one; it is empty when there was just one. ``raw`` is the
+    whole answer.
+    """
+
+    external_id: str
+    ticket: str
+    raw: dict[str, Any] = field(repr=False)
+    family: str = ""
+    summaries: tuple[TicketRef, ...] = field(default=(), repr=False)
+
+    @property
+    def every(self) -> tuple[TicketRef, ...]:
+        """Every summary the request created (this one alone, or all of :attr:`summaries`)."""
+        return self.summaries or (self,)
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], url: str | None = None, *, family: str = "") -> TicketRef:
+        """Build from the JSON answer; :class:`~facturador.connector.errors.ServerError` when it has no
+        ``data.external_id`` or ``data.ticket``."""
+        data = _data(body, url)
+        external_id, ticket = data.get("external_id"), data.get("ticket")
+        if not external_id or ticket in (None, ""):
+            raise ServerError(
+                "La respuesta del servicio no trae 'data.external_id' y 'data.ticket'.",
+                status=200,
+                body=dict(body),
+                url=url,
+            )
+        parts: list[TicketRef] = []
+        listed = data.get("summaries")
+        if isinstance(listed, list) and len(listed) > 1:
+            for item in listed:
+                if isinstance(item, Mapping) and item.get("external_id"):
+                    parts.append(
+                        cls(str(item["external_id"]), str(item.get("ticket") or ""), dict(item), family)
+                    )
+        return cls(str(external_id), str(ticket), dict(body), family, tuple(parts))
+
+
+#: ``Code: 98; Description: ...``: the message of a ticket still in process (reference §8.7).
+_IN_PROCESS = re.compile(r"^\s*Code:\s*0*98\s*(?:;|$)", re.IGNORECASE)
+_DESCRIPTION = re.compile(r"Description:\s*(.*)$", re.IGNORECASE | re.DOTALL)
+#: SUNAT's status codes of a ticket: processed and accepted, in process, processed with errors.
+TICKET_ACCEPTED, TICKET_IN_PROCESS, TICKET_REJECTED = 0, 98, 99
+IN_PROCESS_DESCRIPTION = "El procesamiento del comprobante aún no ha terminado"
+
+
+def in_process_message(body: Any) -> bool:
+    """Whether an answer's body says the ticket is still in process: this service's ``error_code``
+    ``TICKET_IN_PROCESS`` (HTTP 202), or the real tenants' message ``Code: 98; Description: ...``
+    (HTTP 500, or HTTP 200 with ``success: false``)."""
+    if not isinstance(body, Mapping) or body.get("success") is True:
+        return False
+    if body.get("error_code") == "TICKET_IN_PROCESS":
+        return True
+    message = body.get("message")
+    return isinstance(message, str) and bool(_IN_PROCESS.match(message))
+
+
+def _int_or_none(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class TicketStatus:
+    """How a ticket of a daily summary or voided communication stands (``POST /api/summaries/status``,
+    ``/api/voided/status``; reference §8.7, §8.9).
+
+    While the authority still works on it, ``processing`` is True, ``accepted`` is ``None``,
+    ``status_code`` 98 and ``code`` ``"98"`` (this service answers HTTP 202, real tenants HTTP 500
+    ``Code: 98; Description: ...``: both read the same). Once processed, ``accepted`` says whether the
+    CDR accepts it (``status_code`` 0) or rejects it (99, ``code`` is SUNAT's error, e.g. ``"2957"``),
+    with ``description`` and ``notes``; ``links`` has the ``xml`` and ``cdr`` URLs. ``external_id``,
+    ``ticket`` and ``filename`` (``RUC-RC-YYYYMMDD-n``) say which summary it is, as far as the answer
+    (or the question) tells; ``raw`` is the whole answer.
+    """
+
+    processing: bool
+    accepted: bool | None
+    code: str
+    description: str
+    notes: list[str]
+    status_code: int | None
+    links: dict[str, str]
+    raw: dict[str, Any] = field(repr=False)
+    external_id: str = ""
+    ticket: str = ""
+    filename: str = ""
+
+    @property
+    def rejected(self) -> bool:
+        """Processed and rejected by the authority (status 99)."""
+        return self.accepted is False
+
+    @property
+    def identifier(self) -> str:
+        """``RC-YYYYMMDD-n`` / ``RA-YYYYMMDD-n`` from the file name (``""`` when unknown)."""
+        head, sep, rest = self.filename.partition("-")
+        return rest if sep and head.isdigit() else self.filename
+
+    @classmethod
+    def in_process(
+        cls, body: Mapping[str, Any] | None, *, external_id: str = "", ticket: str = ""
+    ) -> TicketStatus:
+        """The status of a ticket still in process, from the answer that said so."""
+        raw = dict(body or {})
+        data = raw.get("data") if isinstance(raw.get("data"), Mapping) else {}
+        assert isinstance(data, Mapping)
+        message = str(raw.get("message") or "")
+        found = _DESCRIPTION.search(message)
+        return cls(
+            processing=True,
+            accepted=None,
+            code=str(TICKET_IN_PROCESS),
+            description=(found.group(1).strip() if found else "") or IN_PROCESS_DESCRIPTION,
+            notes=[],
+            status_code=TICKET_IN_PROCESS,
+            links={},
+            raw=raw,
+            external_id=str(data.get("external_id") or external_id),
+            ticket=str(data.get("ticket") or ticket),
+            filename=str(data.get("filename") or ""),
+        )
+
+    @classmethod
+    def from_body(
+        cls, body: Mapping[str, Any], url: str | None = None, *, external_id: str = "", ticket: str = ""
+    ) -> TicketStatus:
+        """Build from a successful answer (``success: true`` with ``response``). ``external_id`` and
+        ``ticket`` are what was asked, used when the answer does not repeat them."""
+        response = body.get("response")
+        if not isinstance(response, Mapping) or not response:
+            raise ServerError(
+                "La respuesta del servicio no trae 'response'.", status=200, body=dict(body), url=url
+            )
+        data = body.get("data") if isinstance(body.get("data"), Mapping) else {}
+        assert isinstance(data, Mapping)
+        code = str(response.get("code", "")).strip()
+        status_code = _int_or_none(response.get("status_code"))
+        if status_code == TICKET_IN_PROCESS or (
+            status_code is None and _int_or_none(code) == TICKET_IN_PROCESS
+        ):
+            return cls.in_process(body, external_id=external_id, ticket=ticket)
+        flag = response.get("is_accepted")
+        if isinstance(flag, bool | int | str) and flag != "":
+            accepted = parse_bool(flag)
+        elif status_code is not None:
+            accepted = status_code == TICKET_ACCEPTED
+        else:
+            accepted = _int_or_none(code) == 0
+        if status_code is None:
+            status_code = TICKET_ACCEPTED if accepted else TICKET_REJECTED
+        notes = response.get("notes") or []
+        return cls(
+            processing=False,
+            accepted=accepted,
+            code=code,
+            description=str(response.get("description") or ""),
+            notes=[str(n) for n in notes] if isinstance(notes, list) else [str(notes)],
+            status_code=status_code,
+            links=_links(body),
+            raw=dict(body),
+            external_id=str(data.get("external_id") or external_id),
+            ticket=str(data.get("ticket") or ticket),
+            filename=str(data.get("filename") or ""),
+        )
+
+
+def _datetime(value: Any) -> dt.datetime | None:
+    """``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``), without its time zone; ``None`` when unreadable."""
+    if not isinstance(value, str) or len(value) < 19:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class SummaryRecord:
+    """One row of ``GET /api/summaries/lists`` or ``/api/voided/lists`` (this service's extension: real
+    tenants have no list of summaries), typed.
+
+    ``summary_type`` is ``"RC"`` (daily summary) or ``"RA"`` (voided communication), ``process_type``
+    ``"1"`` (declare) or ``"3"`` (void); ``date_of_issue`` is when it was generated, ``date_of_reference``
+    the issue date of its documents, ``documents`` how many it carries. ``state_type_id`` is ``03``
+    (sent: its ticket not answered yet), ``05`` accepted or ``09`` rejected, with the authority's
+    ``response`` once answered. ``created_at`` is the service's timestamp as given (UTC for this
+    service). ``raw`` is the row as received.
+    """
+
+    id: int | None
+    external_id: str
+    identifier: str
+    filename: str
+    ticket: str
+    summary_type: str
+    process_type: str
+    date_of_issue: dt.date | None
+    date_of_reference: dt.date | None
+    documents: int
+    state_type_id: str
+    state_type_description: str
+    response: AuthorityAnswer | None
+    has_cdr: bool
+    download_xml: str
+    download_cdr: str
+    created_at: dt.datetime | None
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def family(self) -> str:
+        """``"voided"`` for a voided communication (RA), else ``"summaries"``."""
+        return "voided" if self.summary_type == "RA" else "summaries"
+
+    @property
+    def processing(self) -> bool:
+        """Sent, and its ticket not answered yet (state 03)."""
+        return self.state_type_id == "03"
+
+    @property
+    def accepted(self) -> bool | None:
+        """True accepted (05), False rejected (09), ``None`` while its ticket has no answer."""
+        if self.state_type_id == "05":
+            return True
+        if self.state_type_id == "09":
+            return False
+        return None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> SummaryRecord:
+        """Build from a list row."""
+
+        def text(key: str) -> str:
+            value = row.get(key)
+            return "" if value is None else str(value)
+
+        count = _int_or_none(row.get("documents"))
+        return cls(
+            id=_int_or_none(row.get("id")),
+            external_id=text("external_id"),
+            identifier=text("identifier"),
+            filename=text("filename"),
+            ticket=text("ticket"),
+            summary_type=text("summary_type"),
+            process_type=text("process_type"),
+            date_of_issue=parse_date(row.get("date_of_issue")),
+            date_of_reference=parse_date(row.get("date_of_reference")),
+            documents=count or 0,
+            state_type_id=text("state_type_id"),
+            state_type_description=text("state_type_description"),
+            response=AuthorityAnswer.from_wire(row.get("response")),
+            has_cdr=parse_bool(row.get("has_cdr")),
+            download_xml=text("download_xml"),
+            download_cdr=text("download_cdr"),
+            created_at=_datetime(row.get("created_at")),
+            raw=dict(row),
+        )

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from facturador.sunat.money import to_decimal
 
-__all__ = ["parse_bool", "parse_date", "parse_decimal", "split_number"]
+__all__ = ["coerce_date", "parse_bool", "parse_date", "parse_decimal", "split_number"]
 
 _YMD = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _DMY = re.compile(r"(\d{1,2})[-/](\d{1,2})[-/](\d{4})")
@@ -38,6 +38,20 @@ def parse_date(value: object) -> dt.date | None:
     except ValueError:
         return None
     return None
+
+
+def coerce_date(value: dt.date | str, name: str) -> dt.date:
+    """A date argument given as a :class:`~datetime.date` (a ``datetime`` gives its date) or a string
+    :func:`parse_date` reads (``YYYY-MM-DD``, ``DD-MM-YYYY``); raise :class:`ValueError` naming the
+    argument ``name`` otherwise."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    parsed = parse_date(value)
+    if parsed is None:
+        raise ValueError(f"{name} must be a date or a 'YYYY-MM-DD' string (got {value!r})")
+    return parsed
 
 
 def parse_decimal(value: object, default: Decimal = _ZERO) -> Decimal:

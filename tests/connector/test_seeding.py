@@ -1,0 +1,95 @@
+"""Seeding (:func:`facturador.seeding.seed`) through the connector: the documents, then the daily
+summaries that declare most past days' boletas, the voided facturas and boletas, all their tickets
+answered; the same seed gives the same data."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+
+import pytest
+
+from facturador.connector import Client
+from facturador.seeding import VOID_WINDOW_DAYS, SeedReport, seed
+from facturador.sunat.calendar import peru_today
+from tests.conftest import LiveService
+from tests.shops import Shop, new_shop
+
+DOCUMENTS, DAYS = 90, 20
+#: What ``facturador seed`` sets while seeding (``cli.backdating``).
+BACKDATING = {
+    "restrict_receipt_date": False,
+    "authority_check_deadlines": False,
+    "authority_ticket_delay": 0.0,
+}
+
+
+def seeded(live: LiveService, prefix: str) -> tuple[Shop, SeedReport]:
+    shop = new_shop(live, prefix, **BACKDATING)
+    with shop.client() as client:
+        report = seed(client, DOCUMENTS, DAYS, seed=11, workers=3)
+    return shop, report
+
+
+@pytest.fixture(scope="module")
+def first(live: LiveService) -> tuple[Shop, SeedReport]:
+    return seeded(live, "seed-a")
+
+
+def listed(shop: Shop) -> list[tuple[dt.date, str, str, str]]:
+    """``(day, type, state, total)`` of every document of the shop, sorted."""
+    today = peru_today()
+    with shop.client() as client:
+        rows = client.documents.list(today - dt.timedelta(days=DAYS + 10), today)
+    return sorted(
+        (r.date_of_issue, r.document_type_id, r.state_type_id, str(r.total)) for r in rows if r.date_of_issue
+    )
+
+
+def test_a_seed_declares_and_voids(first: tuple[Shop, SeedReport]) -> None:
+    shop, report = first
+    assert report.issued >= DOCUMENTS - 5, report.summary()
+    assert report.summaries >= 3 and report.declared >= 10, report.summary()
+    assert report.voided_communications >= 1 and report.voided_facturas >= 1, report.summary()
+    assert report.voiding_summaries >= 1 and report.voided_boletas >= 1, report.summary()
+    assert (
+        report.tickets["accepted"]
+        == report.summaries + report.voided_communications + report.voiding_summaries
+    )
+    assert set(report.tickets) == {"accepted"}, report.summary()
+    assert "daily summaries declared" in report.summary()
+
+    rows = listed(shop)
+    states = Counter((kind, state) for _, kind, state, _ in rows)
+    assert states[("03", "05")] >= 10  # declared boletas, accepted
+    assert states[("03", "11")] == report.voided_boletas >= 1  # voided through a summary
+    assert states[("01", "11")] == report.voided_facturas >= 1  # voided through a voided communication
+    assert states[("03", "01")] >= 1  # today and a few recent days are left to declare
+    assert Counter(state for _, _, state, _ in rows) == report.by_state
+    assert not any(state in ("03", "13") for _, _, state, _ in rows)  # every ticket was answered
+
+    # only recent documents are voided; today's boletas are never declared
+    window = peru_today() - dt.timedelta(days=VOID_WINDOW_DAYS - 1)
+    assert all(day >= window for day, _, state, _ in rows if state == "11")
+    assert all(state == "01" for day, kind, state, _ in rows if kind == "03" and day == peru_today())
+
+
+def test_the_same_seed_gives_the_same_data(live: LiveService, first: tuple[Shop, SeedReport]) -> None:
+    shop, report = first
+    again_shop, again = seeded(live, "seed-b")
+    assert listed(again_shop) == listed(shop)
+    assert (again.summaries, again.declared, again.voided_facturas, again.voided_boletas) == (
+        report.summaries,
+        report.declared,
+        report.voided_facturas,
+        report.voided_boletas,
+    )
+
+
+def test_seeding_without_tickets_leaves_boletas_registered(live: LiveService) -> None:
+    shop = new_shop(live, "seed-plain", **BACKDATING)
+    with Client(shop.base_url, shop.token, cache=False) as client:
+        report = seed(client, 24, 5, seed=2, tickets=False)
+    assert report.summaries == report.voided_facturas == 0 and not report.tickets
+    assert "daily summaries" not in report.summary()
+    assert {state for _, kind, state, _ in listed(shop) if kind == "03"} <= {"01"}
