@@ -191,13 +191,13 @@ def series_add(settings: Any, slug: str, doc_type: str, series_code: str, contin
 @contextlib.contextmanager
 def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
     """Serve the data directory on a free loopback port for the duration of a command, with a temporary
-    API user for ``slug``; yields the tenant's base URL and the temporary token."""
+    API user for ``slug`` (its token is revoked afterwards); yields the tenant's base URL and the token."""
     import socket
     import threading
     import time
 
     import uvicorn
-    from sqlalchemy import delete, select
+    from sqlalchemy import select, update
 
     from facturador.service.app import create_app
     from facturador.service.domain.tenants import get_tenant, hash_token, new_token
@@ -232,33 +232,41 @@ def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
         server.should_exit = True
         thread.join(timeout=10)
         with context.session() as session, session.begin():
-            session.execute(delete(User).where(User.token_hash == hash_token(token)))
+            # the documents and summaries keep the user who issued them: revoke its token, keep the row
+            session.execute(
+                update(User)
+                .where(User.token_hash == hash_token(token))
+                .values(token_hash=hash_token(new_token()), name="seed (revoked)")
+            )
         context.engine.dispose()
 
 
 @contextlib.contextmanager
 def backdating(settings: Any, slug: str) -> Iterator[None]:
-    """Let a tenant take documents dated in the past for a while (for seeding history), then restore."""
+    """Let a tenant take documents dated in the past for a while (for seeding history), with the
+    authority answering tickets at once (summaries and voiding are seeded too), then restore."""
     from facturador.service.domain.tenants import get_tenant, tenant_settings, update_settings
 
+    changes = {
+        "restrict_receipt_date": False,
+        "authority_check_deadlines": False,
+        "authority_ticket_delay": 0.0,
+    }
     context = _context(settings)
     with context.session() as session, session.begin():
         saved = tenant_settings(get_tenant(session, slug))
-        update_settings(session, slug, {"restrict_receipt_date": False, "authority_check_deadlines": False})
+        update_settings(session, slug, changes)
     try:
         yield
     finally:
         with context.session() as session, session.begin():
-            update_settings(
-                session,
-                slug,
-                {k: saved[k] for k in ("restrict_receipt_date", "authority_check_deadlines")},
-            )
+            update_settings(session, slug, {k: saved[k] for k in changes if k in saved})
         context.engine.dispose()
 
 
 def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: int) -> Any:
-    """Issue the seed documents through the API with a progress bar; returns the report."""
+    """Issue the seed documents through the API with a progress bar, then declare and void some (the bar
+    names the phase); returns the report."""
     from tqdm import tqdm
 
     from facturador.connector import Client
@@ -272,7 +280,9 @@ def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: i
             bar.update(count - done[0])
             done[0] = count
 
-        return seed(client, documents, days, seed=seed_value, progress=progress)
+        return seed(
+            client, documents, days, seed=seed_value, progress=progress, stage=bar.set_description_str
+        )
 
 
 @main.command("seed")

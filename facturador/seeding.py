@@ -1,7 +1,12 @@
 """Realistic demo data issued through the API with the connector: customers, products, every line type,
-PEN and USD, credit and debit notes, and some documents the tax authority rejects or observes.
+PEN and USD, credit and debit notes, and some documents the tax authority rejects or observes; then the
+ticket flows: the boletas of most past days declared in daily summaries, a few recent facturas voided
+in voided communications and a few declared boletas voided in summaries (process 3), with their tickets
+waited for.
 
-Used by ``facturador seed`` and ``facturador demo``. Deterministic for a given ``seed``.
+Used by ``facturador seed`` and ``facturador demo``. Deterministic for a given ``seed`` (the documents,
+which days are declared and which documents are voided; the service numbers them as they arrive). The
+tenant should answer tickets at once while seeding (``authority_ticket_delay`` 0: the CLI sets it).
 """
 
 from __future__ import annotations
@@ -9,14 +14,15 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from facturador.connector import Client, FacturadorError
+from facturador.connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
 from facturador.connector.builders import Builder, CreditNote, Customer, DebitNote, Invoice, Line, Receipt
+from facturador.connector.resources import TicketResource
 from facturador.sunat.calendar import peru_today
 from facturador.sunat.identity import ruc_check_digit
 
@@ -79,6 +85,20 @@ PRODUCTS = (
     Product("X002", "Espárragos frescos (kg)", Decimal("4.60"), "40", "KGM", "50403400"),
     Product("X003", "Quinua orgánica (kg)", Decimal("5.10"), "40", "KGM", "50221100"),
 )
+#: Reasons of the seeded voidings.
+VOID_REASONS = (
+    "Error en el RUC del cliente",
+    "Error en la descripción del producto",
+    "Operación anulada por el cliente",
+    "Error en el monto facturado",
+    "Documento emitido por duplicado",
+)
+#: Days after the issue date SUNAT still takes a document in a voided communication (2957): only
+#: documents this recent are voided.
+VOID_WINDOW_DAYS = 7
+#: Seconds :func:`seed` waits for each ticket.
+TICKET_TIMEOUT = 60.0
+
 BAG = Product("B001", "Bolsa plástica", Decimal("0.10"), sunat_code="24111503")
 GIFT = Product("G001", "Muestra gratuita", Decimal("15.00"), "15", "NIU", "50202301")
 
@@ -92,20 +112,58 @@ def make_ruc(prefix: str, rng: random.Random, *, valid: bool = True) -> str:
 
 @dataclass
 class SeedReport:
-    """What a seeding run issued: counts by document type and by state, and the errors met."""
+    """What a seeding run did: documents issued by type and their states at the end (after summaries
+    and voiding), the summaries and voided communications sent, their tickets, and the errors met."""
 
     issued: int = 0
     by_type: Counter[str] = field(default_factory=Counter)
     by_state: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
+    #: Daily summaries that declared boletas (process 1), and the documents they declared.
+    summaries: int = 0
+    declared: int = 0
+    #: Voided communications (facturas) and summaries with process 3 (boletas), and what they voided.
+    voided_communications: int = 0
+    voiding_summaries: int = 0
+    voided_facturas: int = 0
+    voided_boletas: int = 0
+    #: Tickets by outcome: ``accepted``, ``rejected``, ``in process`` (not answered in time).
+    tickets: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> str:
         types = ", ".join(f"{k}: {v}" for k, v in sorted(self.by_type.items()))
         states = ", ".join(f"{k}: {v}" for k, v in sorted(self.by_state.items()))
         text = f"{self.issued} documents issued (types {types}; states {states})"
+        if self.summaries or self.voided_communications or self.voiding_summaries:
+            tickets = ", ".join(f"{k} {v}" for k, v in sorted(self.tickets.items()))
+            text += (
+                f"; {self.summaries} daily summaries declared {self.declared} boletas; "
+                f"{self.voided_facturas} facturas voided in {self.voided_communications} "
+                "voided communications, "
+                f"{self.voided_boletas} boletas in {self.voiding_summaries} summaries; tickets: {tickets}"
+            )
         if self.errors:
             text += f"; {len(self.errors)} refused by the service, first: {self.errors[0]}"
         return text
+
+
+@dataclass
+class _Issued:
+    """A document the run issued: its place in the run (the generator's order), builder and answer."""
+
+    index: int
+    builder: Builder
+    external_id: str
+    state: str
+
+    @property
+    def day(self) -> dt.date:
+        return self.builder.issue_date
+
+    @property
+    def group(self) -> str:
+        """``"01"`` facturas and their notes, ``"02"`` boletas and their notes."""
+        return "02" if self.builder.series[:1].upper() == "B" else "01"
 
 
 class Generator:
@@ -152,16 +210,17 @@ class Generator:
                 if product.unit != "KGM"
                 else Decimal(self.rng.randint(50, 5000))
             )
-            price_key = "unit_price" if product.affectation == "10" else "unit_value"
+            taxed = product.affectation == "10"  # taxed prices include IGV; the others are unit values
             lines.append(
                 Line(
                     product.description,
                     quantity,
+                    unit_price=product.price if taxed else None,
+                    unit_value=None if taxed else product.price,
                     affectation=product.affectation,
                     unit=product.unit,
                     code=product.code,
                     sunat_code=product.sunat_code,
-                    **{price_key: product.price},
                 )
             )
         if bags:
@@ -261,45 +320,178 @@ def seed(
     workers: int = 4,
     today: dt.date | None = None,
     progress: Callable[[int], None] | None = None,
+    tickets: bool = True,
+    stage: Callable[[str], None] | None = None,
 ) -> SeedReport:
     """Issue ``documents`` documents over the last ``days`` days through ``client``; notes come last,
     against facturas issued by the same run. ``progress`` is called with the number done after each one.
+
+    With ``tickets`` (default), then: declare the boletas of most past days (a daily summary per day;
+    today and a few recent days are left to declare), void a few accepted facturas of the last
+    :data:`VOID_WINDOW_DAYS` days (a voided communication per day) and a few declared boletas (a
+    summary with process 3 per day), and wait for every ticket (:func:`wait_for_ticket`). ``stage`` is
+    called with a short name of each phase (``"Issuing"``, ``"Declaring"``, ``"Voiding"``).
     """
-    generator = Generator(seed, today or peru_today(), days)
+    run_today = today or peru_today()
+    generator = Generator(seed, run_today, days)
     notes = max(0, documents // 12)
     sales = [generator.sale() for _ in range(documents - notes)]
     report = SeedReport()
-    invoices: list[dict[str, Any]] = []
+    issued: list[_Issued] = []
+    invoices: list[tuple[int, dict[str, Any]]] = []
 
-    def issue(builder: Builder) -> tuple[Builder, Any]:
-        return builder, client.documents.issue(builder)
+    def issue(index: int, builder: Builder) -> tuple[int, Builder, Any]:
+        return index, builder, client.documents.issue(builder)
 
-    def run(builders: Iterator[Builder] | list[Builder]) -> None:
+    def run(builders: list[Builder], first: int) -> None:
         with ThreadPoolExecutor(workers) as pool:
-            for future in as_completed([pool.submit(issue, b) for b in builders]):
+            futures = [pool.submit(issue, first + i, b) for i, b in enumerate(builders)]
+            for future in as_completed(futures):
                 try:
-                    builder, result = future.result()
+                    index, builder, result = future.result()
                 except FacturadorError as exc:
                     report.errors.append(str(exc))
                 else:
                     report.issued += 1
                     report.by_type[builder.document_type] += 1
-                    report.by_state[result.state_type_id] += 1
+                    issued.append(_Issued(index, builder, result.external_id, result.state_type_id))
                     domestic = getattr(builder, "operation_type", "") == "0101"
                     if builder.document_type == "01" and domestic and result.state_type_id in ("05", "07"):
                         invoices.append(
-                            {
-                                "external_id": result.external_id,
-                                "customer": builder.customer,
-                                "date": builder.issue_date.isoformat(),
-                                "currency": builder.currency,
-                            }
+                            (
+                                index,
+                                {
+                                    "external_id": result.external_id,
+                                    "customer": builder.customer,
+                                    "date": builder.issue_date.isoformat(),
+                                    "currency": builder.currency,
+                                },
+                            )
                         )
                 if progress is not None:
                     progress(report.issued + len(report.errors))
 
-    run(sales)
-    invoices.sort(key=lambda item: item["external_id"])  # deterministic order whatever the threads did
+    if stage is not None:
+        stage("Issuing")
+    run(sales, 0)
+    invoices.sort(key=lambda item: item[0])  # the generator's order, whatever the threads did
+    noted: set[str] = set()
     if invoices:
-        run([generator.note(generator.rng.choice(invoices)) for _ in range(notes)])
+        note_builders = []
+        for _ in range(notes):
+            target = generator.rng.choice(invoices)[1]
+            noted.add(target["external_id"])
+            note_builders.append(generator.note(target))
+        run(note_builders, len(sales))
+    issued.sort(key=lambda item: item.index)
+    if tickets:
+        _tickets(client, generator.rng, run_today, issued, noted, documents, report, stage)
+    report.by_state = Counter(item.state for item in issued)
     return report
+
+
+# ----------------------------------------------------------------------------------------------------
+# Summaries and voided communications
+
+
+def _wait(resource: TicketResource, ref: TicketRef, report: SeedReport) -> bool:
+    """Wait for every summary of ``ref``; True when all were accepted."""
+    accepted = True
+    for part in ref.every:
+        try:
+            status = wait_for_ticket(
+                resource, external_id=part.external_id, timeout=TICKET_TIMEOUT, initial=0.2
+            )
+        except TicketTimeout:
+            report.tickets["in process"] += 1
+            accepted = False
+            continue
+        report.tickets["accepted" if status.accepted else "rejected"] += 1
+        if not status.accepted:
+            accepted = False
+            report.errors.append(f"{status.identifier}: {status.code} - {status.description}")
+    return accepted
+
+
+def _by_day(items: list[_Issued]) -> dict[dt.date, list[_Issued]]:
+    grouped: dict[dt.date, list[_Issued]] = {}
+    for item in items:
+        grouped.setdefault(item.day, []).append(item)
+    return dict(sorted(grouped.items()))
+
+
+def _tickets(
+    client: Client,
+    rng: random.Random,
+    today: dt.date,
+    issued: list[_Issued],
+    noted: set[str],
+    documents: int,
+    report: SeedReport,
+    stage: Callable[[str], None] | None,
+) -> None:
+    """Declare most past days' boletas, void a few recent facturas and declared boletas, and wait."""
+    if stage is not None:
+        stage("Declaring")
+    # 1. daily summaries: every day with registered boletas, but today and about one recent day in ten
+    registered = [i for i in issued if i.group == "02" and i.state == "01"]
+    days = sorted({i.day for i in registered})
+    past = [day for day in days if day < today]
+    pending = {today} | ({past[-1]} if past else set())
+    pending |= {day for day in past if rng.random() < 0.1}
+    by_day = _by_day(registered)
+    for day in days:
+        if day in pending:
+            continue
+        try:
+            ref = client.summaries.declare(day)
+        except FacturadorError as exc:
+            report.errors.append(f"summary of {day}: {exc}")
+            continue
+        report.summaries += len(ref.every)
+        if _wait(client.summaries, ref, report):
+            report.declared += len(by_day[day])
+            for item in by_day[day]:
+                item.state = "05"
+
+    # 2. voided communications: a few accepted facturas of the last days (without notes), by day
+    if stage is not None:
+        stage("Voiding")
+    window = today - dt.timedelta(days=VOID_WINDOW_DAYS - 1)
+    facturas = [
+        i
+        for i in issued
+        if i.builder.document_type == "01"
+        and i.state in ("05", "07")
+        and i.day >= window
+        and i.external_id not in noted
+    ]
+    chosen = rng.sample(facturas, k=min(len(facturas), max(1, documents // 300)))
+    for day, items in _by_day(chosen).items():
+        pairs = [(item.external_id, rng.choice(VOID_REASONS)) for item in items]
+        try:
+            ref = client.voided.void(day, pairs)
+        except FacturadorError as exc:
+            report.errors.append(f"voided communication of {day}: {exc}")
+            continue
+        report.voided_communications += len(ref.every)
+        if _wait(client.voided, ref, report):
+            report.voided_facturas += len(items)
+            for item in items:
+                item.state = "11"
+
+    # 3. summaries with process 3: a few declared (accepted) boletas of the last days, by day
+    boletas = [i for i in issued if i.builder.document_type == "03" and i.state == "05" and i.day >= window]
+    chosen = rng.sample(boletas, k=min(len(boletas), max(1, documents // 400)))
+    for day, items in _by_day(chosen).items():
+        pairs = [(item.external_id, rng.choice(VOID_REASONS)) for item in items]
+        try:
+            ref = client.summaries.void(day, pairs)
+        except FacturadorError as exc:
+            report.errors.append(f"voiding summary of {day}: {exc}")
+            continue
+        report.voiding_summaries += len(ref.every)
+        if _wait(client.summaries, ref, report):
+            report.voided_boletas += len(items)
+            for item in items:
+                item.state = "11"
