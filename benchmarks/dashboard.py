@@ -52,7 +52,9 @@ def dashboard_work(client: Client, start, end) -> tuple[int, dict[str, float]]: 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--documents", type=int, default=20000)
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--repeat", type=int, default=5)
@@ -62,8 +64,15 @@ def main() -> None:
         settings = Settings.resolve(Path(tmp), None)
         context = ServiceContext(settings)
         with context.session() as session, session.begin():
-            create_tenant(session, settings, "bench", ruc=RUC, name="BENCH S.A.C.", token=TOKEN,
-                          overrides={"restrict_receipt_date": False, "authority_check_deadlines": False})
+            create_tenant(
+                session,
+                settings,
+                "bench",
+                ruc=RUC,
+                name="BENCH S.A.C.",
+                token=TOKEN,
+                overrides={"restrict_receipt_date": False, "authority_check_deadlines": False},
+            )
         context.engine.dispose()
         process, root = start_server(settings, 2)
         try:
@@ -103,7 +112,8 @@ def main() -> None:
     for name, runs, target in (("cold (cache cleared)", cold, 3.0), ("warm (cache warm)   ", warm, 0.5)):
         print(
             f"{name}: {median(runs, 'total'):6.3f} s  = fetch {median(runs, 'fetch'):.3f} + DataFrame "
-            f"{median(runs, 'dataframe'):.3f} + KPIs/figures {median(runs, 'figures'):.3f}  (target < {target} s)"
+            f"{median(runs, 'dataframe'):.3f} + KPIs/figures {median(runs, 'figures'):.3f}"
+            f"  (target < {target} s)"
         )
 
 

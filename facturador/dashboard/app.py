@@ -21,6 +21,9 @@ navigation = st.navigation(
     [
         st.Page("views/documents.py", title="Documentos", icon=":material/table_view:", default=True),
         st.Page("views/issue.py", title="Emitir", icon=":material/post_add:"),
+        st.Page("views/summaries.py", title="Resúmenes", icon=":material/outbox:"),
+        st.Page("views/void.py", title="Anular", icon=":material/block:"),
+        st.Page("views/tickets.py", title="Tickets", icon=":material/receipt_long:"),
     ]
 )
 sidebar()

@@ -4,7 +4,7 @@ The entry script (``app.py``) calls :func:`sidebar` on every run; pages call :fu
 to get the :class:`Active` tenant or stop with a clear message. Clients live in the session (one per
 tenant and session), never in a global cache, so a token never leaves the session that loaded it.
 Cached data (:func:`load_documents`) is keyed by the tenant's slug and base URL and the date range,
-never by the token.
+never by the token. The tickets the session created are kept per tenant (:func:`ticket_book`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ import streamlit as st
 
 from facturador.connector import Client, FacturadorError
 from facturador.connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from facturador.connector.resources import TicketResource
 from facturador.dashboard import data
+from facturador.dashboard.tickets import TicketBook
 
 #: Seconds a successful connection check is trusted before the next ``ping``.
 PING_TTL_OK = 60.0
@@ -210,6 +212,25 @@ def documents(active: Active, start: date, end: date, *, refresh: bool = False) 
     if fresh:
         load_documents.clear(active.key, start, end, active.client, fresh)  # this entry only
     return load_documents(active.key, start, end, active.client, fresh)
+
+
+def day_documents(active: Active, day: date) -> pd.DataFrame:
+    """The documents issued on ``day``, always asked to the service (no cache): the pages that void or
+    declare documents must see their current states, whoever changed them."""
+    listed = active.client.documents.list(day, day, fresh=True)
+    return listed.to_dataframe() if len(listed) else data.empty_documents()
+
+
+def ticket_book(active: Active) -> TicketBook:
+    """The summaries and voided communications this session created (or looked up) for the active
+    tenant: the service has no endpoint that lists them."""
+    books: dict[str, TicketBook] = st.session_state.setdefault("_ticket_books", {})
+    return books.setdefault(active.key, TicketBook())
+
+
+def ticket_resource(active: Active, family: str) -> TicketResource:
+    """``client.summaries`` or ``client.voided`` of the active tenant."""
+    return active.client.voided if family == "voided" else active.client.summaries
 
 
 def flash(kind: str, text: str) -> None:

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,8 @@ from facturador.connector import Client
 from facturador.connector.builders import Customer, Invoice, Line, Receipt
 from facturador.connector.models import IssueResult
 from tests.conftest import ACME, ACME_TOKEN, LiveService, free_port, invoice_body
+from tests.connector.standin import standin  # noqa: F401  (fixture: a scripted real tenant)
+from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, require_browser
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -108,3 +111,45 @@ def _clean_streamlit_caches() -> Iterator[None]:
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+# -- browser tests (tests/dashboard/browser.py) ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Chromium context with a fresh user data directory."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    sync_api = require_browser()
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=str(CHROMIUM),
+            headless=False,  # --headless=new is in the arguments
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1440, "height": 2000},
+            locale="es-PE",
+            timezone_id="America/Lima",
+            accept_downloads=True,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser_context: Any) -> Iterator[Any]:
+    """A new tab."""
+    tab = browser_context.new_page()
+    tab.set_default_timeout(WAIT_MS)
+    yield tab
+    tab.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    print(f"\nscreenshots: {folder}")
+    return folder

@@ -8,11 +8,6 @@ Chromium).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -20,35 +15,14 @@ from typing import Any
 
 import pytest
 
-from facturador.dashboard import APP_PATH
 from facturador.sunat.calendar import peru_today
-from tests.conftest import ACME, ACME_TOKEN, LiveService, free_port
+from tests.conftest import ACME, ACME_TOKEN, LiveService
+from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import Issued, write_tenants
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-if not CHROMIUM.exists():
-    if os.environ.get("FACTURADOR_REQUIRE_BROWSER") == "1":  # CI installs chromium: missing is a failure
-        raise RuntimeError(f"FACTURADOR_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
-    pytest.skip(
-        f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
+sync_api = require_browser()
 
 pytestmark = pytest.mark.browser
-
-WAIT_MS = 30_000
 
 
 @pytest.fixture(scope="module")
@@ -56,97 +30,8 @@ def dashboard(live: LiveService, issued: Issued, tmp_path_factory: pytest.TempPa
     """``streamlit run`` of the dashboard on a free loopback port, tenants pointing at the live service."""
     folder = tmp_path_factory.mktemp("dashboard")
     tenants = write_tenants(folder / "tenants.toml", live.base_url(ACME), ACME_TOKEN)
-    port = free_port()
-    env = {
-        **os.environ,
-        "FACTURADOR_TENANTS": str(tenants),
-        "FACTURADOR_CACHE_DIR": str(folder / "cache"),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-    }
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(APP_PATH),
-        "--server.headless", "true",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
-        "--global.developmentMode", "false",
-    ]  # fmt: skip
-    log = (folder / "streamlit.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    "streamlit did not start:\n" + (folder / "streamlit.log").read_text(errors="replace")
-                )
-            time.sleep(0.2)
+    with streamlit_app(folder, tenants) as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            process.kill()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Chromium context with a fresh user data directory."""
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=str(CHROMIUM),
-            headless=False,  # --headless=new is in the arguments
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1440, "height": 2000},
-            locale="es-PE",
-            timezone_id="America/Lima",
-            accept_downloads=True,
-        )
-        try:
-            yield context
-        finally:
-            context.close()
-
-
-@pytest.fixture
-def page(browser_context: Any) -> Iterator[Any]:
-    """A new tab."""
-    tab = browser_context.new_page()
-    tab.set_default_timeout(WAIT_MS)
-    yield tab
-    tab.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the screenshots go."""
-    folder = tmp_path_factory.mktemp("screenshots")
-    print(f"\nscreenshots: {folder}")
-    return folder
-
-
-def wait_for_app(page: Any) -> None:
-    """Wait until the script has finished running and nothing is loading (Streamlit's own e2e checks)."""
-    page.wait_for_selector("[data-testid='stAppViewContainer']", state="attached")
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached")
-    page.wait_for_function(
-        "() => { const app = document.querySelector(\"[data-testid='stApp']\");"
-        " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
-        " && document.querySelectorAll(\"[data-testid='stSkeleton']\").length === 0; }"
-    )
-    page.wait_for_timeout(300)
 
 
 def set_date_range(page: Any, start: Any, end: Any) -> None:

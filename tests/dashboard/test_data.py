@@ -254,3 +254,48 @@ def test_labels() -> None:
         )
         == "F001-1 · ACME · PEN 1,234.50"
     )
+
+
+def test_sent_voiding_and_voided_states_are_shown_distinctly() -> None:
+    """The states summaries and voiding bring (03 declared, 13 being voided, 11 voided) each have their
+    own label, color and badge in the table, the filters, the chart and the exports; 11 leaves sales."""
+    rows = [
+        row("B001-1", doc_type="03", state="03", total=59.0, igv=9.0),
+        row("B001-2", doc_type="03", state="13", total=59.0, igv=9.0),
+        row("F001-1", state="13"),
+        row("F001-2", state="11"),
+        row("F001-3", state="05"),
+    ]
+    frame = documents_frame(rows)
+    table = data.table_frame(frame)
+    shown = dict(zip(table["number"], table["state"], strict=True))
+    assert shown == {
+        "B001-1": ["Enviado"],
+        "B001-2": ["Por anular"],
+        "F001-1": ["Por anular"],
+        "F001-2": ["Anulado"],
+        "F001-3": ["Aceptado"],
+    }
+    styles = [data.STATES[code] for code in ("03", "13", "11")]
+    assert (
+        len({s.label for s in styles})
+        == len({s.color for s in styles})
+        == len({s.badge for s in styles})
+        == 3
+    )
+    options = data.filter_options(frame)["states"]
+    assert data.ordered_states(options) == ["03", "05", "11", "13"]
+    assert data.labels_for(["03", "11", "13"], "state") == {
+        "03": "Enviado · 03",
+        "11": "Anulado · 11",
+        "13": "Por anular · 13",
+    }
+    only_voided = data.apply_filters(frame, data.Filters(states=("11",)))
+    assert list(only_voided["number"]) == ["F001-2"]
+    (bar,) = data.state_totals_figure(frame, "PEN").data
+    assert list(bar.x) == ["Enviado", "Aceptado", "Anulado", "Por anular"]
+    assert list(bar.marker.color) == [data.STATES[c].color for c in ("03", "05", "11", "13")]
+    figures = data.kpis(frame)
+    assert figures.counted == 4 and figures.by_state == {"13": 2, "03": 1, "11": 1, "05": 1}
+    export = data.export_frame(frame)
+    assert set(export["Estado"]) == {"Enviado", "Por anular", "Anulado", "Aceptado"}

@@ -1,0 +1,110 @@
+"""What the browser tests share: Debian's Chromium driven by Playwright, ``streamlit run`` of the dashboard
+on a free loopback port, and waiting for a Streamlit run to finish.
+
+A browser test module starts with ``sync_api = require_browser()``: it skips the module, with the reason,
+when ``/usr/bin/chromium`` or Playwright is missing (``FACTURADOR_REQUIRE_BROWSER=1`` makes a missing
+Chromium an error: CI installs it). The fixtures ``browser_context``, ``page`` and ``shots`` are in
+``tests/dashboard/conftest.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from facturador.dashboard import APP_PATH
+from tests.conftest import free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 30_000
+
+
+def require_browser() -> Any:
+    """Playwright's ``sync_api``; skip the calling module (at import) when Chromium or Playwright is
+    missing."""
+    if not CHROMIUM.exists():
+        if os.environ.get("FACTURADOR_REQUIRE_BROWSER") == "1":  # CI installs chromium: missing is a failure
+            raise RuntimeError(f"FACTURADOR_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
+        pytest.skip(
+            f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+            allow_module_level=True,
+        )
+    return pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
+
+
+@contextlib.contextmanager
+def streamlit_app(folder: Path, tenants: Path) -> Iterator[str]:
+    """``streamlit run`` of the dashboard on a free loopback port with the tenants file ``tenants``;
+    yields its URL (the log goes to ``folder/streamlit.log``)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "FACTURADOR_TENANTS": str(tenants),
+        "FACTURADOR_CACHE_DIR": str(folder / "cache"),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP_PATH),
+        "--server.headless", "true",
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+        "--global.developmentMode", "false",
+    ]  # fmt: skip
+    log = (folder / "streamlit.log").open("wb")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "streamlit did not start:\n" + (folder / "streamlit.log").read_text(errors="replace")
+                )
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            process.kill()
+        log.close()
+
+
+def wait_for_app(page: Any) -> None:
+    """Wait until the script has finished running and nothing is loading (Streamlit's own e2e checks)."""
+    page.wait_for_selector("[data-testid='stAppViewContainer']", state="attached")
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached")
+    page.wait_for_function(
+        "() => { const app = document.querySelector(\"[data-testid='stApp']\");"
+        " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
+        " && document.querySelectorAll(\"[data-testid='stSkeleton']\").length === 0; }"
+    )
+    page.wait_for_timeout(300)
