@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import copy
 import datetime as dt
+import hashlib
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -99,12 +100,13 @@ class DocumentsResource(Resource):
 
     def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
         response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
-        # A cache hit returns the list parsed the first time (with its DataFrame), not a re-parse of the
-        # same bytes: the stamp of the cached answer tells whether it is still the same answer.
-        stamp = getattr(response, "created_at", None) if getattr(response, "from_cache", False) else None
+        # The same answer (byte for byte: typically a cache hit) returns the list parsed the first time,
+        # with its DataFrame, instead of parsing 20,000 rows again; hashing the bytes costs ~30 ms.
+        stamp = hashlib.blake2b(response.content, digest_size=16).digest()
+        from_cache = bool(getattr(response, "from_cache", False))
         memo = self._parsed.get(path)
-        if stamp is not None and memo is not None and memo[0] == stamp:
-            return memo[1].cached_copy()
+        if memo is not None and memo[0] == stamp:
+            return memo[1].cached_copy() if from_cache else memo[1]
         body = Transport.parse(response)
         rows = body.get("data") if isinstance(body, dict) else body
         if not isinstance(rows, builtins.list):
@@ -114,9 +116,8 @@ class DocumentsResource(Resource):
                 body=body,
                 url=response.url,
             )
-        documents = DocumentList(rows, from_cache=stamp is not None, url=response.url)
-        if stamp is not None:  # remember the cached answer parsed (one entry per path)
-            self._parsed[path] = (stamp, documents)
+        documents = DocumentList(rows, from_cache=from_cache, url=response.url)
+        self._parsed[path] = (stamp, documents)  # one entry per path: the latest answer, parsed
         return documents
 
     def latest(self, *, fresh: bool = False) -> DocumentList:
