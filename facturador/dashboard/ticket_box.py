@@ -4,12 +4,12 @@ downloads. Data work is in :mod:`facturador.dashboard.tickets`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 import streamlit as st
 
 from facturador.connector import FacturadorError, TicketTimeout, wait_for_ticket
+from facturador.dashboard.downloads import download_button
 from facturador.dashboard.session import (
     Active,
     flash,
@@ -53,18 +53,6 @@ def query(active: Active, entry: TicketEntry, *, timeout: float = QUERY_TIMEOUT)
     return updated
 
 
-def _fetch(what: Callable[[], bytes]) -> Callable[[], bytes]:
-    """A download callable that never raises (it runs outside the script thread)."""
-
-    def run() -> bytes:
-        try:
-            return what()
-        except FacturadorError as exc:  # pragma: no cover - exercised in the browser only
-            return f"No se pudo descargar: {exc.message}".encode()
-
-    return run
-
-
 def show(active: Active, entry: TicketEntry, *, key: str) -> None:
     """A bordered box with the entry's state and its actions (widget keys start with ``key``)."""
     style = TICKET_STATES[entry.state]
@@ -97,23 +85,20 @@ def show(active: Active, entry: TicketEntry, *, key: str) -> None:
             width="stretch",
             help=f"Pregunta a SUNAT por el ticket (espera hasta {QUERY_TIMEOUT:g} s si aún lo procesa).",
         )
-        c2.download_button(
-            "XML",
-            data=_fetch(lambda: resource.download_xml(external_id)),
-            file_name=f"{entry.identifier or external_id}.xml",
-            mime="application/xml",
-            icon=":material/code:",
-            on_click="ignore",
+        name = entry.identifier or external_id
+        download_button(
+            c2,
+            "xml",
+            lambda: resource.download_xml(external_id),
+            name=name,
             key=f"{key}_xml",
             width="stretch",
         )
-        c3.download_button(
-            "CDR",
-            data=_fetch(lambda: resource.download_cdr(external_id)),
-            file_name=f"R-{entry.identifier or external_id}.zip",
-            mime="application/zip",
-            icon=":material/verified:",
-            on_click="ignore",
+        download_button(
+            c3,
+            "cdr",
+            lambda: resource.download_cdr(external_id),
+            name=name,
             key=f"{key}_cdr",
             disabled=not entry.done,
             width="stretch",

@@ -6,7 +6,6 @@ widgets and calls the connector through :mod:`facturador.dashboard.session`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 
 import pandas as pd
@@ -14,6 +13,7 @@ import streamlit as st
 
 from facturador.connector import FacturadorError
 from facturador.dashboard import data
+from facturador.dashboard.downloads import download_button
 from facturador.dashboard.session import (
     Active,
     documents,
@@ -185,18 +185,6 @@ def _exports(df: pd.DataFrame, start: date, end: date) -> None:
     )
 
 
-def _fetch(what: Callable[[], bytes]) -> Callable[[], bytes]:
-    """A download callable that never raises (the callable runs outside the script thread)."""
-
-    def run() -> bytes:
-        try:
-            return what()
-        except FacturadorError as exc:  # pragma: no cover - exercised in the browser only
-            return f"No se pudo descargar: {exc.message}".encode()
-
-    return run
-
-
 def _sendable(row: pd.Series) -> bool:
     """Whether /api/documents/send accepts the document: facturas and their notes (series F...)."""
     number = str(row["number"])
@@ -218,33 +206,14 @@ def _selected(active: Active, row: pd.Series) -> None:
         )
         docs = active.client.documents
         c1, c2, c3, c4 = st.columns(4)
-        c1.download_button(
-            "XML",
-            data=_fetch(lambda: docs.download_xml(ext)),
-            file_name=f"{row['number']}.xml",
-            mime="application/xml",
-            icon=":material/code:",
-            on_click="ignore",
-            key="dl_xml",
-            width="stretch",
-        )
-        c2.download_button(
-            "PDF",
-            data=_fetch(lambda: docs.download_pdf(ext)),
-            file_name=f"{row['number']}.pdf",
-            mime="application/pdf",
-            icon=":material/picture_as_pdf:",
-            on_click="ignore",
-            key="dl_pdf",
-            width="stretch",
-        )
-        c3.download_button(
-            "CDR",
-            data=_fetch(lambda: docs.download_cdr(ext)),
-            file_name=f"R-{row['number']}.zip",
-            mime="application/zip",
-            icon=":material/verified:",
-            on_click="ignore",
+        name = str(row["number"])
+        download_button(c1, "xml", lambda: docs.download_xml(ext), name=name, key="dl_xml", width="stretch")
+        download_button(c2, "pdf", lambda: docs.download_pdf(ext), name=name, key="dl_pdf", width="stretch")
+        download_button(
+            c3,
+            "cdr",
+            lambda: docs.download_cdr(ext),
+            name=name,
             key="dl_cdr",
             disabled=not bool(row["has_cdr"]),
             width="stretch",

@@ -20,6 +20,7 @@ import streamlit as st
 from facturador.connector import FacturadorError
 from facturador.connector.forms import FormField
 from facturador.dashboard import data, issuing
+from facturador.dashboard.downloads import download_button
 from facturador.dashboard.session import Active, documents, invalidate_documents, require_connection
 from facturador.sunat.calendar import peru_today
 from facturador.sunat.catalogs import UNITS
@@ -364,16 +365,6 @@ def _plugins(fields: list[FormField], errors: Errors, errors_open: set[str]) -> 
 # --------------------------------------------------------------------------------------------- result
 
 
-def _download(what: Callable[[], bytes]) -> Callable[[], bytes]:
-    def run() -> bytes:
-        try:
-            return what()
-        except FacturadorError as exc:  # pragma: no cover - exercised in the browser only
-            return f"No se pudo descargar: {exc.message}".encode()
-
-    return run
-
-
 def _reset() -> None:
     """Start a new document: forget the result, the errors and the form's values."""
     for key in list(st.session_state):
@@ -414,32 +405,14 @@ def _result(active: Active) -> None:
             docs = active.client.documents
             ext = result.external_id
             d1, d2, d3, d4 = st.columns(4)
-            d1.download_button(
-                "XML",
-                data=_download(lambda: docs.download_xml(ext)),
-                file_name=f"{result.number}.xml",
-                mime="application/xml",
-                on_click="ignore",
-                key="result_xml",
-                icon=":material/code:",
-            )
-            d2.download_button(
-                "PDF",
-                data=_download(lambda: docs.download_pdf(ext)),
-                file_name=f"{result.number}.pdf",
-                mime="application/pdf",
-                on_click="ignore",
-                key="result_pdf",
-                icon=":material/picture_as_pdf:",
-            )
-            d3.download_button(
-                "CDR",
-                data=_download(lambda: docs.download_cdr(ext)),
-                file_name=f"R-{result.number}.zip",
-                mime="application/zip",
-                on_click="ignore",
+            download_button(d1, "xml", lambda: docs.download_xml(ext), name=result.number, key="result_xml")
+            download_button(d2, "pdf", lambda: docs.download_pdf(ext), name=result.number, key="result_pdf")
+            download_button(
+                d3,
+                "cdr",
+                lambda: docs.download_cdr(ext),
+                name=result.number,
                 key="result_cdr",
-                icon=":material/verified:",
                 disabled=not result.links.get("cdr"),
             )
             d4.button("Nuevo documento", on_click=_reset, key="issue_new", icon=":material/add:")
