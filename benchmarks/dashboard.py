@@ -78,7 +78,13 @@ def main() -> None:
         try:
             base = f"{root}/t/bench"
             started = time.perf_counter()
-            report = seed(Client(base, TOKEN, cache=False, timeout=120), args.documents, args.days, workers=6)
+            report = seed(
+                Client(base, TOKEN, cache=False, timeout=120),
+                args.documents,
+                args.days,
+                workers=6,
+                tickets=False,
+            )
             print(f"seeded: {report.summary()} in {time.perf_counter() - started:.0f} s")
             end = peru_today()
             start = min(end.fromordinal(end.toordinal() - args.days), end)

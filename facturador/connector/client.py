@@ -116,8 +116,9 @@ class Client:
         return self._transport.cache_settings
 
     def clear_cache(self) -> None:
-        """Forget every cached read of this tenant and token."""
+        """Forget every cached read of this tenant and token (and the lists already parsed from them)."""
         self._transport.clear_cache()
+        self.documents.forget_parsed()
 
     def ping(self) -> ConnectionStatus:
         """Check the service and the token with one uncached, unretried authenticated read.

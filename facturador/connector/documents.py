@@ -45,6 +45,10 @@ class DocumentsResource(Resource):
         super().__init__(transport, plugins)
         self._parsed: dict[str, tuple[Any, DocumentList]] = {}
 
+    def forget_parsed(self) -> None:
+        """Drop the lists kept parsed (see :meth:`list`); the next list parses its answer again."""
+        self._parsed.clear()
+
     # -- writing ----------------------------------------------------------------------------------
 
     def issue(
