@@ -49,29 +49,8 @@ CATEGORY_COLUMNS = (
 )
 _DMY_START = re.compile(r"\d{1,2}-\d{1,2}-\d{4}")
 _TRUE_TEXT = ("1", "true", "si", "sí", "yes")
-#: Keys read from each raw row, in one pass.
-_RAW_KEYS = (
-    "id",
-    "external_id",
-    "date_of_issue",
-    "number",
-    "series",
-    "correlative",
-    "document_type_id",
-    "document_type_description",
-    "customer_name",
-    "customer_number",
-    "currency_type_id",
-    *AMOUNT_KEYS,
-    "state_type_id",
-    "state_type_description",
-    "has_xml",
-    "has_pdf",
-    "has_cdr",
-    "download_xml",
-    "download_pdf",
-    "download_cdr",
-)
+#: Keys read from each raw row, in one pass (the frame's columns).
+_RAW_KEYS = DOCUMENT_COLUMNS
 
 
 def _objects(values: Sequence[Any]) -> pd.Series:

@@ -4,11 +4,11 @@ downloads. Data work is in :mod:`facturador.dashboard.tickets`."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import streamlit as st
 
-from facturador.connector import FacturadorError, TicketTimeout, wait_for_ticket
+from facturador.connector import FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
 from facturador.dashboard.downloads import download_button
 from facturador.dashboard.session import (
     Active,
@@ -17,7 +17,7 @@ from facturador.dashboard.session import (
     ticket_book,
     ticket_resource,
 )
-from facturador.dashboard.tickets import TICKET_STATES, TicketEntry, status_message
+from facturador.dashboard.tickets import TICKET_STATES, TicketEntry, entries_from_ref, status_message
 from facturador.sunat.calendar import peru_now
 
 #: Seconds a "Consultar estado" click waits for SUNAT before telling the ticket is still in process.
@@ -107,3 +107,22 @@ def show(active: Active, entry: TicketEntry, *, key: str) -> None:
     if clicked:
         query(active, entry)
         st.rerun()
+
+
+def remember(
+    active: Active, ref: TicketRef, *, process: str, day: date, documents: list[str], last_key: str
+) -> list[TicketEntry]:
+    """Record the tickets of a summary or voided communication just sent, as the page's last request."""
+    entries = entries_from_ref(ref, process=process, day=day, documents=documents, now=now())
+    ticket_book(active).add(entries)
+    st.session_state[last_key] = entries[0].external_id
+    return entries
+
+
+def show_last(active: Active, *, last_key: str, title: str, key: str) -> None:
+    """The box of the page's last request (see :func:`remember`), with a link to every ticket."""
+    last = ticket_book(active).get(str(st.session_state.get(last_key, "")))
+    if last is not None:
+        st.subheader(title, anchor=False)
+        show(active, last, key=key)
+        st.page_link("views/tickets.py", label="Ver todos los tickets", icon=":material/receipt_long:")

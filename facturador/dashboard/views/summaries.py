@@ -23,7 +23,6 @@ from facturador.dashboard.session import (
     invalidate_documents,
     require_connection,
     show_flash,
-    ticket_book,
 )
 from facturador.sunat.calendar import peru_today
 
@@ -149,20 +148,14 @@ def main() -> None:
             st.error(f"No se pudo enviar el resumen: {exc.message}", icon=":material/error:")
         else:
             numbers = [str(n) for n in pending["number"]]
-            entries = tickets.entries_from_ref(
-                ref, process=tickets.DECLARE, day=day, documents=numbers, now=ticket_box.now()
+            entries = ticket_box.remember(
+                active, ref, process=tickets.DECLARE, day=day, documents=numbers, last_key=LAST
             )
-            ticket_book(active).add(entries)
-            st.session_state[LAST] = entries[0].external_id
             parts = f" en {len(entries)} resúmenes" if len(entries) > 1 else ""
             flash("success", f"Resumen diario enviado{parts}: ticket **{ref.ticket}** ({count} documentos).")
             invalidate_documents()
             st.rerun()
-    last = ticket_book(active).get(str(st.session_state.get(LAST, "")))
-    if last is not None:
-        st.subheader("Último resumen", anchor=False)
-        ticket_box.show(active, last, key="summary_ticket")
-        st.page_link("views/tickets.py", label="Ver todos los tickets", icon=":material/receipt_long:")
+    ticket_box.show_last(active, last_key=LAST, title="Último resumen", key="summary_ticket")
 
 
 main()

@@ -26,7 +26,6 @@ from facturador.dashboard.session import (
     invalidate_documents,
     require_connection,
     show_flash,
-    ticket_book,
 )
 from facturador.sunat.calendar import peru_today
 
@@ -157,11 +156,9 @@ def main() -> None:
             ref = _send(active, group, day, picked, reason.strip(), date_format)
             if ref is not None:
                 numbers = [numbers_of[e] for e in picked]
-                entries = tickets.entries_from_ref(
-                    ref, process=tickets.VOID, day=day, documents=numbers, now=ticket_box.now()
+                entries = ticket_box.remember(
+                    active, ref, process=tickets.VOID, day=day, documents=numbers, last_key=LAST
                 )
-                ticket_book(active).add(entries)
-                st.session_state[LAST] = entries[0].external_id
                 st.session_state[RESET] = True
                 flash(
                     "success",
@@ -169,11 +166,7 @@ def main() -> None:
                 )
                 invalidate_documents()
                 st.rerun()
-    last = ticket_book(active).get(str(st.session_state.get(LAST, "")))
-    if last is not None:
-        st.subheader("Última anulación", anchor=False)
-        ticket_box.show(active, last, key="void_ticket")
-        st.page_link("views/tickets.py", label="Ver todos los tickets", icon=":material/receipt_long:")
+    ticket_box.show_last(active, last_key=LAST, title="Última anulación", key="void_ticket")
 
 
 main()
