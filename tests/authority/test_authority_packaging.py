@@ -40,6 +40,22 @@ def test_zip_document_roundtrip() -> None:
     assert read_zip(zip_document("20600995805-01-F001-1.zip", b"<a/>"))[0] == "20600995805-01-F001-1.xml"
 
 
+@pytest.mark.parametrize("name", ["20600995805-01-F001-1", "R-20600995805-07-FC01-12.zip", "ñandú"])
+@pytest.mark.parametrize("xml", [b"", b"<Invoice/>", b"<a>" + b"Inca Kola 250 ml " * 700 + b"</a>"])
+def test_zip_document_is_byte_identical_to_zipfile(name: str, xml: bytes) -> None:
+    """The hand-written zip equals what zipfile writes for the same entry (name, date, mode, deflate)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        info = zipfile.ZipInfo(base_name(name) + ".xml", date_time=(2000, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        archive.writestr(info, xml)
+    assert zip_document(name, xml) == buffer.getvalue()
+    with zipfile.ZipFile(io.BytesIO(zip_document(name, xml))) as archive:
+        assert archive.testzip() is None
+        assert archive.read(base_name(name) + ".xml") == xml
+
+
 def test_base_name() -> None:
     assert base_name("20600995805-01-F001-1.zip") == "20600995805-01-F001-1"
     assert base_name("20600995805-01-F001-1") == "20600995805-01-F001-1"
