@@ -6,17 +6,20 @@ import io
 import threading
 import zipfile
 from datetime import datetime
+from typing import Any
 
 import pytest
 from authority_samples import AR_XSD, EXAMPLES
 from lxml import etree
 
 from facturador.service.authority.cdr import CdrError, build_cdr, parse_cdr, read_cdr, zip_cdr
+from facturador.service.authority.dsig import fast_verify
 from facturador.service.authority.gateway import AuthorityGateway, AuthorityResponse, ResponseKind, kind_of
 from facturador.service.authority.packaging import PackagingError, base_name, read_zip, zip_document
 from facturador.service.authority.registry import InMemoryRegistry, Registry, RegistryKey, RegistryRecord
 from facturador.service.authority.simulator import SunatSimulator
-from facturador.service.ubl.signing import SigningIdentity, verify
+from facturador.service.ubl.namespaces import APPLICATION_RESPONSE, CAC_NS, CBC_NS, DS_NS, EXT_NS
+from facturador.service.ubl.signing import SigningIdentity, sign, verify
 
 
 def _zip(entries: dict[str, bytes]) -> bytes:
@@ -221,3 +224,78 @@ def test_built_cdr_validates_and_verifies(sunat_identity: SigningIdentity) -> No
     assert (cdr.issue_date, cdr.response_time) == ("2025-01-10", "09:30:05")
     assert cdr.notes == ("4332 - El Código producto de SUNAT no es válido",)
     assert cdr.signed
+
+
+def _cdr_with_lxml(identity: SigningIdentity, **fields: Any) -> bytes:
+    """The same CDR built as an lxml tree and signed by ``signing.sign`` (the reference for build_cdr)."""
+    ns = {None: APPLICATION_RESPONSE, "cac": CAC_NS, "cbc": CBC_NS, "ext": EXT_NS, "ds": DS_NS}
+    root = etree.Element(f"{{{APPLICATION_RESPONSE}}}ApplicationResponse", nsmap=ns)
+
+    def add(parent: etree._Element, path: str, text: str | None = None) -> etree._Element:
+        for step in path.split("/"):
+            prefix, name = step.split(":")
+            parent = etree.SubElement(parent, f"{{{ns[prefix]}}}{name}")
+        parent.text = text
+        return parent
+
+    add(root, "ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent")
+    received = fields["received_at"]
+    for tag, text in (
+        ("UBLVersionID", "2.0"),
+        ("CustomizationID", "1.0"),
+        ("ID", fields["cdr_id"]),
+        ("IssueDate", f"{received:%Y-%m-%d}"),
+        ("IssueTime", f"{received:%H:%M:%S}"),
+        ("ResponseDate", f"{received:%Y-%m-%d}"),
+        ("ResponseTime", f"{received:%H:%M:%S}"),
+    ):
+        add(root, f"cbc:{tag}", text)
+    for note in fields["notes"]:
+        add(root, "cbc:Note", note)
+    signature = add(root, "cac:Signature")
+    add(signature, "cbc:ID", "SignSUNAT")
+    signatory = add(signature, "cac:SignatoryParty")
+    add(signatory, "cac:PartyIdentification/cbc:ID", "20131312955")
+    add(signatory, "cac:PartyName/cbc:Name", "SUNAT")
+    add(signature, "cac:DigitalSignatureAttachment/cac:ExternalReference/cbc:URI", "#SignSUNAT")
+    add(root, "cac:SenderParty/cac:PartyIdentification/cbc:ID", "20131312955")
+    add(root, "cac:ReceiverParty/cac:PartyIdentification/cbc:ID", fields["issuer_ruc"])
+    document_response = add(root, "cac:DocumentResponse")
+    response = add(document_response, "cac:Response")
+    add(response, "cbc:ReferenceID", fields["reference_id"])
+    add(response, "cbc:ResponseCode", fields["code"])
+    add(response, "cbc:Description", fields["description"])
+    add(document_response, "cac:DocumentReference/cbc:ID", fields["reference_id"])
+    if fields["recipient"]:
+        add(document_response, "cac:RecipientParty/cac:PartyIdentification/cbc:ID", fields["recipient"])
+    # sign() names its signature SignatureSP; the Id is outside what the signature covers
+    return sign(root, identity)[0].replace(b'Id="SignatureSP"', b'Id="SignSUNAT"', 1)
+
+
+@pytest.mark.parametrize(
+    ("notes", "recipient", "description"),
+    [
+        ((), "", "La Factura numero F001-1, ha sido aceptada"),
+        (("4332 - El Código producto de SUNAT no es válido", "4287 - a < b & c"), "6-20100066603", "x\r>y"),
+    ],
+)
+def test_built_cdr_is_canonically_the_lxml_document(
+    sunat_identity: SigningIdentity, notes: tuple[str, ...], recipient: str, description: str
+) -> None:
+    """build_cdr writes canonical XML by hand: its C14N (so digest and signature) equals an lxml build's."""
+    fields: dict[str, Any] = {
+        "cdr_id": "173650000100001",
+        "issuer_ruc": "20600995805",
+        "reference_id": "F001-1",
+        "code": "0",
+        "description": description,
+        "notes": notes,
+        "recipient": recipient,
+        "received_at": datetime(2025, 1, 10, 9, 30, 5),
+    }
+    ours = build_cdr(sunat_identity, **fields)
+    reference = _cdr_with_lxml(sunat_identity, **fields)
+    c14n = [etree.tostring(etree.fromstring(xml), method="c14n") for xml in (ours, reference)]
+    assert c14n[0] == c14n[1]
+    assert verify(ours).digest_value == fast_verify(etree.fromstring(ours))
+    assert parse_cdr(ours).description == description

@@ -6,16 +6,28 @@ ours or SUNAT's (ISO-8859-1 declarations, the empty ``dummy`` zip entry, no sign
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import threading
 from dataclasses import dataclass
 from datetime import datetime
 
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding
 from lxml import etree
 
 from facturador.service.authority.gateway import AuthorityResponse
 from facturador.service.authority.packaging import PackagingError, read_zip, zip_document
-from facturador.service.ubl.namespaces import APPLICATION_RESPONSE, CAC, CBC, EXT, nsmap_for
-from facturador.service.ubl.signing import SIGNATURE_ID, SigningIdentity, sign
+from facturador.service.ubl.namespaces import APPLICATION_RESPONSE, CAC, CBC, nsmap_for
+from facturador.service.ubl.signing import (
+    C14N_1_0,
+    ENVELOPED,
+    RSA_SHA1,
+    SHA1,
+    XML_DECLARATION,
+    SigningIdentity,
+    certificate_base64,
+)
 
 SUNAT_RUC = "20131312955"
 SUNAT_SIGNATURE_ID = "SignSUNAT"
@@ -29,8 +41,6 @@ DOCUMENT_NAMES: dict[str, str] = {
 }
 
 _ROOT = f"{{{APPLICATION_RESPONSE}}}ApplicationResponse"
-_SIGNATURE_ID_ATTR = f'Id="{SIGNATURE_ID}"'.encode()
-_SUNAT_ID_ATTR = f'Id="{SUNAT_SIGNATURE_ID}"'.encode()
 
 
 class CdrError(ValueError):
@@ -42,9 +52,39 @@ def accepted_description(doc_type: str, document_id: str) -> str:
     return f"{DOCUMENT_NAMES.get(doc_type, 'El comprobante')} numero {document_id}, ha sido aceptada"
 
 
-def _party(parent: etree._Element, tag: str, ruc: str) -> None:
-    party = etree.SubElement(parent, CAC(tag))
-    etree.SubElement(etree.SubElement(party, CAC("PartyIdentification")), CBC("ID")).text = ruc
+def _escape(text: str) -> str:
+    """Character data as canonical XML (C14N 1.0) writes it."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#xD;")
+
+
+def _element(tag: str, text: str) -> str:
+    return f"<{tag}>{_escape(text)}</{tag}>"
+
+
+def _party(tag: str, ruc: str) -> str:
+    return (
+        f"<cac:{tag}><cac:PartyIdentification>{_element('cbc:ID', ruc)}</cac:PartyIdentification></cac:{tag}>"
+    )
+
+
+# The root's namespace declarations in canonical order (default first, then by prefix).
+_NAMESPACES = "".join(
+    f' xmlns{":" + prefix if prefix else ""}="{uri}"'
+    for prefix, uri in sorted(nsmap_for(APPLICATION_RESPONSE).items(), key=lambda item: item[0] or "")
+)
+_EXTENSIONS = (
+    "<ext:UBLExtensions><ext:UBLExtension><ext:ExtensionContent>{}"
+    "</ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>"
+)
+_SIGNED_INFO = (
+    "<ds:SignedInfo{namespaces}>"
+    f'<ds:CanonicalizationMethod Algorithm="{C14N_1_0.value}"></ds:CanonicalizationMethod>'
+    f'<ds:SignatureMethod Algorithm="{RSA_SHA1}"></ds:SignatureMethod>'
+    '<ds:Reference URI=""><ds:Transforms>'
+    f'<ds:Transform Algorithm="{ENVELOPED}"></ds:Transform></ds:Transforms>'
+    f'<ds:DigestMethod Algorithm="{SHA1}"></ds:DigestMethod>'
+    "<ds:DigestValue>{digest}</ds:DigestValue></ds:Reference></ds:SignedInfo>"
+)
 
 
 def build_cdr(
@@ -64,46 +104,62 @@ def build_cdr(
 
     ``recipient`` is the customer as ``"<cat. 06 type>-<number>"`` (``6-20587896411``); ``received_at``
     is the reception time (ResponseDate/Time) and ``issued_at`` the CDR's generation time (Issue*).
-    Returns the signed XML (UTF-8) with signature id ``SignSUNAT``.
+    Returns the signed XML (UTF-8) with signature id ``SignSUNAT`` (enveloped, C14N 1.0, RSA-SHA1).
+
+    The simulator answers every factura with one, so it is written directly in canonical form (C14N
+    1.0: namespaces sorted on the root, no empty-element tags, no whitespace) instead of through an
+    lxml tree: the document without its signature is its own digest input and the signed document is
+    that text with the ``ds:Signature`` put in the extension. Verifiers (signxml, SUNAT's) accept it.
     """
     issued_at = issued_at or received_at
-    root = etree.Element(_ROOT, nsmap=nsmap_for(APPLICATION_RESPONSE))
-    ext = etree.SubElement(etree.SubElement(root, EXT("UBLExtensions")), EXT("UBLExtension"))
-    etree.SubElement(ext, EXT("ExtensionContent"))
-    for tag, text in (
-        ("UBLVersionID", "2.0"),
-        ("CustomizationID", "1.0"),
-        ("ID", cdr_id),
-        ("IssueDate", issued_at.strftime("%Y-%m-%d")),
-        ("IssueTime", issued_at.strftime("%H:%M:%S")),
-        ("ResponseDate", received_at.strftime("%Y-%m-%d")),
-        ("ResponseTime", received_at.strftime("%H:%M:%S")),
-    ):
-        etree.SubElement(root, CBC(tag)).text = text
-    for note in notes:
-        etree.SubElement(root, CBC("Note")).text = note
-    signature = etree.SubElement(root, CAC("Signature"))
-    etree.SubElement(signature, CBC("ID")).text = SUNAT_SIGNATURE_ID
-    signatory = etree.SubElement(signature, CAC("SignatoryParty"))
-    etree.SubElement(etree.SubElement(signatory, CAC("PartyIdentification")), CBC("ID")).text = SUNAT_RUC
-    etree.SubElement(etree.SubElement(signatory, CAC("PartyName")), CBC("Name")).text = "SUNAT"
-    attachment = etree.SubElement(signature, CAC("DigitalSignatureAttachment"))
-    reference = etree.SubElement(attachment, CAC("ExternalReference"))
-    etree.SubElement(reference, CBC("URI")).text = f"#{SUNAT_SIGNATURE_ID}"
-    _party(root, "SenderParty", SUNAT_RUC)
-    _party(root, "ReceiverParty", issuer_ruc)
-    document_response = etree.SubElement(root, CAC("DocumentResponse"))
-    response = etree.SubElement(document_response, CAC("Response"))
-    etree.SubElement(response, CBC("ReferenceID")).text = reference_id
-    etree.SubElement(response, CBC("ResponseCode")).text = code
-    etree.SubElement(response, CBC("Description")).text = description
-    doc_reference = etree.SubElement(document_response, CAC("DocumentReference"))
-    etree.SubElement(doc_reference, CBC("ID")).text = reference_id
-    if recipient:
-        _party(document_response, "RecipientParty", recipient)
-    xml, _digest = sign(root, identity)
-    # The ds:Signature Id is outside what the signature covers (enveloped transform, not in SignedInfo).
-    return xml.replace(_SIGNATURE_ID_ATTR, _SUNAT_ID_ATTR, 1)
+    body = "".join(
+        (
+            _element("cbc:UBLVersionID", "2.0"),
+            _element("cbc:CustomizationID", "1.0"),
+            _element("cbc:ID", cdr_id),
+            _element("cbc:IssueDate", issued_at.strftime("%Y-%m-%d")),
+            _element("cbc:IssueTime", issued_at.strftime("%H:%M:%S")),
+            _element("cbc:ResponseDate", received_at.strftime("%Y-%m-%d")),
+            _element("cbc:ResponseTime", received_at.strftime("%H:%M:%S")),
+            *(_element("cbc:Note", note) for note in notes),
+            "<cac:Signature>",
+            _element("cbc:ID", SUNAT_SIGNATURE_ID),
+            "<cac:SignatoryParty><cac:PartyIdentification>",
+            _element("cbc:ID", SUNAT_RUC),
+            "</cac:PartyIdentification><cac:PartyName>",
+            _element("cbc:Name", "SUNAT"),
+            "</cac:PartyName></cac:SignatoryParty><cac:DigitalSignatureAttachment><cac:ExternalReference>",
+            _element("cbc:URI", f"#{SUNAT_SIGNATURE_ID}"),
+            "</cac:ExternalReference></cac:DigitalSignatureAttachment></cac:Signature>",
+            _party("SenderParty", SUNAT_RUC),
+            _party("ReceiverParty", issuer_ruc),
+            "<cac:DocumentResponse><cac:Response>",
+            _element("cbc:ReferenceID", reference_id),
+            _element("cbc:ResponseCode", code),
+            _element("cbc:Description", description),
+            "</cac:Response><cac:DocumentReference>",
+            _element("cbc:ID", reference_id),
+            "</cac:DocumentReference>",
+            _party("RecipientParty", recipient) if recipient else "",
+            "</cac:DocumentResponse></ApplicationResponse>",
+        )
+    )
+    start = f"<ApplicationResponse{_NAMESPACES}>"
+    unsigned = (start + _EXTENSIONS.format("") + body).encode("utf-8")
+    digest = base64.b64encode(hashlib.sha1(unsigned).digest()).decode("ascii")
+    signed_info = _SIGNED_INFO.format(namespaces=_NAMESPACES, digest=digest)
+    value = identity.key.sign(signed_info.encode("utf-8"), padding.PKCS1v15(), hashes.SHA1())  # noqa: S303
+    signature = "".join(
+        (
+            f'<ds:Signature Id="{SUNAT_SIGNATURE_ID}">',
+            signed_info.replace(_NAMESPACES, "", 1),  # declared on the root already
+            f"<ds:SignatureValue>{base64.b64encode(value).decode('ascii')}</ds:SignatureValue>",
+            "<ds:KeyInfo><ds:X509Data><ds:X509Certificate>",
+            certificate_base64(identity.cert_pem),
+            "</ds:X509Certificate></ds:X509Data></ds:KeyInfo></ds:Signature>",
+        )
+    )
+    return (XML_DECLARATION + start + _EXTENSIONS.format(signature) + body).encode("utf-8")
 
 
 def zip_cdr(filename: str, xml: bytes) -> bytes:

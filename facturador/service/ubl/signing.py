@@ -100,10 +100,14 @@ def generate_identity(ruc: str, name: str, *, years: int = 5) -> tuple[bytes, by
     return key_pem, cert.public_bytes(serialization.Encoding.PEM)
 
 
-_ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
+ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
+RSA_SHA1 = SignatureMethod.RSA_SHA1.value
+SHA1 = DigestAlgorithm.SHA1.value
+#: The declaration lxml writes on the documents we sign.
+XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8'?>\n"
 _ALGORITHMS = {
     # sha256 flag -> (SignatureMethod, DigestMethod, hash for the digest, hash for the RSA signature)
-    False: (SignatureMethod.RSA_SHA1.value, DigestAlgorithm.SHA1.value, hashlib.sha1, hashes.SHA1),
+    False: (RSA_SHA1, SHA1, hashlib.sha1, hashes.SHA1),
     True: (SignatureMethod.RSA_SHA256.value, DigestAlgorithm.SHA256.value, hashlib.sha256, hashes.SHA256),
 }
 
@@ -120,7 +124,7 @@ def _placeholder_parent(root: etree._Element) -> etree._Element:
 
 
 @lru_cache(maxsize=64)
-def _certificate_base64(cert_pem: str) -> str:
+def certificate_base64(cert_pem: str) -> str:
     """The base64 DER of the first certificate of a PEM text (what ``ds:X509Certificate`` carries)."""
     body = cert_pem.split("-----BEGIN CERTIFICATE-----", 1)[-1].split("-----END CERTIFICATE-----", 1)[0]
     text = "".join(body.split())
@@ -153,7 +157,7 @@ def sign(root: etree._Element, identity: SigningIdentity, *, sha256: bool = Fals
     etree.SubElement(signed_info, _ds("SignatureMethod"), Algorithm=signature_method)
     reference = etree.SubElement(signed_info, _ds("Reference"), URI="")
     transforms = etree.SubElement(reference, _ds("Transforms"))
-    etree.SubElement(transforms, _ds("Transform"), Algorithm=_ENVELOPED)
+    etree.SubElement(transforms, _ds("Transform"), Algorithm=ENVELOPED)
     etree.SubElement(reference, _ds("DigestMethod"), Algorithm=digest_method)
     etree.SubElement(reference, _ds("DigestValue")).text = digest
 
@@ -164,7 +168,7 @@ def sign(root: etree._Element, identity: SigningIdentity, *, sha256: bool = Fals
     etree.SubElement(signature, _ds("SignatureValue")).text = base64.b64encode(value).decode("ascii")
     key_info = etree.SubElement(signature, _ds("KeyInfo"))
     x509_data = etree.SubElement(key_info, _ds("X509Data"))
-    etree.SubElement(x509_data, _ds("X509Certificate")).text = _certificate_base64(identity.cert_pem)
+    etree.SubElement(x509_data, _ds("X509Certificate")).text = certificate_base64(identity.cert_pem)
     xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
     return xml, digest
 
