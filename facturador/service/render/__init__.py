@@ -1,1 +1,1 @@
-"""Printed representation of sales documents: the PDF (fpdf2) and the QR (segno)."""
+"""Printed representation of sales documents: the PDF (fpdf2) and the QR (render/qrcode.py)."""
