@@ -12,7 +12,7 @@ from ubl_samples import document
 
 from facturador.service.ubl.invoice import build_sales_document
 from facturador.service.ubl.namespaces import APPLICATION_RESPONSE, CBC, EXT, NS, nsmap_for
-from facturador.service.ubl.signing import C14N_1_0, SignatureError, SigningIdentity, sign, verify
+from facturador.service.ubl.signing import C14N_1_0, SignatureError, SigningIdentity, prepare, sign, verify
 
 
 class _ReferenceSigner(XMLSigner):
@@ -57,9 +57,11 @@ def test_matches_signxml_signer_byte_for_byte(identity, sha256):
 
 
 def test_signature_shape_and_placement(identity):
-    root = build_sales_document(document())
-    xml, _digest = sign(root, identity)
-    assert etree.tostring(root, xml_declaration=True, encoding="UTF-8") == xml  # signed in place
+    unsigned = build_sales_document(document())
+    xml, _digest = sign(unsigned, identity)
+    root = etree.fromstring(xml)
+    assert etree.tostring(root, xml_declaration=True, encoding="UTF-8") == xml  # as lxml writes it
+    assert unsigned.find(".//ds:Signature", NS) is None  # the tree given is left unsigned
     signature = root.find("ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/ds:Signature", NS)
     assert signature.get("Id") == "SignatureSP"
     assert [etree.QName(c).localname for c in signature] == ["SignedInfo", "SignatureValue", "KeyInfo"]
@@ -92,10 +94,29 @@ def test_signs_documents_that_do_not_declare_ds(identity):
 
 
 def test_needs_an_empty_extension_content(identity):
-    root = build_sales_document(document())
-    sign(root, identity)
+    xml, _digest = sign(build_sales_document(document()), identity)
     with pytest.raises(SignatureError, match="ExtensionContent"):
-        sign(root, identity)  # the only ExtensionContent is taken now
+        sign(etree.fromstring(xml), identity)  # the only ExtensionContent is taken now
+
+
+def test_prepared_document_signs_with_the_number_filled_in_later(identity):
+    """prepare() + UnsignedXml.sign() with a token replaced equals sign() of the tree with the final text."""
+    doc = document()
+    template = build_sales_document(doc)
+    template.find(CBC("ID")).text = "F001-TOKEN0123456789abcdef"
+    prepared = prepare(template)
+    for number in ("F001-1", "F001-99999999"):
+        final = build_sales_document(doc)
+        final.find(CBC("ID")).text = number
+        expected = sign(final, identity)
+        assert prepared.sign(identity, {"TOKEN0123456789abcdef": number[5:]}) == expected
+        assert verify(expected[0]).digest_value == expected[1]
+
+
+def test_prepared_document_refuses_markup_in_what_it_fills_in(identity):
+    prepared = prepare(build_sales_document(document()))
+    with pytest.raises(SignatureError, match="plain text"):
+        prepared.sign(identity, {"F001": "A&B"})
 
 
 def test_signature_of_another_document_does_not_verify(identity):

@@ -6,27 +6,20 @@ ours or SUNAT's (ISO-8859-1 declarations, the empty ``dummy`` zip entry, no sign
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import threading
 from dataclasses import dataclass
 from datetime import datetime
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import padding
 from lxml import etree
 
 from facturador.service.authority.gateway import AuthorityResponse
 from facturador.service.authority.packaging import PackagingError, read_zip, zip_document
 from facturador.service.ubl.namespaces import APPLICATION_RESPONSE, CAC, CBC, nsmap_for
 from facturador.service.ubl.signing import (
-    C14N_1_0,
-    ENVELOPED,
-    RSA_SHA1,
-    SHA1,
     XML_DECLARATION,
     SigningIdentity,
-    certificate_base64,
+    canonical_namespaces,
+    signature_element,
 )
 
 SUNAT_RUC = "20131312955"
@@ -67,23 +60,10 @@ def _party(tag: str, ruc: str) -> str:
     )
 
 
-# The root's namespace declarations in canonical order (default first, then by prefix).
-_NAMESPACES = "".join(
-    f' xmlns{":" + prefix if prefix else ""}="{uri}"'
-    for prefix, uri in sorted(nsmap_for(APPLICATION_RESPONSE).items(), key=lambda item: item[0] or "")
-)
+_NAMESPACES = canonical_namespaces(nsmap_for(APPLICATION_RESPONSE))
 _EXTENSIONS = (
     "<ext:UBLExtensions><ext:UBLExtension><ext:ExtensionContent>{}"
     "</ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>"
-)
-_SIGNED_INFO = (
-    "<ds:SignedInfo{namespaces}>"
-    f'<ds:CanonicalizationMethod Algorithm="{C14N_1_0.value}"></ds:CanonicalizationMethod>'
-    f'<ds:SignatureMethod Algorithm="{RSA_SHA1}"></ds:SignatureMethod>'
-    '<ds:Reference URI=""><ds:Transforms>'
-    f'<ds:Transform Algorithm="{ENVELOPED}"></ds:Transform></ds:Transforms>'
-    f'<ds:DigestMethod Algorithm="{SHA1}"></ds:DigestMethod>'
-    "<ds:DigestValue>{digest}</ds:DigestValue></ds:Reference></ds:SignedInfo>"
 )
 
 
@@ -146,18 +126,8 @@ def build_cdr(
     )
     start = f"<ApplicationResponse{_NAMESPACES}>"
     unsigned = (start + _EXTENSIONS.format("") + body).encode("utf-8")
-    digest = base64.b64encode(hashlib.sha1(unsigned).digest()).decode("ascii")
-    signed_info = _SIGNED_INFO.format(namespaces=_NAMESPACES, digest=digest)
-    value = identity.key.sign(signed_info.encode("utf-8"), padding.PKCS1v15(), hashes.SHA1())  # noqa: S303
-    signature = "".join(
-        (
-            f'<ds:Signature Id="{SUNAT_SIGNATURE_ID}">',
-            signed_info.replace(_NAMESPACES, "", 1),  # declared on the root already
-            f"<ds:SignatureValue>{base64.b64encode(value).decode('ascii')}</ds:SignatureValue>",
-            "<ds:KeyInfo><ds:X509Data><ds:X509Certificate>",
-            certificate_base64(identity.cert_pem),
-            "</ds:X509Certificate></ds:X509Data></ds:KeyInfo></ds:Signature>",
-        )
+    signature, _digest = signature_element(
+        unsigned, nsmap_for(APPLICATION_RESPONSE), identity, signature_id=SUNAT_SIGNATURE_ID
     )
     return (XML_DECLARATION + start + _EXTENSIONS.format(signature) + body).encode("utf-8")
 

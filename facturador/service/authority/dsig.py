@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from lxml import etree
 
 from facturador.service.ubl.namespaces import DS, EXT
+from facturador.service.ubl.signing import ENVELOPED
 
 __all__ = ["fast_verify"]
 
@@ -33,7 +34,6 @@ _C14N = {
     "http://www.w3.org/TR/2001/REC-xml-c14n-20010315": False,  # inclusive C14N 1.0 -> exclusive=False
     "http://www.w3.org/2001/10/xml-exc-c14n#": True,
 }
-_ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
 _SIGNATURE_METHODS = {
     "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1,
     "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256,
@@ -120,7 +120,7 @@ def fast_verify(root: etree._Element) -> str | None:
     algorithms = [t.get("Algorithm", "") for t in transforms] if transforms is not None else []
     if transforms is not None and any(len(t) for t in transforms):
         return None  # InclusiveNamespaces / XPath parameters: not our profile
-    if not algorithms or algorithms[0] != _ENVELOPED or len(algorithms) > 2:
+    if not algorithms or algorithms[0] != ENVELOPED or len(algorithms) > 2:
         return None
     # without a C14N transform the reference is canonicalized with inclusive C14N 1.0 (the XMLDSig default)
     digest_exclusive = _C14N.get(algorithms[1]) if len(algorithms) == 2 else False

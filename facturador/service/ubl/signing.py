@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -112,10 +113,6 @@ _ALGORITHMS = {
 }
 
 
-def _ds(name: str) -> str:
-    return f"{{{DS_NS}}}{name}"
-
-
 def _placeholder_parent(root: etree._Element) -> etree._Element:
     for content in root.iter(f"{{{EXT_NS}}}ExtensionContent"):
         if len(content) == 0:
@@ -138,39 +135,155 @@ def _c14n(node: etree._Element) -> bytes:
     return etree.tostring(node, method="c14n", exclusive=False, with_comments=False)
 
 
+def canonical_namespaces(nsmap: dict[str | None, str]) -> str:
+    """Namespace declarations as C14N writes them on an element: the default first, then by prefix."""
+    return "".join(
+        f' xmlns{":" + prefix if prefix else ""}="{uri}"'
+        for prefix, uri in sorted(nsmap.items(), key=lambda item: item[0] or "")
+    )
+
+
+def _signed_info(sha256: bool, digest: str, *, canonical: bool, namespaces: str = "") -> str:
+    """``ds:SignedInfo`` of the one enveloped reference: canonical (with the namespaces in scope, what is
+    signed) or as lxml serializes it inside the document (empty elements closed with ``/>``)."""
+    signature_method, digest_method = _ALGORITHMS[sha256][:2]
+
+    def empty(tag: str, algorithm: str) -> str:
+        if canonical:
+            return f'<ds:{tag} Algorithm="{algorithm}"></ds:{tag}>'
+        return f'<ds:{tag} Algorithm="{algorithm}"/>'
+
+    return "".join(
+        (
+            f"<ds:SignedInfo{namespaces}>",
+            empty("CanonicalizationMethod", C14N_1_0.value),
+            empty("SignatureMethod", signature_method),
+            '<ds:Reference URI=""><ds:Transforms>',
+            empty("Transform", ENVELOPED),
+            "</ds:Transforms>",
+            empty("DigestMethod", digest_method),
+            f"<ds:DigestValue>{digest}</ds:DigestValue></ds:Reference></ds:SignedInfo>",
+        )
+    )
+
+
+def signature_element(
+    canonical_document: bytes,
+    namespaces_in_scope: dict[str | None, str],
+    identity: SigningIdentity,
+    *,
+    sha256: bool = False,
+    signature_id: str = SIGNATURE_ID,
+) -> tuple[str, str]:
+    """The enveloped ``ds:Signature`` of a document, as text, and its DigestValue.
+
+    ``canonical_document`` is the C14N of the document without the signature (what the enveloped
+    transform leaves); ``namespaces_in_scope`` are those where the signature goes (the signed
+    ``ds:SignedInfo`` is canonicalized with them, as inclusive C14N does). ``xmlns:ds`` is declared on
+    the signature only when it is not in scope already.
+    """
+    digest_hash, signature_hash = _ALGORITHMS[sha256][2:]
+    digest = base64.b64encode(digest_hash(canonical_document).digest()).decode("ascii")
+    in_scope = {**namespaces_in_scope, "ds": DS_NS}
+    signed = _signed_info(sha256, digest, canonical=True, namespaces=canonical_namespaces(in_scope))
+    try:
+        value = identity.key.sign(signed.encode("utf-8"), padding.PKCS1v15(), signature_hash())
+    except (TypeError, ValueError) as exc:  # pragma: no cover - indicates a broken key
+        raise SignatureError(str(exc)) from exc
+    declaration = "" if namespaces_in_scope.get("ds") == DS_NS else f' xmlns:ds="{DS_NS}"'
+    element = "".join(
+        (
+            f'<ds:Signature{declaration} Id="{signature_id}">',
+            _signed_info(sha256, digest, canonical=False),
+            f"<ds:SignatureValue>{base64.b64encode(value).decode('ascii')}</ds:SignatureValue>",
+            "<ds:KeyInfo><ds:X509Data><ds:X509Certificate>",
+            certificate_base64(identity.cert_pem),
+            "</ds:X509Certificate></ds:X509Data></ds:KeyInfo></ds:Signature>",
+        )
+    )
+    return element, digest
+
+
+#: Characters that C14N and lxml's serializer write differently (or that are markup).
+_NOT_PLAIN = re.compile(r"[&<>\"\r\n\t]")
+
+
+@dataclass(frozen=True)
+class UnsignedXml:
+    """A document serialized once and signed later, possibly with some text filled in then.
+
+    The issuing service builds the XML before it takes the correlative and signs it after, inside the
+    short numbering transaction: the tree carries a unique token where the number goes and
+    :meth:`sign` replaces it in the canonical and serialized texts, so the expensive part (the tree,
+    its C14N and its serialization) stays outside the transaction. Made by :func:`prepare`.
+    """
+
+    canonical: bytes  # C14N of the document as built (the signature slot empty)
+    serialized: bytes  # lxml's serialization with the XML declaration, the slot as an empty element
+    slot: bytes  # the empty ``<ext:ExtensionContent/>`` (or with whitespace only) receiving the signature
+    namespaces: tuple[tuple[str | None, str], ...]  # in scope at the slot
+
+    def sign(
+        self,
+        identity: SigningIdentity,
+        replacements: dict[str, str] | None = None,
+        *,
+        sha256: bool = False,
+    ) -> tuple[bytes, str]:
+        """Fill in ``replacements`` (token -> plain text) and sign; return the signed bytes and the digest.
+
+        The result is byte for byte what :func:`sign` gives for the tree with the replaced texts.
+        """
+        canonical, serialized = self.canonical, self.serialized
+        for token, value in (replacements or {}).items():
+            if _NOT_PLAIN.search(value) or _NOT_PLAIN.search(token):
+                raise SignatureError(f"{value!r} is not plain text: it cannot be filled in after serializing")
+            canonical = canonical.replace(token.encode(), value.encode())
+            serialized = serialized.replace(token.encode(), value.encode())
+        element, digest = signature_element(canonical, dict(self.namespaces), identity, sha256=sha256)
+        if self.slot.endswith(b"/>"):  # <ext:ExtensionContent/>
+            tag = self.slot[1:-2]
+            filled = b"<%s>%s</%s>" % (tag, element.encode("utf-8"), tag)
+        else:  # <ext:ExtensionContent>whitespace</ext:ExtensionContent>: the signature after the text
+            end = self.slot.rindex(b"</")
+            filled = self.slot[:end] + element.encode("utf-8") + self.slot[end:]
+        return serialized.replace(self.slot, filled, 1), digest
+
+
+def prepare(root: etree._Element) -> UnsignedXml:
+    """Canonicalize and serialize an unsigned document once, ready for :meth:`UnsignedXml.sign`.
+
+    The signature goes into the first empty ``ext:UBLExtensions/.../ext:ExtensionContent``.
+    """
+    parent = _placeholder_parent(root)
+    text = parent.text or ""
+    if text.strip(" \n\t"):  # whitespace (indentation) is kept before the signature, as a tree insert would
+        raise SignatureError("the ext:ExtensionContent that receives the signature must be empty")
+    tag = f"{parent.prefix}:ExtensionContent" if parent.prefix else "ExtensionContent"
+    slot = f"<{tag}>{text}</{tag}>" if text else f"<{tag}/>"
+    serialized = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+    # the first empty ExtensionContent in document order is the first one serialized like this: no text
+    # contains "<" and the ones that are not empty have a child right after their whitespace
+    if slot.encode() not in serialized:  # pragma: no cover - guarded by the checks above
+        raise SignatureError("the signature slot was not found in the serialized document")
+    return UnsignedXml(
+        canonical=_c14n(root),
+        serialized=serialized,
+        slot=slot.encode(),
+        namespaces=tuple(parent.nsmap.items()),
+    )
+
+
 def sign(root: etree._Element, identity: SigningIdentity, *, sha256: bool = False) -> tuple[bytes, str]:
-    """Sign ``root`` in place; return the serialized signed document and its DigestValue (the hash).
+    """Sign the document ``root``; return the serialized signed document and its DigestValue (the hash).
 
     Produces exactly what signxml's enveloped signer produces with inclusive C14N 1.0, the enveloped
     transform only (no c14n transform element) and RSA-SHA1 (or RSA-SHA256), without its two
     serialize/parse copies of the document: the digest of the document before the signature is inserted
     equals the digest after the verifier's enveloped transform removes it. ``verify`` (signxml) checks it.
+    ``root`` itself is left unsigned.
     """
-    parent = _placeholder_parent(root)
-    signature_method, digest_method, digest_hash, signature_hash = _ALGORITHMS[sha256]
-    digest = base64.b64encode(digest_hash(_c14n(root)).digest()).decode("ascii")
-
-    signature = etree.SubElement(parent, _ds("Signature"), nsmap={"ds": DS_NS})
-    signature.set("Id", SIGNATURE_ID)
-    signed_info = etree.SubElement(signature, _ds("SignedInfo"))
-    etree.SubElement(signed_info, _ds("CanonicalizationMethod"), Algorithm=C14N_1_0.value)
-    etree.SubElement(signed_info, _ds("SignatureMethod"), Algorithm=signature_method)
-    reference = etree.SubElement(signed_info, _ds("Reference"), URI="")
-    transforms = etree.SubElement(reference, _ds("Transforms"))
-    etree.SubElement(transforms, _ds("Transform"), Algorithm=ENVELOPED)
-    etree.SubElement(reference, _ds("DigestMethod"), Algorithm=digest_method)
-    etree.SubElement(reference, _ds("DigestValue")).text = digest
-
-    try:
-        value = identity.key.sign(_c14n(signed_info), padding.PKCS1v15(), signature_hash())
-    except (TypeError, ValueError) as exc:  # pragma: no cover - indicates a broken key
-        raise SignatureError(str(exc)) from exc
-    etree.SubElement(signature, _ds("SignatureValue")).text = base64.b64encode(value).decode("ascii")
-    key_info = etree.SubElement(signature, _ds("KeyInfo"))
-    x509_data = etree.SubElement(key_info, _ds("X509Data"))
-    etree.SubElement(x509_data, _ds("X509Certificate")).text = certificate_base64(identity.cert_pem)
-    xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
-    return xml, digest
+    return prepare(root).sign(identity, sha256=sha256)
 
 
 @dataclass(frozen=True)
