@@ -89,7 +89,11 @@ def authority_response(row: Document) -> dict[str, Any] | list[Any]:
 async def issue(request: Request) -> FastJSON:
     tenant, caller = authenticated(request)
     body = await json_object(request)
-    issued = await run_in_threadpool(_service(request).issue, tenant, caller, body)
+    service = _service(request)
+    if service.context.issue_on_event_loop:  # see ServiceContext.issue_on_event_loop
+        issued = service.issue(tenant, caller, body)
+    else:
+        issued = await run_in_threadpool(service.issue, tenant, caller, body)
     row = issued.document
     return FastJSON(
         {

@@ -39,7 +39,7 @@ from facturador.service.store.models import (
     store_document,
 )
 from facturador.service.store.registry import SqlRegistry
-from facturador.service.ubl.invoice import build_and_sign
+from facturador.service.ubl.invoice import prepare_sales_document
 from facturador.sunat.catalogs import DOCUMENT_TYPES, is_free
 from facturador.sunat.series import document_group
 from facturador.sunat.words import amount_in_words
@@ -135,6 +135,12 @@ class DocumentService:
         draft = self._draft(tenant, request, note)
         group = document_group(request.doc_type, request.series, note.affected.doc_type if note else None)
         identity = self.context.identity(tenant)
+        # everything that does not depend on the correlative happens before the numbering transaction,
+        # which serializes the issuers of a series (on SQLite, every writer): inside it only the number,
+        # one digest, one RSA signature and the inserts
+        prepared = prepare_sales_document(draft)
+        row = self._row(tenant, caller, request, draft, group)
+        row.affected_document_id = affected_row.id if affected_row is not None else None
         try:
             with self.context.writing() as connection:
                 if request.number is None:
@@ -142,11 +148,10 @@ class DocumentService:
                 else:
                     claim_number(connection, series_id, request.number)
                     number = request.number
-                document = replace(draft, number=number)
-                signed = build_and_sign(document, identity)
-                text = qr_text(document, signed.digest_value)
-                row = self._row(tenant, caller, request, document, group, signed.digest_value, text)
-                row.affected_document_id = affected_row.id if affected_row is not None else None
+                signed = prepared.sign(identity, number)
+                text = qr_text(replace(draft, number=number), signed.digest_value)
+                row.number, row.filename, row.hash = number, signed.filename, signed.digest_value
+                row.qr_text = text
                 row.id = store_document(connection, row)
                 connection.execute(
                     INSERT_ARTIFACT, {"document_id": row.id, "kind": "xml", "content": signed.xml}
@@ -266,9 +271,8 @@ class DocumentService:
         request: DocumentRequest,
         document: SalesDocument,
         group: str,
-        digest: str,
-        qr: str,
     ) -> Document:
+        """The row of ``document`` without what comes with its correlative (number, file name, hash, QR)."""
         totals = document.totals
         customer = document.customer
         legend_1000 = next(legend.text for legend in document.legends if legend.code == "1000")
@@ -280,8 +284,6 @@ class DocumentService:
             group_id=group,
             document_type_id=document.doc_type,
             series=document.series,
-            number=document.number,
-            filename=document.filename,
             date_of_issue=document.issue_date,
             time_of_issue=document.issue_time,
             date_of_due=document.due_date,
@@ -314,8 +316,6 @@ class DocumentService:
             total_value=totals.value,
             total=totals.total,
             state_type_id=states.REGISTERED,
-            hash=digest,
-            qr_text=qr,
             number_to_letter=legend_1000,
             format_pdf=request.format_pdf,
             send_xml_signed=request.send_xml_signed,

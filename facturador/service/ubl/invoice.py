@@ -2,7 +2,9 @@
 
 ``build_sales_document`` turns a validated :class:`SalesDocument` into the unsigned lxml tree;
 ``build_and_sign`` adds the enveloped signature and returns the bytes to store and send, with the
-DigestValue (the document "hash") and the file base name.
+DigestValue (the document "hash") and the file base name. ``prepare_sales_document`` does the building
+first and leaves the number and the signature for later (the service signs inside its numbering
+transaction).
 
 The element order is the XSD ``sequence`` of each root (``reference/sunat.md`` §2.1); it is expressed
 once, as the tuple of sections of each :class:`~facturador.service.ubl.parts.DocumentKind` below.
@@ -10,6 +12,7 @@ once, as the tuple of sections of each :class:`~facturador.service.ubl.parts.Doc
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from lxml import etree
@@ -18,7 +21,7 @@ from facturador.service.domain.model import DETRACTION, INSTALMENTS, Detraction,
 
 from . import parts as p
 from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
-from .signing import SigningIdentity, sign
+from .signing import SigningIdentity, UnsignedXml, prepare
 
 #: Scenario blocks of ``SalesDocument.extensions`` announced for a later issue, and the section(s) of
 #: :mod:`~facturador.service.ubl.parts` each will fill. A document carrying one of them (non-empty) is
@@ -211,7 +214,39 @@ class SignedXml:
         return f"{self.filename}.xml"
 
 
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A sales document built and serialized before its correlative is known.
+
+    The issuing service prepares the XML outside the numbering transaction and, inside it, only fills
+    in the number and signs (one digest and one RSA signature): the transaction, which serializes every
+    issuer of the series, stays short. Made by :func:`prepare_sales_document`.
+    """
+
+    document: SalesDocument  # as given; its number is replaced by sign()
+    unsigned: UnsignedXml
+    token: str  # stands for the number in the document's cbc:ID until sign()
+
+    def sign(self, identity: SigningIdentity, number: int, *, sha256: bool = False) -> SignedXml:
+        """The signed XML with ``number`` as the correlative (RSA-SHA1 unless ``sha256``)."""
+        if number < 1:
+            raise ValueError(f"the correlative must be positive, not {number}")
+        xml, digest = self.unsigned.sign(identity, {self.token: str(number)}, sha256=sha256)
+        document = self.document
+        filename = f"{document.issuer.ruc}-{document.doc_type}-{document.series}-{number}"
+        return SignedXml(xml=xml, digest_value=digest, filename=filename)
+
+
+def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:
+    """Build ``doc``'s XML with a unique token where its number goes (any ``doc.number`` is ignored)."""
+    root = build_sales_document(doc)
+    token = f"N{uuid.uuid4().hex}"
+    document_id = root.find(CBC("ID"))  # the root's own cbc:ID, SERIE-NUMERO
+    assert document_id is not None and document_id.text == doc.full_number
+    document_id.text = f"{doc.series}-{token}"
+    return PreparedDocument(document=doc, unsigned=prepare(root), token=token)
+
+
 def build_and_sign(doc: SalesDocument, identity: SigningIdentity, *, sha256: bool = False) -> SignedXml:
     """Build the document's XML and sign it with the tenant's identity (RSA-SHA1 unless ``sha256``)."""
-    xml, digest = sign(build_sales_document(doc), identity, sha256=sha256)
-    return SignedXml(xml=xml, digest_value=digest, filename=doc.filename)
+    return prepare_sales_document(doc).sign(identity, doc.number, sha256=sha256)
