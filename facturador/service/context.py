@@ -83,6 +83,8 @@ class ServiceContext:
         #: clients: 121-128 docs/s threaded, 150-173 on the loop). On PostgreSQL commits wait on the
         #: server's fsync, which a thread pool overlaps (104 docs/s threaded, 83 on the loop).
         self.issue_on_event_loop = False
+        #: What the driver raises for a unique or foreign key violation on the DB-API cursor.
+        self.dbapi_integrity_error: type[Exception] = self.engine.dialect.loaded_dbapi.IntegrityError
         if is_sqlite(self.engine):
             self._write_lock = WriterQueue(settings.data_dir / "sqlite-writer.lock")
             self.issue_on_event_loop = True

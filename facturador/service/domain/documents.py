@@ -33,9 +33,10 @@ from facturador.service.store.models import (
     DELETE_ARTIFACT,
     DOCUMENTS,
     INSERT_ARTIFACT,
-    UPDATE_ANSWER,
     Artifact,
     Document,
+    store_answer,
+    store_artifact,
     store_document,
 )
 from facturador.service.store.registry import SqlRegistry
@@ -153,10 +154,8 @@ class DocumentService:
                 row.number, row.filename, row.hash = number, signed.filename, signed.digest_value
                 row.qr_text = text
                 row.id = store_document(connection, row)
-                connection.execute(
-                    INSERT_ARTIFACT, {"document_id": row.id, "kind": "xml", "content": signed.xml}
-                )
-        except IntegrityError as exc:
+                store_artifact(connection, row.id, "xml", signed.xml)
+        except (IntegrityError, self.context.dbapi_integrity_error) as exc:
             if request.number is not None:
                 raise self._duplicate(request) from exc
             raise
@@ -353,16 +352,11 @@ class DocumentService:
             response["notes"] = list(answer.notes)
         with self.context.writing() as connection:
             registry.flush(connection)
-            connection.execute(
-                UPDATE_ANSWER,
-                {"document_id": row.id, "state": state, "response": response, "regularize": regularize},
-            )
+            store_answer(connection, row.id, state, response, regularize)
             if answer.cdr_zip is not None:
                 if not first:
                     connection.execute(DELETE_ARTIFACT, {"document_id": row.id, "kind": "cdr"})
-                connection.execute(
-                    INSERT_ARTIFACT, {"document_id": row.id, "kind": "cdr", "content": answer.cdr_zip}
-                )
+                store_artifact(connection, row.id, "cdr", answer.cdr_zip)
         row.state_type_id, row.response, row.regularize_shipping = state, response, regularize
         return row, answer.cdr_zip is not None
 

@@ -11,6 +11,7 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from facturador.service.store.direct import direct
 from facturador.service.store.models import SERIES, Document
 
 NEXT_NUMBER = (
@@ -21,19 +22,24 @@ NEXT_NUMBER = (
 )
 
 
+#: Keep the counter at the highest number used (SQLite's scalar max() is PostgreSQL's greatest()).
+CLAIM_NUMBER = {
+    dialect: update(SERIES)
+    .where(SERIES.c.id == bindparam("series_id"))
+    .values(last_number=highest(SERIES.c.last_number, bindparam("claimed")))
+    for dialect, highest in (("sqlite", func.max), ("postgresql", func.greatest))
+}
+
+
 def take_next_number(connection: Connection, series_id: int) -> int:
     """Advance the series counter and return the new correlative (for ``"#"``)."""
-    return int(connection.execute(NEXT_NUMBER, {"series_id": series_id}).scalar_one())
+    return int(direct(NEXT_NUMBER, connection.dialect).scalar(connection, {"series_id": series_id}))
 
 
 def claim_number(connection: Connection, series_id: int, number: int) -> None:
     """Reserve a number given by the client, keeping the counter at the highest number used."""
-    highest = func.max if connection.dialect.name == "sqlite" else func.greatest
-    connection.execute(
-        update(SERIES)
-        .where(SERIES.c.id == series_id)
-        .values(last_number=highest(SERIES.c.last_number, number))
-    )
+    statement = CLAIM_NUMBER[connection.dialect.name]
+    direct(statement, connection.dialect).run(connection, {"series_id": series_id, "claimed": number})
 
 
 def number_in_use(session: Session, tenant_id: int, doc_type: str, series: str, number: int) -> bool:

@@ -27,6 +27,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from facturador.service.store.direct import direct
+
 Money = Numeric(14, 2, asdecimal=True)
 
 
@@ -293,11 +295,46 @@ UPDATE_ANSWER = (
 )
 
 
+#: The columns a new document row is inserted with (the id and the timestamps come from the database).
+_DOCUMENT_COLUMNS = tuple(c.key for c in DOCUMENTS.columns if c.key not in ("id", "created_at", "updated_at"))
+_ARTIFACT_COLUMNS = ("document_id", "kind", "content")
+
+
+def _column_default(column: Any) -> Any:
+    default = column.default
+    if default is None:
+        return None
+    return default.arg(None) if default.is_callable else default.arg
+
+
+_DOCUMENT_DEFAULTS = {key: _column_default(DOCUMENTS.c[key]) for key in _DOCUMENT_COLUMNS}
+
+
+def document_values(document: Document) -> dict[str, Any]:
+    """The values a new row of ``document`` is inserted with (a ``None`` attribute takes the column's
+    default, as when a Core insert leaves the key out)."""
+    values = {}
+    for key in _DOCUMENT_COLUMNS:
+        value = getattr(document, key)
+        values[key] = _DOCUMENT_DEFAULTS[key] if value is None else value
+    return values
+
+
 def store_document(connection: Connection, document: Document) -> int:
     """Insert a document row and return its id."""
-    values = {
-        column.key: value
-        for column in DOCUMENTS.columns
-        if (value := getattr(document, column.key)) is not None  # omitted: the column default applies
-    }
-    return connection.execute(INSERT_DOCUMENT, values).scalar_one()
+    statement = direct(INSERT_DOCUMENT, connection.dialect, _DOCUMENT_COLUMNS)
+    return int(statement.scalar(connection, document_values(document)))
+
+
+def store_artifact(connection: Connection, document_id: int, kind: str, content: bytes) -> None:
+    """Insert a stored file of a document (``xml``, ``cdr``, ``pdf-a4``...)."""
+    values = {"document_id": document_id, "kind": kind, "content": content}
+    direct(INSERT_ARTIFACT, connection.dialect, _ARTIFACT_COLUMNS).run(connection, values)
+
+
+def store_answer(
+    connection: Connection, document_id: int, state: str, response: dict[str, Any], regularize: bool
+) -> None:
+    """Record the authority's answer on a document: its state, the response and the regularize flag."""
+    values = {"document_id": document_id, "state": state, "response": response, "regularize": regularize}
+    direct(UPDATE_ANSWER, connection.dialect).run(connection, values)

@@ -10,6 +10,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
 from facturador.service.authority.registry import RegistryKey, RegistryRecord
+from facturador.service.store.direct import direct
 from facturador.service.store.models import AUTHORITY_RECORDS
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
 RECORDS = AUTHORITY_RECORDS
 _KEY = ("issuer_ruc", "document_type_id", "series", "number")
+_COLUMNS = (*_KEY, "status", "digest", "code", "cdr_zip")
 LOOKUP = select(RECORDS.c.status, RECORDS.c.digest, RECORDS.c.code, RECORDS.c.cdr_zip).where(
     and_(*(RECORDS.c[name] == bindparam(name) for name in _KEY))
 )
@@ -57,10 +59,15 @@ class SqlRegistry:
                     cdr_zip=values["cdr_zip"],  # type: ignore[arg-type]
                 )
         with self.context.engine.connect() as connection:
-            row = connection.execute(LOOKUP, self._key(key)).first()
+            cursor = direct(LOOKUP, connection.dialect).execute(connection, self._key(key))
+            row = cursor.fetchone()
+            cursor.close()
         if row is None:
             return None
-        return RegistryRecord(status=row.status, digest=row.digest, code=row.code, cdr_zip=row.cdr_zip)
+        status, digest, code, cdr_zip = row
+        return RegistryRecord(
+            status=status, digest=digest, code=code, cdr_zip=bytes(cdr_zip) if cdr_zip else None
+        )
 
     def record(self, key: RegistryKey, record: RegistryRecord) -> None:
         values: dict[str, object] = {
@@ -78,6 +85,7 @@ class SqlRegistry:
 
     def flush(self, connection: Connection) -> None:
         """Write the records collected in deferred mode inside the caller's transaction."""
+        statement = direct(UPSERT[connection.dialect.name], connection.dialect, _COLUMNS)
         for values in self._pending:
-            connection.execute(UPSERT[connection.dialect.name], values)
+            statement.run(connection, values)
         self._pending.clear()
