@@ -232,7 +232,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3, help="concurrent runs (the median is reported)")
     parser.add_argument(
-        "--rounds", type=int, default=7, help="1-client rounds, each beside an in-process one"
+        "--rounds", type=int, default=15, help="1-client rounds, each beside an in-process one"
     )
     parser.add_argument("--workers", type=int, default=2, help="server worker processes")
     parser.add_argument("--lines", type=int, default=3, help="lines per factura")
@@ -265,7 +265,7 @@ def main() -> None:
             # The machine's speed drifts (a shared VM): each 1-client round is measured right beside an
             # in-process one, and the ratio is the median of the rounds' ratios.
             for _ in range(args.rounds):
-                build_sign, rsa = local.build_sign(60), local.rsa(60)
+                build_sign, rsa = local.build_sign(40), local.rsa(40)
                 _wall, single = run_load(base, body, 40, 1)
                 rounds.append((build_sign, rsa, statistics.median(single)))
             for _ in range(args.repeat):
