@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -39,7 +40,8 @@ from cryptography.hazmat.primitives.asymmetric import padding
 from facturador.service.config import Settings
 from facturador.service.context import ServiceContext
 from facturador.service.domain.document_input import parse_document
-from facturador.service.domain.model import Issuer, SalesDocument
+from facturador.service.domain.documents import sales_document
+from facturador.service.domain.model import Issuer
 from facturador.service.domain.tenants import create_tenant
 from facturador.service.ubl.invoice import build_and_sign
 from facturador.service.ubl.signing import SigningIdentity, generate_identity
@@ -109,22 +111,10 @@ class InProcess:
         self.rsa(20)
 
     def _once(self, number: int) -> None:
+        """What the service does to a body before storing it: check it, make the document (with its
+        legends) and build + sign the XML with the number."""
         request = parse_document(self.body, today=self.today)
-        document = SalesDocument(
-            issuer=self.issuer,
-            doc_type=request.doc_type,
-            series=request.series,
-            number=number,
-            issue_date=request.issue_date,
-            issue_time=request.issue_time,
-            currency=request.currency,
-            customer=request.customer,
-            lines=request.lines,
-            totals=request.totals,
-            operation_type=request.operation_type,
-            due_date=request.due_date,
-        )
-        build_and_sign(document, self.identity)
+        build_and_sign(replace(sales_document(self.issuer, request), number=number), self.identity)
 
     def build_sign(self, rounds: int) -> float:
         """Mean seconds to check the body, build the UBL XML and sign it."""

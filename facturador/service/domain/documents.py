@@ -23,7 +23,7 @@ from facturador.service.authority.packaging import zip_document
 from facturador.service.context import Caller, ServiceContext, TenantInfo
 from facturador.service.domain import states
 from facturador.service.domain.document_input import DocumentRequest, parse_document
-from facturador.service.domain.model import AffectedDocument, Legend, NoteInfo, SalesDocument
+from facturador.service.domain.model import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.service.domain.numbering import claim_number, number_in_use, take_next_number
 from facturador.service.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.service.render.pdf import render_pdf
@@ -133,7 +133,7 @@ class DocumentService:
                     session, tenant.id, request.doc_type, request.series, request.number
                 ):
                     raise self._duplicate(request)
-        draft = self._draft(tenant, request, note)
+        draft = sales_document(tenant.issuer, request, note)
         group = document_group(request.doc_type, request.series, note.affected.doc_type if note else None)
         identity = self.context.identity(tenant)
         # everything that does not depend on the correlative happens before the numbering transaction,
@@ -232,35 +232,6 @@ class DocumentService:
         assert affected is not None
         return affected_row, NoteInfo(
             type_code=request.note_type, reason=request.note_reason, affected=affected
-        )
-
-    @staticmethod
-    def _draft(tenant: TenantInfo, request: DocumentRequest, note: NoteInfo | None) -> SalesDocument:
-        legends = list(request.legends)
-        codes = {legend.code for legend in legends}
-        if "1000" not in codes:
-            legends.insert(0, Legend("1000", amount_in_words(request.totals.total, request.currency)))
-        if "1002" not in codes and any(is_free(line.affectation) for line in request.lines):
-            legends.append(Legend("1002", FREE_LEGEND))
-        return SalesDocument(
-            issuer=tenant.issuer,
-            doc_type=request.doc_type,
-            series=request.series,
-            number=0,
-            issue_date=request.issue_date,
-            issue_time=request.issue_time,
-            currency=request.currency,
-            customer=request.customer,
-            lines=request.lines,
-            totals=request.totals,
-            legends=tuple(legends),
-            operation_type=request.operation_type,
-            due_date=request.due_date,
-            purchase_order=request.purchase_order,
-            note=note,
-            additional_information=request.additional_information,
-            payment_form=request.payment_form,
-            extensions=request.extensions(),
         )
 
     @staticmethod
@@ -464,7 +435,7 @@ class DocumentService:
                 str(row.affected_document["number"]),
             )
             note = NoteInfo(row.note_type_id or "", row.note_description or "", affected)
-        document = replace(self._draft(tenant, request, note), number=row.number)
+        document = replace(sales_document(tenant.issuer, request, note), number=row.number)
         content = render_pdf(document, digest_value=row.hash, qr_text=row.qr_text, fmt=pdf_format)
         try:
             with self.context.writing() as connection:
@@ -474,6 +445,37 @@ class DocumentService:
         except IntegrityError:  # rendered concurrently by another request: keep the first
             pass
         return content
+
+
+def sales_document(issuer: Issuer, request: DocumentRequest, note: NoteInfo | None = None) -> SalesDocument:
+    """The document a checked request describes, with its legends (1000: the amount in words; 1002 for
+    free lines), before it has a correlative (``number`` 0)."""
+    legends = list(request.legends)
+    codes = {legend.code for legend in legends}
+    if "1000" not in codes:
+        legends.insert(0, Legend("1000", amount_in_words(request.totals.total, request.currency)))
+    if "1002" not in codes and any(is_free(line.affectation) for line in request.lines):
+        legends.append(Legend("1002", FREE_LEGEND))
+    return SalesDocument(
+        issuer=issuer,
+        doc_type=request.doc_type,
+        series=request.series,
+        number=0,
+        issue_date=request.issue_date,
+        issue_time=request.issue_time,
+        currency=request.currency,
+        customer=request.customer,
+        lines=request.lines,
+        totals=request.totals,
+        legends=tuple(legends),
+        operation_type=request.operation_type,
+        due_date=request.due_date,
+        purchase_order=request.purchase_order,
+        note=note,
+        additional_information=request.additional_information,
+        payment_form=request.payment_form,
+        extensions=request.extensions(),
+    )
 
 
 def document_type_description(doc_type: str) -> str:
