@@ -1,10 +1,11 @@
 """The document lifecycle: issue (number, XML, signature, storage, authority), send, state changes, files.
 
-Issuing runs as: check the body (no I/O) -> check series and references (read) -> one write transaction
-that takes the correlative, builds and signs the XML and stores the document with state 01 -> send to
-the authority when the document is sendable -> store the CDR and the new state. A failure before the
-commit leaves nothing behind (the correlative is given back); the authority's answer never undoes the
-document (a rejection keeps the number consumed, as SUNAT does).
+Issuing runs as: check the body (no I/O) -> check series and references (read) -> build and serialize
+the XML with a placeholder for the number -> one short write transaction that takes the correlative,
+signs the XML with it and stores the document with state 01 -> send to the authority when the document
+is sendable -> store the CDR and the new state. A failure before the commit leaves nothing behind (the
+correlative is given back); the authority's answer never undoes the document (a rejection keeps the
+number consumed, as SUNAT does).
 """
 
 from __future__ import annotations
