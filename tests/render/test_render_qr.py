@@ -5,47 +5,25 @@ from __future__ import annotations
 import base64
 import io
 import shutil
-import struct
 import subprocess
-import zlib
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 import segno
+from png_reader import png_pixels
 from render_samples import DIGEST
 
 from facturador.service.domain.model import Party, SalesDocument
 from facturador.service.render.qr import MASK, qr_matrix, qr_png, qr_png_base64, qr_text
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-
-def png_pixels(png: bytes) -> tuple[int, int, list[list[int]]]:
-    """Width, height and rows of 0 (black) / 1 (white) of a 1-bit greyscale PNG without filters."""
-    assert png.startswith(PNG_SIGNATURE)
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos : pos + 4])
-        tag, data = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
-        (crc,) = struct.unpack(">I", png[pos + 8 + length : pos + 12 + length])
-        assert zlib.crc32(tag + data) == crc, tag
-        if tag == b"IHDR":
-            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", data)
-            assert (depth, colour, interlace) == (1, 0, 0)
-        elif tag == b"IDAT":
-            idat += data
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = (width + 7) // 8 + 1
-    rows = []
-    for y in range(height):
-        line = raw[y * stride : (y + 1) * stride]
-        assert line[0] == 0  # filter type None
-        bits = "".join(f"{byte:08b}" for byte in line[1:])
-        rows.append([int(b) for b in bits[:width]])
-    return width, height, rows
+def png_bits(png: bytes) -> tuple[int, int, list[list[int]]]:
+    """Width, height and rows of 0 (black) / 1 (white) of a 1-bit greyscale PNG."""
+    width, height, rows = png_pixels(png)
+    bits = ("".join(f"{byte:08b}" for byte in row)[:width] for row in rows)
+    return width, height, [[int(bit) for bit in row] for row in bits]
 
 
 # -- text ----------------------------------------------------------------------------------------------------
@@ -87,7 +65,7 @@ def test_qr_text_unidentified_buyer(boleta: SalesDocument) -> None:
 
 def test_qr_png_is_a_sensible_png(factura: SalesDocument) -> None:
     png = qr_png(qr_text(factura, DIGEST))
-    width, height, rows = png_pixels(png)
+    width, height, rows = png_bits(png)
     modules = len(qr_matrix(qr_text(factura, DIGEST)))
     assert modules == 37  # version 5 at level L
     assert width == height == (modules + 8) * 4 == 180
@@ -98,7 +76,7 @@ def test_qr_png_is_a_sensible_png(factura: SalesDocument) -> None:
 def test_qr_png_pixels_match_the_symbol(factura: SalesDocument) -> None:
     text = qr_text(factura, DIGEST)
     matrix = qr_matrix(text)
-    _, _, rows = png_pixels(qr_png(text, scale=3, border=2))
+    _, _, rows = png_bits(qr_png(text, scale=3, border=2))
     for y, row in enumerate(matrix):
         for x, module in enumerate(row):
             for dy in range(3):
