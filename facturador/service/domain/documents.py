@@ -33,7 +33,6 @@ from facturador.service.store.models import (
     ARTIFACTS,
     DELETE_ARTIFACT,
     DOCUMENTS,
-    INSERT_ARTIFACT,
     Artifact,
     Document,
     store_answer,
@@ -440,10 +439,8 @@ class DocumentService:
         content = render_pdf(document, digest_value=row.hash, qr_text=row.qr_text, fmt=pdf_format)
         try:
             with self.context.writing() as connection:
-                connection.execute(
-                    INSERT_ARTIFACT, {"document_id": row.id, "kind": f"pdf-{pdf_format}", "content": content}
-                )
-        except IntegrityError:  # rendered concurrently by another request: keep the first
+                store_artifact(connection, row.id, f"pdf-{pdf_format}", content)
+        except (IntegrityError, self.context.dbapi_integrity_error):  # rendered concurrently: keep the first
             pass
         return content
 

@@ -60,13 +60,15 @@ class SqlRegistry:
                 )
         with self.context.engine.connect() as connection:
             cursor = direct(LOOKUP, connection.dialect).execute(connection, self._key(key))
-            row = cursor.fetchone()
-            cursor.close()
+            try:
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
         if row is None:
             return None
         status, digest, code, cdr_zip = row
         return RegistryRecord(
-            status=status, digest=digest, code=code, cdr_zip=bytes(cdr_zip) if cdr_zip else None
+            status=status, digest=digest, code=code, cdr_zip=bytes(cdr_zip) if cdr_zip is not None else None
         )
 
     def record(self, key: RegistryKey, record: RegistryRecord) -> None:
