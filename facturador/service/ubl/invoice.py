@@ -13,7 +13,7 @@ once, as the tuple of sections of each :class:`~facturador.service.ubl.parts.Doc
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lxml import etree
 
@@ -232,8 +232,7 @@ class PreparedDocument:
         if number < 1:
             raise ValueError(f"the correlative must be positive, not {number}")
         xml, digest = self.unsigned.sign(identity, {self.token: str(number)}, sha256=sha256)
-        document = self.document
-        filename = f"{document.issuer.ruc}-{document.doc_type}-{document.series}-{number}"
+        filename = replace(self.document, number=number).filename  # one place for RUC-TT-SERIE-NUMERO
         return SignedXml(xml=xml, digest_value=digest, filename=filename)
 
 

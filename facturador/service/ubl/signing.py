@@ -102,13 +102,11 @@ def generate_identity(ruc: str, name: str, *, years: int = 5) -> tuple[bytes, by
 
 
 ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
-RSA_SHA1 = SignatureMethod.RSA_SHA1.value
-SHA1 = DigestAlgorithm.SHA1.value
 #: The declaration lxml writes on the documents we sign.
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8'?>\n"
 _ALGORITHMS = {
     # sha256 flag -> (SignatureMethod, DigestMethod, hash for the digest, hash for the RSA signature)
-    False: (RSA_SHA1, SHA1, hashlib.sha1, hashes.SHA1),
+    False: (SignatureMethod.RSA_SHA1.value, DigestAlgorithm.SHA1.value, hashlib.sha1, hashes.SHA1),
     True: (SignatureMethod.RSA_SHA256.value, DigestAlgorithm.SHA256.value, hashlib.sha256, hashes.SHA256),
 }
 
@@ -121,7 +119,7 @@ def _placeholder_parent(root: etree._Element) -> etree._Element:
 
 
 @lru_cache(maxsize=64)
-def certificate_base64(cert_pem: str) -> str:
+def _certificate_base64(cert_pem: str) -> str:
     """The base64 DER of the first certificate of a PEM text (what ``ds:X509Certificate`` carries)."""
     body = cert_pem.split("-----BEGIN CERTIFICATE-----", 1)[-1].split("-----END CERTIFICATE-----", 1)[0]
     text = "".join(body.split())
@@ -197,7 +195,7 @@ def signature_element(
             _signed_info(sha256, digest, canonical=False),
             f"<ds:SignatureValue>{base64.b64encode(value).decode('ascii')}</ds:SignatureValue>",
             "<ds:KeyInfo><ds:X509Data><ds:X509Certificate>",
-            certificate_base64(identity.cert_pem),
+            _certificate_base64(identity.cert_pem),
             "</ds:X509Certificate></ds:X509Data></ds:KeyInfo></ds:Signature>",
         )
     )
