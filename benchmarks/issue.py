@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -37,15 +38,15 @@ import httpx
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 
-from facturador.service.config import Settings
-from facturador.service.context import ServiceContext
-from facturador.service.domain.document_input import parse_document
-from facturador.service.domain.documents import sales_document
-from facturador.service.domain.model import Issuer
-from facturador.service.domain.tenants import create_tenant
-from facturador.service.ubl.invoice import build_and_sign
-from facturador.service.ubl.signing import SigningIdentity, generate_identity
-from facturador.sunat.calendar import peru_today
+from facturador.config import Settings
+from facturador.context import ServiceContext
+from facturador.domain.document_input import parse_document
+from facturador.domain.documents import sales_document
+from facturador.domain.tenants import create_tenant
+from facturador.model import Issuer
+from facturador.ubl.invoice import build_and_sign
+from facturador.ubl.signing import SigningIdentity, generate_identity
+from sunat.calendar import peru_today
 
 TOKEN = "bench-token-0123456789-abcdefghijklmnop"
 RUC = "20100066603"
@@ -168,8 +169,11 @@ class socket_port:
         self.sock.close()
 
 
-def run_load(base: str, body: dict, documents: int, clients: int) -> tuple[float, list[float]]:
+def run_load(
+    base: str, body: dict, documents: int, clients: int, keyed: bool = False
+) -> tuple[float, list[float]]:
     """Issue ``documents`` with ``clients`` threads; return wall seconds and per-request latencies.
+    ``keyed``: each request carries its own ``Idempotency-Key`` (the cost of idempotent issuing).
 
     Each client keeps one HTTP/1.1 connection (stdlib ``http.client``) and sends the body encoded once:
     the client shares the machine's two cores with the server, so it should cost as little as it can
@@ -191,8 +195,9 @@ def run_load(base: str, body: dict, documents: int, clients: int) -> tuple[float
                 with lock:
                     if next(counter, None) is None:
                         break
+                sent = {**headers, "Idempotency-Key": uuid.uuid4().hex} if keyed else headers
                 start = time.perf_counter()
-                connection.request("POST", path, payload, headers)
+                connection.request("POST", path, payload, sent)
                 response = connection.getresponse()
                 answer = response.read()
                 mine.append(time.perf_counter() - start)
@@ -227,6 +232,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="server worker processes")
     parser.add_argument("--lines", type=int, default=3, help="lines per factura")
     parser.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite in a temp dir)")
+    parser.add_argument(
+        "--idempotency-keys", action="store_true", help="every request carries its own Idempotency-Key"
+    )
     args = parser.parse_args()
 
     body = invoice(args.lines)
@@ -251,15 +259,17 @@ def main() -> None:
         process, root = start_server(settings, args.workers)
         try:
             base = f"{root}/t/bench"
-            run_load(base, body, 400, 2)  # warm-up of both workers: imports, caches, connections
+            run_load(
+                base, body, 400, 2, args.idempotency_keys
+            )  # warm-up of both workers: imports, caches, connections
             # The machine's speed drifts (a shared VM): each 1-client round is measured right beside an
             # in-process one, and the ratio is the median of the rounds' ratios.
             for _ in range(args.rounds):
                 build_sign, rsa = local.build_sign(40), local.rsa(40)
-                _wall, single = run_load(base, body, 40, 1)
+                _wall, single = run_load(base, body, 40, 1, args.idempotency_keys)
                 rounds.append((build_sign, rsa, statistics.median(single)))
             for _ in range(args.repeat):
-                runs.append(run_load(base, body, args.documents, args.clients))
+                runs.append(run_load(base, body, args.documents, args.clients, args.idempotency_keys))
         finally:
             process.terminate()
             process.wait(timeout=30)

@@ -5,13 +5,19 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import click
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before it is killed
 
 
 def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -31,7 +37,7 @@ def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )
     @functools.wraps(command)
     def wrapper(*args: Any, data_dir: str | None, database: str | None, **kwargs: Any) -> Any:
-        from facturador.service.config import Settings
+        from facturador.config import Settings
 
         return command(*args, settings=Settings.resolve(data_dir, database), **kwargs)
 
@@ -39,7 +45,7 @@ def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _context(settings: Any) -> Any:
-    from facturador.service.context import ServiceContext
+    from facturador.context import ServiceContext
 
     return ServiceContext(settings)
 
@@ -60,22 +66,116 @@ def main() -> None:
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=int, help="Server processes.")
 @click.option("--log-level", default="warning", show_default=True)
-def serve(settings: Any, host: str, port: int, workers: int, log_level: str) -> None:
-    """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG."""
+@click.option(
+    "--send-pending-every",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds between passes of the background sender of pending documents (0: none). One sender "
+    "runs in this process, whatever --workers says.",
+)
+def serve(
+    settings: Any, host: str, port: int, workers: int, log_level: str, send_pending_every: float
+) -> None:
+    """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG.
+
+    Facturas and notes left registered (a crash before their sending, an authority outage) are sent in
+    the background, with growing waits between attempts (see ``facturador send-pending``)."""
+    import threading
+
     import uvicorn
 
+    from facturador.app import log_config
+    from facturador.domain.pending import run_sender
+
+    ensure_port_free(host, port, "the service", "--port")
     context = _context(settings)  # creates or migrates the schema once, before the workers start
     context.engine.dispose()
     os.environ.update(settings.export())
+    stop = threading.Event()
+    if send_pending_every > 0:
+        _log_pending_to_stderr(log_level)
+        sender = threading.Thread(
+            target=run_sender, args=(context, send_pending_every, stop), name="pending-sender", daemon=True
+        )
+        sender.start()
     click.echo(f"Serving facturador on http://{host}:{port} (tenants at /t/<slug>, OpenAPI at /docs)")
-    uvicorn.run(
-        "facturador.service.app:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-    )
+    try:
+        uvicorn.run(
+            "facturador.app:app_from_env",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level,
+            log_config=log_config(),
+        )
+    finally:
+        stop.set()
+        context.engine.dispose()
+
+
+def _log_pending_to_stderr(level: str) -> None:
+    """Show the pending sender's log lines (at ``level`` and above) on stderr, like uvicorn's."""
+    import logging
+
+    logger = logging.getLogger("facturador.pending")
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
+
+
+@main.command("send-pending")
+@storage_options
+@click.option("--tenant", "slug", default=None, help="Only this tenant's documents.")
+@click.option("--dry-run", is_flag=True, help="List the pending documents and send nothing.")
+@click.option(
+    "--force", is_flag=True, help="Send every pending document now, even before its next attempt time."
+)
+def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) -> None:
+    """Send once the facturas and notes left registered (state 01) that the service owes the authority.
+
+    For cron, beside or instead of the background sender of ``facturador serve``. A document is due
+    send_retry_seconds (a tenant setting, 60 by default) after it was issued, then after waits that
+    double with each answer that leaves it pending (up to 30 minutes); --force ignores those times."""
+    from facturador.domain.pending import PendingSender
+    from facturador.domain.send_policy import utc_now
+    from facturador.domain.tenants import TenantError, get_tenant
+
+    context = _context(settings)
+    try:
+        if slug is not None:
+            with context.session() as session:
+                get_tenant(session, slug)
+        sender = PendingSender(context)
+        now = utc_now()
+        if dry_run:
+            documents = sender.pending(tenant=slug)
+            for document in documents:
+                when = (
+                    "due"
+                    if force or document.due(now)
+                    else f"next attempt {document.next_send_at:%Y-%m-%d %H:%M:%S} UTC"
+                )
+                last = f", last answer {document.last_code}" if document.last_code else ""
+                click.echo(
+                    f"{document.number} ({document.tenant}): {document.attempts} attempt(s){last}, {when}"
+                )
+            due = sum(1 for document in documents if force or document.due(now))
+            click.echo(f"{len(documents)} pending, {due} due now (dry run: nothing sent).")
+            return
+        outcomes = sender.send_due(
+            tenant=slug, force=force, report=lambda outcome: click.echo(outcome.describe())
+        )
+        left = len(sender.pending(tenant=slug))
+    except TenantError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        context.engine.dispose()
+    settled = sum(outcome.settled for outcome in outcomes)
+    click.echo(f"{len(outcomes)} sent: {settled} answered with a state, {left} still pending.")
 
 
 @main.group()
@@ -102,7 +202,7 @@ def tenant() -> None:
 )
 def tenant_create(settings: Any, slug: str, authority_mode: str, **fields: Any) -> None:
     """Create a company with its establishment, API token, certificate and default series."""
-    from facturador.service.domain.tenants import TenantError, create_tenant
+    from facturador.domain.tenants import TenantError, create_tenant
 
     context = _context(settings)
     try:
@@ -124,8 +224,7 @@ def tenant_list(settings: Any) -> None:
     """List tenants with their RUC, host and settings."""
     from sqlalchemy import select
 
-    from facturador.service.domain.tenants import tenant_settings
-    from facturador.service.store.models import Tenant
+    from facturador.store.models import Tenant, tenant_settings
 
     context = _context(settings)
     with context.session() as session:
@@ -146,7 +245,7 @@ def tenant_list(settings: Any) -> None:
 @click.argument("assignments", nargs=-1, required=True)
 def tenant_set(settings: Any, slug: str, assignments: tuple[str, ...]) -> None:
     """Change tenant settings: KEY=VALUE ... (shipping_time_days, send_auto, authority_mode, ...)."""
-    from facturador.service.domain.tenants import TenantError, parse_setting, update_settings
+    from facturador.domain.tenants import TenantError, parse_setting, update_settings
 
     changes = {}
     try:
@@ -176,7 +275,7 @@ def series() -> None:
 @click.option("--contingency", is_flag=True, help="A numeric contingency series such as 0001.")
 def series_add(settings: Any, slug: str, doc_type: str, series_code: str, contingency: bool) -> None:
     """Register SERIES for DOC_TYPE (01, 03, 07, 08, ...) in tenant SLUG."""
-    from facturador.service.domain.tenants import TenantError, add_series
+    from facturador.domain.tenants import TenantError, add_series
 
     context = _context(settings)
     try:
@@ -194,14 +293,13 @@ def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
     API user for ``slug`` (its token is revoked afterwards); yields the tenant's base URL and the token."""
     import socket
     import threading
-    import time
 
     import uvicorn
     from sqlalchemy import select, update
 
-    from facturador.service.app import create_app
-    from facturador.service.domain.tenants import get_tenant, hash_token, new_token
-    from facturador.service.store.models import Establishment, User
+    from facturador.app import create_app
+    from facturador.domain.tenants import get_tenant, hash_token, new_token
+    from facturador.store.models import Establishment, User
 
     context = _context(settings)
     token = new_token()
@@ -245,7 +343,8 @@ def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
 def backdating(settings: Any, slug: str) -> Iterator[None]:
     """Let a tenant take documents dated in the past for a while (for seeding history), with the
     authority answering tickets at once (summaries and voiding are seeded too), then restore."""
-    from facturador.service.domain.tenants import get_tenant, tenant_settings, update_settings
+    from facturador.domain.tenants import get_tenant, update_settings
+    from facturador.store.models import tenant_settings
 
     changes = {
         "restrict_receipt_date": False,
@@ -269,7 +368,7 @@ def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: i
     names the phase); returns the report."""
     from tqdm import tqdm
 
-    from facturador.connector import Client
+    from connector import Client
     from facturador.seeding import seed
 
     client = Client(base_url, token, cache=False, timeout=60)
@@ -305,16 +404,14 @@ def seed_command(
     token: str | None,
 ) -> None:
     """Issue realistic documents for tenant SLUG over the last DAYS days, through the API."""
-    from facturador.service.domain.tenants import TenantError
+    from facturador.domain.tenants import TenantError
 
     if base_url and not token:
         raise click.ClickException("--base-url needs --token (or FACTURADOR_TOKEN)")
     try:
         with backdating(settings, slug):
             if base_url:
-                import time
-
-                from facturador.service.context import CACHE_SECONDS
+                from facturador.context import CACHE_SECONDS
 
                 time.sleep(CACHE_SECONDS + 0.5)  # a running service re-reads tenant settings this often
                 report = run_seed(base_url, token or "", documents, days, seed_value)
@@ -338,8 +435,8 @@ def ensure_demo_tenant(settings: Any) -> bool:
     """Create the demo tenant if missing; True when it has no documents yet."""
     from sqlalchemy import func, select
 
-    from facturador.service.domain.tenants import create_tenant
-    from facturador.service.store.models import Document, Tenant
+    from facturador.domain.tenants import create_tenant
+    from facturador.store.models import Document, Tenant
 
     context = _context(settings)
     with context.session() as session, session.begin():
@@ -374,28 +471,86 @@ def write_tenants_file(settings: Any, base_url: str) -> Any:
     return path
 
 
-def start_server_process(settings: Any, host: str, port: int, workers: int) -> Any:
-    """``facturador serve`` in a child process; returns it once it answers."""
-    import subprocess
-    import sys
-    import time
+def ensure_port_free(host: str, port: int, what: str, option: str) -> None:
+    """Fail at once, naming the port, when HOST:PORT cannot be listened on (another process holds it).
+
+    The probe binds as uvicorn and Streamlit do (``SO_REUSEADDR``, so a port whose old connections linger
+    in TIME_WAIT counts as free) and closes at once; ``host`` "" means every interface."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        if os.name != "nt":  # on Windows SO_REUSEADDR would let the bind succeed on a taken port
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            where = f"port {port} on {host}" if host else f"port {port}"
+            if exc.errno == errno.EADDRINUSE:
+                raise click.ClickException(
+                    f"{where} is already in use, so {what} cannot start: stop the process that holds it "
+                    f"or choose another port with {option}"
+                ) from None
+            raise click.ClickException(f"{what} cannot listen on {where}: {exc.strerror}") from None
+
+
+@contextlib.contextmanager
+def child_processes() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """A block that starts child processes (append them to the yielded list) and stops them however it
+    ends: SIGTERM and SIGHUP end it like Ctrl+C does, and then every child still running gets SIGTERM
+    (SIGKILL after ``STOP_TIMEOUT`` seconds), the last started first. Ctrl+C ends the block quietly."""
+    stop_signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *stop_signals)}
+    for sig in stop_signals:
+        signal.signal(sig, signal.default_int_handler)  # raises KeyboardInterrupt, so `finally` runs
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        yield children
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for sig in previous:  # a second signal must not cut the clean-up short
+            signal.signal(sig, signal.SIG_IGN)
+        stop_processes(children)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def stop_processes(processes: list[subprocess.Popen[bytes]], timeout: float = STOP_TIMEOUT) -> None:
+    """SIGTERM to each process still running, the last started first; SIGKILL to those left after ``timeout``
+    seconds."""
+    for process in reversed(processes):
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + timeout
+    for process in reversed(processes):
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_for_first(processes: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Block until one of ``processes`` exits; return it."""
+    while True:
+        for process in processes:
+            if process.poll() is not None:
+                return process
+        time.sleep(0.2)
+
+
+def start_server_process(
+    settings: Any, host: str, port: int, workers: int, children: list[subprocess.Popen[bytes]]
+) -> subprocess.Popen[bytes]:
+    """``facturador serve`` in a child process (added to ``children`` at once); returns it once it answers."""
     import urllib.request
 
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "facturador.cli",
-            "serve",
-            "--host",
-            host,
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-        ],
-        env={**os.environ, **settings.export()},
-    )
+    command = [sys.executable, "-m", "facturador.cli", "serve"]
+    command += ["--host", host, "--port", str(port), "--workers", str(workers)]
+    process = subprocess.Popen(command, env={**os.environ, **settings.export()})
+    children.append(process)
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -403,52 +558,142 @@ def start_server_process(settings: Any, host: str, port: int, workers: int) -> A
             return process
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                process.terminate()
                 raise click.ClickException(f"the service did not start on {host}:{port}") from None
             time.sleep(0.3)
 
 
-def run_dashboard(tenants_file: Any, port: int, headless: bool) -> int:
-    """``streamlit run`` of the dashboard with the given tenants file; returns its exit code."""
-    import subprocess
-    import sys
+def start_dashboard(tenants_file: Any, port: int, headless: bool, host: str) -> subprocess.Popen[bytes]:
+    """``streamlit run`` of the dashboard on the given tenants file, listening on HOST:PORT, in a child
+    process."""
+    from dashboard import APP_PATH
 
-    from facturador.dashboard import APP_PATH
-
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(APP_PATH),
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true" if headless else "false",
-        "--browser.gatherUsageStats",
-        "false",
-        "--client.toolbarMode",
-        "minimal",
-    ]
-    return subprocess.call(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
+    command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
+    command += ["--server.port", str(port), "--server.headless", "true" if headless else "false"]
+    command += ["--server.address", host]
+    command += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+    return subprocess.Popen(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
 
 
-@main.command()
-@click.option(
+def require_dashboard_login(host: str, tenants_file: Any) -> None:
+    """Refuse to open the dashboard on an address other than loopback without a login: it holds the
+    tenants' tokens. A password in the tenants file or Streamlit's OIDC login both count."""
+    from dashboard.auth import is_loopback, oidc_configured, password_hash
+
+    if is_loopback(host) or password_hash(tenants_file) or oidc_configured():
+        return
+    raise click.ClickException(
+        f"the dashboard would listen on {host or 'every interface'} without a login, and it holds the "
+        "tenants' tokens: set a password with `facturador dashboard-password` (or Streamlit's [auth] "
+        "login in .streamlit/secrets.toml), or keep the default --host 127.0.0.1"
+    )
+
+
+TENANTS_OPTION = click.option(
     "--tenants",
     "tenants_file",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Tenants TOML (default: FACTURADOR_TENANTS or the user config file).",
+    help="Tenants TOML (default: FACTURADOR_TENANTS, the user config file or the demo's).",
 )
+
+
+@main.command()
+@TENANTS_OPTION
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option("--port", default=8501, show_default=True, type=int)
 @click.option("--headless", is_flag=True, help="Do not open a browser.")
-def dashboard(tenants_file: str | None, port: int, headless: bool) -> None:
-    """Open the Streamlit dashboard on the tenants of the tenants file."""
-    from facturador.connector.config import tenants_path
+def dashboard(tenants_file: str | None, host: str, port: int, headless: bool) -> None:
+    """Open the Streamlit dashboard on the tenants of the tenants file.
+
+    It listens on 127.0.0.1; another --host needs a login (`facturador dashboard-password`, or
+    Streamlit's OIDC login in .streamlit/secrets.toml)."""
+    from connector.config import tenants_path
 
     path = tenants_file or str(tenants_path())
-    raise SystemExit(run_dashboard(path, port, headless))
+    require_dashboard_login(host, path)
+    ensure_port_free(host, port, "the dashboard", "--port")
+    code = 0
+    with child_processes() as children:
+        children.append(start_dashboard(path, port, headless, host))
+        code = children[0].wait()
+    raise SystemExit(code)
+
+
+@main.command("dashboard-password")
+@TENANTS_OPTION
+@click.password_option("--password", prompt="Dashboard password", help="The password (asked when omitted).")
+def dashboard_password(tenants_file: str | None, password: str) -> None:
+    """Keep a dashboard password, hashed (PBKDF2-SHA256), in the tenants file's [dashboard] table."""
+    from connector.config import tenants_path
+    from dashboard.auth import hash_password
+
+    path = Path(tenants_file or tenants_path())
+    if not path.is_file():
+        raise click.ClickException(f"no tenants file at {path}")
+    kept: list[str] = []
+    skipping = False
+    for line in path.read_text(encoding="utf-8").splitlines():  # drop a previous [dashboard] table
+        stripped = line.strip()
+        if stripped.startswith("["):
+            skipping = stripped == "[dashboard]"
+        if not skipping:
+            kept.append(line)
+    kept += ["", "[dashboard]", f'password_hash = "{hash_password(password)}"', ""]
+    path.write_text("\n".join(kept).lstrip("\n"), encoding="utf-8")
+    path.chmod(0o600)
+    click.echo(f"Dashboard password hash written to {path}")
+
+
+@main.command("register")
+@click.argument("tenant")
+@click.argument("period")
+@TENANTS_OPTION
+@click.option("--folder", type=click.Path(file_okay=False), default=".", show_default=True)
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(["ple", "sire", "excel"]),
+    help="Files to write (repeatable; default all three).",
+)
+@click.option("--consolidate-boletas", is_flag=True, help="PLE: boletas under S/ 700 by day and series.")
+def register_command(
+    tenant: str,
+    period: str,
+    tenants_file: str | None,
+    folder: str,
+    formats: tuple[str, ...],
+    consolidate_boletas: bool,
+) -> None:
+    """Write the sales register of PERIOD (YYYY-MM) of TENANT: PLE 14.1 TXT, SIRE RVIE zip and Excel."""
+    from connector import FacturadorError
+    from connector.config import TenantConfigError, load_tenants
+
+    kinds = formats or ("ple", "sire", "excel")
+    try:
+        tenants = load_tenants(tenants_file)
+        if tenant not in tenants:
+            raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        with tenants[tenant].client() as client:
+            register = client.documents.sales_register(
+                period, folder=folder, kinds=kinds, consolidate_boletas=consolidate_boletas
+            )
+    except (TenantConfigError, ValueError, FacturadorError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    total = register.totals()["Importe total"]
+    click.echo(
+        f"{register.period}: {len(register.ple_rows())} PLE lines, {len(register.sire_rows())} RVIE lines, "
+        f"total S/ {total:,.2f}"
+    )
+    names = {
+        "ple": register.ple_name,
+        "sire": register.sire_name[:-4] + ".zip",
+        "excel": f"registro_ventas_{register.period}.xlsx",
+    }
+    for kind in kinds:
+        click.echo(f"  {Path(folder) / names[kind]}")
+    for warning in register.warnings:
+        click.echo(f"  aviso: {warning}")
 
 
 @main.command()
@@ -472,15 +717,21 @@ def demo(
     no_dashboard: bool,
     headless: bool,
 ) -> None:
-    """The service with a demo tenant seeded with DOCUMENTS over DAYS days (first run), and the dashboard."""
-    empty = ensure_demo_tenant(settings)
-    base_url = tenant_base_url(DEMO_SLUG, host, port)
-    click.echo(f"Data directory: {settings.data_dir}")
-    seeding = empty and documents > 0
-    server = None
-    try:
+    """The service with a demo tenant seeded with DOCUMENTS over DAYS days (first run), and the dashboard.
+
+    Ctrl+C or SIGTERM (``kill PID``) stops the service, its workers and the dashboard; when either of them
+    stops by itself, the other is stopped too and the exit code says whether it failed."""
+    ensure_port_free(host, port, "the service", "--port")
+    if not no_dashboard:
+        require_dashboard_login(host, settings.data_dir / "tenants.toml")
+        ensure_port_free(host, dashboard_port, "the dashboard", "--dashboard-port")
+    with child_processes() as children:
+        empty = ensure_demo_tenant(settings)
+        base_url = tenant_base_url(DEMO_SLUG, host, port)
+        click.echo(f"Data directory: {settings.data_dir}")
+        seeding = empty and documents > 0
         with backdating(settings, DEMO_SLUG) if seeding else contextlib.nullcontext():
-            server = start_server_process(settings, host, port, workers)
+            server = start_server_process(settings, host, port, workers, children)
             if seeding:
                 click.echo(f"Seeding {documents} documents over {days} days (first run only)...")
                 click.echo(run_seed(base_url, DEMO_TOKEN, documents, days, 7).summary())
@@ -489,18 +740,15 @@ def demo(
         click.echo(f"Demo token: {DEMO_TOKEN}")
         click.echo(f"API docs: http://{host}:{port}/docs")
         click.echo(f"Tenants file for the dashboard and notebooks: {tenants}")
-        if no_dashboard:
-            click.echo("Service running; Ctrl+C stops it.")
-            server.wait()
-        else:
+        if not no_dashboard:
+            children.append(start_dashboard(tenants, dashboard_port, headless, host))
             click.echo(f"Dashboard: http://{host}:{dashboard_port}")
-            run_dashboard(tenants, dashboard_port, headless)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
+        click.echo(f"Running; Ctrl+C or `kill {os.getpid()}` stops everything.")
+        stopped = wait_for_first(children)
+        name = "the service" if stopped is server else "the dashboard"
+        if stopped.returncode != 0:
+            raise click.ClickException(f"{name} stopped with exit code {stopped.returncode}")
+        click.echo(f"{name} stopped; stopping the rest.")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,7 @@ tenant should answer tickets at once while seeding (``authority_ticket_delay`` 0
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from collections import Counter
@@ -20,11 +21,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from facturador.connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
-from facturador.connector.builders import Builder, CreditNote, Customer, DebitNote, Invoice, Line, Receipt
-from facturador.connector.resources import TicketResource
-from facturador.sunat.calendar import peru_today
-from facturador.sunat.identity import ruc_check_digit
+from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
+from connector.builders import Builder, CreditNote, Customer, DebitNote, Invoice, Line, Receipt
+from connector.resources import TicketResource
+from sunat.calendar import peru_now, peru_today
+from sunat.identity import ruc_check_digit
 
 COMPANIES = (
     ("20", "COMERCIAL ANDINA S.A.C.", "Av. Argentina 2450, Lima", "150101"),
@@ -169,10 +170,12 @@ class _Issued:
 class Generator:
     """Builds the documents of a seeding run from a seeded random generator."""
 
-    def __init__(self, seed: int, today: dt.date, days: int):
+    def __init__(self, seed: int, today: dt.date, days: int, now: dt.time | None = None):
         self.rng = random.Random(seed)
         self.today = today
+        self.now = now or dt.time(23, 59, 59)
         self.days = max(1, days)
+        self.rates = exchange_rates(self.rng, today, self.days + 10)
         self.companies = [
             Customer.ruc(make_ruc(prefix, self.rng), name, address=address, ubigeo=ubigeo)
             for prefix, name, address, ubigeo in COMPANIES
@@ -198,8 +201,23 @@ class Generator:
             if day.weekday() < 5 or self.rng.random() < 0.4:
                 return day
 
-    def time(self) -> dt.time:
-        return dt.time(self.rng.randint(8, 19), self.rng.randint(0, 59), self.rng.randint(0, 59))
+    def time(self, day: dt.date | None = None) -> dt.time:
+        """An office-hours time; on today, never later than now (no issue time in the future)."""
+        value = dt.time(self.rng.randint(8, 19), self.rng.randint(0, 59), self.rng.randint(0, 59))
+        if day == self.today and value > self.now:
+            seconds = self.now.hour * 3600 + self.now.minute * 60 + self.now.second
+            seconds = self.rng.randint(max(0, seconds - 6 * 3600), seconds)
+            value = dt.time(seconds // 3600, seconds // 60 % 60, seconds % 60)
+        return value
+
+    def rate(self, day: dt.date) -> Decimal:
+        """The dollar's selling rate of ``day`` (a plausible daily series around S/ 3.75)."""
+        return self.rates.get(day, Decimal("3.750"))
+
+    def customer(self, pool: list[Customer]) -> Customer:
+        """A customer of ``pool``: the first three buy far more often than the rest."""
+        weights = [8 if index < 3 else 1 for index in range(len(pool))]
+        return self.rng.choices(pool, weights=weights, k=1)[0]
 
     def lines(self, products: list[Product], count: int, *, bags: bool = False) -> list[Line]:
         chosen = self.rng.sample(products, k=min(count, len(products)))
@@ -239,11 +257,12 @@ class Generator:
     def sale(self) -> Builder:
         """A factura or a boleta of a realistic kind."""
         r = self.rng.random()
-        day, time = self.day(), self.time()
+        day = self.day()
+        time = self.time(day)
         domestic = [p for p in PRODUCTS if p.affectation != "40"]
         if r < 0.40:  # boleta to a person, sometimes with bags
             return Receipt(
-                customer=self.rng.choice(self.people),
+                customer=self.customer(self.people),
                 lines=self.lines(
                     domestic[:4] + domestic[11:13], self.rng.randint(1, 4), bags=self.rng.random() < 0.3
                 ),
@@ -256,11 +275,11 @@ class Generator:
                 currency="USD",
                 operation_type="0200",
                 lines=self.lines([p for p in PRODUCTS if p.affectation == "40"], self.rng.randint(1, 2)),
-                exchange_rate="3.75",
+                exchange_rate=self.rate(day),
                 issue_date=day,
                 issue_time=time,
             )
-        customer = self.bad_ruc if self.rng.random() < 0.03 else self.rng.choice(self.companies)
+        customer = self.bad_ruc if self.rng.random() < 0.03 else self.customer(self.companies)
         lines = self.lines(domestic, self.rng.randint(1, 5))
         if self.rng.random() < 0.1:
             lines.append(
@@ -274,41 +293,106 @@ class Generator:
                 )
             )
         currency = "USD" if self.rng.random() < 0.12 else "PEN"
-        return Invoice(
+        invoice = Invoice(
             customer=customer,
             lines=lines,
             currency=currency,
             issue_date=day,
             issue_time=time,
-            exchange_rate="3.75" if currency == "USD" else None,
+            exchange_rate=self.rate(day) if currency == "USD" else None,
         )
+        return self.on_credit(invoice) if self.rng.random() < 0.15 else invoice
+
+    def on_credit(self, invoice: Invoice) -> Invoice:
+        """The factura sold on credit: one to three instalments every 30 days, adding up to its total."""
+        total = invoice.totals().total
+        count = self.rng.randint(1, 3)
+        share = (total / count).quantize(Decimal("0.01"))
+        amounts = [share] * (count - 1) + [total - share * (count - 1)]
+        cuotas = [
+            {
+                "fecha": (invoice.issue_date + dt.timedelta(days=30 * (n + 1))).isoformat(),
+                "codigo_tipo_moneda": invoice.currency,
+                "monto": float(amount),
+            }
+            for n, amount in enumerate(amounts)
+        ]
+        return dataclasses.replace(invoice, extra={"codigo_condicion_de_pago": "02", "cuotas": cuotas})
 
     def note(self, invoice: dict[str, Any]) -> Builder:
-        """A credit note (mostly) or a debit note against an issued factura."""
+        """A credit note (mostly) or a debit note against an issued factura, tied to its real lines: a
+        return of some of its items, a global discount, its whole voiding; or interest for late payment."""
         day = dt.date.fromisoformat(invoice["date"])
         day = min(self.today, day + dt.timedelta(days=self.rng.randint(0, 5)))
-        customer = invoice["customer"]
-        if self.rng.random() < 0.8:
+        lines: list[Line] = [line for line in invoice["lines"] if not line.free]
+        common: dict[str, Any] = {
+            "customer": invoice["customer"],
+            "affected_external_id": invoice["external_id"],
+            "currency": invoice["currency"],
+            "issue_date": day,
+            "issue_time": self.time(day),
+            "exchange_rate": self.rate(day) if invoice["currency"] != "PEN" else None,
+        }
+        kind = self.rng.random()
+        if kind < 0.45 and lines:  # partial return: some units of some lines
+            returned = []
+            for line in self.rng.sample(lines, k=self.rng.randint(1, len(lines))):
+                quantity = Decimal(str(line.quantity))
+                back = max(
+                    Decimal(1), (quantity * Decimal(self.rng.randint(20, 100)) / 100).to_integral_value()
+                )
+                returned.append(dataclasses.replace(line, quantity=min(quantity, back)))
+            return CreditNote(**common, lines=returned, note_type="07", reason="Devolución de mercadería")
+        if kind < 0.7:  # a global discount: a share of the value of the factura
+            share = Decimal(self.rng.choice((5, 8, 10, 12, 15))) / 100
+            value = (invoice["value"] * share).quantize(Decimal("0.01"))
+            discount = Line("Descuento global", 1, unit_value=value, code="DSCTO")
             return CreditNote(
-                customer=customer,
-                lines=[Line("Devolución de mercadería", 1, unit_price="59.00")],
-                affected_external_id=invoice["external_id"],
-                note_type="07",
-                reason="Devolución parcial de mercadería",
-                currency=invoice["currency"],
-                issue_date=day,
-                issue_time=self.time(),
+                **common, lines=[discount], note_type="04", reason=f"Descuento global del {share * 100:.0f} %"
             )
+        if kind < 0.8 and lines:  # the whole operation voided
+            return CreditNote(**common, lines=lines, note_type="01", reason="Anulación de la operación")
+        interest = (invoice["value"] * Decimal(self.rng.choice((1, 2, 3))) / 100).quantize(Decimal("0.01"))
         return DebitNote(
-            customer=customer,
-            lines=[Line("Intereses por mora", 1, unit_value="25.00", unit="ZZ")],
-            affected_external_id=invoice["external_id"],
+            **common,
+            lines=[Line("Intereses por mora", 1, unit_value=max(interest, Decimal("1.00")), unit="ZZ")],
             note_type="01",
             reason="Intereses por pago fuera de plazo",
-            currency=invoice["currency"],
-            issue_date=day,
-            issue_time=self.time(),
         )
+
+
+def exchange_rates(rng: random.Random, today: dt.date, days: int) -> dict[dt.date, Decimal]:
+    """A daily dollar selling rate for the last ``days`` days: a small random walk around S/ 3.75,
+    three decimals, as SUNAT publishes them."""
+    rate = Decimal("3.750")
+    rates = {}
+    for offset in range(days, -1, -1):
+        rate += Decimal(rng.randint(-8, 8)) / 1000
+        rate = min(max(rate, Decimal("3.620")), Decimal("3.880"))
+        rates[today - dt.timedelta(days=offset)] = rate
+    return rates
+
+
+def number_in_date_order(builders: list[Builder], first: dict[str, int]) -> list[Builder]:
+    """The builders with concrete correlatives: by series, in order of issue date and time, after the
+    highest number each series already has (``first``), so the numbers follow the dates."""
+    ordered = sorted(range(len(builders)), key=lambda i: (builders[i].issue_date, builders[i].issue_time))
+    counters = dict(first)
+    numbered = list(builders)
+    for index in ordered:
+        builder = builders[index]
+        counters[builder.series] = counters.get(builder.series, 0) + 1
+        numbered[index] = dataclasses.replace(builder, number=counters[builder.series])
+    return numbered
+
+
+def highest_numbers(client: Client, today: dt.date) -> dict[str, int]:
+    """The highest correlative of every series the tenant already used (the last ten years)."""
+    highest: dict[str, int] = {}
+    for record in client.documents.list(today - dt.timedelta(days=3650), today + dt.timedelta(days=5)):
+        if record.correlative is not None:
+            highest[record.series] = max(highest.get(record.series, 0), record.correlative)
+    return highest
 
 
 def seed(
@@ -333,9 +417,11 @@ def seed(
     called with a short name of each phase (``"Issuing"``, ``"Declaring"``, ``"Voiding"``).
     """
     run_today = today or peru_today()
-    generator = Generator(seed, run_today, days)
+    now = peru_now().time().replace(microsecond=0, tzinfo=None) if today is None else None
+    generator = Generator(seed, run_today, days, now)
     notes = max(0, documents // 12)
-    sales = [generator.sale() for _ in range(documents - notes)]
+    used = highest_numbers(client, run_today)
+    sales = number_in_date_order([generator.sale() for _ in range(documents - notes)], used)
     report = SeedReport()
     issued: list[_Issued] = []
     invoices: list[tuple[int, dict[str, Any]]] = []
@@ -365,6 +451,8 @@ def seed(
                                     "customer": builder.customer,
                                     "date": builder.issue_date.isoformat(),
                                     "currency": builder.currency,
+                                    "lines": list(builder.lines),
+                                    "value": builder.totals().value,
                                 },
                             )
                         )
@@ -382,7 +470,9 @@ def seed(
             target = generator.rng.choice(invoices)[1]
             noted.add(target["external_id"])
             note_builders.append(generator.note(target))
-        run(note_builders, len(sales))
+        for builder in sales:
+            used[builder.series] = max(used.get(builder.series, 0), builder.number or 0)
+        run(number_in_date_order(note_builders, used), len(sales))
     issued.sort(key=lambda item: item.index)
     if tickets:
         _tickets(client, generator.rng, run_today, issued, noted, documents, report, stage)

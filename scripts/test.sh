@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the whole test suite on a fresh machine or a used one.
-#  - creates ./.venv (or $FACTURADOR_VENV) and installs the project with every extra;
+#  - creates ./.venv (or $FACTURADOR_VENV) and installs the project with every extra when the venv is
+#    new or pyproject.toml changed (scripts/_venv.sh);
 #  - runs pytest on SQLite;
 #  - runs it again on PostgreSQL when a server answers at $FACTURADOR_TEST_POSTGRES_URL
 #    (default postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres); set
@@ -9,13 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${FACTURADOR_VENV:-.venv}
-if [ ! -x "$VENV/bin/python" ]; then
-  echo "== creating $VENV"
-  python3 -m venv "$VENV"
-fi
-echo "== installing facturador-kit[all] into $VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install -q -e '.[all]'
+source scripts/_venv.sh
+ensure_venv "$VENV"
 
 echo "== tests on SQLite"
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
@@ -34,7 +30,7 @@ PY
 then
   echo "== tests on PostgreSQL (the suites that touch the database)"
   PG_TESTS=("$@")
-  [ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/service tests/connector tests/plugins)
+  [ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/connector tests/plugins)
   FACTURADOR_TEST_DATABASE_URL="$PG_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider "${PG_TESTS[@]}"
 elif [ "${FACTURADOR_REQUIRE_POSTGRES:-0}" = "1" ]; then
   echo "PostgreSQL is required (FACTURADOR_REQUIRE_POSTGRES=1) but does not answer" >&2

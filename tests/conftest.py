@@ -1,13 +1,13 @@
-"""Shared fixtures: a real service on a loopback port, with tenants, reached over HTTP.
+"""Fixtures of every test: a real service on a loopback port, with tenants, reached over HTTP.
 
 The database is SQLite in a temporary data directory, or PostgreSQL when FACTURADOR_TEST_DATABASE_URL
-points at a server (a fresh database is created per test session and dropped afterwards).
+points at a server (a fresh database is created per test session and dropped afterwards). The tenants
+and the request bodies are in ``tests/samples``; tests that read SUNAT's published files are marked
+``requires_shared`` and handled by ``tests/reference.py``.
 """
 
 from __future__ import annotations
 
-import copy
-import json
 import os
 import socket
 import threading
@@ -15,7 +15,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,25 +23,17 @@ import uvicorn
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from facturador.service.app import create_app
-from facturador.service.config import Settings
-from facturador.service.context import ServiceContext
-from facturador.service.domain.tenants import add_series, create_tenant, update_settings
-from facturador.sunat.calendar import peru_today
+from facturador.app import create_app
+from facturador.config import Settings
+from facturador.context import ServiceContext
+from facturador.domain.tenants import add_series, create_tenant, update_settings
+from tests import reference
+from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, SERIES, TENANTS
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-EXAMPLES = SHARED / "examples"
-XSD_21 = SHARED / "xsd" / "2.1"
 
-ACME = "acme"
-ACME_RUC = "20100066603"
-ACME_TOKEN = "acme-token-0123456789-abcdefghijklmnop"
-OTHER = "other"
-OTHER_RUC = "20601030013"
-OTHER_TOKEN = "other-token-0123456789-abcdefghijklmno"
-STRICT = "strict"
-STRICT_RUC = "20131312955"
-STRICT_TOKEN = "strict-token-0123456789-abcdefghijklmn"
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked ``requires_shared`` skip (or fail, in CI) without the reference folder."""
+    reference.apply_marker(item)
 
 
 def free_port() -> int:
@@ -100,39 +91,18 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     settings = Settings.resolve(data_dir, database_url)
     context = ServiceContext(settings)
     with context.session() as session, session.begin():
-        create_tenant(
-            session,
-            settings,
-            ACME,
-            ruc=ACME_RUC,
-            name="ACME PERU S.A.C.",
-            trade_name="Acme",
-            address="Av. Arequipa 123, Lima",
-            ubigeo="150101",
-            token=ACME_TOKEN,
-        )
-        create_tenant(
-            session,
-            settings,
-            OTHER,
-            ruc=OTHER_RUC,
-            name="OTRA EMPRESA S.A.",
-            token=OTHER_TOKEN,
-            host="otra.localhost",
-        )
-        create_tenant(
-            session,
-            settings,
-            STRICT,
-            ruc=STRICT_RUC,
-            name="EMPRESA ESTRICTA S.A.",
-            token=STRICT_TOKEN,
-            overrides={"authority_mode": "strict"},
-        )
-        add_series(session, ACME, "01", "0001", contingency=True)
-        add_series(session, ACME, "03", "0004", contingency=True)
-        add_series(session, ACME, "01", "F002")
-        add_series(session, ACME, "01", "F900")
+        for tenant in TENANTS:
+            create_tenant(
+                session,
+                settings,
+                tenant.slug,
+                ruc=tenant.ruc,
+                name=tenant.name,
+                token=tenant.token,
+                **tenant.details,
+            )
+        for slug, doc_type, series, contingency in SERIES:
+            add_series(session, slug, doc_type, series, contingency=contingency)
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(create_app(context), host="127.0.0.1", port=port, log_level="warning")
@@ -162,22 +132,3 @@ def acme(live: LiveService) -> Iterator[httpx.Client]:
 def other(live: LiveService) -> Iterator[httpx.Client]:
     with live.client(OTHER, OTHER_TOKEN) as client:
         yield client
-
-
-def example(name: str, *, today: bool = True) -> dict[str, Any]:
-    """A real public sample body from shared/examples, with its dates set to today."""
-    body = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
-    if today:
-        day = peru_today().isoformat()
-        for key in ("fecha_de_emision", "fecha_de_vencimiento"):
-            if key in body:
-                body[key] = day
-    return body
-
-
-def invoice_body(**overrides: Any) -> dict[str, Any]:
-    """A valid taxed factura (2 x 50.00 + IGV = 118.00) dated today."""
-    body = example("documents_taxed_invoice.json")
-    body = copy.deepcopy(body)
-    body.update(overrides)
-    return body

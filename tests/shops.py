@@ -11,9 +11,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from facturador.connector import Client
-from facturador.service.domain.tenants import create_tenant
-from facturador.sunat.identity import ruc_check_digit
+from connector import Client
+from facturador.domain.tenants import create_tenant
+from sunat.identity import ruc_check_digit
 from tests.conftest import LiveService
 
 

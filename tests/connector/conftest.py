@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from facturador.connector import CacheSettings, Client
-from tests.conftest import ACME, ACME_TOKEN, LiveService
+from connector import CacheSettings, Client
+from tests.conftest import LiveService
 from tests.connector.standin import standin  # noqa: F401  (fixture)
+from tests.samples.tenants import ACME, ACME_TOKEN
 
 
 @pytest.fixture(autouse=True)

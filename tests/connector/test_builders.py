@@ -1,4 +1,4 @@
-"""Builders: the wire payload, with amounts equal to what ``facturador.sunat.totals`` computes and checks."""
+"""Builders: the wire payload, with amounts equal to what ``sunat.totals`` computes and checks."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.connector.builders import CreditNote, Customer, DebitNote, Invoice, Line, Receipt
-from facturador.sunat.money import to_decimal
-from facturador.sunat.rates import icbper_rate
-from facturador.sunat.totals import LineAmounts, check_line, check_totals, compute_line, compute_totals
+from connector.builders import CreditNote, Customer, DebitNote, Invoice, Line, Receipt
+from sunat.money import to_decimal
+from sunat.rates import icbper_rate
+from sunat.totals import LineAmounts, check_line, check_totals, compute_line, compute_totals
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.", email="pagos@xyz.pe")
 DAY = dt.date(2026, 3, 10)
@@ -121,7 +121,7 @@ def test_header_and_customer() -> None:
 
 
 def test_defaults_are_today_in_lima() -> None:
-    from facturador.sunat.calendar import peru_today
+    from sunat.calendar import peru_today
 
     receipt = Receipt(customer=Customer.dni("46027862", "ANA"), lines=[Line("A", 1, unit_price=1)])
     payload = receipt.to_payload()

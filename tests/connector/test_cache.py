@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from facturador.connector import CacheSettings, Client, ServerError, TransportError
-from facturador.connector.http import cache_directory
-from facturador.sunat.calendar import peru_today
-from tests.conftest import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, LiveService, invoice_body
+from connector import CacheSettings, Client, ServerError, TransportError
+from connector.http import cache_directory
+from sunat.calendar import peru_today
+from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
+from tests.samples.bodies import invoice_body
+from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN
 
 LIST = {"data": [{"id": 1, "number": "F001-1", "date_of_issue": "01-11-2026", "total": "118.00"}]}
 

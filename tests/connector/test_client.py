@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from facturador.connector import CacheSettings, Client, ConnectionStatus
-from facturador.connector.hookspecs import FAMILIES
-from facturador.connector.resources import Resource
-from tests.conftest import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, LiveService
+from connector import CacheSettings, Client, ConnectionStatus
+from connector.hookspecs import FAMILIES
+from connector.resources import Resource
+from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.connector.test_errors import closed_port
+from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN
 
 
 def test_ping_ok(client: Client) -> None:
     status = client.ping()
-    assert status == ConnectionStatus(True, "Conectado a ACME PERU S.A.C..", "ok", 200)
+    assert status == ConnectionStatus(True, "Conectado a ACME PERU S.A.C.", "ok", 200)
 
 
 def test_ping_wrong_token(live: LiveService) -> None:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from facturador.connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
-from tests.conftest import ACME, ACME_TOKEN, LiveService
+from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from tests.conftest import LiveService
+from tests.samples.tenants import ACME, ACME_TOKEN
 
 PLUGIN = """
-from facturador.connector import hookimpl
+from connector import hookimpl
 
 @hookimpl
 def facturador_validate_payload(family, payload):
@@ -41,7 +42,7 @@ plugins_dir = "local"
 base_url = "http://127.0.0.1:8000/t/demo"
 token = "demo-secret-token"
 cache = false
-plugins = ["facturador.plugins.detraction"]
+plugins = ["plugins.detraction"]
 """,
     )
     monkeypatch.setenv("ACME_TOKEN", "acme-secret-token")
@@ -130,3 +131,27 @@ def test_tenant_client_talks_to_the_service_and_never_logs_the_token(
         assert ACME_TOKEN not in repr(client)
     assert any("/api/documents/lists" in r.getMessage() for r in caplog.records)
     assert ACME_TOKEN not in caplog.text
+
+
+def test_the_demos_tenants_file_is_found_without_setting_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the notebook and the dashboard rely on after `facturador demo`: its tenants file in the data
+    directory is found when neither FACTURADOR_TENANTS nor the user's config file exist."""
+    from connector.config import demo_tenants_path, tenants_path
+
+    monkeypatch.delenv("FACTURADOR_TENANTS", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("FACTURADOR_DATA_DIR", str(tmp_path / "data"))
+    assert (
+        tenants_path() == tmp_path / "config" / "facturador" / "tenants.toml"
+    )  # nothing yet: where to create
+    (tmp_path / "data").mkdir()
+    demo = tmp_path / "data" / "tenants.toml"
+    demo.write_text('[tenants.demo]\nbase_url = "http://127.0.0.1:8000/t/demo"\ntoken = "t"\n')
+    assert demo_tenants_path() == demo and tenants_path() == demo
+    assert list(load_tenants()) == ["demo"]
+    mine = tmp_path / "config" / "facturador" / "tenants.toml"
+    mine.parent.mkdir(parents=True)
+    mine.write_text('[tenants.mine]\nbase_url = "http://127.0.0.1:8000/t/mine"\ntoken = "t"\n')
+    assert tenants_path() == mine  # the user's own file wins

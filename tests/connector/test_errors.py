@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from facturador.connector import (
+from connector import (
     AuthenticationError,
     Client,
     ConflictError,
@@ -19,10 +19,12 @@ from facturador.connector import (
     TransportError,
     ValidationError,
 )
-from facturador.connector.builders import Customer, Invoice, Line
-from facturador.connector.errors import error_from_response
-from tests.conftest import ACME, ACME_TOKEN, OTHER_TOKEN, LiveService, invoice_body
+from connector.builders import Customer, Invoice, Line
+from connector.errors import error_from_response
+from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
+from tests.samples.bodies import invoice_body
+from tests.samples.tenants import ACME, ACME_TOKEN, OTHER_TOKEN
 
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
 

@@ -4,15 +4,18 @@ later, status updates and downloads."""
 from __future__ import annotations
 
 import io
+import uuid
 import zipfile
 from decimal import Decimal
 
 import pytest
 
-from facturador.connector import Client, IssueResult
-from facturador.connector.builders import CreditNote, Customer, DebitNote, Invoice, Line, Receipt
-from facturador.sunat.calendar import peru_today
-from tests.conftest import ACME_RUC, example, invoice_body
+from connector import Client, IssueResult
+from connector.builders import CreditNote, Customer, DebitNote, Invoice, Line, Receipt
+from connector.errors import ConflictError
+from sunat.calendar import peru_today
+from tests.samples.bodies import boleta_body, invoice_body
+from tests.samples.tenants import ACME_RUC
 
 RUC_CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.", address="Av. Lima 123", ubigeo="150101")
 
@@ -177,7 +180,7 @@ def test_raw_dict_payloads_are_accepted_and_not_modified(client: Client) -> None
     result = client.documents.issue(body)
     assert repr(body) == before
     assert_accepted(client, result, "118.00")
-    sample = client.documents.issue(example("documents_boleta_taxed.json"))
+    sample = client.documents.issue(boleta_body())
     assert sample.series == "B001"
 
 
@@ -207,3 +210,16 @@ def test_downloads(client: Client) -> None:
         assert archive.namelist() == [f"R-{result.filename}.xml"]
     with pytest.raises(ValueError):
         client.documents.download_pdf(result.external_id, fmt="a3")
+
+
+def test_an_issue_repeated_with_its_idempotency_key_makes_one_document(client: Client) -> None:
+    key = f"caja-1-{uuid.uuid4()}"
+    invoice = Invoice(customer=RUC_CUSTOMER, lines=[Line("Inca Kola 250 ml", 2, unit_price=59)])
+    first = client.documents.issue(invoice, idempotency_key=key)
+    again = client.documents.issue(invoice, idempotency_key=key)
+    assert first.was_duplicate is False and again.was_duplicate is True
+    assert again.external_id == first.external_id and again.number == first.number
+    other = Invoice(customer=RUC_CUSTOMER, lines=[Line("Inca Kola 500 ml", 1, unit_price=59)])
+    with pytest.raises(ConflictError) as info:
+        client.documents.issue(other, idempotency_key=key)
+    assert info.value.error_code == "IDEMPOTENCY_KEY_REUSED"

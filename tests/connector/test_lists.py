@@ -11,12 +11,12 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
-from facturador.connector import Client, DocumentList, DocumentRecord
-from facturador.connector.builders import Customer, Invoice, Line, Receipt
-from facturador.connector.frames import CATEGORY_COLUMNS, DOCUMENT_COLUMNS
-from facturador.sunat.calendar import peru_today
-from tests.conftest import invoice_body
+from connector import Client, DocumentList, DocumentRecord
+from connector.builders import Customer, Invoice, Line, Receipt
+from connector.frames import CATEGORY_COLUMNS, DOCUMENT_COLUMNS
+from sunat.calendar import peru_today
 from tests.connector.standin import Answer, StandIn
+from tests.samples.bodies import invoice_body
 
 #: A list row as a P5 tenant sends it (reference §8.3): d-m-Y dates, amounts as strings, no series key.
 REAL_TENANT_ROW = {

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from decimal import Decimal
 
 import pytest
 
-from facturador.connector import Client
+from connector import Client
 from facturador.seeding import VOID_WINDOW_DAYS, SeedReport, seed
-from facturador.sunat.calendar import peru_today
+from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.shops import Shop, new_shop
 
@@ -93,3 +94,49 @@ def test_seeding_without_tickets_leaves_boletas_registered(live: LiveService) ->
     assert report.summaries == report.voided_facturas == 0 and not report.tickets
     assert "daily summaries" not in report.summary()
     assert {state for _, kind, state, _ in listed(shop) if kind == "03"} <= {"01"}
+
+
+def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
+    """Correlatives follow the dates within each series, nothing is issued in the future, dollar
+    documents and their notes carry a plausible rate of their day, credit notes vary and return real
+    lines, and a few customers buy often."""
+    shop, _ = first
+    today = peru_today()
+    with shop.client() as client:
+        records = list(client.documents.list(today - dt.timedelta(days=DAYS + 10), today, details=True))
+    by_series: dict[str, list[tuple[int, dt.date, str]]] = {}
+    for r in records:
+        assert r.date_of_issue is not None and r.correlative is not None
+        by_series.setdefault(r.series, []).append(
+            (r.correlative, r.date_of_issue, str(r.raw["time_of_issue"]))
+        )
+    for series, items in by_series.items():
+        items.sort()
+        assert [n for n, _, _ in items] == list(range(items[0][0], items[0][0] + len(items))), series
+        moments = [(day, time) for _, day, time in items]
+        assert moments == sorted(moments), f"{series}: numbers out of date order"
+    now = dt.datetime.now(dt.UTC) - dt.timedelta(hours=5)
+    assert all(
+        (r.date_of_issue, str(r.raw["time_of_issue"])) <= (now.date(), now.strftime("%H:%M:%S"))
+        for r in records
+    )
+    dollars = [r for r in records if r.currency_type_id == "USD"]
+    assert dollars and all(r.exchange_rate is not None and 3.6 <= r.exchange_rate <= 3.9 for r in dollars)
+    assert len({r.exchange_rate for r in dollars}) > 1  # each day its own rate
+    credit_notes = [r for r in records if r.document_type_id == "07"]
+    assert len({r.total for r in credit_notes}) > 1  # not all the same amount
+    rows = {r.number: r.raw for r in records}
+    for note in credit_notes:
+        assert note.affected is not None
+        affected = rows.get(note.affected.full_number)
+        if affected is None or note.note_type_id == "04":
+            continue
+        descriptions = {item["description"] for item in affected["items"]}
+        assert {item["description"] for item in rows[note.number]["items"]} <= descriptions
+    credit = [r.raw for r in records if r.raw.get("payment_condition_id") == "02"]
+    assert credit, "some facturas are sold on credit"
+    for row in credit:
+        instalments = sum(Decimal(str(f["amount"])) for f in row["fee"])
+        assert abs(instalments - Decimal(row["total"])) <= Decimal("0.01")
+    customers = Counter(r.customer_number for r in records if r.document_type_id == "01")
+    assert customers.most_common(1)[0][1] >= 3 * max(1, sorted(customers.values())[len(customers) // 2])

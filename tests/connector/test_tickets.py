@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from facturador.connector import (
+from connector import (
     CacheSettings,
     Client,
     FieldError,
@@ -30,9 +30,9 @@ from facturador.connector import (
     hookimpl,
     wait_for_ticket,
 )
-from facturador.connector.builders import CreditNote, Customer, Invoice, Line, Receipt
-from facturador.connector.models import in_process_message
-from facturador.sunat.calendar import peru_today
+from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
+from connector.models import in_process_message
+from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.shops import Shop, new_shop

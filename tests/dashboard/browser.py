@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from facturador.dashboard import APP_PATH
+from dashboard import APP_PATH
 from tests.conftest import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 
-from facturador.connector import Client
-from facturador.connector.builders import Customer, Invoice, Line, Receipt
-from facturador.connector.models import IssueResult
-from tests.conftest import ACME, ACME_TOKEN, LiveService, free_port, invoice_body
+from connector import Client
+from connector.builders import Customer, Invoice, Line, Receipt
+from connector.models import IssueResult
+from tests.conftest import LiveService, free_port
 from tests.connector.standin import standin  # noqa: F401  (fixture: a scripted real tenant)
 from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, require_browser
+from tests.samples.bodies import invoice_body
+from tests.samples.tenants import ACME, ACME_TOKEN
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,7 +46,7 @@ class Issued:
 
 @pytest.fixture(scope="session")
 def issued(live: LiveService) -> Issued:
-    """Two facturas from the shared sample, a boleta and a factura not sent to SUNAT."""
+    """Two facturas of the sample body, a boleta and a factura not sent to SUNAT."""
     customer = f"CLIENTE DASHBOARD {uuid.uuid4().hex[:6].upper()}"
     with Client(live.base_url(ACME), ACME_TOKEN, cache=False) as client:
         invoices = [client.documents.issue(invoice_body()) for _ in range(2)]
@@ -102,6 +104,18 @@ def service_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _loopback_address() -> Iterator[None]:
+    """AppTest runs the app in this process, as a dashboard listening on 127.0.0.1 would (its login gate
+    reads ``server.address``)."""
+    from streamlit import config
+
+    previous = config.get_option("server.address")
+    config.set_option("server.address", "127.0.0.1")
+    yield
+    config.set_option("server.address", previous)
+
+
+@pytest.fixture(autouse=True)
 def _clean_streamlit_caches() -> Iterator[None]:
     """AppTest runs the app in this process: Streamlit's caches must not leak between tests."""
     import streamlit as st
@@ -153,3 +167,84 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("screenshots")
     print(f"\nscreenshots: {folder}")
     return folder
+
+
+@dataclass(frozen=True)
+class History:
+    """Back-dated documents for the analyst pages: a boleta ten days old never declared, a factura on
+    credit whose first instalment is overdue, a factura in dollars, and a credit note on the credit one."""
+
+    old_boleta: IssueResult
+    credit: IssueResult
+    dollars: IssueResult
+    note: IssueResult
+    unsent: IssueResult
+    days_ago: int = 10
+
+
+@pytest.fixture(scope="session")
+def history(live: LiveService) -> Iterator[History]:
+    """Issued on acme with back-dating allowed for a moment (then the tenant's settings are restored)."""
+    import datetime as dt
+
+    from connector.builders import CreditNote
+    from sunat.calendar import peru_today
+
+    today = peru_today()
+    before = today - dt.timedelta(days=10)
+    live.set_tenant(ACME, restrict_receipt_date=False, authority_check_deadlines=False)
+    try:
+        with Client(live.base_url(ACME), ACME_TOKEN, cache=False) as client:
+            old_boleta = client.documents.issue(
+                Receipt(
+                    customer=Customer.dni("45781236", "MARIA FERNANDA LOPEZ RAMOS"),
+                    lines=[Line("Arroz Costeño 5 kg", 2, unit_price="24.90")],
+                    issue_date=before,
+                )
+            )
+            credit = client.documents.issue(
+                Invoice(
+                    customer=Customer.ruc(CREDIT_RUC, "CLIENTE A CREDITO S.A.C."),
+                    lines=[Line("Consultoría contable mensual", 1, unit_value=1000)],
+                    issue_date=before,
+                ),
+                form_values={
+                    "instalments.rows": [
+                        {"date": (before + dt.timedelta(days=5)).isoformat(), "amount": 590},
+                        {"date": (today + dt.timedelta(days=20)).isoformat(), "amount": 590},
+                    ]
+                },
+            )
+            dollars = client.documents.issue(
+                Invoice(
+                    customer=Customer.ruc("20601030013", "CLIENTE EN DOLARES S.A.C."),
+                    lines=[Line("Monitor LG 24 pulgadas", 1, unit_value=500)],
+                    currency="USD",
+                    exchange_rate="3.725",
+                    issue_date=today - dt.timedelta(days=2),
+                )
+            )
+            note = client.documents.issue(
+                CreditNote(
+                    customer=Customer.ruc(CREDIT_RUC, "CLIENTE A CREDITO S.A.C."),
+                    lines=[Line("Descuento por pronto pago", 1, unit_value=100)],
+                    affected_external_id=credit.external_id,
+                    note_type="04",
+                    reason="Descuento global",
+                    issue_date=today - dt.timedelta(days=1),
+                )
+            )
+            unsent = client.documents.issue(
+                Invoice(
+                    customer=Customer.ruc(CREDIT_RUC, "CLIENTE SIN ENVIAR S.A.C."),
+                    lines=[Line("Soporte", 1, unit_value=10)],
+                    send=False,
+                )
+            )
+    finally:
+        live.set_tenant(ACME, restrict_receipt_date=True, authority_check_deadlines=True)
+    yield History(old_boleta, credit, dollars, note, unsent)
+
+
+#: The customer of :func:`history`'s credit sale: nobody else buys with this RUC.
+CREDIT_RUC = "20456789120"

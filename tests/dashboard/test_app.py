@@ -11,17 +11,19 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from facturador.dashboard import APP_PATH
-from facturador.sunat.calendar import peru_today
+from dashboard import APP_PATH, issuing
+from sunat.calendar import peru_today
 from tests.dashboard.conftest import Issued
+from tests.samples.bodies import invoice_body
 
 TIMEOUT = 60
 
 
-def app() -> AppTest:
-    """The dashboard's entry script, run once (Documents is the default page)."""
+def app(page: str | None = "views/documents.py") -> AppTest:
+    """The dashboard's entry script, run once, then on ``page`` (``None``: the default page, Inicio)."""
     at = AppTest.from_file(str(APP_PATH), default_timeout=TIMEOUT)
-    return at.run()
+    at.run()
+    return at.switch_page(page).run() if page and not at.exception else at
 
 
 def texts(elements: Any) -> str:
@@ -70,13 +72,15 @@ def test_documents_page_lists_the_range_with_kpis_and_charts(tenants: Path, issu
 
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Documentos"].replace(",", "")) >= len(issued.numbers)
-    assert metrics["Ventas netas PEN"].startswith("S/ ")
+    assert metrics["Importe total"].startswith("S/ ") and metrics["Valor de venta (sin IGV)"].startswith(
+        "S/ "
+    )
 
     figures = plotly_specs(at)
     assert len(figures) == 3
     daily = figures[0]
     assert {trace["name"] for trace in daily["data"]} >= {"Factura", "Boleta"}
-    assert "Ventas netas por día" in daily["layout"]["title"]["text"]
+    assert "Valor de venta por día" in daily["layout"]["title"]["text"]
 
 
 def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None:
@@ -293,7 +297,8 @@ def test_issue_page_boleta_and_credit_note(tenants: Path, issued: Issued) -> Non
     totals = {m.label: m.value for m in at.metric}
     assert totals["ICBPER"] == "S/ 0.50" and totals["Total"] == "S/ 70.60"
     at.button(key="issue_submit").click().run()
-    assert "Boleta de venta **B001-" in texts(at.main.success), texts(at.main.error)
+    assert "**Boleta de venta B001-" in texts(at.main.info), texts(at.main.error)
+    assert "sin enviar a SUNAT" in texts(at.main.info)
 
     # a credit note for one of the facturas issued before: picked from the list of the last year
     at.button(key="issue_new").click().run()
@@ -301,18 +306,22 @@ def test_issue_page_boleta_and_credit_note(tenants: Path, issued: Issued) -> Non
     invoice = issued.invoices[0]
     at.selectbox(key="note_affected").set_value(invoice.external_id).run()
     assert at.text_input(key="issue_series_07_01").value == "FC01"
-    at.text_input(key="note_reason").set_value("Anulación de la operación")
-    at.text_input(key="cust_number").set_value("10414711225")
-    at.text_input(key="cust_name").set_value("EMPRESA XYZ S.A.")
-    at.session_state["issue_items"] = {
-        "edited_rows": {0: {"descripcion": "Inca Kola 250 ml", "cantidad": 2.0, "precio": 59.0}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    at.run()
+    # the note starts from the factura: its customer, currency and lines, all fixed for a total void (01)
+    body = invoice_body()
+    customer = body["datos_del_cliente_o_receptor"]
+    assert at.text_input(key="cust_number").value == customer["numero_documento"]
+    assert at.text_input(key="cust_name").value == customer["apellidos_y_nombres_o_razon_social"]
+    lines = at.session_state["issue_items_initial"]
+    assert list(lines["descripcion"]) == [item["descripcion"] for item in body["items"]]
+    assert set(at.session_state["_note_locked"]) == set(issuing.ITEM_COLUMNS)
+    at.text_input(key="note_reason").set_value("Anulación de la operación").run()
+    # a partial return (07): only the quantities can change
+    at.selectbox(key="note_type_07").set_value("07").run()
+    assert at.session_state["_note_locked"] == [c for c in issuing.ITEM_COLUMNS if c != "cantidad"]
+    at.selectbox(key="note_type_07").set_value("01").run()
     payload = at.json[0].value
     payload = json.loads(payload) if isinstance(payload, str) else payload
     assert payload["documento_afectado"] == {"external_id": invoice.external_id}
     at.button(key="issue_submit").click().run()
     assert not at.exception, at.exception
-    assert "Nota de crédito **FC01-" in texts(at.main.success), texts(at.main.error)
+    assert "**Nota de crédito FC01-" in texts(at.main.success), texts(at.main.error)

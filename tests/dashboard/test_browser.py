@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from facturador.sunat.calendar import peru_today
-from tests.conftest import ACME, ACME_TOKEN, LiveService
+from sunat.calendar import peru_today
+from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import Issued, write_tenants
+from tests.samples.tenants import ACME, ACME_TOKEN
 
 sync_api = require_browser()
 
@@ -45,7 +46,7 @@ def set_date_range(page: Any, start: Any, end: Any) -> None:
 
 
 def test_documents_range_and_chart(page: Any, dashboard: str, issued: Issued, shots: Path) -> None:
-    page.goto(dashboard)
+    page.goto(f"{dashboard}/documents")
     wait_for_app(page)
     sidebar = page.get_by_test_id("stSidebar")
     sync_api.expect(sidebar).to_contain_text("Conectado a ACME PERU S.A.C.")
@@ -61,9 +62,9 @@ def test_documents_range_and_chart(page: Any, dashboard: str, issued: Issued, sh
     charts = page.get_by_test_id("stPlotlyChart")
     sync_api.expect(charts).to_have_count(3)
     sync_api.expect(charts.first.locator(".js-plotly-plot .main-svg").first).to_be_visible()
-    sync_api.expect(charts.first).to_contain_text("Ventas netas por día")
+    sync_api.expect(charts.first).to_contain_text("Valor de venta por día")
     assert charts.first.locator("g.trace.bars").count() >= 2  # factura and boleta stacked
-    sync_api.expect(page.get_by_test_id("stMetric").first).to_contain_text("Documentos")
+    sync_api.expect(page.get_by_test_id("stMetric").filter(has_text="Documentos")).to_be_visible()
     sync_api.expect(page.get_by_test_id("stDataFrame")).to_be_visible()
     page.screenshot(path=str(shots / "documents.png"), full_page=True)
 
@@ -129,7 +130,8 @@ def test_issue_an_invoice_and_find_it_in_the_list(page: Any, dashboard: str, sho
     page.get_by_label("Cliente", exact=True).fill("navegador")
     page.get_by_label("Cliente", exact=True).press("Enter")
     wait_for_app(page)
-    sync_api.expect(page.get_by_test_id("stMetric").first).to_contain_text("1")
+    documents = page.get_by_test_id("stMetric").filter(has_text="Documentos")
+    sync_api.expect(documents.get_by_test_id("stMetricValue")).to_have_text("1")
     sync_api.expect(page.get_by_role("heading", name="1 documento", exact=True)).to_be_visible()
     table = page.get_by_test_id("stDataFrame").first
     sync_api.expect(table.locator("table")).to_contain_text(heading)

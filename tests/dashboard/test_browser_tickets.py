@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from facturador.connector import IssueResult
-from facturador.connector.builders import Customer, Invoice, Line, Receipt
-from facturador.sunat.calendar import peru_today
+from connector import IssueResult
+from connector.builders import Customer, Invoice, Line, Receipt
+from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import write_tenants

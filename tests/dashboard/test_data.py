@@ -10,8 +10,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from facturador.connector.frames import documents_frame
-from facturador.dashboard import data
+from connector.frames import documents_frame
+from dashboard import data
 
 
 def row(
@@ -142,43 +142,6 @@ def test_filter_options_and_filters(frame: pd.DataFrame) -> None:
     assert set(combined["number"]) == {"F001-1", "F001-2"}
 
 
-def test_kpis_are_net_and_per_currency(frame: pd.DataFrame) -> None:
-    figures = data.kpis(frame)
-    assert figures.documents == 8
-    assert figures.counted == 6  # the rejected and the voided ones do not count
-    pen, usd = figures.per_currency
-    assert pen.currency == "PEN" and usd.currency == "USD"
-    # 118 + 236 + 59 - 118 (credit note) + 11.8
-    assert pen.sales == pytest.approx(306.8)
-    assert pen.igv == pytest.approx(18 + 36 + 9 - 18 + 1.8)
-    assert pen.documents == 5
-    assert (usd.documents, usd.sales) == (1, 100.0)
-    assert figures.by_state == {"05": 4, "01": 1, "07": 1, "09": 1, "11": 1}
-
-
-def test_kpis_of_nothing() -> None:
-    figures = data.kpis(data.empty_documents())
-    assert (figures.documents, figures.counted, figures.per_currency) == (0, 0, [])
-
-
-def test_daily_totals_stack_types_with_credit_notes_negative(frame: pd.DataFrame) -> None:
-    daily = data.daily_totals(frame, "PEN")
-    table = {
-        (d.strftime("%d"), t): total
-        for d, t, total in daily[["day", "type", "total"]].itertuples(index=False)
-    }
-    assert table == {
-        ("01", "Factura"): pytest.approx(354.0),
-        ("02", "Boleta"): pytest.approx(59.0),
-        ("02", "Nota de crédito"): pytest.approx(-118.0),
-        ("03", "Nota de débito"): pytest.approx(11.8),
-    }
-    figure = data.daily_totals_figure(frame, "PEN")
-    assert figure.layout.barmode == "relative"
-    assert {trace.name for trace in figure.data} == {"Factura", "Boleta", "Nota de crédito", "Nota de débito"}
-    assert "PEN" in figure.layout.title.text
-
-
 def test_state_totals_use_state_colors(frame: pd.DataFrame) -> None:
     states = data.state_totals(frame, "PEN")
     assert list(states["label"]) == ["Registrado", "Aceptado", "Observado", "Rechazado", "Anulado"]
@@ -186,19 +149,12 @@ def test_state_totals_use_state_colors(frame: pd.DataFrame) -> None:
     figure = data.state_totals_figure(frame, "PEN")
     (bar,) = figure.data
     assert list(bar.marker.color) == [data.STATES[c].color for c in ("01", "05", "07", "09", "11")]
-
-
-def test_top_customers(frame: pd.DataFrame) -> None:
-    top = data.top_customers(frame, "PEN", n=2)
-    assert list(top["customer"]) == ["ACME PERU S.A.C.", "Juan Pérez"]
-    assert list(top["total"]) == [pytest.approx(236.0), pytest.approx(59.0)]
-    figure = data.top_customers_figure(frame, "PEN", n=2)
-    assert list(figure.data[0].y) == ["Juan Pérez", "ACME PERU S.A.C."]  # best on top
+    assert list(bar.y) == [1, 3, 1, 1, 1] and "Documentos por estado" in figure.layout.title.text
 
 
 def test_figures_of_an_empty_range_say_so() -> None:
     empty = data.empty_documents()
-    for build in (data.daily_totals_figure, data.state_totals_figure, data.top_customers_figure):
+    for build in (data.state_totals_figure,):
         figure = build(empty, None)
         assert "Sin documentos" in json.dumps(
             figure.to_plotly_json()["layout"]["annotations"], ensure_ascii=False
@@ -295,7 +251,34 @@ def test_sent_voiding_and_voided_states_are_shown_distinctly() -> None:
     (bar,) = data.state_totals_figure(frame, "PEN").data
     assert list(bar.x) == ["Enviado", "Aceptado", "Anulado", "Por anular"]
     assert list(bar.marker.color) == [data.STATES[c].color for c in ("03", "05", "11", "13")]
-    figures = data.kpis(frame)
-    assert figures.counted == 4 and figures.by_state == {"13": 2, "03": 1, "11": 1, "05": 1}
+    assert list(bar.y) == [1, 1, 1, 2]  # documents per state: counts, never amounts across currencies
     export = data.export_frame(frame)
     assert set(export["Estado"]) == {"Enviado", "Por anular", "Anulado", "Aceptado"}
+
+
+def test_documents_sort_by_date_series_and_numeric_correlative() -> None:
+    """F001-6 no longer sits between F001-638 and F001-552 (the numbers sorted as text)."""
+    rows = [
+        {"number": n, "series": n.split("-")[0], "correlative": int(n.split("-")[1]), "date_of_issue": d}
+        for n, d in (
+            ("F001-6", "2026-11-20"),
+            ("F001-638", "2026-11-21"),
+            ("F001-552", "2026-11-21"),
+            ("F001-7", "2026-11-21"),
+            ("B001-90", "2026-11-21"),
+        )
+    ]
+    frame = pd.DataFrame(rows)
+    frame["date_of_issue"] = pd.to_datetime(frame["date_of_issue"])
+    for column in (
+        "document_type_id",
+        "customer_name",
+        "customer_number",
+        "currency_type_id",
+        "state_type_id",
+    ):
+        frame[column] = ""
+    frame["document_type_description"] = ""
+    frame["external_id"] = ""
+    table = data.table_frame(frame)
+    assert list(table["number"]) == ["F001-638", "F001-552", "F001-7", "B001-90", "F001-6"]

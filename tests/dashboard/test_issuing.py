@@ -8,10 +8,10 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
-from facturador.connector import FieldError
-from facturador.connector.builders import CreditNote, Invoice, Receipt
-from facturador.connector.plugins import make_plugin_manager
-from facturador.dashboard import issuing
+from connector import FieldError
+from connector.builders import CreditNote, Invoice, Receipt
+from connector.plugins import make_plugin_manager
+from dashboard import issuing
 
 
 def items(*rows: dict[str, object]) -> pd.DataFrame:

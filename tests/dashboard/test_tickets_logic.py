@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`facturador.dashboard.tickets` (no Streamlit, no HTTP)."""
+"""Unit tests of :mod:`dashboard.tickets` (no Streamlit, no HTTP)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from datetime import date, datetime
 import pandas as pd
 import pytest
 
-from facturador.connector import SummaryRecord, TicketRef, TicketStatus
-from facturador.connector.frames import documents_frame
-from facturador.dashboard import tickets
+from connector import SummaryRecord, TicketRef, TicketStatus
+from connector.frames import documents_frame
+from dashboard import tickets
 from tests.dashboard.test_data import row
 
 IN_PROCESS = {
@@ -79,19 +79,19 @@ def test_document_groups(frame: pd.DataFrame) -> None:
 
 def test_voidable_documents(frame: pd.DataFrame) -> None:
     facturas = tickets.voidable(frame, tickets.FACTURAS, date(2026, 11, 20))
-    assert list(facturas["number"]) == ["F001-1", "F001-2", "FC01-1"]  # accepted or observed, that day
+    assert list(facturas["number"]) == ["FC01-1", "F001-2", "F001-1"]  # accepted or observed, newest first
     assert list(tickets.voidable(frame, tickets.FACTURAS)["number"]) == [
-        "F001-1",
-        "F001-2",
-        "FC01-1",
         "F001-5",
+        "FC01-1",
+        "F001-2",
+        "F001-1",
     ]
     assert list(tickets.voidable(frame, tickets.BOLETAS)["number"]) == ["B001-2"]
     assert tickets.voidable(frame, tickets.BOLETAS, date(2026, 11, 21)).empty
 
 
 def test_pending_declaration_and_days(frame: pd.DataFrame) -> None:
-    assert list(tickets.pending_declaration(frame, date(2026, 11, 21))["number"]) == ["B001-3", "BC01-1"]
+    assert list(tickets.pending_declaration(frame, date(2026, 11, 21))["number"]) == ["BC01-1", "B001-3"]
     days = tickets.pending_by_day(frame)
     assert list(days.columns) == ["day", "boletas", "notes", "documents", "total"]
     assert days.to_dict("records") == [
@@ -258,3 +258,9 @@ def test_merge_keeps_what_the_session_knows() -> None:
     book = tickets.TicketBook()
     added = book.answer(tickets.entry_from_record(record("e-4")), accepted(), NOW)
     assert added.state == "accepted" and book.get("e-4") == added
+
+
+def test_ticket_counts_read_in_plural() -> None:
+    assert tickets.state_count_label("accepted", 1) == "aceptado"
+    assert tickets.state_count_label("accepted", 86) == "aceptados"
+    assert tickets.state_count_label("processing", 3) == "en proceso"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from facturador.connector import Client, IssueResult, wait_for_ticket
-from facturador.connector.builders import Customer, Invoice, Line, Receipt
-from facturador.sunat.calendar import peru_today
+from connector import Client, IssueResult, wait_for_ticket
+from connector.builders import Customer, Invoice, Line, Receipt
+from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.dashboard.conftest import write_tenants

@@ -10,9 +10,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from facturador.connector import Client
+from connector import Client
 from facturador.seeding import seed
-from facturador.service.domain.tenants import create_tenant
+from facturador.domain.tenants import create_tenant
 from tests.conftest import LiveService
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "explore_documents.ipynb"

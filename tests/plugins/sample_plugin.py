@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from facturador.connector import FormField, hookimpl
+from connector import FormField, hookimpl
 
 SEEN: list[tuple[str, Any]] = []
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from facturador.connector import Client, FieldError, ValidationError
-from facturador.connector.builders import Customer, Invoice, Line, Receipt
-from facturador.plugins import detraction
-from facturador.plugins.detraction import DetractionWarning
-from facturador.sunat import catalogs
-from tests.conftest import invoice_body
+from connector import Client, FieldError, ValidationError
+from connector.builders import Customer, Invoice, Line, Receipt
+from plugins import detraction
+from plugins.detraction import DetractionWarning
+from sunat import catalogs
+from tests.samples.bodies import invoice_body
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.")
 VALUES = {"detraction.code": "037", "detraction.account": "00-000-123456"}

@@ -1,4 +1,4 @@
-"""Every hook of ``facturador.connector.hookspecs`` (one ``test_hook_<name>`` each), the plugin host
+"""Every hook of ``connector.hookspecs`` (one ``test_hook_<name>`` each), the plugin host
 (registration order, isolation per client, entry points, plugins_dir) and the meta-tests: every hookspec
 is documented in docs/plugin_hooks.md and has a test here."""
 
@@ -16,7 +16,7 @@ from typing import Any
 import pluggy
 import pytest
 
-from facturador.connector import (
+from connector import (
     Client,
     FieldError,
     FormField,
@@ -24,11 +24,13 @@ from facturador.connector import (
     ValidationError,
     hookimpl,
 )
-from facturador.connector import hookspecs as hookspecs_module
-from facturador.connector import plugins as plugins_module
-from facturador.connector.plugins import DEFAULT_PLUGINS, PluginError, make_plugin_manager
-from tests.conftest import ACME, ACME_TOKEN, LiveService, invoice_body
+from connector import hookspecs as hookspecs_module
+from connector import plugins as plugins_module
+from connector.plugins import DEFAULT_PLUGINS, PluginError, make_plugin_manager
+from tests.conftest import LiveService
 from tests.plugins import sample_plugin
+from tests.samples.bodies import invoice_body
+from tests.samples.tenants import ACME, ACME_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "plugin_hooks.md"
@@ -170,7 +172,7 @@ def test_hook_facturador_issued(live: LiveService, caplog: pytest.LogCaptureFixt
             raise RuntimeError("the plugin's own problem")
 
     with Client(live.base_url(ACME), ACME_TOKEN, cache=False, plugins=[Fails(), sample_plugin]) as client:
-        with caplog.at_level(logging.ERROR, logger="facturador.connector"):
+        with caplog.at_level(logging.ERROR, logger="connector"):
             result = client.documents.issue(invoice_body())
         assert sample_plugin.SEEN == [("documents", result)] and isinstance(result, IssueResult)
         assert "failed in facturador_issued" in caplog.text and "the plugin's own problem" in caplog.text
@@ -220,14 +222,14 @@ def test_plugins_by_import_path_and_registration_errors() -> None:
 
 def test_plugins_dir(tmp_path: Path) -> None:
     (tmp_path / "b_second.py").write_text(
-        "from facturador.connector import hookimpl\n"
+        "from connector import hookimpl\n"
         "@hookimpl\n"
         "def facturador_prepare_payload(payload):\n"
         "    return {**payload, 'order': [*payload.get('order', []), 'b']}\n"
     )
     (tmp_path / "a_first.py").write_text(
         "from dataclasses import dataclass\n"
-        "from facturador.connector import hookimpl\n"
+        "from connector import hookimpl\n"
         "@dataclass\n"
         "class Mark:\n"
         "    name: str\n"
@@ -251,7 +253,7 @@ def test_plugins_dir(tmp_path: Path) -> None:
 def fake_entry_points() -> list[importlib.metadata.EntryPoint]:
     return [
         importlib.metadata.EntryPoint("sample", "tests.plugins.sample_plugin", "facturador"),
-        importlib.metadata.EntryPoint("spot", "facturador.plugins.detraction", "facturador"),
+        importlib.metadata.EntryPoint("spot", "plugins.detraction", "facturador"),
     ]
 
 

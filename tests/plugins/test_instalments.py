@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from facturador.connector import Client, FieldError, ValidationError
-from facturador.connector.builders import Customer, Invoice, Line
-from facturador.plugins import instalments
-from facturador.sunat.calendar import peru_today
+from connector import Client, FieldError, ValidationError
+from connector.builders import Customer, Invoice, Line
+from plugins import instalments
+from sunat.calendar import peru_today
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.")
 TODAY = peru_today()

@@ -1,1 +1,1 @@
-"""Unit tests of the tax domain (``facturador.sunat``)."""
+"""Unit tests of the tax domain (``sunat``)."""

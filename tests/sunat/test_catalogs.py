@@ -1,12 +1,10 @@
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
-from facturador.sunat import catalogs as c
-
-CODE_ERRORS = Path(__file__).resolve().parents[3] / "shared" / "examples" / "sunat" / "CodeErrors.xml"
+from sunat import catalogs as c
+from tests.reference import shared_path
 
 
 def test_existing_names_keep_their_behaviour():
@@ -142,9 +140,8 @@ def test_response_messages_match_sunat_catalogue():
     assert "9876" in c.response_message("9876")
 
 
-@pytest.mark.skipif(not CODE_ERRORS.exists(), reason="shared/ not beside the project")
 def test_messages_are_those_of_code_errors_xml():
-    text = CODE_ERRORS.read_text(encoding="utf-8-sig")
+    text = shared_path("examples", "sunat", "CodeErrors.xml").read_text(encoding="utf-8-sig")
     published = {
         m[1]: " ".join(m[2].split()) for m in re.finditer(r'<error code="(\d+)">(.*?)</error>', text, re.S)
     }

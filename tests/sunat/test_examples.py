@@ -1,4 +1,5 @@
-"""The real public samples in shared/examples pass SUNAT's amount rules as implemented here."""
+"""Request bodies pass SUNAT's amount rules as implemented here: ours (tests/data), the real public ones of
+Facturador PRO, its sale note and SUNAT's real signed factura (the last three from tests/reference.py)."""
 
 import json
 import xml.etree.ElementTree as ET
@@ -9,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from facturador.sunat.money import to_decimal
-from facturador.sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
-from facturador.sunat.totals import check_line, check_totals, compute_totals
-from facturador.sunat.words import amount_in_words
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
-pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/ not beside the project")
+from sunat.money import to_decimal
+from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
+from sunat.totals import check_line, check_totals, compute_totals
+from sunat.words import amount_in_words
+from tests.reference import shared_files, shared_path
+from tests.samples import bodies
 
 
 @dataclass(frozen=True)
@@ -90,18 +90,15 @@ def totals_from_json(totales):
     )
 
 
-DOCUMENT_BODIES = sorted(
-    p.name for p in EXAMPLES.glob("documents_*.json") if "items" in json.loads(p.read_text())
-)
+def has_items(path: Path) -> bool:
+    return "items" in json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_the_samples_are_there():
-    assert {"documents_taxed_invoice.json", "documents_boleta_taxed.json"} <= set(DOCUMENT_BODIES)
+PUBLIC_BODIES = shared_files("examples", pattern="documents_*.json", where=has_items)
 
 
-@pytest.mark.parametrize("name", DOCUMENT_BODIES)
-def test_document_bodies_pass(name):
-    body = json.loads((EXAMPLES / name).read_text())
+def check_body(body):
+    """Every line and the totals of a POST /api/documents body of 118.00 pass; the words match."""
     issued = date.fromisoformat(body["fecha_de_emision"])
     lines = [line_from_json(item) for item in body["items"]]
     for index, line in enumerate(lines):
@@ -117,9 +114,24 @@ def test_document_bodies_pass(name):
     assert amount_in_words(totals.total, body["codigo_tipo_moneda"]) == "CIENTO DIECIOCHO CON 00/100 SOLES"
 
 
+@pytest.mark.parametrize("name", ["taxed_invoice", "boleta", "credit_note"])
+def test_our_bodies_pass(name):
+    check_body(bodies.body(name))
+
+
+@pytest.mark.requires_shared
+def test_the_public_samples_are_there():
+    assert {"documents_taxed_invoice.json", "documents_boleta_taxed.json"} <= {p.id for p in PUBLIC_BODIES}
+
+
+@pytest.mark.parametrize("path", PUBLIC_BODIES)
+def test_public_bodies_pass(path):
+    check_body(json.loads(path.read_text(encoding="utf-8")))
+
+
 def test_sale_note_with_an_exonerated_line_passes():
     """sale_note.json carries the internal (English) names of Facturador PRO."""
-    body = json.loads((EXAMPLES / "sale_note.json").read_text())
+    body = json.loads(shared_path("examples", "sale_note.json").read_text())
     lines = [
         Line(
             quantity=_amount(item, "quantity"),
@@ -164,7 +176,7 @@ NS = {
 
 def test_real_signed_factura_passes():
     """20505310072-01-F001-00019772.xml: prices with IGV, unit values rounded to cents."""
-    root = ET.parse(EXAMPLES / "sunat" / "20505310072-01-F001-00019772.xml").getroot()
+    root = ET.parse(shared_path("examples", "sunat", "20505310072-01-F001-00019772.xml")).getroot()
 
     def amount(node, path):
         return to_decimal(node.findtext(path, namespaces=NS))

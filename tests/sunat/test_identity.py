@@ -1,6 +1,6 @@
 import pytest
 
-from facturador.sunat.identity import identity_problem, is_valid_dni, is_valid_ruc, ruc_check_digit
+from sunat.identity import identity_problem, is_valid_dni, is_valid_ruc, ruc_check_digit
 
 # Real RUCs (SUNAT's own, public companies, and the test set of python-stdnum).
 REAL_RUCS = [
@@ -16,7 +16,7 @@ REAL_RUCS = [
     "17322796196",
     "20100255325",
     "20552756453",
-    "20505310072",  # issuer of the signed factura in shared/examples/sunat
+    "20505310072",  # issuer of SUNAT's real signed factura (tests/reference.py)
 ]
 # sum mod 11 == 0 -> r = 11 -> check digit 1
 MOD_0 = ["10053358671", "10103206851", "10166518861", "10266906451"]

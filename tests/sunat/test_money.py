@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.sunat.money import TOLERANCE, fmt2, quantize, round2, to_decimal
+from sunat.money import TOLERANCE, fmt2, quantize, round2, to_decimal
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.sunat.rates import ALLOWED_IGV_PERCENTS, IVAP_PERCENT, icbper_rate, igv_rate
+from sunat.rates import ALLOWED_IGV_PERCENTS, IVAP_PERCENT, icbper_rate, igv_rate
 
 
 def test_igv_rate():

@@ -1,6 +1,6 @@
 import pytest
 
-from facturador.sunat.series import (
+from sunat.series import (
     SERIES_PATTERNS,
     document_group,
     is_contingency_series,

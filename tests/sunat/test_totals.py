@@ -3,7 +3,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from facturador.sunat.totals import (
+from sunat.totals import (
     Discrepancy,
     DocumentTotals,
     LineAmounts,

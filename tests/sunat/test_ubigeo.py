@@ -1,4 +1,4 @@
-from facturador.sunat.ubigeo import describe_ubigeo, is_valid_ubigeo
+from sunat.ubigeo import describe_ubigeo, is_valid_ubigeo
 
 
 def test_known_districts():
@@ -31,6 +31,6 @@ def test_size_of_the_table():
 
 
 def _all_codes():
-    from facturador.sunat import ubigeo
+    from sunat import ubigeo
 
     return list(ubigeo._districts())

@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.sunat.words import amount_in_words
+from sunat.words import amount_in_words
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,208 @@
+"""What an analyst waits for on the Documents page and the sales register, for a large month.
+
+Creates a throw-away tenant, fills it with N documents over the days of the current month so far (or D
+days) issued through the API (the seeding module, on ``facturador serve`` with 2 workers), then measures
+in one run:
+
+- list endpoint: GET /api/documents/lists/{start}/{end} for the whole range, raw HTTP;
+- cold: connector list (cache cleared) + DataFrame + the page's Decimal KPIs and its three figures;
+- warm: the same with the connector's cache warm;
+- browser (``--browser``): ``streamlit run`` of the dashboard started fresh, headless Chromium opens the
+  Documentos page: time from navigation to the three charts drawn (cold: nothing cached anywhere);
+- register: ``client.documents.sales_register(month)`` with the cache off (list of the month and the
+  weeks before it, PLE and RVIE lines).
+
+Targets (issues 3 and 10): cold < 3 s, warm < 0.5 s, list endpoint < 1 s, browser < 3 s, register < 2 s,
+for 20,000 documents.
+Run:  python benchmarks/documents_page.py --documents 20000 --browser
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from connector import CacheSettings, Client
+from connector.sales import by_customer, group_totals, sales_of, summarize
+from dashboard import data, figures
+from facturador.config import Settings
+from facturador.context import ServiceContext
+from facturador.domain.tenants import create_tenant
+from facturador.seeding import seed
+from sunat.calendar import peru_today
+
+sys.path.insert(0, str(Path(__file__).parent))
+from issue import RUC, TOKEN, start_server  # noqa: E402
+
+
+def dashboard_work(client: Client, start, end) -> tuple[int, dict[str, float]]:  # type: ignore[no-untyped-def]
+    """Fetch the range, build the DataFrame and every figure of the Documents page; timings by step."""
+    steps: dict[str, float] = {}
+    t0 = time.perf_counter()
+    documents = client.documents.list(start, end)
+    t1 = time.perf_counter()
+    frame = documents.to_dataframe()
+    t2 = time.perf_counter()
+    sales = sales_of(documents.rows)
+    figures.kpis(summarize(sales))
+    figures.daily_figure(sales, start, end)
+    data.state_totals_figure(frame)
+    figures.customers_figure(group_totals(sales, by_customer)[0])
+    t3 = time.perf_counter()
+    steps.update(fetch=t1 - t0, dataframe=t2 - t1, figures=t3 - t2, total=t3 - t0)
+    return len(frame), steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--documents", type=int, default=20000)
+    parser.add_argument("--days", type=int, default=None, help="Default: the days of this month so far.")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--browser", action="store_true", help="Also open the page in headless Chromium.")
+    args = parser.parse_args()
+    today = peru_today()
+    if args.days is None:
+        args.days = max(today.day - 1, 1)  # documents of this month only: the register's month
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings.resolve(Path(tmp), None)
+        context = ServiceContext(settings)
+        with context.session() as session, session.begin():
+            create_tenant(
+                session,
+                settings,
+                "bench",
+                ruc=RUC,
+                name="BENCH S.A.C.",
+                token=TOKEN,
+                overrides={"restrict_receipt_date": False, "authority_check_deadlines": False},
+            )
+        context.engine.dispose()
+        process, root = start_server(settings, 2)
+        try:
+            base = f"{root}/t/bench"
+            started = time.perf_counter()
+            report = seed(
+                Client(base, TOKEN, cache=False, timeout=120),
+                args.documents,
+                args.days,
+                workers=6,
+                tickets=False,
+            )
+            print(f"seeded: {report.summary()} in {time.perf_counter() - started:.0f} s")
+            end = peru_today()
+            start = min(end.fromordinal(end.toordinal() - args.days), end)
+
+            raw = []
+            with httpx.Client(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120) as http:
+                for _ in range(args.repeat):
+                    t = time.perf_counter()
+                    response = http.get(f"{base}/api/documents/lists/{start}/{end}")
+                    raw.append(time.perf_counter() - t)
+                rows = len(response.json()["data"])
+                size = len(response.content)
+
+            client = Client(base, TOKEN, cache=CacheSettings(backend="memory"), timeout=120)
+            cold, warm = [], []
+            for _ in range(args.repeat):
+                client.clear_cache()
+                count, steps = dashboard_work(client, start, end)
+                cold.append(steps)
+                count, steps = dashboard_work(client, start, end)
+                warm.append(steps)
+            register = []
+            with Client(base, TOKEN, cache=False, timeout=120) as plain:
+                for _ in range(args.repeat):
+                    t = time.perf_counter()
+                    built = plain.documents.sales_register(end, ruc=RUC, name="BENCH S.A.C.")
+                    lines = len(built.ple_rows())
+                    register.append(time.perf_counter() - t)
+            first_visit, browser = browser_cold(base, Path(tmp), args.repeat) if args.browser else ([], [])
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+    def median(runs: list[dict[str, float]], key: str) -> float:
+        return statistics.median(run[key] for run in runs)
+
+    print(f"range {start}..{end}: {rows} rows, {size / 1e6:.1f} MB of JSON")
+    took = statistics.median(register)
+    print(f"sales register {end:%Y-%m}: {lines} PLE lines in {took:6.3f} s  (target < 2 s)")
+    if browser:
+        print(
+            f"browser, Documentos cold (modules loaded, no data cached) to 3 charts drawn: "
+            f"{statistics.median(browser):6.3f} s (min {min(browser):.3f}, max {max(browser):.3f}; "
+            "target < 3 s)"
+        )
+        print(
+            "browser, first visit after the server starts (imports too): "
+            f"{statistics.median(first_visit):6.3f} s"
+        )
+    print(f"list endpoint (raw HTTP)  : {statistics.median(raw):6.3f} s  (target < 1 s)")
+    for name, runs, target in (("cold (cache cleared)", cold, 3.0), ("warm (cache warm)   ", warm, 0.5)):
+        print(
+            f"{name}: {median(runs, 'total'):6.3f} s  = fetch {median(runs, 'fetch'):.3f} + DataFrame "
+            f"{median(runs, 'dataframe'):.3f} + KPIs/figures {median(runs, 'figures'):.3f}"
+            f"  (target < {target} s)"
+        )
+
+
+#: True once the Documentos page shows its three plotly charts drawn.
+CHARTS_DRAWN = (
+    "() => document.querySelectorAll(\"[data-testid='stPlotlyChart'] .js-plotly-plot .main-svg\").length >= 3"
+)
+
+
+def browser_cold(base: str, folder: Path, repeat: int) -> tuple[list[float], list[float]]:
+    """Seconds from navigating to the Documentos page to its three charts drawn, in headless Chromium, on
+    a freshly started dashboard: first as the very first visit (the server also imports its modules),
+    then cold again in a new session after only the modules were loaded (a visit to the empty Buscar
+    page): no document cached anywhere (Streamlit, connector)."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from playwright.sync_api import sync_playwright
+
+    from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app, wait_for_app
+
+    tenants = folder / "tenants.toml"
+    tenants.write_text(f'[tenants.bench]\nbase_url = "{base}"\ntoken = "{TOKEN}"\ncache = false\n')
+    first_visit, cold = [], []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=False
+        )
+
+        def documents_page(url: str) -> float:
+            page = browser.new_page(viewport={"width": 1440, "height": 1600})
+            started = time.perf_counter()
+            page.goto(f"{url}/documents")
+            page.wait_for_function(CHARTS_DRAWN, timeout=120_000)
+            took = time.perf_counter() - started
+            page.close()
+            return took
+
+        for attempt in range(repeat):
+            for kind, timings in (("first", first_visit), ("cold", cold)):
+                run_folder = folder / f"browser-{kind}-{attempt}"
+                run_folder.mkdir()
+                with streamlit_app(run_folder, tenants) as url:
+                    if kind == "cold":
+                        warm = browser.new_page()
+                        warm.goto(f"{url}/search")
+                        wait_for_app(warm)
+                        warm.close()
+                    timings.append(documents_page(url))
+        browser.close()
+    return first_visit, cold
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""The :class:`Client`: one per tenant (base URL + token), with a resource per endpoint family."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+from connector.documents import DocumentsResource
+from connector.errors import (
+    AuthenticationError,
+    FacturadorError,
+    NotFoundError,
+    TransportError,
+)
+from connector.http import CacheSettings, Transport
+from connector.models import ConnectionStatus
+from connector.plugins import PluginHost, make_plugin_manager
+from connector.resources import (
+    DispatchesResource,
+    InventoryResource,
+    ItemsResource,
+    PerceptionsResource,
+    PersonsResource,
+    QuotationsResource,
+    RetentionsResource,
+    SaleNotesResource,
+    SummariesResource,
+    VoidedResource,
+)
+
+__all__ = ["Client"]
+
+#: Longest wait of :meth:`Client.ping` (the sidebar must not hang on a dead host).
+PING_TIMEOUT = 10.0
+
+
+class Client:
+    """A client of one Facturador PRO tenant (this project's service or a real one).
+
+    :param base_url: the tenant's base URL: ``https://empresa.example.pe`` for real tenants,
+        ``http://127.0.0.1:8000/t/demo`` for this service's path prefix.
+    :param token: the API token (``Authorization: Bearer``); never logged, never in errors or reprs.
+    :param timeout: seconds for every request (connect and read). Issuing waits for SUNAT inside the
+        request on real tenants: keep it generous.
+    :param cache: ``True`` (default :class:`~connector.http.CacheSettings`: SQLite in the
+        user cache dir), ``False`` (no cache) or a ``CacheSettings``.
+    :param plugins: extra plugins for this client only (modules, objects or import paths).
+    :param load_entrypoints: also load installed plugins of the ``facturador`` entry-point group.
+    :param plugins_dir: a folder of tenant-local plugin files (``*.py``).
+    :param name: a display name (the company), used in :meth:`ping` messages and the repr.
+
+    Resources: ``documents`` and the ticket families ``summaries`` (daily summaries: declare and void
+    boletas) and ``voided`` (voided communications of facturas), complete; ``dispatches``,
+    ``sale_notes``, ``quotations``, ``persons``, ``items``, ``inventory``, ``retentions``,
+    ``perceptions`` (hooks and forms only, until their endpoints exist).
+    Use it as a context manager, or call :meth:`close`, to release connections and the cache file.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: float = 30.0,
+        cache: bool | CacheSettings = True,
+        plugins: Sequence[object] = (),
+        load_entrypoints: bool = False,
+        plugins_dir: str | Path | None = None,
+        name: str | None = None,
+    ) -> None:
+        if cache is True:
+            settings: CacheSettings | None = CacheSettings()
+        elif cache is False or cache is None:
+            settings = None
+        elif isinstance(cache, CacheSettings):
+            settings = cache
+        else:
+            raise TypeError("cache must be True, False or a CacheSettings")
+        self.name = name
+        self._transport = Transport(base_url, token, timeout=timeout, cache=settings)
+        self._plugins = make_plugin_manager(
+            plugins, load_entrypoints=load_entrypoints, plugins_dir=plugins_dir
+        )
+        transport, host = self._transport, self._plugins
+        self.documents = DocumentsResource(transport, host)
+        self.summaries = SummariesResource(transport, host)
+        self.voided = VoidedResource(transport, host)
+        self.dispatches = DispatchesResource(transport, host)
+        self.sale_notes = SaleNotesResource(transport, host)
+        self.quotations = QuotationsResource(transport, host)
+        self.persons = PersonsResource(transport, host)
+        self.items = ItemsResource(transport, host)
+        self.inventory = InventoryResource(transport, host)
+        self.retentions = RetentionsResource(transport, host)
+        self.perceptions = PerceptionsResource(transport, host)
+
+    @property
+    def base_url(self) -> str:
+        """The tenant's base URL (without a trailing slash)."""
+        return self._transport.base_url
+
+    @property
+    def timeout(self) -> float:
+        """Seconds allowed for each request."""
+        return self._transport.timeout
+
+    @property
+    def plugin_manager(self) -> PluginHost:
+        """This client's plugins (typed facade over its own pluggy ``PluginManager``, at ``.pm``)."""
+        return self._plugins
+
+    @property
+    def cache_settings(self) -> CacheSettings | None:
+        """How reads are cached (``None``: not cached)."""
+        return self._transport.cache_settings
+
+    def clear_cache(self) -> None:
+        """Forget every cached read of this tenant and token (and the lists already parsed from them)."""
+        self._transport.clear_cache()
+        self.documents.forget_parsed()
+
+    def ping(self) -> ConnectionStatus:
+        """Check the service and the token with one uncached, unretried authenticated read.
+
+        Never raises: the answer says ``ok`` and, for people, what is wrong (service down, wrong token,
+        wrong URL)."""
+        who = self.name or self.base_url
+        try:
+            response = self._transport.get(
+                "/api/documents/lists", retry=False, timeout=min(self.timeout, PING_TIMEOUT)
+            )
+            Transport.json(response)
+        except TransportError as exc:
+            return ConnectionStatus(
+                False, f"El servicio no responde en {self.base_url}: {exc.message}", "unreachable"
+            )
+        except AuthenticationError as exc:
+            return ConnectionStatus(
+                False,
+                f"El token no es válido para {who} (HTTP {exc.status}): revise el token del tenant.",
+                "unauthorized",
+                exc.status,
+            )
+        except NotFoundError as exc:
+            return ConnectionStatus(
+                False,
+                f"No se encontró la empresa en {self.base_url} (HTTP 404): revise la URL base.",
+                "not_found",
+                exc.status,
+            )
+        except FacturadorError as exc:
+            return ConnectionStatus(False, f"El servicio respondió con error: {exc}", "error", exc.status)
+        ending = "" if who.endswith(".") else "."  # "EMPRESA DEMO S.A.C." has its own period
+        return ConnectionStatus(True, f"Conectado a {who}{ending}", "ok", response.status_code)
+
+    def close(self) -> None:
+        """Release the HTTP connections and the cache."""
+        self._transport.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        label = f"name={self.name!r}, " if self.name else ""
+        return f"Client({label}base_url={self.base_url!r})"

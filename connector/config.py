@@ -1,0 +1,270 @@
+"""Tenants file: which companies a user works with, and how to reach them.
+
+The file is TOML, at ``$FACTURADOR_TENANTS`` or ``<user config dir>/facturador/tenants.toml``
+(``~/.config/facturador/tenants.toml`` on Linux)::
+
+    [tenants.acme]
+    name = "ACME S.A.C."
+    base_url = "https://acme.facturador.pe"
+    token_env = "ACME_TOKEN"        # the token is read from this environment variable ...
+
+    [tenants.demo]
+    name = "Demo"
+    base_url = "http://127.0.0.1:8000/t/demo"
+    token = "demo-token-..."         # ... or written here (keep the file private)
+    timeout = 60                     # optional: seconds per request
+    cache = false                    # optional: true (default) or false
+    plugins = ["acme_plugins.spot"]  # optional: import paths of this tenant's plugins
+    plugins_dir = "plugins/demo"     # optional: folder of plugin files (relative to this file)
+    load_entrypoints = false         # optional: also load installed plugins
+
+Tokens are never printed: :class:`TenantConfig`'s ``repr`` and ``str`` hide them, and a token kept in an
+environment variable is read only when :attr:`TenantConfig.token` is used.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from connector.client import Client
+
+__all__ = [
+    "TENANTS_ENV",
+    "TenantConfig",
+    "TenantConfigError",
+    "demo_tenants_path",
+    "load_tenants",
+    "tenants_path",
+]
+
+#: Environment variable with the path of the tenants file.
+TENANTS_ENV = "FACTURADOR_TENANTS"
+
+_KEYS = frozenset(
+    {
+        "name",
+        "base_url",
+        "token",
+        "token_env",
+        "timeout",
+        "cache",
+        "plugins",
+        "plugins_dir",
+        "load_entrypoints",
+    }
+)
+
+
+class TenantConfigError(ValueError):
+    """The tenants file is missing or wrong, or a tenant's token cannot be found."""
+
+
+#: Environment variable of the service's data directory, where ``facturador demo`` writes its tenants file.
+DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
+
+
+def demo_tenants_path() -> Path:
+    """The tenants file ``facturador demo`` writes: ``tenants.toml`` in the service's data directory
+    (``$FACTURADOR_DATA_DIR`` or ``<user data dir>/facturador``)."""
+    import platformdirs
+
+    env = os.environ.get(DATA_DIR_ENV)
+    folder = Path(env).expanduser() if env else Path(platformdirs.user_data_dir("facturador"))
+    return folder / "tenants.toml"
+
+
+def tenants_path() -> Path:
+    """Where the tenants file is: ``$FACTURADOR_TENANTS``; else ``<user config dir>/facturador/tenants.toml``
+    when it exists; else the demo's file (:func:`demo_tenants_path`) when it exists; else the user config
+    path (where to create one)."""
+    env = os.environ.get(TENANTS_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    user = Path(platformdirs.user_config_dir("facturador")) / "tenants.toml"
+    if user.is_file():
+        return user
+    demo = demo_tenants_path()
+    return demo if demo.is_file() else user
+
+
+class TenantConfig:
+    """One tenant of the tenants file. :meth:`client` builds its :class:`~connector.Client`.
+
+    :param slug: the key under ``[tenants]`` (``acme``).
+    :param base_url: the tenant's base URL.
+    :param token: the token itself, or ``None`` when ``token_env`` names the variable holding it.
+    """
+
+    __slots__ = (
+        "_token",
+        "base_url",
+        "cache",
+        "load_entrypoints",
+        "name",
+        "plugins",
+        "plugins_dir",
+        "slug",
+        "timeout",
+        "token_env",
+    )
+
+    def __init__(
+        self,
+        slug: str,
+        base_url: str,
+        *,
+        token: str | None = None,
+        token_env: str | None = None,
+        name: str | None = None,
+        timeout: float | None = None,
+        cache: bool = True,
+        plugins: tuple[str, ...] = (),
+        plugins_dir: Path | None = None,
+        load_entrypoints: bool = False,
+    ) -> None:
+        if (token is None) == (token_env is None):
+            raise TenantConfigError(f"tenant {slug!r}: give exactly one of 'token' or 'token_env'")
+        self.slug = slug
+        self.base_url = base_url
+        self._token = token
+        self.token_env = token_env
+        self.name = name or slug
+        self.timeout = timeout
+        self.cache = cache
+        self.plugins = tuple(plugins)
+        self.plugins_dir = plugins_dir
+        self.load_entrypoints = load_entrypoints
+
+    @property
+    def token(self) -> str:
+        """The token (read from ``token_env`` at each access when configured that way)."""
+        if self._token is not None:
+            return self._token
+        assert self.token_env is not None
+        value = os.environ.get(self.token_env, "").strip()
+        if not value:
+            raise TenantConfigError(
+                f"tenant {self.slug!r}: the environment variable {self.token_env} (token_env) is not set"
+            )
+        return value
+
+    @property
+    def has_token(self) -> bool:
+        """True when the token is available (written in the file or its variable is set)."""
+        return self._token is not None or bool(os.environ.get(self.token_env or "", "").strip())
+
+    def client(self, **overrides: Any) -> Client:
+        """A :class:`~connector.Client` for this tenant; keyword arguments override the file
+        (``cache=``, ``timeout=``, extra ``plugins=`` are added to the file's)."""
+        kwargs: dict[str, Any] = {
+            "name": self.name,
+            "cache": self.cache,
+            "load_entrypoints": self.load_entrypoints,
+            "plugins_dir": self.plugins_dir,
+        }
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        extra_plugins = tuple(overrides.pop("plugins", ()))
+        kwargs["plugins"] = self.plugins + extra_plugins
+        kwargs.update(overrides)
+        return Client(self.base_url, self.token, **kwargs)
+
+    def _public(self) -> tuple[Any, ...]:
+        return (
+            self.slug,
+            self.base_url,
+            self.token_env,
+            self.name,
+            self.timeout,
+            self.cache,
+            self.plugins,
+            self.plugins_dir,
+            self.load_entrypoints,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TenantConfig):
+            return NotImplemented
+        return self._public() == other._public() and self._token == other._token
+
+    def __hash__(self) -> int:
+        return hash(self._public())
+
+    def __repr__(self) -> str:
+        secret = f"token_env={self.token_env!r}" if self.token_env else "token='***'"
+        return f"TenantConfig(slug={self.slug!r}, name={self.name!r}, base_url={self.base_url!r}, {secret})"
+
+    __str__ = __repr__
+
+
+def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
+    where = f"{path}: [tenants.{slug}]"
+    if not isinstance(table, Mapping):
+        raise TenantConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise TenantConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})"
+        )
+    base_url = table.get("base_url")
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise TenantConfigError(f"{where}: base_url must be an http(s) URL")
+    for key in ("token", "token_env", "name"):
+        if key in table and not isinstance(table[key], str):
+            raise TenantConfigError(f"{where}: {key} must be a string")
+    plugins = table.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise TenantConfigError(f"{where}: plugins must be a list of import paths")
+    plugins_dir = None
+    if "plugins_dir" in table:
+        plugins_dir = Path(str(table["plugins_dir"])).expanduser()
+        if not plugins_dir.is_absolute():
+            plugins_dir = folder / plugins_dir
+    timeout = table.get("timeout")
+    if timeout is not None and (
+        not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0
+    ):
+        raise TenantConfigError(f"{where}: timeout must be a positive number of seconds")
+    try:
+        return TenantConfig(
+            slug,
+            base_url,
+            token=table.get("token"),
+            token_env=table.get("token_env"),
+            name=table.get("name"),
+            timeout=float(timeout) if timeout is not None else None,
+            cache=bool(table.get("cache", True)),
+            plugins=tuple(plugins),
+            plugins_dir=plugins_dir,
+            load_entrypoints=bool(table.get("load_entrypoints", False)),
+        )
+    except TenantConfigError as exc:
+        raise TenantConfigError(f"{path}: {exc}") from None
+
+
+def load_tenants(path: str | Path | None = None) -> dict[str, TenantConfig]:
+    """The tenants of the file at ``path`` (default :func:`tenants_path`), in file order.
+
+    :raises TenantConfigError: the file does not exist, is not valid TOML, or a tenant is incomplete.
+    """
+    file = Path(path).expanduser() if path is not None else tenants_path()
+    if not file.is_file():
+        raise TenantConfigError(
+            f"No tenants file at {file}. Run `facturador demo` (it writes {demo_tenants_path()}), or "
+            f"create one with a [tenants.<slug>] table per company (base_url and token or token_env) and "
+            f"point {TENANTS_ENV} to it."
+        )
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TenantConfigError(f"{file} is not valid TOML: {exc}") from None
+    tenants = data.get("tenants", {})
+    if not isinstance(tenants, Mapping):
+        raise TenantConfigError(f"{file}: 'tenants' must be a table of [tenants.<slug>] tables")
+    return {slug: _tenant(slug, table, file.parent, file) for slug, table in tenants.items()}

@@ -1,0 +1,272 @@
+"""``client.documents``: facturas, boletas, credit and debit notes (reference §4, §8.1–8.3)."""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import datetime as dt
+import hashlib
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+from xml.etree import ElementTree
+
+from connector.builders import Builder
+from connector.errors import FacturadorError, ServerError, ValidationError
+from connector.http import DOCUMENT_LISTS_TAG, Transport
+from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult
+from connector.parsing import coerce_date
+from connector.plugins import PluginHost
+from connector.register import Period, SalesRegister
+from connector.resources import Resource
+from sunat.calendar import peru_today
+
+__all__ = ["DocumentsResource", "new_idempotency_key"]
+
+
+def new_idempotency_key() -> str:
+    """A fresh key for :meth:`DocumentsResource.issue` (a random UUID: one per document to issue)."""
+    return str(uuid.uuid4())
+
+
+#: Days before a month that its register lists (earlier documents registered or voided in the month).
+REGISTER_LOOK_BACK_DAYS = 45
+
+_CAC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2}"
+_CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
+
+
+def issuer_of_xml(xml: bytes) -> tuple[str, str]:
+    """The issuer's RUC and registration name in a signed UBL document (``AccountingSupplierParty``)."""
+    root = ElementTree.fromstring(xml)
+    party = root.find(f"{_CAC}AccountingSupplierParty/{_CAC}Party")
+    if party is None:
+        raise ValueError("the XML names no AccountingSupplierParty")
+    ruc = party.findtext(f"{_CAC}PartyIdentification/{_CBC}ID") or ""
+    name = party.findtext(f"{_CAC}PartyLegalEntity/{_CBC}RegistrationName") or ""
+    return ruc.strip(), name.strip()
+
+
+_LISTS_TAG = DOCUMENT_LISTS_TAG
+_PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
+
+
+def _day(value: dt.date | str, name: str) -> dt.date:
+    return coerce_date(value, name)
+
+
+class DocumentsResource(Resource):
+    """Issue, send, update, list, download and find sales documents.
+
+    Issuing runs the plugin hooks (``facturador_prepare_payload`` → ``facturador_validate_payload`` →
+    ``POST /api/documents`` → ``facturador_issued``) and is **never retried**: after a
+    :class:`~connector.errors.TransportError` the document may exist; look it up with
+    :meth:`find` before issuing again, or issue with an ``idempotency_key`` and repeat the call.
+    Lists and downloads are cached (see :class:`~connector.http.CacheSettings`); a successful
+    issue, send or status update drops this client's cached lists.
+    """
+
+    family: ClassVar[str] = "documents"
+
+    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
+        super().__init__(transport, plugins)
+        self._parsed: dict[str, tuple[Any, DocumentList]] = {}
+
+    def forget_parsed(self) -> None:
+        """Drop the lists kept parsed (see :meth:`list`); the next list parses its answer again."""
+        self._parsed.clear()
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def issue(
+        self,
+        payload: Mapping[str, Any] | Builder,
+        *,
+        form_values: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> IssueResult:
+        """Issue a document from a builder (:mod:`connector.builders`) or a raw Spanish payload.
+
+        :param payload: an :class:`~connector.builders.Invoice`, ``Receipt``, ``CreditNote``,
+            ``DebitNote``, or a dict with the wire keys (never modified).
+        :param form_values: values of the plugins' form fields (``detraction.code``, ``instalments.rows``
+            ...), handed to ``facturador_prepare_payload``.
+        :param idempotency_key: the sale's key, sent as ``offline_id``: issuing again with the same key
+            and payload (after a :class:`~connector.errors.TransportError`) answers with the document the
+            first call made (``result.was_duplicate``) instead of a second one; another payload with the
+            key is a :class:`~connector.errors.ConflictError`. Tenants without idempotency ignore it.
+        :raises ValidationError: plugins found problems (nothing sent; ``status is None``) or the service
+            refused the payload (``field_errors`` name the fields).
+        :raises ConflictError: the concrete number is already registered.
+        :raises TransportError: no answer; the document may have been issued (see :meth:`find`).
+        """
+        body = payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload))
+        body = self._plugins.prepare_payload(self.family, body, dict(form_values or {}))
+        problems = self._plugins.validate_payload(self.family, body)
+        if problems:
+            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
+            raise ValidationError(
+                f"No se envió el comprobante: {problems[0].message}{more}",
+                error_code="PLUGIN_VALIDATION",
+                field_errors=problems,
+                body=None,
+            )
+        if idempotency_key is not None:
+            body["offline_id"] = idempotency_key
+        response = self._transport.post("/api/documents", body)
+        result = IssueResult.from_body(Transport.json(response), response.url)
+        self._transport.invalidate(_LISTS_TAG)
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def send(self, external_id: str) -> SendResult:
+        """Send to the authority a factura (or its note) issued with ``send=False`` (``POST
+        /api/documents/send``). Not retried automatically."""
+        response = self._transport.post("/api/documents/send", {"external_id": external_id})
+        result = SendResult.from_body(Transport.json(response), response.url)
+        self._transport.invalidate(_LISTS_TAG)
+        return result
+
+    def update_status(self, external_id: str, state_type_id: str) -> None:
+        """Set a document's state (``POST /api/documents/updatedocumentstatus``). Sends the key the real
+        services read, ``externail_id`` (sic)."""
+        response = self._transport.post(
+            "/api/documents/updatedocumentstatus",
+            {"externail_id": external_id, "state_type_id": state_type_id},
+        )
+        Transport.json(response)
+        self._transport.invalidate(_LISTS_TAG)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
+        response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
+        # The same answer (byte for byte: typically a cache hit) returns the list parsed the first time,
+        # with its DataFrame, instead of parsing 20,000 rows again; hashing the bytes costs ~30 ms.
+        stamp = hashlib.blake2b(response.content, digest_size=16).digest()
+        from_cache = bool(getattr(response, "from_cache", False))
+        memo = self._parsed.get(path)
+        if memo is not None and memo[0] == stamp:
+            return memo[1].cached_copy() if from_cache else memo[1]
+        body = Transport.parse(response)
+        rows = body.get("data") if isinstance(body, dict) else body
+        if not isinstance(rows, builtins.list):
+            raise ServerError(
+                "La lista del servicio no trae 'data'.",
+                status=response.status_code,
+                body=body,
+                url=response.url,
+            )
+        documents = DocumentList(rows, from_cache=from_cache, url=response.url)
+        self._parsed[path] = (stamp, documents)  # one entry per path: the latest answer, parsed
+        return documents
+
+    def latest(self, *, fresh: bool = False) -> DocumentList:
+        """The latest documents (``GET /api/documents/lists``: 50 on real tenants). ``fresh=True``
+        bypasses the cache (and refreshes it)."""
+        return self._rows("/api/documents/lists", expire_after=None, fresh=fresh)
+
+    def sales_register(
+        self,
+        period: Period | dt.date | str,
+        *,
+        folder: str | Path | None = None,
+        kinds: Iterable[str] = ("ple", "sire", "excel"),
+        ruc: str | None = None,
+        name: str | None = None,
+        consolidate_boletas: bool = False,
+        fresh: bool = False,
+    ) -> SalesRegister:
+        """The Registro de Ventas e Ingresos of a month (``"2026-03"``, a date in it, ...): its entries
+        (:meth:`SalesRegister.ple_rows`, :meth:`~SalesRegister.sire_rows`), the warnings to read before
+        filing, and, with ``folder``, its files written there (PLE 14.1 TXT, SIRE RVIE zip, Excel).
+
+        Lists the month and the :data:`REGISTER_LOOK_BACK_DAYS` days before it (documents of the previous
+        month registered or voided in this one take states 8 and 9). The issuer's RUC and name come from
+        a document's signed XML unless given.
+        """
+        month = Period.of(period)
+        listed = self.list(month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), month.end, fresh=fresh)
+        records = list(listed)
+        if ruc is None or name is None:
+            found_ruc, found_name = self._issuer(records)
+            ruc, name = ruc or found_ruc, name or found_name
+        register = SalesRegister.build(
+            records, month, ruc=ruc, name=name, consolidate_boletas=consolidate_boletas
+        )
+        if folder is not None:
+            register.write(folder, kinds)
+        return register
+
+    def _issuer(self, records: Sequence[DocumentRecord]) -> tuple[str, str]:
+        """The issuer's RUC and name from the first document's signed XML (cached a day); the RUC from a
+        file name when there is no XML to read; ``("", "")`` for a month without documents."""
+        for record in records[:1]:
+            if record.external_id:
+                try:
+                    return issuer_of_xml(self.download_xml(record.external_id))
+                except (FacturadorError, ValueError):
+                    pass
+            head = str(record.raw.get("filename") or "").split("-", 1)[0]
+            if len(head) == 11 and head.isdigit():
+                return head, ""
+        return "", ""
+
+    def download_xml(self, external_id: str) -> bytes:
+        """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""
+        settings = self._transport.cache_settings
+        expire = settings.xml_expire_after if settings is not None else None
+        return self._download(f"/downloads/document/xml/{external_id}", expire)
+
+    def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
+        """The PDF in ``fmt`` (``a4``, ``ticket``; what the tenant offers)."""
+        if fmt not in _PDF_FORMATS:
+            raise ValueError(f"fmt must be one of {_PDF_FORMATS} (got {fmt!r})")
+        path = f"/downloads/document/pdf/{external_id}" + ("" if fmt == "a4" else f"/{fmt}")
+        return self._download(path, None)
+
+    def download_cdr(self, external_id: str) -> bytes:
+        """The CDR zip of the authority's answer (:class:`NotFoundError` while there is none)."""
+        return self._download(f"/downloads/document/cdr/{external_id}", None)
+
+    def _download(self, path: str, expire_after: float | None) -> bytes:
+        response = self._transport.get(path, expire_after=expire_after)
+        return Transport.content(response)
+
+    def find(
+        self, series: str, number: int, *, around: dt.date | None = None, days: int = 7
+    ) -> DocumentRecord | None:
+        """The document ``series-number`` issued within ``days`` of ``around`` (default today in Lima),
+        or ``None``. Always asks the service (no cache): use it to reconcile after a timeout."""
+        center = around or peru_today()
+        wanted = f"{series.strip().upper()}-{int(number)}"
+        rows = self.list(center - dt.timedelta(days=days), center + dt.timedelta(days=days), fresh=True)
+        for index, row in enumerate(rows.rows):
+            number_text = str(row.get("number") or "")
+            if number_text == wanted or number_text.upper() == wanted:
+                return rows[index]
+            head, _, tail = number_text.rpartition("-")
+            if head.upper() == wanted.split("-")[0] and tail.lstrip("0") == str(int(number)):
+                return rows[index]
+        return None
+
+    def list(
+        self, start: dt.date | str, end: dt.date | str, *, fresh: bool = False, details: bool = False
+    ) -> DocumentList:
+        """Documents issued from ``start`` to ``end`` inclusive (``GET /api/documents/lists/{start}/{end}``,
+        all of them, unpaginated). Ranges ending before today are cached longer
+        (``CacheSettings.closed_range_expire_after``); ``fresh=True`` bypasses the cache.
+
+        ``details=True`` asks also for each document's lines (``items``), payment condition and
+        instalments (``fee``): this service's ``?details=1``. Real tenants ignore it and send the plain
+        rows: :attr:`DocumentList.has_details` then says they did not come."""
+        first, last = _day(start, "start"), _day(end, "end")
+        settings = self._transport.cache_settings
+        expire = None
+        if settings is not None:
+            expire = settings.closed_range_expire_after if last < peru_today() else settings.expire_after
+        path = f"/api/documents/lists/{first.isoformat()}/{last.isoformat()}" + (
+            "?details=1" if details else ""
+        )
+        return self._rows(path, expire_after=expire, fresh=fresh)

@@ -1,0 +1,123 @@
+"""Hook specifications of the connector's plugin system (pluggy, project name ``"facturador"``).
+
+Every hook takes ``family``: the endpoint family the call is about (:data:`FAMILIES`: ``"documents"``,
+``"summaries"``, ``"voided"``, ...), so one set of hooks serves every family and a plugin answers only
+for the families it knows (return ``None`` / ``[]`` for the others).
+
+Plugins implement any subset of the hooks, and each implementation may accept any subset of a hook's
+arguments (pluggy passes them by name)::
+
+    from connector import hookimpl
+
+    @hookimpl
+    def facturador_validate_payload(family, payload):
+        ...
+
+The full guide with a worked tenant plugin is ``docs/plugin_hooks.md``; the host side (registration,
+order, the typed facade) is :mod:`connector.plugins`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from connector.errors import FieldError
+    from connector.forms import FormField
+
+__all__ = ["FAMILIES", "PROJECT", "hookimpl", "hookspec"]
+
+#: Name of the plugin system: markers, entry-point group, environment variable prefix.
+PROJECT = "facturador"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+#: Endpoint families (one resource of :class:`~connector.Client` each).
+FAMILIES: tuple[str, ...] = (
+    "documents",
+    "summaries",
+    "voided",
+    "dispatches",
+    "sale_notes",
+    "quotations",
+    "persons",
+    "items",
+    "inventory",
+    "retentions",
+    "perceptions",
+)
+
+
+@hookspec
+def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:  # type: ignore[empty-body]
+    """Extra fields for the dashboard form that creates a ``family`` request.
+
+    :param family: endpoint family (``"documents"`` ...).
+    :param document_type: catalog 01 code of the document being built (``"01"`` factura, ``"03"``
+        boleta, ``"07"``/``"08"`` notes, ...), or ``None`` when the form is not about one type.
+    :return: a list of :class:`~connector.forms.FormField` (``[]`` or ``None`` for none).
+        Keys should be namespaced by plugin (``"detraction.code"``). The client concatenates the lists
+        in registration order (built-ins first).
+    """
+
+
+@hookspec
+def facturador_prepare_payload(
+    family: str, payload: dict[str, Any], values: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Add or enrich blocks of an outgoing ``family`` payload from the form ``values``.
+
+    Runs before validation and sending, as a **pipeline**: each implementation receives the payload
+    returned by the previous one (order: ``tryfirst`` ones, then registration order — built-ins, then
+    ``plugins=``, entry points, ``plugins_dir`` —, then ``trylast`` ones).
+
+    **Never mutate** ``payload`` (nor ``values``): return a *new* dict — typically
+    ``{**payload, "block": ...}``, copying any nested list or dict you change — or ``None`` for no
+    change. The client hands each implementation its own deep copy and raises
+    :class:`~connector.plugins.PluginError` when an implementation changed it in place
+    and returned ``None``, so a mutation is never silently kept or lost.
+
+    :param family: endpoint family.
+    :param payload: the Spanish wire payload built so far.
+    :param values: values of the dashboard form keyed by :attr:`FormField.key
+        <connector.forms.FormField.key>` (``{}`` when the call did not come from a form).
+    :return: the new payload, or ``None``.
+    """
+
+
+@hookspec
+def facturador_validate_payload(  # type: ignore[empty-body]
+    family: str, payload: dict[str, Any]
+) -> list[str | FieldError]:
+    """Problems in a ``family`` payload found before anything is sent.
+
+    Runs after :func:`facturador_prepare_payload` on the final payload. If any implementation returns
+    problems the client raises :class:`~connector.errors.ValidationError` (``status`` is
+    ``None``) without any HTTP call; each problem becomes one of its ``field_errors``.
+
+    :param family: endpoint family.
+    :param payload: the payload about to be sent (a copy: do not change it).
+    :return: messages (``str``), or :class:`~connector.errors.FieldError` to name the field
+        (a dotted path of the payload, like the service's ``errors``); ``[]`` or ``None`` when fine.
+    """
+
+
+@hookspec
+def facturador_issued(family: str, payload: dict[str, Any], result: object) -> None:
+    """React to a successful ``family`` creation (log it, notify, store the number ...).
+
+    Called after the service accepted the request that creates the family's object
+    (``client.documents.issue`` for ``documents``; ``client.summaries.declare`` / ``void`` and
+    ``client.voided.void`` for the ticket families), not after ``send``, ``update_status`` or a
+    ticket's ``status``. An
+    exception raised here is logged (logger ``connector``) and does **not** propagate: the
+    document exists whatever a plugin does afterwards.
+
+    :param family: endpoint family.
+    :param payload: the payload that was sent (a copy).
+    :param result: the typed answer: :class:`~connector.models.IssueResult` for
+        ``documents``, :class:`~connector.models.TicketRef` for ``summaries`` and ``voided``.
+    """

@@ -1,0 +1,345 @@
+"""HTTP for one tenant: sessions, cache, retries, timeouts, and turning answers into data or errors.
+
+Two ``requests`` sessions per :class:`Transport`, both with the tenant's headers:
+
+* **reads** — a requests-cache :class:`~requests_cache.CachedSession` (or a plain session when the cache
+  is off) for ``GET`` and for idempotent status polls. Its adapter retries connection errors, read
+  errors and HTTP 429/502/503/504 with exponential backoff and jitter (urllib3 ``Retry``; ``GET`` and
+  ``HEAD`` always, ``POST`` only through :meth:`Transport.poll`, which is only used for endpoints whose
+  repetition changes nothing). Only ``GET`` answers with HTTP 200 are stored.
+* **writes** — a plain session **without any retry** for issuing and other state-changing ``POST`` s
+  (``/api/documents``, ``/send``, ``/updatedocumentstatus``): a fiscal document must never be sent twice
+  by accident. After a :class:`~connector.errors.TransportError` on issuing, reconcile with
+  ``client.documents.find(series, number)``.
+
+The cache (:class:`CacheSettings`) is namespaced per base URL *and* token: requests-cache leaves the
+``Authorization`` header out of its keys (and redacts it in what it stores), so two users of one
+tenant must not share entries. Backends: SQLite (default) in ``<user cache dir>/facturador/http`` — or
+``$FACTURADOR_CACHE_DIR`` — one file per (base URL, SHA-256 of the token), named with a hash so the
+token cannot be read back; or ``memory``, private to the :class:`Transport`. Expiry is explicit for
+every request: see :class:`CacheSettings`.
+
+The token lives only in the sessions' headers: it is not logged, not stored by the cache, and not in
+any exception or ``repr``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from connector.errors import ServerError, TransportError, error_from_response
+
+_orjson: Any
+try:  # a faster JSON parser when the service extra is installed (20,000-row lists)
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - depends on the environment
+    _orjson = None
+
+__all__ = ["DOCUMENT_LISTS_TAG", "CacheSettings", "Transport", "cache_directory"]
+
+logger = logging.getLogger("connector")
+
+USER_AGENT = "facturador-kit-connector/0.1"
+#: Statuses worth retrying for reads: rate limiting and proxies/gateways in front of a restarting server.
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+#: Tag of the cached document lists (:meth:`Transport.invalidate`): every call that changes documents'
+#: states (issuing, sending, summaries, voided communications and their tickets) drops them.
+DOCUMENT_LISTS_TAG = "documents.lists"
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """How a :class:`~connector.Client` caches its reads (``GET`` only, HTTP 200 only).
+
+    :param backend: ``"sqlite"`` (default: survives restarts, shared by processes of the same user, e.g. a
+        notebook and the dashboard) or ``"memory"`` (private to one client).
+    :param directory: where the SQLite files go; default ``$FACTURADOR_CACHE_DIR`` or
+        ``<user cache dir>/facturador/http`` (platformdirs).
+    :param expire_after: seconds for the latest documents, ranges that reach today, PDFs and CDRs.
+    :param closed_range_expire_after: seconds for date ranges that end before today (Lima): those rows
+        change only by later voiding or summaries, so they may be kept longer.
+    :param xml_expire_after: seconds for signed XML downloads (a signed XML never changes).
+    """
+
+    backend: Literal["sqlite", "memory"] = "sqlite"
+    directory: str | Path | None = None
+    expire_after: float = 60
+    closed_range_expire_after: float = 900
+    xml_expire_after: float = 86_400
+
+
+def cache_directory(settings: CacheSettings) -> Path:
+    """The directory of the SQLite cache files for ``settings``."""
+    if settings.directory is not None:
+        return Path(settings.directory)
+    env = os.environ.get("FACTURADOR_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("facturador")) / "http"
+
+
+def _read_retry() -> Retry:
+    return Retry(
+        total=4,
+        connect=3,
+        read=2,
+        status=3,
+        other=0,
+        backoff_factor=0.25,
+        backoff_max=4,
+        backoff_jitter=0.1,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"GET", "HEAD", "POST"}),  # POST reaches this session only via poll()
+        respect_retry_after_header=True,
+        raise_on_status=False,
+        raise_on_redirect=False,
+    )
+
+
+def _mount(session: requests.Session, retry: Retry | int) -> None:
+    adapter = HTTPAdapter(max_retries=retry, pool_maxsize=16)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+
+
+def _cache_file_name(base_url: str, token: str) -> str:
+    readable = re.sub(r"[^A-Za-z0-9]+", "_", re.sub(r"^https?://", "", base_url)).strip("_")[:60]
+    digest = hashlib.sha256(f"{base_url}\0{token}".encode()).hexdigest()[:20]
+    return f"{readable}-{digest}"
+
+
+def parse_json(content: bytes) -> Any:
+    """Parse a JSON body (orjson when available)."""
+    if _orjson is not None:
+        return _orjson.loads(content)
+    return json.loads(content)
+
+
+def _body_of(response: requests.Response) -> Any:
+    content = response.content
+    if not content:
+        return None
+    try:
+        return parse_json(content)
+    except ValueError:
+        return response.text
+
+
+class Transport:
+    """The HTTP side of one :class:`~connector.Client` (one tenant, one token)."""
+
+    def __init__(self, base_url: str, token: str, *, timeout: float, cache: CacheSettings | None) -> None:
+        if not base_url or not re.match(r"^https?://", base_url):
+            raise ValueError(f"base_url must start with http:// or https:// (got {base_url!r})")
+        if not token:
+            raise ValueError("a token is required")
+        self.base_url = base_url.rstrip("/")
+        self.timeout = float(timeout)
+        self.cache_settings = cache
+        self._tagged: dict[str, set[str]] = {}
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        }
+        self._reads = self._read_session(token, cache)
+        self._reads.headers.update(headers)
+        _mount(self._reads, _read_retry())
+        self._writes = requests.Session()
+        self._writes.headers.update(headers)
+        _mount(self._writes, Retry(total=0, connect=0, read=0, redirect=0, status=0, raise_on_status=False))
+
+    def _read_session(self, token: str, cache: CacheSettings | None) -> requests.Session:
+        self.cache_path: Path | None = None
+        if cache is None:
+            return requests.Session()
+        from requests_cache import CachedSession
+
+        common: dict[str, Any] = {
+            "expire_after": cache.expire_after,
+            "allowable_methods": ("GET",),
+            "allowable_codes": (200,),
+            "cache_control": False,
+            "stale_if_error": False,
+        }
+        if cache.backend == "memory":
+            return CachedSession(backend="memory", **common)
+        if cache.backend != "sqlite":
+            raise ValueError(f"unknown cache backend {cache.backend!r} (sqlite or memory)")
+        directory = cache_directory(cache)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.cache_path = directory / f"{_cache_file_name(self.base_url, token)}.sqlite"
+        return CachedSession(str(self.cache_path), backend="sqlite", wal=True, **common)
+
+    # -- public helpers -------------------------------------------------------------------------
+
+    def url(self, path: str) -> str:
+        """Absolute URL of ``path`` (``/api/...``) under the tenant's base URL."""
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    @property
+    def cached(self) -> bool:
+        """True when reads go through a cache."""
+        return self.cache_settings is not None
+
+    def clear_cache(self) -> None:
+        """Drop every cached answer of this tenant and token."""
+        self._tagged.clear()
+        cache = getattr(self._reads, "cache", None)
+        if cache is not None:
+            cache.clear()
+
+    def invalidate(self, tag: str) -> None:
+        """Drop the cached answers of the GETs made with ``tag`` (e.g. every document list after an
+        issue): the next read of those URLs goes to the service."""
+        urls = self._tagged.pop(tag, set())
+        cache = getattr(self._reads, "cache", None)
+        if cache is not None and urls:
+            cache.delete(urls=sorted(urls))
+
+    def close(self) -> None:
+        """Close both sessions (and the cache database)."""
+        self._reads.close()
+        self._writes.close()
+
+    # -- requests ---------------------------------------------------------------------------------
+
+    def get(
+        self,
+        path: str,
+        *,
+        expire_after: float | None = None,
+        fresh: bool = False,
+        timeout: float | None = None,
+        retry: bool = True,
+        tag: str | None = None,
+    ) -> requests.Response:
+        """``GET`` through the cache (unless ``retry`` is False: then uncached and without retries).
+
+        ``expire_after`` (seconds) overrides the default expiry; ``fresh`` sends the request even when a
+        cached answer exists, and stores the new one; ``tag`` files the URL for :meth:`invalidate`."""
+        kwargs: dict[str, Any] = {}
+        session = self._reads if retry else self._writes
+        if session is self._reads and self.cached:
+            if expire_after is not None:
+                kwargs["expire_after"] = expire_after
+            if fresh:
+                kwargs["force_refresh"] = True
+            if tag is not None:
+                self._tagged.setdefault(tag, set()).add(self.url(path))
+        return self._send(session, "GET", path, timeout=timeout, **kwargs)
+
+    def post(
+        self,
+        path: str,
+        payload: Mapping[str, Any],
+        *,
+        timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> requests.Response:
+        """``POST`` that changes state: never retried, never cached; ``headers`` are added to the tenant's
+        (e.g. ``Idempotency-Key``)."""
+        extra: dict[str, Any] = {"headers": dict(headers)} if headers else {}
+        return self._send(self._writes, "POST", path, json=dict(payload), timeout=timeout, **extra)
+
+    def poll(
+        self, path: str, payload: Mapping[str, Any], *, timeout: float | None = None
+    ) -> requests.Response:
+        """``POST`` whose repetition changes nothing (ticket status polls): retried like a
+        read, not cached."""
+        return self._send(self._reads, "POST", path, json=dict(payload), timeout=timeout)
+
+    def _send(
+        self, session: requests.Session, method: str, path: str, *, timeout: float | None, **kwargs: Any
+    ) -> requests.Response:
+        url = self.url(path)
+        started = time.perf_counter()
+        try:
+            response = session.request(method, url, timeout=timeout or self.timeout, **kwargs)
+        except requests.Timeout as exc:
+            raise TransportError(_timeout_message(method, path, timeout or self.timeout), url=url) from exc
+        except requests.RequestException as exc:
+            raise TransportError(f"No se pudo conectar con el servicio ({_reason(exc)}).", url=url) from exc
+        logger.debug(
+            "%s %s -> %s in %.0f ms%s",
+            method,
+            url,
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+            " (cache)" if getattr(response, "from_cache", False) else "",
+        )
+        return response
+
+    # -- answers ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def parse(response: requests.Response) -> Any:
+        """The parsed body of a successful answer (any JSON type); raise the mapped error otherwise."""
+        body = _body_of(response)
+        error = error_from_response(response.status_code, body, response.url)
+        if error is not None:
+            raise error
+        return body
+
+    @staticmethod
+    def body(response: requests.Response) -> Any:
+        """The parsed body of any answer, without mapping it to an error: JSON (any type), the text when
+        it is not JSON, ``None`` when empty. For endpoints whose non-2xx answers can mean something
+        else than a failure (a ticket still in process answered as HTTP 500 by real tenants)."""
+        return _body_of(response)
+
+    @classmethod
+    def json(cls, response: requests.Response) -> dict[str, Any]:
+        """The JSON object of a successful answer; raise the mapped error otherwise."""
+        body = cls.parse(response)
+        if not isinstance(body, dict):
+            raise ServerError(
+                "La respuesta del servicio no es el objeto JSON esperado.",
+                status=response.status_code,
+                body=body,
+                url=response.url,
+            )
+        return body
+
+    @staticmethod
+    def content(response: requests.Response) -> bytes:
+        """The bytes of a successful download; raise the mapped error otherwise."""
+        if 200 <= response.status_code < 300:
+            return bytes(response.content)
+        error = error_from_response(response.status_code, _body_of(response), response.url)
+        assert error is not None
+        raise error
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason for a connection failure, without URLs' query strings or headers."""
+    text = str(exc)
+    for marker in ("Connection refused", "Name or service not known", "timed out", "Max retries exceeded"):
+        if marker in text:
+            return "conexión rechazada" if marker == "Connection refused" else marker
+    return type(exc).__name__
+
+
+def _timeout_message(method: str, path: str, timeout: float) -> str:
+    message = f"El servicio no respondió en {timeout:g} s."
+    if method == "POST" and path.rstrip("/").endswith("/api/documents"):
+        message += (
+            " El comprobante pudo haberse emitido: búsquelo con client.documents.find(serie, número)"
+            " antes de volver a enviarlo."
+        )
+    return message

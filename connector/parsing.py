@@ -1,0 +1,96 @@
+"""Tolerant readers for what real tenants send: ``d-m-Y`` or ``Y-m-d`` dates, numeric strings,
+0/1 booleans."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from sunat.money import to_decimal
+
+__all__ = ["exchange_rate_of", "coerce_date", "parse_bool", "parse_date", "parse_decimal", "split_number"]
+
+_YMD = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+_DMY = re.compile(r"(\d{1,2})[-/](\d{1,2})[-/](\d{4})")
+_ZERO = Decimal("0")
+
+
+def parse_date(value: object) -> dt.date | None:
+    """A date from ``Y-m-d`` (P9, this service), ``d-m-Y`` (P5 lists) or ``d/m/Y``, ignoring a time
+    part; ``date``/``datetime`` pass through; empty or unreadable values give ``None``."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        match = _YMD.match(text)
+        if match:
+            year, month, day = (int(g) for g in match.groups())
+            return dt.date(year, month, day)
+        match = _DMY.match(text)
+        if match:
+            day, month, year = (int(g) for g in match.groups())
+            return dt.date(year, month, day)
+    except ValueError:
+        return None
+    return None
+
+
+def coerce_date(value: dt.date | str, name: str) -> dt.date:
+    """A date argument given as a :class:`~datetime.date` (a ``datetime`` gives its date) or a string
+    :func:`parse_date` reads (``YYYY-MM-DD``, ``DD-MM-YYYY``); raise :class:`ValueError` naming the
+    argument ``name`` otherwise."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    parsed = parse_date(value)
+    if parsed is None:
+        raise ValueError(f"{name} must be a date or a 'YYYY-MM-DD' string (got {value!r})")
+    return parsed
+
+
+def parse_decimal(value: object, default: Decimal = _ZERO) -> Decimal:
+    """An amount from a number or a numeric string (``"118.00"``, ``"1,234.50"``, ``" 5 "``);
+    ``None``/empty/unreadable give ``default``."""
+    if value is None or isinstance(value, bool):
+        return default
+    if isinstance(value, str):
+        value = value.strip().replace(",", "")
+        if not value:
+            return default
+    try:
+        return to_decimal(value)
+    except ValueError:
+        return default
+
+
+def parse_bool(value: object) -> bool:
+    """``True``/``1``/``"1"``/``"true"`` are true; everything else is false."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "si", "sí", "yes")
+    return bool(value)
+
+
+def split_number(number: str) -> tuple[str, int | None]:
+    """``"F001-26"`` -> ``("F001", 26)``; a number without a dash gives ``(number, None)``."""
+    series, sep, correlative = (number or "").rpartition("-")
+    if not sep:
+        return number or "", None
+    try:
+        return series, int(correlative)
+    except ValueError:
+        return series, None
+
+
+def exchange_rate_of(row: Mapping[str, Any]) -> Decimal | None:
+    """The exchange rate of a list row (``exchange_rate_sale``), or ``None`` when the row has none or
+    only the placeholder 1 of a document in soles (a rate of 1 is never a foreign currency's)."""
+    value = parse_decimal(row.get("exchange_rate_sale"), Decimal(0))
+    return value if value > 0 and value != 1 else None

@@ -1,0 +1,52 @@
+"""Entry script of the dashboard (``streamlit run dashboard/app.py``).
+
+It is the frame of every page: page config, the login (:func:`dashboard.auth.gate`: the dashboard holds
+the tenants' tokens), the sidebar with the tenant picker and the connection status
+(:func:`dashboard.session.sidebar`), and the navigation between the pages of ``views/``, grouped by what
+an accountant opens them for. A new page is one more ``st.Page`` in :data:`PAGES`.
+
+The page scripts are deliberately **not** in a folder named ``pages/``: Streamlit still treats a
+``pages/`` folder next to the entry script as a legacy multipage app until some session has called
+``st.navigation``, so after a server start the first visit to ``/issue`` would run ``pages/issue.py``
+alone, without this frame (no tenant, legacy sidebar).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from connector.config import tenants_path
+from dashboard.auth import gate
+from dashboard.session import sidebar
+
+st.set_page_config(page_title="Facturador · Analistas", page_icon="🧾", layout="wide")
+# KPI values are shown whole (S/ 8,393,245.67), never cut with an ellipsis
+st.html(
+    "<style>[data-testid='stMetricValue'] > div {overflow: visible; text-overflow: clip; white-space: nowrap;"
+    " font-size: 1.9rem;} [data-testid='stMetricLabel'] p {white-space: normal;}</style>"
+)
+
+PAGES = {
+    "Resumen": [
+        st.Page("views/home.py", title="Inicio", icon=":material/dashboard:", default=True),
+        st.Page("views/documents.py", title="Documentos", icon=":material/table_view:"),
+        st.Page("views/periods.py", title="Periodos", icon=":material/calendar_month:"),
+        st.Page("views/search.py", title="Buscar", icon=":material/search:"),
+    ],
+    "Contabilidad": [
+        st.Page("views/register.py", title="Registro de ventas", icon=":material/menu_book:"),
+        st.Page("views/receivables.py", title="Cuentas por cobrar", icon=":material/account_balance_wallet:"),
+    ],
+    "Operaciones": [
+        st.Page("views/issue.py", title="Emitir", icon=":material/post_add:"),
+        st.Page("views/summaries.py", title="Resúmenes", icon=":material/outbox:"),
+        st.Page("views/void.py", title="Anular", icon=":material/block:"),
+        st.Page("views/tickets.py", title="Tickets", icon=":material/receipt_long:"),
+    ],
+}
+
+if not gate(st, tenants_path()):
+    st.stop()
+navigation = st.navigation(PAGES)
+sidebar()
+navigation.run()

@@ -1,0 +1,467 @@
+"""Pure data functions of the dashboard: filters, KPIs, chart figures and exports over a DataFrame.
+
+Everything here takes the DataFrame of ``client.documents.list(start, end).to_dataframe()`` (or a part of
+it) and returns plain values, DataFrames, bytes or plotly figures. No Streamlit, no HTTP: these functions
+are unit-tested directly and are what ``benchmarks/documents_page.py`` times.
+
+Conventions of the analyst view:
+
+* the figures an accountant reads (KPIs, totals, charts of amounts) are not here: they are Decimal,
+  computed by :mod:`connector.sales` and shown by :mod:`dashboard.figures`; this module filters,
+  sorts, counts and exports the list.
+* states are shown with their Spanish names and one color each (:data:`STATES`).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, Literal
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from sunat.calendar import peru_today
+from sunat.catalogs import DOCUMENT_TYPES, STATE_TYPES
+
+__all__ = [
+    "AMOUNT_COLUMNS",
+    "CREDIT_NOTE",
+    "NOT_COUNTED_STATES",
+    "STATES",
+    "Filters",
+    "StateStyle",
+    "apply_filters",
+    "counted",
+    "default_range",
+    "document_label",
+    "empty_documents",
+    "export_frame",
+    "filter_options",
+    "labels_for",
+    "ordered_states",
+    "state_color",
+    "state_label",
+    "state_totals",
+    "state_totals_figure",
+    "table_frame",
+    "to_csv_bytes",
+    "to_excel_bytes",
+    "type_label",
+]
+
+
+#: Colors ``st.badge`` accepts.
+BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
+
+
+@dataclass(frozen=True)
+class StateStyle:
+    """How a document state is shown: Spanish label, chart/table color (hex), ``st.badge`` color.
+
+    No emoji: the fonts of a server-side browser (and some desktops) lack them."""
+
+    code: str
+    label: str
+    color: str
+    badge: BadgeColor
+
+
+#: The seven states of the service (``state_type_id``), each with its own label and color.
+STATES: dict[str, StateStyle] = {
+    s.code: s
+    for s in (
+        StateStyle("01", STATE_TYPES["01"], "#7f8c8d", "gray"),
+        StateStyle("03", STATE_TYPES["03"], "#2f80ed", "blue"),
+        StateStyle("05", STATE_TYPES["05"], "#27ae60", "green"),
+        StateStyle("07", STATE_TYPES["07"], "#f2c94c", "yellow"),
+        StateStyle("09", STATE_TYPES["09"], "#eb5757", "red"),
+        StateStyle("11", STATE_TYPES["11"], "#9b51e0", "violet"),
+        StateStyle("13", STATE_TYPES["13"], "#f2994a", "orange"),
+    )
+}
+_UNKNOWN_COLOR = "#bdbdbd"
+
+#: Document types whose amounts count negative in net sales.
+CREDIT_NOTE = "07"
+#: States whose documents do not count in sales (rejected, voided).
+NOT_COUNTED_STATES = frozenset({"09", "11"})
+
+#: Amount columns of the list DataFrame (float64), in the order of the table.
+AMOUNT_COLUMNS = (
+    "total_taxed",
+    "total_exonerated",
+    "total_unaffected",
+    "total_exportation",
+    "total_free",
+    "total_igv",
+    "total",
+)
+
+#: Spanish headers of the table and of the exports.
+HEADERS: dict[str, str] = {
+    "date_of_issue": "Fecha",
+    "number": "Número",
+    "document_type": "Tipo",
+    "customer_number": "RUC/DNI",
+    "customer_name": "Cliente",
+    "currency_type_id": "Moneda",
+    "total_taxed": "Gravado",
+    "total_exonerated": "Exonerado",
+    "total_unaffected": "Inafecto",
+    "total_exportation": "Exportación",
+    "total_free": "Gratuito",
+    "total_igv": "IGV",
+    "total": "Total",
+    "state": "Estado",
+    "external_id": "external_id",
+}
+
+_SHORT_TYPES = {"01": "Factura", "03": "Boleta", "07": "Nota de crédito", "08": "Nota de débito"}
+
+
+# --------------------------------------------------------------------------------------------- states
+
+
+def state_label(code: object) -> str:
+    """Spanish name of a state code (``"05"`` -> ``"Aceptado"``); unknown codes are shown as they are."""
+    text = "" if code is None or (isinstance(code, float) and pd.isna(code)) else str(code)
+    style = STATES.get(text)
+    return style.label if style else (f"Estado {text}" if text else "Sin estado")
+
+
+def state_color(code: object) -> str:
+    """Hex color of a state code, gray for an unknown one."""
+    style = STATES.get(str(code))
+    return style.color if style else _UNKNOWN_COLOR
+
+
+def type_label(code: object, description: object = None) -> str:
+    """Short Spanish name of a document type (``"01"`` -> ``"Factura"``)."""
+    text = str(code)
+    if text in _SHORT_TYPES:
+        return _SHORT_TYPES[text]
+    if description is not None and not pd.isna(description) and str(description):
+        return str(description)
+    return DOCUMENT_TYPES.get(text, text)
+
+
+def document_label(row: pd.Series | dict[str, Any]) -> str:
+    """One line naming a document: ``"F001-12 · ACME S.A.C. · PEN 118.00"``."""
+    return (
+        f"{row['number']} · {row.get('customer_name', '') or ''} · "
+        f"{row.get('currency_type_id', '')} {float(row.get('total', 0) or 0):,.2f}"
+    )
+
+
+# --------------------------------------------------------------------------------------------- ranges
+
+
+def default_range(today: date | None = None, days: int = 30) -> tuple[date, date]:
+    """The last ``days`` days up to today in Lima, both ends included."""
+    end = today or peru_today()
+    return end - timedelta(days=days - 1), end
+
+
+# --------------------------------------------------------------------------------------------- frames
+
+
+def empty_documents() -> pd.DataFrame:
+    """An empty list DataFrame with the columns the dashboard reads (for a range without documents)."""
+    frame = pd.DataFrame(
+        {
+            "id": pd.Series(dtype="int64"),
+            "external_id": pd.Series(dtype="object"),
+            "date_of_issue": pd.Series(dtype="datetime64[ns]"),
+            "number": pd.Series(dtype="object"),
+            "series": pd.Series(dtype="object"),
+            "document_type_id": pd.Series(dtype="category"),
+            "document_type_description": pd.Series(dtype="object"),
+            "customer_name": pd.Series(dtype="object"),
+            "customer_number": pd.Series(dtype="object"),
+            "currency_type_id": pd.Series(dtype="category"),
+            "state_type_id": pd.Series(dtype="category"),
+            "state_type_description": pd.Series(dtype="object"),
+            "has_xml": pd.Series(dtype="bool"),
+            "has_pdf": pd.Series(dtype="bool"),
+            "has_cdr": pd.Series(dtype="bool"),
+        }
+    )
+    for column in AMOUNT_COLUMNS:
+        frame[column] = pd.Series(dtype="float64")
+    return frame
+
+
+def _text(df: pd.DataFrame, column: str) -> pd.Series:
+    """A column as plain strings ('' for missing), whatever its dtype (category, object)."""
+    if column not in df:
+        return pd.Series("", index=df.index, dtype="object")
+    return df[column].astype("object").where(df[column].notna(), "").astype(str)
+
+
+def _series_of(df: pd.DataFrame) -> pd.Series:
+    """The series of each document: the ``series`` column, or the part of ``number`` before the dash."""
+    if "series" in df:
+        return _text(df, "series")
+    return _text(df, "number").str.split("-", n=1).str[0]
+
+
+def counted(df: pd.DataFrame) -> pd.Series:
+    """Boolean mask of the documents that count in sales (neither rejected nor voided)."""
+    return ~_text(df, "state_type_id").isin(NOT_COUNTED_STATES)
+
+
+# --------------------------------------------------------------------------------------------- filters
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the analyst picked; an empty tuple means "all"."""
+
+    document_types: tuple[str, ...] = ()
+    states: tuple[str, ...] = ()
+    series: tuple[str, ...] = ()
+    currencies: tuple[str, ...] = ()
+    customer: str = ""
+
+
+def filter_options(df: pd.DataFrame) -> dict[str, list[str]]:
+    """The values present in ``df`` for each filter, sorted (codes for types, states and currencies)."""
+    return {
+        "document_types": sorted(set(_text(df, "document_type_id")) - {""}),
+        "states": sorted(set(_text(df, "state_type_id")) - {""}),
+        "series": sorted(set(_series_of(df)) - {""}),
+        "currencies": sorted(set(_text(df, "currency_type_id")) - {""}),
+    }
+
+
+def apply_filters(df: pd.DataFrame, filters: Filters) -> pd.DataFrame:
+    """The rows of ``df`` that pass every filter; ``customer`` matches name or number, case-insensitive."""
+    mask = pd.Series(True, index=df.index)
+    if filters.document_types:
+        mask &= _text(df, "document_type_id").isin(filters.document_types)
+    if filters.states:
+        mask &= _text(df, "state_type_id").isin(filters.states)
+    if filters.series:
+        mask &= _series_of(df).isin(filters.series)
+    if filters.currencies:
+        mask &= _text(df, "currency_type_id").isin(filters.currencies)
+    needle = filters.customer.strip().casefold()
+    if needle:
+        names = _text(df, "customer_name").str.casefold()
+        numbers = _text(df, "customer_number").str.casefold()
+        mask &= names.str.contains(needle, regex=False) | numbers.str.contains(needle, regex=False)
+    return df[mask]
+
+
+# --------------------------------------------------------------------------------------------- charts
+
+
+def _in_currency(df: pd.DataFrame, currency: str | None) -> pd.DataFrame:
+    return df if currency is None else df[_text(df, "currency_type_id") == currency]
+
+
+def state_totals(df: pd.DataFrame, currency: str | None = None) -> pd.DataFrame:
+    """Documents and (unsigned) totals per state, in state-code order (``state``, ``label``, ...)."""
+    part = _in_currency(df, currency)
+    frame = pd.DataFrame(
+        {"state": _text(part, "state_type_id"), "total": part["total"].astype("float64").fillna(0.0)}
+    )
+    grouped = frame.groupby("state", sort=True).agg(total=("total", "sum"), documents=("total", "size"))
+    grouped = grouped.reset_index()
+    grouped.insert(1, "label", [state_label(code) for code in grouped["state"]])
+    return grouped
+
+
+def _layout(fig: go.Figure, title: str, *, legend: bool = True) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left"},
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=360,
+        showlegend=legend,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1},
+    )
+    return fig
+
+
+def _no_data(fig: go.Figure) -> go.Figure:
+    fig.add_annotation(
+        text="Sin documentos en este rango", showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig
+
+
+_DAY_MS = 86_400_000
+#: Bars of the categorical charts keep the width they would have with at least this many categories.
+_MIN_SLOTS = 5
+
+
+def state_totals_figure(df: pd.DataFrame, currency: str | None = None) -> go.Figure:
+    """Bars of the number of documents per state, one color per state (counts: nothing is added across
+    currencies); the hover gives each state's total when ``currency`` is chosen."""
+    data = state_totals(df, currency)
+    fig = go.Figure(
+        go.Bar(
+            x=data["label"],
+            y=data["documents"],
+            marker_color=[state_color(code) for code in data["state"]],
+            text=[f"{n:,}" for n in data["documents"]],
+            textposition="auto",
+            hovertemplate="%{x}<br>%{y:,} documentos<extra></extra>",
+        )
+    )
+    fig.update_xaxes(range=[-0.5, max(len(data), _MIN_SLOTS) - 0.5])
+    suffix = f" ({currency})" if currency else ""
+    _layout(fig, f"Documentos por estado{suffix}", legend=False)
+    return _no_data(fig) if data.empty else fig
+
+
+def _shorten(text: str, width: int = 28) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --------------------------------------------------------------------------------------------- tables
+
+
+def table_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The documents as the table shows them: Spanish type and state labels, newest first.
+
+    Keeps the original column names (the page maps them to Spanish headers with ``column_config``) and
+    adds ``document_type`` and ``state`` (a one-element list, for a colored label column).
+    """
+    out = pd.DataFrame(index=df.index)
+    out["date_of_issue"] = pd.to_datetime(df["date_of_issue"]) if len(df) else df["date_of_issue"]
+    out["number"] = _text(df, "number")
+    out["document_type"] = [
+        type_label(code, desc)
+        for code, desc in zip(
+            _text(df, "document_type_id"), _text(df, "document_type_description"), strict=True
+        )
+    ]
+    out["customer_number"] = _text(df, "customer_number")
+    out["customer_name"] = _text(df, "customer_name")
+    out["currency_type_id"] = _text(df, "currency_type_id")
+    for column in AMOUNT_COLUMNS:
+        out[column] = df[column].astype("float64") if column in df else 0.0
+    out["state"] = [[state_label(code)] for code in _text(df, "state_type_id")]
+    out["state_type_id"] = _text(df, "state_type_id")
+    out["external_id"] = _text(df, "external_id")
+    for flag in ("has_xml", "has_pdf", "has_cdr"):
+        out[flag] = df[flag].astype(bool) if flag in df else False
+    if len(out):
+        out = out.iloc[newest_first(df)]
+    return out.reset_index(drop=True)
+
+
+def correlatives(df: pd.DataFrame) -> pd.Series:
+    """The numeric correlative of each document (``F001-638`` -> 638; missing -> 0)."""
+    if "correlative" in df:
+        values = pd.to_numeric(df["correlative"], errors="coerce")
+    else:
+        values = pd.to_numeric(_text(df, "number").str.rpartition("-")[2], errors="coerce")
+    return values.fillna(0).astype("int64")
+
+
+def newest_first(df: pd.DataFrame) -> list[int]:
+    """Positions of ``df``'s rows by issue date, series and *numeric* correlative, newest first
+    (``F001-638`` before ``F001-552`` before ``F001-6``)."""
+    if not len(df):
+        return []
+    keys = pd.DataFrame(
+        {
+            "date": pd.to_datetime(df["date_of_issue"]).to_numpy(),
+            "series": _series_of(df).to_numpy(),
+            "correlative": correlatives(df).to_numpy(),
+        }
+    )
+    ordered = keys.sort_values(["date", "series", "correlative"], ascending=False, kind="stable")
+    return list(ordered.index)
+
+
+def export_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The documents for CSV/Excel: Spanish headers, plain state names, dates as dates, no links."""
+    table = table_frame(df)
+    table["state"] = [labels[0] for labels in table["state"]]
+    columns = [c for c in HEADERS if c in table]
+    out = table[columns].rename(columns=HEADERS)
+    if len(out):
+        out["Fecha"] = pd.to_datetime(out["Fecha"]).dt.date
+    return out
+
+
+def to_csv_bytes(df: pd.DataFrame) -> bytes:
+    """CSV (UTF-8 with BOM, so Excel reads the accents) of :func:`export_frame`."""
+    return export_frame(df).to_csv(index=False, float_format="%.2f").encode("utf-8-sig")
+
+
+def to_excel_bytes(df: pd.DataFrame, sheet: str = "Documentos") -> bytes:
+    """An .xlsx workbook of :func:`export_frame` (openpyxl, write-only: 20,000 rows in about a second).
+
+    Amounts are numbers with the ``#,##0.00`` format, dates are dates (``DD/MM/YYYY``), the header row
+    is bold and frozen.
+    """
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
+    frame = export_frame(df)
+    workbook = Workbook(write_only=True)
+    ws = workbook.create_sheet(sheet)
+    amount_headers = {HEADERS[c] for c in AMOUNT_COLUMNS}
+    widths = {"Fecha": 12, "Número": 14, "Tipo": 16, "RUC/DNI": 14, "Cliente": 40, "Estado": 12}
+    for index, name in enumerate(frame.columns):
+        letter = _column_letter(index)
+        ws.column_dimensions[letter].width = widths.get(name, 38 if name == "external_id" else 13)
+    ws.freeze_panes = "A2"
+    bold = Font(bold=True)
+    header = []
+    for name in frame.columns:
+        cell = WriteOnlyCell(ws, value=name)
+        cell.font = bold
+        header.append(cell)
+    ws.append(header)
+    formats = [
+        "#,##0.00" if name in amount_headers else "DD/MM/YYYY" if name == "Fecha" else None
+        for name in frame.columns
+    ]
+    columns = [frame[name].tolist() for name in frame.columns]
+    for values in zip(*columns, strict=True):
+        row: list[Any] = []
+        for value, number_format in zip(values, formats, strict=True):
+            if number_format is None:
+                row.append(value)
+            else:
+                cell = WriteOnlyCell(ws, value=value)
+                cell.number_format = number_format
+                row.append(cell)
+        ws.append(row)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _column_letter(index: int) -> str:
+    """Excel column letter of a 0-based index (0 -> A, 26 -> AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
+def ordered_states(codes: Iterable[str]) -> list[str]:
+    """State codes in catalog order (for multiselect options)."""
+    known = [code for code in STATES if code in set(codes)]
+    return known + sorted(set(codes) - set(known))
+
+
+def labels_for(codes: Sequence[str], kind: str) -> dict[str, str]:
+    """Display labels of filter options: ``kind`` is ``"state"`` or ``"type"``."""
+    if kind == "state":
+        return {code: f"{state_label(code)} · {code}" for code in codes}
+    return {code: f"{code} · {type_label(code)}" for code in codes}

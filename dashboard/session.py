@@ -1,0 +1,280 @@
+"""Per-session state of the dashboard: the tenant picked in the sidebar, its client, its connection.
+
+The entry script (``app.py``) calls :func:`sidebar` on every run; pages call :func:`require_connection`
+to get the :class:`Active` tenant or stop with a clear message. Clients live in the session (one per
+tenant and session), never in a global cache, so a token never leaves the session that loaded it.
+Cached data (:func:`load_documents`) is keyed by the tenant's slug and base URL and the date range,
+never by the token. The tickets the session created are kept per tenant (:func:`ticket_book`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from connector import Client, FacturadorError
+from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from connector.resources import TicketResource
+from connector.sales import Sale, sales_of
+from dashboard import data
+from dashboard.tickets import TicketBook
+
+#: Seconds a successful connection check is trusted before the next ``ping``.
+PING_TTL_OK = 60.0
+#: Seconds a failed connection check is kept (so a down service is not hammered on every click).
+PING_TTL_FAILED = 5.0
+#: Seconds a loaded document list stays in ``st.cache_data``.
+LIST_TTL = 300
+
+EXAMPLE_TENANTS = """\
+# export FACTURADOR_TENANTS=/ruta/tenants.toml
+[tenants.demo]
+name = "Demo"
+base_url = "http://127.0.0.1:8000/t/demo"
+token_env = "FACTURADOR_DEMO_TOKEN"  # o: token = "..."
+"""
+
+
+@dataclass
+class Active:
+    """The tenant this session works on, its client and the last connection check."""
+
+    tenant: TenantConfig
+    client: Client
+    key: str
+    ok: bool
+    message: str
+
+
+def tenant_key(tenant: TenantConfig) -> str:
+    """The cache key of a tenant: its slug and base URL (never its token)."""
+    return f"{tenant.slug}@{tenant.base_url}"
+
+
+def _tenants() -> tuple[dict[str, TenantConfig], str | None]:
+    """The configured tenants, or an explanation (in Spanish) of why there are none."""
+    path = tenants_path()
+    if not path.is_file():
+        return {}, (
+            f"No se encontró el archivo de empresas `{path}`. Créalo con una tabla `[tenants.<slug>]` por "
+            "empresa (o apunta `FACTURADOR_TENANTS` a uno)."
+        )
+    try:
+        tenants = load_tenants(path)
+    except TenantConfigError as exc:
+        return {}, f"No se pudo leer el archivo de empresas: {exc}"
+    if not tenants:
+        return {}, f"El archivo de empresas `{path}` no define ninguna empresa."
+    return tenants, None
+
+
+def client_for(tenant: TenantConfig) -> Client:
+    """This session's client of ``tenant``; rebuilt when the tenant's configuration changed."""
+    clients: dict[str, tuple[TenantConfig, Client]] = st.session_state.setdefault("_clients", {})
+    key = tenant_key(tenant)
+    entry = clients.get(key)
+    if entry is None or entry[0] != tenant:
+        if entry is not None:
+            _close(entry[1])
+        entry = (tenant, tenant.client())
+        clients[key] = entry
+        st.session_state.pop("_pings", None)
+    return entry[1]
+
+
+def _close(client: Client) -> None:
+    close = getattr(client, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # pragma: no cover - closing is best effort
+            pass
+
+
+def check_connection(tenant: TenantConfig, client: Client, *, force: bool = False) -> tuple[bool, str]:
+    """``(ok, message)`` of ``client.ping()``, remembered for a short while in the session."""
+    pings: dict[str, tuple[float, bool, str]] = st.session_state.setdefault("_pings", {})
+    key = tenant_key(tenant)
+    now = time.monotonic()
+    hit = pings.get(key)
+    if hit is not None and not force:
+        ttl = PING_TTL_OK if hit[1] else PING_TTL_FAILED
+        if now - hit[0] < ttl:
+            return hit[1], hit[2]
+    try:
+        status = client.ping()
+        ok, message = bool(status.ok), str(status.message)
+    except FacturadorError as exc:
+        ok, message = False, exc.message
+    except Exception as exc:  # the connector should not raise from ping; be safe anyway
+        ok, message = False, f"No se pudo conectar: {exc}"
+    pings[key] = (now, ok, message)
+    return ok, message
+
+
+def _recheck() -> None:
+    st.session_state.pop("_pings", None)
+
+
+def forget_connection() -> None:
+    """Check the connection again on the next run (after a call failed)."""
+    _recheck()
+
+
+def sidebar() -> Active | None:
+    """Draw the sidebar (tenant picker and connection status); return the active tenant, if any."""
+    with st.sidebar:
+        tenants, problem = _tenants()
+        if problem:
+            st.error(problem, icon=":material/domain_disabled:")
+            st.caption("Ejemplo:")
+            st.code(EXAMPLE_TENANTS, language="toml")
+            _no_tenant(problem)
+            return None
+        slugs = list(tenants)
+        if st.session_state.get("tenant") not in slugs:
+            st.session_state["tenant"] = slugs[0]
+        slug = st.selectbox(
+            "Empresa",
+            slugs,
+            format_func=lambda s: tenants[s].name,
+            key="tenant",
+            help=f"Empresas de `{tenants_path()}`",
+        )
+        tenant = tenants[slug]
+        st.caption(f"`{tenant.base_url}`")
+        try:
+            client = client_for(tenant)
+        except TenantConfigError as exc:  # token_env not set
+            st.error(str(exc), icon=":material/key_off:")
+            _no_tenant(str(exc))
+            return None
+        ok, message = check_connection(tenant, client)
+        if ok:
+            st.success(f"Conectado a {tenant.name}", icon=":material/cloud_done:")
+        else:
+            st.error(message, icon=":material/cloud_off:")
+        st.button("Comprobar conexión", on_click=_recheck, icon=":material/refresh:", width="stretch")
+    active = Active(tenant=tenant, client=client, key=tenant_key(tenant), ok=ok, message=message)
+    st.session_state["_active"] = active
+    st.session_state.pop("_problem", None)
+    return active
+
+
+def _no_tenant(problem: str) -> None:
+    st.session_state.pop("_active", None)
+    st.session_state["_problem"] = problem
+
+
+def require_connection() -> Active:
+    """The active tenant of this run, or stop the page with the reason there is none."""
+    active: Active | None = st.session_state.get("_active")
+    if active is None:
+        problem = st.session_state.get("_problem") or "No hay ninguna empresa configurada."
+        st.warning(
+            f"{problem}\n\nConfigura una empresa para empezar (ver la barra lateral).",
+            icon=":material/domain_disabled:",
+        )
+        st.stop()
+    if not active.ok:
+        st.error(
+            f"**Sin conexión con {active.tenant.name}.** {active.message}",
+            icon=":material/cloud_off:",
+        )
+        st.caption(
+            f"Servicio: `{active.tenant.base_url}`. Corrige el archivo de empresas o arranca el servicio, "
+            "y pulsa «Comprobar conexión»."
+        )
+        st.stop()
+    return active
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A loaded date range: the DataFrame (read-only: pages filter copies of it) and the same documents as
+    :class:`connector.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps."""
+
+    frame: pd.DataFrame
+    sales: dict[int, Sale]
+    has_details: bool = False
+    rows: tuple[dict[str, Any], ...] = ()
+
+    def sales_of(self, frame: pd.DataFrame) -> list[Sale]:
+        """The sales of the rows of ``frame`` (a filtered part of :attr:`frame`)."""
+        return [self.sales[p] for p in frame.index if p in self.sales]
+
+    @property
+    def all_sales(self) -> list[Sale]:
+        """Every document of the range."""
+        return list(self.sales.values())
+
+
+def _loaded(listed: Any) -> Loaded:
+    frame = listed.to_dataframe() if len(listed) else data.empty_documents()
+    sales = {sale.position: sale for sale in sales_of(listed.rows)}
+    return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
+
+
+@st.cache_resource(ttl=LIST_TTL, max_entries=32, show_spinner=False)
+def load_range(
+    key: str, start: date, end: date, details: bool, _client: Client, _fresh: bool = False
+) -> Loaded:
+    """The documents of tenant ``key`` issued between ``start`` and ``end`` (cached by key, range and
+    detail; shared read-only between the sessions of one tenant, never keyed by the token)."""
+    return _loaded(_client.documents.list(start, end, fresh=_fresh, details=details))
+
+
+def invalidate_documents() -> None:
+    """Forget loaded lists after a change (issue, send, status) so the next load asks the service again."""
+    load_range.clear()
+    st.session_state["_documents_stale"] = True
+
+
+def loaded(active: Active, start: date, end: date, *, refresh: bool = False, details: bool = False) -> Loaded:
+    """Load a range through the cache; ``refresh`` (or a change made in this session) bypasses it."""
+    fresh = refresh or bool(st.session_state.pop("_documents_stale", False))
+    if fresh:
+        load_range.clear(active.key, start, end, details, active.client, fresh)  # this entry only
+    return load_range(active.key, start, end, details, active.client, fresh)
+
+
+def documents(active: Active, start: date, end: date, *, refresh: bool = False) -> pd.DataFrame:
+    """The DataFrame of a range (see :func:`loaded`)."""
+    return loaded(active, start, end, refresh=refresh).frame
+
+
+def day_documents(active: Active, day: date) -> pd.DataFrame:
+    """The documents issued on ``day``, always asked to the service (no cache): the pages that void or
+    declare documents must see their current states, whoever changed them."""
+    listed = active.client.documents.list(day, day, fresh=True)
+    return listed.to_dataframe() if len(listed) else data.empty_documents()
+
+
+def ticket_book(active: Active) -> TicketBook:
+    """The summaries and voided communications this session created (or looked up) for the active
+    tenant: the service has no endpoint that lists them."""
+    books: dict[str, TicketBook] = st.session_state.setdefault("_ticket_books", {})
+    return books.setdefault(active.key, TicketBook())
+
+
+def ticket_resource(active: Active, family: str) -> TicketResource:
+    """``client.summaries`` or ``client.voided`` of the active tenant."""
+    return active.client.voided if family == "voided" else active.client.summaries
+
+
+def flash(kind: str, text: str) -> None:
+    """Keep a message to show after the next rerun (``kind``: success, error, info, warning)."""
+    st.session_state["_flash"] = (kind, text)
+
+
+def show_flash() -> None:
+    """Show (once) the message kept by :func:`flash`."""
+    item: Any = st.session_state.pop("_flash", None)
+    if item:
+        kind, text = item
+        getattr(st, kind)(text)

@@ -1,0 +1,279 @@
+"""Documents page: a date range of documents with filters, KPIs, charts, table, exports and actions.
+
+Data work is done by the pure functions of :mod:`dashboard.data`; this script only lays out
+widgets and calls the connector through :mod:`dashboard.session`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pandas as pd
+import streamlit as st
+
+from connector import FacturadorError
+from connector.sales import Sale, by_customer, group_totals, summarize
+from dashboard import data, figures
+from dashboard.downloads import download_button
+from dashboard.session import (
+    Active,
+    flash,
+    forget_connection,
+    invalidate_documents,
+    loaded,
+    require_connection,
+    show_flash,
+)
+from dashboard.widgets import show_kpis
+
+
+def money(amount: float, currency: str) -> str:
+    """``S/ 1,234.50`` style amount."""
+    return figures.money(Decimal(str(amount)), currency)
+
+
+def _range() -> tuple[date, date] | None:
+    start, end = data.default_range()
+    picked = st.date_input(
+        "Rango de fechas de emisión",
+        value=(start, end),
+        format="DD/MM/YYYY",
+        key="docs_range",
+        help="Fechas de emisión, ambas incluidas (por defecto, los últimos 30 días).",
+    )
+    if isinstance(picked, tuple | list) and len(picked) == 2:
+        return picked[0], picked[1]
+    st.info("Elige la fecha final del rango.")
+    return None
+
+
+def _filters(df: pd.DataFrame) -> data.Filters:
+    options = data.filter_options(df)
+    states = data.ordered_states(options["states"])
+    type_labels = data.labels_for(options["document_types"], "type")
+    state_labels = data.labels_for(states, "state")
+    cols = st.columns([1.2, 1.2, 1, 0.8, 1.6])
+    types = cols[0].multiselect(
+        "Tipo",
+        options["document_types"],
+        format_func=lambda c: type_labels.get(c, c),
+        key="f_types",
+        placeholder="Todos",
+    )
+    picked_states = cols[1].multiselect(
+        "Estado", states, format_func=lambda c: state_labels.get(c, c), key="f_states", placeholder="Todos"
+    )
+    series = cols[2].multiselect("Serie", options["series"], key="f_series", placeholder="Todas")
+    currencies = cols[3].multiselect("Moneda", options["currencies"], key="f_currencies", placeholder="Todas")
+    customer = cols[4].text_input("Cliente", key="f_customer", placeholder="Nombre o RUC/DNI")
+    return data.Filters(tuple(types), tuple(picked_states), tuple(series), tuple(currencies), customer)
+
+
+def _charts(sales: list[Sale], df: pd.DataFrame, start: date, end: date) -> None:
+    st.plotly_chart(figures.daily_figure(sales, start, end), width="stretch", key="chart_daily")
+    left, right = st.columns(2)
+    left.plotly_chart(data.state_totals_figure(df), width="stretch", key="chart_states")
+    customers, _ = group_totals(sales, by_customer)
+    right.plotly_chart(figures.customers_figure(customers), width="stretch", key="chart_customers")
+
+
+COLUMN_CONFIG = {
+    "date_of_issue": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY", width=95),
+    "number": st.column_config.TextColumn("Número", width=95),
+    "document_type": st.column_config.TextColumn("Tipo", width=100),
+    "customer_number": st.column_config.TextColumn("RUC/DNI", width=110),
+    "customer_name": st.column_config.TextColumn("Cliente", width=180),
+    "currency_type_id": st.column_config.TextColumn("Moneda", width=75),
+    "total_igv": st.column_config.NumberColumn("IGV", format="accounting", width=95),
+    "total": st.column_config.NumberColumn("Total", format="accounting", width=110),
+    "state": st.column_config.MultiselectColumn(
+        "Estado",
+        options=[s.label for s in data.STATES.values()],
+        color=[s.color for s in data.STATES.values()],
+        width=105,
+    ),
+    "has_cdr": st.column_config.CheckboxColumn("CDR", width=60),
+}
+#: Columns shown, sized to fit a laptop screen; every amount is in the CSV/Excel exports.
+COLUMN_ORDER = [
+    "date_of_issue",
+    "number",
+    "document_type",
+    "state",
+    "customer_name",
+    "customer_number",
+    "currency_type_id",
+    "total_igv",
+    "total",
+    "has_cdr",
+]
+
+
+def _table(table: pd.DataFrame) -> pd.Series | None:
+    """Show the table; return the selected row (of ``table``) or ``None``."""
+    event = st.dataframe(
+        table,
+        hide_index=True,
+        column_order=COLUMN_ORDER,
+        column_config=COLUMN_CONFIG,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="docs_table",
+        height=min(420, 38 + 35 * max(1, len(table))),
+    )
+    rows = list(event.selection.rows) if event is not None else []
+    if rows and rows[0] < len(table):
+        return table.iloc[rows[0]]
+    return None
+
+
+def _exports(df: pd.DataFrame, start: date, end: date) -> None:
+    stem = f"documentos_{start:%Y%m%d}_{end:%Y%m%d}"
+    left, right, _ = st.columns([1, 1, 4])
+    left.download_button(
+        "CSV",
+        data=lambda: data.to_csv_bytes(df),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+        key="export_csv",
+    )
+    right.download_button(
+        "Excel",
+        data=lambda: data.to_excel_bytes(df),
+        file_name=f"{stem}.xlsx",
+        mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        icon=":material/download:",
+        on_click="ignore",
+        key="export_xlsx",
+    )
+
+
+def _sendable(row: pd.Series) -> bool:
+    """Whether /api/documents/send accepts the document: facturas and their notes (series F...)."""
+    number = str(row["number"])
+    return number[:1].upper() == "F"
+
+
+def _selected(active: Active, row: pd.Series) -> None:
+    """Downloads and actions of the selected document."""
+    ext = str(row["external_id"])
+    code = str(row["state_type_id"])
+    style = data.STATES.get(code)
+    with st.container(border=True):
+        head, badge = st.columns([4, 1])
+        head.markdown(f"#### {row['number']} · {row['customer_name']}")
+        badge.badge(data.state_label(code), color=style.badge if style else "gray")
+        st.caption(
+            f"{row['document_type']} del {pd.Timestamp(row['date_of_issue']):%d/%m/%Y} · "
+            f"{money(float(row['total']), str(row['currency_type_id']))} · `{ext}`"
+        )
+        docs = active.client.documents
+        c1, c2, c3, c4 = st.columns(4)
+        name = str(row["number"])
+        download_button(c1, "xml", lambda: docs.download_xml(ext), name=name, key="dl_xml", width="stretch")
+        download_button(c2, "pdf", lambda: docs.download_pdf(ext), name=name, key="dl_pdf", width="stretch")
+        download_button(
+            c3,
+            "cdr",
+            lambda: docs.download_cdr(ext),
+            name=name,
+            key="dl_cdr",
+            disabled=not bool(row["has_cdr"]),
+            width="stretch",
+            help=None if row["has_cdr"] else "Este documento aún no tiene CDR.",
+        )
+        if c4.button(
+            "Enviar a SUNAT",
+            key="send",
+            icon=":material/send:",
+            width="stretch",
+            disabled=not _sendable(row),
+            help="Envía (o reenvía) el XML firmado; las boletas se declaran en resúmenes diarios."
+            if _sendable(row)
+            else "Solo facturas y sus notas se envían una por una.",
+        ):
+            try:
+                result = docs.send(ext)
+            except FacturadorError as exc:
+                st.error(f"No se pudo enviar {row['number']}: {exc.message}")
+            else:
+                answer = (
+                    f" SUNAT: {result.response.code} - {result.response.description}"
+                    if result.response
+                    else ""
+                )
+                flash(
+                    "success", f"{row['number']} enviado: {data.state_label(result.state_type_id)}.{answer}"
+                )
+                invalidate_documents()
+                st.rerun()
+        s1, s2 = st.columns([3, 1], vertical_alignment="bottom")
+        codes = list(data.STATES)
+        new_state = s1.selectbox(
+            "Cambiar estado a",
+            codes,
+            index=codes.index(code) if code in codes else 0,
+            format_func=lambda c: f"{data.state_label(c)} · {c}",
+            key="new_state",
+        )
+        if s2.button("Actualizar estado", key="update_status", width="stretch", disabled=new_state == code):
+            try:
+                docs.update_status(ext, new_state)
+            except FacturadorError as exc:
+                st.error(f"No se pudo cambiar el estado: {exc.message}")
+            else:
+                flash("success", f"{row['number']}: estado cambiado a {data.state_label(new_state)}.")
+                invalidate_documents()
+                st.rerun()
+
+
+def main() -> None:
+    """Lay out the page."""
+    active = require_connection()
+    st.title("Documentos", anchor=False)
+    top, button = st.columns([5, 1], vertical_alignment="bottom")
+    with top:
+        picked = _range()
+    refresh = button.button(
+        "Actualizar",
+        icon=":material/refresh:",
+        width="stretch",
+        key="refresh",
+        help="Vuelve a pedir la lista al servicio (sin caché).",
+    )
+    if picked is None:
+        return
+    start, end = picked
+    show_flash()
+    try:
+        with st.spinner("Cargando documentos…"):
+            got = loaded(active, start, end, refresh=refresh)
+            df = got.frame
+    except FacturadorError as exc:
+        forget_connection()
+        st.error(f"No se pudo cargar la lista: {exc.message}")
+        return
+    if df.empty:
+        st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
+        return
+    filtered = data.apply_filters(df, _filters(df))
+    sales = got.sales_of(filtered)
+    show_kpis(summarize(sales))
+    _charts(sales, filtered, start, end)
+    st.subheader(figures.plural(len(filtered), "documento", "documentos"), anchor=False)
+    table = data.table_frame(filtered)
+    row = _table(table)
+    _exports(filtered, start, end)
+    if row is None:
+        st.caption(
+            "Selecciona un documento en la tabla para descargar su XML, PDF o CDR, "
+            "enviarlo o cambiar su estado."
+        )
+    else:
+        _selected(active, row)
+
+
+main()

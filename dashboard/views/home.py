@@ -1,0 +1,83 @@
+"""Inicio: what needs attention today (alerts) and the month at a glance.
+
+Alerts come from :func:`connector.alerts.alerts` over the documents of the last :data:`LOOK_BACK_DAYS`
+days (boletas not declared at any age within them, facturas without a CDR, rejected documents, voidings
+past SUNAT's deadline) and this service's lists of summaries and voided communications (tickets in
+process); real tenants have no such lists, and the page says so.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import streamlit as st
+
+from connector import FacturadorError, NotFoundError, SummaryRecord
+from connector.alerts import Alert, alerts
+from connector.sales import summarize
+from dashboard import figures
+from dashboard.session import Active, forget_connection, loaded, require_connection, show_flash
+from dashboard.widgets import show_kpis
+from sunat.calendar import peru_today
+
+#: How far back the alerts look (a boleta never declared is found up to a year after its issue).
+LOOK_BACK_DAYS = 366
+DATE_COLUMNS = ("Fecha", "Fecha de emisión", "Plazo SUNAT", "Generado", "Documentos del", "Pedida el")
+ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}
+
+
+def _records(active: Active, start, end) -> list[SummaryRecord] | None:  # type: ignore[no-untyped-def]
+    client = active.client
+    try:
+        return [*client.summaries.list(start, end), *client.voided.list(start, end)]
+    except NotFoundError:
+        return None
+
+
+def show_alert(alert: Alert, index: int) -> None:
+    """One alert: a colored box with its title and what to do, and its rows in an expander."""
+    if alert.severity == "ok":
+        st.success(alert.title, icon=":material/task_alt:")
+        return
+    box = {"error": st.error, "warning": st.warning, "info": st.info}[alert.severity]
+    box(f"**{alert.title}.** {alert.action}", icon=ICONS[alert.severity])
+    if alert.rows:
+        with st.expander(f"Ver {figures.plural(alert.count, 'detalle', 'detalles')}", expanded=False):
+            frame = figures.alert_frame(alert.rows)
+            config = {
+                column: st.column_config.DateColumn(column, format="DD/MM/YYYY")
+                for column in frame.columns
+                if column
+                in ("Fecha", "Fecha de emisión", "Plazo SUNAT", "Generado", "Documentos del", "Pedida el")
+            }
+            if "Total" in frame:
+                config["Total"] = st.column_config.NumberColumn("Total", format="%,.2f")
+            st.dataframe(frame, hide_index=True, column_config=config, key=f"alert_{alert.kind}_{index}")
+
+
+def main() -> None:
+    """Lay out the page."""
+    active = require_connection()
+    st.title("Inicio", anchor=False)
+    show_flash()
+    today = peru_today()
+    start = today - timedelta(days=LOOK_BACK_DAYS - 1)
+    try:
+        with st.spinner("Revisando documentos…"):
+            year = loaded(active, start, today)
+            records = _records(active, start, today)
+    except FacturadorError as exc:
+        forget_connection()
+        st.error(f"No se pudo cargar los documentos: {exc.message}")
+        return
+    st.subheader("Alertas", anchor=False)
+    st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
+    for index, alert in enumerate(alerts(year.all_sales, today, records)):
+        show_alert(alert, index)
+    month_start = today.replace(day=1)
+    this_month = [s for s in year.all_sales if s.date >= month_start]
+    st.subheader(f"Ventas del mes · {today:%m/%Y} (al {today:%d/%m})", anchor=False)
+    show_kpis(summarize(this_month))
+
+
+main()

@@ -1,0 +1,81 @@
+"""Cuentas por cobrar: the instalments of sales on credit still owed, due and overdue amounts by customer
+and age (0–30, 31–60, 61–90, over 90 days), from the documents' ``cuotas``
+(:mod:`connector.receivables`). The service records no collections: every instalment counts as unpaid,
+less the credit notes on its factura."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import streamlit as st
+
+from connector import FacturadorError
+from connector.receivables import AGES, aging, open_instalments
+from dashboard import figures
+from dashboard.session import forget_connection, loaded, require_connection
+from sunat.calendar import peru_today
+
+#: How far back the page looks for credit sales.
+LOOK_BACK_DAYS = 366
+
+
+def main() -> None:
+    """Lay out the page."""
+    active = require_connection()
+    st.title("Cuentas por cobrar", anchor=False)
+    today = peru_today()
+    start = today - timedelta(days=LOOK_BACK_DAYS - 1)
+    try:
+        with st.spinner("Cargando ventas al crédito…"):
+            got = loaded(active, start, today, details=True)
+    except FacturadorError as exc:
+        forget_connection()
+        st.error(f"No se pudo cargar los documentos: {exc.message}")
+        return
+    st.caption(
+        f"Ventas al crédito emitidas del {start:%d/%m/%Y} al {today:%d/%m/%Y}, al {today:%d/%m/%Y}. "
+        "El servicio no registra cobros: cada cuota cuenta como pendiente, menos las notas de crédito "
+        "de su factura (aplicadas a las últimas cuotas). Anulados y rechazados no deben nada."
+    )
+    if got.rows and not got.has_details:
+        st.info(
+            "Este servicio no envía las cuotas de los documentos en sus listas: las cuentas por cobrar no "
+            "están disponibles.",
+            icon=":material/info:",
+        )
+        return
+    items, _ = open_instalments(got.rows)
+    if not items:
+        st.success("No hay cuotas pendientes de ventas al crédito.", icon=":material/task_alt:")
+        return
+    rows = aging(items, today)
+    for currency in sorted({r.currency for r in rows}, key=lambda c: (c != "PEN", c)):
+        mine = [r for r in rows if r.currency == currency]
+        totals = {age: sum((r.buckets[age] for r in mine), Decimal(0)) for age in AGES}
+        st.subheader(f"En {currency}", anchor=False)
+        columns = st.columns(len(AGES) + 1, border=True)
+        columns[0].metric("Total por cobrar", figures.money(sum(totals.values(), Decimal(0)), currency))
+        for column, age in zip(columns[1:], AGES, strict=True):
+            column.metric(age, figures.money(totals[age], currency))
+        amount = st.column_config.NumberColumn(format="%,.2f")
+        st.dataframe(
+            figures.aging_frame(mine),
+            hide_index=True,
+            key=f"aging_{currency}",
+            column_config={name: amount for name in (*AGES, "Vencido", "Total")},
+        )
+    with st.expander(figures.plural(len(items), "cuota pendiente", "cuotas pendientes")):
+        st.dataframe(
+            figures.instalments_frame(items, today),
+            hide_index=True,
+            key="instalments",
+            column_config={
+                "Emisión": st.column_config.DateColumn(format="DD/MM/YYYY"),
+                "Vence": st.column_config.DateColumn(format="DD/MM/YYYY"),
+                "Pendiente": st.column_config.NumberColumn(format="%,.2f"),
+            },
+        )
+
+
+main()

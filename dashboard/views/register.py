@@ -1,0 +1,179 @@
+"""Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT, the SIRE RVIE
+replacement zip and Excel (:mod:`connector.register`; rules in ``docs/sales_register.md``), its totals
+and warnings, and the comparison with SUNAT's RVIE proposal uploaded by the accountant."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from connector import FacturadorError
+from connector.register import PLE_FIELDS, Period, SalesRegister
+from dashboard import figures
+from dashboard.session import Active, forget_connection, require_connection
+from dashboard.widgets import month_options
+
+REGISTERS = "_registers"
+STATES = {"1": "1 · del periodo", "2": "2 · anulado", "8": "8 · periodo anterior", "9": "9 · corrección"}
+
+
+def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool) -> SalesRegister:
+    """The month's register, kept in the session (built again on refresh or when the option changes)."""
+    kept: dict[tuple[str, str, bool], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
+    key = (active.key, str(month), consolidate)
+    if refresh or key not in kept:
+        kept[key] = active.client.documents.sales_register(
+            month, consolidate_boletas=consolidate, fresh=refresh
+        )
+    return kept[key]
+
+
+def _lines_frame(register: SalesRegister) -> pd.DataFrame:
+    rows = register.ple_rows()
+    frame = pd.DataFrame(rows, columns=list(PLE_FIELDS))
+    shown = [
+        "Fecha de emisión",
+        "Tipo de comprobante",
+        "Serie",
+        "Número",
+        "Número final",
+        "Nro. doc. identidad",
+        "Apellidos y nombres / razón social",
+        "Base imponible gravada",
+        "Descuento base imponible",
+        "IGV / IPM",
+        "Exonerado",
+        "Inafecto",
+        "Valor facturado exportación",
+        "ICBPER",
+        "Importe total",
+        "Moneda",
+        "Tipo de cambio",
+        "Serie CP modificado",
+        "Número CP modificado",
+        "Estado",
+    ]
+    frame = frame[shown].copy()
+    for column in shown[7:15]:
+        frame[column] = frame[column].astype(float)
+    frame["Estado"] = frame["Estado"].map(lambda s: STATES.get(s, s))
+    return frame
+
+
+def _downloads(register: SalesRegister) -> None:
+    left, middle, right, _ = st.columns([1.3, 1.3, 1, 2])
+    left.download_button(
+        "PLE 14.1 (TXT)",
+        data=register.ple_bytes(),
+        file_name=register.ple_name,
+        mime="text/plain",
+        icon=":material/download:",
+        key="register_ple",
+        on_click="ignore",
+    )
+    middle.download_button(
+        "SIRE RVIE (ZIP)",
+        data=register.sire_zip(),
+        file_name=register.sire_name[:-4] + ".zip",
+        mime="application/zip",
+        icon=":material/download:",
+        key="register_sire",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Excel",
+        data=lambda: register.excel_bytes(),
+        file_name=f"registro_ventas_{register.period}.xlsx",
+        mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        icon=":material/download:",
+        key="register_excel",
+        on_click="ignore",
+    )
+
+
+def _compare(register: SalesRegister) -> None:
+    with st.expander("Comparar con la propuesta de SUNAT (SIRE)", icon=":material/compare_arrows:"):
+        st.caption(
+            "Sube la propuesta del RVIE que exportaste del SIRE (TXT o el ZIP tal cual lo entrega SUNAT): "
+            "se compara comprobante por comprobante con el archivo de este registro."
+        )
+        uploaded = st.file_uploader("Propuesta de SUNAT", type=["txt", "zip"], key="register_proposal")
+        if uploaded is None:
+            return
+        try:
+            result = register.compare_with_proposal(uploaded.getvalue())
+        except Exception as exc:  # a file that is not a proposal
+            st.error(f"No se pudo leer la propuesta: {exc}")
+            return
+        if result.matches:
+            st.success(
+                f"Coinciden los {result.common} comprobantes: sin diferencias.", icon=":material/task_alt:"
+            )
+        else:
+            st.warning(
+                f"{result.common} en ambos · {len(result.only_in_proposal)} solo en SUNAT · "
+                f"{len(result.only_ours)} solo en el registro · {len(result.differences)} campos distintos."
+            )
+        st.code(result.report, language=None)
+
+
+def main() -> None:
+    """Lay out the page."""
+    active = require_connection()
+    st.title("Registro de ventas", anchor=False)
+    top, option, button = st.columns([2, 2, 1], vertical_alignment="bottom")
+    month = top.selectbox(
+        "Periodo", month_options(), format_func=lambda p: f"{p.month:02d}/{p.year}", key="register_month"
+    )
+    consolidate = option.toggle(
+        "Resumir boletas menores a S/ 700 por día (PLE)", key="register_consolidate", value=False
+    )
+    refresh = button.button("Actualizar", icon=":material/refresh:", key="register_refresh", width="stretch")
+    try:
+        with st.spinner("Preparando el registro…"):
+            register = _register(active, month, refresh=refresh, consolidate=consolidate)
+    except FacturadorError as exc:
+        forget_connection()
+        st.error(f"No se pudo preparar el registro: {exc.message}")
+        return
+    st.caption(
+        f"{register.name or active.tenant.name} · RUC {register.ruc or '—'} · "
+        f"periodo {month.month:02d}/{month.year}. "
+        "Importes en soles (cada documento en moneda extranjera a su tipo de cambio). Reglas y decisiones: "
+        "docs/sales_register.md."
+    )
+    totals = register.totals()
+    cards = [
+        ("Líneas PLE", f"{len(register.ple_rows()):,}"),
+        ("Líneas RVIE", f"{len(register.sire_rows()):,}"),
+        (
+            "Base imponible",
+            figures.money(totals["Base imponible gravada"] + totals["Descuento base imponible"]),
+        ),
+        ("IGV", figures.money(totals["IGV / IPM"] + totals["Descuento IGV / IPM"])),
+        ("Importe total", figures.money(totals["Importe total"])),
+    ]
+    for row in (cards[:2], cards[2:]):  # amounts three a row: shown whole
+        for column, (label, value) in zip(st.columns(3, border=True), row, strict=False):
+            column.metric(label, value)
+    _downloads(register)
+    if register.warnings:
+        with st.expander(figures.plural(len(register.warnings), "aviso", "avisos") + " antes de presentar"):
+            for warning in register.warnings:
+                st.markdown(f"- {warning}")
+    if not register.ple_rows():
+        st.info("Sin documentos en el periodo: el archivo PLE va vacío (indicador 0 en su nombre).")
+    else:
+        st.dataframe(
+            _lines_frame(register),
+            hide_index=True,
+            key="register_lines",
+            column_config={
+                name: st.column_config.NumberColumn(name, format="%,.2f") for name in PLE_FIELDS[12:25]
+            },
+        )
+        st.caption(f"Archivo PLE: `{register.ple_name}` · archivo RVIE: `{register.sire_name}`")
+    _compare(register)
+
+
+main()

@@ -1,0 +1,161 @@
+"""Summaries page: declare a day's pending boletas and boleta notes (state 01) to SUNAT with a daily
+summary (RC, process 1), and follow its ticket.
+
+Boletas are not sent one by one: the service declares every registered boleta and boleta note of the
+chosen issue date (500 per summary). The page shows the days of the last weeks that still have some
+(:func:`dashboard.tickets.pending_by_day`) and what the chosen day would declare.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import streamlit as st
+
+from connector import FacturadorError
+from dashboard import data, ticket_box, tickets
+from dashboard.session import (
+    Active,
+    day_documents,
+    documents,
+    flash,
+    forget_connection,
+    invalidate_documents,
+    require_connection,
+    show_flash,
+)
+from sunat.calendar import peru_today
+
+#: Days back the page looks for pending boletas.
+LOOK_BACK_DAYS = 30
+LAST = "summary_last"
+
+
+def _pending_days(active: Active, today: date, *, refresh: bool) -> None:
+    """The days of the last :data:`LOOK_BACK_DAYS` days with boletas to declare (the loaded range,
+    cached like the Documents page's; ``refresh`` asks the service again)."""
+    start = today - timedelta(days=LOOK_BACK_DAYS - 1)
+    try:
+        df = documents(active, start, today, refresh=refresh)
+    except FacturadorError as exc:
+        forget_connection()
+        st.error(f"No se pudo cargar los documentos: {exc.message}")
+        return
+    days = tickets.pending_by_day(df)
+    if days.empty:
+        st.success(
+            f"No hay boletas por declarar en los últimos {LOOK_BACK_DAYS} días.", icon=":material/task_alt:"
+        )
+        return
+    st.dataframe(
+        days,
+        hide_index=True,
+        key="summary_days",
+        column_config={
+            "day": st.column_config.DateColumn("Fecha de emisión", format="DD/MM/YYYY"),
+            "boletas": st.column_config.NumberColumn("Boletas"),
+            "notes": st.column_config.NumberColumn("Notas"),
+            "documents": st.column_config.NumberColumn("Documentos"),
+            "total": st.column_config.NumberColumn("Total", format="accounting"),
+        },
+        height=min(300, 38 + 35 * len(days)),
+    )
+
+
+def main() -> None:
+    """Lay out the page."""
+    active = require_connection()
+    st.title("Resúmenes diarios", anchor=False)
+    st.caption(
+        "Las boletas y sus notas se informan a SUNAT en un **resumen diario** por fecha de emisión; "
+        "SUNAT responde con un ticket que se consulta luego."
+    )
+    show_flash()
+    today = peru_today()
+    head, button = st.columns([5, 1], vertical_alignment="bottom")
+    head.subheader(f"Días con boletas por declarar · últimos {LOOK_BACK_DAYS} días", anchor=False)
+    refresh = button.button(
+        "Actualizar",
+        icon=":material/refresh:",
+        width="stretch",
+        key="summary_refresh",
+        help="Vuelve a pedir la lista al servicio (sin caché).",
+    )
+    _pending_days(active, today, refresh=refresh)
+
+    st.subheader("Declarar un día", anchor=False)
+    left, right = st.columns([1, 2], vertical_alignment="bottom")
+    day = left.date_input(
+        "Fecha de emisión de las boletas",
+        value=today,
+        max_value=today,
+        format="DD/MM/YYYY",
+        key="summary_day",
+    )
+    assert isinstance(day, date)
+    problem = tickets.void_window_problem(day, today, declaring=True)
+    if problem:
+        right.warning(problem, icon=":material/schedule:")
+    try:
+        df = day_documents(active, day)
+    except FacturadorError as exc:
+        forget_connection()
+        st.error(f"No se pudo cargar los documentos: {exc.message}")
+        return
+    pending = tickets.pending_declaration(df)
+    boletas = int((pending["document_type_id"].astype(str) == "03").sum()) if len(pending) else 0
+    notes = len(pending) - boletas
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Boletas por declarar", boletas)
+    m2.metric("Notas por declarar", notes)
+    m3.metric(
+        "Ya declaradas o anuladas", int((tickets.document_groups(df) == tickets.BOLETAS).sum()) - len(pending)
+    )
+    if len(pending):
+        table = data.table_frame(pending)
+        st.dataframe(
+            table,
+            hide_index=True,
+            column_order=["number", "document_type", "customer_name", "currency_type_id", "total", "state"],
+            column_config={
+                "number": st.column_config.TextColumn("Número"),
+                "document_type": st.column_config.TextColumn("Tipo"),
+                "customer_name": st.column_config.TextColumn("Cliente"),
+                "currency_type_id": st.column_config.TextColumn("Moneda"),
+                "total": st.column_config.NumberColumn("Total", format="accounting"),
+                "state": st.column_config.MultiselectColumn(
+                    "Estado",
+                    options=[s.label for s in data.STATES.values()],
+                    color=[s.color for s in data.STATES.values()],
+                ),
+            },
+            key="summary_pending",
+            height=min(300, 38 + 35 * len(table)),
+        )
+    else:
+        st.info(
+            f"No hay boletas ni notas registradas (01) emitidas el {day:%d/%m/%Y}.", icon=":material/info:"
+        )
+    count = len(pending)
+    label = (
+        f"Declarar {count} documento{'' if count == 1 else 's'} del {day:%d/%m/%Y}" if count else "Declarar"
+    )
+    if st.button(label, key="summary_submit", type="primary", icon=":material/outbox:", disabled=not count):
+        try:
+            with st.spinner("Enviando el resumen a SUNAT…"):
+                ref = active.client.summaries.declare(day)
+        except FacturadorError as exc:
+            st.error(f"No se pudo enviar el resumen: {exc.message}", icon=":material/error:")
+        else:
+            numbers = [str(n) for n in pending["number"]]
+            entries = ticket_box.remember(
+                active, ref, process=tickets.DECLARE, day=day, documents=numbers, last_key=LAST
+            )
+            parts = f" en {len(entries)} resúmenes" if len(entries) > 1 else ""
+            flash("success", f"Resumen diario enviado{parts}: ticket **{ref.ticket}** ({count} documentos).")
+            invalidate_documents()
+            st.rerun()
+    ticket_box.show_last(active, last_key=LAST, title="Último resumen", key="summary_ticket")
+
+
+main()

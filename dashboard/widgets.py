@@ -1,0 +1,58 @@
+"""Widgets several pages share: the KPI cards and the period picker (a month or a range)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import streamlit as st
+
+from connector.register import Period
+from connector.sales import SalesSummary
+from dashboard import figures
+from sunat.calendar import peru_today
+
+__all__ = ["month_options", "pick_period", "show_kpis"]
+
+
+def show_kpis(summary: SalesSummary) -> None:
+    """The KPI cards, three a row so every amount is shown in full, and the figures per currency."""
+    cards = figures.kpis(summary)
+    for row in range(0, len(cards), 3):
+        for column, card in zip(st.columns(3, border=True), cards[row : row + 3], strict=False):
+            column.metric(card.label, card.value, help=card.help)
+    lines = figures.currency_lines(summary)
+    if len(lines) > 1 or summary.unconverted:
+        st.caption("Por moneda, sin convertir: " + " — ".join(lines))
+
+
+def month_options(today: dt.date | None = None, count: int = 24) -> list[Period]:
+    """The last ``count`` months, this one first."""
+    day = today or peru_today()
+    months = []
+    year, month = day.year, day.month
+    for _ in range(count):
+        months.append(Period(year, month))
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return months
+
+
+def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
+    """A month (default: this one) or a range of issue dates; ``None`` while a range is half chosen."""
+    mode = st.segmented_control(
+        "Periodo", ["Mes", "Rango"], default="Mes", key=f"{key}_mode", label_visibility="collapsed"
+    )
+    if mode == "Rango":
+        today = peru_today()
+        picked = st.date_input(
+            "Rango de fechas de emisión",
+            value=(today.replace(day=1), today),
+            format="DD/MM/YYYY",
+            key=f"{key}_range",
+        )
+        if isinstance(picked, tuple | list) and len(picked) == 2:
+            return picked[0], picked[1]
+        st.info("Elige la fecha final del rango.")
+        return None
+    months = month_options()
+    month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
+    return month.start, month.end

@@ -1,0 +1,131 @@
+"""``/downloads/document/{xml|pdf|cdr}/{external_id}``: a document's files (public, as in real tenants);
+``/downloads/summary/{xml|cdr}/{external_id}`` and ``/downloads/voided/{xml|cdr}/{external_id}``: the
+signed XML and the CDR of a daily summary and of a voided communication."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from facturador.api import contract
+from facturador.api.common import ExternalIdParameter, current_tenant, path_parameter
+from facturador.domain import documents, summaries
+from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.summaries import RA, RC
+from facturador.render.pdf import RenderCancelled
+
+router = APIRouter(prefix="/downloads", tags=["downloads"], default_response_class=Response)
+
+DocumentKind = Annotated[
+    str, Path(description="El archivo (otro: 404).", json_schema_extra={"enum": list(documents.FILE_KINDS)})
+]
+SummaryKind = Annotated[
+    str, Path(description="El archivo (otro: 404).", json_schema_extra={"enum": list(summaries.FILE_KINDS)})
+]
+PdfFormat = Annotated[
+    str,
+    Path(
+        description="El formato del PDF (otro: 404).",
+        json_schema_extra={"enum": list(documents.PDF_DOWNLOAD_FORMATS)},
+    ),
+]
+DOCUMENT_FILES = contract.responses(
+    None, 404, 422, extra={200: contract.files("application/xml", "application/pdf", "application/zip")}
+)
+SUMMARY_FILES = contract.responses(
+    None, 404, 422, extra={200: contract.files("application/xml", "application/zip")}
+)
+log = logging.getLogger("facturador.downloads")
+DISCONNECT_POLL_SECONDS = 0.05
+#: The status logged for a request whose client left before the answer (nginx's convention; nobody
+#: receives it).
+CLIENT_CLOSED_REQUEST = 499
+
+
+@router.get(
+    "/document/{kind}/{external_id}",
+    summary="Download the signed XML, the PDF or the CDR zip",
+    operation_id="downloadDocument",
+    responses=DOCUMENT_FILES,
+)
+async def document_file(request: Request, kind: DocumentKind, external_id: ExternalIdParameter) -> Response:
+    return await _document_file(request, kind, external_id, None)
+
+
+@router.get(
+    "/document/{kind}/{external_id}/{fmt}",
+    summary="Download the PDF in a format (a4, ticket)",
+    operation_id="downloadDocumentPdf",
+    responses=DOCUMENT_FILES,
+)
+async def document_pdf(
+    request: Request, kind: DocumentKind, external_id: ExternalIdParameter, fmt: PdfFormat
+) -> Response:
+    return await _document_file(request, kind, external_id, fmt)
+
+
+async def _document_file(request: Request, kind: str, external_id: str, fmt: str | None) -> Response:
+    tenant = current_tenant(request)
+    external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
+    gone = threading.Event()
+    watcher = asyncio.create_task(_watch_disconnect(request, gone))
+    try:
+        download = await run_in_threadpool(
+            request.app.state.documents.download, tenant, kind, external_id, fmt, gone.is_set
+        )
+    except RenderCancelled:
+        log.info("rendering the PDF of %s stopped: the client disconnected", external_id)
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
+    finally:
+        watcher.cancel()
+    disposition = "inline" if download.media_type == "application/pdf" else "attachment"
+    return Response(
+        content=download.content,
+        media_type=download.media_type,
+        headers={"Content-Disposition": f'{disposition}; filename="{download.filename}"'},
+    )
+
+
+async def _watch_disconnect(request: Request, gone: threading.Event) -> None:
+    """Set ``gone`` when the client disconnects (checked every 50 ms) so a long rendering stops."""
+    while not await request.is_disconnected():
+        await asyncio.sleep(DISCONNECT_POLL_SECONDS)
+    gone.set()
+
+
+@router.get(
+    "/summary/{kind}/{external_id}",
+    summary="Download a daily summary's signed XML or CDR zip",
+    operation_id="downloadSummary",
+    responses=SUMMARY_FILES,
+)
+async def summary_file(request: Request, kind: SummaryKind, external_id: ExternalIdParameter) -> Response:
+    return await _summary_file(request, RC, kind, external_id)
+
+
+@router.get(
+    "/voided/{kind}/{external_id}",
+    summary="Download a voided communication's signed XML or CDR zip",
+    operation_id="downloadVoided",
+    responses=SUMMARY_FILES,
+)
+async def voided_file(request: Request, kind: SummaryKind, external_id: ExternalIdParameter) -> Response:
+    return await _summary_file(request, RA, kind, external_id)
+
+
+async def _summary_file(request: Request, summary_type: str, kind: str, external_id: str) -> Response:
+    tenant = current_tenant(request)
+    external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
+    download = await run_in_threadpool(
+        request.app.state.summaries.download, tenant, summary_type, kind, external_id
+    )
+    return Response(
+        content=download.content,
+        media_type=download.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{download.filename}"'},
+    )

@@ -1,0 +1,216 @@
+"""The ASGI application: tenant routing, the request body limit, error envelopes, the OpenAPI contract and
+the routers of every endpoint family."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from facturador.api import contract, documents, downloads, summaries, voided
+from facturador.api.common import TENANT_SCOPE_KEY
+from facturador.config import Settings
+from facturador.context import ServiceContext
+from facturador.domain.documents import DocumentService
+from facturador.domain.summaries import SummaryService
+from facturador.errors import ServiceError
+
+log = logging.getLogger("facturador")
+PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
+#: A token in a query string (real clients send ``?api_token=``): its value never reaches a log.
+TOKEN_IN_QUERY_RE = re.compile(r"(?i)([?&](?:api_token|token)=)[^&\s\"]*")
+
+
+def redact_tokens(text: str) -> str:
+    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced."""
+    return TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text)
+
+
+class RedactTokens(logging.Filter):
+    """A log filter that redacts query-string tokens in a record's message and arguments (uvicorn's
+    access log prints each request's path with its query string)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact_tokens(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact_tokens(a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging configuration with :class:`RedactTokens` on its handlers (each worker process
+    applies it)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"redact_tokens": {"()": f"{__name__}.RedactTokens"}}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["redact_tokens"]
+    return config
+
+
+class TenantPrefix:
+    """Serve ``/t/{slug}/...`` as the tenant's base URL: the prefix becomes the ASGI ``root_path``."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            match = PREFIX_RE.match(scope["path"])
+            if match:
+                scope = dict(scope)
+                scope["root_path"] = scope.get("root_path", "") + match.group(0)
+                scope[TENANT_SCOPE_KEY] = match.group(1)
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """Refuse a request body over ``max_bytes`` with 413: at once when ``Content-Length`` says so, else
+    as soon as the bytes received pass the limit (chunked bodies), so no body is ever buffered whole."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await self.too_large()(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise ServiceError(413, self.message(), "BODY_TOO_LARGE")
+            return message
+
+        await self.app(scope, limited, send)
+
+    def message(self) -> str:
+        return f"El cuerpo de la petición supera el límite de {self.max_bytes} bytes."
+
+    def too_large(self) -> JSONResponse:
+        return _envelope(413, self.message(), "BODY_TOO_LARGE", headers={"Connection": "close"})
+
+
+def _envelope(
+    status: int,
+    message: str,
+    code: str,
+    errors: list[dict[str, str]] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    return JSONResponse(
+        {"success": False, "message": message, "error_code": code, "errors": errors or []},
+        status_code=status,
+        headers=headers,
+    )
+
+
+def create_app(context: ServiceContext) -> ASGIApp:
+    """Build the application around a service context (database, data directory, caches)."""
+    app = FastAPI(
+        title=TITLE,
+        description=DESCRIPTION,
+        version=VERSION,
+        openapi_url=None,  # served below, with the server URL of the tenant that asks
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.context = context
+    app.state.documents = DocumentService(context)
+    app.state.summaries = SummaryService(context)
+    app.include_router(documents.router)
+    app.include_router(summaries.router)
+    app.include_router(voided.router)
+    app.include_router(downloads.router)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def request_validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": str(e.get("msg", ""))}
+            for e in exc.errors()
+        ]
+        return _envelope(422, "La petición no es válida.", "INVALID_REQUEST", errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        messages = {
+            404: ("No se encontró la URL especificada", "NOT_FOUND"),
+            405: ("El método especificado en la petición no es válido", "METHOD_NOT_ALLOWED"),
+        }
+        message, code = messages.get(exc.status_code, (str(exc.detail), "HTTP_ERROR"))
+        return _envelope(exc.status_code, message, code, headers=exc.headers)  # 405 keeps its Allow
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - bugs only
+        log.exception("unexpected error", exc_info=exc)
+        return _envelope(500, "Error interno del servidor.", "INTERNAL_ERROR")
+
+    @app.get("/health", include_in_schema=False)
+    def health() -> dict[str, Any]:
+        return {"success": True}
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {**openapi_document(app), "servers": [{"url": request.scope.get("root_path") or "/"}]}
+        )
+
+    @app.get("/docs", include_in_schema=False)
+    def docs(request: Request) -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=f"{request.scope.get('root_path', '')}/openapi.json", title=TITLE
+        )
+
+    return TenantPrefix(BodyLimit(app, context.settings.max_body_bytes))
+
+
+TITLE = "facturador-kit service"
+VERSION = "0.1.0"
+DESCRIPTION = (
+    "Multi-tenant Peruvian electronic invoicing API (Facturador PRO compatible) with a built-in SUNAT "
+    "simulator. Each tenant is served at its host or at /t/{slug}. Every error answers "
+    '{"success": false, "message", "error_code", "errors": [{"field", "message"}]}; request bodies are '
+    "JSON objects up to the configured size (FACTURADOR_MAX_BODY_BYTES, 5 MiB by default)."
+)
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document of the routes, with the declared bodies and responses as components and the
+    security schemes (built once per application)."""
+    if app.openapi_schema is None:
+        document = get_openapi(title=TITLE, version=VERSION, description=DESCRIPTION, routes=app.routes)
+        components = document.setdefault("components", {})
+        components.setdefault("schemas", {}).update(contract.COMPONENTS)
+        components["securitySchemes"] = contract.SECURITY_SCHEMES
+        app.openapi_schema = document
+    return app.openapi_schema
+
+
+def app_from_env() -> ASGIApp:
+    """Factory for ``uvicorn --factory`` workers: settings come from FACTURADOR_DATA_DIR / _DATABASE_URL."""
+    return create_app(ServiceContext(Settings.resolve(), migrate=False))

@@ -1,0 +1,76 @@
+"""The customer: its identity document against the document and operation type (reference/sunat.md §8.1).
+
+Facturas and their notes (errors): 2014 no number, 2015 no type (``schemeID``), 2016 a type outside
+catalog 06, 2800 a type the operation does not allow (a factura's customer has a RUC except in exports,
+0112 and the operations of any customer), 2017 a RUC that is not 11 digits, 3202 a RUC SUNAT does not
+know (``mode="strict"`` only: the check digit stands in for the taxpayer registry), 2801 an invalid DNI,
+2802 another document's number longer than 15 characters.
+
+Boletas and their notes (observations): 4207 an invalid DNI, 4208 another document's number of the
+wrong length.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from facturador.authority.rules.context import Answer, Submission, note
+from facturador.ubl.namespaces import CAC, CBC
+from sunat import catalogs
+from sunat.identity import is_valid_dni, is_valid_ruc
+
+__all__ = ["customer", "recipient"]
+
+_CUSTOMER_ID = f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyIdentification')}/{CBC('ID')}"
+_RUC_FORMAT = re.compile(r"^\d{11}$")
+#: Operation types where the factura's customer may have any identity document (reference/sunat.md §8.1).
+_ANY_CUSTOMER_OPERATIONS = frozenset({"0202", "0401"})
+
+
+def recipient(root: etree._Element) -> str:
+    """The CDR's recipient: ``schemeID-number`` of the customer, empty when the document names none."""
+    identification = root.find(_CUSTOMER_ID)
+    if identification is None:
+        return ""
+    return f"{identification.get('schemeID', '')}-{(identification.text or '').strip()}"
+
+
+def customer(doc: Submission) -> None:
+    """The customer's identity document (see the module doc for the codes)."""
+    node = doc.root.find(_CUSTOMER_ID)
+    number = (node.text or "").strip() if node is not None else ""
+    scheme = (node.get("schemeID") or "").strip() if node is not None else ""
+    if not doc.factura_family:  # boletas and their notes: identity problems are observations
+        if scheme == "1" and not is_valid_dni(number):
+            doc.notes.append(note("4207"))
+        elif scheme not in ("1", "6", "-", "") and not 1 <= len(number) <= 15:
+            doc.notes.append(note("4208"))
+        return
+    if not number:
+        raise Answer("2014", _CUSTOMER_ID)
+    if not scheme:
+        raise Answer("2015", "cac:PartyIdentification/cbc:ID/@schemeID")
+    if scheme not in catalogs.IDENTITY_TYPES:
+        raise Answer("2016", f'cbc:ID/@schemeID valor: "{scheme}"')
+    operation = doc.operation
+    if doc.file.doc_type == "01" and operation not in _ANY_CUSTOMER_OPERATIONS:
+        if operation in catalogs.EXPORT_OPERATION_TYPES:
+            if scheme == "6":
+                raise Answer("2800", f'export operation {operation} with schemeID "6"')
+        elif operation == "0112":
+            if scheme not in ("1", "6"):
+                raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
+        elif scheme != "6":
+            raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
+    if scheme == "6":
+        if not _RUC_FORMAT.match(number):
+            raise Answer("2017", f'cbc:ID valor: "{number}"')
+        if doc.mode == "strict" and not is_valid_ruc(number):
+            raise Answer("3202", f'cbc:ID valor: "{number}"')
+    elif scheme == "1":
+        if not is_valid_dni(number):
+            raise Answer("2801", f'cbc:ID valor: "{number}"')
+    elif not 1 <= len(number) <= 15:
+        raise Answer("2802", f'cbc:ID valor: "{number}"')

@@ -1,0 +1,144 @@
+"""Payment terms of a factura (FormaPago, reference/sunat.md §2.4) and the detraction (SPOT).
+
+FormaPago (facturas only): 3244 none, 3246 an unknown ``PaymentMeansID``, 3248 one given twice, 3247
+Contado and Credito together, 3245 neither of them, 3249 Credito without instalments, 3252 instalments
+without Credito or with Contado. Credito's instalments: 3251 no net pending amount, 3265 pending above
+the payable amount, 3254 an instalment without amount, 3266 one above the payable amount, 3256 without
+due date, 3255 an unreadable due date, 3267 due before the issue date, 3319 instalments that do not add
+up to the pending amount.
+
+Detraction (operation types 1001-1004): 3128 a detraction code on another operation, 3127 no code, 3033
+a code outside catalog 54, 3129 a code the operation type does not allow, 3035 no amount, 3034 no
+Banco de la Nación account; observation 4265 without the detraction legend (2006).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal
+
+from lxml import etree
+
+from facturador.authority.rules.context import Answer, Submission, note
+from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children, dec, text
+from facturador.ubl.namespaces import CAC, CBC
+from sunat import catalogs
+
+__all__ = ["detraction", "detraction_legend", "payment_form"]
+
+_PAYMENT_TERMS = CAC("PaymentTerms")
+_PAYMENT_MEANS_ID = CBC("PaymentMeansID")
+_AMOUNT = CBC("Amount")
+_PAYEE_ACCOUNT = f"{CAC('PayeeFinancialAccount')}/{CBC('ID')}"
+_CUOTA = re.compile(r"^Cuota\d{3}$")
+
+
+def payment_form(doc: Submission) -> None:
+    """FormaPago of a factura: Contado, or Credito with its instalments."""
+    if doc.file.doc_type != "01":
+        return
+    root = doc.root
+    forms: dict[str, etree._Element] = {}  # PaymentMeansID -> its PaymentTerms
+    for terms in root.iterchildren(_PAYMENT_TERMS):
+        if text(terms, ID) != "FormaPago":
+            continue
+        value = text(terms, _PAYMENT_MEANS_ID) or ""
+        if value not in ("Contado", "Credito") and not _CUOTA.match(value):
+            raise Answer("3246", f'cbc:PaymentMeansID valor: "{value}"')
+        if value in forms:
+            raise Answer("3248", f'cbc:PaymentMeansID valor: "{value}"')
+        forms[value] = terms
+    if not forms:
+        raise Answer("3244", "cac:PaymentTerms/cbc:ID FormaPago")
+    has_cash, has_credit = "Contado" in forms, "Credito" in forms
+    cuotas = {value: terms for value, terms in forms.items() if _CUOTA.match(value)}
+    if has_cash and has_credit:
+        raise Answer("3247", "Contado and Credito")
+    if not has_cash and not has_credit:
+        raise Answer("3245" if not cuotas else "3252", "FormaPago without Contado/Credito")
+    if has_credit and not cuotas:
+        raise Answer("3249", "FormaPago Credito without Cuota001")
+    if has_cash and cuotas:
+        raise Answer("3252", "Cuota with FormaPago Contado")
+    if has_credit:
+        _instalments(root, forms["Credito"], cuotas)
+
+
+def _instalments(root: etree._Element, credit: etree._Element, cuotas: dict[str, etree._Element]) -> None:
+    """Credito's net pending amount and its ``Cuota`` terms (3251, 3265, 3254, 3266, 3256, 3267, 3319)."""
+    payable = dec(children(root.find(MONETARY_TAGS["01"])).get(CBC("PayableAmount")))
+    pending = _amount_of(credit)
+    if pending is None or pending <= 0:
+        raise Answer("3251", "FormaPago Credito without cbc:Amount")
+    if pending > payable:
+        raise Answer("3265", f'cbc:Amount valor: "{pending}", cbc:PayableAmount "{payable}"')
+    issue_text = text(root, CBC("IssueDate")) or ""
+    try:
+        issued: date | None = date.fromisoformat(issue_text[:10])
+    except ValueError:
+        issued = None  # reported by the date rules
+    total = ZERO
+    for value, terms in sorted(cuotas.items()):
+        cuota_amount = _amount_of(terms)
+        if cuota_amount is None:
+            raise Answer("3254", f"{value}: cbc:Amount")
+        if cuota_amount > payable:
+            raise Answer("3266", f'{value}: cbc:Amount valor: "{cuota_amount}"')
+        due_text = text(terms, CBC("PaymentDueDate"))
+        if not due_text:
+            raise Answer("3256", f"{value}: cbc:PaymentDueDate")
+        try:
+            due = date.fromisoformat(due_text[:10])
+        except ValueError as exc:
+            raise Answer("3255", f'{value}: cbc:PaymentDueDate valor: "{due_text}"') from exc
+        if issued is not None and due < issued:
+            raise Answer("3267", f'{value}: cbc:PaymentDueDate "{due_text}" before cbc:IssueDate')
+        total += cuota_amount
+    if total != pending:
+        raise Answer("3319", f'sum of cuotas "{total}", FormaPago Credito cbc:Amount "{pending}"')
+
+
+def _amount_of(terms: etree._Element) -> Decimal | None:
+    """The ``cbc:Amount`` of a PaymentTerms; None when absent or empty."""
+    value = text(terms, _AMOUNT)
+    if not value:
+        return None
+    try:
+        return Decimal(value)
+    except ArithmeticError:
+        return None
+
+
+def detraction(doc: Submission) -> None:
+    """Detraction (SPOT) of operations 1001-1004: goods code (catalog 54), amount and account."""
+    operation = doc.operation
+    if not operation:  # notes carry no operation type and no detraction
+        return
+    root = doc.root
+    terms = [t for t in root.iterchildren(_PAYMENT_TERMS) if text(t, ID) == "Detraccion"]
+    code = next((c for c in (text(t, _PAYMENT_MEANS_ID) for t in terms) if c), "")
+    if operation not in catalogs.DETRACTION_OPERATION_TYPES:
+        if code:
+            raise Answer("3128", f'operation {operation} with detraction code "{code}"')
+        return
+    if not code:
+        raise Answer("3127", 'cac:PaymentTerms[cbc:ID="Detraccion"]/cbc:PaymentMeansID')
+    if code not in catalogs.DETRACTION_TYPES:
+        raise Answer("3033", f'cbc:PaymentMeansID valor: "{code}"')
+    expected = catalogs.DETRACTION_GOODS_BY_OPERATION.get(operation)
+    if expected is not None and code != expected:
+        raise Answer("3129", f'operation {operation} expects "{expected}", cbc:PaymentMeansID "{code}"')
+    if not any(text(t, _AMOUNT) for t in terms):
+        raise Answer("3035", 'cac:PaymentTerms[cbc:ID="Detraccion"]/cbc:Amount')
+    means = (m for m in root.iterchildren(CAC("PaymentMeans")) if text(m, ID) == "Detraccion")
+    if not any(text(m, _PAYEE_ACCOUNT) for m in means):
+        raise Answer("3034", 'cac:PaymentMeans[cbc:ID="Detraccion"]/cac:PayeeFinancialAccount/cbc:ID')
+
+
+def detraction_legend(doc: Submission) -> None:
+    """Observation 4265: a detraction operation without the legend 2006 (``cbc:Note``)."""
+    if doc.operation in catalogs.DETRACTION_OPERATION_TYPES:
+        legends = {n.get("languageLocaleID") for n in doc.root.iterchildren(CBC("Note"))}
+        if "2006" not in legends:
+            doc.notes.append(note("4265"))

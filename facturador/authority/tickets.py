@@ -1,0 +1,359 @@
+"""SUNAT's ticket flow for daily summaries (RC) and voided communications (RA).
+
+``sendSummary`` only checks the file and answers a ticket (see
+:meth:`~facturador.authority.simulator.SunatSimulator.send_summary`); SUNAT processes the summary
+later and ``getStatus(ticket)`` answers 98 until then, and afterwards 0 or 99 with the CDR
+(reference/sunat.md §4.2). This module holds what that needs:
+
+- :class:`TicketRecord` and the :class:`TicketStore` Protocol (SUNAT's memory of the tickets; the service
+  keeps them in its database, ``facturador.store.tickets``, so a restart loses nothing) with a
+  process-local :class:`InMemoryTicketStore`;
+- :func:`process_ticket`: SUNAT's rules for RC (§3.1) and RA (§3.2) against the
+  :class:`~facturador.authority.registry.Registry`, the CDR, and the registry changes of an
+  accepted summary (declared boletas become "accepted", voided documents "voided"). A rejected summary
+  (99) changes nothing at SUNAT: its first error is the CDR's ResponseCode.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Protocol, runtime_checkable
+
+from lxml import etree
+
+from facturador.authority import cdr as cdr_mod
+from facturador.authority.gateway import TICKET_DONE, TICKET_IN_PROCESS, TICKET_REJECTED
+from facturador.authority.packaging import read_zip
+from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
+from facturador.ubl.namespaces import CAC, CBC, SAC
+from facturador.ubl.signing import SigningIdentity
+from sunat import catalogs
+
+__all__ = [
+    "SUMMARY_TYPES",
+    "InMemoryTicketStore",
+    "TicketRecord",
+    "TicketStore",
+    "accepted_description",
+    "process_ticket",
+]
+
+#: Summary kinds the ticket flow handles: daily summary and voided communication.
+SUMMARY_TYPES = ("RC", "RA")
+#: Days after a document's issue date SUNAT still takes it in a summary (4443) or voids it (2957).
+VOID_DAYS = 7
+#: A boleta above this total must identify its customer in the summary (2514).
+IDENTIFICATION_THRESHOLD = Decimal("700")
+#: Document types of a daily summary's lines, and of a voided communication's lines.
+SUMMARY_DOCUMENT_TYPES = frozenset({"03", "07", "08"})
+VOIDED_DOCUMENT_TYPES = frozenset({"01", "07", "08", "30", "34", "42"})
+_SUMMARY_DOC_ID = re.compile(r"^(?:B[A-Z0-9]{3}|\d{1,4})-\d{1,8}$")
+_SERIES = re.compile(r"^[A-Z0-9]{4}$")
+_NUMBER = re.compile(r"^\d{1,8}$")
+_UNIDENTIFIED = frozenset({"", "-", "0"})
+
+
+@dataclass(frozen=True)
+class TicketRecord:
+    """One ticket as SUNAT keeps it.
+
+    ``received_at`` is the reception time in Lima (naive, the CDR's ResponseDate/Time); ``ready_at`` the
+    moment (naive UTC) from which the ticket is processed; ``status_code`` is "98" until then, and "0" or
+    "99" once processed, with ``cdr_zip``.
+    """
+
+    ticket: str
+    issuer_ruc: str
+    filename: str
+    received_at: datetime
+    ready_at: datetime
+    zip_bytes: bytes = field(repr=False)
+    status_code: str = TICKET_IN_PROCESS
+    cdr_zip: bytes | None = field(default=None, repr=False)
+
+    @property
+    def processed(self) -> bool:
+        """True once the ticket has its answer (0 or 99) and its CDR."""
+        return self.status_code != TICKET_IN_PROCESS
+
+    @property
+    def summary_type(self) -> str:
+        """ "RC" or "RA", from the file name ``RUC-RC-YYYYMMDD-n``."""
+        return self.filename[12:14]
+
+
+@runtime_checkable
+class TicketStore(Protocol):
+    """Storage of :class:`TicketRecord`; implementations must be thread-safe."""
+
+    def add(self, record: TicketRecord) -> None:
+        """Store a new ticket (in process)."""
+        ...
+
+    def get(self, ticket: str) -> TicketRecord | None:
+        """The record of ``ticket``, or None when SUNAT never gave that ticket."""
+        ...
+
+    def find(self, issuer_ruc: str, filename: str) -> TicketRecord | None:
+        """The ticket of a file already received from ``issuer_ruc`` (to refuse an ID sent twice)."""
+        ...
+
+    def complete(self, ticket: str, status_code: str, cdr_zip: bytes) -> None:
+        """Record the processing result of ``ticket``: "0" or "99" and the CDR."""
+        ...
+
+
+class InMemoryTicketStore:
+    """A thread-safe, process-local :class:`TicketStore` (the simulator's default, and unit tests')."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, TicketRecord] = {}
+        self._lock = threading.Lock()
+
+    def add(self, record: TicketRecord) -> None:
+        """Store a new ticket."""
+        with self._lock:
+            self._records[record.ticket] = record
+
+    def get(self, ticket: str) -> TicketRecord | None:
+        """The record of ``ticket``, or None."""
+        with self._lock:
+            return self._records.get(ticket)
+
+    def find(self, issuer_ruc: str, filename: str) -> TicketRecord | None:
+        """The ticket of ``filename`` from ``issuer_ruc``, or None."""
+        with self._lock:
+            return next(
+                (r for r in self._records.values() if r.issuer_ruc == issuer_ruc and r.filename == filename),
+                None,
+            )
+
+    def complete(self, ticket: str, status_code: str, cdr_zip: bytes) -> None:
+        """Record the result of ``ticket``."""
+        with self._lock:
+            record = self._records[ticket]
+            self._records[ticket] = replace(record, status_code=status_code, cdr_zip=cdr_zip)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Processing
+
+
+class _Rejection(Exception):
+    """The first error of a summary: the ticket answers 99 with ``code`` in the CDR."""
+
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(f"{code} {detail}")
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class _Run:
+    """What processing one summary collects: observations and the registry changes to apply."""
+
+    ruc: str
+    received: date
+    check_deadlines: bool
+    notes: list[str] = field(default_factory=list)
+    changes: list[tuple[RegistryKey, RegistryRecord]] = field(default_factory=list)
+
+    def observe(self, code: str, detail: str = "") -> None:
+        note = f"{code} - {catalogs.response_message(code)}"
+        if detail:
+            note += f" - Detalle: {detail}"
+        if not any(existing.startswith(f"{code} - ") for existing in self.notes):
+            self.notes.append(note)
+
+
+def accepted_description(summary_type: str, summary_id: str) -> str:
+    """SUNAT's wording for an accepted summary or voided communication."""
+    if summary_type == "RA":
+        return f"La Comunicacion de baja {summary_id}, ha sido aceptada"
+    return f"El Resumen diario {summary_id}, ha sido aceptado"
+
+
+def process_ticket(
+    record: TicketRecord,
+    *,
+    registry: Registry,
+    identity: SigningIdentity,
+    processed_at: datetime,
+    check_deadlines: bool = True,
+) -> tuple[str, bytes]:
+    """Process a received summary as SUNAT does; return the ticket's status code ("0"/"99") and CDR zip.
+
+    The file was checked when it was received (zip, XML, schema, signature, ID = file name), so only the
+    business rules run here. On acceptance the registry learns the declared boletas (status 1 ->
+    "accepted") and the voided documents ("voided"); on rejection nothing is recorded. ``processed_at``
+    (Lima, naive) is the CDR's generation time; ``check_deadlines=False`` skips the date rules
+    (4443, 2957, 2236/2301) for a sandbox loading history.
+    """
+    _entry, xml = read_zip(record.zip_bytes)
+    root = etree.fromstring(xml, cdr_mod.safe_parser())
+    summary_id = (root.findtext(CBC("ID")) or "").strip()
+    run = _Run(record.issuer_ruc, record.received_at.date(), check_deadlines)
+    try:
+        if record.summary_type == "RA":
+            _voided_rules(run, root, summary_id, registry)
+        else:
+            _summary_rules(run, root, summary_id, registry)
+        code, description, notes = (
+            "0",
+            accepted_description(record.summary_type, summary_id),
+            tuple(run.notes),
+        )
+    except _Rejection as rejection:
+        code, notes = rejection.code, ()
+        description = catalogs.response_message(code)
+        if rejection.detail:
+            description += f" - Detalle: {rejection.detail}"
+    cdr_xml = cdr_mod.build_cdr(
+        identity,
+        cdr_id=record.ticket,
+        issuer_ruc=record.issuer_ruc,
+        reference_id=summary_id,
+        code=code,
+        description=description,
+        notes=notes,
+        received_at=record.received_at,
+        issued_at=processed_at,
+    )
+    if code == "0":
+        for key, registry_record in run.changes:
+            registry.record(key, registry_record)
+    return (TICKET_DONE if code == "0" else TICKET_REJECTED), cdr_mod.zip_cdr(record.filename, cdr_xml)
+
+
+def _text(node: etree._Element | None, path: str) -> str:
+    if node is None:
+        return ""
+    return (node.findtext(path) or "").strip()
+
+
+def _date(root: etree._Element, tag: str, code: str) -> date:
+    text = _text(root, CBC(tag))
+    try:
+        return date.fromisoformat(text[:10])
+    except ValueError:
+        raise _Rejection(code, f'cbc:{tag} valor: "{text}"') from None
+
+
+def _check_header(run: _Run, root: etree._Element, summary_id: str, late_code: str) -> date:
+    """Dates of the summary: IssueDate = date in the ID (2346), ReferenceDate <= IssueDate (2671),
+    IssueDate not after reception (2236 RC / 2301 RA). Returns the ReferenceDate."""
+    issued = _date(root, "IssueDate", "2346")
+    reference = _date(root, "ReferenceDate", "2671")
+    parts = summary_id.split("-")
+    if len(parts) != 3 or parts[1] != issued.strftime("%Y%m%d"):
+        raise _Rejection("2346", f'cbc:ID "{summary_id}", cbc:IssueDate "{issued.isoformat()}"')
+    if reference > issued:
+        raise _Rejection("2671", f'cbc:ReferenceDate "{reference}" after cbc:IssueDate "{issued}"')
+    if run.check_deadlines and issued > run.received:
+        raise _Rejection(late_code, f'cbc:IssueDate "{issued}" after the reception date "{run.received}"')
+    return reference
+
+
+def _late(run: _Run, reference: date) -> bool:
+    return run.check_deadlines and (run.received - reference).days > VOID_DAYS
+
+
+def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: Registry) -> None:
+    """Rules of the daily summary (reference/sunat.md §3.1); the first error raises."""
+    reference = _check_header(run, root, summary_id, "2236")
+    if _late(run, reference):
+        run.observe("4443", f'cbc:ReferenceDate "{reference}"')
+    seen: dict[tuple[str, str], set[str]] = {}
+    for line in root.iterchildren(SAC("SummaryDocumentsLine")):
+        line_id = _text(line, CBC("LineID"))
+        doc_type = _text(line, CBC("DocumentTypeCode"))
+        doc_id = _text(line, CBC("ID"))
+        condition = _text(line, f"{CAC('Status')}/{CBC('ConditionCode')}")
+        if doc_type not in SUMMARY_DOCUMENT_TYPES:
+            raise _Rejection("2241", f'line {line_id}: cbc:DocumentTypeCode valor: "{doc_type}"')
+        if not _SUMMARY_DOC_ID.match(doc_id):
+            raise _Rejection("2280", f'line {line_id}: cbc:ID valor: "{doc_id}"')
+        if condition not in catalogs.SUMMARY_CONDITIONS:
+            raise _Rejection("2280", f'line {line_id}: cac:Status/cbc:ConditionCode valor: "{condition}"')
+        conditions = seen.setdefault((doc_type, doc_id), set())
+        if condition in conditions:
+            raise _Rejection("3094", f"line {line_id}: {doc_type} {doc_id} with status {condition} twice")
+        conditions.add(condition)
+        if {"1", "2"} <= conditions:
+            raise _Rejection("3095", f"line {line_id}: {doc_type} {doc_id}")
+        if {"2", "3"} <= conditions:
+            raise _Rejection("3096", f"line {line_id}: {doc_type} {doc_id}")
+        key = RegistryKey.from_id(run.ruc, doc_type, doc_id)
+        previous = registry.lookup(key)
+        if condition == "1":
+            if previous is not None:
+                raise _Rejection("2282", f"line {line_id}: {doc_type} {doc_id} is {previous.status}")
+            if _total(line) > IDENTIFICATION_THRESHOLD and not _identified(line):
+                raise _Rejection("2514", f"line {line_id}: {doc_type} {doc_id}")
+            run.changes.append((key, RegistryRecord("accepted", digest="", code="0")))
+            continue
+        if previous is None:
+            raise _Rejection("2663", f"line {line_id}: {doc_type} {doc_id}")
+        if previous.status != "accepted":
+            raise _Rejection("2987", f"line {line_id}: {doc_type} {doc_id} is {previous.status}")
+        if condition == "3":
+            if _late(run, reference):
+                raise _Rejection("2957", f'line {line_id}: {doc_type} {doc_id} of "{reference}"')
+            run.changes.append((key, replace(previous, status="voided")))
+
+
+def _total(line: etree._Element) -> Decimal:
+    try:
+        return Decimal(_text(line, SAC("TotalAmount")) or "0")
+    except InvalidOperation:  # pragma: no cover - the schema checked xsd:decimal on reception
+        return Decimal("0")
+
+
+def _identified(line: etree._Element) -> bool:
+    """Whether a summary line identifies its customer (type of catalog 06 other than 0/-, a number)."""
+    customer = line.find(CAC("AccountingCustomerParty"))
+    if customer is None:
+        return False
+    number = _text(customer, CBC("CustomerAssignedAccountID"))
+    kind = _text(customer, CBC("AdditionalAccountID"))
+    return kind not in _UNIDENTIFIED and number not in _UNIDENTIFIED
+
+
+def _voided_rules(run: _Run, root: etree._Element, summary_id: str, registry: Registry) -> None:
+    """Rules of the voided communication (reference/sunat.md §3.2); the first error raises."""
+    reference = _check_header(run, root, summary_id, "2301")
+    seen: set[tuple[str, str, int]] = set()
+    for line in root.iterchildren(SAC("VoidedDocumentsLine")):
+        line_id = _text(line, CBC("LineID"))
+        doc_type = _text(line, CBC("DocumentTypeCode"))
+        series = _text(line, SAC("DocumentSerialID"))
+        number = _text(line, SAC("DocumentNumberID"))
+        if doc_type not in VOIDED_DOCUMENT_TYPES:
+            raise _Rejection("2308", f'line {line_id}: cbc:DocumentTypeCode valor: "{doc_type}"')
+        if not _SERIES.match(series) or not _NUMBER.match(number):
+            raise _Rejection("2317", f'line {line_id}: "{series}-{number}"')
+        identity = (doc_type, series, int(number))
+        if identity in seen:
+            raise _Rejection("2348", f"line {line_id}: {doc_type} {series}-{number}")
+        seen.add(identity)
+        key = RegistryKey(run.ruc, doc_type, series, int(number))
+        previous = registry.lookup(key)
+        if previous is None:
+            raise _Rejection("2105", f"line {line_id}: {doc_type} {series}-{number}")
+        if previous.status == "rejected":
+            raise _Rejection("2398", f"line {line_id}: {doc_type} {series}-{number}")
+        if previous.status == "voided":
+            raise _Rejection("2323", f"line {line_id}: {doc_type} {series}-{number}")
+        if _late(run, reference):
+            raise _Rejection("2957", f'line {line_id}: {doc_type} {series}-{number} of "{reference}"')
+        if len(_text(line, SAC("VoidReasonDescription"))) < 3:
+            run.observe("4203", f"line {line_id}: sac:VoidReasonDescription")
+        run.changes.append((key, replace(previous, status="voided")))

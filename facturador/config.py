@@ -1,0 +1,70 @@
+"""Where the service keeps its data (the data directory, the database URL) and how much a request may send."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
+DATABASE_URL_ENV = "FACTURADOR_DATABASE_URL"
+MAX_BODY_BYTES_ENV = "FACTURADOR_MAX_BODY_BYTES"
+#: The largest request body accepted by default: a document of 999 items with every text at its maximum
+#: (descriptions of 500 characters, escaped) stays below it.
+DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
+def default_database_url(data_dir: Path) -> str:
+    """The SQLite database inside the data directory."""
+    return f"sqlite:///{(data_dir / 'facturador.db').resolve()}"
+
+
+def private_directory(path: Path) -> Path:
+    """Create ``path`` (and its parents) if missing and make it readable by its owner only (0700): the
+    data directory holds the database, the signing keys and every document."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
+    return path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The service's settings. ``database_url`` defaults to SQLite inside ``data_dir``;
+    ``max_body_bytes`` bounds every request body (larger ones get 413 before they are read whole)."""
+
+    data_dir: Path
+    database_url: str
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    @classmethod
+    def resolve(
+        cls,
+        data_dir: str | os.PathLike[str] | None = None,
+        database_url: str | None = None,
+        max_body_bytes: int | None = None,
+    ) -> Settings:
+        """Settings from explicit values, then the environment, then the defaults."""
+        directory = Path(data_dir or os.environ.get(DATA_DIR_ENV) or user_data_dir("facturador")).expanduser()
+        private_directory(directory)
+        url = database_url or os.environ.get(DATABASE_URL_ENV) or default_database_url(directory)
+        limit = max_body_bytes or int(os.environ.get(MAX_BODY_BYTES_ENV) or DEFAULT_MAX_BODY_BYTES)
+        if limit <= 0:
+            raise ValueError(f"{MAX_BODY_BYTES_ENV} must be a positive number of bytes")
+        return cls(data_dir=directory.resolve(), database_url=url, max_body_bytes=limit)
+
+    def export(self) -> dict[str, str]:
+        """Environment variables that make another process (a server worker) use these settings."""
+        return {
+            DATA_DIR_ENV: str(self.data_dir),
+            DATABASE_URL_ENV: self.database_url,
+            MAX_BODY_BYTES_ENV: str(self.max_body_bytes),
+        }
+
+    def tenant_dir(self, slug: str) -> Path:
+        return self.data_dir / "tenants" / slug
+
+    @property
+    def authority_dir(self) -> Path:
+        return self.data_dir / "authority"

@@ -1,0 +1,923 @@
+"""The body of ``POST /api/documents`` (reference §4.1–4.7): Spanish keys in, a checked request out.
+
+:data:`DOCUMENT` declares every field the service reads (:mod:`facturador.domain.fields`): types,
+lengths, bounds and catalogs, checked in one pass and published as the request schema of
+``/openapi.json``. What depends on other fields is checked here after that pass: codes of the document
+type, identity of the customer, ubigeo, and every line and header amount against SUNAT's formulas
+(``sunat.totals``). What needs the database (series, numbers, the affected document) is checked by
+:mod:`facturador.domain.documents`.
+
+Scenario blocks built so far (the others stay refused, see :data:`PENDING_BLOCKS`):
+
+* ``detraccion{codigo_tipo_detraccion (cat. 54), porcentaje, monto (soles), codigo_metodo_pago (cat. 59),
+  cuenta_bancaria}``: required by operations 1001-1003 and allowed only with them (1002 needs code 004,
+  1003 code 028; 1004 needs the trip details and is refused). Legend 2006 is added when missing.
+* ``codigo_condicion_de_pago`` "02" with ``cuotas[{fecha (≥ fecha_de_emision), codigo_tipo_moneda (= the
+  document's), monto, codigo_metodo_de_pago?}]``: at least one; Σ monto = total − detraction (converted
+  with ``factor_tipo_de_cambio`` outside soles) within a cent. Cuotas with "01" are refused. Notes with
+  instalments (credit note type 13) are refused until they are built.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from facturador.domain import idempotency
+from facturador.domain.fields import (
+    Boolean,
+    Code,
+    Date,
+    List,
+    Number,
+    Object,
+    Text,
+    Time,
+)
+from facturador.domain.reader import Reader
+from facturador.errors import FieldError, ServiceError, field_error, validation_error
+from facturador.model import (
+    DETRACTION,
+    INSTALMENTS,
+    AffectedDocument,
+    Detraction,
+    Instalment,
+    Legend,
+    Line,
+    Party,
+    Totals,
+)
+from sunat import catalogs
+from sunat import totals as sunat_totals
+from sunat.identity import identity_problem
+from sunat.money import round2
+from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
+from sunat.series import is_valid_series
+from sunat.ubigeo import is_valid_ubigeo
+
+SALES_DOCUMENT_TYPES = {"01": "Factura", "03": "Boleta", "07": "Nota de crédito", "08": "Nota de débito"}
+PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
+
+#: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
+PENDING_BLOCKS = (
+    "descuentos",
+    "cargos",
+    "anticipos",
+    "percepcion",
+    "retencion",
+    "guias",
+    "relacionados",
+    "pagos",
+)
+PENDING_ITEM_BLOCKS = ("descuentos", "cargos", "datos_adicionales", "total_isc", "total_otros_impuestos")
+PENDING_TOTALS = ("total_descuentos", "total_cargos", "total_anticipos", "total_isc", "total_otros_impuestos")
+BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
+#: Detraction operation types tied to one good or service of catalog 54 (SUNAT 3129, reference/sunat.md §2.4).
+#: Operation 1004 (cargo transport) also needs the trip (origin, destination, reference values): not built.
+UNBUILT_DETRACTION_OPERATIONS = frozenset({"1004"})
+DETRACTION_LEGEND = "2006"  # catalog 52: "Operación sujeta a detracción"
+MAX_ITEMS = 999  # the line number is n..3 (cbc:ID of InvoiceLine)
+MAX_INSTALMENTS = 999  # Cuota001 ... Cuota999
+CENT = Decimal("0.01")
+PEN = "PEN"
+CREDIT, CASH = "02", "01"  # codigo_condicion_de_pago
+
+# ----------------------------------------------------------------------------------------------------
+# The declared body. Lengths are SUNAT's maxima (its validation rules, by error code; the table with
+# sources is in docs/api_contract.md); fields SUNAT's XML does not carry are bounded by the service.
+
+#: Amounts: n(12,2). Quantities and unit values: n(12,10). Percentages: n(3,5).
+AMOUNT = Number(integer_digits=12, decimals=2)
+UNIT_VALUE = Number(integer_digits=12, decimals=10)
+PERCENT = Number(integer_digits=3, decimals=5)
+#: The public id of a stored document (a UUID here; the column holds 36 characters).
+EXTERNAL_ID = Text("El código externo (external_id) de un documento.", max_length=36)
+NAME = Text(max_length=1500)  # 2022 / 4092: RegistrationName and trade names, up to 1500
+SERIES = Text(max_length=4, upper=True)  # an4: F###, B###, or 4 digits (contingency)
+
+CUSTOMER = Object(
+    name="Customer",
+    description="El cliente o receptor (datos_del_cliente_o_receptor).",
+    required=True,
+    fields={
+        "codigo_tipo_documento_identidad": Code(
+            "Tipo de documento de identidad.",
+            required=True,
+            codes=catalogs.IDENTITY_TYPES,
+            catalog="catálogo 06",
+            upper=True,
+        ),
+        "numero_documento": Text("Número de documento.", required=True, max_length=15),  # 2802
+        "apellidos_y_nombres_o_razon_social": NAME.but(description="Nombre o razón social.", required=True),
+        "codigo_pais": Text(
+            "País (ISO 3166-1 alfa-2); PE si se omite.",
+            pattern="^([A-Za-z]{2})?$",
+            pattern_message="El campo {path} debe ser un código de país de 2 letras.",
+            upper=True,
+        ),
+        "ubigeo": Text(
+            "Ubigeo INEI de 6 dígitos.",
+            pattern="^([0-9]{6})?$",
+            pattern_message="El código ubigeo debe contener 6 dígitos",
+            check=lambda code: None if is_valid_ubigeo(code) else "El código ubigeo es incorrecto",
+        ),
+        "direccion": Text("Dirección.", max_length=200),  # 4236: AddressLine/Line up to 200
+        # not in SUNAT's XML: bounded by the service (an e-mail path is at most 254 characters, RFC 5321)
+        "correo_electronico": Text("Correo electrónico.", max_length=254),
+        "telefono": Text("Teléfono.", max_length=30),
+        "nombre_comercial": NAME.but(description="Nombre comercial."),
+    },
+)
+
+ITEM = Object(
+    name="Item",
+    description="Un ítem (línea) del comprobante; sus montos deben cuadrar con las fórmulas de SUNAT.",
+    fields={
+        "codigo_interno": Text("Código interno del producto.", max_length=30),  # 4269
+        "descripcion": Text("Descripción.", required=True, max_length=500),  # 2027
+        "codigo_producto_sunat": Text("Código de producto SUNAT (catálogo 25, UNSPSC).", max_length=8),
+        "unidad_de_medida": Code(
+            "Unidad de medida.", required=True, codes=catalogs.UNITS, catalog="catálogo 03", upper=True
+        ),
+        "cantidad": UNIT_VALUE.but(description="Cantidad.", required=True, minimum="positive"),  # 2025
+        "valor_unitario": UNIT_VALUE.but(description="Valor unitario sin impuestos.", required=True),  # 2369
+        "codigo_tipo_precio": Code(
+            "Tipo de precio.", required=True, codes=catalogs.PRICE_TYPES, catalog="catálogo 16"
+        ),
+        "precio_unitario": UNIT_VALUE.but(
+            description="Precio unitario con impuestos.", required=True
+        ),  # 2367
+        "codigo_tipo_afectacion_igv": Code(
+            "Afectación del IGV.", required=True, codes=catalogs.AFFECTATIONS, catalog="catálogo 07"
+        ),
+        "total_base_igv": AMOUNT.but(description="Base imponible del IGV.", required=True),
+        "porcentaje_igv": PERCENT.but(description="Porcentaje del IGV.", required=True),
+        "total_igv": AMOUNT.but(description="IGV del ítem.", required=True),
+        "total_impuestos_bolsa_plastica": AMOUNT.but(description="ICBPER del ítem."),
+        "total_impuestos": AMOUNT.but(description="Total de impuestos del ítem.", required=True),
+        "total_valor_item": AMOUNT.but(description="Valor de venta del ítem.", required=True),
+        "total_item": AMOUNT.but(description="Total del ítem.", required=True),
+    },
+)
+
+#: Optional totals the client may leave out: they are then taken from the lines.
+_FROM_LINES = AMOUNT.but(absent=None, description="Se calcula de los ítems si se omite.")
+TOTALS = Object(
+    name="Totals",
+    description="Totales del comprobante.",
+    required=True,
+    fields={
+        "total_exportacion": _FROM_LINES,
+        "total_operaciones_gravadas": AMOUNT.but(required=True),
+        "total_operaciones_inafectas": _FROM_LINES,
+        "total_operaciones_exoneradas": _FROM_LINES,
+        "total_operaciones_gratuitas": _FROM_LINES,
+        "total_igv_operaciones_gratuitas": _FROM_LINES,
+        "total_igv": AMOUNT.but(required=True),
+        "total_impuestos_bolsa_plastica": _FROM_LINES,
+        "total_impuestos": AMOUNT.but(required=True),
+        "total_valor": AMOUNT.but(required=True),
+        "subtotal_venta": AMOUNT.but(absent=None, description="total_venta si se omite."),
+        "total_venta": AMOUNT.but(required=True),
+        "total_pendiente_pago": AMOUNT.but(absent=None, description="Con cuotas: su suma."),
+    },
+)
+
+DETRACTION_BLOCK = Object(
+    name="Detraction",
+    description="Detracción (SPOT): solo con los tipos de operación 1001-1004, que la exigen.",
+    fields={
+        "codigo_tipo_detraccion": Code(
+            "Bien o servicio sujeto a detracción.",
+            required=True,
+            codes=catalogs.DETRACTION_TYPES,
+            catalog="catálogo 54",
+            digits=3,
+        ),
+        "porcentaje": PERCENT.but(description="Porcentaje.", required=True, minimum="positive", maximum=100),
+        "monto": AMOUNT.but(description="Monto en soles.", required=True, minimum="positive"),
+        "codigo_metodo_pago": Code(
+            "Medio de pago.", required=True, codes=catalogs.PAYMENT_MEANS, catalog="catálogo 59", digits=3
+        ),
+        # PayeeFinancialAccount/cbc:ID: SUNAT checks no length (Banco de la Nación accounts have 11 digits)
+        "cuenta_bancaria": Text("Cuenta de detracciones.", required=True, max_length=30),
+    },
+)
+
+INSTALMENT = Object(
+    name="Instalment",
+    description="Una cuota de una venta al crédito.",
+    fields={
+        "fecha": Date("Vencimiento (no antes de la emisión).", required=True),
+        "codigo_tipo_moneda": Code(
+            "Moneda (la del comprobante).",
+            required=True,
+            codes=catalogs.CURRENCIES,
+            catalog="catálogo 02",
+            upper=True,
+        ),
+        "monto": AMOUNT.but(description="Monto de la cuota.", required=True, minimum="positive"),
+        "codigo_metodo_de_pago": Text("Método de pago (no va en el XML).", max_length=30),
+    },
+)
+
+LEGEND = Object(
+    name="Legend",
+    description="Una leyenda (cbc:Note); la 1000 (monto en letras) se agrega si falta.",
+    fields={
+        "codigo": Code("Código.", required=True, codes=catalogs.LEGENDS, catalog="catálogo 52"),
+        "valor": Text("Texto.", required=True, max_length=200),  # 3006
+    },
+)
+
+AFFECTED = Object(
+    name="AffectedDocument",
+    description="El documento que modifica una nota: su external_id, o su tipo, serie y número.",
+    fields={
+        "external_id": EXTERNAL_ID,
+        "codigo_tipo_documento": Code(
+            "Tipo de documento.", codes={"01", "03", "12"}, catalog="catálogo 01 (01, 03, 12)"
+        ),
+        "serie_documento": SERIES,
+        "numero_documento": Text(
+            "Número (hasta 8 dígitos).",
+            pattern="^[0-9]{0,8}$",
+            pattern_message="El campo {path} debe ser numérico (hasta 8 dígitos).",
+        ),
+    },
+)
+
+DOCUMENT = Object(
+    name="DocumentBody",
+    description=(
+        "Factura (01), boleta (03), nota de crédito (07) o de débito (08). Las claves desconocidas se "
+        "guardan sin leer, dentro del límite del cuerpo. Todo texto debe poder escribirse en XML (sin "
+        "caracteres de control salvo tabulador y saltos de línea)."
+    ),
+    required=True,
+    fields={
+        "codigo_tipo_documento": Code(
+            "Tipo de comprobante.",
+            required=True,
+            codes=SALES_DOCUMENT_TYPES,
+            catalog="catálogo 01 (01, 03, 07, 08)",
+        ),
+        "serie_documento": SERIES.but(
+            description="Serie registrada para el tipo de comprobante.", required=True
+        ),
+        "numero_documento": Text(
+            "# para el siguiente correlativo, o un número de 1 a 99999999.",
+            required=True,
+            pattern="^(#|[0-9]{1,8})$",
+            pattern_message="El campo {path} debe ser # o un número entre 1 y 99999999.",
+            check=lambda text: (
+                None
+                if text == "#" or int(text) > 0
+                else "El campo {path} debe ser # o un número entre 1 y 99999999."
+            ),
+        ),
+        "fecha_de_emision": Date("Fecha de emisión.", required=True),
+        "hora_de_emision": Time("Hora de emisión.", required=True),
+        "fecha_de_vencimiento": Date("Fecha de vencimiento."),
+        "codigo_tipo_operacion": Code(
+            "Tipo de operación (obligatorio salvo en notas).",
+            codes=catalogs.OPERATION_TYPES,
+            catalog="catálogo 51",
+        ),
+        "codigo_tipo_moneda": Code(
+            "Moneda.", required=True, codes=catalogs.CURRENCIES, catalog="catálogo 02 (ISO 4217)", upper=True
+        ),
+        "factor_tipo_de_cambio": Number(
+            "Tipo de cambio (1 si se omite).", integer_digits=6, decimals=6, minimum="positive", absent=None
+        ),
+        "numero_orden_de_compra": Text("Orden de compra.", max_length=20),  # 4233
+        idempotency.BODY_KEY: idempotency.KEY,
+        "codigo_condicion_de_pago": Code(
+            "01 contado (si se omite) o 02 crédito (con cuotas).",
+            codes={CASH, CREDIT},
+            message="El campo {path} debe ser 01 (Contado) o 02 (Crédito).",
+        ),
+        "detraccion": DETRACTION_BLOCK,
+        "cuotas": List(
+            "Cuotas de una venta al crédito (codigo_condicion_de_pago 02).",
+            item=INSTALMENT,
+            max_items=MAX_INSTALMENTS,
+            max_message="Un comprobante admite como máximo {max} cuotas.",
+        ),
+        "datos_del_cliente_o_receptor": CUSTOMER,
+        "items": List(
+            "Ítems del comprobante.",
+            required=True,
+            item=ITEM,
+            min_items=1,
+            max_items=MAX_ITEMS,
+            min_message="El comprobante debe tener al menos un ítem.",
+            max_message="Un comprobante admite como máximo {max} ítems.",
+        ),
+        "totales": TOTALS,
+        "leyendas": List(
+            "Leyendas (cada código una vez).",
+            item=LEGEND,
+            max_items=len(catalogs.LEGENDS),
+            max_message="Un comprobante admite como máximo {max} leyendas (una por código).",
+        ),
+        "acciones": Object(
+            name="Actions",
+            description="Qué hacer después de emitir.",
+            fields={
+                "enviar_xml_firmado": Boolean(
+                    "Enviar a SUNAT (facturas y sus notas); sí si se omite.", fallback=True
+                ),
+                "formato_pdf": Code(
+                    "Formato del PDF.",
+                    codes=PDF_FORMATS,
+                    lower=True,
+                    message="El campo {path} debe ser a4, ticket o ticket_58.",
+                ),
+            },
+        ),
+        "informacion_adicional": Text("Observaciones para el PDF (no va en el XML).", max_length=1000),
+        "codigo_tipo_nota": Code(
+            "Tipo de nota (solo notas): catálogo 09 (crédito) o 10 (débito).",
+            codes=catalogs.CREDIT_NOTE_TYPES.keys() | catalogs.DEBIT_NOTE_TYPES.keys(),
+            catalog="catálogos 09 y 10",
+        ),
+        "motivo_o_sustento_de_nota": Text("Motivo de la nota (solo notas).", max_length=500),  # 2135
+        "documento_afectado": AFFECTED,
+    },
+)
+
+
+@dataclass(frozen=True)
+class DocumentRequest:
+    """A checked request to issue a document, before it gets its number."""
+
+    doc_type: str
+    series: str
+    number: int | None  # None: "#" (next correlative)
+    issue_date: dt.date
+    issue_time: dt.time
+    due_date: dt.date | None
+    operation_type: str
+    currency: str
+    exchange_rate: Decimal
+    purchase_order: str
+    customer: Party
+    lines: tuple[Line, ...]
+    totals: Totals
+    legends: tuple[Legend, ...]
+    additional_information: str
+    send_xml_signed: bool
+    format_pdf: str
+    note_type: str | None
+    note_reason: str | None
+    affected_external_id: str | None
+    affected: AffectedDocument | None
+    raw: dict[str, Any]
+    detraction: Detraction | None = None
+    instalments: tuple[Instalment, ...] = ()
+
+    @property
+    def is_note(self) -> bool:
+        return self.doc_type in ("07", "08")
+
+    @property
+    def payment_form(self) -> str:
+        """SUNAT's FormaPago: ``Credito`` for a sale in instalments (condition 02), else ``Contado``."""
+        return "Credito" if self.instalments else "Contado"
+
+    def extensions(self) -> dict[str, Any]:
+        """The scenario blocks for ``SalesDocument.extensions`` (only those present)."""
+        blocks: dict[str, Any] = {}
+        if self.detraction is not None:
+            blocks[DETRACTION] = self.detraction
+        if self.instalments:
+            blocks[INSTALMENTS] = self.instalments
+        return blocks
+
+
+def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
+    """Check a ``POST /api/documents`` body; raise ``ServiceError`` (4xx) listing what is wrong."""
+    if not isinstance(body, Mapping):
+        raise ServiceError(400, "El cuerpo de la petición debe ser un objeto JSON.", "BODY_NOT_OBJECT")
+    _refuse_pending_blocks(body)
+    r = Reader()
+    values = DOCUMENT.read(r, body, "")
+    doc_type = values["codigo_tipo_documento"]
+    is_note = doc_type in ("07", "08")
+    number_text = values["numero_documento"]
+    number = int(number_text) if number_text and number_text != "#" else None
+    issue_date = values["fecha_de_emision"]
+    operation_type = ""
+    if not is_note:
+        operation_type = values["codigo_tipo_operacion"]
+        r.require("codigo_tipo_operacion", bool(operation_type))
+        allowed = catalogs.OPERATION_TYPES_BY_DOCUMENT.get(doc_type, frozenset(catalogs.OPERATION_TYPES))
+        if operation_type and operation_type not in allowed:
+            r.error(
+                "codigo_tipo_operacion",
+                f"El código {operation_type} del campo codigo_tipo_operacion no existe en el catálogo 51 "
+                f"para el tipo de documento {doc_type or '?'}.",
+            )
+    currency = values["codigo_tipo_moneda"]
+    exchange_rate = values["factor_tipo_de_cambio"]
+    payment_condition = values["codigo_condicion_de_pago"] or CASH
+    detraction = _detraction(r, body, values["detraccion"], doc_type, operation_type)
+    instalments = (
+        () if is_note else _instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
+    )
+    customer = _customer(values["datos_del_cliente_o_receptor"])
+    lines = tuple(_line(item, index) for index, item in enumerate(values["items"]))
+    legends = _legends(r, values["leyendas"])
+    actions = values["acciones"]
+    note_type = note_reason = affected_external_id = None
+    affected: AffectedDocument | None = None
+    if is_note:
+        note_type = values["codigo_tipo_nota"]
+        r.require("codigo_tipo_nota", bool(note_type))
+        note_catalog = catalogs.CREDIT_NOTE_TYPES if doc_type == "07" else catalogs.DEBIT_NOTE_TYPES
+        if note_type and note_type not in note_catalog:
+            r.error(
+                "codigo_tipo_nota",
+                f"El código {note_type} del campo codigo_tipo_nota no existe en el "
+                f"{'catálogo 09' if doc_type == '07' else 'catálogo 10'}.",
+            )
+        note_reason = values["motivo_o_sustento_de_nota"]
+        r.require("motivo_o_sustento_de_nota", bool(note_reason))
+        affected_external_id, affected = _affected(r, body, values["documento_afectado"])
+    r.raise_if_errors()
+    assert issue_date is not None and values["hora_de_emision"] is not None
+
+    if is_note and (payment_condition == CREDIT or note_type == "13" or _is_present(body.get("cuotas"))):
+        field = "codigo_tipo_nota" if note_type == "13" else "codigo_condicion_de_pago"
+        if note_type != "13" and payment_condition != CREDIT:
+            field = "cuotas"
+        raise field_error(
+            field,
+            "Las notas de crédito con cuotas (tipo 13, ajuste de montos y/o fechas de pago) aún no están "
+            "soportadas.",
+            "UNSUPPORTED_BLOCK",
+        )
+    if operation_type in UNBUILT_DETRACTION_OPERATIONS:
+        raise field_error(
+            "codigo_tipo_operacion",
+            f"La detracción por servicio de transporte de carga ({operation_type}) aún no está soportada "
+            "(requiere los datos del viaje); el comprobante no se emitió.",
+            "UNSUPPORTED_BLOCK",
+        )
+    series = values["serie_documento"]
+    if not is_valid_series(doc_type, series):
+        raise field_error("serie_documento", f"La serie ingresada {series}, es incorrecta.", "INVALID_SERIES")
+    _check_customer(doc_type, operation_type, customer)
+    _check_line_rules(doc_type, operation_type, lines)
+    totals = _totals(values["totales"], lines)
+    _check_amounts(lines, totals, issue_date)
+    if detraction is not None:
+        _check_detraction_amount(detraction, totals, currency)
+    if instalments:
+        _check_instalment_amounts(
+            values["totales"]["total_pendiente_pago"],
+            instalments,
+            totals,
+            detraction,
+            currency,
+            exchange_rate,
+        )
+    if (
+        doc_type == "03"
+        and totals.total > BOLETA_IDENTIFICATION_THRESHOLD
+        and customer.identity_type not in {"1", "4", "6", "7"}
+    ):
+        description = catalogs.IDENTITY_TYPES.get(customer.identity_type, customer.identity_type)
+        raise field_error(
+            "datos_del_cliente_o_receptor.codigo_tipo_documento_identidad",
+            f"El tipo doc. identidad {description} del cliente no es valido.",
+            "INVALID_CUSTOMER",
+        )
+    if is_note and affected is not None:
+        _check_note_reference(series, affected)
+    format_pdf = actions["formato_pdf"] or "a4"
+    return DocumentRequest(
+        doc_type=doc_type,
+        series=series,
+        number=number,
+        issue_date=issue_date,
+        issue_time=values["hora_de_emision"],
+        due_date=values["fecha_de_vencimiento"],
+        operation_type=operation_type,
+        currency=currency,
+        exchange_rate=exchange_rate if exchange_rate is not None else Decimal("1"),
+        purchase_order=values["numero_orden_de_compra"],
+        customer=customer,
+        lines=lines,
+        totals=totals,
+        legends=_with_detraction_legend(legends) if detraction is not None else legends,
+        additional_information=values["informacion_adicional"],
+        send_xml_signed=actions["enviar_xml_firmado"],
+        format_pdf="ticket" if format_pdf == "ticket_80" else format_pdf,
+        note_type=note_type,
+        note_reason=note_reason,
+        affected_external_id=affected_external_id,
+        affected=affected,
+        raw=dict(body),
+        detraction=detraction,
+        instalments=instalments,
+    )
+
+
+def _is_present(value: Any) -> bool:
+    if value is None or value is False:
+        return False
+    if isinstance(value, list | dict | str):
+        return len(value) > 0
+    if isinstance(value, int | float):
+        return value != 0
+    return True
+
+
+def _refuse_pending_blocks(body: Mapping[str, Any]) -> None:
+    present = [key for key in PENDING_BLOCKS if _is_present(body.get(key))]
+    if _is_present(body.get("pago_anticipado")):
+        present.append("pago_anticipado")
+    items = body.get("items")
+    if isinstance(items, list):
+        for i, item in enumerate(items[: MAX_ITEMS + 1]):
+            if isinstance(item, Mapping):
+                present += [f"items.{i}.{key}" for key in PENDING_ITEM_BLOCKS if _is_present(item.get(key))]
+    totals = body.get("totales")
+    if isinstance(totals, Mapping):
+        present += [f"totales.{key}" for key in PENDING_TOTALS if _is_present(totals.get(key))]
+    if present:
+        raise ServiceError(
+            422,
+            f"El bloque {present[0]} aún no está soportado por este servicio; el comprobante no se emitió.",
+            "UNSUPPORTED_BLOCK",
+            [FieldError(p, f"El bloque {p} aún no está soportado.") for p in present],
+        )
+
+
+def _affected(
+    r: Reader, body: Mapping[str, Any], values: Mapping[str, Any]
+) -> tuple[str | None, AffectedDocument | None]:
+    """The document a note modifies: by ``external_id``, or by type, series and number."""
+    p = "documento_afectado"
+    r.require(p, _is_present(body.get(p)))
+    if not isinstance(body.get(p), Mapping) or not body[p]:
+        return None, None
+    if values["external_id"]:
+        return values["external_id"], None
+    for key in ("codigo_tipo_documento", "serie_documento", "numero_documento"):
+        r.require(f"{p}.{key}", bool(values[key]))
+    return None, AffectedDocument(
+        doc_type=values["codigo_tipo_documento"],
+        series=values["serie_documento"],
+        number=values["numero_documento"],
+    )
+
+
+def _detraction(
+    r: Reader, body: Mapping[str, Any], block: Mapping[str, Any], doc_type: str, operation_type: str
+) -> Detraction | None:
+    """The ``detraccion`` block (reference §4.5): required by operations 1001-1004 and only by them."""
+    p = "detraccion"
+    subject = operation_type in catalogs.DETRACTION_OPERATION_TYPES
+    if not _is_present(body.get(p)):
+        if subject:
+            r.missing_field(
+                p,
+                f"El tipo de operación {operation_type} (sujeta a detracción) requiere el bloque detraccion "
+                "(codigo_tipo_detraccion, porcentaje, monto, codigo_metodo_pago, cuenta_bancaria).",
+            )
+        return None
+    if not isinstance(body.get(p), Mapping):
+        return None
+    if doc_type not in ("01", "03"):
+        r.error(p, "La detracción solo corresponde a facturas y boletas (tipo de operación 1001-1004).")
+    elif operation_type and not subject:
+        r.error(
+            p,
+            f"El bloque detraccion no corresponde al tipo de operación {operation_type}: use un tipo de "
+            "operación sujeto a detracción (1001, 1002, 1003 o 1004).",
+        )
+    code = block["codigo_tipo_detraccion"]
+    expected = catalogs.DETRACTION_GOODS_BY_OPERATION.get(operation_type)
+    if code and expected and code != expected and operation_type not in UNBUILT_DETRACTION_OPERATIONS:
+        r.error(
+            f"{p}.codigo_tipo_detraccion",
+            f"Con el tipo de operación {operation_type} el código de detracción debe ser {expected} "
+            f"({catalogs.DETRACTION_TYPES[expected][0]}), no {code}.",
+        )
+    return Detraction(
+        code=code,
+        percent=block["porcentaje"],
+        amount=block["monto"],
+        payment_means=block["codigo_metodo_pago"],
+        account=block["cuenta_bancaria"],
+    )
+
+
+def _instalments(
+    r: Reader,
+    body: Mapping[str, Any],
+    cuotas: list[Mapping[str, Any]],
+    payment_condition: str,
+    currency: str,
+    issue_date: dt.date | None,
+) -> tuple[Instalment, ...]:
+    """``cuotas`` (reference §4.5): at least one with condition 02 (crédito), none with 01 (contado)."""
+    present = _is_present(body.get("cuotas"))
+    if payment_condition != CREDIT:
+        if present:
+            r.error(
+                "cuotas",
+                "Las cuotas solo corresponden al pago al crédito: envíe codigo_condicion_de_pago 02.",
+            )
+        return ()
+    if not present:
+        message = (
+            "El pago al crédito (codigo_condicion_de_pago 02) requiere al menos una cuota en el campo cuotas."
+        )
+        if body.get("cuotas") is None:
+            r.missing_field("cuotas", message)
+        else:
+            r.error("cuotas", message)
+        return ()
+    instalments = []
+    for i, cuota in enumerate(cuotas):
+        p = f"cuotas.{i}"
+        due_date = cuota["fecha"]
+        if due_date is not None and issue_date is not None and due_date < issue_date:
+            r.error(
+                f"{p}.fecha",
+                f"La fecha de la cuota {i + 1} ({due_date.isoformat()}) no puede ser anterior a la fecha de "
+                f"emisión ({issue_date.isoformat()}).",
+            )
+        cuota_currency = cuota["codigo_tipo_moneda"]
+        if currency and cuota_currency and cuota_currency != currency:
+            r.error(
+                f"{p}.codigo_tipo_moneda",
+                f"La cuota {i + 1} debe estar en la moneda del comprobante ({currency}), "
+                f"no en {cuota_currency}.",
+            )
+        if due_date is not None:
+            instalments.append(Instalment(due_date=due_date, amount=cuota["monto"]))
+    return tuple(instalments)
+
+
+def _check_detraction_amount(detraction: Detraction, totals: Totals, currency: str) -> None:
+    """The detraction (in soles) cannot exceed the sale; checked only when the sale is in soles too."""
+    if currency == PEN and detraction.amount > totals.total:
+        raise field_error(
+            "detraccion.monto",
+            f"El monto de la detracción ({round2(detraction.amount)}) no puede ser mayor que el importe "
+            f"total ({round2(totals.total)}).",
+        )
+
+
+def _check_instalment_amounts(
+    stated_pending: Decimal | None,
+    instalments: tuple[Instalment, ...],
+    totals: Totals,
+    detraction: Detraction | None,
+    currency: str,
+    exchange_rate: Decimal | None,
+) -> None:
+    """Σ cuotas = monto neto pendiente de pago = importe total − detracción (within a cent), ≤ total.
+
+    The detraction is in soles: for a sale in another currency it is converted with
+    ``factor_tipo_de_cambio``, which is then required. ``stated_pending`` (``totales.total_pendiente_pago``),
+    when given and not 0, must match the sum.
+    """
+    total = round2(totals.total)
+    withheld = Decimal("0")
+    if detraction is not None:
+        if currency == PEN:
+            withheld = round2(detraction.amount)
+        elif exchange_rate is None:
+            raise field_error(
+                "factor_tipo_de_cambio",
+                f"Con detracción (en soles) y cuotas en {currency} envíe factor_tipo_de_cambio para "
+                "calcular el monto neto pendiente de pago.",
+            )
+        else:
+            withheld = round2(detraction.amount / exchange_rate)
+    pending = total - withheld
+    instalment_sum = sum((instalment.amount for instalment in instalments), Decimal("0"))
+    if abs(instalment_sum - pending) > CENT:
+        detail = f"importe total {total}" + (f" menos detracción {withheld}" if detraction else "")
+        raise field_error(
+            "cuotas",
+            f"La suma de las cuotas ({instalment_sum}) debe ser igual al monto neto pendiente de pago "
+            f"({pending} = {detail}).",
+        )
+    if instalment_sum > total:
+        raise field_error(
+            "cuotas",
+            f"La suma de las cuotas ({instalment_sum}) no puede ser mayor que el importe total ({total}).",
+        )
+    if stated_pending and abs(stated_pending - instalment_sum) > CENT:
+        raise field_error(
+            "totales.total_pendiente_pago",
+            f"El total pendiente de pago ({stated_pending}) no coincide con la suma de las cuotas "
+            f"({instalment_sum}).",
+        )
+
+
+def _customer(values: Mapping[str, Any]) -> Party:
+    return Party(
+        identity_type=values["codigo_tipo_documento_identidad"],
+        number=values["numero_documento"],
+        name=values["apellidos_y_nombres_o_razon_social"],
+        country=values["codigo_pais"] or "PE",
+        ubigeo=values["ubigeo"],
+        address=values["direccion"],
+        email=values["correo_electronico"],
+        phone=values["telefono"],
+        trade_name=values["nombre_comercial"],
+    )
+
+
+def _line(item: Mapping[str, Any], index: int) -> Line:
+    return Line(
+        index=index + 1,
+        description=item["descripcion"],
+        unit=item["unidad_de_medida"],
+        quantity=item["cantidad"],
+        unit_value=item["valor_unitario"],
+        price_type=item["codigo_tipo_precio"],
+        unit_price=item["precio_unitario"],
+        affectation=item["codigo_tipo_afectacion_igv"],
+        igv_base=item["total_base_igv"],
+        igv_percent=item["porcentaje_igv"],
+        igv=item["total_igv"],
+        taxes=item["total_impuestos"],
+        value=item["total_valor_item"],
+        total=item["total_item"],
+        icbper=item["total_impuestos_bolsa_plastica"],
+        internal_code=item["codigo_interno"],
+        sunat_code=item["codigo_producto_sunat"],
+    )
+
+
+def _with_detraction_legend(legends: tuple[Legend, ...]) -> tuple[Legend, ...]:
+    """Add legend 2006 ("Operación sujeta a detracción") when the client did not send it.
+
+    The real services leave it to the client (reference §4.8 row 13) and SUNAT then only observes its
+    absence (4265); adding it costs nothing and keeps the CDR clean. A legend 2006 the client sends is
+    kept as is.
+    """
+    if any(legend.code == DETRACTION_LEGEND for legend in legends):
+        return legends
+    return (*legends, Legend(DETRACTION_LEGEND, catalogs.LEGENDS[DETRACTION_LEGEND]))
+
+
+def _legends(r: Reader, entries: list[Mapping[str, Any]]) -> tuple[Legend, ...]:
+    legends = []
+    seen = set()
+    for i, legend in enumerate(entries):
+        code = legend["codigo"]
+        if code and code in seen:
+            r.error(f"leyendas.{i}.codigo", f"La leyenda {code} está repetida.")
+        seen.add(code)
+        legends.append(Legend(code, legend["valor"]))
+    return tuple(legends)
+
+
+#: The ``totales`` key of each :class:`~facturador.model.Totals` amount.
+_TOTALS_KEYS = {
+    "export": "total_exportacion",
+    "taxed": "total_operaciones_gravadas",
+    "unaffected": "total_operaciones_inafectas",
+    "exonerated": "total_operaciones_exoneradas",
+    "free": "total_operaciones_gratuitas",
+    "igv": "total_igv",
+    "igv_free": "total_igv_operaciones_gratuitas",
+    "icbper": "total_impuestos_bolsa_plastica",
+    "taxes": "total_impuestos",
+    "value": "total_valor",
+    "subtotal": "subtotal_venta",
+    "total": "total_venta",
+}
+_AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
+
+
+def _totals(values: Mapping[str, Any], lines: tuple[Line, ...]) -> Totals:
+    """Header totals; optional ones the client leaves out are taken from the lines (and must fit n(12,2))."""
+    computed = sunat_totals.compute_totals(lines)
+    amounts = {}
+    for name, key in _TOTALS_KEYS.items():
+        given = values[key]
+        if given is None:
+            given = values["total_venta"] if name == "subtotal" else getattr(computed, name)
+            if abs(given) >= _AMOUNT_LIMIT:
+                raise field_error(
+                    f"totales.{key}",
+                    f"El campo totales.{key} calculado de los ítems ({round2(given)}) está fuera de rango: "
+                    f"admite hasta {AMOUNT.integer_digits} dígitos enteros.",
+                )
+        amounts[name] = given
+    return Totals(**amounts)
+
+
+def _check_customer(doc_type: str, operation_type: str, customer: Party) -> None:
+    p = "datos_del_cliente_o_receptor"
+    description = catalogs.IDENTITY_TYPES.get(customer.identity_type, customer.identity_type)
+    if doc_type == "01" and operation_type == "0101" and customer.identity_type != "6":
+        raise field_error(
+            f"{p}.codigo_tipo_documento_identidad",
+            f"El tipo doc. identidad {description} del cliente no es válido.",
+            "INVALID_CUSTOMER",
+        )
+    if operation_type in catalogs.EXPORT_OPERATION_TYPES and customer.identity_type == "6":
+        raise field_error(
+            f"{p}.codigo_tipo_documento_identidad",
+            "En una exportación el cliente no puede identificarse con RUC.",
+            "INVALID_CUSTOMER",
+        )
+    # The RUC check digit is left to the authority: SUNAT's test environment accepts any 11 digits.
+    problem = identity_problem(customer.identity_type, customer.number, check_ruc_digit=False)
+    if problem and customer.identity_type in {"6"}:
+        raise field_error(f"{p}.numero_documento", problem, "INVALID_CUSTOMER")
+
+
+def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...]) -> None:
+    for line in lines:
+        p = f"items.{line.index - 1}"
+        free = catalogs.is_free(line.affectation)
+        if free and line.price_type != "02":
+            raise field_error(
+                f"{p}.codigo_tipo_precio",
+                f"El ítem {line.index} es gratuito (afectación {line.affectation}): "
+                "codigo_tipo_precio debe ser 02.",
+                "INVALID_FIELD",
+            )
+        if not free and line.price_type == "02":
+            raise field_error(
+                f"{p}.codigo_tipo_precio",
+                f"El ítem {line.index} es oneroso: codigo_tipo_precio 02 es solo para ítems gratuitos.",
+                "INVALID_FIELD",
+            )
+        if operation_type in catalogs.EXPORT_OPERATION_TYPES and line.affectation != "40" and not free:
+            raise field_error(
+                f"{p}.codigo_tipo_afectacion_igv",
+                "En una operación de exportación los ítems deben tener afectación 40.",
+                "INVALID_FIELD",
+            )
+        if (
+            line.affectation == "40"
+            and operation_type
+            and operation_type not in catalogs.EXPORT_OPERATION_TYPES
+        ):
+            raise field_error(
+                f"{p}.codigo_tipo_afectacion_igv",
+                "La afectación 40 (exportación) requiere un tipo de operación de exportación (0200-0208).",
+                "INVALID_FIELD",
+            )
+        if line.affectation == "17":
+            raise field_error(
+                f"{p}.codigo_tipo_afectacion_igv",
+                "Las operaciones con IVAP (afectación 17) aún no están soportadas.",
+                "UNSUPPORTED_BLOCK",
+            )
+
+
+def _check_amounts(lines: tuple[Line, ...], totals: Totals, issue_date: dt.date) -> None:
+    """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
+    percents = ALLOWED_IGV_PERCENTS(issue_date)
+    rate = icbper_rate(issue_date)
+    discrepancies = []
+    for i, line in enumerate(lines):
+        discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
+    discrepancies += sunat_totals.check_totals(lines, totals)
+    if discrepancies:
+        errors = [FieldError(d.field, d.message) for d in discrepancies]
+        first = discrepancies[0]
+        raise validation_error(
+            f"Los montos no cuadran: {first.message}"
+            + (f" (y {len(discrepancies) - 1} diferencia(s) más)" if len(discrepancies) > 1 else ""),
+            "TOTALS_MISMATCH",
+            errors,
+        )
+
+
+def _check_note_reference(series: str, affected: AffectedDocument) -> None:
+    if series[0] == "F" and affected.doc_type != "01":
+        raise field_error(
+            "documento_afectado.codigo_tipo_documento",
+            "Una nota de serie F solo puede modificar una factura (tipo 01).",
+            "INVALID_REFERENCE",
+        )
+    if series[0] == "B" and affected.doc_type not in ("03", "12"):
+        raise field_error(
+            "documento_afectado.codigo_tipo_documento",
+            "Una nota de serie B solo puede modificar una boleta (tipo 03).",
+            "INVALID_REFERENCE",
+        )
+
+
+def round_totals(totals: Totals) -> Totals:
+    """Totals with every amount at two decimals (as stored and written to the XML)."""
+    return Totals(**{name: round2(getattr(totals, name)) for name in Totals.__dataclass_fields__})

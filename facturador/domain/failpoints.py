@@ -1,0 +1,27 @@
+"""Test-only failpoints: a real crash at a chosen moment, armed by an environment variable.
+
+``FACTURADOR_TEST_KILL_AFTER_COMMIT=PATH``: the first issue (POST /api/documents) that commits its
+document while the file PATH exists removes the file and kills its own process with SIGKILL before it
+sends the document or answers, as a power cut or an OOM kill would. Tests use it to show that nothing is
+left unsent (the pending sender finds the document). Unset, as in any real deployment, it costs one
+check of a module constant per issue.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+KILL_AFTER_COMMIT_ENV = "FACTURADOR_TEST_KILL_AFTER_COMMIT"
+_KILL_AFTER_COMMIT = os.environ.get(KILL_AFTER_COMMIT_ENV) or None
+
+
+def after_issue_commit() -> None:
+    """Kill this process (SIGKILL) when the failpoint is armed and its trigger file exists (one shot)."""
+    if _KILL_AFTER_COMMIT is None:
+        return
+    try:
+        os.remove(_KILL_AFTER_COMMIT)
+    except FileNotFoundError:
+        return
+    os.kill(os.getpid(), signal.SIGKILL)

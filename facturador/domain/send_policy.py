@@ -1,0 +1,44 @@
+"""When the service sends a document it owes to the authority again: a first wait, then doubling waits.
+
+The service owes the sending of a factura or a note of one (group 01) issued while sending is on (the
+tenant's ``send_auto`` and the body's ``acciones.enviar_xml_firmado`` not false) until the authority
+answers with a state (05, 07 or 09). It is sent when issued; a document still in 01 afterwards (the
+authority was unreachable or answered an exception, or the process died before sending) is sent again
+by the pending sender (``facturador.domain.pending``) ``send_retry_seconds`` (a tenant setting, 60 by
+default) after it was issued, then after waits that double with each answer, up to
+:data:`MAX_RETRY_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+#: The longest wait between two attempts (30 minutes: SUNAT takes facturas up to 3 days late).
+MAX_RETRY_SECONDS = 1800.0
+#: How long a sender that took a document keeps it before another may take it (it died while sending).
+CLAIM_SECONDS = 300.0
+DEFAULT_RETRY_SECONDS = 60.0
+
+
+def utc_now() -> dt.datetime:
+    """Now in UTC, naive (as ``next_send_at`` is stored)."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def retry_seconds(settings: dict[str, Any]) -> float:
+    """The tenant's first wait (``send_retry_seconds``)."""
+    return float(settings.get("send_retry_seconds", DEFAULT_RETRY_SECONDS))
+
+
+def first_send_at(settings: dict[str, Any], now: dt.datetime) -> dt.datetime:
+    """When the pending sender takes a document issued at ``now`` if issuing did not get its answer."""
+    return now + dt.timedelta(seconds=retry_seconds(settings))
+
+
+def retry_delay(attempts: int, settings: dict[str, Any]) -> dt.timedelta:
+    """The wait after the ``attempts``-th answer that left the document in 01: the first wait doubled
+    ``attempts - 1`` times, at most :data:`MAX_RETRY_SECONDS` (or the first wait when it is longer)."""
+    base = retry_seconds(settings)
+    seconds = min(base * 2 ** min(max(attempts - 1, 0), 30), max(base, MAX_RETRY_SECONDS))
+    return dt.timedelta(seconds=seconds)

@@ -1,0 +1,35 @@
+"""Document states (reference §3) and how the authority's answer moves them (§3.1)."""
+
+from __future__ import annotations
+
+from facturador.authority.gateway import ResponseKind, kind_of
+from sunat.catalogs import STATE_TYPES
+
+REGISTERED = "01"
+SENT = "03"
+ACCEPTED = "05"
+OBSERVED = "07"
+REJECTED = "09"
+VOIDED = "11"
+CANCELING = "13"
+
+
+def describe(state: str) -> str:
+    """The Spanish description real tenants return for a state code."""
+    return STATE_TYPES.get(state, state)
+
+
+def state_after_answer(code: str, notes: tuple[str, ...] | list[str], current: str) -> tuple[str, bool]:
+    """The state a document takes after the authority answered ``code``; and whether it must be regularized.
+
+    0 -> 05 (or 07 with observations); 2000-3999 -> 09 (the number stays consumed); >= 4000 -> 07;
+    exceptions (0100-1999) or a non-numeric code leave the state as it was and flag it for re-sending.
+    """
+    kind = kind_of(code, bool(notes))
+    if kind is ResponseKind.ACCEPTED:
+        return ACCEPTED, False
+    if kind is ResponseKind.OBSERVED:
+        return OBSERVED, False
+    if kind is ResponseKind.REJECTED:
+        return REJECTED, False
+    return current, True

@@ -1,0 +1,712 @@
+"""Daily summaries (RC) and voided communications (RA): declaring boletas, voiding documents, tickets.
+
+Sending (``POST /api/summaries``, ``POST /api/voided``) runs in one write transaction: the tenant row is
+locked (PostgreSQL; SQLite has one writer at a time), the documents are chosen and checked, each summary
+(at most 500 lines) gets the next ``RC|RA-YYYYMMDD-n`` of the tenant and day, is built, signed and sent
+to the authority (``sendSummary``), and the summary with its ticket, its documents and their new states
+(03 declared, 13 being voided) are stored together with the authority's ticket. Bad input or an
+authority that refuses the file rolls everything back: nothing changes.
+
+``status`` asks the authority for the ticket (``getStatus``) under a lock on the summary row, so the
+ticket's answer and the state changes it brings are committed once:
+
+====================  ============  ==============================  ==================================
+summary               ticket        summary state                   documents
+====================  ============  ==============================  ==================================
+RC process 1          98            03 (unchanged)                  03 (unchanged)
+RC process 1          0             05                              05
+RC process 1          99            09                              01 (can be declared again)
+RC process 3 / RA     98            03 (unchanged)                  13 (unchanged)
+RC process 3 / RA     0             05                              11
+RC process 3 / RA     99            09                              back to their state before (05/07)
+====================  ============  ==============================  ==================================
+
+(The real services set 11 on a rejected voided communication too; going back is what SUNAT's answer
+means.) Once answered, a summary's status is served from the database without asking again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from facturador.authority.gateway import AuthorityError, AuthorityGateway
+from facturador.authority.packaging import zip_document
+from facturador.context import Caller, ServiceContext, TenantInfo
+from facturador.domain import states
+from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.documents import Download
+from facturador.domain.fields import Code, Date, List, Object, Text
+from facturador.domain.reader import Reader
+from facturador.errors import FieldError, ServiceError, not_found
+from facturador.store.models import DOCUMENTS, SUMMARIES, SUMMARY_DOCUMENTS, TENANTS
+from facturador.store.registry import SqlRegistry
+from facturador.store.tickets import SqlTicketStore
+from facturador.ubl.summaries import (
+    ADD,
+    VOID,
+    DailySummary,
+    SummaryLine,
+    VoidedCommunication,
+    VoidedLine,
+    sign_summary,
+)
+
+#: The files of a summary or voided communication (``/downloads/{summary|voided}/{kind}/...``).
+FILE_KINDS = ("xml", "cdr")
+#: A result row of a Core query (columns read as attributes).
+DbRow = Any
+RC, RA = "RC", "RA"
+DECLARE, CANCEL = "1", "3"  # codigo_tipo_proceso
+#: Lines of one summary; more documents make more summaries (the real services take 500 per summary).
+MAX_LINES = 500
+#: Documents that can be voided: accepted, with or without observations.
+VOIDABLE = (states.ACCEPTED, states.OBSERVED)
+BOLETA_GROUP, FACTURA_GROUP = "02", "01"
+DATE_FIELD = "fecha_de_emision_de_documentos"
+IN_PROCESS_MESSAGE = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
+NO_DOCUMENTS_TO_VOID = "No se enviaron documentos para la anulación."
+#: Not-found messages of the status endpoints (reference §8.7, §8.9), by summary type.
+_RELATED = {RC: "no se encontró resumen relacionado", RA: "no se encontró anulación relacionada"}
+
+#: The reason of a voided line: SUNAT's rules (VoidReasonDescription, an..100) take up to 100 characters.
+VOID_REASON = Text("Motivo de la baja.", max_length=100)
+#: A summary's ticket as SUNAT gives it (the column holds 32 characters).
+TICKET = Text("El ticket que dio SUNAT.", max_length=32)
+
+
+def _void_entry(name: str, reason_required: bool) -> Object:
+    return Object(
+        name=name,
+        description="Un documento a anular, por su external_id.",
+        fields={
+            "external_id": EXTERNAL_ID.but(required=True),
+            "motivo_anulacion": VOID_REASON.but(required=reason_required),
+        },
+    )
+
+
+def _documents(entry: Object, description: str) -> List:
+    return List(
+        description,
+        item=entry,
+        max_items=MAX_LINES,
+        max_message="Se pueden anular a lo más {max} documentos por envío.",
+    )
+
+
+SUMMARY_BODY = Object(
+    name="SummaryBody",
+    description="Un resumen diario: informa (1) las boletas del día o anula (3) las listadas.",
+    required=True,
+    fields={
+        DATE_FIELD: Date("Fecha de emisión de los documentos.", required=True),
+        "codigo_tipo_proceso": Code(
+            "1 informar boletas, 3 anular boletas.",
+            required=True,
+            codes={DECLARE, CANCEL},
+            message="El campo {path} debe ser 1 (informar boletas) o 3 (anular boletas).",
+        ),
+        "documentos": _documents(
+            _void_entry("SummaryVoidEntry", reason_required=False), "Con el proceso 3: las boletas a anular."
+        ),
+    },
+)
+VOIDED_BODY = Object(
+    name="VoidedBody",
+    description="Una comunicación de baja de facturas y sus notas aceptadas.",
+    required=True,
+    fields={
+        DATE_FIELD: Date("Fecha de emisión de los documentos.", required=True, day_first=True),
+        "documentos": _documents(
+            _void_entry("VoidedEntry", reason_required=True), "Los documentos a anular."
+        ),
+    },
+)
+TICKET_QUERY = Object(
+    name="TicketQuery",
+    description="Un resumen o comunicación de baja, por su external_id o su ticket.",
+    required=True,
+    fields={"external_id": EXTERNAL_ID, "ticket": TICKET},
+    one_of_keys=("external_id", "ticket"),
+    one_of_message="Es requerido el código externo o ticket",
+)
+
+_DOCUMENT_COLUMNS = (
+    "id",
+    "external_id",
+    "group_id",
+    "document_type_id",
+    "series",
+    "number",
+    "date_of_issue",
+    "state_type_id",
+    "currency_type_id",
+    "customer_identity_type",
+    "customer_number",
+    "total_taxed",
+    "total_exonerated",
+    "total_unaffected",
+    "total_exportation",
+    "total_free",
+    "total_igv",
+    "total_plastic_bag_taxes",
+    "total",
+    "affected_document",
+)
+_DOCUMENT_QUERY = select(*(DOCUMENTS.c[name] for name in _DOCUMENT_COLUMNS))
+_SUMMARY_COLUMNS = (
+    SUMMARIES.c.id,
+    SUMMARIES.c.external_id,
+    SUMMARIES.c.summary_type,
+    SUMMARIES.c.process_type,
+    SUMMARIES.c.identifier,
+    SUMMARIES.c.filename,
+    SUMMARIES.c.ticket,
+    SUMMARIES.c.state_type_id,
+    SUMMARIES.c.response,
+)
+
+
+@dataclass(frozen=True)
+class SentSummary:
+    """A summary or voided communication stored after the authority gave its ticket."""
+
+    external_id: str
+    ticket: str
+    identifier: str  # RC-YYYYMMDD-n / RA-YYYYMMDD-n
+    filename: str  # RUC-RC-YYYYMMDD-n
+    documents: int
+
+
+@dataclass(frozen=True)
+class TicketAnswer:
+    """What ``status`` found: the summary, and the authority's answer once its ticket was processed.
+
+    ``response`` (None while ``in_process``) holds ``code``, ``description``, ``notes`` and
+    ``status_code`` (0 or 99) of the CDR.
+    """
+
+    external_id: str
+    filename: str
+    ticket: str
+    identifier: str
+    state_type_id: str
+    in_process: bool
+    response: dict[str, Any] | None
+
+    @property
+    def accepted(self) -> bool:
+        return self.response is not None and self.response.get("status_code") == 0
+
+
+@dataclass(frozen=True)
+class _VoidItem:
+    index: int
+    external_id: str
+    reason: str
+
+
+#: Chooses the documents of a summary inside the write transaction: ``(row, reason)`` pairs.
+_Chooser = Callable[[Connection], list[tuple[DbRow, str]]]
+
+
+class SummaryService:
+    """Daily summaries and voided communications of a tenant, and their tickets."""
+
+    def __init__(self, context: ServiceContext):
+        self.context = context
+
+    # -- sending -----------------------------------------------------------------------------------
+
+    def summarize(self, tenant: TenantInfo, caller: Caller, body: Mapping[str, Any]) -> list[SentSummary]:
+        """``POST /api/summaries``: process "1" declares the day's registered boletas and boleta notes,
+        process "3" voids the listed ones (accepted or observed, of that issue date)."""
+        reader = Reader()
+        values = SUMMARY_BODY.read(reader, body, "")
+        day, process = values[DATE_FIELD], values["codigo_tipo_proceso"]
+        items = _void_items(reader, body, values["documentos"]) if process == CANCEL else []
+        reader.raise_if_errors()
+        assert day is not None
+        if process == DECLARE:
+            return self._send(tenant, caller, RC, DECLARE, day, lambda c: self._registered(c, tenant, day))
+        return self._send(
+            tenant, caller, RC, CANCEL, day, lambda c: self._voidable(c, tenant, day, items, BOLETA_GROUP)
+        )
+
+    def void(self, tenant: TenantInfo, caller: Caller, body: Mapping[str, Any]) -> list[SentSummary]:
+        """``POST /api/voided``: a voided communication of the listed facturas and factura notes
+        (accepted or observed, of that issue date, given as Y-m-d or d-m-Y)."""
+        reader = Reader()
+        values = VOIDED_BODY.read(reader, body, "")
+        day = values[DATE_FIELD]
+        items = _void_items(reader, body, values["documentos"])
+        reader.raise_if_errors()
+        assert day is not None
+        return self._send(
+            tenant, caller, RA, CANCEL, day, lambda c: self._voidable(c, tenant, day, items, FACTURA_GROUP)
+        )
+
+    @staticmethod
+    def _registered(connection: Connection, tenant: TenantInfo, day: dt.date) -> list[tuple[DbRow, str]]:
+        """The tenant's boletas and boleta notes of ``day`` still registered (01), oldest first."""
+        rows = connection.execute(
+            _DOCUMENT_QUERY.where(
+                DOCUMENTS.c.tenant_id == tenant.id,
+                DOCUMENTS.c.group_id == BOLETA_GROUP,
+                DOCUMENTS.c.date_of_issue == day,
+                DOCUMENTS.c.state_type_id == states.REGISTERED,
+            ).order_by(DOCUMENTS.c.id)
+        ).all()
+        if not rows:
+            message = f"No se encontraron documentos con fecha de emisión {day.isoformat()}."
+            raise ServiceError(422, message, "NO_DOCUMENTS", [FieldError(DATE_FIELD, message)])
+        return [(row, "") for row in rows]
+
+    @staticmethod
+    def _voidable(
+        connection: Connection, tenant: TenantInfo, day: dt.date, items: Sequence[_VoidItem], group: str
+    ) -> list[tuple[DbRow, str]]:
+        """The listed documents, each of this tenant, ``day``, ``group`` and accepted; else 422."""
+        ids = [item.external_id for item in items]
+        rows = {
+            row.external_id: row
+            for row in connection.execute(
+                _DOCUMENT_QUERY.where(DOCUMENTS.c.tenant_id == tenant.id, DOCUMENTS.c.external_id.in_(ids))
+            )
+        }
+        missing: list[FieldError] = []
+        not_voidable: list[FieldError] = []
+        first_missing = ""
+        chosen: list[tuple[DbRow, str]] = []
+        for item in items:
+            path = f"documentos.{item.index}.external_id"
+            row = rows.get(item.external_id)
+            problem = _mismatch(row, day, group)
+            if problem:
+                first_missing = first_missing or item.external_id
+                missing.append(FieldError(path, problem))
+                continue
+            assert row is not None
+            if row.state_type_id not in VOIDABLE:
+                not_voidable.append(
+                    FieldError(
+                        path,
+                        f"El documento {row.series}-{row.number} está en estado "
+                        f"{states.describe(row.state_type_id)}: solo se anulan documentos aceptados u "
+                        "observados.",
+                    )
+                )
+                continue
+            chosen.append((row, item.reason))
+        if missing:
+            message = (
+                f"El código externo {first_missing} no fue encontrado o la fecha indicada no corresponde "
+                "al documento."
+            )
+            raise ServiceError(422, message, "DOCUMENT_NOT_FOUND", missing + not_voidable)
+        if not_voidable:
+            raise ServiceError(422, not_voidable[0].message, "DOCUMENT_NOT_VOIDABLE", not_voidable)
+        return chosen
+
+    def _send(
+        self,
+        tenant: TenantInfo,
+        caller: Caller,
+        summary_type: str,
+        process: str,
+        day: dt.date,
+        choose: _Chooser,
+    ) -> list[SentSummary]:
+        """Choose, number, build, sign and send the summaries, and store them with their documents' new
+        states, all in one transaction (see the module doc); returns them in order."""
+        identity = self.context.identity(tenant)
+        tickets = SqlTicketStore(self.context.db, deferred=True)
+        gateway = self.context.gateway(tenant, tickets=tickets)
+        today = self.context.today()
+        new_state = states.SENT if process == DECLARE else states.CANCELING
+        sent: list[SentSummary] = []
+        try:
+            with self.context.writing() as connection:
+                # one sender per tenant at a time: numbering and the choice of documents stay consistent
+                # (PostgreSQL FOR NO KEY UPDATE: issuing documents, whose foreign key only takes a key-share
+                # lock on the tenant, is not blocked)
+                connection.execute(
+                    select(TENANTS.c.id).where(TENANTS.c.id == tenant.id).with_for_update(key_share=True)
+                )
+                chosen = choose(connection)
+                sequence = _next_sequence(connection, tenant, summary_type, today)
+                for start in range(0, len(chosen), MAX_LINES):
+                    chunk = chosen[start : start + MAX_LINES]
+                    identifier = f"{summary_type}-{today:%Y%m%d}-{sequence}"
+                    document = _build(tenant, summary_type, process, identifier, day, today, chunk)
+                    signed = sign_summary(document, identity)
+                    ticket = _send_summary(
+                        gateway, signed.filename, zip_document(signed.filename, signed.xml)
+                    )
+                    external_id = str(uuid.uuid4())
+                    summary_id = connection.execute(
+                        SUMMARIES.insert().returning(SUMMARIES.c.id),
+                        {
+                            "tenant_id": tenant.id,
+                            "external_id": external_id,
+                            "user_id": caller.user_id,
+                            "summary_type": summary_type,
+                            "process_type": process,
+                            "identifier": identifier,
+                            "sequence": sequence,
+                            "filename": signed.filename,
+                            "date_of_issue": today,
+                            "date_of_reference": day,
+                            "state_type_id": states.SENT,
+                            "ticket": ticket,
+                            "hash": signed.digest_value,
+                            "response": None,
+                            "xml": signed.xml,
+                        },
+                    ).scalar_one()
+                    connection.execute(
+                        SUMMARY_DOCUMENTS.insert(),
+                        [
+                            {
+                                "summary_id": summary_id,
+                                "document_id": row.id,
+                                "line": line,
+                                "previous_state": row.state_type_id,
+                                "reason": reason,
+                            }
+                            for line, (row, reason) in enumerate(chunk, start=1)
+                        ],
+                    )
+                    _move(connection, [row for row, _reason in chunk], new_state)
+                    sent.append(SentSummary(external_id, ticket, identifier, signed.filename, len(chunk)))
+                    sequence += 1
+                tickets.flush(connection)
+        except IntegrityError as exc:  # another process numbered or took the same documents meanwhile
+            raise _concurrent_change() from exc
+        return sent
+
+    # -- tickets -----------------------------------------------------------------------------------
+
+    def status(self, tenant: TenantInfo, summary_type: str, body: Mapping[str, Any]) -> TicketAnswer:
+        """``POST /api/summaries/status`` and ``/api/voided/status``: the ticket's answer, found by the
+        summary's ``external_id`` or its ``ticket``; the first processed answer moves the states."""
+        values = TICKET_QUERY.read_body(body)
+        external_id, ticket = values["external_id"], values["ticket"]
+        if external_id:
+            condition = SUMMARIES.c.external_id == external_id
+            missing = not_found(
+                f"El código externo {external_id} es inválido, {_RELATED[summary_type]}",
+                f"{'SUMMARY' if summary_type == RC else 'VOIDED'}_NOT_FOUND",
+                "external_id",
+            )
+        else:
+            condition = SUMMARIES.c.ticket == ticket
+            missing = not_found(
+                f"El ticket {ticket} es inválido, {_RELATED[summary_type]}",
+                f"{'SUMMARY' if summary_type == RC else 'VOIDED'}_NOT_FOUND",
+                "ticket",
+            )
+        registry = SqlRegistry(self.context.db, deferred=True)
+        tickets = SqlTicketStore(self.context.db, deferred=True)
+        gateway = self.context.gateway(tenant, registry, tickets=tickets)
+        query = (
+            select(*_SUMMARY_COLUMNS)
+            .where(SUMMARIES.c.tenant_id == tenant.id, SUMMARIES.c.summary_type == summary_type, condition)
+            .order_by(SUMMARIES.c.id)
+            .limit(1)
+            .with_for_update(key_share=True)
+        )
+        with self.context.writing() as connection:
+            row = connection.execute(query).first()
+            if row is None:
+                raise missing
+            if row.state_type_id != states.SENT:  # answered before: served as stored
+                return _answer(row, row.state_type_id, row.response)
+            try:
+                status = gateway.get_status(row.ticket)
+            except AuthorityError as exc:
+                raise _authority_error(exc) from exc
+            if status.in_process or status.response is None:
+                return _answer(row, row.state_type_id, None)
+            registry.flush(connection)
+            tickets.flush(connection)
+            answer = status.response
+            response = {
+                "code": answer.code,
+                "description": answer.description,
+                "notes": list(answer.notes),
+                "status_code": int(status.status_code),
+            }
+            state = states.ACCEPTED if status.accepted else states.REJECTED
+            connection.execute(
+                update(SUMMARIES)
+                .where(SUMMARIES.c.id == row.id)
+                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip)
+            )
+            _settle_documents(connection, row.id, row.process_type, status.accepted)
+        return _answer(row, state, response)
+
+    # -- files -------------------------------------------------------------------------------------
+
+    def list_rows(
+        self, tenant: TenantInfo, summary_type: str, start: dt.date | None = None, end: dt.date | None = None
+    ) -> list[dict[str, Any]]:
+        """The tenant's summaries (RC) or voided communications (RA) generated between two dates
+        (inclusive), newest first; without dates the latest 100. Each row counts its documents."""
+        table, lines = SUMMARIES, SUMMARY_DOCUMENTS
+        documents = (
+            select(func.count()).where(lines.c.summary_id == table.c.id).scalar_subquery().label("documents")
+        )
+        query = select(
+            table.c.id,
+            table.c.external_id,
+            table.c.summary_type,
+            table.c.process_type,
+            table.c.identifier,
+            table.c.filename,
+            table.c.ticket,
+            table.c.date_of_issue,
+            table.c.date_of_reference,
+            table.c.state_type_id,
+            table.c.response,
+            (table.c.cdr_zip.is_not(None)).label("has_cdr"),
+            table.c.created_at,
+            documents,
+        ).where(table.c.tenant_id == tenant.id, table.c.summary_type == summary_type)
+        if start is not None and end is not None:
+            query = query.where(table.c.date_of_issue.between(start, end))
+        query = query.order_by(table.c.date_of_issue.desc(), table.c.id.desc())
+        if start is None:
+            query = query.limit(100)
+        with self.context.engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(query)]
+
+    def download(self, tenant: TenantInfo, summary_type: str, kind: str, external_id: str) -> Download:
+        """The signed XML (``RUC-RC-YYYYMMDD-n.xml``) or the CDR (``R-RUC-RC-YYYYMMDD-n.zip``)."""
+        if kind not in FILE_KINDS:
+            raise not_found(f"El tipo de archivo {kind} no existe.", "FILE_TYPE_NOT_FOUND")
+        column = SUMMARIES.c.xml if kind == "xml" else SUMMARIES.c.cdr_zip
+        with self.context.engine.connect() as connection:
+            row = connection.execute(
+                select(SUMMARIES.c.identifier, SUMMARIES.c.filename, column.label("content")).where(
+                    SUMMARIES.c.tenant_id == tenant.id,
+                    SUMMARIES.c.summary_type == summary_type,
+                    SUMMARIES.c.external_id == external_id,
+                )
+            ).first()
+        if row is None:
+            what = "El resumen" if summary_type == RC else "La comunicación de baja"
+            raise not_found(
+                f"{what} con código externo {external_id}, no se encuentra registrado.",
+                f"{'SUMMARY' if summary_type == RC else 'VOIDED'}_NOT_FOUND",
+            )
+        if kind == "xml":
+            return Download(row.content, f"{row.filename}.xml", "application/xml")
+        if row.content is None:
+            raise not_found(f"{row.identifier} aún no tiene CDR: consulte su ticket.", "CDR_NOT_FOUND")
+        return Download(row.content, f"R-{row.filename}.zip", "application/zip")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _void_items(reader: Reader, body: Mapping[str, Any], entries: list[Mapping[str, Any]]) -> list[_VoidItem]:
+    """``documentos[{external_id, motivo_anulacion}]`` as read: none is the real 422 "No se enviaron
+    documentos para la anulación."; the same document twice is refused."""
+    raw = body.get("documentos") if isinstance(body, Mapping) else None
+    if raw is None or raw == []:
+        if not reader.errors:  # the real message, when nothing else is wrong
+            raise ServiceError(
+                422, NO_DOCUMENTS_TO_VOID, "NO_DOCUMENTS", [FieldError("documentos", NO_DOCUMENTS_TO_VOID)]
+            )
+        reader.error("documentos", NO_DOCUMENTS_TO_VOID)
+        return []
+    items: list[_VoidItem] = []
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        external_id = entry["external_id"]
+        if not external_id:
+            continue
+        if external_id in seen:
+            reader.error(
+                f"documentos.{index}.external_id",
+                f"El código externo {external_id} está repetido (también en documentos.{seen[external_id]}).",
+            )
+            continue
+        seen[external_id] = index
+        items.append(_VoidItem(index, external_id, entry["motivo_anulacion"]))
+    return items
+
+
+def _mismatch(row: DbRow | None, day: dt.date, group: str) -> str:
+    """Why a listed document cannot be in this summary (empty when it can, state aside)."""
+    if row is None:
+        return "No existe un documento con ese código externo."
+    number = f"{row.series}-{row.number}"
+    if row.date_of_issue != day:
+        return f"El documento {number} se emitió el {row.date_of_issue.isoformat()}, no el {day.isoformat()}."
+    if row.group_id != group:
+        if group == BOLETA_GROUP:
+            return (
+                f"El documento {number} es una factura o una nota de factura: se anula con una comunicación "
+                "de baja (POST /api/voided)."
+            )
+        return (
+            f"El documento {number} es una boleta o una nota de boleta: se anula con un resumen diario "
+            "(POST /api/summaries, codigo_tipo_proceso 3)."
+        )
+    return ""
+
+
+def _next_sequence(connection: Connection, tenant: TenantInfo, summary_type: str, today: dt.date) -> int:
+    last = connection.execute(
+        select(func.max(SUMMARIES.c.sequence)).where(
+            SUMMARIES.c.tenant_id == tenant.id,
+            SUMMARIES.c.summary_type == summary_type,
+            SUMMARIES.c.date_of_issue == today,
+        )
+    ).scalar()
+    return int(last or 0) + 1
+
+
+def _build(
+    tenant: TenantInfo,
+    summary_type: str,
+    process: str,
+    identifier: str,
+    day: dt.date,
+    today: dt.date,
+    chunk: Sequence[tuple[DbRow, str]],
+) -> DailySummary | VoidedCommunication:
+    if summary_type == RA:
+        return VoidedCommunication(
+            issuer=tenant.issuer,
+            identifier=identifier,
+            reference_date=day,
+            issue_date=today,
+            lines=tuple(
+                VoidedLine(row.document_type_id, row.series, row.number, reason) for row, reason in chunk
+            ),
+        )
+    condition = ADD if process == DECLARE else VOID
+    return DailySummary(
+        issuer=tenant.issuer,
+        identifier=identifier,
+        reference_date=day,
+        issue_date=today,
+        lines=tuple(_summary_line(row, condition) for row, _reason in chunk),
+    )
+
+
+def _summary_line(row: DbRow, condition: str) -> SummaryLine:
+    affected = row.affected_document or {}
+    reference_id = f"{affected['series']}-{affected['number']}" if affected else ""
+
+    def money(value: Decimal | None) -> Decimal:
+        return Decimal(value or 0)
+
+    return SummaryLine(
+        doc_type=row.document_type_id,
+        document_id=f"{row.series}-{row.number}",
+        condition=condition,
+        currency=row.currency_type_id,
+        total=money(row.total),
+        taxed=money(row.total_taxed),
+        exonerated=money(row.total_exonerated),
+        unaffected=money(row.total_unaffected),
+        export=money(row.total_exportation),
+        free=money(row.total_free),
+        igv=money(row.total_igv),
+        icbper=money(row.total_plastic_bag_taxes),
+        customer_type=row.customer_identity_type or "",
+        customer_number=row.customer_number or "",
+        reference_type=affected.get("document_type_id", "") if affected else "",
+        reference_id=reference_id,
+    )
+
+
+def _send_summary(gateway: AuthorityGateway, filename: str, zip_bytes: bytes) -> str:
+    try:
+        return gateway.send_summary(filename, zip_bytes)
+    except AuthorityError as exc:
+        raise _authority_error(exc) from exc
+
+
+def _authority_error(exc: AuthorityError) -> ServiceError:
+    """The authority refused or could not answer: 502 with the real services' ``Code: c; Description: d``."""
+    return ServiceError(502, str(exc), "AUTHORITY_EXCEPTION")
+
+
+def _concurrent_change() -> ServiceError:
+    return ServiceError(
+        409,
+        "Otro envío cambió los mismos documentos al mismo tiempo; intente nuevamente.",
+        "CONCURRENT_CHANGE",
+    )
+
+
+def _move(connection: Connection, rows: Iterable[DbRow], new_state: str) -> None:
+    """Move the chosen documents to ``new_state`` if nobody changed them since they were read."""
+    by_state: dict[str, list[int]] = {}
+    for row in rows:
+        by_state.setdefault(row.state_type_id, []).append(row.id)
+    for state, ids in by_state.items():
+        result = connection.execute(
+            update(DOCUMENTS)
+            .where(DOCUMENTS.c.id.in_(ids), DOCUMENTS.c.state_type_id == state)
+            .values(state_type_id=new_state)
+        )
+        if result.rowcount != len(ids):
+            raise _concurrent_change()
+
+
+def _settle_documents(connection: Connection, summary_id: int, process: str, accepted: bool) -> None:
+    """The documents' states after the ticket's answer (see the module's table)."""
+    links = connection.execute(
+        select(SUMMARY_DOCUMENTS.c.document_id, SUMMARY_DOCUMENTS.c.previous_state).where(
+            SUMMARY_DOCUMENTS.c.summary_id == summary_id
+        )
+    ).all()
+    ids = [link.document_id for link in links]
+    if accepted:
+        final = states.ACCEPTED if process == DECLARE else states.VOIDED
+        connection.execute(update(DOCUMENTS).where(DOCUMENTS.c.id.in_(ids)).values(state_type_id=final))
+        return
+    if process == DECLARE:
+        connection.execute(
+            update(DOCUMENTS)
+            .where(DOCUMENTS.c.id.in_(ids), DOCUMENTS.c.state_type_id == states.SENT)
+            .values(state_type_id=states.REGISTERED)
+        )
+        return
+    by_previous: dict[str, list[int]] = {}
+    for link in links:
+        by_previous.setdefault(link.previous_state, []).append(link.document_id)
+    for previous, document_ids in by_previous.items():
+        connection.execute(
+            update(DOCUMENTS)
+            .where(DOCUMENTS.c.id.in_(document_ids), DOCUMENTS.c.state_type_id == states.CANCELING)
+            .values(state_type_id=previous)
+        )
+
+
+def _answer(row: DbRow, state: str, response: dict[str, Any] | None) -> TicketAnswer:
+    return TicketAnswer(
+        external_id=row.external_id,
+        filename=row.filename,
+        ticket=row.ticket,
+        identifier=row.identifier,
+        state_type_id=state,
+        in_process=response is None,
+        response=response,
+    )

@@ -1,0 +1,199 @@
+"""Companies (tenants), their series, API tokens and signing certificates."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from facturador.config import Settings
+from facturador.store.identities import ensure_identity
+from facturador.store.models import DEFAULT_SETTINGS, Establishment, Series, Tenant, User, tenant_settings
+from sunat.catalogs import DOCUMENT_TYPES
+from sunat.identity import is_valid_ruc
+from sunat.series import is_contingency_series, is_valid_series
+from sunat.ubigeo import is_valid_ubigeo
+
+#: The series every new company starts with: facturas, boletas and their notes.
+DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
+    ("01", "F001"),
+    ("03", "B001"),
+    ("07", "FC01"),
+    ("07", "BC01"),
+    ("08", "FD01"),
+    ("08", "BD01"),
+)
+
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+class TenantError(ValueError):
+    """A tenant, series or token operation got bad input."""
+
+
+@dataclass(frozen=True)
+class CreatedTenant:
+    tenant: Tenant
+    token: str
+
+
+def hash_token(token: str) -> str:
+    """The stored form of an API token (tokens themselves are never stored)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A 60-character random API token, like the real service's."""
+    return secrets.token_urlsafe(45)[:60]
+
+
+def parse_setting(key: str, raw: str) -> Any:
+    """Convert a ``key=value`` text from the command line to the setting's type."""
+    if key not in DEFAULT_SETTINGS:
+        raise TenantError(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+    default = DEFAULT_SETTINGS[key]
+    if isinstance(default, bool):
+        if raw.lower() not in {"true", "false", "1", "0", "yes", "no"}:
+            raise TenantError(f"setting {key} takes true or false")
+        return raw.lower() in {"true", "1", "yes"}
+    if isinstance(default, int):
+        if not raw.isdigit():
+            raise TenantError(f"setting {key} takes a whole number")
+        return int(raw)
+    if isinstance(default, float):
+        try:
+            value = float(raw)
+        except ValueError:
+            raise TenantError(f"setting {key} takes a number of seconds") from None
+        if not 0 <= value <= 3600:
+            raise TenantError(f"setting {key} takes 0 to 3600 seconds")
+        return value
+    if key == "authority_mode" and raw not in {"test", "strict"}:
+        raise TenantError("authority_mode is test or strict")
+    return raw
+
+
+def create_tenant(
+    session: Session,
+    settings: Settings,
+    slug: str,
+    *,
+    ruc: str,
+    name: str,
+    address: str = "",
+    ubigeo: str = "",
+    trade_name: str = "",
+    host: str | None = None,
+    token: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> CreatedTenant:
+    """Create a company with its main establishment, a user with a token, a certificate and default series."""
+    if not SLUG_RE.match(slug):
+        raise TenantError("the slug must be lowercase letters, digits and dashes (at most 63 characters)")
+    if not is_valid_ruc(ruc):
+        raise TenantError(f"RUC {ruc} is not valid: 11 digits with a correct check digit are required")
+    if not name.strip():
+        raise TenantError("the company name is required")
+    if ubigeo and not is_valid_ubigeo(ubigeo):
+        raise TenantError(f"ubigeo {ubigeo} is not a known district code")
+    if token is not None and len(token) < 20:
+        raise TenantError("a token must have at least 20 characters")
+    if session.scalar(select(Tenant.id).where(Tenant.slug == slug)) is not None:
+        raise TenantError(f"a tenant named {slug!r} already exists")
+    token = token or new_token()
+    tenant = Tenant(
+        slug=slug,
+        ruc=ruc,
+        name=name.strip(),
+        trade_name=trade_name,
+        address=address,
+        ubigeo=ubigeo,
+        host=host.lower() if host else None,
+        settings={**DEFAULT_SETTINGS, **(overrides or {})},
+    )
+    session.add(tenant)
+    session.flush()
+    establishment = Establishment(
+        tenant_id=tenant.id, code="0000", description="Oficina principal", address=address, ubigeo=ubigeo
+    )
+    session.add(establishment)
+    session.flush()
+    session.add(
+        User(
+            tenant_id=tenant.id,
+            establishment_id=establishment.id,
+            name="Administrador",
+            email=f"admin@{slug}.local",
+            token_hash=hash_token(token),
+        )
+    )
+    for doc_type, series in DEFAULT_SERIES:
+        session.add(
+            Series(
+                tenant_id=tenant.id,
+                establishment_id=establishment.id,
+                document_type_id=doc_type,
+                number=series,
+            )
+        )
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise TenantError("that token or host is already used by another tenant") from exc
+    ensure_identity(settings.tenant_dir(slug), ruc, name)
+    return CreatedTenant(tenant=tenant, token=token)
+
+
+def get_tenant(session: Session, slug: str) -> Tenant:
+    tenant = session.scalar(select(Tenant).where(Tenant.slug == slug))
+    if tenant is None:
+        raise TenantError(f"no tenant named {slug!r}")
+    return tenant
+
+
+def add_series(
+    session: Session, slug: str, doc_type: str, series: str, *, contingency: bool = False
+) -> Series:
+    """Register a series for a document type; numeric series (0001...) must be contingency series."""
+    tenant = get_tenant(session, slug)
+    series = series.upper()
+    if doc_type not in DOCUMENT_TYPES:
+        raise TenantError(f"document type {doc_type} is not in catalog 01")
+    if not is_valid_series(doc_type, series):
+        raise TenantError(f"series {series} does not fit document type {doc_type}")
+    if is_contingency_series(series) != contingency:
+        raise TenantError(
+            "numeric series (0001..9999) are contingency series: use --contingency with them only"
+        )
+    exists = session.scalar(
+        select(Series.id).where(
+            Series.tenant_id == tenant.id, Series.document_type_id == doc_type, Series.number == series
+        )
+    )
+    if exists is not None:
+        raise TenantError(f"series {series} is already registered for document type {doc_type}")
+    establishment = session.scalar(select(Establishment).where(Establishment.tenant_id == tenant.id))
+    assert establishment is not None
+    row = Series(
+        tenant_id=tenant.id,
+        establishment_id=establishment.id,
+        document_type_id=doc_type,
+        number=series,
+        contingency=contingency,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def update_settings(session: Session, slug: str, changes: dict[str, Any]) -> dict[str, Any]:
+    tenant = get_tenant(session, slug)
+    tenant.settings = {**tenant_settings(tenant), **changes}
+    session.flush()
+    return tenant.settings

@@ -1,0 +1,195 @@
+"""The normalized, validated view of a sales document that the XML builders and renderers consume.
+
+The API layer turns the Spanish JSON body into these objects after validation; everything downstream
+(UBL, PDF, QR, the authority gateway) reads only these. Money is ``Decimal`` throughout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, time
+from decimal import Decimal
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Issuer:
+    """The company issuing the document (the tenant) and its establishment."""
+
+    ruc: str
+    name: str
+    trade_name: str = ""
+    address: str = ""
+    ubigeo: str = ""
+    department: str = ""
+    province: str = ""
+    district: str = ""
+    establishment_code: str = "0000"
+    country: str = "PE"
+
+
+@dataclass(frozen=True)
+class Party:
+    """Customer (receptor) of the document."""
+
+    identity_type: str  # catalog 06
+    number: str
+    name: str
+    country: str = "PE"
+    ubigeo: str = ""
+    address: str = ""
+    email: str = ""
+    phone: str = ""
+    trade_name: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One item line with its amounts as sent by the client (already checked against SUNAT's formulas)."""
+
+    index: int  # 1-based
+    description: str
+    unit: str  # catalog 03
+    quantity: Decimal
+    unit_value: Decimal  # valor unitario, without IGV (0 for free lines)
+    price_type: str  # catalog 16: 01 price with taxes, 02 referential value (free lines)
+    unit_price: Decimal  # precio unitario with IGV (or referential value for free lines)
+    affectation: str  # catalog 07
+    igv_base: Decimal
+    igv_percent: Decimal
+    igv: Decimal
+    taxes: Decimal  # total_impuestos of the line (IGV + ICBPER + ...)
+    value: Decimal  # total_valor_item (quantity x unit value)
+    total: Decimal  # total_item
+    icbper: Decimal = Decimal("0")  # bag tax amount of the line
+    internal_code: str = ""
+    sunat_code: str = ""  # catalog 25 (UNSPSC)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Header totals (the ``totales`` block)."""
+
+    export: Decimal = Decimal("0")
+    taxed: Decimal = Decimal("0")
+    unaffected: Decimal = Decimal("0")
+    exonerated: Decimal = Decimal("0")
+    free: Decimal = Decimal("0")
+    igv: Decimal = Decimal("0")
+    igv_free: Decimal = Decimal("0")  # informative IGV of free taxed lines (11-16)
+    icbper: Decimal = Decimal("0")
+    taxes: Decimal = Decimal("0")
+    value: Decimal = Decimal("0")
+    subtotal: Decimal = Decimal("0")
+    total: Decimal = Decimal("0")
+
+
+@dataclass(frozen=True)
+class AffectedDocument:
+    """The document a credit or debit note modifies."""
+
+    doc_type: str  # 01, 03, ...
+    series: str
+    number: str
+
+    @property
+    def full_number(self) -> str:
+        return f"{self.series}-{self.number}"
+
+
+@dataclass(frozen=True)
+class NoteInfo:
+    """What makes a document a credit (07) or debit (08) note."""
+
+    type_code: str  # catalog 09 (credit) or 10 (debit)
+    reason: str
+    affected: AffectedDocument
+
+
+@dataclass(frozen=True)
+class Legend:
+    code: str  # catalog 52
+    text: str
+
+
+@dataclass(frozen=True)
+class Detraction:
+    """The SPOT detraction of a sale (operation types 1001-1004, reference §4.5 ``detraccion``).
+
+    The amount is in PEN whatever the document currency (SUNAT wants ``cbc:Amount@currencyID="PEN"``).
+    """
+
+    code: str  # catalog 54: goods or service subject to detraction
+    percent: Decimal
+    amount: Decimal  # in PEN
+    payment_means: str  # catalog 59 (001 = depósito en cuenta)
+    account: str  # the issuer's detraction account at Banco de la Nación
+
+
+@dataclass(frozen=True)
+class Instalment:
+    """One instalment (``cuota``) of a sale on credit, in the document currency."""
+
+    due_date: date
+    amount: Decimal
+
+
+#: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
+DETRACTION = "detraction"  # Detraction
+INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
+
+
+@dataclass(frozen=True)
+class SalesDocument:
+    """A factura (01), boleta (03), credit note (07) or debit note (08) ready to be rendered."""
+
+    issuer: Issuer
+    doc_type: str
+    series: str
+    number: int
+    issue_date: date
+    issue_time: time
+    currency: str
+    customer: Party
+    lines: tuple[Line, ...]
+    totals: Totals
+    legends: tuple[Legend, ...] = ()
+    operation_type: str = ""  # catalog 51, facturas and boletas only
+    due_date: date | None = None
+    purchase_order: str = ""
+    note: NoteInfo | None = None
+    additional_information: str = ""
+    payment_form: str = "Contado"  # FormaPago: Contado | Credito
+    extensions: dict[str, Any] = field(default_factory=dict)  # scenario blocks: DETRACTION, INSTALMENTS, ...
+    exchange_rate: Decimal | None = None  # factor_tipo_de_cambio of a foreign-currency document (printed)
+
+    @property
+    def detraction(self) -> Detraction | None:
+        """The detraction block, if the sale is subject to one."""
+        value = self.extensions.get(DETRACTION)
+        return value if isinstance(value, Detraction) else None
+
+    @property
+    def instalments(self) -> tuple[Instalment, ...]:
+        """The instalments of a sale on credit (empty for a cash sale)."""
+        value = self.extensions.get(INSTALMENTS)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def pending_amount(self) -> Decimal:
+        """Monto neto pendiente de pago of a sale on credit: the sum of its instalments.
+
+        The input checked that it is the total less the detraction (within a cent), so the XML's
+        ``FormaPago Credito`` amount and the sum of its ``Cuota`` amounts always agree (SUNAT 3319).
+        """
+        return sum((instalment.amount for instalment in self.instalments), Decimal("0"))
+
+    @property
+    def full_number(self) -> str:
+        """``SERIE-NUMERO`` as SUNAT writes it (no zero padding)."""
+        return f"{self.series}-{self.number}"
+
+    @property
+    def filename(self) -> str:
+        """``RUC-TT-SERIE-NUMERO``: the base name of the XML, ZIP and PDF files."""
+        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{self.number}"

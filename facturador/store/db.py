@@ -1,0 +1,139 @@
+"""The service's database: engine and sessions for SQLite (embedded default) and PostgreSQL, write
+transactions (one writer at a time on SQLite), and schema migrations."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine; SQLite gets WAL, a busy timeout and foreign keys."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
+            private_file(Path(parsed.database))
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection, _record):  # pragma: no cover - exercised by every test
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` if missing (an empty file is an empty SQLite database) and make it readable by its
+    owner only (0600); SQLite gives its ``-wal`` and ``-shm`` files the database file's permissions."""
+    if not path.parent.is_dir():
+        return  # SQLite will report the missing directory
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def upgrade(engine: Engine) -> None:
+    """Create or migrate the schema to the latest Alembic revision."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+class Database:
+    """One database of the service: its engine, sessions and write transactions.
+
+    ``writer_lock`` is the file that orders writers across processes on SQLite (see :class:`WriterQueue`);
+    PostgreSQL needs none.
+    """
+
+    def __init__(self, url: str, *, writer_lock: Path, migrate: bool = True):
+        self.engine = make_engine(url)
+        if migrate:
+            upgrade(self.engine)
+        self.sessions = make_sessionmaker(self.engine)
+        self.is_sqlite = is_sqlite(self.engine)
+        #: What the driver raises for a unique or foreign key violation on the DB-API cursor.
+        self.integrity_error: type[Exception] = self.engine.dialect.loaded_dbapi.IntegrityError
+        self._write_lock: contextlib.AbstractContextManager[Any] = (
+            WriterQueue(writer_lock) if self.is_sqlite else contextlib.nullcontext()
+        )
+
+    def session(self) -> Session:
+        return self.sessions()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """A connection in a write transaction (committed on success, rolled back on error).
+
+        On SQLite writers queue first on a :class:`WriterQueue`: SQLite allows one writer at a time and
+        its busy handler polls with growing sleeps, so queueing on a lock is fairer and much faster.
+        """
+        with self._write_lock, self.engine.begin() as connection:
+            yield connection
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+class WriterQueue:
+    """One writer at a time across the threads and the worker processes sharing a SQLite database.
+
+    A thread lock orders this process's writers; an ``flock`` on a file beside the database orders the
+    processes. Both wake the next writer as soon as the lock is released (no polling).
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._thread_lock = threading.Lock()
+        self._fd: int | None = None
+
+    def __enter__(self) -> WriterQueue:
+        self._thread_lock.acquire()
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                os.fchmod(self._fd, 0o600)  # a lock file left by an older version may be 0644
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._thread_lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._fd is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            self._thread_lock.release()

@@ -1,0 +1,409 @@
+"""Database tables of the service. Every business table carries ``tenant_id``: queries are always scoped."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    Numeric,
+    String,
+    Table,
+    Text,
+    Time,
+    UniqueConstraint,
+    bindparam,
+    case,
+    func,
+    null,
+    text,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from facturador.store.direct import direct
+
+Money = Numeric(14, 2, asdecimal=True)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, Decimal: Money}
+
+
+#: Tenant settings and their defaults (the real service's defaults where it has one).
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "restrict_receipt_date": True,  # refuse issue dates too far from today
+    "shipping_time_days": 4,  # |issue date - today| must stay below this many days
+    "send_auto": True,  # send facturas and their notes to the authority when issued
+    "authority_mode": "test",  # "test": like SUNAT's beta; "strict": production-like registry checks
+    "authority_outage": False,  # simulate the authority being unreachable (answers exception 0109)
+    "authority_check_deadlines": True,  # False: a sandbox takes back-dated documents (2108/2329 not applied)
+    "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
+    "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
+}
+
+
+def tenant_settings(tenant: Tenant) -> dict[str, Any]:
+    """The tenant's settings with defaults filled in."""
+    return {**DEFAULT_SETTINGS, **(tenant.settings or {})}
+
+
+class Tenant(Base):
+    """A company: its RUC, name, fiscal address, host and settings."""
+
+    __tablename__ = "tenants"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    ruc: Mapped[str] = mapped_column(String(11))
+    name: Mapped[str] = mapped_column(String(500))
+    trade_name: Mapped[str] = mapped_column(String(500), default="")
+    address: Mapped[str] = mapped_column(String(500), default="")
+    ubigeo: Mapped[str] = mapped_column(String(6), default="")
+    host: Mapped[str | None] = mapped_column(String(255), unique=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    establishments: Mapped[list[Establishment]] = relationship(back_populates="tenant")
+
+
+class Establishment(Base):
+    """A registered establishment (``domicilio fiscal`` is code 0000)."""
+
+    __tablename__ = "establishments"
+    __table_args__ = (UniqueConstraint("tenant_id", "code"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    code: Mapped[str] = mapped_column(String(4), default="0000")
+    description: Mapped[str] = mapped_column(String(255), default="Oficina principal")
+    address: Mapped[str] = mapped_column(String(500), default="")
+    ubigeo: Mapped[str] = mapped_column(String(6), default="")
+
+    tenant: Mapped[Tenant] = relationship(back_populates="establishments")
+
+
+class User(Base):
+    """An API user of a tenant; only the SHA-256 of its token is stored."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    name: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str] = mapped_column(String(255), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Series(Base):
+    """A numbering series for a document type; ``last_number`` is the correlative counter."""
+
+    __tablename__ = "series"
+    __table_args__ = (UniqueConstraint("tenant_id", "document_type_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    document_type_id: Mapped[str] = mapped_column(String(2))
+    number: Mapped[str] = mapped_column(String(4))
+    contingency: Mapped[bool] = mapped_column(Boolean, default=False)
+    last_number: Mapped[int] = mapped_column(Integer, default=0)
+
+
+#: Partial indexes hold only the rows that have a value (most documents have no idempotency key, and only
+#: the documents the service still has to send have a next sending time).
+_HAS_KEY = text("idempotency_key IS NOT NULL")
+_HAS_NEXT_SEND = text("next_send_at IS NOT NULL")
+
+
+class Document(Base):
+    """An issued factura, boleta or note with its totals, state and the authority's answer.
+
+    ``idempotency_key`` is the client's key for the sale (``offline_id`` or the ``Idempotency-Key`` header),
+    unique per tenant, with ``idempotency_hash`` the digest of the body it came with. ``next_send_at``
+    (naive UTC) is set while the service owes the document's sending (see ``facturador.domain.pending``)
+    and ``send_attempts`` counts the authority's answers so far.
+    """
+
+    __tablename__ = "documents"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "document_type_id", "series", "number", name="uq_document_number"),
+        Index("ix_documents_tenant_date", "tenant_id", "date_of_issue"),
+        Index(
+            "uq_documents_idempotency_key",
+            "tenant_id",
+            "idempotency_key",
+            unique=True,
+            sqlite_where=_HAS_KEY,
+            postgresql_where=_HAS_KEY,
+        ),
+        Index(
+            "ix_documents_next_send",
+            "next_send_at",
+            sqlite_where=_HAS_NEXT_SEND,
+            postgresql_where=_HAS_NEXT_SEND,
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    group_id: Mapped[str] = mapped_column(String(2))
+    document_type_id: Mapped[str] = mapped_column(String(2))
+    series: Mapped[str] = mapped_column(String(4))
+    number: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    date_of_due: Mapped[dt.date | None] = mapped_column(Date)
+    operation_type_id: Mapped[str | None] = mapped_column(String(4))
+    currency_type_id: Mapped[str] = mapped_column(String(3))
+    exchange_rate_sale: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(1))
+    purchase_order: Mapped[str] = mapped_column(String(100), default="")
+    customer_identity_type: Mapped[str] = mapped_column(String(2))
+    customer_number: Mapped[str] = mapped_column(String(20))
+    customer_name: Mapped[str] = mapped_column(String(1500))
+    customer: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    total_exportation: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_unaffected: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_exonerated: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxed: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_plastic_bag_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_value: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    state_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    hash: Mapped[str] = mapped_column(String(100), default="")
+    qr_text: Mapped[str] = mapped_column(Text, default="")
+    number_to_letter: Mapped[str] = mapped_column(String(500), default="")
+    format_pdf: Mapped[str] = mapped_column(String(16), default="a4")
+    send_xml_signed: Mapped[bool] = mapped_column(Boolean, default=True)
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    regularize_shipping: Mapped[bool] = mapped_column(Boolean, default=False)
+    note_type_id: Mapped[str | None] = mapped_column(String(2))
+    note_description: Mapped[str | None] = mapped_column(String(500))
+    affected_document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id"))
+    affected_document: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    idempotency_key: Mapped[str | None] = mapped_column(String(100))
+    idempotency_hash: Mapped[str | None] = mapped_column(String(64))
+    send_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    next_send_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class Artifact(Base):
+    """A stored file of a document: signed XML, CDR zip, rendered PDFs."""
+
+    __tablename__ = "artifacts"
+    __table_args__ = (UniqueConstraint("document_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))  # xml | cdr | pdf-a4 | pdf-ticket | ...
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class AuthorityRecord(Base):
+    """The simulated tax authority's memory of the documents it received (its own registry)."""
+
+    __tablename__ = "authority_records"
+
+    issuer_ruc: Mapped[str] = mapped_column(String(11), primary_key=True)
+    document_type_id: Mapped[str] = mapped_column(String(2), primary_key=True)
+    series: Mapped[str] = mapped_column(String(4), primary_key=True)
+    number: Mapped[str] = mapped_column(String(8), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    digest: Mapped[str] = mapped_column(String(100), default="")
+    code: Mapped[str] = mapped_column(String(8), default="")
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class Summary(Base):
+    """A daily summary (RC) or voided communication (RA) the tenant sent, with its ticket and answer.
+
+    ``summary_type`` is "RC" or "RA"; ``process_type`` the summary's ``codigo_tipo_proceso`` ("1" declare,
+    "3" void; always "3" for RA). ``identifier`` is ``RC-YYYYMMDD-n`` with ``date_of_issue`` (the day it
+    was generated) and ``sequence`` n per tenant, type and day; ``date_of_reference`` is the issue date of
+    its documents. ``response`` keeps the authority's final answer (code, description, notes,
+    status_code), ``xml`` the signed XML and ``cdr_zip`` the CDR once the ticket is processed.
+    """
+
+    __tablename__ = "summaries"
+    __table_args__ = (
+        UniqueConstraint(
+            "tenant_id", "summary_type", "date_of_issue", "sequence", name="uq_summary_identifier"
+        ),
+        Index("ix_summaries_tenant_ticket", "tenant_id", "ticket"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    summary_type: Mapped[str] = mapped_column(String(2))
+    process_type: Mapped[str] = mapped_column(String(1))
+    identifier: Mapped[str] = mapped_column(String(32))
+    sequence: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    date_of_reference: Mapped[dt.date] = mapped_column(Date)
+    state_type_id: Mapped[str] = mapped_column(String(2))
+    ticket: Mapped[str] = mapped_column(String(32))
+    hash: Mapped[str] = mapped_column(String(100), default="")
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class SummaryDocument(Base):
+    """A document sent in a summary or voided communication: its line, the state it had before (to go
+    back to when the authority rejects) and the reason given for voiding it."""
+
+    __tablename__ = "summary_documents"
+
+    summary_id: Mapped[int] = mapped_column(ForeignKey("summaries.id", ondelete="CASCADE"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    line: Mapped[int] = mapped_column(Integer)
+    previous_state: Mapped[str] = mapped_column(String(2))
+    reason: Mapped[str] = mapped_column(String(500), default="")
+
+
+class AuthorityTicket(Base):
+    """The simulated tax authority's tickets (summaries and voided communications it received).
+
+    ``received_at`` is the reception time in Lima (naive), ``ready_at`` the moment (naive UTC) from which
+    the ticket is processed; ``status_code`` is "98" until then, "0" or "99" after, with ``cdr_zip``.
+    """
+
+    __tablename__ = "authority_tickets"
+    __table_args__ = (UniqueConstraint("issuer_ruc", "filename", name="uq_authority_ticket_file"),)
+
+    ticket: Mapped[str] = mapped_column(String(32), primary_key=True)
+    issuer_ruc: Mapped[str] = mapped_column(String(11))
+    filename: Mapped[str] = mapped_column(String(64))
+    received_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    ready_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    zip_content: Mapped[bytes] = mapped_column(LargeBinary)
+    status_code: Mapped[str] = mapped_column(String(4), default="98")
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+DOCUMENTS: Table = Document.__table__  # type: ignore[assignment]
+ARTIFACTS: Table = Artifact.__table__  # type: ignore[assignment]
+SERIES: Table = Series.__table__  # type: ignore[assignment]
+AUTHORITY_RECORDS: Table = AuthorityRecord.__table__  # type: ignore[assignment]
+SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
+SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
+AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
+TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
+#: Statements built once and reused with parameter dicts (cheaper than building one per request).
+INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
+INSERT_ARTIFACT = ARTIFACTS.insert()
+DELETE_ARTIFACT = ARTIFACTS.delete().where(
+    ARTIFACTS.c.document_id == bindparam("document_id"), ARTIFACTS.c.kind == bindparam("kind")
+)
+#: One answer of the authority: the state, the response, one more attempt, and the next sending time,
+#: which stays empty for a document the service does not owe (sent by the client through /send).
+UPDATE_ANSWER = (
+    DOCUMENTS.update()
+    .where(DOCUMENTS.c.id == bindparam("document_id"))
+    .values(
+        state_type_id=bindparam("state"),
+        response=bindparam("response"),
+        regularize_shipping=bindparam("regularize"),
+        send_attempts=DOCUMENTS.c.send_attempts + 1,
+        next_send_at=case(
+            (DOCUMENTS.c.next_send_at.is_(None), null()), else_=bindparam("retry_at", type_=DateTime())
+        ),
+    )
+)
+
+
+#: The columns a new document row is inserted with (the id and the timestamps come from the database).
+_DOCUMENT_COLUMNS = tuple(c.key for c in DOCUMENTS.columns if c.key not in ("id", "created_at", "updated_at"))
+_ARTIFACT_COLUMNS = ("document_id", "kind", "content")
+
+
+def _column_default(column: Any) -> Any:
+    default = column.default
+    if default is None:
+        return None
+    return default.arg(None) if default.is_callable else default.arg
+
+
+_DOCUMENT_DEFAULTS = {key: _column_default(DOCUMENTS.c[key]) for key in _DOCUMENT_COLUMNS}
+
+
+def document_values(document: Document) -> dict[str, Any]:
+    """The values a new row of ``document`` is inserted with (a ``None`` attribute takes the column's
+    default, as when a Core insert leaves the key out)."""
+    values = {}
+    for key in _DOCUMENT_COLUMNS:
+        value = getattr(document, key)
+        values[key] = _DOCUMENT_DEFAULTS[key] if value is None else value
+    return values
+
+
+def store_document(connection: Connection, document: Document) -> int:
+    """Insert a document row and return its id."""
+    statement = direct(INSERT_DOCUMENT, connection.dialect, _DOCUMENT_COLUMNS)
+    return int(statement.scalar(connection, document_values(document)))
+
+
+def store_artifact(connection: Connection, document_id: int, kind: str, content: bytes) -> None:
+    """Insert a stored file of a document (``xml``, ``cdr``, ``pdf-a4``...)."""
+    values = {"document_id": document_id, "kind": kind, "content": content}
+    direct(INSERT_ARTIFACT, connection.dialect, _ARTIFACT_COLUMNS).run(connection, values)
+
+
+def store_answer(
+    connection: Connection,
+    document_id: int,
+    state: str,
+    response: dict[str, Any],
+    regularize: bool,
+    retry_at: dt.datetime | None = None,
+) -> None:
+    """Record the authority's answer on a document: its state, the response, the regularize flag, one
+    more attempt and, for a document the service owes, when to send it again (``None``: never)."""
+    values = {
+        "document_id": document_id,
+        "state": state,
+        "response": response,
+        "regularize": regularize,
+        "retry_at": retry_at,
+    }
+    direct(UPDATE_ANSWER, connection.dialect).run(connection, values)

@@ -1,0 +1,251 @@
+"""UBL 2.1 XML of facturas and boletas (Invoice), credit notes (CreditNote) and debit notes (DebitNote).
+
+``build_sales_document`` turns a validated :class:`SalesDocument` into the unsigned lxml tree;
+``build_and_sign`` adds the enveloped signature and returns the bytes to store and send, with the
+DigestValue (the document "hash") and the file base name. ``prepare_sales_document`` does the building
+first and leaves the number and the signature for later (the service signs inside its numbering
+transaction).
+
+The element order is the XSD ``sequence`` of each root (``reference/sunat.md`` §2.1); it is expressed
+once, as the tuple of sections of each :class:`~facturador.ubl.parts.DocumentKind` below.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, replace
+
+from lxml import etree
+
+from facturador.model import DETRACTION, INSTALMENTS, Detraction, Instalment, SalesDocument
+
+from . import parts as p
+from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
+from .signing import SigningIdentity, UnsignedXml, prepare
+
+#: Scenario blocks of ``SalesDocument.extensions`` announced for a later issue, and the section(s) of
+#: :mod:`~facturador.ubl.parts` each will fill. A document carrying one of them (non-empty) is
+#: refused with ``NotImplementedError`` rather than silently issued without it.
+PENDING_SCENARIOS: dict[str, str] = {
+    "charges": "allowance_charges (ChargeIndicator true) + monetary_total ChargeTotalAmount",
+    "discounts": "allowance_charges / line_allowance_charges (ChargeIndicator false)",
+    "prepayments": "additional_references + prepaid_payments + allowance_charges 04-06 + PrepaidAmount",
+    "related_documents": "additional_references",
+    "guides": "despatch_references",
+    "item_attributes": "item (cac:AdditionalItemProperty)",
+}
+
+_INVOICE_LINE = (
+    p.line_id,
+    p.line_quantity,
+    p.line_extension_amount,
+    p.pricing_reference,
+    p.line_allowance_charges,  # before TaxTotal in InvoiceLine
+    p.line_tax_total,
+    p.item,
+    p.price,
+)
+_NOTE_LINE = (
+    p.line_id,
+    p.line_quantity,
+    p.line_extension_amount,
+    p.pricing_reference,
+    p.line_tax_total,
+    p.line_allowance_charges,  # after TaxTotal in Credit/DebitNoteLine
+    p.item,
+    p.price,
+)
+
+INVOICE_KIND = p.DocumentKind(
+    root="Invoice",
+    namespace=INVOICE,
+    type_code_tag=CBC("InvoiceTypeCode"),
+    line_tag=CAC("InvoiceLine"),
+    quantity_tag=CBC("InvoicedQuantity"),
+    monetary_total_tag=CAC("LegalMonetaryTotal"),
+    sections=(
+        p.ubl_extensions,
+        p.identification,
+        p.legends,
+        p.document_currency,
+        p.order_reference,
+        p.despatch_references,
+        p.additional_references,
+        p.signature,
+        p.supplier,
+        p.customer,
+        p.payment_means,
+        p.payment_terms,
+        p.prepaid_payments,
+        p.allowance_charges,
+        p.tax_total,
+        p.monetary_total,
+        p.lines,
+    ),
+    line_sections=_INVOICE_LINE,
+)
+
+CREDIT_NOTE_KIND = p.DocumentKind(
+    root="CreditNote",
+    namespace=CREDIT_NOTE,
+    type_code_tag=None,
+    line_tag=CAC("CreditNoteLine"),
+    quantity_tag=CBC("CreditedQuantity"),
+    monetary_total_tag=CAC("LegalMonetaryTotal"),
+    sections=(
+        p.ubl_extensions,
+        p.identification,
+        p.legends,
+        p.document_currency,
+        p.discrepancy_response,
+        p.order_reference,
+        p.billing_reference,
+        p.despatch_references,
+        p.additional_references,
+        p.signature,
+        p.supplier,
+        p.customer,
+        p.payment_means,
+        p.payment_terms,
+        p.allowance_charges,  # CreditNote has no PrepaidPayment; AllowanceCharge follows PaymentTerms
+        p.tax_total,
+        p.monetary_total,
+        p.lines,
+    ),
+    line_sections=_NOTE_LINE,
+)
+
+DEBIT_NOTE_KIND = p.DocumentKind(
+    root="DebitNote",
+    namespace=DEBIT_NOTE,
+    type_code_tag=None,
+    line_tag=CAC("DebitNoteLine"),
+    quantity_tag=CBC("DebitedQuantity"),
+    monetary_total_tag=CAC("RequestedMonetaryTotal"),
+    sections=(
+        p.ubl_extensions,
+        p.identification,
+        p.legends,
+        p.document_currency,
+        p.discrepancy_response,
+        p.order_reference,
+        p.billing_reference,
+        p.despatch_references,
+        p.additional_references,
+        p.signature,
+        p.supplier,
+        p.customer,
+        p.prepaid_payments,  # DebitNote: PrepaidPayment and AllowanceCharge come before PaymentMeans
+        p.allowance_charges,
+        p.payment_means,
+        p.payment_terms,
+        p.tax_total,
+        p.monetary_total,
+        p.lines,
+    ),
+    line_sections=_NOTE_LINE,
+)
+
+#: Document type (catalog 01) -> kind.
+KINDS: dict[str, p.DocumentKind] = {
+    "01": INVOICE_KIND,
+    "03": INVOICE_KIND,
+    "07": CREDIT_NOTE_KIND,
+    "08": DEBIT_NOTE_KIND,
+}
+
+
+#: Scenario blocks of ``SalesDocument.extensions`` that are built, with the section(s) that write them.
+BUILT_SCENARIOS: dict[str, str] = {
+    DETRACTION: "payment_means + payment_terms (ID Detraccion); legend 2006 comes with the document",
+    INSTALMENTS: "payment_terms (FormaPago Credito + Cuota001...)",
+}
+
+
+def _check_scenarios(doc: SalesDocument) -> None:
+    for key, value in doc.extensions.items():
+        if not value:
+            continue
+        if key in PENDING_SCENARIOS:
+            raise NotImplementedError(f"scenario block {key!r} is not supported by the XML builder yet")
+        if key == DETRACTION:
+            if not isinstance(value, Detraction):
+                raise ValueError(f"scenario block {key!r} must be a Detraction, not {type(value).__name__}")
+            if doc.doc_type not in ("01", "03"):
+                raise ValueError("a detraction belongs to a factura or boleta (operation types 1001-1004)")
+        elif key == INSTALMENTS:
+            if not isinstance(value, tuple | list) or not all(isinstance(i, Instalment) for i in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of Instalment")
+        else:
+            raise ValueError(f"unknown scenario block {key!r} in SalesDocument.extensions")
+
+
+def build_sales_document(doc: SalesDocument) -> etree._Element:
+    """The unsigned UBL 2.1 tree of a factura/boleta (Invoice), credit note or debit note.
+
+    The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.ubl.signing.sign`.
+    Raises ``ValueError`` for an unknown document type, no lines, a note without note data or
+    inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...), and
+    ``NotImplementedError`` for scenarios not built yet (credit note type 13, pending extensions).
+    """
+    kind = KINDS.get(doc.doc_type)
+    if kind is None:
+        raise ValueError(f"document type {doc.doc_type!r} is not a factura, boleta, credit or debit note")
+    if not doc.lines:
+        raise ValueError("a document needs at least one line")
+    _check_scenarios(doc)
+    root = etree.Element(f"{{{kind.namespace}}}{kind.root}", nsmap=nsmap_for(kind.namespace))
+    for section in kind.sections:
+        section(root, doc, kind)
+    return root
+
+
+@dataclass(frozen=True)
+class SignedXml:
+    """A signed document: the exact bytes to store/zip/send, its hash and its file base name."""
+
+    xml: bytes
+    digest_value: str  # the DigestValue of the signature ("valor resumen", printed on the PDF and QR)
+    filename: str  # RUC-TT-SERIE-NUMERO, without extension
+
+    @property
+    def xml_filename(self) -> str:
+        """``RUC-TT-SERIE-NUMERO.xml``."""
+        return f"{self.filename}.xml"
+
+
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A sales document built and serialized before its correlative is known.
+
+    The issuing service prepares the XML outside the numbering transaction and, inside it, only fills
+    in the number and signs (one digest and one RSA signature): the transaction, which serializes every
+    issuer of the series, stays short. Made by :func:`prepare_sales_document`.
+    """
+
+    document: SalesDocument  # as given; its number is replaced by sign()
+    unsigned: UnsignedXml
+    token: str  # stands for the number in the document's cbc:ID until sign()
+
+    def sign(self, identity: SigningIdentity, number: int, *, sha256: bool = False) -> SignedXml:
+        """The signed XML with ``number`` as the correlative (RSA-SHA1 unless ``sha256``)."""
+        if number < 1:
+            raise ValueError(f"the correlative must be positive, not {number}")
+        xml, digest = self.unsigned.sign(identity, {self.token: str(number)}, sha256=sha256)
+        filename = replace(self.document, number=number).filename  # one place for RUC-TT-SERIE-NUMERO
+        return SignedXml(xml=xml, digest_value=digest, filename=filename)
+
+
+def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:
+    """Build ``doc``'s XML with a unique token where its number goes (any ``doc.number`` is ignored)."""
+    root = build_sales_document(doc)
+    token = f"N{uuid.uuid4().hex}"
+    document_id = root.find(CBC("ID"))  # the root's own cbc:ID, SERIE-NUMERO
+    assert document_id is not None and document_id.text == doc.full_number
+    document_id.text = f"{doc.series}-{token}"
+    return PreparedDocument(document=doc, unsigned=prepare(root), token=token)
+
+
+def build_and_sign(doc: SalesDocument, identity: SigningIdentity, *, sha256: bool = False) -> SignedXml:
+    """Build the document's XML and sign it with the tenant's identity (RSA-SHA1 unless ``sha256``)."""
+    return prepare_sales_document(doc).sign(identity, doc.number, sha256=sha256)

@@ -1,0 +1,70 @@
+"""Money as :class:`~decimal.Decimal`: parsing at the edges and SUNAT's rounding (half up).
+
+Amounts travel as ``n(12,2)`` (two decimals) and unit values/prices as ``n(12,10)`` in SUNAT's XML;
+every rounding here is ROUND_HALF_UP, never banker's rounding, and floats are never used for arithmetic.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+
+__all__ = ["TOLERANCE", "fmt2", "quantize", "round2", "to_decimal"]
+
+#: SUNAT's tolerance when it recomputes an amount (± 1.00, sunat.md §2.3).
+TOLERANCE = Decimal("1.00")
+
+_CENT = Decimal("0.01")
+#: Rounding needs room for every digit of the result: amounts of 12 integer digits, their products and
+#: quotients (a unit value of 1e12 over a quantity of 1e-10) stay far below 80 significant digits, where
+#: the default 28 would raise InvalidOperation.
+_ROUNDING = Context(prec=80, rounding=ROUND_HALF_UP)
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+def to_decimal(value: object) -> Decimal:
+    """Turn an int, Decimal, float or numeric string into a finite Decimal.
+
+    Floats go through ``repr`` (``0.1`` -> ``Decimal("0.1")``), strings are stripped and must be plain
+    decimal numbers (``"118"``, ``"118.50"``, ``" 5 "``). Booleans, ``None``, NaN/Infinity, empty or
+    non-numeric strings and any other type raise :class:`ValueError`.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"a boolean is not an amount: {value!r}")
+    if isinstance(value, Decimal):
+        result = value
+    elif isinstance(value, int):
+        result = Decimal(value)
+    elif isinstance(value, float):
+        result = Decimal(repr(value))  # repr gives the shortest round-tripping text; nan/inf stay non-finite
+    elif isinstance(value, str):
+        text = value.strip()
+        if not _NUMBER.fullmatch(text):
+            raise ValueError(f"not a number: {value!r}")
+        try:
+            result = Decimal(text)
+        except InvalidOperation as exc:  # pragma: no cover - the regex admits only valid literals
+            raise ValueError(f"not a number: {value!r}") from exc
+    else:
+        raise ValueError(f"not a number: {value!r} ({type(value).__name__})")
+    if not result.is_finite():
+        raise ValueError(f"not a finite number: {value!r}")
+    return result
+
+
+def quantize(value: Decimal, places: int) -> Decimal:
+    """Round ``value`` to ``places`` decimals, half up (``quantize(Decimal("2.345"), 2)`` -> ``2.35``)."""
+    if places < 0:
+        raise ValueError("places must be >= 0")
+    return to_decimal(value).quantize(Decimal(1).scaleb(-places), context=_ROUNDING)
+
+
+def round2(value: Decimal) -> Decimal:
+    """Round to cents, half up: the rounding of every SUNAT amount."""
+    return to_decimal(value).quantize(_CENT, context=_ROUNDING)
+
+
+def fmt2(value: object) -> str:
+    """Format an amount with exactly two decimals: ``fmt2(118)`` -> ``"118.00"`` (never ``"-0.00"``)."""
+    cents = round2(to_decimal(value))
+    return f"{abs(cents) if cents == 0 else cents:f}"

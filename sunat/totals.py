@@ -1,0 +1,448 @@
+"""SUNAT's amount rules in one place: compute a line and the header totals, and check given amounts.
+
+Used by the service (check a client's JSON), the connector's builders (compute a payload) and the SUNAT
+simulator (check an XML's amounts). Formulas and codes: sunat.md §2.2-2.3, conventions of Facturador PRO:
+
+* onerous taxed line (10, IVAP 17): ``value = qty x unit_value``, ``igv_base = value``,
+  ``igv = igv_base x percent / 100``, ``taxes = igv + icbper``, ``total = value + taxes``,
+  ``unit_price = unit_value x (1 + rate)`` (price type 01);
+* exonerated 20, unaffected 30, export 40: ``igv = 0``, ``taxes = icbper``, ``total = value + icbper``;
+* free line (11-16, 21, 31-37): price type 02, ``unit_price`` = referential unit value, ``unit_value = 0``
+  (``Price/PriceAmount`` is 0 in the XML), ``value = qty x referential``, ``igv`` informative for 11-16
+  and 0 for the others, nothing charged: ``taxes = icbper``, ``total = icbper`` (normally 0);
+* ICBPER (plastic bags): ``icbper = qty x rate``, part of the line's taxes and total.
+
+Amounts are rounded to two decimals (half up); unit values and prices keep up to ten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Protocol
+
+from sunat.catalogs import AFFECTATIONS, bears_igv, is_free
+from sunat.money import TOLERANCE, quantize, round2, to_decimal
+from sunat.rates import IGV_PERCENT, IVAP_PERCENT
+
+__all__ = [
+    "Discrepancy",
+    "DocumentTotals",
+    "LineAmounts",
+    "LineLike",
+    "TotalsLike",
+    "check_line",
+    "check_totals",
+    "compute_line",
+    "compute_totals",
+]
+
+ZERO = Decimal("0.00")
+_UNIT_PLACES = 10
+#: A line IGV may be 0 when its base is at most this (SUNAT 3111 only applies above it).
+_IGV_ZERO_BASE = Decimal("0.06")
+
+
+class LineLike(Protocol):
+    """Anything with the amounts of a line (:class:`LineAmounts`, the service's own line, ...)."""
+
+    @property
+    def quantity(self) -> Decimal: ...
+    @property
+    def unit_value(self) -> Decimal: ...
+    @property
+    def unit_price(self) -> Decimal: ...
+    @property
+    def price_type(self) -> str: ...
+    @property
+    def affectation(self) -> str: ...
+    @property
+    def igv_base(self) -> Decimal: ...
+    @property
+    def igv_percent(self) -> Decimal: ...
+    @property
+    def igv(self) -> Decimal: ...
+    @property
+    def icbper(self) -> Decimal: ...
+    @property
+    def taxes(self) -> Decimal: ...
+    @property
+    def value(self) -> Decimal: ...
+    @property
+    def total(self) -> Decimal: ...
+
+
+class TotalsLike(Protocol):
+    """Anything with the header totals of :class:`DocumentTotals`."""
+
+    @property
+    def export(self) -> Decimal: ...
+    @property
+    def taxed(self) -> Decimal: ...
+    @property
+    def unaffected(self) -> Decimal: ...
+    @property
+    def exonerated(self) -> Decimal: ...
+    @property
+    def free(self) -> Decimal: ...
+    @property
+    def igv(self) -> Decimal: ...
+    @property
+    def igv_free(self) -> Decimal: ...
+    @property
+    def icbper(self) -> Decimal: ...
+    @property
+    def taxes(self) -> Decimal: ...
+    @property
+    def value(self) -> Decimal: ...
+    @property
+    def subtotal(self) -> Decimal: ...
+    @property
+    def total(self) -> Decimal: ...
+
+
+@dataclass(frozen=True)
+class LineAmounts:
+    """The amounts of one line, named as in the service (Spanish JSON key in comments)."""
+
+    quantity: Decimal  # cantidad
+    unit_value: Decimal  # valor_unitario (without IGV; 0 on free lines)
+    unit_price: Decimal  # precio_unitario (with IGV; referential unit value on free lines)
+    price_type: str  # codigo_tipo_precio (catalog 16)
+    affectation: str  # codigo_tipo_afectacion_igv (catalog 07)
+    igv_base: Decimal  # total_base_igv
+    igv_percent: Decimal  # porcentaje_igv
+    igv: Decimal  # total_igv
+    icbper: Decimal  # total_impuestos_bolsa_plastica
+    taxes: Decimal  # total_impuestos
+    value: Decimal  # total_valor_item
+    total: Decimal  # total_item
+
+
+@dataclass(frozen=True)
+class DocumentTotals:
+    """Header totals (``totales``). ``igv`` includes the IVAP of 17 lines, also given apart in ``ivap``."""
+
+    export: Decimal = ZERO  # total_exportacion
+    taxed: Decimal = ZERO  # total_operaciones_gravadas
+    unaffected: Decimal = ZERO  # total_operaciones_inafectas
+    exonerated: Decimal = ZERO  # total_operaciones_exoneradas
+    free: Decimal = ZERO  # total_operaciones_gratuitas
+    igv: Decimal = ZERO  # total_igv
+    igv_free: Decimal = ZERO  # total_igv_operaciones_gratuitas
+    icbper: Decimal = ZERO  # total_impuestos_bolsa_plastica
+    taxes: Decimal = ZERO  # total_impuestos
+    value: Decimal = ZERO  # total_valor
+    subtotal: Decimal = ZERO  # subtotal_venta
+    total: Decimal = ZERO  # total_venta
+    ivap_base: Decimal = ZERO  # base of the IVAP lines (17), part of ``value``
+    ivap: Decimal = ZERO  # IVAP of the 17 lines, part of ``igv``
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """An amount that does not match SUNAT's formula: where (service JSON path), which SUNAT code, values."""
+
+    field: str
+    code: str
+    expected: Decimal
+    actual: Decimal
+    message: str
+
+
+def _unit(value: Decimal) -> Decimal:
+    """A unit value/price at up to ten decimals without trailing zeros, and at least two (``59.00``)."""
+    exact = quantize(value, _UNIT_PLACES)
+    cents = round2(exact)
+    return cents if cents == exact else exact.normalize()
+
+
+def compute_line(
+    quantity: object,
+    affectation: str,
+    *,
+    unit_value: object = None,
+    unit_price: object = None,
+    igv_percent: object = IGV_PERCENT,
+    icbper_rate: object = Decimal("0"),
+) -> LineAmounts:
+    """The amounts of a line from its quantity and exactly one of ``unit_value`` / ``unit_price``.
+
+    ``unit_value`` is without IGV, ``unit_price`` with IGV; on a free line either one is the referential
+    unit value. From a price with IGV, ``qty x price`` is kept as the line total and split into value and
+    IGV, so ``total = qty x price`` to the cent. IVAP lines (17) always use the IVAP rate (4 %).
+    ``icbper_rate > 0`` marks a plastic-bag line: ``icbper = qty x rate``.
+    """
+    qty = to_decimal(quantity)
+    if qty <= 0:
+        raise ValueError(f"the quantity must be positive: {quantity!r}")
+    if affectation not in AFFECTATIONS:
+        raise ValueError(f"affectation {affectation!r} is not in catalog 07")
+    if (unit_value is None) == (unit_price is None):
+        raise ValueError("give exactly one of unit_value (without IGV) or unit_price (with IGV)")
+    given = to_decimal(unit_value if unit_value is not None else unit_price)
+    if given < 0:
+        raise ValueError(f"a unit value or price cannot be negative: {given}")
+    percent = IVAP_PERCENT if affectation == "17" else to_decimal(igv_percent)
+    rate = percent / 100
+    bag_rate = to_decimal(icbper_rate)
+    if bag_rate < 0:
+        raise ValueError(f"the ICBPER rate cannot be negative: {bag_rate}")
+    icbper = round2(qty * bag_rate)
+
+    if is_free(affectation):
+        referential = _unit(given)
+        value = round2(qty * referential)
+        igv = round2(value * rate) if bears_igv(affectation) else ZERO
+        return LineAmounts(
+            qty, ZERO, referential, "02", affectation, value, percent, igv, icbper, icbper, value, icbper
+        )
+
+    if not bears_igv(affectation):  # 20, 30, 40
+        unit = _unit(given)
+        value = round2(qty * unit)
+        return LineAmounts(
+            qty, unit, unit, "01", affectation, value, percent, ZERO, icbper, icbper, value, value + icbper
+        )
+
+    if unit_value is not None:
+        unit = _unit(given)
+        price = _unit(unit * (1 + rate))
+        value = round2(qty * unit)
+        igv = round2(value * rate)
+    else:
+        price = _unit(given)
+        unit = _unit(price / (1 + rate))
+        gross = round2(qty * price)
+        value = round2(gross / (1 + rate))
+        igv = gross - value
+    taxes = igv + icbper
+    return LineAmounts(
+        qty, unit, price, "01", affectation, value, percent, igv, icbper, taxes, value, value + taxes
+    )
+
+
+def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
+    """Header totals from the lines' own amounts (sums of what the lines say, not recomputed).
+
+    taxed = Σ base of 10 lines; IVAP base = Σ base of 17 lines; exonerated/unaffected/export = Σ value of
+    20/30/40 lines; free = Σ value of free lines, igv_free = Σ their IGV; igv = Σ IGV of 10 and 17 lines;
+    icbper = Σ ICBPER of every line; taxes = igv + icbper; value = taxed + IVAP base + exonerated +
+    unaffected + export; subtotal = total = value + taxes.
+    """
+    sums = dict.fromkeys(
+        (
+            "export",
+            "taxed",
+            "unaffected",
+            "exonerated",
+            "free",
+            "igv",
+            "igv_free",
+            "icbper",
+            "ivap_base",
+            "ivap",
+        ),
+        ZERO,
+    )
+    for line in lines:
+        affectation = line.affectation
+        if affectation not in AFFECTATIONS:
+            raise ValueError(f"affectation {affectation!r} is not in catalog 07")
+        sums["icbper"] += line.icbper
+        if is_free(affectation):
+            sums["free"] += line.value
+            sums["igv_free"] += line.igv
+        elif affectation == "10":
+            sums["taxed"] += line.igv_base
+            sums["igv"] += line.igv
+        elif affectation == "17":
+            sums["ivap_base"] += line.igv_base
+            sums["ivap"] += line.igv
+            sums["igv"] += line.igv
+        elif affectation == "20":
+            sums["exonerated"] += line.value
+        elif affectation == "30":
+            sums["unaffected"] += line.value
+        else:  # 40
+            sums["export"] += line.value
+    amounts = {name: round2(amount) for name, amount in sums.items()}
+    taxes = amounts["igv"] + amounts["icbper"]
+    value = (
+        amounts["taxed"]
+        + amounts["ivap_base"]
+        + amounts["exonerated"]
+        + amounts["unaffected"]
+        + amounts["export"]
+    )
+    return DocumentTotals(taxes=taxes, value=value, subtotal=value + taxes, total=value + taxes, **amounts)
+
+
+def _show(amount: Decimal) -> str:
+    """An amount with two decimals, or all its decimals when it has more (unit prices)."""
+    return f"{round2(amount):f}" if amount == round2(amount) else f"{amount.normalize():f}"
+
+
+def _differs(expected: Decimal, actual: Decimal, *, exact: bool = False) -> bool:
+    if exact:
+        return round2(expected) != round2(actual)
+    return abs(actual - expected) > TOLERANCE
+
+
+def _discrepancy(field: str, code: str, label: str, expected: Decimal, actual: Decimal) -> Discrepancy:
+    message = f"{label} debe ser {_show(expected)} (se recibió {_show(actual)})"
+    return Discrepancy(field, code, expected, actual, message)
+
+
+def _percent(value: Decimal) -> str:
+    return f"{value.normalize():f}"
+
+
+def _percent_discrepancy(index: int, code: str, allowed: Iterable[Decimal], actual: Decimal) -> Discrepancy:
+    options = sorted(allowed, reverse=True)
+    expected = IGV_PERCENT if IGV_PERCENT in options else options[0]
+    shown = " o ".join(_percent(p) for p in options)
+    message = f"El porcentaje de IGV del ítem {index + 1} debe ser {shown} (se recibió {_percent(actual)})"
+    return Discrepancy(f"items.{index}.porcentaje_igv", code, expected, actual, message)
+
+
+def check_line(
+    line: LineLike,
+    index: int,
+    *,
+    allowed_percents: frozenset[Decimal] = frozenset({IGV_PERCENT}),
+    icbper_rate: Decimal | None = None,
+) -> list[Discrepancy]:
+    """The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
+
+    Tolerance ± 1.00 (TOLERANCE) unless said otherwise. Rules and codes:
+
+    * 3271 value = qty x unit value (free lines: x referential value);
+    * 3272 IGV base = value;
+    * 2993 IGV percent of a 10-17 line with base > 0 is not 0; 4438 it is an allowed rate
+      (``allowed_percents``; IVAP lines: 4 %);
+    * 3103 IGV of a 10-17 line = base x percent / 100; 3111 it is not 0 when the base exceeds 0.06;
+    * 3110 IGV of a 20, 21, 30-37 or 40 line is 0;
+    * 4318 ICBPER of a bag line = qty x ``icbper_rate`` exactly (skipped when ``icbper_rate`` is None);
+    * 3292 line taxes = IGV (not for free lines) + ICBPER;
+    * 3270 line total = value + taxes (free lines: ICBPER only), and for price type 01 the unit price
+      = (value + taxes) / qty (not checked on free lines).
+    """
+    n = index + 1
+    path = f"items.{index}"
+    found: list[Discrepancy] = []
+
+    def check(
+        key: str,
+        code: str,
+        label: str,
+        expected: Decimal,
+        actual: Decimal,
+        *,
+        exact: bool = False,
+        always: bool = False,
+    ) -> None:
+        if always or _differs(expected, actual, exact=exact):
+            found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
+
+    free = is_free(line.affectation)
+    referential = (line.unit_value or line.unit_price) if free else line.unit_value
+    check("total_valor_item", "3271", "El valor de venta", round2(line.quantity * referential), line.value)
+    check("total_base_igv", "3272", "La base imponible", line.value, line.igv_base)
+
+    if bears_igv(line.affectation):
+        allowed = frozenset({IVAP_PERCENT}) if line.affectation == "17" else allowed_percents
+        percent = line.igv_percent
+        if (percent == 0 and line.igv_base > 0) or percent not in allowed:
+            found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
+        expected_igv = round2(line.igv_base * percent / 100)
+        if line.igv == 0 and expected_igv != 0 and line.igv_base > _IGV_ZERO_BASE:
+            check("total_igv", "3111", "El total de IGV", expected_igv, line.igv, always=True)
+        else:
+            check("total_igv", "3103", "El total de IGV", expected_igv, line.igv)
+    elif line.igv != 0:
+        check("total_igv", "3110", "El total de IGV", ZERO, line.igv, always=True)
+
+    if icbper_rate is not None and line.icbper != 0:
+        check(
+            "total_impuestos_bolsa_plastica",
+            "4318",
+            "El ICBPER",
+            round2(line.quantity * icbper_rate),
+            line.icbper,
+            exact=True,
+        )
+
+    check(
+        "total_impuestos",
+        "3292",
+        "El total de impuestos",
+        (ZERO if free else line.igv) + line.icbper,
+        line.taxes,
+    )
+    check("total_item", "3270", "El total", line.icbper if free else line.value + line.taxes, line.total)
+    if not free and line.price_type == "01" and line.quantity > 0:
+        expected_price = quantize((line.value + line.taxes) / line.quantity, _UNIT_PLACES)
+        check("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
+    return found
+
+
+#: Header rules: (attribute, JSON key under ``totales``, SUNAT code, label).
+_HEADER_RULES: tuple[tuple[str, str, str, str], ...] = (
+    ("export", "total_exportacion", "3273", "El total de exportaciones"),
+    ("taxed", "total_operaciones_gravadas", "3277", "El total de operaciones gravadas"),
+    ("unaffected", "total_operaciones_inafectas", "3274", "El total de operaciones inafectas"),
+    ("exonerated", "total_operaciones_exoneradas", "3275", "El total de operaciones exoneradas"),
+    ("free", "total_operaciones_gratuitas", "3276", "El total de operaciones gratuitas"),
+    ("igv", "total_igv", "3291", "El total de IGV"),
+    ("igv_free", "total_igv_operaciones_gratuitas", "3302", "El IGV de las operaciones gratuitas"),
+    ("icbper", "total_impuestos_bolsa_plastica", "3306", "El total de ICBPER"),
+    ("taxes", "total_impuestos", "3294", "El total de impuestos"),
+    ("value", "total_valor", "3278", "El total valor de venta"),
+    ("subtotal", "subtotal_venta", "3279", "El subtotal de venta"),
+    ("total", "total_venta", "3280", "El total de venta"),
+)
+#: Checked only when the totals carry them (the service's JSON has no IVAP totals).
+_IVAP_RULES: tuple[tuple[str, str, str, str], ...] = (
+    ("ivap_base", "total_base_ivap", "3293", "El total de operaciones con IVAP"),
+    ("ivap", "total_ivap", "3295", "El total de IVAP"),
+)
+
+
+def check_totals(
+    lines: Sequence[LineLike],
+    totals: TotalsLike,
+    *,
+    charges: Decimal = ZERO,
+    discounts: Decimal = ZERO,
+    prepaid: Decimal = ZERO,
+) -> list[Discrepancy]:
+    """The header totals against the sums of the lines (:func:`compute_totals`), ± 1.00.
+
+    All IGV lines (10-16) must carry the same percent (4438, reported on the first line that differs).
+
+    Codes: 3273 export, 3277 taxed, 3274 unaffected, 3275 exonerated, 3276 free, 3291 IGV, 3302 IGV of
+    free lines, 3306 ICBPER (exact after rounding), 3294 taxes, 3278 value, 3279 subtotal (tax inclusive),
+    3280 total payable (= subtotal + ``charges`` - ``discounts`` - ``prepaid``, the global amounts that
+    do not change the base). When ``totals`` carries ``ivap_base`` / ``ivap`` they are checked too
+    (3293 / 3295).
+    """
+    found = []
+    first_percent = None
+    for index, line in enumerate(lines):  # one IGV rate per document (4438)
+        if line.affectation != "17" and bears_igv(line.affectation) and line.igv_percent != 0:
+            if first_percent is None:
+                first_percent = line.igv_percent
+            elif line.igv_percent != first_percent:
+                found.append(_percent_discrepancy(index, "4438", (first_percent,), line.igv_percent))
+    expected = compute_totals(lines)
+    payable = expected.total + to_decimal(charges) - to_decimal(discounts) - to_decimal(prepaid)
+    rules = list(_HEADER_RULES)
+    rules += [rule for rule in _IVAP_RULES if getattr(totals, rule[0], None) is not None]
+    for name, key, code, label in rules:
+        want = payable if name == "total" else getattr(expected, name)
+        got = getattr(totals, name)
+        if _differs(want, got, exact=name == "icbper"):
+            found.append(_discrepancy(f"totales.{key}", code, label, want, got))
+    return found

@@ -1,0 +1,70 @@
+"""How the simulated authority's answer moves states over HTTP: rejection, observation, exception."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.conftest import LiveService
+from tests.samples.bodies import invoice_body
+from tests.samples.tenants import STRICT_TOKEN
+from tests.samples.ubl_xml import BAD_CHECK_DIGIT_RUC
+
+
+def test_strict_mode_rejects_a_customer_ruc_with_a_bad_check_digit(live: LiveService) -> None:
+    # a customer RUC whose check digit does not verify: accepted in test mode, rejected in strict mode
+    bad = invoice_body()
+    bad["datos_del_cliente_o_receptor"]["numero_documento"] = BAD_CHECK_DIGIT_RUC
+    with live.client("strict", STRICT_TOKEN) as strict:
+        response = strict.post("/api/documents", json=bad)
+        assert response.status_code == 200, response.text
+        payload = response.json()
+        assert payload["data"]["state_type_id"] == "09"
+        assert payload["data"]["state_type_description"] == "Rechazado"
+        code = int(payload["response"]["code"])
+        assert 2000 <= code < 4000
+        assert payload["links"]["cdr"]  # a rejection CDR exists
+        number = int(payload["data"]["number"].split("-")[1])
+        # the rejected number stays consumed
+        accepted = strict.post("/api/documents", json=invoice_body()).json()
+        assert accepted["data"]["state_type_id"] == "05"
+        assert int(accepted["data"]["number"].split("-")[1]) == number + 1
+
+
+def test_outage_keeps_the_document_registered_and_it_can_be_sent_later(
+    live: LiveService, acme: httpx.Client
+) -> None:
+    live.set_tenant("acme", authority_outage=True)
+    try:
+        payload = acme.post("/api/documents", json=invoice_body()).json()
+        assert payload["data"]["state_type_id"] == "01"
+        assert payload["response"]["code"] == "0109"
+        assert payload["links"]["cdr"] == ""
+        ext = payload["data"]["external_id"]
+        row = next(r for r in acme.get("/api/documents/lists").json()["data"] if r["external_id"] == ext)
+        assert row["regularize_shipping"] is True
+        assert row["message_regularize_shipping"].startswith("Por regularizar: 0109")
+    finally:
+        live.set_tenant("acme", authority_outage=False)
+    sent = acme.post("/api/documents/send", json={"external_id": ext}).json()
+    assert sent["data"]["state_type_id"] == "05"
+    row = next(r for r in acme.get("/api/documents/lists").json()["data"] if r["external_id"] == ext)
+    assert row["regularize_shipping"] is False and row["has_cdr"] is True
+
+
+def test_sandbox_takes_back_dated_history_when_deadlines_are_off(
+    live: LiveService, acme: httpx.Client
+) -> None:
+    import datetime as dt
+
+    from sunat.calendar import peru_today
+
+    old = (peru_today() - dt.timedelta(days=40)).isoformat()
+    live.set_tenant("acme", restrict_receipt_date=False)
+    try:
+        late = acme.post("/api/documents", json=invoice_body(fecha_de_emision=old)).json()
+        assert late["data"]["state_type_id"] == "09" and late["response"]["code"] == "2108"
+        live.set_tenant("acme", authority_check_deadlines=False)
+        on_time = acme.post("/api/documents", json=invoice_body(fecha_de_emision=old)).json()
+        assert on_time["data"]["state_type_id"] == "05", on_time["response"]
+    finally:
+        live.set_tenant("acme", restrict_receipt_date=True, authority_check_deadlines=True)

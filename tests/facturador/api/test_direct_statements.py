@@ -1,0 +1,191 @@
+"""The issuing path's statements on the DB-API cursor send what SQLAlchemy's execute would send.
+
+Runs on the suite's database (SQLite, or PostgreSQL with FACTURADOR_TEST_DATABASE_URL), inside
+transactions that are rolled back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from sqlalchemy import event, select, text
+
+from facturador.domain.numbering import CLAIM_NUMBER, NEXT_NUMBER
+from facturador.store.direct import direct
+from facturador.store.models import (
+    _DOCUMENT_COLUMNS,
+    DOCUMENTS,
+    INSERT_ARTIFACT,
+    INSERT_DOCUMENT,
+    UPDATE_ANSWER,
+    Document,
+    document_values,
+    store_document,
+)
+from facturador.store.registry import _COLUMNS as RECORD_COLUMNS
+from facturador.store.registry import LOOKUP, UPSERT
+from tests.conftest import LiveService
+from tests.samples.bodies import invoice_body
+from tests.samples.tenants import ACME
+
+
+def _comparable(value: Any) -> Any:
+    if type(value).__name__ in ("Json", "Binary"):  # psycopg's wrappers have no equality of their own
+        return (type(value).__name__, value.obj)
+    return value
+
+
+def _normalized(parameters: Any) -> Any:
+    if isinstance(parameters, dict):
+        return {key: _comparable(value) for key, value in parameters.items()}
+    return tuple(_comparable(value) for value in parameters)
+
+
+@pytest.fixture
+def connection(live: LiveService) -> Iterator[Any]:
+    with live.context.engine.connect() as connection:
+        transaction = connection.begin()
+        yield connection
+        transaction.rollback()
+
+
+def _sent_by_sqlalchemy(connection: Any, statement: Any, values: dict[str, Any]) -> tuple[str, Any]:
+    sent: list[tuple[str, Any]] = []
+
+    def capture(_conn: Any, _cursor: Any, sql: str, parameters: Any, _context: Any, _many: bool) -> None:
+        sent.append((sql, parameters))
+
+    nested = connection.begin_nested()
+    event.listen(connection, "before_cursor_execute", capture)
+    try:
+        connection.execute(statement, values)
+    finally:
+        event.remove(connection, "before_cursor_execute", capture)
+        nested.rollback()
+    return sent[0]
+
+
+def _document_values(live: LiveService) -> dict[str, Any]:
+    tenant = live.context.tenant_by_slug(ACME)
+    assert tenant is not None
+    values: dict[str, Any] = {key: None for key in _DOCUMENT_COLUMNS}
+    values.update(
+        tenant_id=tenant.id,
+        external_id="00000000-0000-4000-8000-000000000001",
+        establishment_id=tenant.establishment_id,
+        user_id=1,
+        group_id="01",
+        document_type_id="01",
+        series="F001",
+        number=999999,
+        filename=f"{tenant.ruc}-01-F001-999999",
+        date_of_issue=dt.date(2026, 11, 20),
+        time_of_issue=dt.time(10, 11, 12),
+        currency_type_id="PEN",
+        exchange_rate_sale=Decimal("3.712"),
+        purchase_order="OC-1",
+        customer_identity_type="6",
+        customer_number="20601030013",
+        customer_name="EMPRESA XYZ S.A.C.",
+        customer={"name": "EMPRESA XYZ S.A.C.", "number": "20601030013"},
+        total_taxed=Decimal("100.00"),
+        total_igv=Decimal("18.00"),
+        total=Decimal("118.00"),
+        state_type_id="01",
+        hash="abc=",
+        qr_text="x|y|",
+        number_to_letter="CIENTO DIECIOCHO CON 00/100 SOLES",
+        format_pdf="a4",
+        send_xml_signed=True,
+        regularize_shipping=False,
+        data_json=invoice_body(),
+    )
+    return {key: value for key, value in values.items() if value is not None}
+
+
+CASES = {  # statement, the columns it sets, its values given a stored document's id
+    "next number": (NEXT_NUMBER, None, lambda _id: {"series_id": 1}),
+    "insert artifact": (
+        INSERT_ARTIFACT,
+        ("document_id", "kind", "content"),
+        lambda document_id: {"document_id": document_id, "kind": "xml", "content": b"<Invoice/>"},
+    ),
+    "answer": (
+        UPDATE_ANSWER,
+        None,
+        lambda document_id: {
+            "document_id": document_id,
+            "state": "05",
+            "response": {"code": "0", "notes": ["4287 - a"]},
+            "regularize": False,
+            "retry_at": dt.datetime(2026, 11, 23, 15, 30, 0, 250_000),
+        },
+    ),
+    "registry read": (
+        LOOKUP,
+        None,
+        lambda _id: {"issuer_ruc": "20100066603", "document_type_id": "01", "series": "F001", "number": "1"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_parameters_are_sqlalchemys(live: LiveService, connection: Any, case: str) -> None:
+    statement, columns, make_values = CASES[case]
+    values = make_values(store_document(connection, Document(**_document_values(live))))
+    sql, parameters = _sent_by_sqlalchemy(connection, statement, values)
+    ours = direct(statement, connection.dialect, columns)
+    assert ours.sql == sql
+    assert _normalized(ours.parameters(values)) == _normalized(parameters)
+
+
+def test_document_insert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
+    values = document_values(Document(**_document_values(live)))  # with the defaults, and Nones
+    sql, parameters = _sent_by_sqlalchemy(connection, INSERT_DOCUMENT, values)
+    ours = direct(INSERT_DOCUMENT, connection.dialect, _DOCUMENT_COLUMNS)
+    assert ours.sql == sql
+
+    def by_name(params: Any) -> dict[str, Any]:
+        if ours.positions is None:
+            return dict(_normalized(params))
+        return dict(zip(ours.positions, params, strict=True))
+
+    expected = by_name(_normalized(parameters))
+    for key in ("response", "affected_document"):  # Core writes JSON null for None; we write SQL NULL
+        assert values[key] is None
+        assert expected[key] in ("null", ("Json", None))
+        expected[key] = None
+    assert by_name(_normalized(ours.parameters(values))) == expected
+
+
+def test_claim_and_upsert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
+    claim = CLAIM_NUMBER[connection.dialect.name]
+    values: dict[str, Any] = {"series_id": 1, "claimed": 7}
+    assert _normalized(direct(claim, connection.dialect).parameters(values)) == _normalized(
+        _sent_by_sqlalchemy(connection, claim, values)[1]
+    )
+    record = dict(
+        zip(RECORD_COLUMNS, ("20100066603", "01", "F001", "1", "accepted", "d=", "0", b"PK"), strict=True)
+    )
+    upsert = UPSERT[connection.dialect.name]
+    sql, parameters = _sent_by_sqlalchemy(connection, upsert, record)
+    ours = direct(upsert, connection.dialect, RECORD_COLUMNS)
+    assert (ours.sql, _normalized(ours.parameters(record))) == (sql, _normalized(parameters))
+
+
+def test_a_directly_inserted_document_reads_back_and_none_is_null(live: LiveService, connection: Any) -> None:
+    values = _document_values(live)
+    new_id = store_document(connection, Document(**values))
+    row = connection.execute(select(DOCUMENTS).where(DOCUMENTS.c.id == new_id)).one()._mapping
+    for key, value in values.items():
+        assert row[key] == value, key
+    assert (row["total_free"], row["date_of_due"]) == (Decimal(0), None)  # column default; nullable
+    nulls = connection.execute(
+        text("SELECT affected_document IS NULL, response IS NULL FROM documents WHERE id = :id"),
+        {"id": new_id},
+    ).one()
+    assert tuple(nulls) == (True, True)  # SQL NULL, not JSON null, as when Core leaves the key out

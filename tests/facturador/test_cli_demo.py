@@ -1,0 +1,278 @@
+"""The ``facturador`` commands that start processes, run as a user runs them: ``kill`` (SIGTERM) of the
+demo stops the service, its uvicorn workers and Streamlit, leaving no process and freeing the ports; a
+taken port fails at once, naming the port, before anything starts."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from facturador.cli import DEMO_SLUG
+from facturador.config import Settings
+from facturador.context import ServiceContext
+from facturador.domain.tenants import get_tenant, tenant_settings
+from tests.conftest import free_port
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc (Linux)"
+)
+
+_SCRIPT = Path(sys.executable).with_name("facturador")
+#: The installed ``facturador`` command (the module when the console script is not next to the interpreter).
+FACTURADOR = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "facturador.cli"]
+READY = "Running; Ctrl+C"
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rpartition(")")[2].split()[1])  # the name in parentheses may hold spaces
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, grandchildren, ...)."""
+    parents = {int(p.name): _parent_of(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit()}
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return "?"
+
+
+def port_is_free(port: int) -> bool:
+    """A server could listen on 127.0.0.1:PORT now (bound as servers bind, with SO_REUSEADDR)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+        except OSError:
+            return False
+    return True
+
+
+def answers(url: str) -> bool:
+    try:
+        urllib.request.urlopen(url, timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+class Command:
+    """A ``facturador`` command in a child process, its output (stdout and stderr) collected as it comes."""
+
+    def __init__(self, *args: str, cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            [*FACTURADOR, *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,  # its own process group, so a failed test can clean up everything
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, text: str, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.output:
+            if self.process.poll() is not None:
+                self._reader.join(timeout=5)
+                if text in self.output:
+                    return
+                pytest.fail(f"the command exited ({self.process.returncode}) before {text!r}:\n{self.output}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {text!r} after {timeout} s:\n{self.output}")
+            time.sleep(0.1)
+
+    def stop(self, timeout: float = 60) -> int:
+        """SIGTERM, as ``kill PID`` sends; the exit code."""
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        return code
+
+
+@pytest.fixture
+def commands() -> Iterator[list[Command]]:
+    """Commands started by a test; whatever a failed test leaves running (in their process groups, which
+    their children share) is killed."""
+    started: list[Command] = []
+    yield started
+    for command in started:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(command.process.pid, signal.SIGKILL)
+        command.process.wait()
+
+
+def assert_all_stopped(pids: set[int], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = {pid: command_line(pid) for pid in pids if running(pid)}
+    assert not left, f"processes left behind: {left}"
+
+
+def demo_args(data_dir: Path, port: int, *extra: str) -> list[str]:
+    return ["demo", "--data-dir", str(data_dir), "--port", str(port), "--headless", *extra]
+
+
+def test_sigterm_stops_the_service_and_its_workers(tmp_path: Path, commands: list[Command]) -> None:
+    port = free_port()
+    demo = Command(
+        *demo_args(tmp_path / "data", port, "--workers", "2", "--documents", "0", "--no-dashboard"),
+        cwd=tmp_path,
+    )
+    commands.append(demo)
+    demo.wait_for(READY)
+    assert f"kill {demo.process.pid}" in demo.output
+    assert answers(f"http://127.0.0.1:{port}/health")
+    tree = descendants(demo.process.pid)
+    assert len(tree) >= 3, f"expected the server process and its 2 workers, found {tree}"
+
+    assert demo.stop() == 0
+
+    assert_all_stopped(tree)
+    assert port_is_free(port)
+
+
+def test_sigterm_stops_the_dashboard_too(tmp_path: Path, commands: list[Command]) -> None:
+    port, dashboard_port = free_port(), free_port()
+    demo = Command(
+        *demo_args(tmp_path / "data", port, "--workers", "1", "--documents", "0"),
+        "--dashboard-port",
+        str(dashboard_port),
+        cwd=tmp_path,
+    )
+    commands.append(demo)
+    demo.wait_for(READY)
+    deadline = time.monotonic() + 60
+    while not answers(f"http://127.0.0.1:{dashboard_port}/_stcore/health"):
+        assert time.monotonic() < deadline, f"the dashboard did not answer:\n{demo.output}"
+        time.sleep(0.2)
+    tree = descendants(demo.process.pid)
+    assert any("streamlit" in command_line(pid) for pid in tree)
+
+    assert demo.stop() == 0
+
+    assert_all_stopped(tree)
+    assert port_is_free(port) and port_is_free(dashboard_port)
+
+
+def test_sigterm_while_seeding_stops_everything_and_restores_the_tenant(
+    tmp_path: Path, commands: list[Command]
+) -> None:
+    data_dir = tmp_path / "data"
+    port = free_port()
+    demo = Command(
+        *demo_args(data_dir, port, "--workers", "1", "--documents", "2000", "--no-dashboard"), cwd=tmp_path
+    )
+    commands.append(demo)
+    demo.wait_for("Seeding 2000 documents")
+    time.sleep(1)  # a few documents into the seed
+    tree = descendants(demo.process.pid)
+
+    assert demo.stop() == 0
+
+    assert_all_stopped(tree)
+    assert port_is_free(port)
+    assert READY not in demo.output
+    context = ServiceContext(Settings.resolve(data_dir))
+    try:
+        with context.session() as session:
+            options = tenant_settings(get_tenant(session, DEMO_SLUG))
+    finally:
+        context.engine.dispose()
+    # the seed lifts these for backdated history; a stopped demo must not leave them lifted
+    assert options["restrict_receipt_date"] is True
+    assert options["authority_check_deadlines"] is True
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A port another process listens on."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*FACTURADOR, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_demo_on_a_taken_port_fails_at_once(tmp_path: Path, taken_port: int) -> None:
+    data_dir = tmp_path / "data"
+    result = run(*demo_args(data_dir, taken_port, "--documents", "0", "--no-dashboard"), cwd=tmp_path)
+
+    assert result.returncode != 0
+    assert f"port {taken_port} on 127.0.0.1 is already in use" in result.stderr
+    assert "--port" in result.stderr
+    assert "Demo tenant base URL" not in result.stdout
+    assert not (data_dir / "facturador.db").exists()  # it failed before touching anything
+
+
+def test_demo_on_a_taken_dashboard_port_fails_at_once(tmp_path: Path, taken_port: int) -> None:
+    data_dir = tmp_path / "data"
+    service_port = free_port()
+    args = demo_args(data_dir, service_port, "--documents", "0", "--dashboard-port", str(taken_port))
+    result = run(*args, cwd=tmp_path)
+
+    assert result.returncode != 0
+    assert f"port {taken_port} on 127.0.0.1 is already in use, so the dashboard cannot start" in result.stderr
+    assert "--dashboard-port" in result.stderr
+    assert not (data_dir / "facturador.db").exists()
+    assert port_is_free(service_port)
+
+
+def test_serve_and_dashboard_on_a_taken_port_name_it(tmp_path: Path, taken_port: int) -> None:
+    serve = run("serve", "--data-dir", str(tmp_path / "data"), "--port", str(taken_port), cwd=tmp_path)
+    dashboard = run("dashboard", "--headless", "--port", str(taken_port), cwd=tmp_path)
+
+    assert serve.returncode != 0
+    assert f"port {taken_port} on 127.0.0.1 is already in use, so the service cannot start" in serve.stderr
+    assert dashboard.returncode != 0
+    taken = f"port {taken_port} on 127.0.0.1 is already in use, so the dashboard cannot start"
+    assert taken in dashboard.stderr

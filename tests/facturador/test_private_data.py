@@ -1,0 +1,138 @@
+"""Small holes: tokens in query strings never reach a log, and the data directory is its owner's only.
+
+Both on a real ``facturador serve`` with a fresh data directory (SQLite, two workers), a tenant made by
+``facturador tenant create`` and documents issued over HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from facturador.app import redact_tokens
+from facturador.config import Settings
+from tests.samples.bodies import invoice_body
+from tests.served import serve
+
+SLUG = "privada"
+TOKEN = "privada-secret-token-0123456789-abcdefghijklmnopqrstuvw"
+WRONG = "wrong-secret-token-9876543210"
+
+
+@pytest.fixture
+def default_umask() -> Iterator[None]:
+    """The usual umask (022), which would leave new files readable by everyone."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def _settings(data_dir: Path) -> Settings:
+    return Settings(data_dir=data_dir, database_url=f"sqlite:///{data_dir / 'facturador.db'}")
+
+
+def _create_tenant(settings: Settings) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "facturador.cli",
+            "tenant",
+            "create",
+            SLUG,
+            "--ruc",
+            "20100066603",
+            "--name",
+            "EMPRESA PRIVADA S.A.C.",
+            "--token",
+            TOKEN,
+        ],
+        env={**os.environ, **settings.export()},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "GET /t/a/api/documents/lists?api_token=abc HTTP/1.1",
+            "GET /t/a/api/documents/lists?api_token=[redacted] HTTP/1.1",
+        ),
+        ("/x?a=1&API_TOKEN=abc&b=2", "/x?a=1&API_TOKEN=[redacted]&b=2"),
+        ("/x?token=abc", "/x?token=[redacted]"),
+        ("/x?my_token=abc&api_tokens=1", "/x?my_token=abc&api_tokens=1"),
+        ("/x?api_token=", "/x?api_token=[redacted]"),
+    ],
+)
+def test_redact_tokens(text: str, expected: str) -> None:
+    assert redact_tokens(text) == expected
+
+
+def test_query_string_tokens_never_reach_the_access_log(tmp_path: Path, default_umask: None) -> None:
+    settings = _settings(tmp_path / "data")
+    Settings.resolve(settings.data_dir)
+    _create_tenant(settings)
+    log = tmp_path / "serve.log"
+    with serve(settings, log, "--workers", "2", "--log-level", "info", "--send-pending-every", "0") as served:
+        base = served.base_url(SLUG)
+        assert httpx.get(f"{base}/api/documents/lists", params={"api_token": TOKEN}).status_code == 200
+        assert httpx.get(f"{base}/api/documents/lists?x=1&api_token={TOKEN}&y=2").status_code == 200
+        assert httpx.get(f"{base}/api/documents/lists", params={"api_token": WRONG}).status_code == 401
+        issued = httpx.post(f"{base}/api/documents", params={"api_token": TOKEN}, json=invoice_body())
+        assert issued.status_code == 200, issued.text
+    output = served.output()
+    assert '"GET /t/privada/api/documents/lists?api_token=[redacted] HTTP/1.1" 200' in output
+    assert "?x=1&api_token=[redacted]&y=2" in output
+    assert '"POST /t/privada/api/documents?api_token=[redacted] HTTP/1.1" 200' in output
+    assert TOKEN not in output and WRONG not in output
+
+
+def _loose(path: Path) -> list[str]:
+    """Everything under ``path`` (itself included) that its group or others may read, write or enter."""
+    found = []
+    for entry in [path, *path.rglob("*")]:
+        mode = stat.S_IMODE(entry.lstat().st_mode)
+        if mode & 0o077:
+            found.append(f"{entry.relative_to(path.parent)} {mode:o}")
+    return found
+
+
+def test_the_data_directory_is_readable_by_its_owner_only(tmp_path: Path, default_umask: None) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(mode=0o755)  # an install from before: open directory, open database
+    (data_dir / "facturador.db").touch(mode=0o644)
+    settings = _settings(data_dir)
+    _create_tenant(settings)
+    with serve(settings, tmp_path / "serve.log", "--workers", "2", "--send-pending-every", "0") as served:
+        with served.client(SLUG, TOKEN) as client:
+            for _ in range(3):
+                issued = client.post("/api/documents", json=invoice_body())
+                assert issued.status_code == 200, issued.text
+            pdf = httpx.get(issued.json()["links"]["pdf"])
+            assert pdf.status_code == 200
+        files = {p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*")}
+        expected = {
+            "facturador.db",
+            "facturador.db-wal",
+            "facturador.db-shm",
+            "sqlite-writer.lock",
+            f"tenants/{SLUG}/signing-key.pem",
+            "authority/identity/signing-key.pem",
+        }
+        assert expected <= files
+        assert _loose(data_dir) == []
+    assert _loose(data_dir) == []
+    for key in ("authority/identity/signing-key.pem", f"tenants/{SLUG}/signing-key.pem"):
+        assert stat.S_IMODE((data_dir / key).stat().st_mode) == 0o600
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700

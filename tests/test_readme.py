@@ -1,0 +1,127 @@
+"""The README's examples run as written from a clone: the curl example that issues a factura from the
+repository's body file, and the connector example. Their code is read from README.md, so these tests break
+when the README drifts. The service is the live one of the test session, with a tenant like the demo's
+(slug, token, strict authority mode); only the demo's address in the code is swapped for the live one's."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from facturador.cli import DEMO_NAME, DEMO_SLUG, DEMO_TOKEN
+from facturador.domain.tenants import create_tenant
+from sunat.calendar import peru_today
+from tests.conftest import LiveService
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+README = REPOSITORY / "README.md"
+DEMO_ROOT = "http://127.0.0.1:8000"  # where `bash scripts/demo.sh` serves
+
+
+def fenced_block(section: str, language: str) -> str:
+    """The first ```language block under the ``## section`` heading of README.md."""
+    text = README.read_text(encoding="utf-8")
+    heading = f"\n## {section}\n"
+    assert heading in text, f"README.md has no section {section!r}"
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    match = re.search(rf"```{language}\n(.*?)```", text[start : end if end != -1 else None], re.S)
+    assert match, f"README.md's section {section!r} has no {language} block"
+    return match.group(1)
+
+
+def against(live: LiveService, code: str) -> str:
+    """The README's code pointed at the live service instead of the demo's address."""
+    assert DEMO_ROOT in code, f"the example no longer talks to the demo at {DEMO_ROOT}"
+    return code.replace(DEMO_ROOT, live.root)
+
+
+#: The demo's RUC is ACME's in the live service, and the simulated SUNAT would take the demo's F001-1 for
+#: ACME's, already received; any other valid RUC will do, the examples do not name it.
+README_DEMO_RUC = "20478005017"
+
+
+@pytest.fixture(scope="module")
+def demo(live: LiveService) -> LiveService:
+    """The live service with a tenant as ``facturador demo`` creates it: its slug, token, name and
+    strict authority mode."""
+    with live.context.session() as session, session.begin():
+        create_tenant(
+            session,
+            live.settings,
+            DEMO_SLUG,
+            ruc=README_DEMO_RUC,
+            name=DEMO_NAME,
+            token=DEMO_TOKEN,
+            overrides={"authority_mode": "strict"},
+        )
+    return live
+
+
+def run_bash(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+needs_curl = pytest.mark.skipif(shutil.which("curl") is None, reason="the README's API example uses curl")
+
+
+@needs_curl
+def test_the_curl_example_issues_a_factura_dated_today(demo: LiveService) -> None:
+    result = run_bash(against(demo, fenced_block("Trying the API", "bash")))
+
+    assert result.returncode == 0, result.stderr + result.stdout
+    answer = json.loads(result.stdout)
+    assert answer["success"] is True
+    number = answer["data"]["number"]
+    assert re.fullmatch(r"F001-\d+", number)
+    assert answer["data"]["state_type_id"] == "05", answer["response"]  # accepted in the demo's mode
+    assert answer["response"]["description"] == f"La Factura numero {number}, ha sido aceptada"
+    today = peru_today().isoformat()
+    with demo.client(DEMO_SLUG, DEMO_TOKEN) as client:
+        listed = client.get(f"/api/documents/lists/{today}/{today}").json()["data"]
+    assert answer["data"]["external_id"] in {row["external_id"] for row in listed}
+
+
+@needs_curl
+def test_the_curl_example_fails_loudly_with_the_error_body(demo: LiveService) -> None:
+    script = against(demo, fenced_block("Trying the API", "bash"))
+    assert DEMO_TOKEN in script
+
+    result = run_bash(script.replace(DEMO_TOKEN, "not-the-demo-token"))
+
+    assert result.returncode == 22  # curl's "HTTP error" exit code
+    assert json.loads(result.stdout) == {
+        "success": False,
+        "message": "No se encuentra autenticado",
+        "error_code": "UNAUTHENTICATED",
+        "errors": [],
+    }
+    assert "401" in result.stderr
+
+
+def test_the_connector_example_issues_voids_and_declares(demo: LiveService) -> None:
+    code = against(demo, fenced_block("Using the connector", "python"))
+
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPOSITORY, capture_output=True, text=True, timeout=180
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 3, result.stdout
+    issued, voided, declared = result.stdout.splitlines()
+    number = issued.split()[0]
+    assert issued == f"{number} Aceptado La Factura numero {number}, ha sido aceptada"
+    assert re.fullmatch(r"True 0 La Comunicacion de baja RA-\d{8}-\d+, ha sido aceptada", voided)
+    assert re.fullmatch(r"B001-\d+ True El Resumen diario RC-\d{8}-\d+, ha sido aceptado", declared)
