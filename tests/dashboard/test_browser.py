@@ -80,12 +80,16 @@ def edit_cell(page: Any, grid: Any, row: int, column: str, text: str, shown: str
     """Type ``text`` into a cell of the items editor (a canvas): double-click opens the cell's editor,
     Enter confirms; wait for the rerun the edit causes and check the cell now shows ``shown`` (the
     grid's accessible cells mirror the canvas). An edit typed while a rerun repaints the grid can be
-    lost: it is typed again (three tries)."""
+    lost, and a rerun can move the grid (a panel appears above it): each try closes a stray editor,
+    scrolls the grid into view and measures it again, and waits longer than the last (five tries)."""
     cell = grid.get_by_test_id(f"glide-cell-{ITEM_COLUMN[column]}-{row}")
-    for _ in range(3):
+    for attempt in range(5):
+        page.keyboard.press("Escape")
+        wait_for_app(page)
+        grid.scroll_into_view_if_needed()
         box = grid.bounding_box()
         page.mouse.dblclick(box["x"] + ITEM_X[column], box["y"] + 35 * (row + 1) + 17)
-        page.wait_for_timeout(200)
+        page.wait_for_timeout(200 + 300 * attempt)
         page.keyboard.press("Control+A")
         page.keyboard.type(text, delay=10)
         page.keyboard.press("Enter")
