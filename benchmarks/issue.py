@@ -134,14 +134,17 @@ class InProcess:
 
 
 def start_server(settings: Settings, workers: int) -> tuple[subprocess.Popen, str]:
+    """``facturador serve`` on a free port; its output goes to a temporary file (an unread pipe would
+    block the server once full), shown if it does not start within 60 s."""
     with socket_port() as port:
         pass
     env = {**os.environ, **settings.export()}
+    log = tempfile.TemporaryFile()
     process = subprocess.Popen(
         [sys.executable, "-m", "facturador.cli", "serve", "--port", str(port), "--workers", str(workers)],
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     root = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -151,7 +154,10 @@ def start_server(settings: Settings, workers: int) -> tuple[subprocess.Popen, st
             return process, root
         except httpx.TransportError:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((process.stderr.read() if process.stderr else b"").decode()) from None
+                process.kill()
+                process.wait()
+                log.seek(0)
+                raise RuntimeError(log.read().decode(errors="replace")) from None
             time.sleep(0.2)
 
 

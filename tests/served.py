@@ -17,6 +17,9 @@ import httpx
 from facturador.config import Settings
 from tests.conftest import free_port
 
+#: Seconds a child ``facturador serve`` may take to answer ``/health`` (imports, migrations, workers).
+START_SECONDS = 120
+
 
 @dataclass
 class Served:
@@ -43,7 +46,9 @@ def serve(
     settings: Settings, log: Path, *options: str, env: dict[str, str] | None = None
 ) -> Iterator[Served]:
     """Run ``facturador serve --port <free> OPTIONS`` on ``settings`` until the block ends (SIGTERM, then
-    SIGKILL after 20 s); stdout and stderr go to ``log``."""
+    SIGKILL after 20 s); stdout and stderr go to ``log`` (a file: a pipe nobody reads would block the
+    server once full). Start-up may take :data:`START_SECONDS` on a loaded machine (CI runs beside other
+    work)."""
     port = free_port()
     command = [sys.executable, "-m", "facturador.cli", "serve", "--port", str(port), *options]
     with log.open("wb") as sink:
@@ -55,7 +60,7 @@ def serve(
         )
         served = Served(process, f"http://127.0.0.1:{port}", log)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + START_SECONDS
             while True:
                 try:
                     httpx.get(f"{served.root}/health", timeout=1)

@@ -9,6 +9,7 @@ import httpx
 from tests.conftest import LiveService
 from tests.samples.bodies import invoice_body
 from tests.samples.tenants import ACME_TOKEN
+from tests.served import serve
 
 THREADS = 8
 PER_THREAD = 50
@@ -48,32 +49,8 @@ def test_concurrent_explicit_duplicates_get_one_winner(live: LiveService) -> Non
 
 def test_numbering_across_server_processes(live: LiveService, tmp_path) -> None:
     """Two uvicorn worker processes sharing the database still hand out each number once."""
-    import os
-    import subprocess
-    import sys
-    import time
-
-    from tests.conftest import free_port
-
-    port = free_port()
-    env = {**os.environ, **live.settings.export()}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "facturador.cli", "serve", "--port", str(port), "--workers", "2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}/t/acme"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError(server.stderr.read().decode() if server.stderr else "failed") from None
-                time.sleep(0.2)
+    with serve(live.settings, tmp_path / "serve.log", "--workers", "2") as served:
+        base = served.base_url("acme")
 
         def worker(_: int) -> list[int]:
             with httpx.Client(
@@ -92,6 +69,3 @@ def test_numbering_across_server_processes(live: LiveService, tmp_path) -> None:
             numbers = [n for chunk in pool.map(worker, range(4)) for n in chunk]
         assert len(set(numbers)) == 60
         assert max(numbers) - min(numbers) == 59
-    finally:
-        server.terminate()
-        server.wait(timeout=20)

@@ -7,13 +7,11 @@ day, so the shared tenants' documents must not mix in. The helpers here are shar
 from __future__ import annotations
 
 import datetime as dt
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,10 +22,11 @@ from facturador.domain import summaries as summaries_module
 from facturador.domain.tenants import TenantError, create_tenant, parse_setting
 from sunat.calendar import peru_today
 from sunat.identity import is_valid_ruc
-from tests.conftest import LiveService, free_port
+from tests.conftest import LiveService
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.tenants import ACME_TOKEN
+from tests.served import serve
 
 IN_PROCESS = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 
@@ -391,53 +390,26 @@ def test_concurrent_senders_and_pollers(live: LiveService, shop: Shop, client: h
     assert {state_of(client, external_id) for external_id in boletas} == {"05"}
 
 
-def test_a_restart_between_sending_and_querying_loses_nothing(live: LiveService, shop: Shop) -> None:
+def test_a_restart_between_sending_and_querying_loses_nothing(
+    live: LiveService, shop: Shop, tmp_path: Path
+) -> None:
     """Send through one server process, stop it, and query the ticket through a new one."""
-
-    def start() -> tuple[subprocess.Popen[bytes], str]:
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "facturador.cli", "serve", "--port", str(port)],
-            env={**os.environ, **live.settings.export()},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
-                return server, f"http://127.0.0.1:{port}/t/{shop.slug}"
-            except httpx.TransportError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    server.kill()
-                    raise RuntimeError(server.stderr.read().decode() if server.stderr else "failed") from None
-                time.sleep(0.2)
-
-    def stop(server: subprocess.Popen[bytes]) -> None:
-        server.terminate()
-        server.wait(timeout=20)
 
     headers = {"Authorization": f"Bearer {shop.token}"}
     shop.set(authority_ticket_delay=3.0)
     try:
-        server, base = start()
-        try:
-            with httpx.Client(base_url=base, headers=headers, timeout=60) as first:
+        with serve(live.settings, tmp_path / "first.log") as served:
+            with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as first:
                 boleta = issue(first, boleta_body())
                 data = declare(first)
                 assert first.post("/api/summaries/status", json=data).status_code == 202
-        finally:
-            stop(server)
-        server, base = start()
-        try:
-            with httpx.Client(base_url=base, headers=headers, timeout=60) as second:
+        with serve(live.settings, tmp_path / "second.log") as served:
+            with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as second:
                 assert state_of(second, boleta["external_id"]) == "03"
                 answer = wait_for(second, "/api/summaries/status", {"ticket": data["ticket"]})
                 assert answer.status_code == 200, answer.text
                 assert answer.json()["response"]["is_accepted"] is True
                 assert state_of(second, boleta["external_id"]) == "05"
-        finally:
-            stop(server)
     finally:
         shop.set(authority_ticket_delay=0.0)
 
