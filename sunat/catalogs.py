@@ -1296,6 +1296,11 @@ RESPONSE_CODES: dict[str, str] = {
     "2113": "El XML no contiene el tag o no existe informacion de CustomizationID",
     "2724": "El valor ingresado como documento de identidad del proveedor es incorrecto",
     "2672": "La fecha de generación del documento revertido debe ser menor o igual a la fecha actual.",
+    "2511": "El tipo de documento no es aceptado.",
+    "2719": (
+        "El XML no contiene el tag o no existe información de la moneda de referencia para el tipo de cambio"
+    ),
+    "2721": "El XML no contiene el tag o no existe información del tipo de cambio",
     "2603": "La tasa de percepción enviada no corresponde con el régimen de percepción.",
     "2604": "El Cliente no puede ser el mismo que el Emisor del comprobante de percepción.",
     "2608": (

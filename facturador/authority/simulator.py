@@ -36,7 +36,7 @@ from facturador.authority import cdr as cdr_mod
 from facturador.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
 from facturador.authority.packaging import base_name
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord, RegistryStatus
-from facturador.authority.rules import CHECKS, customer, identification
+from facturador.authority.rules import CHECKS, customer, identification, other_documents
 from facturador.authority.rules.context import Answer, FileName, StoredAnswer, Submission, message
 from facturador.authority.tickets import InMemoryTicketStore, TicketRecord, TicketStore, process_ticket
 from facturador.ubl.signing import SigningIdentity
@@ -124,6 +124,15 @@ class SunatSimulator:
             return AuthorityResponse.exception(answer.code, _description(answer.code, answer.detail))
         except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
             logger.exception("SUNAT simulator failed on %s", file.name)
+            return AuthorityResponse.exception("0100", _description("0100", f"{type(exc).__name__}: {exc}"))
+
+    def send_other_bill(self, filename: str, zip_bytes: bytes) -> AuthorityResponse:
+        """The otros-CPE ``sendBill``: a retention (20) or perception (40) answered with its CDR
+        (:mod:`~facturador.authority.rules.other_documents`)."""
+        try:
+            return other_documents.send_other_bill(self, filename, zip_bytes)
+        except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
+            logger.exception("SUNAT simulator failed on %s", filename)
             return AuthorityResponse.exception("0100", _description("0100", f"{type(exc).__name__}: {exc}"))
 
     def send_summary(self, filename: str, zip_bytes: bytes) -> str:
