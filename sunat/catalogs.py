@@ -1311,7 +1311,7 @@ RESPONSE_CODES: dict[str, str] = {
     "2602": "El régimen percepción enviado no corresponde con su condición de Agente de percepción.",
     "2619": "La tasa de retención enviada no corresponde con el régimen de retención.",
     "2620": "El Proveedor no puede ser el mismo que el Emisor del comprobante de retención.",
-    "2622": "La moneda del importe de pago debe ser la misma que la del documento relacionado",
+    "2622": "La moneda del importe de pago debe ser la misma que la del documento relacionado.",
     "2623": (
         "Los montos de pago, retenidos y montos pagados consignados para el documento relacionado no "
         "son correctos."
@@ -1344,7 +1344,7 @@ RESPONSE_CODES: dict[str, str] = {
         "Importe total cobrado debe ser igual a la suma de los importes cobrados por cada documento "
         "relacionado."
     ),
-    "2749": "La moneda de referencia para el tipo de cambio debe ser la moneda del documento relacionado",
+    "2749": "La moneda de referencia para el tipo de cambio debe ser la misma que la del documento relacionado",
     "2671": (
         "La fecha de generación de la comunicación/resumen debe ser mayor o igual a la fecha de "
         "generación/emisión de los documentos"
