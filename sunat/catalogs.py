@@ -1344,7 +1344,9 @@ RESPONSE_CODES: dict[str, str] = {
         "Importe total cobrado debe ser igual a la suma de los importes cobrados por cada documento "
         "relacionado."
     ),
-    "2749": "La moneda de referencia para el tipo de cambio debe ser la misma que la del documento relacionado",
+    "2749": (
+        "La moneda de referencia para el tipo de cambio debe ser la misma que la del documento relacionado"
+    ),
     "2671": (
         "La fecha de generación de la comunicación/resumen debe ser mayor o igual a la fecha de "
         "generación/emisión de los documentos"
