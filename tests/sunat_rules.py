@@ -68,6 +68,7 @@ def _runner() -> Any:
     runtime = module.build_runtime(xsl_dir, work, "datapower")
     for _kind, sheet in OTHER_KINDS.values():
         _include_error_utils_once(work / sheet)
+    _define_regexp_match(work / module.STYLESHEETS["RR"])
     codes = module.load_codes([xsl_dir / "commons/cpe/catalogo/CatalogoErrores.xml"])
     return module.Runner(runtime, codes, "all", None, module.SchemaCheck(xsl_dir / "commons/xsd"))
 
@@ -80,6 +81,18 @@ def _include_error_utils_once(path: Path) -> None:
     kept = re.sub(r'<xsl:include href="[^"]*/commons/error/error_utils\.xsl"/>', "", text, count=1)
     if kept != text and "validate_utils.xsl" in kept:
         path.write_text(kept, encoding="utf-8")
+
+
+def _define_regexp_match(path: Path) -> None:
+    """The reversion stylesheet includes ``error_utils.xsl`` only, so the runner's EXSLT shims (``date:*``,
+    ``regexp:match``, provided through ``validate_utils.xsl``) are missing; the runtime copy includes them
+    (the rules themselves are unchanged)."""
+    text = path.read_text(encoding="utf-8")
+    shims = (path.parent / "commons/error/harness_exslt_date.xsl").as_uri()
+    if shims in text:
+        return
+    start = text.index(">", text.index("<xsl:stylesheet")) + 1
+    path.write_text(text[:start] + f'<xsl:include href="{shims}"/>' + text[start:], encoding="utf-8")
 
 
 def run(xml: bytes, filename: str) -> Any:

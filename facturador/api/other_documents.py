@@ -11,14 +11,17 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from facturador.api import contract
+from facturador.api import summaries as summaries_api
 from facturador.api.common import (
     DayParameter,
     ExternalIdParameter,
     authenticated,
     base_url,
+    context_of,
     current_tenant,
     json_object,
     parse_range,
@@ -31,8 +34,14 @@ from facturador.domain.other_documents import (
     FILE_KINDS,
     PERCEPTION,
     RETENTION,
+    REVERSION_BODIES,
+    RR,
     OtherDocumentService,
+    reverse,
+    settle_reversion,
 )
+from facturador.domain.summaries import FILE_KINDS as SUMMARY_FILE_KINDS
+from facturador.domain.summaries import TICKET_QUERY
 from sunat.calendar import peru_today
 
 router = APIRouter(tags=["retentions and perceptions"])
@@ -119,6 +128,9 @@ LIST = {
 }
 FileKind = Annotated[
     str, Path(description="El archivo (otro: 404).", json_schema_extra={"enum": list(FILE_KINDS)})
+]
+SummaryKind = Annotated[
+    str, Path(description="El archivo (otro: 404).", json_schema_extra={"enum": list(SUMMARY_FILE_KINDS)})
 ]
 FILES = contract.responses(
     None, 404, 422, extra={200: contract.files("application/xml", "application/pdf", "application/zip")}
@@ -269,5 +281,69 @@ def _routes(doc_type: str) -> None:
         )
 
 
+def _reversion_routes(doc_type: str) -> None:
+    plural, _singular, title = _PATHS[doc_type]
+
+    @router.post(
+        f"/api/{plural}/voided",
+        summary=f"Send a reversion (RR) of accepted {plural}",
+        operation_id=f"reverse{title}s",
+        openapi_extra=contract.secured(
+            contract.body(
+                REVERSION_BODIES[doc_type],
+                {
+                    "fecha_de_emision_de_documentos": peru_today().isoformat(),
+                    "documentos": [
+                        {"external_id": "9d44af0f-9979-4c61-9e5e-291567184995", "motivo_anulacion": "Error"}
+                    ],
+                },
+            )
+        ),
+        responses=summaries_api.send_responses(f"reversion{title}Status", "downloadReversion"),
+    )
+    async def reverse_documents(request: Request) -> dict[str, Any]:
+        tenant, caller = authenticated(request)
+        body = await json_object(request)
+        sent = await run_in_threadpool(reverse, context_of(request), tenant, caller, doc_type, body)
+        return {"success": True, "data": {"external_id": sent.external_id, "ticket": sent.ticket}}
+
+    @router.post(
+        f"/api/{plural}/voided/status",
+        summary="The ticket of a reversion: its CDR, or 202 while the authority processes it",
+        operation_id=f"reversion{title}Status",
+        openapi_extra=contract.secured(
+            contract.body(TICKET_QUERY, {"external_id": "9d44af0f-9979-4c61-9e5e-291567184995"})
+        ),
+        responses=summaries_api.STATUS_RESPONSES,
+    )
+    async def reversion_status(request: Request) -> JSONResponse:
+        tenant, _caller = authenticated(request)
+        body = await json_object(request)
+        answer = await run_in_threadpool(summaries_api.service(request).status, tenant, RR, body)
+        await run_in_threadpool(settle_reversion, context_of(request), answer)
+        return summaries_api.ticket_answer(request, RR, answer)
+
+
+@router.get(
+    "/downloads/reversion/{kind}/{external_id}",
+    summary="Download a reversion's signed XML or CDR zip",
+    operation_id="downloadReversion",
+    response_class=Response,
+    responses=contract.responses(
+        None, 404, 422, extra={200: contract.files("application/xml", "application/zip")}
+    ),
+)
+async def reversion_file(request: Request, kind: SummaryKind, external_id: ExternalIdParameter) -> Response:
+    tenant = current_tenant(request)
+    clean = path_parameter(EXTERNAL_ID, external_id, "external_id")
+    found = await run_in_threadpool(summaries_api.service(request).download, tenant, RR, kind, clean)
+    return Response(
+        content=found.content,
+        media_type=found.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{found.filename}"'},
+    )
+
+
 for _doc_type in (RETENTION, PERCEPTION):
     _routes(_doc_type)
+    _reversion_routes(_doc_type)

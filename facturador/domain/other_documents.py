@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from facturador.authority.gateway import AuthorityResponse, ResponseKind
+from facturador.authority.gateway import AuthorityError, AuthorityResponse, ResponseKind
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import states
@@ -39,12 +39,21 @@ from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.reader import Reader
+from facturador.domain.summaries import TicketAnswer
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.model import Issuer
 from facturador.render.other_documents import OtherDocumentView, render_other_pdf
-from facturador.store.models import OTHER_DOCUMENTS, Establishment
+from facturador.store.models import (
+    OTHER_DOCUMENT_REVERSALS,
+    OTHER_DOCUMENTS,
+    SUMMARIES,
+    TENANTS,
+    Establishment,
+)
 from facturador.store.registry import SqlRegistry
+from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.retention import OtherDocument, PaymentLine, Receiver, sign_other_document
+from facturador.ubl.summaries import VoidedCommunication, VoidedLine, sign_summary
 from sunat import catalogs, withholding
 from sunat.calendar import peru_now
 from sunat.identity import identity_problem
@@ -663,3 +672,240 @@ def _duplicate(series: str, number: int) -> ServiceError:
 
 #: The external id of a retention or perception in a path.
 OTHER_EXTERNAL_ID = EXTERNAL_ID
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reversions (RR): cancelling accepted retentions and perceptions through a ticket, as voided
+# communications cancel facturas (facturador.domain.summaries). The reversion is a row of ``summaries``
+# of type "RR" (its ticket, XML and CDR), its documents are linked in ``other_document_reversals``;
+# sending moves them to 13 (being voided), the ticket's acceptance to 11, its rejection back.
+
+RR = "RR"
+REVERSIBLE = (states.ACCEPTED, states.OBSERVED)
+REVERSION_DATE = "fecha_de_emision_de_documentos"
+
+
+def _reversion_body(doc_type: str) -> Object:
+    noun = "retención" if doc_type == RETENTION else "percepción"
+    word = "Retention" if doc_type == RETENTION else "Perception"
+    return Object(
+        name=f"{word}ReversionBody",
+        description=f"Una reversión (RR) de comprobantes de {noun} aceptados.",
+        required=True,
+        fields={
+            REVERSION_DATE: Date("Fecha de emisión de los comprobantes.", required=True, day_first=True),
+            "documentos": List(
+                "Los comprobantes a revertir.",
+                required=True,
+                min_items=1,
+                max_items=MAX_DOCUMENTS,
+                min_message="No se enviaron documentos para la reversión.",
+                item=Object(
+                    name=f"{word}ReversionEntry",
+                    description="Un comprobante a revertir, por su external_id.",
+                    fields={
+                        "external_id": EXTERNAL_ID.but(required=True),
+                        "motivo_anulacion": Text("Motivo de la reversión.", required=True, max_length=100),
+                    },
+                ),
+            ),
+        },
+    )
+
+
+REVERSION_BODIES = {RETENTION: _reversion_body(RETENTION), PERCEPTION: _reversion_body(PERCEPTION)}
+
+
+@runtime_checkable
+class ReversionGateway(Protocol):
+    """An authority that takes reversions (the otros-CPE ``sendSummary``) and answers their tickets."""
+
+    def send_other_summary(self, filename: str, zip_bytes: bytes) -> str:
+        """Send a reversion zip; SUNAT's ticket."""
+        ...
+
+
+@dataclass(frozen=True)
+class SentReversion:
+    external_id: str
+    ticket: str
+    identifier: str
+    filename: str
+
+
+def reverse(
+    context: ServiceContext, tenant: TenantInfo, caller: Caller, doc_type: str, body: Mapping[str, Any]
+) -> SentReversion:
+    """``POST /api/{retentions|perceptions}/voided``: number, build, sign and send the reversion of the
+    listed accepted documents of that issue date, and store it with its ticket (one transaction)."""
+    values = REVERSION_BODIES[doc_type].read_body(body)
+    day: dt.date = values[REVERSION_DATE]
+    entries = values["documentos"]
+    seen: dict[str, int] = {}
+    reader = Reader()
+    for index, entry in enumerate(entries):
+        if entry["external_id"] in seen:
+            reader.error(
+                f"documentos.{index}.external_id", f"El código externo {entry['external_id']} está repetido."
+            )
+        seen[entry["external_id"]] = index
+    reader.raise_if_errors()
+    identity = context.identity(tenant)
+    tickets = SqlTicketStore(context.db, deferred=True)
+    gateway = context.gateway(tenant, tickets=tickets)
+    if not isinstance(gateway, ReversionGateway):  # pragma: no cover - the simulator takes them
+        raise ServiceError(502, "La autoridad configurada no recibe reversiones.", "AUTHORITY_EXCEPTION")
+    today = context.today()
+    try:
+        with context.writing() as connection:
+            connection.execute(
+                select(TENANTS.c.id).where(TENANTS.c.id == tenant.id).with_for_update(key_share=True)
+            )
+            rows = {
+                row.external_id: row
+                for row in connection.execute(
+                    select(OTHER_DOCUMENTS).where(
+                        OTHER_DOCUMENTS.c.tenant_id == tenant.id,
+                        OTHER_DOCUMENTS.c.document_type_id == doc_type,
+                        OTHER_DOCUMENTS.c.external_id.in_(list(seen)),
+                    )
+                )
+            }
+            problems: list[FieldError] = []
+            chosen = []
+            for index, entry in enumerate(entries):
+                path = f"documentos.{index}.external_id"
+                row = rows.get(entry["external_id"])
+                if row is None:
+                    problems.append(
+                        FieldError(path, f"No existe una {_family(doc_type).noun} con ese código externo.")
+                    )
+                elif row.date_of_issue != day:
+                    problems.append(
+                        FieldError(
+                            path,
+                            f"{row.series}-{row.number} se emitió el {row.date_of_issue.isoformat()}, no el "
+                            f"{day.isoformat()}.",
+                        )
+                    )
+                elif row.state_type_id not in REVERSIBLE:
+                    problems.append(
+                        FieldError(
+                            path,
+                            f"{row.series}-{row.number} está en estado {states.describe(row.state_type_id)}: "
+                            "solo se revierten comprobantes aceptados.",
+                        )
+                    )
+                else:
+                    chosen.append((row, entry["motivo_anulacion"]))
+            if problems:
+                raise ServiceError(422, problems[0].message, "DOCUMENT_NOT_REVERSIBLE", problems)
+            sequence = (
+                int(
+                    connection.execute(
+                        select(func.max(SUMMARIES.c.sequence)).where(
+                            SUMMARIES.c.tenant_id == tenant.id,
+                            SUMMARIES.c.summary_type == RR,
+                            SUMMARIES.c.date_of_issue == today,
+                        )
+                    ).scalar()
+                    or 0
+                )
+                + 1
+            )
+            identifier = f"{RR}-{today:%Y%m%d}-{sequence}"
+            document = VoidedCommunication(
+                issuer=tenant.issuer,
+                identifier=identifier,
+                reference_date=day,
+                issue_date=today,
+                lines=tuple(VoidedLine(doc_type, row.series, row.number, reason) for row, reason in chosen),
+            )
+            signed = sign_summary(document, identity)
+            try:
+                ticket = gateway.send_other_summary(
+                    signed.filename, zip_document(signed.filename, signed.xml)
+                )
+            except AuthorityError as exc:
+                raise ServiceError(502, str(exc), "AUTHORITY_EXCEPTION") from exc
+            external_id = str(uuid.uuid4())
+            summary_id = connection.execute(
+                SUMMARIES.insert().returning(SUMMARIES.c.id),
+                {
+                    "tenant_id": tenant.id,
+                    "external_id": external_id,
+                    "user_id": caller.user_id,
+                    "summary_type": RR,
+                    "process_type": "3",
+                    "identifier": identifier,
+                    "sequence": sequence,
+                    "filename": signed.filename,
+                    "date_of_issue": today,
+                    "date_of_reference": day,
+                    "state_type_id": states.SENT,
+                    "ticket": ticket,
+                    "hash": signed.digest_value,
+                    "response": None,
+                    "xml": signed.xml,
+                },
+            ).scalar_one()
+            connection.execute(
+                OTHER_DOCUMENT_REVERSALS.insert(),
+                [
+                    {
+                        "summary_id": summary_id,
+                        "other_document_id": row.id,
+                        "line": line,
+                        "previous_state": row.state_type_id,
+                        "reason": reason,
+                    }
+                    for line, (row, reason) in enumerate(chosen, start=1)
+                ],
+            )
+            for row, _reason in chosen:
+                moved = connection.execute(
+                    update(OTHER_DOCUMENTS)
+                    .where(
+                        OTHER_DOCUMENTS.c.id == row.id, OTHER_DOCUMENTS.c.state_type_id == row.state_type_id
+                    )
+                    .values(state_type_id=states.CANCELING)
+                )
+                if moved.rowcount != 1:
+                    raise _concurrent()
+            tickets.flush(connection)
+    except IntegrityError as exc:
+        raise _concurrent() from exc
+    return SentReversion(external_id, ticket, identifier, signed.filename)
+
+
+def settle_reversion(context: ServiceContext, answer: TicketAnswer) -> None:
+    """Once SUNAT answered a reversion's ticket: its documents become 11 (accepted) or go back to the
+    state they had (rejected). Idempotent: only documents still in 13 move."""
+    if answer.in_process:
+        return
+    with context.writing() as connection:
+        summary_id = connection.execute(
+            select(SUMMARIES.c.id).where(SUMMARIES.c.external_id == answer.external_id)
+        ).scalar_one()
+        links = connection.execute(
+            select(
+                OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state
+            ).where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
+        ).all()
+        for link in links:
+            connection.execute(
+                update(OTHER_DOCUMENTS)
+                .where(
+                    OTHER_DOCUMENTS.c.id == link.other_document_id,
+                    OTHER_DOCUMENTS.c.state_type_id == states.CANCELING,
+                )
+                .values(state_type_id=states.VOIDED if answer.accepted else link.previous_state)
+            )
+
+
+def _concurrent() -> ServiceError:
+    return ServiceError(
+        409,
+        "Otro envío cambió los mismos comprobantes al mismo tiempo; intente nuevamente.",
+        "CONCURRENT_CHANGE",
+    )

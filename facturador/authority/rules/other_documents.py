@@ -38,12 +38,14 @@ from facturador.authority.packaging import base_name
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord, RegistryStatus
 from facturador.authority.rules.context import Answer, FileName, message
 from facturador.authority.rules.identification import (
+    _issuer,
     _valid_schema,
     _verify_signature,
     read_document,
 )
 from facturador.authority.rules.reading import text
-from facturador.ubl.namespaces import CAC, CBC, PERCEPTION, RETENTION, SAC
+from facturador.authority.tickets import TicketStore
+from facturador.ubl.namespaces import CAC, CBC, PERCEPTION, RETENTION, SAC, VOIDED_DOCUMENTS
 from facturador.ubl.signing import SigningIdentity
 from sunat import withholding
 from sunat.calendar import peru_now
@@ -63,8 +65,9 @@ class Authority(Protocol):
     def _cdr_id(self) -> str: ...
 
 
-__all__ = ["send_other_bill"]
+__all__ = ["receive_reversion", "send_other_bill"]
 
+_REVERSION_NAME = re.compile(r"^(\d{11})-RR-(\d{8})-(\d{1,5})$")
 _FILENAME = re.compile(r"^(\d{11})-(\d{2})-([A-Z0-9]{4})-(\d{1,8})$")
 _ID = {
     "20": re.compile(r"^(R[A-Z0-9]{3}|\d{4})-\d{1,8}$"),
@@ -337,3 +340,39 @@ def _respond(simulator: Authority, doc: _Received, code: str, detail: str) -> Au
     status: RegistryStatus = "accepted" if int(code) == 0 else "rejected"
     simulator.registry.record(doc.file.key, RegistryRecord(status, doc.digest, code, cdr_zip))
     return AuthorityResponse(code=code, description=description, notes=tuple(doc.notes), cdr_zip=cdr_zip)
+
+
+def receive_reversion(name: str, zip_bytes: bytes, *, user_ruc: str | None, tickets: TicketStore) -> str:
+    """The checks the otros-CPE ``sendSummary`` makes on a reversion (RR) before giving a ticket; returns
+    the RUC. 0151 file name, 0154 another taxpayer's file, the zip and XML (0155-0161, 0306), 0301 another
+    root, 2075 / 2074 ``UBLVersionID`` 2.0, 2073 / 2072 ``CustomizationID`` 1.0, the schema, the
+    signature, 2220 ``cbc:ID`` against the file name, 1034 the issuer and 2324 a file received before."""
+    match = _REVERSION_NAME.match(name)
+    if not match:
+        raise Answer("0151", f"file name {name!r} is not RUC-RR-YYYYMMDD-n")
+    ruc, day, sequence = match.groups()
+    if user_ruc is not None and ruc != user_ruc:
+        raise Answer("0154", f"file RUC {ruc}")
+    xml, root = read_document(name, zip_bytes)
+    if root.tag != f"{{{VOIDED_DOCUMENTS}}}VoidedDocuments":
+        local = etree.QName(root).localname if isinstance(root.tag, str) else "?"
+        raise Answer("0301", f"root element {local!r} in an RR file")
+    version = text(root, CBC("UBLVersionID"))
+    if not version:
+        raise Answer("2075", "cbc:UBLVersionID")
+    if version != "2.0":
+        raise Answer("2074", f'cbc:UBLVersionID valor: "{version}"')
+    customization = text(root, CBC("CustomizationID"))
+    if not customization:
+        raise Answer("2073", "cbc:CustomizationID")
+    if customization != "1.0":
+        raise Answer("2072", f'cbc:CustomizationID valor: "{customization}"')
+    _valid_schema(root)
+    _verify_signature(root, xml)
+    reversion_id = text(root, CBC("ID")) or ""
+    if reversion_id != f"RR-{day}-{sequence}":
+        raise Answer("2220", f'cbc:ID valor: "{reversion_id}", file {name}')
+    _issuer(ruc, text(root, f"{CAC('AccountingSupplierParty')}/{CBC('CustomerAssignedAccountID')}"))
+    if tickets.find(ruc, name) is not None:
+        raise Answer("2324", name)
+    return ruc

@@ -18,7 +18,7 @@ from sunat import withholding
 from sunat.calendar import peru_today
 from tests import reference, sunat_rules
 from tests.conftest import LiveService
-from tests.facturador.api.test_summaries import Shop, new_shop
+from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 
 SUPPLIER = {
@@ -492,3 +492,94 @@ def test_perception_bad_input(client: httpx.Client) -> None:
     assert response.status_code == 422
     assert "datos_del_cliente_o_receptor" in [e["field"] for e in response.json()["errors"]]
     assert count(client, "perceptions") == before
+
+
+# --------------------------------------------------------------------------------------------------
+# Reversions (RR)
+
+
+def state(client: httpx.Client, plural: str, external_id: str) -> str:
+    rows = client.get(f"/api/{plural}/lists").json()["data"]
+    return next(row["state_type_id"] for row in rows if row["external_id"] == external_id)
+
+
+def reverse(client: httpx.Client, plural: str, *external_ids: str, day: str | None = None) -> httpx.Response:
+    return client.post(
+        f"/api/{plural}/voided",
+        json={
+            "fecha_de_emision_de_documentos": day or today(),
+            "documentos": [{"external_id": e, "motivo_anulacion": "Error en el monto"} for e in external_ids],
+        },
+    )
+
+
+@pytest.mark.parametrize(("plural", "body"), [("retentions", retention), ("perceptions", perception)])
+def test_a_reversion_cancels_an_accepted_document(
+    shop: Shop, client: httpx.Client, plural: str, body: Any
+) -> None:
+    issued = issue(client, f"/api/{plural}", body())
+    external_id = issued["data"]["external_id"]
+    shop.set(authority_ticket_delay=3.0)
+    try:
+        sent = reverse(client, plural, external_id)
+        assert sent.status_code == 200, sent.text
+        data = sent.json()["data"]
+        assert set(data) == {"external_id", "ticket"}
+        assert state(client, plural, external_id) == "13"
+        pending = client.post(f"/api/{plural}/voided/status", json={"ticket": data["ticket"]})
+        assert pending.status_code == 202 and pending.json()["error_code"] == "TICKET_IN_PROCESS"
+    finally:
+        shop.set(authority_ticket_delay=0.0)
+    answer = wait_for(client, f"/api/{plural}/voided/status", {"external_id": data["external_id"]})
+    assert answer.status_code == 200, answer.text
+    payload = answer.json()
+    identifier = payload["data"]["filename"].split("-", 1)[1]
+    assert identifier.startswith(f"RR-{peru_today():%Y%m%d}-")
+    assert payload["response"]["code"] == "0" and payload["response"]["is_accepted"] is True
+    assert payload["response"]["description"] == f"El Resumen de reversiones {identifier}, ha sido aceptado"
+    assert state(client, plural, external_id) == "11"
+    xml = client.get(payload["links"]["xml"])
+    assert xml.status_code == 200
+    root = assert_schema_valid(xml.content)
+    assert_signed(xml.content)
+    line = root.find("sac:VoidedDocumentsLine", NS)
+    assert line is not None
+    assert line.findtext("cbc:DocumentTypeCode", namespaces=NS) == ("20" if plural == "retentions" else "40")
+    series, number = (line.findtext(f"sac:Document{part}ID", namespaces=NS) for part in ("Serial", "Number"))
+    assert f"{series}-{number}" == issued["data"]["number"]
+    cdr = client.get(payload["links"]["cdr"])
+    assert parse_cdr(read_cdr(cdr.content)[1]).code == "0"
+    if reference.available():
+        verdict = sunat_rules.run(xml.content, payload["data"]["filename"])
+        assert verdict.runtime_error is None and verdict.first_rejection is None, verdict.rejections
+    # reverted once: a second reversion is refused and changes nothing
+    again = reverse(client, plural, external_id)
+    assert again.status_code == 422 and again.json()["errors"][0]["field"] == "documentos.0.external_id"
+    assert state(client, plural, external_id) == "11"
+
+
+def test_reversion_refusals_store_nothing(client: httpx.Client, rival: Shop) -> None:
+    rejected = issue(client, "/api/retentions", retention(totales={"total_retenido": "1.00"}))
+    assert rejected["data"]["state_type_id"] == "09"
+    accepted = issue(client, "/api/retentions", retention())
+    with rival.client() as other:
+        theirs = issue(other, "/api/retentions", retention())["data"]["external_id"]
+    cases = [
+        (reverse(client, "retentions", rejected["data"]["external_id"]), "documentos.0.external_id"),
+        (reverse(client, "retentions", theirs), "documentos.0.external_id"),
+        (reverse(client, "retentions", "no-such-document"), "documentos.0.external_id"),
+        (reverse(client, "perceptions", accepted["data"]["external_id"]), "documentos.0.external_id"),
+        (
+            reverse(client, "retentions", accepted["data"]["external_id"], day="2020-01-01"),
+            "documentos.0.external_id",
+        ),
+        (reverse(client, "retentions"), "documentos"),
+        (client.post("/api/retentions/voided", json={"documentos": []}), "fecha_de_emision_de_documentos"),
+    ]
+    for response, field in cases:
+        assert response.status_code == 422, response.text
+        assert field in [e["field"] for e in response.json()["errors"]], response.text
+    assert state(client, "retentions", accepted["data"]["external_id"]) == "05"
+    unknown = client.post("/api/retentions/voided/status", json={"ticket": "123"})
+    assert unknown.status_code == 404
+    assert client.post("/api/retentions/voided/status", json={}).status_code == 422
