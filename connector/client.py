@@ -20,14 +20,13 @@ from connector.resources import (
     DispatchesResource,
     InventoryResource,
     ItemsResource,
-    PerceptionsResource,
     PersonsResource,
     QuotationsResource,
-    RetentionsResource,
     SaleNotesResource,
     SummariesResource,
     VoidedResource,
 )
+from connector.withholding import PerceptionsResource, RetentionsResource
 
 __all__ = ["Client"]
 

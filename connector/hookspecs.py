@@ -119,5 +119,7 @@ def facturador_issued(family: str, payload: dict[str, Any], result: object) -> N
     :param family: endpoint family.
     :param payload: the payload that was sent (a copy).
     :param result: the typed answer: :class:`~connector.models.IssueResult` for
-        ``documents``, :class:`~connector.models.TicketRef` for ``summaries`` and ``voided``.
+        ``documents``, :class:`~connector.models.TicketRef` for ``summaries`` and ``voided`` (and for
+        the reversions of ``retentions`` and ``perceptions``),
+        :class:`~connector.withholding.WithholdingResult` for ``retentions`` and ``perceptions``.
     """

@@ -5,9 +5,10 @@ Each family of the API has one resource object on :class:`~connector.Client`
 (``client.summaries``, ``client.voided``, ...). ``client.documents`` is complete: see
 :mod:`connector.documents`. ``client.summaries`` (daily summaries, RC) and ``client.voided``
 (voided communications, RA) are the ticket families: creating one answers a :class:`TicketRef`, and its
-status, a :class:`TicketStatus`, is polled (:func:`connector.tickets.wait_for_ticket`). The
-other families' methods arrive together with their endpoints in the service; until then their resources
-exist so that plugins, forms and callers can already name them (``family="dispatches"`` in hooks).
+status, a :class:`TicketStatus`, is polled (:func:`connector.tickets.wait_for_ticket`).
+Retentions and perceptions are in :mod:`connector.withholding`. The other families' methods arrive
+together with their endpoints in the service; until then their resources exist so that plugins, forms
+and callers can already name them (``family="dispatches"`` in hooks).
 """
 
 from __future__ import annotations
@@ -30,11 +31,9 @@ __all__ = [
     "DispatchesResource",
     "InventoryResource",
     "ItemsResource",
-    "PerceptionsResource",
     "PersonsResource",
     "QuotationsResource",
     "Resource",
-    "RetentionsResource",
     "SaleNotesResource",
     "SummariesResource",
     "TicketResource",
@@ -326,17 +325,3 @@ class InventoryResource(Resource):
     endpoint."""
 
     family: ClassVar[str] = "inventory"
-
-
-class RetentionsResource(Resource):
-    """Retention receipts (20): ``POST /api/retentions`` (reference §8.20). Methods arrive with the
-    endpoint."""
-
-    family: ClassVar[str] = "retentions"
-
-
-class PerceptionsResource(Resource):
-    """Perception receipts (40): ``POST /api/perceptions`` (reference §8.21). Methods arrive with the
-    endpoint."""
-
-    family: ClassVar[str] = "perceptions"

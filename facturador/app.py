@@ -17,11 +17,12 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from facturador.api import contract, documents, downloads, summaries, voided
+from facturador.api import contract, documents, downloads, other_documents, summaries, voided
 from facturador.api.common import TENANT_SCOPE_KEY
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.documents import DocumentService
+from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
 
@@ -139,10 +140,12 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.state.context = context
     app.state.documents = DocumentService(context)
     app.state.summaries = SummaryService(context)
+    app.state.other_documents = OtherDocumentService(context)
     app.include_router(documents.router)
     app.include_router(summaries.router)
     app.include_router(voided.router)
     app.include_router(downloads.router)
+    app.include_router(other_documents.router)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

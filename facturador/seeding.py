@@ -4,6 +4,8 @@ ticket flows: the boletas of most past days declared in daily summaries, a few r
 in voided communications and a few declared boletas voided in summaries (process 3), with their tickets
 waited for.
 
+Last, a few retentions and perceptions of this month.
+
 Used by ``facturador seed`` and ``facturador demo``. Deterministic for a given ``seed`` (the documents,
 which days are declared and which documents are voided; the service numbers them as they arrive). The
 tenant should answer tickets at once while seeding (``authority_ticket_delay`` 0: the CLI sets it).
@@ -24,6 +26,7 @@ from typing import Any
 from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
 from connector.builders import Builder, CreditNote, Customer, DebitNote, Invoice, Line, Receipt
 from connector.resources import TicketResource
+from connector.withholding import Payment, Perception, Retention
 from sunat.calendar import peru_now, peru_today
 from sunat.identity import ruc_check_digit
 
@@ -130,6 +133,8 @@ class SeedReport:
     voided_boletas: int = 0
     #: Tickets by outcome: ``accepted``, ``rejected``, ``in process`` (not answered in time).
     tickets: Counter[str] = field(default_factory=Counter)
+    #: Retentions (20) and perceptions (40) issued, by family.
+    withholding: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> str:
         types = ", ".join(f"{k}: {v}" for k, v in sorted(self.by_type.items()))
@@ -143,6 +148,9 @@ class SeedReport:
                 "voided communications, "
                 f"{self.voided_boletas} boletas in {self.voiding_summaries} summaries; tickets: {tickets}"
             )
+        if self.withholding:
+            counts = self.withholding
+            text += f"; {counts['retentions']} retentions, {counts['perceptions']} perceptions"
         if self.errors:
             text += f"; {len(self.errors)} refused by the service, first: {self.errors[0]}"
         return text
@@ -476,6 +484,7 @@ def seed(
     issued.sort(key=lambda item: item.index)
     if tickets:
         _tickets(client, generator.rng, run_today, issued, noted, documents, report, stage)
+    _withholding(client, generator, max(1, documents // 60), report, stage)
     report.by_state = Counter(item.state for item in issued)
     return report
 
@@ -585,3 +594,51 @@ def _tickets(
             report.voided_boletas += len(items)
             for item in items:
                 item.state = "11"
+
+
+# ----------------------------------------------------------------------------------------------------
+# Retentions and perceptions
+
+
+def _withholding(
+    client: Client, generator: Generator, count: int, report: SeedReport, stage: Callable[[str], None] | None
+) -> None:
+    """Issue ``count`` retentions (to supplier companies, mostly regime 01) and ``count`` perceptions
+    (to customer companies, every regime) of this month, some of dollar invoices; the connector's
+    builders compute their amounts."""
+    if stage is not None:
+        stage("Retentions")
+    rng, today = generator.rng, generator.today
+    for family in ("retentions", "perceptions"):
+        for _ in range(count):
+            day = today - dt.timedelta(days=rng.randint(0, min(today.day, generator.days) - 1))
+            usd = rng.random() < 0.25
+            total = Decimal(rng.randint(700, 25000)) + Decimal(rng.randint(0, 99)) / 100
+            paid = total if rng.random() < 0.8 else (total / 2).quantize(Decimal("0.01"))
+            payment = Payment(
+                "01",
+                f"F00{rng.randint(1, 3)}-{rng.randint(1, 9999)}",
+                issued=day - dt.timedelta(days=rng.randint(0, 25)),
+                total=total,
+                paid=paid,
+                currency="USD" if usd else "PEN",
+                paid_on=day,
+                exchange_rate=generator.rate(day) if usd else None,
+            )
+            party = rng.choice(generator.companies)
+            request: Retention | Perception
+            if family == "retentions":
+                regime = "01" if rng.random() < 0.9 else "02"
+                request = Retention(supplier=party, regime=regime, issued=day, payments=[payment])
+            else:
+                request = Perception(
+                    customer=party, regime=rng.choice(("01", "02", "03")), issued=day, payments=[payment]
+                )
+            try:
+                result = getattr(client, family).issue(request)
+            except FacturadorError as exc:
+                report.errors.append(f"{family}: {exc}")
+                continue
+            report.withholding[family] += 1
+            if not result.accepted:
+                report.errors.append(f"{result.number}: {result.response}")

@@ -364,6 +364,24 @@ DETRACTION_TYPES: dict[str, tuple[str, Decimal]] = {
     "099": ("Ley 30737", Decimal("8")),
 }
 
+#: Catalog 23: retention regimes -> (description, rate in percent) (SUNAT's cat_23: 01 3 %, 02 6 %).
+RETENTION_REGIMES: dict[str, tuple[str, Decimal]] = {
+    "01": ("Tasa 3%", Decimal("3")),
+    "02": ("Tasa 6%", Decimal("6")),
+}
+
+#: Catalog 22: perception regimes -> (description, rate in percent) (SUNAT's cat_22).
+PERCEPTION_REGIMES: dict[str, tuple[str, Decimal]] = {
+    "01": ("Percepción venta interna", Decimal("2")),
+    "02": ("Percepción a la adquisición de combustible", Decimal("1")),
+    "03": ("Percepción realizada al agente de percepción con tasa especial", Decimal("0.5")),
+}
+
+#: Document types a retention (20) or perception (40) may relate (the stylesheets' lists; 12 is a
+#: ticket, 07 a credit note, 20/40 a reversed retention/perception).
+RETENTION_RELATED_TYPES = frozenset({"01", "07", "08", "12", "20"})
+PERCEPTION_RELATED_TYPES = frozenset({"01", "03", "07", "08", "12", "40", "41"})
+
 #: Catalog 59: payment means.
 PAYMENT_MEANS: dict[str, str] = {
     "001": "Depósito en cuenta",
@@ -1271,6 +1289,64 @@ RESPONSE_CODES: dict[str, str] = {
     "2308": "DocumentTypeCode - El valor del tipo de documento es invalido",
     "2317": "Error al procesar el resumen de anulados",
     "2348": "Los documentos informados en el archivo XML se encuentran duplicados",
+    "1049": "ID - Serie y Número del archivo no coincide con el consignado en el contenido del XML.",
+    "2110": "UBLVersionID - La versión del UBL no es correcta",
+    "2111": "El XML no contiene el tag o no existe informacion de UBLVersionID",
+    "2112": "CustomizationID - La version del documento no es correcta",
+    "2113": "El XML no contiene el tag o no existe informacion de CustomizationID",
+    "2724": "El valor ingresado como documento de identidad del proveedor es incorrecto",
+    "2672": "La fecha de generación del documento revertido debe ser menor o igual a la fecha actual.",
+    "2511": "El tipo de documento no es aceptado.",
+    "2719": (
+        "El XML no contiene el tag o no existe información de la moneda de referencia para el tipo de cambio"
+    ),
+    "2721": "El XML no contiene el tag o no existe información del tipo de cambio",
+    "2603": "La tasa de percepción enviada no corresponde con el régimen de percepción.",
+    "2604": "El Cliente no puede ser el mismo que el Emisor del comprobante de percepción.",
+    "2608": (
+        "Los montos de pago, percibidos y montos cobrados consignados para el documento relacionado no "
+        "son correctos."
+    ),
+    "2618": "El régimen retención enviado no corresponde con su condición de Agente de retención.",
+    "2602": "El régimen percepción enviado no corresponde con su condición de Agente de percepción.",
+    "2619": "La tasa de retención enviada no corresponde con el régimen de retención.",
+    "2620": "El Proveedor no puede ser el mismo que el Emisor del comprobante de retención.",
+    "2622": "La moneda del importe de pago debe ser la misma que la del documento relacionado.",
+    "2623": (
+        "Los montos de pago, retenidos y montos pagados consignados para el documento relacionado no "
+        "son correctos."
+    ),
+    "2626": (
+        "El Nro. de documento con el número de pago ya se encuentra en la Relación de Documentos "
+        "Relacionados agregados."
+    ),
+    "2628": (
+        "Importe total retenido debe ser igual a la suma de los importes retenidos por cada documento "
+        "relacionado."
+    ),
+    "2629": (
+        "Importe total pagado debe ser igual a la suma de los importes pagados por cada documento "
+        "relacionado."
+    ),
+    "2659": (
+        "La fecha de cobro de cada documento relacionado deben ser del mismo Periodo (mm/aaaa), asimismo "
+        "estas fechas podrán ser menores o iguales a la fecha de emisión del comprobante de percepción"
+    ),
+    "2661": (
+        "La fecha de cobro de cada documento relacionado deben ser del mismo Periodo (mm/aaaa), asimismo "
+        "estas fechas podrán ser menores o iguales a la fecha de emisión del comprobante de retencion"
+    ),
+    "2667": (
+        "Importe total percibido debe ser igual a la suma de los importes percibidos por cada documento "
+        "relacionado."
+    ),
+    "2668": (
+        "Importe total cobrado debe ser igual a la suma de los importes cobrados por cada documento "
+        "relacionado."
+    ),
+    "2749": (
+        "La moneda de referencia para el tipo de cambio debe ser la misma que la del documento relacionado"
+    ),
     "2671": (
         "La fecha de generación de la comunicación/resumen debe ser mayor o igual a la fecha de "
         "generación/emisión de los documentos"

@@ -35,7 +35,7 @@ router = APIRouter(prefix="/api/summaries", tags=["summaries"])
 
 #: Seconds a client is asked to wait before polling a ticket in process again.
 RETRY_AFTER_SECONDS = 1
-_DOWNLOAD_KIND = {RC: "summary", RA: "voided"}
+_DOWNLOAD_KIND = {RC: "summary", RA: "voided", "RR": "reversion"}
 
 
 #: The answers of ``POST .../status``: the ticket's CDR, or 202 while SUNAT processes it.

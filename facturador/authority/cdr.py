@@ -31,6 +31,8 @@ DOCUMENT_NAMES: dict[str, str] = {
     "03": "La Boleta",
     "07": "La Nota de Credito",
     "08": "La Nota de Debito",
+    "20": "El Comprobante de Retencion",
+    "40": "El Comprobante de Percepcion",
 }
 
 _ROOT = f"{{{APPLICATION_RESPONSE}}}ApplicationResponse"

@@ -36,7 +36,7 @@ from facturador.authority import cdr as cdr_mod
 from facturador.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
 from facturador.authority.packaging import base_name
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord, RegistryStatus
-from facturador.authority.rules import CHECKS, customer, identification
+from facturador.authority.rules import CHECKS, customer, identification, other_documents
 from facturador.authority.rules.context import Answer, FileName, StoredAnswer, Submission, message
 from facturador.authority.tickets import InMemoryTicketStore, TicketRecord, TicketStore, process_ticket
 from facturador.ubl.signing import SigningIdentity
@@ -125,6 +125,40 @@ class SunatSimulator:
         except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
             logger.exception("SUNAT simulator failed on %s", file.name)
             return AuthorityResponse.exception("0100", _description("0100", f"{type(exc).__name__}: {exc}"))
+
+    def send_other_bill(self, filename: str, zip_bytes: bytes) -> AuthorityResponse:
+        """The otros-CPE ``sendBill``: a retention (20) or perception (40) answered with its CDR
+        (:mod:`~facturador.authority.rules.other_documents`)."""
+        try:
+            return other_documents.send_other_bill(self, filename, zip_bytes)
+        except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
+            logger.exception("SUNAT simulator failed on %s", filename)
+            return AuthorityResponse.exception("0100", _description("0100", f"{type(exc).__name__}: {exc}"))
+
+    def send_other_summary(self, filename: str, zip_bytes: bytes) -> str:
+        """The otros-CPE ``sendSummary``: a reversion (RR) of retentions and perceptions, answered with a
+        ticket (:func:`~facturador.authority.rules.other_documents.receive_reversion`); ``get_status``
+        processes it like a voided communication."""
+        if self.outage:
+            raise AuthorityError("0109", message("0109"))
+        name = base_name(filename)
+        try:
+            ruc = other_documents.receive_reversion(
+                name, zip_bytes, user_ruc=self.user_ruc, tickets=self.tickets
+            )
+        except Answer as answer:
+            raise AuthorityError(answer.code, _description(answer.code, answer.detail)) from None
+        now = self.clock()
+        record = TicketRecord(
+            ticket=self._ticket_number(now),
+            issuer_ruc=ruc,
+            filename=name,
+            received_at=datetime.combine(self.today(), peru_now().time().replace(microsecond=0)),
+            ready_at=_utc(now) + timedelta(seconds=self.ticket_delay),
+            zip_bytes=zip_bytes,
+        )
+        self.tickets.add(record)
+        return record.ticket
 
     def send_summary(self, filename: str, zip_bytes: bytes) -> str:
         """Receive a daily summary (RC) or voided communication (RA) like SUNAT's ``sendSummary``.

@@ -42,8 +42,9 @@ __all__ = [
     "process_ticket",
 ]
 
-#: Summary kinds the ticket flow handles: daily summary and voided communication.
-SUMMARY_TYPES = ("RC", "RA")
+#: Summary kinds the ticket flow handles: daily summary, voided communication and reversion (RR, of
+#: retentions and perceptions, received by the otros-CPE service).
+SUMMARY_TYPES = ("RC", "RA", "RR")
 #: Days after a document's issue date SUNAT still takes it in a summary (4443) or voids it (2957).
 VOID_DAYS = 7
 #: A boleta above this total must identify its customer in the summary (2514).
@@ -51,6 +52,7 @@ IDENTIFICATION_THRESHOLD = Decimal("700")
 #: Document types of a daily summary's lines, and of a voided communication's lines.
 SUMMARY_DOCUMENT_TYPES = frozenset({"03", "07", "08"})
 VOIDED_DOCUMENT_TYPES = frozenset({"01", "07", "08", "30", "34", "42"})
+REVERSED_DOCUMENT_TYPES = frozenset({"20", "40"})
 _SUMMARY_DOC_ID = re.compile(r"^(?:B[A-Z0-9]{3}|\d{1,4})-\d{1,8}$")
 _SERIES = re.compile(r"^[A-Z0-9]{4}$")
 _NUMBER = re.compile(r"^\d{1,8}$")
@@ -82,7 +84,7 @@ class TicketRecord:
 
     @property
     def summary_type(self) -> str:
-        """ "RC" or "RA", from the file name ``RUC-RC-YYYYMMDD-n``."""
+        """ "RC", "RA" or "RR", from the file name ``RUC-RC-YYYYMMDD-n``."""
         return self.filename[12:14]
 
 
@@ -178,6 +180,8 @@ def accepted_description(summary_type: str, summary_id: str) -> str:
     """SUNAT's wording for an accepted summary or voided communication."""
     if summary_type == "RA":
         return f"La Comunicacion de baja {summary_id}, ha sido aceptada"
+    if summary_type == "RR":
+        return f"El Resumen de reversiones {summary_id}, ha sido aceptado"
     return f"El Resumen diario {summary_id}, ha sido aceptado"
 
 
@@ -202,8 +206,8 @@ def process_ticket(
     summary_id = (root.findtext(CBC("ID")) or "").strip()
     run = _Run(record.issuer_ruc, record.received_at.date(), check_deadlines)
     try:
-        if record.summary_type == "RA":
-            _voided_rules(run, root, summary_id, registry)
+        if record.summary_type in ("RA", "RR"):
+            _voided_rules(run, root, summary_id, registry, reversion=record.summary_type == "RR")
         else:
             _summary_rules(run, root, summary_id, registry)
         code, description, notes = (
@@ -327,8 +331,11 @@ def _identified(line: etree._Element) -> bool:
     return kind not in _UNIDENTIFIED and number not in _UNIDENTIFIED
 
 
-def _voided_rules(run: _Run, root: etree._Element, summary_id: str, registry: Registry) -> None:
-    """Rules of the voided communication (reference/sunat.md §3.2); the first error raises."""
+def _voided_rules(
+    run: _Run, root: etree._Element, summary_id: str, registry: Registry, *, reversion: bool = False
+) -> None:
+    """Rules of the voided communication (reference/sunat.md §3.2) and of the reversion (RR: the same
+    structure for retentions and perceptions, without the 7-day limit); the first error raises."""
     reference = _check_header(run, root, summary_id, "2301")
     seen: set[tuple[str, str, int]] = set()
     for line in root.iterchildren(SAC("VoidedDocumentsLine")):
@@ -336,7 +343,7 @@ def _voided_rules(run: _Run, root: etree._Element, summary_id: str, registry: Re
         doc_type = _text(line, CBC("DocumentTypeCode"))
         series = _text(line, SAC("DocumentSerialID"))
         number = _text(line, SAC("DocumentNumberID"))
-        if doc_type not in VOIDED_DOCUMENT_TYPES:
+        if doc_type not in (REVERSED_DOCUMENT_TYPES if reversion else VOIDED_DOCUMENT_TYPES):
             raise _Rejection("2308", f'line {line_id}: cbc:DocumentTypeCode valor: "{doc_type}"')
         if not _SERIES.match(series) or not _NUMBER.match(number):
             raise _Rejection("2317", f'line {line_id}: "{series}-{number}"')
@@ -352,7 +359,7 @@ def _voided_rules(run: _Run, root: etree._Element, summary_id: str, registry: Re
             raise _Rejection("2398", f"line {line_id}: {doc_type} {series}-{number}")
         if previous.status == "voided":
             raise _Rejection("2323", f"line {line_id}: {doc_type} {series}-{number}")
-        if _late(run, reference):
+        if not reversion and _late(run, reference):
             raise _Rejection("2957", f'line {line_id}: {doc_type} {series}-{number} of "{reference}"')
         if len(_text(line, SAC("VoidReasonDescription"))) < 3:
             run.observe("4203", f"line {line_id}: sac:VoidReasonDescription")

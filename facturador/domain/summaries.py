@@ -75,7 +75,11 @@ DATE_FIELD = "fecha_de_emision_de_documentos"
 IN_PROCESS_MESSAGE = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 NO_DOCUMENTS_TO_VOID = "No se enviaron documentos para la anulación."
 #: Not-found messages of the status endpoints (reference §8.7, §8.9), by summary type.
-_RELATED = {RC: "no se encontró resumen relacionado", RA: "no se encontró anulación relacionada"}
+_RELATED = {
+    RC: "no se encontró resumen relacionado",
+    RA: "no se encontró anulación relacionada",
+    "RR": "no se encontró reversión relacionada",
+}
 
 #: The reason of a voided line: SUNAT's rules (VoidReasonDescription, an..100) take up to 100 characters.
 VOID_REASON = Text("Motivo de la baja.", max_length=100)

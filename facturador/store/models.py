@@ -321,6 +321,67 @@ class AuthorityTicket(Base):
     )
 
 
+class OtherDocument(Base):
+    """A retention (``document_type_id`` 20) or perception (40) the tenant issued, with SUNAT's answer.
+
+    ``party_*`` is the supplier (retention) or customer (perception); ``regime`` its catalog 23 / 22 code
+    with ``percent``; ``total`` the amount retained or perceived and ``total_net`` the amount paid or
+    collected, in soles. ``data`` keeps the read request (its related documents and payments) for the
+    PDF and the lists; ``xml`` the signed XML, ``cdr_zip`` SUNAT's CDR.
+    """
+
+    __tablename__ = "other_documents"
+    __table_args__ = (
+        UniqueConstraint(
+            "tenant_id", "document_type_id", "series", "number", name="uq_other_document_number"
+        ),
+        Index("ix_other_documents_tenant_date", "tenant_id", "document_type_id", "date_of_issue"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    document_type_id: Mapped[str] = mapped_column(String(2))
+    series: Mapped[str] = mapped_column(String(4))
+    number: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    party_identity_type: Mapped[str] = mapped_column(String(1))
+    party_number: Mapped[str] = mapped_column(String(15))
+    party_name: Mapped[str] = mapped_column(String(500))
+    regime: Mapped[str] = mapped_column(String(2))
+    percent: Mapped[Decimal] = mapped_column(Numeric(6, 3, asdecimal=True))
+    total: Mapped[Decimal] = mapped_column(Money)
+    total_net: Mapped[Decimal] = mapped_column(Money)
+    state_type_id: Mapped[str] = mapped_column(String(2))
+    hash: Mapped[str] = mapped_column(String(100), default="")
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class OtherDocumentReversal(Base):
+    """A retention or perception in a reversion (RR, a ``summaries`` row of type "RR"): its line, the
+    state it had before (to go back to when SUNAT rejects the reversion) and the reason."""
+
+    __tablename__ = "other_document_reversals"
+
+    summary_id: Mapped[int] = mapped_column(ForeignKey("summaries.id", ondelete="CASCADE"), primary_key=True)
+    other_document_id: Mapped[int] = mapped_column(
+        ForeignKey("other_documents.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    line: Mapped[int] = mapped_column(Integer)
+    previous_state: Mapped[str] = mapped_column(String(2))
+    reason: Mapped[str] = mapped_column(String(500), default="")
+
+
 DOCUMENTS: Table = Document.__table__  # type: ignore[assignment]
 ARTIFACTS: Table = Artifact.__table__  # type: ignore[assignment]
 SERIES: Table = Series.__table__  # type: ignore[assignment]
@@ -329,6 +390,8 @@ SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
 SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
+OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
+OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]
 #: Statements built once and reused with parameter dicts (cheaper than building one per request).
 INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
 INSERT_ARTIFACT = ARTIFACTS.insert()

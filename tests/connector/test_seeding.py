@@ -59,6 +59,14 @@ def test_a_seed_declares_and_voids(first: tuple[Shop, SeedReport]) -> None:
     )
     assert set(report.tickets) == {"accepted"}, report.summary()
     assert "daily summaries declared" in report.summary()
+    # retentions and perceptions of this month, accepted, through the connector's builders
+    assert report.withholding["retentions"] >= 1 and report.withholding["perceptions"] >= 1, report.summary()
+    with shop.client() as client:
+        for family in ("retentions", "perceptions"):
+            records = getattr(client, family).latest()
+            assert len(records) == report.withholding[family]
+            assert {r.state_type_id for r in records} == {"05"}
+            assert all(r.date_of_issue.month == peru_today().month for r in records)
 
     rows = listed(shop)
     states = Counter((kind, state) for _, kind, state, _ in rows)

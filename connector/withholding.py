@@ -1,0 +1,437 @@
+"""Retentions (20) and perceptions (40): builders, typed results and the two client families.
+
+A retention agent keeps part of what it pays a supplier, a perception agent charges its customer a part
+on top of what it collects; both issue a receipt per payment run (reference §8.20, §8.21). The builders
+compute every amount with :mod:`sunat.withholding` (the regime's rate, the exchange rate, rounding), so
+what the connector sends adds up to the cent as SUNAT checks it::
+
+    from connector import Client
+    from connector.withholding import Payment, Retention
+
+    retention = Retention(
+        supplier=Customer.ruc("20100070970", "SUPERMERCADOS PERUANOS S.A."),
+        payments=[Payment("01", "F001-3", issued="2026-11-20", total="400", paid="400")],
+    )
+    result = client.retentions.issue(retention)      # a WithholdingResult
+    result.accepted, result.total, result.response.code
+
+``client.retentions`` / ``client.perceptions`` run the plugin hooks of their family as documents do
+(``facturador_prepare_payload`` → ``facturador_validate_payload`` → ``POST`` → ``facturador_issued``
+with the :class:`WithholdingResult`), list them, download their files and revert them
+(:meth:`WithholdingResource.reverse`, a ticket: :func:`~connector.tickets.wait_for_ticket` on
+``client.retentions.reversions``).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from connector.builders import Customer
+from connector.errors import ServerError, ValidationError
+from connector.http import Transport
+from connector.models import AuthorityAnswer, TicketRef, TicketStatus
+from connector.parsing import coerce_date
+from connector.plugins import PluginHost
+from connector.resources import DATE_FIELD, Resource, TicketResource, VoidItems, _void_documents
+from sunat import withholding
+from sunat.calendar import peru_today
+from sunat.money import fmt2, to_decimal
+
+__all__ = [
+    "Payment",
+    "Perception",
+    "PerceptionsResource",
+    "Retention",
+    "RetentionsResource",
+    "WithholdingRecord",
+    "WithholdingResult",
+]
+
+#: Tag of the cached lists of retentions and perceptions (dropped by every issue).
+WITHHOLDING_LISTS_TAG = "withholding.lists"
+
+
+@dataclass(frozen=True)
+class Payment:
+    """One payment of a related document (its ``doc_type`` of catalog 01 and ``SERIE-NUMERO``).
+
+    ``total`` and ``paid`` are in ``currency``; ``exchange_rate`` (soles per unit) is required for a
+    currency other than soles. Dates default to today in Lima.
+    """
+
+    doc_type: str
+    number: str
+    issued: dt.date | str | None = None
+    total: Decimal | str | int = Decimal(0)
+    paid: Decimal | str | int = Decimal(0)
+    currency: str = "PEN"
+    paid_on: dt.date | str | None = None
+    exchange_rate: Decimal | str | None = None
+
+
+@dataclass(frozen=True)
+class _Withholding:
+    """What retentions and perceptions share; see :class:`Retention` and :class:`Perception`."""
+
+    doc_type: ClassVar[str] = ""
+    party_key: ClassVar[str] = ""
+    regime_key: ClassVar[str] = ""
+    amount_key: ClassVar[str] = ""
+    date_key: ClassVar[str] = ""
+    series_default: ClassVar[str] = ""
+
+    payments: Sequence[Payment] = ()
+    regime: str = "01"
+    issued: dt.date | str | None = None
+    series: str = ""
+    number: int | None = None
+    note: str = ""
+    establishment: str = "0000"
+
+    def amounts(self) -> list[withholding.WithholdingAmounts]:
+        """Each payment's amounts in soles (:func:`sunat.withholding.payment_amounts`)."""
+        return [
+            withholding.payment_amounts(
+                self.doc_type,
+                self.regime,
+                to_decimal(payment.paid),
+                to_decimal(payment.exchange_rate) if payment.exchange_rate is not None else Decimal(1),
+            )
+            for payment in self.payments
+        ]
+
+    @property
+    def rate(self) -> Decimal:
+        """The regime's rate in percent."""
+        return withholding.rate(self.doc_type, self.regime)
+
+    def _party(self) -> Customer:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def to_payload(self) -> dict[str, Any]:
+        """The Spanish wire body, with every amount computed."""
+        if not self.payments:
+            raise ValueError("a retention or perception needs at least one payment")
+        if self.regime not in withholding.regimes(self.doc_type):
+            raise ValueError(
+                f"regime {self.regime!r} is not one of {sorted(withholding.regimes(self.doc_type))}"
+            )
+        today = peru_today()
+        day = coerce_date(self.issued, "issued") if self.issued is not None else today
+        documents = []
+        amounts = self.amounts()
+        for payment, computed in zip(self.payments, amounts, strict=True):
+            series, _, number = payment.number.partition("-")
+            issued = coerce_date(payment.issued, "issued") if payment.issued is not None else day
+            paid_on = coerce_date(payment.paid_on, "paid_on") if payment.paid_on is not None else day
+            entry: dict[str, Any] = {
+                "codigo_tipo_documento": payment.doc_type,
+                "serie_documento": series,
+                "numero_documento": number,
+                "fecha_de_emision": issued.isoformat(),
+                "codigo_tipo_moneda": payment.currency,
+                "total_documento": fmt2(to_decimal(payment.total)),
+                "pagos": [
+                    {
+                        "fecha_de_pago": paid_on.isoformat(),
+                        "total_pago": fmt2(to_decimal(payment.paid)),
+                        "codigo_tipo_moneda": payment.currency,
+                    }
+                ],
+                self.date_key: day.isoformat(),
+                self.amount_key: fmt2(computed.amount),
+                "total_a_pagar": fmt2(computed.net),
+                "total_pagado": fmt2(computed.net),
+            }
+            if payment.exchange_rate is not None:
+                entry["tipo_de_cambio"] = {
+                    "codigo_tipo_moneda_referencia": payment.currency,
+                    "codigo_tipo_moneda_objetivo": "PEN",
+                    "factor": str(to_decimal(payment.exchange_rate)),
+                    "fecha_tipo_de_cambio": paid_on.isoformat(),
+                }
+            documents.append(entry)
+        counted = [
+            a for p, a in zip(self.payments, amounts, strict=True) if p.doc_type not in ("07", self.doc_type)
+        ]
+        body: dict[str, Any] = {
+            "serie_documento": self.series or self.series_default,
+            "numero_documento": "#" if self.number is None else str(self.number),
+            "fecha_de_emision": day.isoformat(),
+            "codigo_tipo_documento": self.doc_type,
+            "datos_del_emisor": {"codigo_del_domicilio_fiscal": self.establishment},
+            self.party_key: self._party().to_payload(),
+            self.regime_key: self.regime,
+            "totales": {
+                self.amount_key: fmt2(sum((a.amount for a in counted), Decimal(0))),
+                "total_pagado": fmt2(sum((a.net for a in counted), Decimal(0))),
+            },
+            "documentos": documents,
+        }
+        if self.note:
+            body["observaciones"] = self.note
+        return body
+
+
+@dataclass(frozen=True)
+class Retention(_Withholding):
+    """A retention receipt (20): ``supplier`` (with RUC), regime 01 (3 %) or 02 (6 %), the payments."""
+
+    doc_type: ClassVar[str] = withholding.RETENTION
+    party_key: ClassVar[str] = "datos_del_proveedor"
+    regime_key: ClassVar[str] = "codigo_tipo_retencion"
+    amount_key: ClassVar[str] = "total_retenido"
+    date_key: ClassVar[str] = "fecha_de_retencion"
+    series_default: ClassVar[str] = "R001"
+
+    supplier: Customer | None = None
+
+    def _party(self) -> Customer:
+        if self.supplier is None:
+            raise ValueError("a retention needs its supplier")
+        return self.supplier
+
+
+@dataclass(frozen=True)
+class Perception(_Withholding):
+    """A perception receipt (40): ``customer``, regime 01 (2 %), 02 (1 %) or 03 (0.5 %), the payments."""
+
+    doc_type: ClassVar[str] = withholding.PERCEPTION
+    party_key: ClassVar[str] = "datos_del_cliente_o_receptor"
+    regime_key: ClassVar[str] = "codigo_tipo_percepcion"
+    amount_key: ClassVar[str] = "total_percibido"
+    date_key: ClassVar[str] = "fecha_de_percepcion"
+    series_default: ClassVar[str] = "P001"
+
+    customer: Customer | None = None
+
+    def _party(self) -> Customer:
+        if self.customer is None:
+            raise ValueError("a perception needs its customer")
+        return self.customer
+
+
+@dataclass(frozen=True)
+class WithholdingResult:
+    """The answer to ``POST /api/retentions`` or ``/api/perceptions``: the number (``R001-7``), the
+    file name, the ``external_id``, the state (``05`` accepted, ``09`` rejected by SUNAT: the number is
+    used), the hash, the ``links`` (xml, pdf, cdr) and SUNAT's ``response``; ``raw`` the whole answer."""
+
+    number: str
+    series: str
+    correlative: int
+    filename: str
+    external_id: str
+    state_type_id: str
+    hash: str
+    links: dict[str, str]
+    response: AuthorityAnswer | None
+    raw: dict[str, Any] = field(repr=False)
+
+    @property
+    def accepted(self) -> bool:
+        return self.state_type_id in ("05", "07")
+
+    @property
+    def rejected(self) -> bool:
+        return self.state_type_id == "09"
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> WithholdingResult:
+        data = body.get("data")
+        if not isinstance(data, Mapping) or not data.get("external_id"):
+            raise ServerError(
+                "La respuesta del servicio no trae 'data.external_id'.", status=200, body=dict(body), url=url
+            )
+        number = str(data.get("number") or "")
+        series, _, correlative = number.partition("-")
+        links = body.get("links")
+        return cls(
+            number=number,
+            series=series,
+            correlative=int(correlative) if correlative.isdigit() else 0,
+            filename=str(data.get("filename") or ""),
+            external_id=str(data["external_id"]),
+            state_type_id=str(data.get("state_type_id") or ""),
+            hash=str(data.get("hash") or ""),
+            links={str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {},
+            response=AuthorityAnswer.from_wire(body.get("response")),
+            raw=dict(body),
+        )
+
+
+@dataclass(frozen=True)
+class WithholdingRecord:
+    """A row of ``GET /api/{retentions|perceptions}/lists``: amounts as Decimal, dates as dates."""
+
+    external_id: str
+    number: str
+    filename: str
+    date_of_issue: dt.date
+    party_number: str
+    party_name: str
+    regime: str
+    percent: Decimal
+    total: Decimal
+    total_net: Decimal
+    state_type_id: str
+    links: dict[str, str]
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> WithholdingRecord:
+        links = row.get("links")
+        return cls(
+            external_id=str(row.get("external_id") or ""),
+            number=str(row.get("number") or ""),
+            filename=str(row.get("filename") or ""),
+            date_of_issue=dt.date.fromisoformat(str(row.get("date_of_issue"))[:10]),
+            party_number=str(row.get("party_number") or ""),
+            party_name=str(row.get("party_name") or ""),
+            regime=str(row.get("regime") or ""),
+            percent=to_decimal(row.get("percent") or "0"),
+            total=to_decimal(row.get("total") or "0"),
+            total_net=to_decimal(row.get("total_net") or "0"),
+            state_type_id=str(row.get("state_type_id") or ""),
+            links={str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {},
+            raw=dict(row),
+        )
+
+
+class ReversionsResource(TicketResource):
+    """The reversions (RR) of one family: ``status``, lists and files; created by
+    :meth:`WithholdingResource.reverse` (the family's hooks run, as for voided communications)."""
+
+    downloads: ClassVar[str] = "reversion"
+
+    def create(
+        self, day: dt.date | str, documents: VoidItems, form_values: Mapping[str, Any] | None
+    ) -> TicketRef:
+        payload = {
+            DATE_FIELD: coerce_date(day, "day").isoformat(),
+            "documentos": _void_documents(documents, reason_required=True),
+        }
+        return self._create(copy.deepcopy(payload), form_values)
+
+    def _changed(self) -> None:
+        super()._changed()
+        self._transport.invalidate(WITHHOLDING_LISTS_TAG)
+
+
+class RetentionReversions(ReversionsResource):
+    family: ClassVar[str] = "retentions"
+    path: ClassVar[str] = "/api/retentions/voided"
+
+
+class PerceptionReversions(ReversionsResource):
+    family: ClassVar[str] = "perceptions"
+    path: ClassVar[str] = "/api/perceptions/voided"
+
+
+class WithholdingResource(Resource):
+    """Base of ``client.retentions`` and ``client.perceptions``."""
+
+    plural: ClassVar[str] = ""
+    singular: ClassVar[str] = ""
+    builder: ClassVar[type[_Withholding]]
+
+    reversions_class: ClassVar[type[ReversionsResource]]
+
+    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
+        super().__init__(transport, plugins)
+        #: The family's reversions (RR): ``status`` for :func:`~connector.tickets.wait_for_ticket`.
+        self.reversions = self.reversions_class(transport, plugins)
+
+    def issue(
+        self, request: _Withholding | Mapping[str, Any], *, form_values: Mapping[str, Any] | None = None
+    ) -> WithholdingResult:
+        """Issue one: a builder of this family or a wire payload. Runs the family's hooks; never retried.
+
+        :raises ValidationError: a plugin found problems (nothing sent) or the service refused the body.
+        """
+        if isinstance(request, _Withholding):
+            if not isinstance(request, self.builder):
+                raise TypeError(f"client.{self.plural}.issue takes a {self.builder.__name__}")
+            payload = request.to_payload()
+        else:
+            payload = copy.deepcopy(dict(request))
+        body = self._plugins.prepare_payload(self.family, payload, dict(form_values or {}))
+        problems = self._plugins.validate_payload(self.family, body)
+        if problems:
+            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
+            raise ValidationError(
+                f"No se envió la solicitud: {problems[0].message}{more}",
+                error_code="PLUGIN_VALIDATION",
+                field_errors=problems,
+                body=None,
+            )
+        response = self._transport.post(f"/api/{self.plural}", body)
+        result = WithholdingResult.from_body(Transport.json(response), response.url)
+        self._transport.invalidate(WITHHOLDING_LISTS_TAG)
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def _records(self, path: str, fresh: bool) -> list[WithholdingRecord]:
+        response = self._transport.get(path, fresh=fresh, tag=WITHHOLDING_LISTS_TAG)
+        body = Transport.parse(response)
+        rows = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(rows, list):
+            raise ServerError(
+                "La lista del servicio no trae 'data'.",
+                status=response.status_code,
+                body=body,
+                url=response.url,
+            )
+        return [WithholdingRecord.from_row(row) for row in rows if isinstance(row, Mapping)]
+
+    def latest(self, *, fresh: bool = False) -> list[WithholdingRecord]:
+        """The latest 100, newest first."""
+        return self._records(f"/api/{self.plural}/lists", fresh)
+
+    def list(
+        self, start: dt.date | str, end: dt.date | str, *, fresh: bool = False
+    ) -> list[WithholdingRecord]:
+        """Those issued from ``start`` to ``end`` inclusive, newest first."""
+        first, last = coerce_date(start, "start"), coerce_date(end, "end")
+        return self._records(f"/api/{self.plural}/lists/{first.isoformat()}/{last.isoformat()}", fresh)
+
+    def download(self, kind: str, external_id: str) -> bytes:
+        """The ``xml``, ``pdf`` or ``cdr`` (zip) of one."""
+        response = self._transport.get(f"/downloads/{self.singular}/{kind}/{external_id}")
+        return Transport.content(response)
+
+    def reverse(
+        self, day: dt.date | str, documents: VoidItems, *, form_values: Mapping[str, Any] | None = None
+    ) -> TicketRef:
+        """Revert accepted ones issued on ``day`` (RR): ``(external_id, reason)`` pairs. Answers a
+        :class:`TicketRef`; follow it with ``wait_for_ticket(client.{family}.reversions, ...)``."""
+        return self.reversions.create(day, documents, form_values)
+
+    def reversion_status(self, *, external_id: str | None = None, ticket: str | None = None) -> TicketStatus:
+        """How a reversion's ticket stands (``reversions.status``)."""
+        return self.reversions.status(external_id=external_id, ticket=ticket)
+
+
+class RetentionsResource(WithholdingResource):
+    """Retention receipts (20): ``POST /api/retentions``, lists, files, reversions (reference §8.20)."""
+
+    family: ClassVar[str] = "retentions"
+    plural: ClassVar[str] = "retentions"
+    singular: ClassVar[str] = "retention"
+    builder = Retention
+    reversions_class = RetentionReversions
+
+
+class PerceptionsResource(WithholdingResource):
+    """Perception receipts (40): ``POST /api/perceptions``, lists, files, reversions (reference §8.21)."""
+
+    family: ClassVar[str] = "perceptions"
+    plural: ClassVar[str] = "perceptions"
+    singular: ClassVar[str] = "perception"
+    builder = Perception
+    reversions_class = PerceptionReversions
