@@ -17,11 +17,12 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from facturador.api import contract, documents, downloads, summaries, voided
+from facturador.api import contract, documents, downloads, persons, summaries, voided
 from facturador.api.common import TENANT_SCOPE_KEY
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.documents import DocumentService
+from facturador.domain.persons import PersonService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
 
@@ -143,6 +144,9 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(summaries.router)
     app.include_router(voided.router)
     app.include_router(downloads.router)
+    # the commercial back office
+    app.state.persons = PersonService(context)
+    app.include_router(persons.router)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

@@ -33,6 +33,7 @@ from facturador.domain import failpoints, idempotency, send_policy, states
 from facturador.domain.document_input import EXTERNAL_ID, DocumentRequest, parse_document
 from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
+from facturador.domain.sales import record_sale
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.model import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
@@ -225,6 +226,7 @@ class DocumentService:
                 row.qr_text = text
                 row.id = store_document(connection, row)
                 store_artifact(connection, row.id, "xml", signed.xml)
+                record_sale(connection, tenant.id, caller.establishment_id, row.id, request)
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number
             replay = self._replay_or_duplicate(tenant, request, key, digest)

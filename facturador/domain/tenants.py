@@ -20,7 +20,7 @@ from sunat.identity import is_valid_ruc
 from sunat.series import is_contingency_series, is_valid_series
 from sunat.ubigeo import is_valid_ubigeo
 
-#: The series every new company starts with: facturas, boletas and their notes.
+#: The series every new company starts with: facturas, boletas, their notes and sale notes (80, NV01).
 DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
     ("01", "F001"),
     ("03", "B001"),
@@ -28,6 +28,7 @@ DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
     ("07", "BC01"),
     ("08", "FD01"),
     ("08", "BD01"),
+    ("80", "NV01"),
 )
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
