@@ -17,11 +17,13 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from facturador.api import contract, documents, downloads, persons, summaries, voided
+from facturador.api import contract, documents, downloads, inventory, items, persons, summaries, voided
 from facturador.api.common import TENANT_SCOPE_KEY
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.documents import DocumentService
+from facturador.domain.inventory import InventoryService
+from facturador.domain.items import ItemService
 from facturador.domain.persons import PersonService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
@@ -147,6 +149,10 @@ def create_app(context: ServiceContext) -> ASGIApp:
     # the commercial back office
     app.state.persons = PersonService(context)
     app.include_router(persons.router)
+    app.state.items = ItemService(context)
+    app.include_router(items.router)
+    app.state.inventory = InventoryService(context)
+    app.include_router(inventory.router)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
