@@ -17,7 +17,17 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from facturador.api import contract, documents, downloads, inventory, items, persons, summaries, voided
+from facturador.api import (
+    contract,
+    documents,
+    downloads,
+    inventory,
+    items,
+    persons,
+    sale_notes,
+    summaries,
+    voided,
+)
 from facturador.api.common import TENANT_SCOPE_KEY
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -25,6 +35,7 @@ from facturador.domain.documents import DocumentService
 from facturador.domain.inventory import InventoryService
 from facturador.domain.items import ItemService
 from facturador.domain.persons import PersonService
+from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
 
@@ -153,6 +164,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(items.router)
     app.state.inventory = InventoryService(context)
     app.include_router(inventory.router)
+    app.state.sale_notes = SaleNoteService(context, app.state.documents)
+    app.include_router(sale_notes.router)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
