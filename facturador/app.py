@@ -24,6 +24,7 @@ from facturador.api import (
     inventory,
     items,
     persons,
+    quotations,
     sale_notes,
     summaries,
     voided,
@@ -35,6 +36,7 @@ from facturador.domain.documents import DocumentService
 from facturador.domain.inventory import InventoryService
 from facturador.domain.items import ItemService
 from facturador.domain.persons import PersonService
+from facturador.domain.quotations import QuotationService
 from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
@@ -166,6 +168,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(inventory.router)
     app.state.sale_notes = SaleNoteService(context, app.state.documents)
     app.include_router(sale_notes.router)
+    app.state.quotations = QuotationService(context, app.state.sale_notes)
+    app.include_router(quotations.router)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

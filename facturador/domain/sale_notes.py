@@ -220,19 +220,10 @@ class SaleNoteService:
 
     def issue(self, tenant: TenantInfo, caller: Caller, body: Any) -> SavedNote:
         """``POST /api/sale-note``: check, number and store a sale note, moving its stock out."""
-        self._refuse_unsupported(body)
+        self.refuse_unsupported(body)
         values = SALE_NOTE_BODY.read_body(body)
         forced = values["force_create_if_not_exist"]
-        reader = Reader()
-        if values["customer_id"] is None and not (forced and body.get("datos_del_cliente_o_receptor")):
-            reader.missing_field(
-                "customer_id",
-                "El campo customer_id es obligatorio (o force_create_if_not_exist con el cliente).",
-            )
-        for index, line in enumerate(values["items"]):
-            if line["item_id"] is None and not (forced and line["item"]["internal_id"]):
-                reader.missing_field(f"items.{index}.item_id")
-        reader.raise_if_errors()
+        self.require_ids(values, body, forced)
         with self.context.writing() as connection:
             series = connection.execute(
                 select(SERIES.c.id, SERIES.c.number, SERIES.c.establishment_id).where(
@@ -247,11 +238,13 @@ class SaleNoteService:
                     f"La serie {values['series_id']} no es una serie de nota de venta.",
                     "INVALID_SERIES",
                 )
-            establishment_id = self._establishment(connection, tenant, caller, values["establishment_id"])
-            customer_id = self._customer_id(connection, tenant, values, forced)
-            lines = self._lines(connection, tenant, values["items"], forced)
-            totals = self._totals(values, lines)
-            self._check_amounts(lines, totals, values["date_of_issue"])
+            establishment_id = self.resolve_establishment(
+                connection, tenant, caller, values["establishment_id"]
+            )
+            customer_id = self.resolve_customer(connection, tenant, values, forced)
+            lines = self.resolve_lines(connection, tenant, values["items"], forced)
+            totals = self.header_totals(values, lines)
+            self.check_amounts(lines, totals, values["date_of_issue"])
             number = take_next_number(connection, series.id)
             if number is None:
                 raise field_error(
@@ -285,7 +278,7 @@ class SaleNoteService:
                     total_taxes=totals.taxes,
                     total_value=totals.value,
                     total=totals.total,
-                    lines=[_line_json(line) for line in lines],
+                    lines=[line_json(line) for line in lines],
                     format_pdf=format_pdf,
                     data_json=dict(body),
                 )
@@ -305,7 +298,21 @@ class SaleNoteService:
         return SavedNote(note_id, f"{series.number}-{number}", external_id, filename, format_pdf)
 
     @staticmethod
-    def _refuse_unsupported(body: Any) -> None:
+    def require_ids(values: dict[str, Any], body: dict[str, Any], forced: bool) -> None:
+        """A customer id and an item id per line, unless forced with the customer's and items' data."""
+        reader = Reader()
+        if values["customer_id"] is None and not (forced and body.get("datos_del_cliente_o_receptor")):
+            reader.missing_field(
+                "customer_id",
+                "El campo customer_id es obligatorio (o force_create_if_not_exist con el cliente).",
+            )
+        for index, line in enumerate(values["items"]):
+            if line["item_id"] is None and not (forced and line["item"]["internal_id"]):
+                reader.missing_field(f"items.{index}.item_id")
+        reader.raise_if_errors()
+
+    @staticmethod
+    def refuse_unsupported(body: Any) -> None:
         if not isinstance(body, dict):
             return
         present = [key for key in UNSUPPORTED if body.get(key) not in (None, 0, "0", [], {}, "")]
@@ -318,7 +325,7 @@ class SaleNoteService:
             )
 
     @staticmethod
-    def _establishment(
+    def resolve_establishment(
         connection: Connection, tenant: TenantInfo, caller: Caller, given: Decimal | None
     ) -> int:
         if given is None:
@@ -335,7 +342,9 @@ class SaleNoteService:
         return int(found)
 
     @staticmethod
-    def _customer_id(connection: Connection, tenant: TenantInfo, values: dict[str, Any], forced: bool) -> int:
+    def resolve_customer(
+        connection: Connection, tenant: TenantInfo, values: dict[str, Any], forced: bool
+    ) -> int:
         given = values["customer_id"]
         if given is not None:
             found = connection.scalar(
@@ -364,7 +373,7 @@ class SaleNoteService:
         return upsert_document_customer(connection, tenant.id, party)
 
     @staticmethod
-    def _lines(
+    def resolve_lines(
         connection: Connection, tenant: TenantInfo, entries: list[dict[str, Any]], forced: bool
     ) -> tuple[Line, ...]:
         lines = []
@@ -422,7 +431,7 @@ class SaleNoteService:
         return tuple(lines)
 
     @staticmethod
-    def _totals(values: dict[str, Any], lines: tuple[Line, ...]) -> Totals:
+    def header_totals(values: dict[str, Any], lines: tuple[Line, ...]) -> Totals:
         computed = sunat_totals.compute_totals(lines)
         amounts = {
             name: values[key] if values[key] is not None else getattr(computed, name)
@@ -431,7 +440,7 @@ class SaleNoteService:
         return Totals(**amounts, igv_free=computed.igv_free, subtotal=amounts["total"])
 
     @staticmethod
-    def _check_amounts(lines: tuple[Line, ...], totals: Totals, issue_date: dt.date) -> None:
+    def check_amounts(lines: tuple[Line, ...], totals: Totals, issue_date: dt.date) -> None:
         percents = ALLOWED_IGV_PERCENTS(issue_date)
         rate = icbper_rate(issue_date)
         found = []
@@ -470,7 +479,7 @@ class SaleNoteService:
         with self.context.engine.connect() as connection:
             row = self.find(connection, tenant, external_id=external_id)
             customer = connection.execute(select(PERSONS).where(PERSONS.c.id == row.customer_id)).one()
-        document = _printable(tenant, row, _party(customer))
+        document = printable(tenant, row, party_of(customer))
         content = render_pdf(
             document,
             digest_value="",
@@ -528,7 +537,7 @@ class SaleNoteService:
         return issued
 
 
-def _line_json(line: Line) -> dict[str, Any]:
+def line_json(line: Line) -> dict[str, Any]:
     return {
         "internal_id": line.internal_code,
         "description": line.description,
@@ -549,7 +558,7 @@ def _line_json(line: Line) -> dict[str, Any]:
     }
 
 
-def _stored_lines(row: Any) -> tuple[Line, ...]:
+def stored_lines(row: Any) -> tuple[Line, ...]:
     return tuple(
         Line(
             index=index,
@@ -574,7 +583,7 @@ def _stored_lines(row: Any) -> tuple[Line, ...]:
     )
 
 
-def _party(person: Any) -> Party:
+def party_of(person: Any) -> Party:
     return Party(
         identity_type=person.identity_document_type_id,
         number=person.number,
@@ -588,13 +597,16 @@ def _party(person: Any) -> Party:
     )
 
 
-def _printable(tenant: TenantInfo, row: Any, customer: Party) -> SalesDocument:
-    lines = _stored_lines(row)
+def printable(
+    tenant: TenantInfo, row: Any, customer: Party, *, doc_type: str = SALE_NOTE_TYPE, series: str = ""
+) -> SalesDocument:
+    """A stored sale note (or quotation, ``doc_type`` COT) as a document the PDF renderer prints."""
+    lines = stored_lines(row)
     totals = sunat_totals.compute_totals(lines)
     return SalesDocument(
         issuer=tenant.issuer,
-        doc_type=SALE_NOTE_TYPE,
-        series=row.series,
+        doc_type=doc_type,
+        series=series or row.series,
         number=row.number,
         issue_date=row.date_of_issue,
         issue_time=row.time_of_issue,

@@ -572,6 +572,48 @@ class SaleNote(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class Quotation(Base):
+    """A quotation (cotización): ``prefix``-``number`` with a correlative per establishment."""
+
+    __tablename__ = "quotations"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "establishment_id", "prefix", "number", name="uq_quotation_number"),
+        Index("ix_quotations_tenant_created", "tenant_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    prefix: Mapped[str] = mapped_column(String(10), default="COT")
+    number: Mapped[int] = mapped_column(Integer)
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    date_of_due: Mapped[dt.date | None] = mapped_column(Date)
+    delivery_date: Mapped[dt.date | None] = mapped_column(Date)
+    customer_id: Mapped[int] = mapped_column(ForeignKey("persons.id"))
+    currency_type_id: Mapped[str] = mapped_column(String(3))
+    exchange_rate_sale: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(1))
+    total_exportation: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_unaffected: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_exonerated: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxed: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_value: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    lines: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    description: Mapped[str] = mapped_column(String(500), default="")
+    state_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
 PERSONS: Table = Person.__table__  # type: ignore[assignment]
 ITEMS: Table = Item.__table__  # type: ignore[assignment]
 WAREHOUSES: Table = Warehouse.__table__  # type: ignore[assignment]
@@ -579,3 +621,5 @@ ITEM_STOCKS: Table = ItemStock.__table__  # type: ignore[assignment]
 INVENTORY_MOVES: Table = InventoryMove.__table__  # type: ignore[assignment]
 SALE_NOTES: Table = SaleNote.__table__  # type: ignore[assignment]
 ESTABLISHMENTS: Table = Establishment.__table__  # type: ignore[assignment]
+QUOTATIONS: Table = Quotation.__table__  # type: ignore[assignment]
+USERS: Table = User.__table__  # type: ignore[assignment]

@@ -1,4 +1,4 @@
-"""the commercial back office: customers and suppliers, products, warehouses, stock, kardex, sale notes
+"""the commercial back office: customers, suppliers, products, stock, kardex, quotations, sale notes
 
 Revision ID: 0005
 Revises: 0003
@@ -6,8 +6,8 @@ Create Date: 2026-11-23
 
 Persons (customers | suppliers, unique number per type), items (unique internal code per tenant, with a
 price list), one warehouse per establishment with the stock of each item, the kardex of inventory moves,
-and sale notes (internal document 80) with the factura or boleta made from each. Every tenant gets a
-sale-note series NV01 on its main establishment.
+quotations (prefix COT, correlative per establishment) and sale notes (internal document 80) with the
+factura or boleta made from each. Every tenant gets a sale-note series NV01 on its main establishment.
 """
 
 import sqlalchemy as sa
@@ -235,6 +235,65 @@ def upgrade() -> None:
     op.create_index(
         "ix_inventory_moves_item", "inventory_moves", ["tenant_id", "item_id", "id"], unique=False
     )
+    op.create_table(
+        "quotations",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("tenant_id", sa.Integer(), nullable=False),
+        sa.Column("external_id", sa.String(length=36), nullable=False),
+        sa.Column("establishment_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("prefix", sa.String(length=10), nullable=False),
+        sa.Column("number", sa.Integer(), nullable=False),
+        sa.Column("date_of_issue", sa.Date(), nullable=False),
+        sa.Column("time_of_issue", sa.Time(), nullable=False),
+        sa.Column("date_of_due", sa.Date(), nullable=True),
+        sa.Column("delivery_date", sa.Date(), nullable=True),
+        sa.Column("customer_id", sa.Integer(), nullable=False),
+        sa.Column("currency_type_id", sa.String(length=3), nullable=False),
+        sa.Column("exchange_rate_sale", sa.Numeric(precision=12, scale=6), nullable=False),
+        sa.Column("total_exportation", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_free", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_unaffected", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_exonerated", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_taxed", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_igv", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_taxes", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total_value", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("total", sa.Numeric(precision=14, scale=2), nullable=False),
+        sa.Column("lines", sa.JSON(), nullable=False),
+        sa.Column("description", sa.String(length=500), nullable=False),
+        sa.Column("state_type_id", sa.String(length=2), nullable=False),
+        sa.Column("data_json", sa.JSON(), nullable=False),
+        sa.Column(
+            "created_at",
+            sa.DateTime(timezone=True),
+            server_default=sa.text("(CURRENT_TIMESTAMP)"),
+            nullable=False,
+        ),
+        sa.Column(
+            "updated_at",
+            sa.DateTime(timezone=True),
+            server_default=sa.text("(CURRENT_TIMESTAMP)"),
+            nullable=False,
+        ),
+        sa.ForeignKeyConstraint(
+            ["customer_id"],
+            ["persons.id"],
+        ),
+        sa.ForeignKeyConstraint(
+            ["establishment_id"],
+            ["establishments.id"],
+        ),
+        sa.ForeignKeyConstraint(["tenant_id"], ["tenants.id"], ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+        ),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("external_id"),
+        sa.UniqueConstraint("tenant_id", "establishment_id", "prefix", "number", name="uq_quotation_number"),
+    )
+    op.create_index("ix_quotations_tenant_created", "quotations", ["tenant_id", "id"], unique=False)
     connection = op.get_bind()
     for (tenant_id,) in connection.execute(sa.select(_TENANTS.c.id)):
         main = connection.scalar(
@@ -259,6 +318,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_quotations_tenant_created", table_name="quotations")
+    op.drop_table("quotations")
     op.drop_index("ix_inventory_moves_item", table_name="inventory_moves")
     op.drop_table("inventory_moves")
     op.drop_index("ix_sale_notes_tenant_date", table_name="sale_notes")
