@@ -127,7 +127,7 @@ SALE_NOTE_BODY = Object(
         "currency_type_id": Code(
             "Moneda.", required=True, codes=catalogs.CURRENCIES, catalog="ISO 4217", upper=True
         ),
-        "exchange_rate_sale": Number("Tipo de cambio.", decimals=6),
+        "exchange_rate_sale": Number("Tipo de cambio.", integer_digits=6, decimals=6),
         **{
             key: AMOUNT.but(description=f"Total ({key}); si se omite, se suma de las líneas.", absent=None)
             for key, _spanish in TOTAL_KEYS.values()

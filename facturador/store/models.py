@@ -411,7 +411,7 @@ def store_answer(
 
 # -- the commercial back office (customers and suppliers, products, stock, sale notes) ----------------
 
-Quantity = Numeric(16, 4, asdecimal=True)
+Quantity = Numeric(24, 4, asdecimal=True)
 Price = Numeric(18, 6, asdecimal=True)
 
 

@@ -56,7 +56,7 @@ def upgrade() -> None:
         sa.Column("has_igv", sa.Boolean(), nullable=False),
         sa.Column("calculate_quantity", sa.Boolean(), nullable=False),
         sa.Column("is_set", sa.Boolean(), nullable=False),
-        sa.Column("stock_min", sa.Numeric(precision=16, scale=4), nullable=False),
+        sa.Column("stock_min", sa.Numeric(precision=24, scale=4), nullable=False),
         sa.Column("item_unit_types", sa.JSON(), nullable=False),
         sa.Column("active", sa.Boolean(), nullable=False),
         sa.Column(
@@ -131,7 +131,7 @@ def upgrade() -> None:
         "item_stocks",
         sa.Column("item_id", sa.Integer(), nullable=False),
         sa.Column("warehouse_id", sa.Integer(), nullable=False),
-        sa.Column("stock", sa.Numeric(precision=16, scale=4), nullable=False),
+        sa.Column("stock", sa.Numeric(precision=24, scale=4), nullable=False),
         sa.ForeignKeyConstraint(["item_id"], ["items.id"], ondelete="CASCADE"),
         sa.ForeignKeyConstraint(
             ["warehouse_id"],
@@ -211,8 +211,8 @@ def upgrade() -> None:
         sa.Column("warehouse_id", sa.Integer(), nullable=False),
         sa.Column("type", sa.String(length=6), nullable=False),
         sa.Column("inventory_transaction_id", sa.String(length=2), nullable=True),
-        sa.Column("quantity", sa.Numeric(precision=16, scale=4), nullable=False),
-        sa.Column("balance", sa.Numeric(precision=16, scale=4), nullable=False),
+        sa.Column("quantity", sa.Numeric(precision=24, scale=4), nullable=False),
+        sa.Column("balance", sa.Numeric(precision=24, scale=4), nullable=False),
         sa.Column("description", sa.String(length=255), nullable=False),
         sa.Column("document_id", sa.Integer(), nullable=True),
         sa.Column("sale_note_id", sa.Integer(), nullable=True),
