@@ -6,6 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from connector.backoffice import (
+    InventoryResource,
+    ItemsResource,
+    PersonsResource,
+    QuotationsResource,
+    SaleNotesResource,
+)
 from connector.documents import DocumentsResource
 from connector.errors import (
     AuthenticationError,
@@ -18,11 +25,6 @@ from connector.models import ConnectionStatus
 from connector.plugins import PluginHost, make_plugin_manager
 from connector.resources import (
     DispatchesResource,
-    InventoryResource,
-    ItemsResource,
-    PersonsResource,
-    QuotationsResource,
-    SaleNotesResource,
     SummariesResource,
     VoidedResource,
 )

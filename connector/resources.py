@@ -294,34 +294,34 @@ class DispatchesResource(Resource):
 
 class SaleNotesResource(Resource):
     """Sale notes (notas de venta, not sent to SUNAT): ``POST /api/sale-note`` and
-    ``/api/sale-note/{id}/generate-cpe`` (reference §8.4–8.5). Methods arrive with the endpoints."""
+    ``/api/sale-note/{id}/generate-cpe`` (reference §8.4–8.5). The methods: :mod:`connector.backoffice`."""
 
     family: ClassVar[str] = "sale_notes"
 
 
 class QuotationsResource(Resource):
-    """Quotations: ``POST /api/quotations``, ``GET /api/quotations/list`` (reference §8.14). Methods arrive
-    with the endpoints."""
+    """Quotations: ``POST /api/quotations``, ``GET /api/quotations/list`` (reference §8.14). The methods:
+    :mod:`connector.backoffice`."""
 
     family: ClassVar[str] = "quotations"
 
 
 class PersonsResource(Resource):
     """Customers and suppliers: ``POST /api/person``, ``GET /api/persons/{type}/records`` (reference
-    §8.15–8.16). Methods arrive with the endpoints."""
+    §8.15–8.16). The methods: :mod:`connector.backoffice`."""
 
     family: ClassVar[str] = "persons"
 
 
 class ItemsResource(Resource):
     """Products and services: ``POST /api/item``, ``POST /api/items/{id}/update``,
-    ``GET /api/document/search-items`` (reference §8.17–8.18). Methods arrive with the endpoints."""
+    ``GET /api/document/search-items`` (reference §8.17–8.18). The methods: :mod:`connector.backoffice`."""
 
     family: ClassVar[str] = "items"
 
 
 class InventoryResource(Resource):
-    """Stock movements: ``POST /api/inventory/transaction`` (reference §8.19). Methods arrive with the
-    endpoint."""
+    """Stock movements: ``POST /api/inventory/transaction`` (reference §8.19). The methods:
+    :mod:`connector.backoffice`."""
 
     family: ClassVar[str] = "inventory"

@@ -17,12 +17,29 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from facturador.api import contract, documents, downloads, other_documents, summaries, voided
+from facturador.api import (
+    contract,
+    documents,
+    downloads,
+    inventory,
+    items,
+    other_documents,
+    persons,
+    quotations,
+    sale_notes,
+    summaries,
+    voided,
+)
 from facturador.api.common import TENANT_SCOPE_KEY
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.documents import DocumentService
+from facturador.domain.inventory import InventoryService
+from facturador.domain.items import ItemService
 from facturador.domain.other_documents import OtherDocumentService
+from facturador.domain.persons import PersonService
+from facturador.domain.quotations import QuotationService
+from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
 
@@ -146,6 +163,17 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(voided.router)
     app.include_router(downloads.router)
     app.include_router(other_documents.router)
+    # the commercial back office
+    app.state.persons = PersonService(context)
+    app.include_router(persons.router)
+    app.state.items = ItemService(context)
+    app.include_router(items.router)
+    app.state.inventory = InventoryService(context)
+    app.include_router(inventory.router)
+    app.state.sale_notes = SaleNoteService(context, app.state.documents)
+    app.include_router(sale_notes.router)
+    app.state.quotations = QuotationService(context, app.state.sale_notes)
+    app.include_router(quotations.router)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

@@ -213,7 +213,7 @@ def tenant_create(settings: Any, slug: str, authority_mode: str, **fields: Any) 
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"Tenant {slug} created for RUC {created.tenant.ruc} ({created.tenant.name}).")
-    click.echo("Series: F001 (01), B001 (03), FC01 BC01 (07), FD01 BD01 (08)")
+    click.echo("Series: F001 (01), B001 (03), FC01 BC01 (07), FD01 BD01 (08), NV01 (80)")
     click.echo(f"Base URL: {tenant_base_url(slug)}")
     click.echo(f"Token: {created.token}")
 

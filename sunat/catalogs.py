@@ -1358,3 +1358,64 @@ RESPONSE_CODES: dict[str, str] = {
 def response_message(code: str) -> str:
     """SUNAT's message for a response code; a generic text for a code not in :data:`RESPONSE_CODES`."""
     return RESPONSE_CODES.get(code) or f"Código de respuesta {code} de SUNAT"
+
+
+#: Inventory operation types (PLE Tabla 12, "tipo de operación" of the kardex) as the Facturador PRO tenants
+#: seed them, split by direction (reference facturador-api.md §5; 50-57 are tenant additions).
+INVENTORY_INPUT_TYPES: dict[str, str] = {
+    "02": "Compra",
+    "03": "Consignación recibida",
+    "05": "Devolución recibida",
+    "16": "Saldo inicial",
+    "18": "Importación",
+    "19": "Entrada de producción",
+    "20": "Entrada por devolución de producción",
+    "21": "Entrada por transferencia entre almacenes",
+    "22": "Entrada por identificación errónea",
+    "24": "Entrada por devolución del cliente",
+    "26": "Entrada para servicio de producción",
+    "29": "Entrada de bienes en préstamo",
+    "31": "Entrada de bienes en custodia",
+    "50": "Ingreso de otro tipo (50)",
+    "52": "Ingreso de otro tipo (52)",
+    "54": "Ingreso de otro tipo (54)",
+    "55": "Ingreso de otro tipo (55)",
+    "57": "Ingreso de otro tipo (57)",
+    "91": "Otros (91)",
+    "93": "Otros (93)",
+    "96": "Otros (96)",
+    "99": "Otros",
+}
+INVENTORY_OUTPUT_TYPES: dict[str, str] = {
+    "01": "Venta nacional",
+    "04": "Consignación entregada",
+    "06": "Devolución entregada",
+    "07": "Promoción",
+    "08": "Premio",
+    "09": "Donación",
+    "10": "Salida a producción",
+    "11": "Salida por transferencia entre almacenes",
+    "12": "Retiro",
+    "13": "Mermas",
+    "14": "Desmedros",
+    "15": "Destrucción",
+    "17": "Exportación",
+    "23": "Salida por identificación errónea",
+    "25": "Salida por devolución al proveedor",
+    "27": "Salida por servicio de producción",
+    "28": "Ajuste por diferencia de inventario",
+    "30": "Salida de bienes en préstamo",
+    "32": "Salida de bienes en custodia",
+    "33": "Muestras médicas",
+    "34": "Publicidad",
+    "35": "Gastos de representación",
+    "36": "Retiro para entrega a trabajadores",
+    "37": "Retiro por convenio colectivo",
+    "38": "Retiro por sustitución de bien siniestrado",
+    "51": "Salida de otro tipo (51)",
+    "53": "Salida de otro tipo (53)",
+    "56": "Salida de otro tipo (56)",
+}
+INVENTORY_OPERATION_TYPES: dict[str, str] = {**INVENTORY_INPUT_TYPES, **INVENTORY_OUTPUT_TYPES}
+#: Credit notes (catalog 09) whose goods come back to the warehouse: cancellation and returns.
+RETURN_CREDIT_NOTE_TYPES = frozenset({"01", "06", "07"})

@@ -33,6 +33,7 @@ from facturador.domain import failpoints, idempotency, send_policy, states
 from facturador.domain.document_input import EXTERNAL_ID, DocumentRequest, parse_document
 from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
+from facturador.domain.sales import record_sale
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.model import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
@@ -167,10 +168,18 @@ class DocumentService:
     # -- issuing -----------------------------------------------------------------------------------
 
     def issue(
-        self, tenant: TenantInfo, caller: Caller, body: Any, idempotency_header: str | None = None
+        self,
+        tenant: TenantInfo,
+        caller: Caller,
+        body: Any,
+        idempotency_header: str | None = None,
+        *,
+        move_stock: bool = True,
     ) -> Issued:
         """Issue the document ``body`` describes; with an idempotency key (``offline_id`` or the header)
-        that already made a document, answer with that document instead (a replay) or 409."""
+        that already made a document, answer with that document instead (a replay) or 409. The customer
+        and products are recorded in the back office; ``move_stock`` false leaves the stock as it is (a
+        document made from a sale note)."""
         key = idempotency.idempotency_key(body, idempotency_header)
         digest = None
         if key is not None:
@@ -225,6 +234,15 @@ class DocumentService:
                 row.qr_text = text
                 row.id = store_document(connection, row)
                 store_artifact(connection, row.id, "xml", signed.xml)
+                record_sale(
+                    connection,
+                    tenant.id,
+                    caller.establishment_id,
+                    row.id,
+                    f"{row.series}-{number}",
+                    request,
+                    move_stock=move_stock,
+                )
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number
             replay = self._replay_or_duplicate(tenant, request, key, digest)

@@ -20,7 +20,8 @@ from sunat.identity import is_valid_ruc
 from sunat.series import is_contingency_series, is_valid_series
 from sunat.ubigeo import is_valid_ubigeo
 
-#: The series every new company starts with: facturas, boletas and their notes, retentions and perceptions.
+#: The series every new company starts with: facturas, boletas, their notes, retentions and perceptions,
+#: and sale notes (80, NV01).
 DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
     ("01", "F001"),
     ("03", "B001"),
@@ -30,6 +31,7 @@ DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
     ("08", "BD01"),
     ("20", "R001"),
     ("40", "P001"),
+    ("80", "NV01"),
 )
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")

@@ -55,6 +55,8 @@ TITLES: dict[str, str] = {
     "03": "BOLETA DE VENTA ELECTRÓNICA",
     "07": "NOTA DE CRÉDITO ELECTRÓNICA",
     "08": "NOTA DE DÉBITO ELECTRÓNICA",
+    "80": "NOTA DE VENTA",
+    "COT": "COTIZACIÓN",
 }
 
 #: Bounds that keep the time and size of a rendering bounded whatever a document holds (the signed XML

@@ -470,3 +470,219 @@ def store_answer(
         "retry_at": retry_at,
     }
     direct(UPDATE_ANSWER, connection.dialect).run(connection, values)
+
+
+# -- the commercial back office (customers and suppliers, products, stock, sale notes) ----------------
+
+Quantity = Numeric(24, 4, asdecimal=True)
+Price = Numeric(18, 6, asdecimal=True)
+
+
+class Person(Base):
+    """A customer or supplier (``type`` customers | suppliers); the number is unique per type. Documents'
+    ``datos_del_cliente_o_receptor`` upsert the customers of this table."""
+
+    __tablename__ = "persons"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "type", "number", name="uq_person_number"),
+        Index("ix_persons_tenant_type_name", "tenant_id", "type", "name"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    type: Mapped[str] = mapped_column(String(10))
+    identity_document_type_id: Mapped[str] = mapped_column(String(2))
+    number: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str] = mapped_column(String(1500))
+    trade_name: Mapped[str] = mapped_column(String(1500), default="")
+    country_id: Mapped[str] = mapped_column(String(2), default="PE")
+    department_id: Mapped[str] = mapped_column(String(2), default="")
+    province_id: Mapped[str] = mapped_column(String(4), default="")
+    district_id: Mapped[str] = mapped_column(String(6), default="")
+    address: Mapped[str] = mapped_column(String(500), default="")
+    telephone: Mapped[str] = mapped_column(String(30), default="")
+    email: Mapped[str] = mapped_column(String(254), default="")
+    perception_agent: Mapped[bool] = mapped_column(Boolean, default=False)
+    percentage_perception: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    internal_code: Mapped[str] = mapped_column(String(100), default="")
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class Item(Base):
+    """A product or service; ``internal_id`` (the documents' ``codigo_interno``) is unique per tenant.
+    ``item_unit_types`` is its price list (``[{description, unit_type_id, quantity_unit, price1..3,
+    price_default}]``)."""
+
+    __tablename__ = "items"
+    __table_args__ = (UniqueConstraint("tenant_id", "internal_id", name="uq_item_internal_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    internal_id: Mapped[str] = mapped_column(String(30))
+    description: Mapped[str] = mapped_column(String(500))
+    name: Mapped[str] = mapped_column(String(500), default="")
+    second_name: Mapped[str] = mapped_column(String(500), default="")
+    item_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    item_code: Mapped[str] = mapped_column(String(250), default="")
+    item_code_gs1: Mapped[str] = mapped_column(String(100), default="")
+    barcode: Mapped[str] = mapped_column(String(150), default="")
+    model: Mapped[str] = mapped_column(String(100), default="")
+    brand: Mapped[str] = mapped_column(String(100), default="")
+    category: Mapped[str] = mapped_column(String(100), default="")
+    unit_type_id: Mapped[str] = mapped_column(String(3), default="NIU")
+    currency_type_id: Mapped[str] = mapped_column(String(3), default="PEN")
+    sale_unit_price: Mapped[Decimal] = mapped_column(Price, default=Decimal(0))
+    purchase_unit_price: Mapped[Decimal] = mapped_column(Price, default=Decimal(0))
+    sale_affectation_igv_type_id: Mapped[str] = mapped_column(String(2), default="10")
+    purchase_affectation_igv_type_id: Mapped[str] = mapped_column(String(2), default="10")
+    has_igv: Mapped[bool] = mapped_column(Boolean, default=True)
+    calculate_quantity: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_set: Mapped[bool] = mapped_column(Boolean, default=False)
+    stock_min: Mapped[Decimal] = mapped_column(Quantity, default=Decimal(0))
+    item_unit_types: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class Warehouse(Base):
+    """The warehouse of an establishment (one per establishment)."""
+
+    __tablename__ = "warehouses"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"), unique=True)
+    description: Mapped[str] = mapped_column(String(255))
+
+
+class ItemStock(Base):
+    """The stock of an item in a warehouse."""
+
+    __tablename__ = "item_stocks"
+
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
+    warehouse_id: Mapped[int] = mapped_column(ForeignKey("warehouses.id"), primary_key=True, index=True)
+    stock: Mapped[Decimal] = mapped_column(Quantity, default=Decimal(0))
+
+
+class InventoryMove(Base):
+    """One line of an item's kardex: an input (positive quantity) or output (negative) of a warehouse,
+    made by an inventory transaction, a document or a sale note, with the balance after it."""
+
+    __tablename__ = "inventory_moves"
+    __table_args__ = (Index("ix_inventory_moves_item", "tenant_id", "item_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    warehouse_id: Mapped[int] = mapped_column(ForeignKey("warehouses.id"))
+    type: Mapped[str] = mapped_column(String(6))  # input | output
+    inventory_transaction_id: Mapped[str | None] = mapped_column(String(2))
+    quantity: Mapped[Decimal] = mapped_column(Quantity)
+    balance: Mapped[Decimal] = mapped_column(Quantity)
+    description: Mapped[str] = mapped_column(String(255), default="")
+    document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id", ondelete="SET NULL"))
+    sale_note_id: Mapped[int | None] = mapped_column(ForeignKey("sale_notes.id", ondelete="SET NULL"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class SaleNote(Base):
+    """A nota de venta (internal document 80, never sent to SUNAT); ``document_id`` is the factura or
+    boleta made from it (at most one)."""
+
+    __tablename__ = "sale_notes"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "series", "number", name="uq_sale_note_number"),
+        Index("ix_sale_notes_tenant_date", "tenant_id", "date_of_issue"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"))
+    series: Mapped[str] = mapped_column(String(4))
+    number: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    customer_id: Mapped[int] = mapped_column(ForeignKey("persons.id"))
+    currency_type_id: Mapped[str] = mapped_column(String(3))
+    exchange_rate_sale: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(1))
+    total_exportation: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_unaffected: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_exonerated: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxed: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_value: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    lines: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    format_pdf: Mapped[str] = mapped_column(String(16), default="a4")
+    document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id"), unique=True)
+    #: Set while a factura or boleta is being made from the note (no second conversion meanwhile).
+    converting: Mapped[bool] = mapped_column(Boolean, default=False)
+    data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Quotation(Base):
+    """A quotation (cotización): ``prefix``-``number`` with a correlative per establishment."""
+
+    __tablename__ = "quotations"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "establishment_id", "prefix", "number", name="uq_quotation_number"),
+        Index("ix_quotations_tenant_created", "tenant_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    prefix: Mapped[str] = mapped_column(String(10), default="COT")
+    number: Mapped[int] = mapped_column(Integer)
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    date_of_due: Mapped[dt.date | None] = mapped_column(Date)
+    delivery_date: Mapped[dt.date | None] = mapped_column(Date)
+    customer_id: Mapped[int] = mapped_column(ForeignKey("persons.id"))
+    currency_type_id: Mapped[str] = mapped_column(String(3))
+    exchange_rate_sale: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(1))
+    total_exportation: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_unaffected: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_exonerated: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxed: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_igv: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_value: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    lines: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    description: Mapped[str] = mapped_column(String(500), default="")
+    state_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+PERSONS: Table = Person.__table__  # type: ignore[assignment]
+ITEMS: Table = Item.__table__  # type: ignore[assignment]
+WAREHOUSES: Table = Warehouse.__table__  # type: ignore[assignment]
+ITEM_STOCKS: Table = ItemStock.__table__  # type: ignore[assignment]
+INVENTORY_MOVES: Table = InventoryMove.__table__  # type: ignore[assignment]
+SALE_NOTES: Table = SaleNote.__table__  # type: ignore[assignment]
+ESTABLISHMENTS: Table = Establishment.__table__  # type: ignore[assignment]
+QUOTATIONS: Table = Quotation.__table__  # type: ignore[assignment]
+USERS: Table = User.__table__  # type: ignore[assignment]

@@ -25,6 +25,11 @@ import pytest
 from facturador.domain.document_input import DOCUMENT
 from facturador.domain.documents import SEND_BODY, UPDATE_STATUS_BODY
 from facturador.domain.fields import Object
+from facturador.domain.inventory import TRANSACTION_BODY
+from facturador.domain.items import ITEM_BODY, ITEM_UPDATE_BODY
+from facturador.domain.persons import PERSON_BODY
+from facturador.domain.quotations import QUOTATION_BODY
+from facturador.domain.sale_notes import GENERATE_BODY, SALE_NOTE_BODY
 from facturador.domain.summaries import SUMMARY_BODY, TICKET_QUERY, VOIDED_BODY
 from sunat import catalogs
 from tests.conftest import LiveService
@@ -38,7 +43,7 @@ SEED = 20261123  # a fixed seed: the same cases on every run, so a failure repro
 SCHEMATHESIS = Path(sys.executable).with_name("st")
 
 
-def seed_documents(shop: Shop, client: httpx.Client) -> dict[str, list[str]]:
+def seed_documents(shop: Shop, client: httpx.Client) -> dict[str, list[Any]]:
     """Real documents, summaries (one answered, one whose ticket SUNAT keeps in process) and a voided
     communication of a fresh tenant; their ids by kind."""
 
@@ -77,6 +82,7 @@ def seed_documents(shop: Shop, client: httpx.Client) -> dict[str, list[str]]:
     assert client.post("/api/summaries/status", json={"ticket": pending["ticket"]}).status_code == 202
     ok(client.post("/api/documents", json=boleta_body()))  # registered: the summary example declares it
     return {
+        **seed_backoffice(client),
         "documents": [doc["external_id"] for doc in (accepted, unsent, to_void, boleta)],
         "summaries": [summary["external_id"], pending["external_id"]],
         "voided": [voided["external_id"]],
@@ -84,7 +90,68 @@ def seed_documents(shop: Shop, client: httpx.Client) -> dict[str, list[str]]:
     }
 
 
-def config(token: str, ids: dict[str, list[str]]) -> str:
+def seed_backoffice(client: httpx.Client) -> dict[str, list[Any]]:
+    """A customer, a product with stock, a sale note and a quotation; their ids by kind."""
+
+    def ok(response: httpx.Response) -> dict[str, Any]:
+        assert response.status_code == 200, response.text
+        return response.json()["data"]
+
+    person = ok(
+        client.post(
+            "/api/person",
+            json={
+                "type": "customers",
+                "identity_document_type_id": "1",
+                "number": "70000001",
+                "name": "CLIENTE SEMILLA",
+                "country_id": "PE",
+            },
+        )
+    )
+    item = {
+        "internal_id": "SEED-1",
+        "description": "Producto sembrado",
+        "unit_type_id": "NIU",
+        "currency_type_id": "PEN",
+        "sale_unit_price": 59,
+        "sale_affectation_igv_type_id": "10",
+        "stock": 100,
+    }
+    product = ok(client.post("/api/item", json=item))
+    [series] = client.get("/api/sale-note/series").json()["data"]
+    line = {
+        "item_id": product["id"],
+        "quantity": 1,
+        "unit_value": 50,
+        "unit_price": 59,
+        "price_type_id": "01",
+        "affectation_igv_type_id": "10",
+        "total_base_igv": 50,
+        "percentage_igv": 18,
+        "total_igv": 9,
+        "total_taxes": 9,
+        "total_value": 50,
+        "total": 59,
+    }
+    body = {
+        "date_of_issue": boleta_body()["fecha_de_emision"],
+        "time_of_issue": "10:00:00",
+        "customer_id": person["id"],
+        "currency_type_id": "PEN",
+        "items": [line],
+    }
+    notes = [ok(client.post("/api/sale-note", json={**body, "series_id": series["id"]})) for _ in range(2)]
+    quotation = ok(client.post("/api/quotations", json=body))
+    return {
+        "items": [product["id"]],
+        "sale_notes": [note["id"] for note in notes],
+        "sale_note_files": [note["external_id"] for note in notes],
+        "quotations": [quotation["external_id"]],
+    }
+
+
+def config(token: str, ids: dict[str, list[Any]]) -> str:
     """schemathesis.toml: both auth schemes with the tenant's token, the seeded ids as dictionaries that
     half the generated values of each id parameter are drawn from."""
 
@@ -118,6 +185,12 @@ def config(token: str, ids: dict[str, list[str]]) -> str:
     )
     text += operation("summaryStatus", **{"body.external_id": "summaries", "body.ticket": "tickets"})
     text += operation("voidedStatus", **{"body.external_id": "voided", "body.ticket": "tickets"})
+    text += operation("updateItem", **{"path.id": "items"})
+    text += operation("itemKardex", **{"path.id": "items"})
+    text += operation("generateCpe", **{"path.id": "sale_notes"})
+    text += operation("downloadSaleNote", **{"path.external_id": "sale_note_files"})
+    text += operation("downloadSaleNoteFormat", **{"path.external_id": "sale_note_files"})
+    text += operation("printQuotation", **{"path.external_id": "quotations"})
 
     return text
 
@@ -172,8 +245,9 @@ def test_the_service_holds_its_openapi_contract(live: LiveService, tmp_path: Pat
     )
     print(f"schemathesis: examples per operation and the statuses they got\n{table}\n{summary}")
     operations = [label for label in answers if label != "Stateful tests"]
-    # 17 of documents, summaries and voided communications; 13 of retentions, perceptions and reversions
-    assert len(operations) == 30, sorted(answers)
+    # 17 of documents, summaries and voided communications; 13 of retentions, perceptions and reversions;
+    # 15 of the back office
+    assert len(operations) == 45, sorted(answers)
     assert not any(status >= 500 for counts in answers.values() for status in counts)
     # the seeded ids and the schema's examples reach real answers, not only refusals
     for label in (
@@ -189,6 +263,13 @@ def test_the_service_holds_its_openapi_contract(live: LiveService, tmp_path: Pat
         "POST /api/retentions",
         "POST /api/perceptions",
         "GET /downloads/retention/{kind}/{external_id}",
+        "POST /api/person",
+        "GET /api/persons/{type}/records",
+        "GET /api/document/search-items",
+        "GET /api/items/{id}/kardex",
+        "GET /api/sale-note/series",
+        "GET /downloads/salenote/sale_note/{external_id}",
+        "GET /api/quotations/list",
     ):
         assert answers[label][200] > 0, (label, answers[label])
     assert answers["POST /api/summaries/status"][202] > 0  # a ticket in process
@@ -229,6 +310,13 @@ def request_schema(document: dict[str, Any], path: str) -> dict[str, Any]:
         ("/api/summaries/status", TICKET_QUERY),
         ("/api/voided", VOIDED_BODY),
         ("/api/voided/status", TICKET_QUERY),
+        ("/api/person", PERSON_BODY),
+        ("/api/item", ITEM_BODY),
+        ("/api/items/{id}/update", ITEM_UPDATE_BODY),
+        ("/api/inventory/transaction", TRANSACTION_BODY),
+        ("/api/sale-note", SALE_NOTE_BODY),
+        ("/api/sale-note/{id}/generate-cpe", GENERATE_BODY),
+        ("/api/quotations", QUOTATION_BODY),
     ],
 )
 def test_every_body_is_described_field_by_field_from_its_declaration(

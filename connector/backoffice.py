@@ -1,0 +1,828 @@
+"""The commercial back office families: ``client.persons``, ``client.items``, ``client.inventory``,
+``client.sale_notes`` and ``client.quotations`` (reference §8.4-8.5, §8.14-8.19).
+
+Every method that creates something runs the plugin hooks of its family, as documents do:
+``facturador_prepare_payload`` → ``facturador_validate_payload`` (problems: a
+:class:`~connector.errors.ValidationError`, nothing sent) → ``POST`` (never retried) →
+``facturador_issued`` with the typed answer. Lists are typed records (and DataFrames); paginated lists
+follow ``links.next`` until the last page. Sale notes and quotations are built from lines whose amounts
+``sunat.totals`` computes (:class:`SaleNote`, :class:`Quotation`), so the service's checks pass.
+
+Sale notes and quotations name customers and products by their ids on the service (``customer_id``,
+``item_id``): :meth:`PersonsResource.save` and :meth:`ItemsResource.create` answer them, and
+:meth:`PersonsResource.records` / :meth:`ItemsResource.search` find them; or give a
+:class:`~connector.builders.Customer` and lines with a ``code`` and the service creates what is new.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlencode
+
+from connector.builders import Customer, money, unit
+from connector.errors import ServerError, ValidationError
+from connector.http import DOCUMENT_LISTS_TAG, Transport
+from connector.models import IssueResult
+from connector.parsing import parse_bool, parse_date, parse_decimal
+from connector.resources import (
+    InventoryResource as _InventoryFamily,
+)
+from connector.resources import (
+    ItemsResource as _ItemsFamily,
+)
+from connector.resources import (
+    PersonsResource as _PersonsFamily,
+)
+from connector.resources import (
+    QuotationsResource as _QuotationsFamily,
+)
+from connector.resources import (
+    Resource,
+)
+from connector.resources import (
+    SaleNotesResource as _SaleNotesFamily,
+)
+from sunat import catalogs
+from sunat.calendar import peru_now, peru_today
+from sunat.rates import IGV_PERCENT, icbper_rate
+from sunat.totals import DocumentTotals, LineAmounts, compute_line, compute_totals
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "InventoryResource",
+    "ItemsResource",
+    "KardexMove",
+    "NoteLine",
+    "Person",
+    "PersonsResource",
+    "Product",
+    "Quotation",
+    "QuotationRecord",
+    "QuotationRef",
+    "QuotationsResource",
+    "SaleNote",
+    "SaleNoteRef",
+    "SaleNoteSeries",
+    "SaleNotesResource",
+    "WarehouseStock",
+]
+
+PersonType = Literal["customers", "suppliers"]
+#: The most pages a list follows (a safety stop against a service whose ``next`` never ends).
+MAX_PAGES = 10_000
+
+
+def _create(
+    resource: Resource, path: str, payload: Mapping[str, Any], form_values: Mapping[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run the family's hooks, ``POST`` the final payload and return it with the answer's JSON."""
+    plugins = resource._plugins
+    body = plugins.prepare_payload(resource.family, dict(payload), dict(form_values or {}))
+    problems = plugins.validate_payload(resource.family, body)
+    if problems:
+        more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
+        raise ValidationError(
+            f"No se envió la solicitud: {problems[0].message}{more}",
+            error_code="PLUGIN_VALIDATION",
+            field_errors=problems,
+            body=None,
+        )
+    response = resource._transport.post(path, body)
+    return body, Transport.json(response)
+
+
+def _data(answer: Mapping[str, Any], url: str = "") -> Mapping[str, Any]:
+    data = answer.get("data")
+    if not isinstance(data, Mapping):
+        raise ServerError("La respuesta del servicio no trae 'data'.", body=dict(answer), url=url)
+    return data
+
+
+def _pages(transport: Transport, path: str, *, tag: str, fresh: bool) -> Iterator[Mapping[str, Any]]:
+    """The rows of a paginated list, page after page along ``links.next``."""
+    url: str | None = path
+    for _ in range(MAX_PAGES):
+        if not url:
+            return
+        relative = url[len(transport.base_url) :] if url.startswith(transport.base_url) else url
+        body = Transport.json(transport.get(relative, fresh=fresh, tag=tag))
+        rows = body.get("data")
+        if not isinstance(rows, list):
+            raise ServerError("La lista del servicio no trae 'data'.", body=body, url=transport.url(relative))
+        yield from (row for row in rows if isinstance(row, Mapping))
+        links = body.get("links")
+        url = links.get("next") if isinstance(links, Mapping) else None
+
+
+def _frame(records: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = [{key: value for key, value in asdict(record).items() if key in columns} for record in records]
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+# -- persons --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Person:
+    """A customer or supplier as the service lists it; ``id`` is its ``customer_id``."""
+
+    id: int
+    number: str
+    name: str
+    identity_type: str
+    identity_code: str
+    address: str = ""
+    email: str = ""
+    telephone: str = ""
+    country: str = "PE"
+    district: str = ""
+    enabled: bool = True
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Person:
+        return cls(
+            id=int(row["id"]),
+            number=_text(row.get("number")),
+            name=_text(row.get("name")),
+            identity_type=_text(row.get("identity_document_type_id")),
+            identity_code=_text(row.get("identity_document_type_code")),
+            address=_text(row.get("address")),
+            email=_text(row.get("email")),
+            telephone=_text(row.get("telephone")),
+            country=_text(row.get("country_id")) or "PE",
+            district=_text(row.get("district_id")),
+            enabled=parse_bool(row.get("enabled", True)),
+        )
+
+
+PERSON_COLUMNS = ("id", "number", "name", "identity_type", "address", "email", "telephone", "district")
+
+
+class PersonsResource(_PersonsFamily):
+    """Customers and suppliers: :meth:`save` (create, or edit with ``id``), :meth:`records` (every page),
+    :meth:`frame`."""
+
+    def save(
+        self,
+        *,
+        number: str,
+        name: str,
+        identity_type: str,
+        person_type: PersonType = "customers",
+        country: str = "PE",
+        person_id: int | None = None,
+        form_values: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> Person:
+        """Register a person (or edit person ``person_id``); ``fields`` are other keys of §8.15
+        (``address``, ``email``, ``telephone``, ``district_id``, ``trade_name`` ...).
+
+        :raises ValidationError: a duplicate number or name of the type, a bad identity number, or
+            plugins found problems (nothing sent).
+        """
+        payload: dict[str, Any] = {
+            "type": person_type,
+            "identity_document_type_id": identity_type,
+            "number": number,
+            "name": name,
+            "country_id": country,
+            **fields,
+        }
+        if person_id is not None:
+            payload["id"] = person_id
+        body, answer = _create(self, "/api/person", payload, form_values)
+        result = Person.from_row(_data(answer))
+        self._transport.invalidate(f"{self.family}.lists")
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def records(
+        self, person_type: PersonType = "customers", search: str = "", *, fresh: bool = False
+    ) -> list[Person]:
+        """Every person of the type whose name or number contains ``search`` (all pages, by name)."""
+        query = f"?{urlencode({'input': search})}" if search else ""
+        rows = _pages(
+            self._transport,
+            f"/api/persons/{person_type}/records{query}",
+            tag=f"{self.family}.lists",
+            fresh=fresh,
+        )
+        return [Person.from_row(row) for row in rows]
+
+    def frame(self, person_type: PersonType = "customers", search: str = "") -> pd.DataFrame:
+        """:meth:`records` as a DataFrame (columns :data:`PERSON_COLUMNS`)."""
+        return _frame(self.records(person_type, search), PERSON_COLUMNS)
+
+
+# -- items ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WarehouseStock:
+    """A product's stock in one warehouse."""
+
+    warehouse_id: int
+    description: str
+    stock: Decimal
+
+
+@dataclass(frozen=True)
+class Product:
+    """A product as the service answers it; ``id`` is its ``item_id``."""
+
+    id: int
+    code: str
+    description: str
+    unit: str
+    currency: str
+    sale_price: Decimal
+    affectation: str
+    stock: Decimal
+    warehouses: tuple[WarehouseStock, ...] = ()
+    price_list: tuple[dict[str, Any], ...] = ()
+    has_igv: bool = True
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Product:
+        warehouses = tuple(
+            WarehouseStock(
+                warehouse_id=int(w["warehouse_id"]),
+                description=_text(w.get("warehouse_description")),
+                stock=parse_decimal(w.get("stock")),
+            )
+            for w in row.get("warehouses") or []
+            if isinstance(w, Mapping)
+        )
+        return cls(
+            id=int(row["id"]),
+            code=_text(row.get("internal_id")),
+            description=_text(row.get("description")),
+            unit=_text(row.get("unit_type_id")),
+            currency=_text(row.get("currency_type_id")),
+            sale_price=parse_decimal(row.get("sale_unit_price")),
+            affectation=_text(row.get("sale_affectation_igv_type_id")),
+            stock=parse_decimal(row.get("stock")),
+            warehouses=warehouses,
+            price_list=tuple(dict(p) for p in row.get("item_unit_types") or [] if isinstance(p, Mapping)),
+            has_igv=parse_bool(row.get("has_igv", True)),
+        )
+
+
+PRODUCT_COLUMNS = ("id", "code", "description", "unit", "currency", "sale_price", "affectation", "stock")
+
+
+class ItemsResource(_ItemsFamily):
+    """Products: :meth:`create`, :meth:`update`, :meth:`search` (with stock per warehouse), :meth:`frame`."""
+
+    def create(
+        self,
+        *,
+        code: str,
+        description: str,
+        sale_price: Decimal | float | int | str,
+        unit: str = "NIU",
+        currency: str = "PEN",
+        affectation: str = "10",
+        stock: Decimal | float | int | str = 0,
+        form_values: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> Product:
+        """Register a product with its initial ``stock`` in the user's warehouse; ``fields`` are other
+        keys of §8.18 (``purchase_unit_price``, ``stock_min``, ``barcode``, ``item_unit_types`` ...).
+
+        :raises ValidationError: a duplicate code, a price not above 0, or plugins found problems.
+        """
+        payload = {
+            "internal_id": code,
+            "description": description,
+            "unit_type_id": unit,
+            "currency_type_id": currency,
+            "sale_unit_price": str(sale_price),
+            "sale_affectation_igv_type_id": affectation,
+            "purchase_affectation_igv_type_id": affectation,
+            "stock": str(stock),
+            **fields,
+        }
+        body, answer = _create(self, "/api/item", payload, form_values)
+        result = Product.from_row(_data(answer))
+        self._transport.invalidate(f"{self.family}.lists")
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def update(
+        self,
+        item_id: int,
+        *,
+        code: str,
+        description: str,
+        sale_price: Decimal | float | int | str,
+        stock_min: Decimal | float | int | str = 0,
+        **fields: Any,
+    ) -> Product:
+        """Edit a product (only what §8.18 lets real tenants write: code, description, price, minimum
+        stock, ``barcode``, ``model``, ``has_igv``, ``item_code``).
+
+        :raises NotFoundError: no product ``item_id`` in this tenant.
+        """
+        payload = {
+            "internal_id": code,
+            "description": description,
+            "sale_unit_price": str(sale_price),
+            "stock_min": str(stock_min),
+            **fields,
+        }
+        response = self._transport.post(f"/api/items/{int(item_id)}/update", payload)
+        self._transport.invalidate(f"{self.family}.lists")
+        return Product.from_row(_data(Transport.json(response)))
+
+    def search(self, text: str = "", *, limit: int = 20, fresh: bool = False) -> list[Product]:
+        """Products whose description or code contains ``text`` (at most ``limit``, by description)."""
+        response = self._transport.get(
+            f"/api/document/search-items?{urlencode({'input': text, 'limit': int(limit)})}",
+            fresh=fresh,
+            tag=f"{self.family}.lists",
+        )
+        data = _data(Transport.json(response), response.url)
+        return [Product.from_row(row) for row in data.get("items") or [] if isinstance(row, Mapping)]
+
+    def frame(self, text: str = "", *, limit: int = 100) -> pd.DataFrame:
+        """:meth:`search` as a DataFrame (columns :data:`PRODUCT_COLUMNS`)."""
+        return _frame(self.search(text, limit=limit), PRODUCT_COLUMNS)
+
+
+# -- inventory ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KardexMove:
+    """One move of a product's kardex: ``quantity`` positive for an input, negative for an output."""
+
+    id: int
+    type: str
+    transaction: str
+    transaction_description: str
+    quantity: Decimal
+    balance: Decimal
+    description: str
+    warehouse_id: int
+    document_id: int | None = None
+    sale_note_id: int | None = None
+    date: str = ""
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> KardexMove:
+        return cls(
+            id=int(row["id"]),
+            type=_text(row.get("type")),
+            transaction=_text(row.get("inventory_transaction_id")),
+            transaction_description=_text(row.get("inventory_transaction_description")),
+            quantity=parse_decimal(row.get("quantity")),
+            balance=parse_decimal(row.get("balance")),
+            description=_text(row.get("description")),
+            warehouse_id=int(row.get("warehouse_id") or 0),
+            document_id=row.get("document_id"),
+            sale_note_id=row.get("sale_note_id"),
+            date=_text(row.get("date")),
+        )
+
+
+KARDEX_COLUMNS = ("id", "date", "type", "transaction", "quantity", "balance", "description")
+
+
+class InventoryResource(_InventoryFamily):
+    """Stock inputs and outputs (:meth:`add`, :meth:`remove`) and the kardex of a product."""
+
+    def _move(
+        self,
+        kind: str,
+        code: str,
+        quantity: Decimal | float | int | str,
+        transaction: str,
+        warehouse_id: int | None,
+        form_values: Mapping[str, Any] | None,
+    ) -> str:
+        payload: dict[str, Any] = {
+            "type": kind,
+            "inventory_transaction_id": transaction,
+            "item_code": code,
+            "quantity": str(quantity),
+        }
+        if warehouse_id is not None:
+            payload["warehouse_id"] = warehouse_id
+        body, answer = _create(self, "/api/inventory/transaction", payload, form_values)
+        if answer.get("success") is False:  # real tenants answer refusals with HTTP 200
+            raise ValidationError(_text(answer.get("message")), error_code="INVENTORY_REFUSED", body=answer)
+        message = _text(answer.get("message"))
+        self._transport.invalidate("items.lists")
+        self._transport.invalidate(f"{self.family}.lists")
+        self._plugins.issued(self.family, body, message)
+        return message
+
+    def add(
+        self,
+        code: str,
+        quantity: Decimal | float | int | str,
+        *,
+        transaction: str = "02",
+        warehouse_id: int | None = None,
+        form_values: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Put ``quantity`` of product ``code`` into the warehouse (an input type of
+        ``sunat.catalogs.INVENTORY_INPUT_TYPES``; ``02`` purchase by default); the service's message."""
+        if transaction not in catalogs.INVENTORY_INPUT_TYPES:
+            raise ValueError(f"{transaction!r} is not an input operation type")
+        return self._move("input", code, quantity, transaction, warehouse_id, form_values)
+
+    def remove(
+        self,
+        code: str,
+        quantity: Decimal | float | int | str,
+        *,
+        transaction: str = "01",
+        warehouse_id: int | None = None,
+        form_values: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Take ``quantity`` out (an output type, ``01`` sale by default).
+
+        :raises ValidationError: more than the warehouse holds (nothing moves).
+        """
+        if transaction not in catalogs.INVENTORY_OUTPUT_TYPES:
+            raise ValueError(f"{transaction!r} is not an output operation type")
+        return self._move("output", code, quantity, transaction, warehouse_id, form_values)
+
+    def kardex(self, item_id: int, *, fresh: bool = False) -> list[KardexMove]:
+        """Every move of product ``item_id``, oldest first (all pages; this service only)."""
+        rows = _pages(
+            self._transport, f"/api/items/{int(item_id)}/kardex", tag=f"{self.family}.lists", fresh=fresh
+        )
+        return [KardexMove.from_row(row) for row in rows]
+
+    def kardex_frame(self, item_id: int) -> pd.DataFrame:
+        """:meth:`kardex` as a DataFrame (columns :data:`KARDEX_COLUMNS`)."""
+        return _frame(self.kardex(item_id, fresh=True), KARDEX_COLUMNS)
+
+
+# -- builders of sale notes and quotations --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteLine:
+    """A line of a sale note or quotation: a product by ``item_id`` (see :meth:`ItemsResource.search`),
+    or by ``code`` and ``description`` (created when new). Give exactly one of ``unit_price`` (with IGV)
+    or ``unit_value``; the amounts come from :func:`sunat.totals.compute_line`."""
+
+    quantity: Decimal | float | int | str
+    unit_price: Decimal | float | int | str | None = None
+    unit_value: Decimal | float | int | str | None = None
+    item_id: int | None = None
+    code: str = ""
+    description: str = ""
+    unit: str = "NIU"
+    affectation: str = "10"
+    bag_tax: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.unit_price is None) == (self.unit_value is None):
+            raise ValueError("give exactly one of unit_price or unit_value")
+        if self.item_id is None and not (self.code and self.description):
+            raise ValueError("a line needs an item_id, or a code and a description")
+
+    def amounts(self, on: dt.date) -> LineAmounts:
+        return compute_line(
+            self.quantity,
+            self.affectation,
+            unit_value=self.unit_value,
+            unit_price=self.unit_price,
+            igv_percent=IGV_PERCENT,
+            icbper_rate=icbper_rate(on) if self.bag_tax else Decimal("0"),
+        )
+
+    def to_payload(self, amounts: LineAmounts) -> dict[str, Any]:
+        free = catalogs.is_free(self.affectation)
+        line: dict[str, Any] = {
+            "quantity": unit(amounts.quantity),
+            "unit_value": unit(amounts.unit_price if free else amounts.unit_value),
+            "unit_price": 0 if free else unit(amounts.unit_price),
+            "price_type_id": amounts.price_type,
+            "affectation_igv_type_id": self.affectation,
+            "total_base_igv": money(amounts.igv_base),
+            "percentage_igv": unit(amounts.igv_percent),
+            "total_igv": money(amounts.igv),
+            "total_taxes": money(amounts.taxes),
+            "total_value": money(amounts.value),
+            "total": money(amounts.total),
+            "total_plastic_bag_taxes": money(amounts.icbper),
+        }
+        if self.item_id is not None:
+            line["item_id"] = self.item_id
+        else:
+            line["item"] = {
+                "internal_id": self.code,
+                "description": self.description,
+                "unit_type_id": self.unit,
+            }
+        return line
+
+
+def _now() -> dt.time:
+    return peru_now().time().replace(microsecond=0, tzinfo=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Sheet:
+    """What sale notes and quotations share: customer (an id, or a :class:`Customer` created when
+    new), lines, currency, date and time (today and now in Lima)."""
+
+    lines: Sequence[NoteLine]
+    customer_id: int | None = None
+    customer: Customer | None = None
+    currency: str = "PEN"
+    issue_date: dt.date = field(default_factory=peru_today)
+    issue_time: dt.time = field(default_factory=_now)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.customer_id is None) == (self.customer is None):
+            raise ValueError("give exactly one of customer_id or customer")
+        if not self.lines:
+            raise ValueError("at least one line is needed")
+
+    def line_amounts(self) -> list[LineAmounts]:
+        return [line.amounts(self.issue_date) for line in self.lines]
+
+    def totals(self) -> DocumentTotals:
+        """Header totals (:func:`sunat.totals.compute_totals`)."""
+        return compute_totals(self.line_amounts())
+
+    def to_payload(self) -> dict[str, Any]:
+        """The wire payload (internal English keys; a new dict each call)."""
+        amounts = self.line_amounts()
+        totals = compute_totals(amounts)
+        forced = self.customer is not None or any(line.item_id is None for line in self.lines)
+        payload: dict[str, Any] = {
+            "date_of_issue": self.issue_date.isoformat(),
+            "time_of_issue": self.issue_time.strftime("%H:%M:%S"),
+            "currency_type_id": self.currency,
+            "items": [line.to_payload(a) for line, a in zip(self.lines, amounts, strict=True)],
+            "total_exportation": money(totals.export),
+            "total_taxed": money(totals.taxed),
+            "total_unaffected": money(totals.unaffected),
+            "total_exonerated": money(totals.exonerated),
+            "total_free": money(totals.free),
+            "total_igv": money(totals.igv),
+            "total_plastic_bag_taxes": money(totals.icbper),
+            "total_taxes": money(totals.taxes),
+            "total_value": money(totals.value),
+            "total": money(totals.total),
+        }
+        if self.customer_id is not None:
+            payload["customer_id"] = self.customer_id
+        if self.customer is not None:
+            payload["datos_del_cliente_o_receptor"] = self.customer.to_payload()
+        if forced:
+            payload["force_create_if_not_exist"] = True
+        payload.update(self._header())
+        payload.update(dict(self.extra))
+        return payload
+
+    def _header(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SaleNote(_Sheet):
+    """A sale note on the series ``series_id`` (see :meth:`SaleNotesResource.series`)."""
+
+    series_id: int
+    pdf_format: str = "a4"
+
+    def _header(self) -> dict[str, Any]:
+        return {"series_id": self.series_id, "actions": {"format_pdf": self.pdf_format}}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Quotation(_Sheet):
+    """A quotation (``COT-n``)."""
+
+    description: str = ""
+    date_of_due: dt.date | None = None
+    delivery_date: dt.date | None = None
+
+    def _header(self) -> dict[str, Any]:
+        header: dict[str, Any] = {"prefix": "COT", "description": self.description}
+        if self.date_of_due is not None:
+            header["date_of_due"] = self.date_of_due.isoformat()
+        if self.delivery_date is not None:
+            header["delivery_date"] = self.delivery_date.isoformat()
+        return header
+
+
+# -- sale notes -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SaleNoteSeries:
+    """A sale-note series of the tenant: its ``id`` is a sale note's ``series_id``."""
+
+    id: int
+    number: str
+    establishment_id: int
+    establishment: str = ""
+
+
+@dataclass(frozen=True)
+class SaleNoteRef:
+    """An issued sale note: its id (for :meth:`SaleNotesResource.generate_cpe`), number and PDF link."""
+
+    id: int
+    number: str
+    external_id: str
+    filename: str = ""
+    pdf_url: str = ""
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> SaleNoteRef:
+        data = _data(body)
+        links = body.get("links") if isinstance(body.get("links"), Mapping) else {}
+        return cls(
+            id=int(data["id"]),
+            number=_text(data.get("number")),
+            external_id=_text(data.get("external_id")),
+            filename=_text(data.get("filename")),
+            pdf_url=_text(links.get("pdf")),  # type: ignore[union-attr]
+        )
+
+
+class SaleNotesResource(_SaleNotesFamily):
+    """Sale notes: :meth:`series`, :meth:`issue` (a :class:`SaleNote` or a raw payload),
+    :meth:`generate_cpe` (its factura or boleta, once) and :meth:`download_pdf`."""
+
+    def series(self) -> list[SaleNoteSeries]:
+        """The tenant's sale-note series (NV01 ...)."""
+        body = Transport.json(self._transport.get("/api/sale-note/series", fresh=True))
+        return [
+            SaleNoteSeries(
+                id=int(row["id"]),
+                number=_text(row.get("number")),
+                establishment_id=int(row.get("establishment_id") or 0),
+                establishment=_text(row.get("establishment_description")),
+            )
+            for row in body.get("data") or []
+            if isinstance(row, Mapping)
+        ]
+
+    def issue(
+        self, note: SaleNote | Mapping[str, Any], *, form_values: Mapping[str, Any] | None = None
+    ) -> SaleNoteRef:
+        """Issue a sale note (not sent to SUNAT; its stock leaves the warehouse).
+
+        :raises ValidationError: unknown series, customer or product, amounts that do not add up, or
+            plugins found problems (nothing sent).
+        """
+        payload = note.to_payload() if isinstance(note, SaleNote) else dict(note)
+        body, answer = _create(self, "/api/sale-note", payload, form_values)
+        result = SaleNoteRef.from_body(answer)
+        self._transport.invalidate("items.lists")
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def generate_cpe(
+        self,
+        note_id: int,
+        *,
+        document_type: Literal["01", "03"] = "03",
+        series: str | None = None,
+        issue_date: dt.date | None = None,
+    ) -> IssueResult:
+        """The factura (01) or boleta (03) of a sale note, issued and not sent (send a factura with
+        ``client.documents.send``; boletas go in the day's summary).
+
+        :raises ConflictError: the note already made its document.
+        :raises NotFoundError: no sale note ``note_id`` in this tenant.
+        """
+        payload: dict[str, Any] = {
+            "codigo_tipo_documento": document_type,
+            "serie_documento": series or ("F001" if document_type == "01" else "B001"),
+            "numero_documento": "#",
+        }
+        if issue_date is not None:
+            payload["fecha_de_emision"] = issue_date.isoformat()
+        response = self._transport.post(f"/api/sale-note/{int(note_id)}/generate-cpe", payload)
+        self._transport.invalidate(DOCUMENT_LISTS_TAG)
+        return IssueResult.from_body(Transport.json(response), response.url)
+
+    def download_pdf(self, external_id: str, fmt: str | None = None) -> bytes:
+        """The sale note's PDF (``a4`` or ``ticket``; default its own format)."""
+        path = f"/downloads/salenote/sale_note/{external_id}" + (f"/{fmt}" if fmt else "")
+        return Transport.content(self._transport.get(path, retry=False))
+
+
+# -- quotations -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuotationRef:
+    """A registered quotation."""
+
+    id: int
+    number: str
+    external_id: str
+    total: Decimal
+    customer_id: int
+    pdf_url: str = ""
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> QuotationRef:
+        data = _data(body)
+        customer = data.get("customer") if isinstance(data.get("customer"), Mapping) else {}
+        return cls(
+            id=int(data["id"]),
+            number=_text(data.get("number_full")),
+            external_id=_text(data.get("external_id")),
+            total=parse_decimal(data.get("total")),
+            customer_id=int(customer.get("id") or 0),  # type: ignore[union-attr]
+            pdf_url=_text(data.get("print_a4")),
+        )
+
+
+@dataclass(frozen=True)
+class QuotationRecord:
+    """A row of the quotations list."""
+
+    id: int
+    number: str
+    external_id: str
+    date_of_issue: dt.date | None
+    customer_name: str
+    customer_number: str
+    currency: str
+    total: Decimal
+    state: str
+    converted: bool
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> QuotationRecord:
+        return cls(
+            id=int(row["id"]),
+            number=_text(row.get("identifier")),
+            external_id=_text(row.get("external_id")),
+            date_of_issue=parse_date(row.get("date_of_issue")),
+            customer_name=_text(row.get("customer_name")),
+            customer_number=_text(row.get("customer_number")),
+            currency=_text(row.get("currency_type_id")),
+            total=parse_decimal(_text(row.get("total")).replace(",", "")),
+            state=_text(row.get("state_type_id")),
+            converted=bool(row.get("documents") or row.get("sale_notes")),
+        )
+
+
+QUOTATION_COLUMNS = ("id", "number", "date_of_issue", "customer_name", "customer_number", "currency", "total")
+
+
+class QuotationsResource(_QuotationsFamily):
+    """Quotations: :meth:`create` (a :class:`Quotation` or a raw payload), :meth:`list`, :meth:`frame`,
+    :meth:`download_pdf`."""
+
+    def create(
+        self, quotation: Quotation | Mapping[str, Any], *, form_values: Mapping[str, Any] | None = None
+    ) -> QuotationRef:
+        """Register a quotation (no stock moves).
+
+        :raises ValidationError: unknown customer or product, amounts that do not add up, or plugins
+            found problems (nothing sent).
+        """
+        payload = quotation.to_payload() if isinstance(quotation, Quotation) else dict(quotation)
+        body, answer = _create(self, "/api/quotations", payload, form_values)
+        result = QuotationRef.from_body(answer)
+        self._transport.invalidate(f"{self.family}.lists")
+        self._plugins.issued(self.family, body, result)
+        return result
+
+    def list(self, search: str = "", *, fresh: bool = False) -> list[QuotationRecord]:
+        """The latest 20 quotations, filtered by number or customer."""
+        query = f"?{urlencode({'input': search})}" if search else ""
+        response = self._transport.get(
+            f"/api/quotations/list{query}", fresh=fresh, tag=f"{self.family}.lists"
+        )
+        body = Transport.json(response)
+        return [QuotationRecord.from_row(row) for row in body.get("data") or [] if isinstance(row, Mapping)]
+
+    def frame(self, search: str = "") -> pd.DataFrame:
+        """:meth:`list` as a DataFrame (columns :data:`QUOTATION_COLUMNS`)."""
+        return _frame(self.list(search, fresh=True), QUOTATION_COLUMNS)
+
+    def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
+        """The quotation's PDF (``a4`` or ``ticket``)."""
+        return Transport.content(self._transport.get(f"/quotations/print/{external_id}/{fmt}", retry=False))

@@ -1,0 +1,235 @@
+"""``/api/sale-note``, ``/api/sale-note/series``, ``/api/sale-note/{id}/generate-cpe`` (reference §8.4-8.5)
+and ``/downloads/salenote/sale_note/{external_id}[/{fmt}]``: sale notes, their series, their PDF and the
+factura or boleta made from each."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from facturador.api import contract
+from facturador.api.common import (
+    ExternalIdParameter,
+    FastJSON,
+    authenticated,
+    base_url,
+    current_tenant,
+    json_object,
+    path_parameter,
+)
+from facturador.api.documents import authority_response, links
+from facturador.api.listing import INTEGER, component, obj, string
+from facturador.domain import states
+from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.sale_notes import GENERATE_BODY, PDF_FORMATS, SALE_NOTE_BODY, SaleNoteService
+from sunat.calendar import peru_today
+
+router = APIRouter(tags=["sale notes"])
+
+SALE_NOTE_SAVED = component(
+    "SaleNoteSaved",
+    obj(
+        {
+            "success": {"const": True},
+            "data": obj(
+                {
+                    "id": INTEGER,
+                    "number": string(description="SERIE-NÚMERO (NV01-25)."),
+                    "external_id": string(),
+                    "filename": string(),
+                    "print_ticket": string(),
+                }
+            ),
+            "links": obj({"pdf": string()}),
+        }
+    ),
+)
+SALE_NOTE_SERIES = component(
+    "SaleNoteSeries",
+    obj(
+        {
+            "success": {"const": True},
+            "data": {
+                "type": "array",
+                "items": obj(
+                    {
+                        "id": INTEGER,
+                        "number": string(),
+                        "document_type_id": string(),
+                        "establishment_id": INTEGER,
+                        "establishment_description": string(),
+                    }
+                ),
+            },
+        }
+    ),
+)
+NOTE_EXAMPLE = {
+    "series_id": 1,
+    "date_of_issue": peru_today().isoformat(),
+    "time_of_issue": "10:00:00",
+    "currency_type_id": "PEN",
+    "force_create_if_not_exist": True,
+    "datos_del_cliente_o_receptor": {
+        "codigo_tipo_documento_identidad": "1",
+        "numero_documento": "45678912",
+        "apellidos_y_nombres_o_razon_social": "ANA TORRES",
+        "codigo_pais": "PE",
+    },
+    "items": [
+        {
+            "item": {"internal_id": "P0121", "description": "Inca Kola 250 ml", "unit_type_id": "NIU"},
+            "quantity": 2,
+            "unit_value": 50,
+            "unit_price": 59,
+            "price_type_id": "01",
+            "affectation_igv_type_id": "10",
+            "total_base_igv": 100,
+            "percentage_igv": 18,
+            "total_igv": 18,
+            "total_taxes": 18,
+            "total_value": 100,
+            "total": 118,
+        }
+    ],
+    "total_taxed": 100,
+    "total_igv": 18,
+    "total_taxes": 18,
+    "total_value": 100,
+    "total": 118,
+}
+NoteIdParameter = Annotated[int, Path(ge=1, le=2**62, description="El id de la nota de venta.")]
+SaleNoteFormat = Annotated[
+    str, Path(description="El formato del PDF (otro: 404).", json_schema_extra={"enum": list(PDF_FORMATS)})
+]
+
+
+def service(request: Request) -> SaleNoteService:
+    return request.app.state.sale_notes
+
+
+@router.post(
+    "/api/sale-note",
+    summary="Issue a sale note (not sent to SUNAT); its stock leaves the warehouse",
+    operation_id="createSaleNote",
+    openapi_extra=contract.secured(contract.body(SALE_NOTE_BODY, NOTE_EXAMPLE)),
+    responses=contract.responses(
+        SALE_NOTE_SAVED,
+        400,
+        401,
+        404,
+        413,
+        422,
+        links={
+            "pdf": contract.link(
+                "downloadSaleNote", parameters={"external_id": "$response.body#/data/external_id"}
+            ),
+            "generate": contract.link(
+                "generateCpe",
+                parameters={"id": "$response.body#/data/id"},
+                body={"codigo_tipo_documento": "03", "serie_documento": "B001"},
+            ),
+        },
+    ),
+)
+async def create(request: Request) -> dict[str, Any]:
+    tenant, caller = authenticated(request)
+    body = await json_object(request)
+    note = await run_in_threadpool(service(request).issue, tenant, caller, body)
+    pdf = f"{base_url(request)}/downloads/salenote/sale_note/{note.external_id}"
+    return {
+        "success": True,
+        "data": {
+            "id": note.id,
+            "number": note.number,
+            "external_id": note.external_id,
+            "filename": note.filename,
+            "print_ticket": f"{pdf}/ticket",
+        },
+        "links": {"pdf": pdf},
+    }
+
+
+@router.get(
+    "/api/sale-note/series",
+    summary="The tenant's sale-note series (their ids are the series_id of a sale note)",
+    operation_id="saleNoteSeries",
+    openapi_extra=contract.secured(),
+    responses=contract.responses(SALE_NOTE_SERIES, 401, 404),
+)
+def series(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    return {"success": True, "data": service(request).series(tenant)}
+
+
+@router.post(
+    "/api/sale-note/{id}/generate-cpe",
+    summary="Make a factura or boleta of a sale note (issued, not sent; only once per note)",
+    operation_id="generateCpe",
+    openapi_extra=contract.secured(
+        contract.body(GENERATE_BODY, {"codigo_tipo_documento": "03", "serie_documento": "B001"})
+    ),
+    responses=contract.responses(contract.ISSUED, 400, 401, 404, 409, 413, 422),
+)
+async def generate(request: Request, id: NoteIdParameter) -> FastJSON:  # noqa: A002 - the real path's name
+    tenant, caller = authenticated(request)
+    body = await json_object(request)
+    issued = await run_in_threadpool(service(request).generate, tenant, caller, id, body)
+    row = issued.document
+    return FastJSON(
+        {
+            "success": True,
+            "data": {
+                "number": f"{row.series}-{row.number}",
+                "filename": row.filename,
+                "external_id": row.external_id,
+                "state_type_id": row.state_type_id,
+                "state_type_description": states.describe(row.state_type_id),
+                "number_to_letter": row.number_to_letter,
+                "hash": row.hash,
+                "qr": issued.qr_png_base64,
+                "id": row.id,
+            },
+            "links": links(request, row, has_cdr=issued.has_cdr),
+            "response": authority_response(row),
+            "was_duplicate": False,
+        }
+    )
+
+
+SALE_NOTE_FILES = contract.responses(None, 404, 422, extra={200: contract.files("application/pdf")})
+
+
+@router.get(
+    "/downloads/salenote/sale_note/{external_id}",
+    summary="Download a sale note's PDF (in the format it was issued with)",
+    operation_id="downloadSaleNote",
+    responses=SALE_NOTE_FILES,
+    response_class=Response,
+)
+async def pdf(request: Request, external_id: ExternalIdParameter) -> Response:
+    return await _pdf(request, external_id, None)
+
+
+@router.get(
+    "/downloads/salenote/sale_note/{external_id}/{fmt}",
+    summary="Download a sale note's PDF in a format (a4, ticket)",
+    operation_id="downloadSaleNoteFormat",
+    responses=SALE_NOTE_FILES,
+    response_class=Response,
+)
+async def pdf_format(request: Request, external_id: ExternalIdParameter, fmt: SaleNoteFormat) -> Response:
+    return await _pdf(request, external_id, fmt)
+
+
+async def _pdf(request: Request, external_id: str, fmt: str | None) -> Response:
+    tenant = current_tenant(request)
+    external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
+    content, filename = await run_in_threadpool(service(request).pdf, tenant, external_id, fmt)
+    return Response(
+        content=content,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'inline; filename="{filename}"'},
+    )

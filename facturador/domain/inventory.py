@@ -1,0 +1,220 @@
+"""Stock and its kardex (reference §8.19): ``POST /api/inventory/transaction`` and the moves of sales.
+
+Each establishment has one warehouse (created on first use). An inventory transaction puts stock in or
+takes it out with an operation type of its direction (``sunat.catalogs.INVENTORY_INPUT_TYPES`` /
+``INVENTORY_OUTPUT_TYPES``); an output never takes more than the warehouse holds (checked and applied
+by one conditional ``UPDATE``, so two concurrent outputs cannot both pass). Sales move stock too, inside
+their own issuing transaction (:func:`record_lines`): a factura, boleta or sale note takes out the
+quantity of each line with a ``codigo_interno`` (creating the product when new, as the real services
+do; a sale may leave the stock negative, as theirs), and a credit note that cancels or returns
+(catalog 09: 01, 06, 07) puts it back. Every move is a kardex line with the balance after it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+
+from facturador.context import Caller, ServiceContext, TenantInfo
+from facturador.domain.fields import Code, Number, Object, Text
+from facturador.domain.persons import Page
+from facturador.errors import field_error, not_found
+from facturador.model import Line
+from facturador.store.backoffice import add_stock, record_move, take_stock, upsert_item, warehouse_of
+from facturador.store.models import INVENTORY_MOVES, ITEMS, WAREHOUSES
+from sunat import catalogs
+
+DIRECTIONS = {"input": catalogs.INVENTORY_INPUT_TYPES, "output": catalogs.INVENTORY_OUTPUT_TYPES}
+MESSAGES = {"input": "Ingreso registrado correctamente", "output": "Salida registrada correctamente"}
+NOT_ENOUGH = "La cantidad no puede ser mayor a la que se tiene en el almacén."
+UNKNOWN_ITEM = "No se encontró un producto con el codigo ingresado"
+SALE_TRANSACTION, RETURN_TRANSACTION = "01", "24"
+KARDEX_PER_PAGE = 20
+MINIMUM_QUANTITY = Decimal("0.01")
+
+TRANSACTION_BODY = Object(
+    name="InventoryTransactionBody",
+    description="Un ingreso o salida de stock (§8.19).",
+    required=True,
+    fields={
+        "type": Code(
+            "input (ingreso) u output (salida).",
+            required=True,
+            codes=DIRECTIONS,
+            message="El campo {path} debe ser input u output.",
+        ),
+        "inventory_transaction_id": Code(
+            "Tipo de operación (de ingreso para input, de salida para output).",
+            required=True,
+            codes=catalogs.INVENTORY_OPERATION_TYPES,
+            catalog="tabla 12 de tipos de operación",
+            digits=2,
+        ),
+        "item_code": Text("El código interno (internal_id) del producto.", required=True, max_length=30),
+        "quantity": Number("Cantidad (al menos 0.01).", required=True, decimals=4, minimum="positive"),
+        "warehouse_id": Number(
+            "El almacén; si se omite, el del establecimiento del usuario.",
+            integer_digits=18,
+            decimals=0,
+            absent=None,
+        ),
+    },
+)
+
+
+def kardex_row(row: Any) -> dict[str, Any]:
+    transaction = row.inventory_transaction_id
+    return {
+        "id": row.id,
+        "date": row.created_at.isoformat() if row.created_at else None,
+        "type": row.type,
+        "inventory_transaction_id": transaction,
+        "inventory_transaction_description": catalogs.INVENTORY_OPERATION_TYPES.get(transaction or "", ""),
+        "warehouse_id": row.warehouse_id,
+        "quantity": f"{Decimal(row.quantity):.4f}",
+        "balance": f"{Decimal(row.balance):.4f}",
+        "description": row.description,
+        "document_id": row.document_id,
+        "sale_note_id": row.sale_note_id,
+    }
+
+
+class InventoryService:
+    """Stock inputs and outputs of a tenant's warehouses, and the kardex of each product."""
+
+    def __init__(self, context: ServiceContext):
+        self.context = context
+
+    def transaction(self, tenant: TenantInfo, caller: Caller, body: Any) -> str:
+        """``POST /api/inventory/transaction``: move the stock; the answer's message."""
+        values = TRANSACTION_BODY.read_body(body)
+        direction, transaction = values["type"], values["inventory_transaction_id"]
+        if transaction not in DIRECTIONS[direction]:
+            kind = "ingreso" if direction == "input" else "salida"
+            raise field_error(
+                "inventory_transaction_id",
+                f"El tipo de operación {transaction} no es de {kind}.",
+                "INVALID_TRANSACTION_TYPE",
+            )
+        quantity: Decimal = values["quantity"]
+        if quantity < MINIMUM_QUANTITY:
+            raise field_error("quantity", "El campo quantity debe ser al menos 0.01.", "INVALID_FIELDS")
+        with self.context.writing() as connection:
+            item = connection.execute(
+                select(ITEMS.c.id, ITEMS.c.description).where(
+                    ITEMS.c.tenant_id == tenant.id, ITEMS.c.internal_id == values["item_code"]
+                )
+            ).one_or_none()
+            if item is None:
+                raise not_found(UNKNOWN_ITEM, "ITEM_NOT_FOUND", "item_code")
+            warehouse_id = self._warehouse(connection, tenant, caller, values["warehouse_id"])
+            if direction == "input":
+                balance = add_stock(connection, item.id, warehouse_id, quantity)
+            else:
+                taken = take_stock(connection, item.id, warehouse_id, quantity)
+                if taken is None:
+                    raise field_error("quantity", NOT_ENOUGH, "INSUFFICIENT_STOCK")
+                balance = taken
+            record_move(
+                connection,
+                tenant_id=tenant.id,
+                item_id=item.id,
+                warehouse_id=warehouse_id,
+                quantity=quantity if direction == "input" else -quantity,
+                balance=balance,
+                description=DIRECTIONS[direction][transaction],
+                transaction_id=transaction,
+            )
+        return MESSAGES[direction]
+
+    @staticmethod
+    def _warehouse(connection: Connection, tenant: TenantInfo, caller: Caller, given: Decimal | None) -> int:
+        if given is None:
+            return warehouse_of(connection, tenant.id, caller.establishment_id)
+        found = connection.scalar(
+            select(WAREHOUSES.c.id).where(WAREHOUSES.c.tenant_id == tenant.id, WAREHOUSES.c.id == int(given))
+        )
+        if found is None:
+            raise not_found(f"No existe el almacén {given}.", "WAREHOUSE_NOT_FOUND", "warehouse_id")
+        return int(found)
+
+    def kardex(self, tenant: TenantInfo, item_id: int, page: int) -> Page:
+        """The moves of one product, oldest first, 20 per page; 404 for another tenant's product."""
+        condition = (INVENTORY_MOVES.c.tenant_id == tenant.id) & (INVENTORY_MOVES.c.item_id == item_id)
+        with self.context.engine.connect() as connection:
+            owned = connection.scalar(
+                select(ITEMS.c.id).where(ITEMS.c.tenant_id == tenant.id, ITEMS.c.id == item_id)
+            )
+            if owned is None:
+                raise not_found(f"No existe el producto con id {item_id}.", "ITEM_NOT_FOUND", "id")
+            total = int(
+                connection.scalar(select(func.count()).select_from(INVENTORY_MOVES).where(condition)) or 0
+            )
+            rows = connection.execute(
+                select(INVENTORY_MOVES)
+                .where(condition)
+                .order_by(INVENTORY_MOVES.c.id)
+                .limit(KARDEX_PER_PAGE)
+                .offset((page - 1) * KARDEX_PER_PAGE)
+            ).all()
+        return Page(
+            [kardex_row(row) for row in rows], page, max(1, math.ceil(total / KARDEX_PER_PAGE)), total
+        )
+
+
+def record_lines(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    establishment_id: int,
+    lines: Iterable[Line],
+    currency: str,
+    direction: int,
+    label: str,
+    update_description: Iterable[bool],
+    document_id: int | None = None,
+    sale_note_id: int | None = None,
+) -> None:
+    """The products of a sale's lines with a ``codigo_interno`` (created when new) and, when
+    ``direction`` is -1 (a sale) or +1 (a return), their stock moved with a kardex line each."""
+    warehouse_id: int | None = None
+    for line, rewrite in zip(lines, update_description, strict=True):
+        if not line.internal_code:
+            continue
+        item_id = upsert_item(
+            connection,
+            tenant_id,
+            {
+                "internal_id": line.internal_code,
+                "description": line.description,
+                "unit_type_id": line.unit,
+                "currency_type_id": currency,
+                "sale_unit_price": line.unit_price,
+                "sale_affectation_igv_type_id": line.affectation,
+                "item_code": line.sunat_code,
+            },
+            rewrite,
+        )
+        if not direction:
+            continue
+        if warehouse_id is None:
+            warehouse_id = warehouse_of(connection, tenant_id, establishment_id)
+        quantity = line.quantity * direction
+        balance = add_stock(connection, item_id, warehouse_id, quantity)
+        record_move(
+            connection,
+            tenant_id=tenant_id,
+            item_id=item_id,
+            warehouse_id=warehouse_id,
+            quantity=quantity,
+            balance=balance,
+            description=label,
+            transaction_id=SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
+            document_id=document_id,
+            sale_note_id=sale_note_id,
+        )

@@ -1,0 +1,222 @@
+"""Quotations (cotizaciones; reference §8.14): ``POST /api/quotations`` and ``GET /api/quotations/list``.
+
+A quotation takes the internal keys of a sale note (customer and items by id, or forced with their data;
+amounts checked with ``sunat.totals``; see :mod:`facturador.domain.sale_notes`) plus its own: ``prefix``
+(``COT``), ``description``, ``delivery_date``, ``date_of_due``. It is numbered ``COT-n`` with a
+correlative per establishment, moves no stock and is printed in A4 (or ticket).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import Text as TextType
+from sqlalchemy import cast, func, or_, select
+from sqlalchemy.exc import IntegrityError
+
+from facturador.context import Caller, ServiceContext, TenantInfo
+from facturador.domain import states
+from facturador.domain.fields import Date, Object, Text
+from facturador.domain.items import escape_like
+from facturador.domain.sale_notes import SALE_NOTE_BODY, SaleNoteService, line_json, party_of, printable
+from facturador.errors import not_found
+from facturador.render.pdf import render_pdf
+from facturador.store.models import PERSONS, QUOTATIONS, USERS
+
+PDF_FORMATS = ("a4", "ticket")
+LIST_SIZE = 20
+QUOTATION_BODY = Object(
+    name="QuotationBody",
+    description="Una cotización (claves internas del servicio real, §8.14).",
+    required=True,
+    fields={
+        "prefix": Text(
+            "Prefijo (COT si se omite).",
+            max_length=10,
+            pattern="^([A-Za-z]{1,10})?$",
+            pattern_message="El campo {path} debe tener solo letras.",
+            upper=True,
+        ),
+        **{key: declared for key, declared in SALE_NOTE_BODY.fields.items() if key != "series_id"},
+        "date_of_due": Date("Válida hasta."),
+        "delivery_date": Date("Fecha de entrega."),
+        "description": Text("Descripción u observaciones.", max_length=500),
+    },
+)
+
+
+def _money(value: Any) -> str:
+    return f"{value:,.2f}"
+
+
+class QuotationService:
+    """Issues, lists and prints a tenant's quotations."""
+
+    def __init__(self, context: ServiceContext, checks: SaleNoteService):
+        self.context = context
+        self.checks = checks
+
+    def issue(self, tenant: TenantInfo, caller: Caller, body: Any) -> dict[str, Any]:
+        """``POST /api/quotations``: the stored quotation's answer data."""
+        checks = self.checks
+        checks.refuse_unsupported(body)
+        values = QUOTATION_BODY.read_body(body)
+        forced = values["force_create_if_not_exist"]
+        checks.require_ids(values, body, forced)
+        prefix = values["prefix"] or "COT"
+        for attempt in range(5):  # a concurrent quotation may take the same correlative (PostgreSQL)
+            try:
+                with self.context.writing() as connection:
+                    establishment_id = checks.resolve_establishment(
+                        connection, tenant, caller, values["establishment_id"]
+                    )
+                    customer_id = checks.resolve_customer(connection, tenant, values, forced)
+                    lines = checks.resolve_lines(connection, tenant, values["items"], forced)
+                    totals = checks.header_totals(values, lines)
+                    checks.check_amounts(lines, totals, values["date_of_issue"])
+                    last = connection.scalar(
+                        select(func.max(QUOTATIONS.c.number)).where(
+                            QUOTATIONS.c.tenant_id == tenant.id,
+                            QUOTATIONS.c.establishment_id == establishment_id,
+                            QUOTATIONS.c.prefix == prefix,
+                        )
+                    )
+                    number = int(last or 0) + 1
+                    external_id = str(uuid.uuid4())
+                    quotation_id = connection.execute(
+                        QUOTATIONS.insert()
+                        .values(
+                            tenant_id=tenant.id,
+                            external_id=external_id,
+                            establishment_id=establishment_id,
+                            user_id=caller.user_id,
+                            prefix=prefix,
+                            number=number,
+                            date_of_issue=values["date_of_issue"],
+                            time_of_issue=values["time_of_issue"],
+                            date_of_due=values["date_of_due"],
+                            delivery_date=values["delivery_date"],
+                            customer_id=customer_id,
+                            currency_type_id=values["currency_type_id"],
+                            exchange_rate_sale=values["exchange_rate_sale"] or 1,
+                            total_exportation=totals.export,
+                            total_free=totals.free,
+                            total_unaffected=totals.unaffected,
+                            total_exonerated=totals.exonerated,
+                            total_taxed=totals.taxed,
+                            total_igv=totals.igv,
+                            total_taxes=totals.taxes,
+                            total_value=totals.value,
+                            total=totals.total,
+                            lines=[line_json(line) for line in lines],
+                            description=values["description"],
+                            state_type_id=states.REGISTERED,
+                            data_json=dict(body),
+                        )
+                        .returning(QUOTATIONS.c.id)
+                    ).scalar_one()
+                    customer = connection.execute(select(PERSONS).where(PERSONS.c.id == customer_id)).one()
+                break
+            except (IntegrityError, self.context.dbapi_integrity_error):
+                if attempt == 4:
+                    raise
+        number_full = f"{prefix}-{number}"
+        return {
+            "id": quotation_id,
+            "state_type_id": states.REGISTERED,
+            "state_type_description": states.describe(states.REGISTERED),
+            "number_full": number_full,
+            "external_id": external_id,
+            "filename": f"{number_full}-{values['date_of_issue']:%Y%m%d}",
+            "customer": {
+                "id": customer.id,
+                "name": customer.name,
+                "number": customer.number,
+                "email": customer.email or None,
+                "phone": customer.telephone or None,
+            },
+            "total": float(totals.total),
+        }
+
+    def rows(self, tenant: TenantInfo, text: str) -> list[dict[str, Any]]:
+        """``GET /api/quotations/list``: the latest 20, filtered by number, customer name or number."""
+        number_full = QUOTATIONS.c.prefix + "-" + cast(QUOTATIONS.c.number, TextType)
+        query = (
+            select(
+                QUOTATIONS,
+                number_full.label("identifier"),
+                PERSONS.c.name.label("customer_name"),
+                PERSONS.c.number.label("customer_number"),
+                USERS.c.name.label("user_name"),
+            )
+            .join(PERSONS, PERSONS.c.id == QUOTATIONS.c.customer_id)
+            .join(USERS, USERS.c.id == QUOTATIONS.c.user_id)
+            .where(QUOTATIONS.c.tenant_id == tenant.id)
+        )
+        if text:
+            pattern = f"%{escape_like(text)}%"
+            query = query.where(
+                or_(
+                    number_full.ilike(pattern, escape="\\"),
+                    PERSONS.c.name.ilike(pattern, escape="\\"),
+                    PERSONS.c.number.like(pattern, escape="\\"),
+                )
+            )
+        with self.context.engine.connect() as connection:
+            found = connection.execute(query.order_by(QUOTATIONS.c.id.desc()).limit(LIST_SIZE)).all()
+        return [
+            {
+                "id": row.id,
+                "soap_type_id": "01",
+                "external_id": row.external_id,
+                "date_of_issue": row.date_of_issue.isoformat(),
+                "time_of_issue": row.time_of_issue.isoformat(),
+                "delivery_date": row.delivery_date.isoformat() if row.delivery_date else None,
+                "date_of_due": row.date_of_due.isoformat() if row.date_of_due else None,
+                "identifier": row.identifier,
+                "number_full": row.identifier,
+                "user_name": row.user_name,
+                "customer_id": row.customer_id,
+                "customer_name": row.customer_name,
+                "customer_number": row.customer_number,
+                "currency_type_id": row.currency_type_id,
+                "total_exportation": _money(row.total_exportation),
+                "total_free": _money(row.total_free),
+                "total_unaffected": _money(row.total_unaffected),
+                "total_exonerated": _money(row.total_exonerated),
+                "total_taxed": _money(row.total_taxed),
+                "total_igv": _money(row.total_igv),
+                "total": _money(row.total),
+                "state_type_id": row.state_type_id,
+                "state_type_description": states.describe(row.state_type_id),
+                "description": row.description,
+                "documents": [],
+                "sale_notes": [],
+                "created_at": row.created_at.strftime("%Y-%m-%d %H:%M:%S") if row.created_at else None,
+                "updated_at": row.updated_at.strftime("%Y-%m-%d %H:%M:%S") if row.updated_at else None,
+            }
+            for row in found
+        ]
+
+    def pdf(self, tenant: TenantInfo, external_id: str, fmt: str) -> tuple[bytes, str]:
+        """The printed quotation and its file name; 404 for an unknown one or format."""
+        if fmt not in PDF_FORMATS:
+            raise not_found(f"El formato {fmt} no existe.", "FORMAT_NOT_FOUND")
+        with self.context.engine.connect() as connection:
+            row = connection.execute(
+                select(QUOTATIONS).where(
+                    QUOTATIONS.c.tenant_id == tenant.id, QUOTATIONS.c.external_id == external_id
+                )
+            ).one_or_none()
+            if row is None:
+                raise not_found("La cotización no existe.", "QUOTATION_NOT_FOUND")
+            customer = connection.execute(select(PERSONS).where(PERSONS.c.id == row.customer_id)).one()
+        document = printable(tenant, row, party_of(customer), doc_type="COT", series=row.prefix)
+        content = render_pdf(
+            document,
+            digest_value="",
+            qr_text=f"{tenant.ruc}|COT|{row.prefix}|{row.number}|{row.total:.2f}|{row.date_of_issue}|",
+            fmt=fmt,
+        )
+        return content, f"{row.prefix}-{row.number}-{row.date_of_issue:%Y%m%d}.pdf"

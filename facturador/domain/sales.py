@@ -1,0 +1,62 @@
+"""What issuing a sale records in the back office, inside the issuing transaction (a failed issue leaves
+none of it): the customer upserted by number into the tenant's persons, and the products of lines with a
+``codigo_interno`` created when new, with their stock moved and a kardex line each
+(:func:`facturador.domain.inventory.record_lines`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from facturador.domain.document_input import DocumentRequest
+from facturador.domain.inventory import record_lines
+from facturador.domain.persons import upsert_document_customer
+from sunat.catalogs import DOCUMENT_TYPES, RETURN_CREDIT_NOTE_TYPES
+
+_NO_REWRITE = (False, 0, "0", "false")
+
+
+def stock_direction(request: DocumentRequest) -> int:
+    """-1: the document takes its goods out (factura, boleta); +1: a credit note brings them back; 0: none."""
+    if request.doc_type in ("01", "03"):
+        return -1
+    if request.doc_type == "07" and request.note_type in RETURN_CREDIT_NOTE_TYPES:
+        return 1
+    return 0
+
+
+def rewrites_description(raw_items: Any, count: int) -> list[bool]:
+    """Each line's ``actualizar_descripcion`` (true unless the client says false)."""
+    items = raw_items if isinstance(raw_items, list) else []
+    flags = []
+    for index in range(count):
+        item = items[index] if index < len(items) and isinstance(items[index], dict) else {}
+        flags.append(item.get("actualizar_descripcion", True) not in _NO_REWRITE)
+    return flags
+
+
+def record_sale(
+    connection: Connection,
+    tenant_id: int,
+    establishment_id: int,
+    document_id: int,
+    number: str,
+    request: DocumentRequest,
+    *,
+    move_stock: bool = True,
+) -> None:
+    """Record the back-office side of an issued document (``move_stock`` false: a document made from a
+    sale note, whose stock the note already took)."""
+    upsert_document_customer(connection, tenant_id, request.customer)
+    record_lines(
+        connection,
+        tenant_id=tenant_id,
+        establishment_id=establishment_id,
+        lines=request.lines,
+        currency=request.currency,
+        direction=stock_direction(request) if move_stock else 0,
+        label=f"{DOCUMENT_TYPES.get(request.doc_type, request.doc_type)} {number}",
+        update_description=rewrites_description(request.raw.get("items"), len(request.lines)),
+        document_id=document_id,
+    )

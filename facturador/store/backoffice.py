@@ -1,0 +1,145 @@
+"""Statements of the back office that several domain modules share: upserts of customers and products,
+the warehouse of an establishment, and stock moves with their kardex line.
+
+Upserts are ``INSERT ... ON CONFLICT`` of the connection's dialect (SQLite and PostgreSQL both have it),
+so concurrent writers never fail on the unique keys; every function runs inside the caller's write
+transaction (``Database.writing``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Table, and_, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from facturador.store.models import INVENTORY_MOVES, ITEM_STOCKS, ITEMS, PERSONS, WAREHOUSES
+
+#: The person fields a document's customer writes when it gives them (an empty value keeps the stored one).
+CUSTOMER_FIELDS = ("trade_name", "country_id", "department_id", "province_id", "district_id", "address")
+CUSTOMER_CONTACT = ("email", "telephone")
+
+
+def _insert(connection: Connection, table: Table) -> Any:
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
+def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, Any]) -> int:
+    """The id of the tenant's customer with ``values["number"]``, created or updated with ``values``
+    (identity type and name always; the other fields only when given)."""
+    row = {"tenant_id": tenant_id, "type": "customers", **values}
+    statement = _insert(connection, PERSONS).values(row)
+    excluded = statement.excluded
+    changes: dict[str, Any] = {
+        "identity_document_type_id": excluded.identity_document_type_id,
+        "name": excluded.name,
+        "updated_at": func.now(),
+    }
+    for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT):
+        if values.get(key):
+            changes[key] = excluded[key]
+    statement = statement.on_conflict_do_update(
+        index_elements=["tenant_id", "type", "number"], set_=changes
+    ).returning(PERSONS.c.id)
+    return int(connection.execute(statement).scalar_one())
+
+
+def upsert_item(
+    connection: Connection, tenant_id: int, values: dict[str, Any], update_description: bool
+) -> int:
+    """The id of the tenant's product with ``values["internal_id"]``: created with ``values`` (stock 0)
+    when missing, else its description rewritten when ``update_description`` (the real services' default)."""
+    statement = _insert(connection, ITEMS).values({"tenant_id": tenant_id, **values})
+    keys = ["tenant_id", "internal_id"]
+    if update_description:
+        statement = statement.on_conflict_do_update(
+            index_elements=keys,
+            set_={"description": statement.excluded.description, "updated_at": func.now()},
+        )
+    else:  # a no-op update still returns the row's id (DO NOTHING returns nothing for existing rows)
+        statement = statement.on_conflict_do_update(
+            index_elements=keys, set_={"internal_id": statement.excluded.internal_id}
+        )
+    return int(connection.execute(statement.returning(ITEMS.c.id)).scalar_one())
+
+
+def warehouse_of(connection: Connection, tenant_id: int, establishment_id: int) -> int:
+    """The id of the establishment's warehouse, created on first use."""
+    query = select(WAREHOUSES.c.id).where(WAREHOUSES.c.establishment_id == establishment_id)
+    found = connection.scalar(query)
+    if found is not None:
+        return int(found)
+    statement = (
+        _insert(connection, WAREHOUSES)
+        .values(
+            tenant_id=tenant_id, establishment_id=establishment_id, description="Almacén Oficina Principal"
+        )
+        .on_conflict_do_nothing(index_elements=["establishment_id"])
+    )
+    connection.execute(statement)
+    created = connection.scalar(query)
+    assert created is not None
+    return int(created)
+
+
+def add_stock(connection: Connection, item_id: int, warehouse_id: int, quantity: Decimal) -> Decimal:
+    """Add ``quantity`` (negative: take it, even below zero) to the item's stock; the new stock."""
+    statement = _insert(connection, ITEM_STOCKS).values(
+        item_id=item_id, warehouse_id=warehouse_id, stock=quantity
+    )
+    statement = statement.on_conflict_do_update(
+        index_elements=["item_id", "warehouse_id"],
+        set_={"stock": ITEM_STOCKS.c.stock + statement.excluded.stock},
+    ).returning(ITEM_STOCKS.c.stock)
+    return Decimal(connection.execute(statement).scalar_one())
+
+
+def take_stock(connection: Connection, item_id: int, warehouse_id: int, quantity: Decimal) -> Decimal | None:
+    """Take ``quantity`` from the item's stock if there is that much; the new stock, else ``None``."""
+    statement = (
+        update(ITEM_STOCKS)
+        .where(
+            and_(
+                ITEM_STOCKS.c.item_id == item_id,
+                ITEM_STOCKS.c.warehouse_id == warehouse_id,
+                ITEM_STOCKS.c.stock >= quantity,
+            )
+        )
+        .values(stock=ITEM_STOCKS.c.stock - quantity)
+        .returning(ITEM_STOCKS.c.stock)
+    )
+    found = connection.execute(statement).scalar_one_or_none()
+    return None if found is None else Decimal(found)
+
+
+def record_move(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    item_id: int,
+    warehouse_id: int,
+    quantity: Decimal,
+    balance: Decimal,
+    description: str,
+    transaction_id: str | None = None,
+    document_id: int | None = None,
+    sale_note_id: int | None = None,
+) -> None:
+    """One kardex line: ``quantity`` is positive for an input, negative for an output."""
+    connection.execute(
+        INVENTORY_MOVES.insert().values(
+            tenant_id=tenant_id,
+            item_id=item_id,
+            warehouse_id=warehouse_id,
+            type="input" if quantity > 0 else "output",
+            inventory_transaction_id=transaction_id,
+            quantity=quantity,
+            balance=balance,
+            description=description[:255],
+            document_id=document_id,
+            sale_note_id=sale_note_id,
+        )
+    )

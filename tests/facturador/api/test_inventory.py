@@ -1,0 +1,180 @@
+"""Stock over HTTP: POST /api/inventory/transaction, the kardex, and the moves of facturas, boletas and
+credit notes of return (reference §8.19)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import LiveService
+from tests.facturador.api.test_bad_input import assert_error
+from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
+from tests.shops import Shop, new_shop
+
+
+@pytest.fixture(scope="module")
+def shop(live: LiveService) -> Shop:
+    return new_shop(live, "stock")
+
+
+@pytest.fixture
+def client(live: LiveService, shop: Shop) -> Any:
+    with live.client(shop.slug, shop.token) as client:
+        yield client
+
+
+def product(client: httpx.Client, code: str, stock: float = 0) -> dict[str, Any]:
+    body = {
+        "internal_id": code,
+        "description": f"Producto {code}",
+        "unit_type_id": "NIU",
+        "currency_type_id": "PEN",
+        "sale_unit_price": 10,
+        "sale_affectation_igv_type_id": "10",
+        "stock": stock,
+    }
+    response = client.post("/api/item", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def move(
+    client: httpx.Client, code: str, kind: str, transaction: str, quantity: Any, **extra: Any
+) -> httpx.Response:
+    body = {
+        "type": kind,
+        "inventory_transaction_id": transaction,
+        "item_code": code,
+        "quantity": quantity,
+        **extra,
+    }
+    return client.post("/api/inventory/transaction", json=body)
+
+
+def stock_of(client: httpx.Client, code: str) -> float:
+    rows = client.get("/api/document/search-items", params={"input": code}).json()["data"]["items"]
+    [row] = [row for row in rows if row["internal_id"] == code]
+    return row["stock"]
+
+
+def kardex(client: httpx.Client, item_id: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    url: str | None = f"/api/items/{item_id}/kardex"
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.text
+        rows += response.json()["data"]
+        url = response.json()["links"]["next"]
+    return rows
+
+
+def test_inputs_and_outputs_keep_the_kardex(client: httpx.Client) -> None:
+    item = product(client, "INV-1", stock=5)
+    ok = move(client, "INV-1", "input", "02", 10)
+    assert ok.status_code == 200, ok.text
+    assert ok.json() == {"success": True, "message": "Ingreso registrado correctamente"}
+    out = move(client, "INV-1", "output", "13", "3.5")
+    assert out.json() == {"success": True, "message": "Salida registrada correctamente"}
+    assert stock_of(client, "INV-1") == 11.5
+    lines = kardex(client, item["id"])
+    assert [(r["type"], r["inventory_transaction_id"], r["quantity"], r["balance"]) for r in lines] == [
+        ("input", "16", "5.0000", "5.0000"),
+        ("input", "02", "10.0000", "15.0000"),
+        ("output", "13", "-3.5000", "11.5000"),
+    ]
+    assert lines[1]["inventory_transaction_description"] == "Compra"
+    warehouse = item["warehouses"][0]["warehouse_id"]
+    assert move(client, "INV-1", "input", "02", 1, warehouse_id=warehouse).status_code == 200
+
+
+def test_stock_never_goes_below_zero_and_bad_moves_change_nothing(client: httpx.Client) -> None:
+    item = product(client, "INV-2", stock=2)
+    refused = assert_error(move(client, "INV-2", "output", "01", 3), 422, "INSUFFICIENT_STOCK", "quantity")
+    assert refused["message"] == "La cantidad no puede ser mayor a la que se tiene en el almacén."
+    unknown = assert_error(move(client, "NO-EXISTE", "input", "02", 1), 404, "ITEM_NOT_FOUND", "item_code")
+    assert unknown["message"] == "No se encontró un producto con el codigo ingresado"
+    for args, field in (
+        (("input", "01", 1), "inventory_transaction_id"),  # 01 is an output type
+        (("output", "02", 1), "inventory_transaction_id"),
+        (("sideways", "02", 1), "type"),
+        (("input", "77", 1), "inventory_transaction_id"),
+        (("input", "02", 0), "quantity"),
+        (("input", "02", -1), "quantity"),
+        (("input", "02", "0.001"), "quantity"),
+        (("input", "02", "muchos"), "quantity"),
+    ):
+        assert_error(move(client, "INV-2", *args), 422, field=field)
+    assert_error(move(client, "INV-2", "input", "02", 1, warehouse_id=999999), 404, "WAREHOUSE_NOT_FOUND")
+    assert_error(client.post("/api/inventory/transaction", json={"type": "input"}), 422, "MISSING_FIELDS")
+    assert stock_of(client, "INV-2") == 2
+    assert len(kardex(client, item["id"])) == 1
+    assert move(client, "INV-2", "output", "01", 2).status_code == 200
+    assert stock_of(client, "INV-2") == 0
+
+
+def test_concurrent_outputs_cannot_oversell(client: httpx.Client, live: LiveService, shop: Shop) -> None:
+    product(client, "INV-RACE", stock=5)
+
+    def take(_: int) -> int:
+        with live.client(shop.slug, shop.token) as own:
+            return move(own, "INV-RACE", "output", "01", 1).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(take, range(12)))
+    assert sorted(statuses) == [200] * 5 + [422] * 7
+    assert stock_of(client, "INV-RACE") == 0
+
+
+def test_sales_take_stock_out_and_returns_bring_it_back(live: LiveService) -> None:
+    fresh = new_shop(live, "stock-docs")
+    with live.client(fresh.slug, fresh.token) as client:
+        archivador = product(client, "ARCH-A4", stock=10)
+        termo = product(client, "TERMO-1L", stock=10)
+        invoice = client.post("/api/documents", json=invoice_body()).json()["data"]
+        assert client.post("/api/documents", json=boleta_body()).status_code == 200
+        assert (stock_of(client, "ARCH-A4"), stock_of(client, "TERMO-1L")) == (8, 8)
+        # a credit note of correction (03) moves nothing; a debit note neither
+        correction = credit_note_body(invoice["external_id"], codigo_tipo_nota="03")
+        assert client.post("/api/documents", json=correction).status_code == 200, "correction"
+        assert stock_of(client, "ARCH-A4") == 8
+        returned = client.post(
+            "/api/documents", json=credit_note_body(invoice["external_id"], codigo_tipo_nota="07")
+        )
+        assert returned.status_code == 200, returned.text
+        assert stock_of(client, "ARCH-A4") == 10
+        lines = kardex(client, archivador["id"])
+        assert [(r["type"], r["balance"]) for r in lines] == [
+            ("input", "10.0000"),
+            ("output", "8.0000"),
+            ("input", "10.0000"),
+        ]
+        assert (
+            lines[1]["description"] == f"Factura {invoice['number']}" and lines[1]["document_id"] is not None
+        )
+        assert lines[2]["inventory_transaction_id"] == "24"
+        assert [r["description"] for r in kardex(client, termo["id"])][-1].startswith("Boleta de venta B001-")
+        # a refused document moves nothing
+        bad = invoice_body()
+        bad["totales"]["total_venta"] = 1
+        assert client.post("/api/documents", json=bad).status_code == 422
+        assert stock_of(client, "ARCH-A4") == 10
+
+
+def test_kardex_and_moves_never_cross_tenants(live: LiveService, client: httpx.Client) -> None:
+    item = product(client, "INV-MINE", stock=3)
+    stranger = new_shop(live, "stock-other")
+    with live.client(stranger.slug, stranger.token) as other:
+        assert_error(other.get(f"/api/items/{item['id']}/kardex"), 404, "ITEM_NOT_FOUND")
+        assert_error(move(other, "INV-MINE", "output", "01", 1), 404, "ITEM_NOT_FOUND")
+        product(other, "INV-OTHER")
+        warehouse = item["warehouses"][0]["warehouse_id"]
+        assert_error(
+            move(other, "INV-OTHER", "input", "02", 1, warehouse_id=warehouse), 404, "WAREHOUSE_NOT_FOUND"
+        )
+    assert stock_of(client, "INV-MINE") == 3
+    with live.client(stranger.slug, "wrong-token-0123456789-xxxxxxxxxx") as nobody:
+        assert_error(move(nobody, "INV-MINE", "input", "02", 1), 401)
+        assert_error(nobody.get(f"/api/items/{item['id']}/kardex"), 401)
