@@ -8,13 +8,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date, time
-from decimal import Decimal
-
 from lxml import etree
 
-from facturador.model import Issuer
+from facturador.model import Dispatch, DispatchDocument, DispatchLine, DispatchParty, Driver, Place
 
 from .invoice import SignedXml
 from .namespaces import CAC, CBC, DESPATCH_ADVICE, EXT, nsmap_for
@@ -23,11 +19,11 @@ from .signing import SIGNATURE_ID, SigningIdentity, sign
 
 __all__ = [
     "Dispatch",
+    "DispatchDocument",
     "DispatchLine",
+    "DispatchParty",
     "Driver",
-    "Party",
     "Place",
-    "RelatedDocument",
     "build_despatch",
     "sign_despatch",
 ]
@@ -41,107 +37,6 @@ _IDENTITY = {
 }
 
 
-@dataclass(frozen=True)
-class Party:
-    """A person or company: identity type (catalog 06), number, name; ``mtc`` for a carrier."""
-
-    identity_type: str
-    number: str
-    name: str
-    mtc: str = ""
-
-
-@dataclass(frozen=True)
-class Driver:
-    """A driver: identity document, first and family names, licence; ``principal`` or secondary."""
-
-    identity_type: str
-    number: str
-    first_name: str
-    family_name: str
-    licence: str
-    principal: bool = True
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where goods leave from or arrive: ubigeo (catalog 13), address and, for an establishment of a
-    registered company, its RUC and establishment code (``cbc:AddressTypeCode``)."""
-
-    ubigeo: str
-    address: str
-    ruc: str = ""
-    establishment_code: str = ""
-
-
-@dataclass(frozen=True)
-class RelatedDocument:
-    """A document related to the transfer (catalog 61): type, number, issuer's RUC."""
-
-    doc_type: str
-    number: str
-    description: str
-    issuer_ruc: str = ""
-
-
-@dataclass(frozen=True)
-class DispatchLine:
-    """One item moved: quantity in a unit (catalog 03), description, internal and SUNAT codes."""
-
-    quantity: Decimal
-    unit: str
-    description: str
-    code: str = ""
-    sunat_code: str = ""
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    """Everything a dispatch guide's XML says.
-
-    ``doc_type`` "09" (the issuer sends its goods: ``customer`` receives them, ``transfer_reason`` of
-    catalog 20, ``transport_mode`` 01 public with ``carrier`` or 02 private with ``vehicles`` and
-    ``drivers``) or "31" (the issuer carries someone's goods: ``sender`` and ``customer``, always
-    ``vehicles`` and ``drivers``). ``vehicles[0]`` is the main plate, the rest secondary.
-    """
-
-    doc_type: str
-    issuer: Issuer
-    series: str
-    number: int
-    issue_date: date
-    issue_time: time
-    customer: Party
-    origin: Place
-    delivery: Place
-    start_date: date
-    gross_weight: Decimal
-    weight_unit: str
-    lines: tuple[DispatchLine, ...]
-    transfer_reason: str = ""
-    transfer_description: str = ""
-    transport_mode: str = ""
-    note: str = ""
-    packages: int | None = None
-    transshipment: bool = False
-    carrier: Party | None = None
-    sender: Party | None = None
-    issuer_mtc: str = ""
-    drivers: tuple[Driver, ...] = ()
-    vehicles: tuple[str, ...] = ()
-    vehicle_certificate: str = ""
-    related: tuple[RelatedDocument, ...] = field(default_factory=tuple)
-
-    @property
-    def document_id(self) -> str:
-        return f"{self.series}-{self.number}"
-
-    @property
-    def filename(self) -> str:
-        """``RUC-09-T001-1``."""
-        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{self.number}"
-
-
 def _coded(parent: etree._Element, tag: str, value: str, list_name: str, catalog: str) -> None:
     sub(
         parent,
@@ -151,7 +46,7 @@ def _coded(parent: etree._Element, tag: str, value: str, list_name: str, catalog
     )
 
 
-def _party(parent: etree._Element, party: Party) -> etree._Element:
+def _party(parent: etree._Element, party: DispatchParty) -> etree._Element:
     el = etree.SubElement(parent, CAC("Party"))
     sub(
         etree.SubElement(el, CAC("PartyIdentification")),
@@ -210,9 +105,7 @@ def build_despatch(dispatch: Dispatch) -> etree._Element:
     attachment = etree.SubElement(signature, CAC("DigitalSignatureAttachment"))
     sub(etree.SubElement(attachment, CAC("ExternalReference")), CBC("URI"), f"#{SIGNATURE_ID}")
     supplier = etree.SubElement(root, CAC("DespatchSupplierParty"))
-    legal = _party(supplier, Party("6", dispatch.issuer.ruc, dispatch.issuer.name))
-    if dispatch.doc_type == "31" and dispatch.issuer_mtc:
-        sub(legal, CBC("CompanyID"), dispatch.issuer_mtc)
+    _party(supplier, DispatchParty("6", dispatch.issuer.ruc, dispatch.issuer.name))
     _party(etree.SubElement(root, CAC("DeliveryCustomerParty")), dispatch.customer)
     _shipment(root, dispatch)
     for index, line in enumerate(dispatch.lines, start=1):
@@ -251,6 +144,12 @@ def _shipment(root: etree._Element, dispatch: Dispatch) -> None:
         sub(shipment, CBC("TotalTransportHandlingUnitQuantity"), str(dispatch.packages))
     if dispatch.transshipment:
         sub(shipment, CBC("SpecialInstructions"), "SUNAT_Envio_IndicadorTransbordoProgramado")
+    if dispatch.freight_payer:
+        sub(
+            shipment,
+            CBC("SpecialInstructions"),
+            f"SUNAT_Envio_IndicadorPagadorFlete_{dispatch.freight_payer}",
+        )
     stage = etree.SubElement(shipment, CAC("ShipmentStage"))
     if dispatch.doc_type == "09":
         _coded(stage, "TransportModeCode", dispatch.transport_mode, "Modalidad de traslado", "18")
@@ -268,6 +167,10 @@ def _shipment(root: etree._Element, dispatch: Dispatch) -> None:
         sub(legal, CBC("RegistrationName"), one_line(dispatch.carrier.name))
         if dispatch.carrier.mtc:
             sub(legal, CBC("CompanyID"), dispatch.carrier.mtc)
+    if dispatch.doc_type == "31" and dispatch.issuer_mtc:
+        legal = etree.SubElement(etree.SubElement(stage, CAC("CarrierParty")), CAC("PartyLegalEntity"))
+        sub(legal, CBC("RegistrationName"), one_line(dispatch.issuer.name))
+        sub(legal, CBC("CompanyID"), dispatch.issuer_mtc)
     if private:
         for driver in dispatch.drivers:
             person = etree.SubElement(stage, CAC("DriverPerson"))
@@ -298,11 +201,11 @@ def _shipment(root: etree._Element, dispatch: Dispatch) -> None:
             etree.SubElement(shipment, CAC("TransportHandlingUnit")), CAC("TransportEquipment")
         )
         sub(equipment, CBC("ID"), dispatch.vehicles[0])
+        if dispatch.vehicle_certificate:
+            means = etree.SubElement(equipment, CAC("ApplicableTransportMeans"))
+            sub(means, CBC("RegistrationNationalityID"), dispatch.vehicle_certificate)
         for plate in dispatch.vehicles[1:]:
             sub(etree.SubElement(equipment, CAC("AttachedTransportEquipment")), CBC("ID"), plate)
-        if dispatch.vehicle_certificate:
-            document = etree.SubElement(equipment, CAC("ShipmentDocumentReference"))
-            sub(document, CBC("ID"), dispatch.vehicle_certificate, {"schemeID": "06"})
 
 
 def sign_despatch(dispatch: Dispatch, identity: SigningIdentity, *, sha256: bool = False) -> SignedXml:

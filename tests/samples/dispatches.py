@@ -9,12 +9,12 @@ from decimal import Decimal
 from typing import Any
 
 from facturador.model import Issuer
-from facturador.ubl.despatch import Dispatch, DispatchLine, Driver, Party, Place, RelatedDocument
+from facturador.ubl.despatch import Dispatch, DispatchDocument, DispatchLine, DispatchParty, Driver, Place
 from sunat.calendar import peru_today
 
 GRE_RUC = "20600995805"  # valid check digit
-CUSTOMER = Party("6", "20100070970", "CLIENTE DESTINO S.A.C.")
-CARRIER = Party("6", "20131312955", "TRANSPORTES LIMA S.A.C.", mtc="123456")
+CUSTOMER = DispatchParty("6", "20100070970", "CLIENTE DESTINO S.A.C.")
+CARRIER = DispatchParty("6", "20131312955", "TRANSPORTES LIMA S.A.C.", mtc="123456")
 DRIVER = Driver("1", "12345678", "JUAN", "PEREZ GARCIA", "Q12345678")
 
 
@@ -41,9 +41,12 @@ def guide(mode: str = "01", doc_type: str = "09", number: int = 1, **changes: An
         transfer_description="Venta" if doc_type == "09" else "",
         transport_mode=mode if doc_type == "09" else "",
         carrier=None if private else CARRIER,
-        sender=Party("6", "20100070970", "REMITENTE S.A.C.") if doc_type == "31" else None,
+        sender=DispatchParty("6", "20100070970", "REMITENTE S.A.C.") if doc_type == "31" else None,
         drivers=(DRIVER,) if private else (),
         vehicles=("ABC123",) if private else (),
-        related=(RelatedDocument("01", "F001-1", "Factura", GRE_RUC),),
+        related=(DispatchDocument("01", "F001-1", "Factura", GRE_RUC),),
+        issuer_mtc="MTC12345" if doc_type == "31" else "",
+        vehicle_certificate="TUC1234567" if doc_type == "31" else "",
+        freight_payer="Remitente" if doc_type == "31" else "",
     )
     return dataclasses.replace(base, **changes)

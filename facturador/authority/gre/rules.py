@@ -174,6 +174,8 @@ def _shipment(guide: _Guide) -> None:
             raise Answer("2773", f'cbc:TransportModeCode valor: "{mode}"')
     _weight(guide)
     _start_date(guide, mode)
+    if doc_type == "31":
+        _mtc(guide)
     if doc_type == "09" and mode == "01":
         _carrier(guide)
     elif doc_type == "09" and guide.text(
@@ -242,7 +244,14 @@ def _carrier(guide: _Guide) -> None:
         raise Answer("2560", f'cac:CarrierParty "{number}"')
     if not _text(carrier, _path("cac:PartyLegalEntity", "cbc:RegistrationName")):
         raise Answer("2563")
-    mtc = _text(carrier, _path("cac:PartyLegalEntity", "cbc:CompanyID"))
+    _mtc(guide)
+
+
+def _mtc(guide: _Guide) -> None:
+    """The carrier's MTC registration (observations 4391 missing, 4392 malformed)."""
+    mtc = guide.text(
+        "cac:Shipment", "cac:ShipmentStage", "cac:CarrierParty", "cac:PartyLegalEntity", "cbc:CompanyID"
+    )
     if not mtc:
         guide.observe("4391")
     elif not _MTC.match(mtc):

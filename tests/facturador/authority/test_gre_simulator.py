@@ -28,7 +28,7 @@ from facturador.authority.gre.simulator import (
     GreSimulator,
 )
 from facturador.authority.packaging import zip_document
-from facturador.ubl.despatch import Party, Place, RelatedDocument, sign_despatch
+from facturador.ubl.despatch import DispatchDocument, DispatchParty, Place, sign_despatch
 from facturador.ubl.signing import SigningIdentity, generate_identity
 from tests.conftest import free_port
 from tests.samples.dispatches import DRIVER, GRE_RUC, guide
@@ -244,19 +244,24 @@ def broken_cases() -> list[tuple[str, str, dict[str, Any], str]]:
         ("no plate (private)", "02", {"vehicles": ()}, "2566"),
         ("origin ubigeo unknown", "01", {"origin": Place("999999", "Av. X 1")}, "3363"),
         ("delivery ubigeo format", "01", {"delivery": Place("15013", "Av. X 1")}, "2776"),
-        ("carrier is the sender", "01", {"carrier": Party("6", GRE_RUC, "YO MISMO S.A.C.", "123")}, "2560"),
-        ("carrier not a RUC", "01", {"carrier": Party("1", "12345678", "JUAN PEREZ", "123")}, "2485"),
+        (
+            "carrier is the sender",
+            "01",
+            {"carrier": DispatchParty("6", GRE_RUC, "YO MISMO S.A.C.", "123")},
+            "2560",
+        ),
+        ("carrier not a RUC", "01", {"carrier": DispatchParty("1", "12345678", "JUAN PEREZ", "123")}, "2485"),
         ("no carrier (public)", "01", {"carrier": None}, "2558"),
         (
             "related doc outside catalog 61",
             "01",
-            {"related": (RelatedDocument("07", "F001-1", "NC"),)},
+            {"related": (DispatchDocument("07", "F001-1", "NC"),)},
             "2692",
         ),
         (
             "carrier guide type on a sender guide",
             "01",
-            {"related": (RelatedDocument("31", "V001-1", "GRT"),)},
+            {"related": (DispatchDocument("31", "V001-1", "GRT"),)},
             "2692",
         ),
         (
@@ -291,7 +296,7 @@ def test_broken_guides_get_99_with_sunats_code(
 def test_mtc_number_missing_or_malformed_is_an_observation(
     server: Server, http: httpx.Client, issuer: SigningIdentity
 ) -> None:
-    carrier = Party("6", "20131312955", "TRANSPORTES LIMA S.A.C.", mtc="12-34")
+    carrier = DispatchParty("6", "20131312955", "TRANSPORTES LIMA S.A.C.", mtc="12-34")
     answer = send_and_process(server, http, issuer, guide("01", number=200, carrier=carrier))
     assert answer["codRespuesta"] == "0"
     notes = cdr_mod.read_cdr(base64.b64decode(answer["arcCdr"])).notes
