@@ -193,3 +193,108 @@ class SalesDocument:
     def filename(self) -> str:
         """``RUC-TT-SERIE-NUMERO``: the base name of the XML, ZIP and PDF files."""
         return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{self.number}"
+
+
+# -- dispatch guides (GRE 2022: 09 remitente, 31 transportista) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class DispatchParty:
+    """A person or company: identity type (catalog 06), number, name; ``mtc`` for a carrier."""
+
+    identity_type: str
+    number: str
+    name: str
+    mtc: str = ""
+
+
+@dataclass(frozen=True)
+class Driver:
+    """A driver: identity document, first and family names, licence; ``principal`` or secondary."""
+
+    identity_type: str
+    number: str
+    first_name: str
+    family_name: str
+    licence: str
+    principal: bool = True
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where goods leave from or arrive: ubigeo (catalog 13), address and, for an establishment of a
+    registered company, its RUC and establishment code (``cbc:AddressTypeCode``)."""
+
+    ubigeo: str
+    address: str
+    ruc: str = ""
+    establishment_code: str = ""
+
+
+@dataclass(frozen=True)
+class DispatchDocument:
+    """A document related to the transfer (catalog 61): type, number, issuer's RUC."""
+
+    doc_type: str
+    number: str
+    description: str
+    issuer_ruc: str = ""
+
+
+@dataclass(frozen=True)
+class DispatchLine:
+    """One item moved: quantity in a unit (catalog 03), description, internal and SUNAT codes."""
+
+    quantity: Decimal
+    unit: str
+    description: str
+    code: str = ""
+    sunat_code: str = ""
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """Everything a dispatch guide's XML says.
+
+    ``doc_type`` "09" (the issuer sends its goods: ``customer`` receives them, ``transfer_reason`` of
+    catalog 20, ``transport_mode`` 01 public with ``carrier`` or 02 private with ``vehicles`` and
+    ``drivers``) or "31" (the issuer carries someone's goods: ``sender`` and ``customer``, always
+    ``vehicles`` and ``drivers``). ``vehicles[0]`` is the main plate, the rest secondary.
+    """
+
+    doc_type: str
+    issuer: Issuer
+    series: str
+    number: int
+    issue_date: date
+    issue_time: time
+    customer: DispatchParty
+    origin: Place
+    delivery: Place
+    start_date: date
+    gross_weight: Decimal
+    weight_unit: str
+    lines: tuple[DispatchLine, ...]
+    transfer_reason: str = ""
+    transfer_description: str = ""
+    transport_mode: str = ""
+    note: str = ""
+    packages: int | None = None
+    transshipment: bool = False
+    carrier: DispatchParty | None = None
+    sender: DispatchParty | None = None
+    issuer_mtc: str = ""
+    drivers: tuple[Driver, ...] = ()
+    vehicles: tuple[str, ...] = ()
+    vehicle_certificate: str = ""
+    freight_payer: str = ""  # carrier guides: "Remitente", "Subcontratador" or "Tercero"
+    related: tuple[DispatchDocument, ...] = field(default_factory=tuple)
+
+    @property
+    def document_id(self) -> str:
+        return f"{self.series}-{self.number}"
+
+    @property
+    def filename(self) -> str:
+        """``RUC-09-T001-1``."""
+        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{self.number}"

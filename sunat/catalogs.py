@@ -424,6 +424,67 @@ RELATED_DOCUMENT_TYPES: dict[str, str] = {
     "99": "Otros",
 }
 
+#: Catalog 20: reasons for a transfer of goods (``cac:Shipment/cbc:HandlingCode`` of a dispatch guide).
+TRANSFER_REASONS: dict[str, str] = {
+    "01": "Venta",
+    "02": "Compra",
+    "03": "Venta con entrega a terceros",
+    "04": "Traslado entre establecimientos de la misma empresa",
+    "05": "Consignación",
+    "06": "Devolución",
+    "07": "Recojo de bienes transformados",
+    "08": "Importación",
+    "09": "Exportación",
+    "13": "Otros",
+    "14": "Venta sujeta a confirmación del comprador",
+    "17": "Traslado de bienes para transformación",
+    "18": "Traslado emisor itinerante CP",
+}
+
+#: Catalog 18: transport modes of a dispatch guide.
+TRANSPORT_MODES: dict[str, str] = {"01": "Transporte público", "02": "Transporte privado"}
+
+#: Units of a dispatch guide's gross weight (``cbc:GrossWeightMeasure/@unitCode``).
+WEIGHT_UNITS: dict[str, str] = {"KGM": "Kilogramos", "TNE": "Toneladas"}
+
+#: Catalog 61: documents related to a transfer (``cac:AdditionalDocumentReference`` of a dispatch guide),
+#: with the guides that may carry each: "09" sender (remitente), "31" carrier (transportista).
+GRE_RELATED_DOCUMENTS: dict[str, tuple[str, frozenset[str]]] = {
+    code: (name, frozenset(kinds.split()))
+    for code, name, kinds in (
+        ("01", "Factura", "09 31"),
+        ("03", "Boleta de Venta", "09 31"),
+        ("04", "Liquidación de Compra", "09 31"),
+        ("09", "Guía de Remisión Remitente", "09 31"),
+        ("12", "Ticket o cinta emitido por máquina registradora", "09 31"),
+        ("31", "Guía de Remisión Transportista", "31"),
+        ("48", "Comprobante de Operaciones – Ley N° 29972", "09 31"),
+        ("49", "Constancia de Depósito - IVAP (Ley 28211)", "09"),
+        ("50", "Declaración Aduanera de Mercancías", "09 31"),
+        ("52", "Declaración Simplificada (DS)", "09 31"),
+        ("65", "Autorización de Circulación para transportar MATPEL – Callao", "31"),
+        (
+            "66",
+            "Autorización de Circulación para transporte de carga y mercancías en Lima Metropolitana",
+            "31",
+        ),
+        ("67", "Permiso de Operación Especial para el servicio de transporte de MATPEL - MTC", "31"),
+        ("68", "Habilitación Sanitaria de Transporte Terrestre de Productos Pesqueros y Acuícolas", "31"),
+        ("69", "Permiso / Autorización de operación de transporte de mercancías", "31"),
+        ("71", "Resolución de Adjudicación de bienes – SUNAT", "09"),
+        ("72", "Resolución de Comiso de bienes – SUNAT", "09"),
+        ("73", "Guía de Transporte Forestal o de Fauna - SERFOR", "09"),
+        ("74", "Guía de Tránsito – SUCAMEC", "09"),
+        ("75", "Autorización para operar como empresa de Saneamiento Ambiental – MINSA", "09"),
+        ("76", "Autorización para manejo y recojo de residuos sólidos peligrosos y no peligrosos", "09"),
+        ("77", "Certificado fitosanitario la movilización de plantas, productos vegetales", "09"),
+        ("78", "Registro Único de Usuarios y Transportistas de Alcohol Etílico", "09"),
+        ("80", "Constancia de Depósito – Detracción", "09 31"),
+        ("81", "Código de autorización emitida por el SCOP", "09"),
+        ("82", "Declaración jurada de mudanza", "31"),
+    )
+}
+
 #: Catalog 19: status of a line of the daily summary (RC).
 SUMMARY_CONDITIONS: dict[str, str] = {
     "1": "Adicionar",
@@ -1353,6 +1414,91 @@ RESPONSE_CODES: dict[str, str] = {
     ),
     "4203": "El dato ingresado en VoidReasonDescription debe contener información válida",
 }
+
+
+#: Codes of the dispatch guide rules (GRE 2022): SUNAT's texts (its published CodeErrors, else the
+#: error catalogue of its GRE stylesheets).
+RESPONSE_CODES.update(
+    {
+        "1050": "El XML no contiene informacion en el tag DespatchAdviceTypeCode.",
+        "1051": "DespatchAdviceTypeCode - El valor del tipo de guía es inválido.",
+        "2110": "UBLVersionID - La versión del UBL no es correcta",
+        "2111": "El XML no contiene el tag o no existe informacion de UBLVersionID",
+        "2112": "CustomizationID - La version del documento no es correcta",
+        "2113": "El XML no contiene el tag o no existe informacion de CustomizationID",
+        "2485": "Tipo de documento de identidad debe ser RUC",
+        "2523": "GrossWeightMeasure - El dato ingresado no cumple con el formato establecido.",
+        "2532": "No existe información de modalidad de transporte.",
+        "2558": "El XML no contiene el tag o no existe informacion en Numero de Ruc del transportista.",
+        "2560": "Transportista no debe ser igual al remitente o destinatario.",
+        "2561": (
+            "El XML no contiene el tag o no existe informacion del tipo de documento identidad del "
+            "transportista."
+        ),
+        "2563": (
+            "El XML no contiene el tag o no existe informacion de Apellido, Nombre o razon social del "
+            "transportista."
+        ),
+        "2566": "El XML no contiene el tag o no existe informacion del Numero de placa del vehículo.",
+        "2567": "Numero de placa del vehículo - El dato ingresado no cumple con el formato establecido.",
+        "2568": (
+            "El XML no contiene el tag o no existe informacion en el Numero de documento de identidad "
+            "del conductor."
+        ),
+        "2569": "Documento identidad del conductor - El dato ingresado no cumple con el formato establecido.",
+        "2570": (
+            "El XML no contiene el tag o no existe informacion del tipo de documento identidad del conductor."
+        ),
+        "2572": "El XML no contiene el tag o no existe informacion del Numero de licencia del conductor.",
+        "2573": "Numero de licencia del conductor - El dato ingresado no cumple con el formato establecido.",
+        "2574": (
+            "El XML no contiene el tag o no existe informacion de direccion detallada de punto de llegada."
+        ),
+        "2577": (
+            "El XML no contiene el tag o no existe informacion de direccion detallada de punto de partida."
+        ),
+        "2692": "El tipo de documento relacionado no es válido",
+        "2757": (
+            "El XML no contiene el tag o no existe información del número de documento de identidad "
+            "del destinatario."
+        ),
+        "2759": (
+            "El XML no contiene el atributo o no existe información del tipo de documento del destinatario."
+        ),
+        "2760": "El valor ingresado como tipo de documento del destinatario es incorrecto.",
+        "2773": "El valor ingresado como modalidad de transporte no es correcto.",
+        "2775": "El XML no contiene el atributo o no existe informacion del codigo de ubigeo.",
+        "2776": "El valor ingresado como codigo de ubigeo no cumple con el estandar.",
+        "2880": "Es obligatorio ingresar el peso bruto total de la guía",
+        "2881": "Es obligatorio indicar la unidad de medida del Peso Total de la guía",
+        "3343": "La Fecha de inicio del traslado debe ser mayor o igual a la Fecha de emision del documento",
+        "3347": "No debe consignar los datos del transportista para una operacion de Transporte Privado",
+        "3357": "Debe consignar informacion del conductor principal",
+        "3358": "Solo debe existir informacion de un conductor principal",
+        "3363": "El codigo de ubigeo del punto de partida no existe",
+        "3368": "El codigo de ubigeo del punto de llegada no existe",
+        "3403": "El XML no contiene el tag o no existe informacion del numero de documento relacionado",
+        "3404": "El XML no contiene el tag o no existe informacion del motivo de traslado",
+        "3405": "El valor ingresado como motivo de traslado no es valido",
+        "3406": (
+            "El XML no contiene el tag o no existe informacion de la fecha de inicio de traslado o "
+            "fecha de entrega del bien al Transportista"
+        ),
+        "3407": (
+            "El valor ingresado  como fecha de inicio o fecha de entrega al Transportista no cumple "
+            "con el estandar (YYYY-MM-DD)"
+        ),
+        "3436": "El campo de fecha de emision no cumple con el formato establecido",
+        "3437": "No existe informacion en el campo de hora de emision",
+        "3438": "El campo de hora de emision no cumple con el formato establecido",
+        "4386": (
+            "La Fecha de entrega de bienes al transportista debe ser mayor o igual a la Fecha de "
+            "emision del documento"
+        ),
+        "4391": "El Numero de Registro MTC del transportista no existe o no contiene informacion",
+        "4392": "El Numero de Registro MTC del transportista no cumple con el formato establecido",
+    }
+)
 
 
 def response_message(code: str) -> str:

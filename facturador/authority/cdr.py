@@ -81,12 +81,15 @@ def build_cdr(
     recipient: str = "",
     received_at: datetime,
     issued_at: datetime | None = None,
+    document_description: str = "",
 ) -> bytes:
     """Build and sign the ApplicationResponse answering document ``reference_id`` of ``issuer_ruc``.
 
     ``recipient`` is the customer as ``"<cat. 06 type>-<number>"`` (``6-20587896411``); ``received_at``
     is the reception time (ResponseDate/Time) and ``issued_at`` the CDR's generation time (Issue*).
     Returns the signed XML (UTF-8) with signature id ``SignSUNAT`` (enveloped, C14N 1.0, RSA-SHA1).
+    ``document_description`` goes in ``cac:DocumentReference/cbc:DocumentDescription`` (a dispatch
+    guide's CDR carries the URL of its QR there).
 
     The simulator answers every factura with one, so it is written directly in canonical form (C14N
     1.0: namespaces sorted on the root, no empty-element tags, no whitespace) instead of through an
@@ -121,6 +124,7 @@ def build_cdr(
             _element("cbc:Description", description),
             "</cac:Response><cac:DocumentReference>",
             _element("cbc:ID", reference_id),
+            _element("cbc:DocumentDescription", document_description) if document_description else "",
             "</cac:DocumentReference>",
             _party("RecipientParty", recipient) if recipient else "",
             "</cac:DocumentResponse></ApplicationResponse>",
@@ -157,6 +161,7 @@ class Cdr:
     document_reference: str
     recipient: str
     signed: bool
+    document_description: str = ""
 
     def to_response(self, cdr_zip: bytes | None = None) -> AuthorityResponse:
         """The :class:`AuthorityResponse` this CDR represents."""
@@ -215,6 +220,9 @@ def parse_cdr(xml: bytes) -> Cdr:
         document_reference=_text(document_response, f"{CAC('DocumentReference')}/{CBC('ID')}"),
         recipient=_text(document_response, f"{CAC('RecipientParty')}/{pid}"),
         signed=root.find(".//{http://www.w3.org/2000/09/xmldsig#}Signature") is not None,
+        document_description=_text(
+            document_response, f"{CAC('DocumentReference')}/{CBC('DocumentDescription')}"
+        ),
     )
 
 

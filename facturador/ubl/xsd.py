@@ -1,8 +1,9 @@
 """XSD validation of SUNAT documents with the schemas shipped inside the package.
 
-The schema is chosen from the namespace of the root element: UBL 2.1 for Invoice, CreditNote, DebitNote
-and ApplicationResponse (``xsd/2.1``), SUNAT's UBL 2.0 schemas for SummaryDocuments, VoidedDocuments,
-Retention and Perception (``xsd/2.0``). Each schema is compiled once per process (it takes ~0.1 s).
+The schema is chosen from the namespace of the root element: UBL 2.1 for Invoice, CreditNote, DebitNote,
+DespatchAdvice and ApplicationResponse (``xsd/2.1``), SUNAT's UBL 2.0 schemas for SummaryDocuments,
+VoidedDocuments, Retention and Perception (``xsd/2.0``). Each schema is compiled once per process (it
+takes ~0.1 s).
 Validate signed documents: an empty ``ds:Signature`` placeholder is not schema-valid.
 """
 
@@ -24,6 +25,7 @@ SCHEMA_FILES: dict[str, str] = {
     ns.CREDIT_NOTE: "2.1/maindoc/UBL-CreditNote-2.1.xsd",
     ns.DEBIT_NOTE: "2.1/maindoc/UBL-DebitNote-2.1.xsd",
     ns.APPLICATION_RESPONSE: "2.1/maindoc/UBL-ApplicationResponse-2.1.xsd",
+    ns.DESPATCH_ADVICE: "2.1/maindoc/UBL-DespatchAdvice-2.1.xsd",
     ns.SUMMARY_DOCUMENTS: "2.0/maindoc/UBL-SummaryDocuments-2.0.xsd",
     ns.VOIDED_DOCUMENTS: "2.0/maindoc/UBL-VoidedDocuments-2.0.xsd",
     ns.RETENTION: "2.0/maindoc/UBL-Retention-2.0.xsd",

@@ -300,3 +300,9 @@ def _verify_signature(root: etree._Element, xml: bytes) -> str:
             raise Answer("2335", "SignatureValue does not match SignedInfo") from exc
         raise Answer("2336", str(exc)) from exc
     return verified.digest_value
+
+
+def verify_document_signature(root: etree._Element, xml: bytes) -> str:
+    """Verify a document's enveloped signature as ``sendBill`` does and return its DigestValue (raises
+    :class:`Answer` 2101, 2334, 2327, 2335 or 2336); the GRE channel checks guides with it too."""
+    return _verify_signature(root, xml)

@@ -1,0 +1,95 @@
+"""The GRE REST API simulator as an ASGI application (Starlette), mountable in the service or run alone.
+
+Routes, as SUNAT publishes them (reference/sunat.md §4.3; the token host ``api-seguridad`` and the API
+host ``api-cpe`` share one application here):
+
+- ``POST /v1/clientessol/{client_id}/oauth2/token/`` (form: grant_type=password, scope, client_id,
+  client_secret, username, password) -> ``{access_token, token_type, expires_in}``;
+- ``POST /v1/contribuyente/gem/comprobantes/{name}`` (bearer; JSON ``{archivo: {nomArchivo, arcGreZip,
+  hashZip}}``) -> ``{numTicket, fecRecepcion}``;
+- ``GET /v1/contribuyente/gem/comprobantes/envios/{numTicket}`` (bearer) -> ``{codRespuesta, error?,
+  arcCdr?, indCdrGenerado?}``.
+
+Errors: the token endpoint answers ``{error, error_description}`` (400/401); the API ``{cod, msg,
+errors}`` with 401 (token), 404 (ticket), 422 (file) and 500 for a simulator bug.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from facturador.authority.gre.simulator import GreError, GreSimulator, TokenError
+
+__all__ = ["API_PREFIX", "create_gre_app"]
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "/v1/contribuyente/gem/comprobantes"
+#: The largest request the API takes (SUNAT's limit for a guide's zip is far below it).
+MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
+def create_gre_app(simulator: GreSimulator) -> Starlette:
+    """The ASGI application answering SUNAT's GRE REST API with ``simulator``."""
+
+    async def token(request: Request) -> JSONResponse:
+        try:
+            form = await request.form()
+        except Exception:  # noqa: BLE001 - a body that is not a form is SUNAT's invalid_request
+            return JSONResponse(
+                {"error": "invalid_request", "error_description": "formulario no valido"}, 400
+            )
+        fields = {key: value for key, value in form.items() if isinstance(value, str)}
+        try:
+            answer = await run_in_threadpool(simulator.token, request.path_params["client_id"], fields)
+        except TokenError as exc:
+            return JSONResponse(exc.body(), exc.status)
+        return JSONResponse(answer)
+
+    async def send(request: Request) -> JSONResponse:
+        try:
+            ruc = simulator.taxpayer(request.headers.get("authorization"))
+            raw = await request.body()
+            if len(raw) > MAX_BODY_BYTES:
+                raise GreError(413, "0155", "El archivo supera el tamaño permitido")
+            try:
+                body: Any = json.loads(raw)
+            except ValueError:
+                raise GreError(422, "0155", "El cuerpo no es un JSON valido") from None
+            answer = await run_in_threadpool(simulator.receive, ruc, request.path_params["name"], body)
+        except GreError as exc:
+            return JSONResponse(exc.body(), exc.status)
+        except Exception:  # pragma: no cover - bugs only
+            logger.exception("GRE simulator failed receiving %s", request.path_params["name"])
+            return JSONResponse({"cod": "0100", "msg": "Error interno del servicio"}, 500)
+        return JSONResponse(answer)
+
+    async def status(request: Request) -> JSONResponse:
+        try:
+            ruc = simulator.taxpayer(request.headers.get("authorization"))
+            answer = await run_in_threadpool(simulator.status, ruc, request.path_params["ticket"])
+        except GreError as exc:
+            return JSONResponse(exc.body(), exc.status)
+        except Exception:  # pragma: no cover - bugs only
+            logger.exception("GRE simulator failed answering ticket %s", request.path_params["ticket"])
+            return JSONResponse({"cod": "0100", "msg": "Error interno del servicio"}, 500)
+        return JSONResponse(answer)
+
+    app = Starlette(
+        routes=[
+            Route("/v1/clientessol/{client_id}/oauth2/token/", token, methods=["POST"]),
+            Route("/v1/clientessol/{client_id}/oauth2/token", token, methods=["POST"]),
+            Route(API_PREFIX + "/envios/{ticket}", status, methods=["GET"]),
+            Route(API_PREFIX + "/{name}", send, methods=["POST"]),
+        ]
+    )
+    app.state.simulator = simulator
+    return app
