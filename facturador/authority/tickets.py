@@ -55,6 +55,13 @@ _SUMMARY_DOC_ID = re.compile(r"^(?:B[A-Z0-9]{3}|\d{1,4})-\d{1,8}$")
 _SERIES = re.compile(r"^[A-Z0-9]{4}$")
 _NUMBER = re.compile(r"^\d{1,8}$")
 _UNIDENTIFIED = frozenset({"", "-", "0"})
+_RUC = re.compile(r"^\d{11}$")
+_DNI = re.compile(r"^\d{8}$")
+_NO_SPACES = re.compile(r"^\S+$")
+#: Identity types (catalog 06) whose number SUNAT's summary stylesheet checks only for length (4208).
+_OTHER_IDENTITIES = frozenset({"0", "4", "7", "A", "B", "C", "D", "E", "F", "G"})
+#: What SUNAT's stylesheet wants in a void reason: not blank, no leading space, 3 characters or more.
+_VOID_REASON = re.compile(r"^(?!\s*$)\S.{2,}$")
 
 
 @dataclass(frozen=True)
@@ -282,7 +289,11 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
         if not _SUMMARY_DOC_ID.match(doc_id):
             raise _Rejection("2280", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         if condition not in catalogs.SUMMARY_CONDITIONS:
-            raise _Rejection("2280", f'line {line_id}: cac:Status/cbc:ConditionCode valor: "{condition}"')
+            raise _Rejection("2896", f'line {line_id}: cac:Status/cbc:ConditionCode valor: "{condition}"')
+        if _total(line) < 0:
+            total = _text(line, SAC("TotalAmount"))
+            raise _Rejection("2251", f'line {line_id}: sac:TotalAmount valor: "{total}"')
+        _summary_customer(run, line, line_id)
         conditions = seen.setdefault((doc_type, doc_id), set())
         if condition in conditions:
             raise _Rejection("3094", f"line {line_id}: {doc_type} {doc_id} with status {condition} twice")
@@ -308,6 +319,25 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
             if _late(run, reference):
                 raise _Rejection("2957", f'line {line_id}: {doc_type} {doc_id} of "{reference}"')
             run.changes.append((key, replace(previous, status="voided")))
+
+
+def _summary_customer(run: _Run, line: etree._Element, line_id: str) -> None:
+    """The customer of a summary line, as SUNAT's summary stylesheet checks it: 2017 a RUC that is not
+    11 digits (error); observations 4207 a DNI that is not 8 digits, 4208 another document's number
+    outside 1-15 characters or with spaces."""
+    customer = line.find(CAC("AccountingCustomerParty"))
+    if customer is None:
+        return
+    number = customer.findtext(CBC("CustomerAssignedAccountID"))
+    if number is None:
+        return
+    kind = _text(customer, CBC("AdditionalAccountID"))
+    if kind == "6" and not _RUC.match(number):
+        raise _Rejection("2017", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
+    if kind == "1" and not _DNI.match(number):
+        run.observe("4207", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
+    elif kind in _OTHER_IDENTITIES and not (1 <= len(number) <= 15 and _NO_SPACES.match(number)):
+        run.observe("4208", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
 
 
 def _total(line: etree._Element) -> Decimal:
@@ -354,6 +384,9 @@ def _voided_rules(run: _Run, root: etree._Element, summary_id: str, registry: Re
             raise _Rejection("2323", f"line {line_id}: {doc_type} {series}-{number}")
         if _late(run, reference):
             raise _Rejection("2957", f'line {line_id}: {doc_type} {series}-{number} of "{reference}"')
-        if len(_text(line, SAC("VoidReasonDescription"))) < 3:
+        reason = line.findtext(SAC("VoidReasonDescription")) or ""
+        if len(reason) < 3:
             run.observe("4203", f"line {line_id}: sac:VoidReasonDescription")
+        if not _VOID_REASON.match(reason):
+            run.observe("2314", f"line {line_id}: sac:VoidReasonDescription")
         run.changes.append((key, replace(previous, status="voided")))
