@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lxml import etree
 
@@ -32,6 +32,9 @@ from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
 from facturador.ubl.namespaces import CAC, CBC, SAC
 from facturador.ubl.signing import SigningIdentity
 from sunat import catalogs
+
+if TYPE_CHECKING:  # imported only when a tenant points at SUNAT's stylesheets
+    from facturador.authority.stylesheets import SunatStylesheets
 
 __all__ = [
     "SUMMARY_TYPES",
@@ -195,6 +198,7 @@ def process_ticket(
     identity: SigningIdentity,
     processed_at: datetime,
     check_deadlines: bool = True,
+    stylesheets: SunatStylesheets | None = None,
 ) -> tuple[str, bytes]:
     """Process a received summary as SUNAT does; return the ticket's status code ("0"/"99") and CDR zip.
 
@@ -202,13 +206,16 @@ def process_ticket(
     business rules run here. On acceptance the registry learns the declared boletas (status 1 ->
     "accepted") and the voided documents ("voided"); on rejection nothing is recorded. ``processed_at``
     (Lima, naive) is the CDR's generation time; ``check_deadlines=False`` skips the date rules
-    (4443, 2957, 2236/2301) for a sandbox loading history.
+    (4443, 2957, 2236/2301) for a sandbox loading history. ``stylesheets`` (SUNAT's published ones, when
+    the tenant points at them) run first: their first rejection is the answer, their observations notes.
     """
     _entry, xml = read_zip(record.zip_bytes)
     root = etree.fromstring(xml, cdr_mod.safe_parser())
     summary_id = (root.findtext(CBC("ID")) or "").strip()
     run = _Run(record.issuer_ruc, record.received_at.date(), check_deadlines)
     try:
+        if stylesheets is not None:
+            _published_rules(run, stylesheets, record, xml)
         if record.summary_type == "RA":
             _voided_rules(run, root, summary_id, registry)
         else:
@@ -238,6 +245,15 @@ def process_ticket(
         for key, registry_record in run.changes:
             registry.record(key, registry_record)
     return (TICKET_DONE if code == "0" else TICKET_REJECTED), cdr_mod.zip_cdr(record.filename, cdr_xml)
+
+
+def _published_rules(run: _Run, stylesheets: SunatStylesheets, record: TicketRecord, xml: bytes) -> None:
+    """SUNAT's own stylesheet of the summary: its first rejection raises, its observations are noted."""
+    verdict = stylesheets.check(record.summary_type, xml, f"{record.filename}.xml", run.received)
+    if verdict.rejection is not None:
+        raise _Rejection(verdict.rejection.code, verdict.rejection.detail)
+    for finding in verdict.observations:
+        run.observe(finding.code, finding.detail)
 
 
 def _text(node: etree._Element | None, path: str) -> str:

@@ -15,6 +15,12 @@ What the stylesheets cannot decide stays the simulator's own, and is not in this
 ``sunat_accepts`` are changes SUNAT's published rules let through (a header IGV that disagrees with the
 lines while TaxAmount and the payable amount agree; a note's customer DNI): the simulator accepts them too.
 
+Each variant also goes to a simulator given SUNAT's stylesheets (the tenant setting
+``authority_rules_dir``, :mod:`facturador.authority.stylesheets`): its answer must be the same, which
+also checks the product's own way of running the stylesheets against the reference runner. Variants
+marked ``needs_catalogue`` need one of SUNAT's large catalogues the simulator does not carry (catalogue
+25 of product codes): only the simulator with the stylesheets is held to them.
+
 Known difference, not in the corpus: for the header's taxed total the simulator sums the lines' IGV
 bases (``sunat.totals.compute_totals``) where SUNAT sums their values. They differ only when a line's
 base differs from its value, which on facturas and notes is rejected first (3272); on a boleta SUNAT
@@ -37,6 +43,7 @@ from facturador.authority.gateway import AuthorityError
 from facturador.authority.packaging import zip_document
 from facturador.authority.registry import InMemoryRegistry, RegistryKey, RegistryRecord
 from facturador.authority.simulator import SunatSimulator
+from facturador.authority.stylesheets import SunatStylesheets
 from facturador.model import AffectedDocument, NoteInfo
 from facturador.ubl import xsd
 from facturador.ubl.invoice import build_sales_document
@@ -51,7 +58,7 @@ from facturador.ubl.summaries import (
     build_summary,
     build_voided,
 )
-from tests.reference import requires_shared
+from tests.reference import requires_shared, shared_path
 from tests.samples import documents
 from tests.samples.tenants import ACME_RUC
 from tests.sunat_judge import Judge, Verdict, load_judge
@@ -233,6 +240,8 @@ class Variant:
     breaks: Callable[[etree._Element], None] | None = None
     #: A change SUNAT's stylesheets let through: the simulator must accept it as well.
     sunat_accepts: bool = False
+    #: Decided with a SUNAT catalogue the simulator does not carry (only the stylesheets answer it).
+    needs_catalogue: bool = False
 
     @property
     def id(self) -> str:
@@ -266,6 +275,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("factura", "header_payable", add(f"{TOTAL}/cbc:PayableAmount", "10.00")),
     Variant("factura", "no_payment_form", drop("cac:PaymentTerms")),
     Variant("factura", "payment_form_unknown", set_text("cac:PaymentTerms/cbc:PaymentMeansID", "Cheque")),
+    Variant("boleta", "product_code_not_in_catalogue", set_text(f"{LINE}/cac:Item/cac:CommodityClassification/cbc:ItemClassificationCode", "99999999"), needs_catalogue=True),
     Variant("boleta", "product_code_7_digits", set_text(f"{LINE}/cac:Item/cac:CommodityClassification/cbc:ItemClassificationCode", "1234567")),
     Variant("factura", "ubl_version", set_text("cbc:UBLVersionID", "2.0")),
     Variant("factura", "customization", set_text("cbc:CustomizationID", "1.0")),
@@ -326,6 +336,12 @@ def judge() -> Judge:
 
 
 @pytest.fixture(scope="module")
+def stylesheets(tmp_path_factory: pytest.TempPathFactory) -> SunatStylesheets:
+    """SUNAT's stylesheets as the product runs them for a tenant's ``authority_rules_dir``."""
+    return SunatStylesheets(shared_path("sunat-rules", "contenido"), tmp_path_factory.mktemp("xsl"))
+
+
+@pytest.fixture(scope="module")
 def identities() -> tuple[SigningIdentity, SigningIdentity]:
     """(SUNAT's, the issuer's)."""
     return (
@@ -349,9 +365,11 @@ def _codes(notes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return tuple(sorted({note.split(" - ")[0].strip() for note in notes}))
 
 
-def simulator_answer(sunat: SigningIdentity, name: str, xml: bytes) -> AnswerKey:
+def simulator_answer(
+    sunat: SigningIdentity, name: str, xml: bytes, stylesheets: SunatStylesheets | None = None
+) -> AnswerKey:
     registry = InMemoryRegistry()
-    simulator = SunatSimulator(sunat, registry, today=lambda: DAY, ticket_delay=0.0)
+    simulator = SunatSimulator(sunat, registry, today=lambda: DAY, ticket_delay=0.0, stylesheets=stylesheets)
     package = zip_document(name, xml)
     if "-RC-" in name or "-RA-" in name:
         for key in KNOWN:
@@ -380,7 +398,10 @@ def sunat_answer(verdict: Verdict) -> AnswerKey:
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)
 def test_the_simulator_answers_what_sunats_stylesheets_answer(
-    judge: Judge, identities: tuple[SigningIdentity, SigningIdentity], variant: Variant
+    judge: Judge,
+    stylesheets: SunatStylesheets,
+    identities: tuple[SigningIdentity, SigningIdentity],
+    variant: Variant,
 ) -> None:
     sunat, issuer = identities
     root = BASES[variant.base]()
@@ -396,7 +417,12 @@ def test_the_simulator_answers_what_sunats_stylesheets_answer(
         assert expected == ("accepted", ()), verdict.describe()
     else:
         assert expected != ("accepted", ()), f"SUNAT's stylesheets do not catch {variant.id}"
-    assert simulator_answer(sunat, name, xml) == expected, verdict.describe()
+    assert simulator_answer(sunat, name, xml, stylesheets) == expected, verdict.describe()
+    own = simulator_answer(sunat, name, xml)
+    if variant.needs_catalogue:
+        assert own == ("accepted", ()), "the simulator's own rules do not carry the catalogue"
+    else:
+        assert own == expected, verdict.describe()
 
 
 def test_the_variants_are_distinct() -> None:
