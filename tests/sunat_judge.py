@@ -10,7 +10,9 @@ use it are skipped with a reason when the folder (or ``saxonche``) is absent, an
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import shutil
 import sys
 import tempfile
 import threading
@@ -121,5 +123,6 @@ def load_judge() -> Judge:
         sys.modules[spec.name] = module  # its dataclasses look their module up
         spec.loader.exec_module(module)
         work = Path(tempfile.mkdtemp(prefix="sunat-xsl-"))
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
         _JUDGE = Judge(module, rules_dir, work)
     return _JUDGE
