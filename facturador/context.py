@@ -27,6 +27,20 @@ from facturador.ubl.signing import SigningIdentity
 from sunat.calendar import peru_today
 
 SUNAT_RUC = "20131312955"
+
+
+@dataclass(frozen=True)
+class _Unavailable:
+    """Stands for stylesheets that could not be loaded: checking with them raises the reason."""
+
+    reason: str
+
+    def check(self, *_args: Any) -> None:
+        from facturador.authority.stylesheets import StylesheetsError
+
+        raise StylesheetsError(self.reason)
+
+
 CACHE_SECONDS = 5.0
 
 
@@ -86,6 +100,7 @@ class ServiceContext:
         self._identities: dict[int, SigningIdentity] = {}
         self._series: dict[tuple[int, str, str], int] = {}
         self._authority_identity: SigningIdentity | None = None
+        self._stylesheets: dict[str, Any] = {}
 
     def session(self) -> Session:
         return self.sessions()
@@ -206,6 +221,7 @@ class ServiceContext:
         rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds.
         """
         settings = tenant.settings
+        rules_dir = str(settings.get("authority_rules_dir") or "")
         return SunatSimulator(
             self.authority_identity(),
             registry or SqlRegistry(self.db),
@@ -216,4 +232,22 @@ class ServiceContext:
             ticket_delay=float(settings.get("authority_ticket_delay", DEFAULT_TICKET_DELAY)),
             check_deadlines=bool(settings.get("authority_check_deadlines", True)),
             user_ruc=tenant.ruc,
+            stylesheets=self.sunat_stylesheets(rules_dir) if rules_dir else None,
         )
+
+    def sunat_stylesheets(self, folder: str) -> Any:
+        """SUNAT's published stylesheets of ``folder`` (a tenant's ``authority_rules_dir``), loaded once
+        per process and shared by the tenants that name it. When they cannot be loaded (saxonche missing,
+        the folder gone) the simulator answers SUNAT's exception 0100 with the reason, and nothing
+        breaks: the document stays to be sent again."""
+        with self._lock:
+            loaded = self._stylesheets.get(folder)
+            if loaded is None:
+                from facturador.authority import stylesheets  # saxonche only when a tenant uses it
+
+                try:
+                    loaded = stylesheets.SunatStylesheets(folder, self.settings.authority_dir / "stylesheets")
+                except stylesheets.StylesheetsError as exc:
+                    return _Unavailable(str(exc))  # not kept: a fixed folder is used on the next send
+                self._stylesheets[folder] = loaded
+            return loaded

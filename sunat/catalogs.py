@@ -1413,6 +1413,37 @@ RESPONSE_CODES: dict[str, str] = {
         "generación/emisión de los documentos"
     ),
     "4203": "El dato ingresado en VoidReasonDescription debe contener información válida",
+    # SUNAT's texts of the codes the simulator answers as SUNAT's stylesheets do (CatalogoErrores.xml)
+    "2172": "ResponseCode - El dato ingresado no cumple con la estructura",
+    "2251": "El dato ingresado en TotalAmount debe ser numerico mayor o igual a cero",
+    "2314": "El dato ingresado en VoidReasonDescription debe contener información válida",
+    "2679": (
+        "El XML no contiene el tag o no existe información del número de documento de identidad del cliente"
+    ),
+    "2896": "El código ingresado como estado del ítem no existe en el catálogo",
+    "4287": (
+        "El precio unitario de la operación que está informando difiere de los cálculos "
+        "realizados en base a la información remitida"
+    ),
+    "4288": "El valor de venta por ítem difiere de los importes consignados.",
+    "4290": "El cálculo del IGV es Incorrecto",
+    "4293": (
+        "El importe total de impuestos por línea no coincide con la sumatoria de los impuestos por línea."
+    ),
+    "4294": "La base imponible a nivel de línea difiere de la información consignada en el comprobante",
+    "4295": "La sumatoria del total valor de venta - Exportaciones de línea no corresponden al total",
+    "4296": "La sumatoria del total valor de venta - operaciones inafectas de línea no corresponden al total",
+    "4297": (
+        "La sumatoria del total valor de venta - operaciones exoneradas de línea no corresponden al total"
+    ),
+    "4298": "La sumatoria del total valor de venta - operaciones gratuitas de línea no corresponden al total",
+    "4299": "La sumatoria del total valor de venta - operaciones gravadas de línea no corresponden al total",
+    "4300": "La sumatoria del total valor de venta - IVAP de línea no corresponden al total",
+    "4301": "La sumatoria de impuestos globales no corresponde al monto total de impuestos.",
+    "4302": "El importe del IVAP no corresponden al determinado por la informacion consignada.",
+    "4309": "La sumatoria de valor de venta no corresponde a los importes consignados",
+    "4310": "La sumatoria del Total del valor de venta más los impuestos no concuerda con la base imponible",
+    "4312": "El importe total del comprobante no coincide con el valor calculado",
 }
 
 

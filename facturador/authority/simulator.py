@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from facturador.authority import cdr as cdr_mod
 from facturador.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
@@ -40,6 +41,9 @@ from facturador.authority.rules import CHECKS, customer, identification, other_d
 from facturador.authority.rules.context import Answer, FileName, StoredAnswer, Submission, message
 from facturador.authority.tickets import InMemoryTicketStore, TicketRecord, TicketStore, process_ticket
 from facturador.ubl.signing import SigningIdentity
+
+if TYPE_CHECKING:  # imported by the service only when a tenant points at SUNAT's stylesheets
+    from facturador.authority.stylesheets import SunatStylesheets
 from sunat.calendar import peru_now, peru_today
 
 __all__ = ["DEFAULT_TICKET_DELAY", "MODES", "SunatSimulator", "message"]
@@ -74,6 +78,11 @@ class SunatSimulator:
     (seconds a ticket stays in process), ``clock`` (epoch seconds, for the delay), ``check_deadlines``
     (False: a sandbox loading history, the summaries' date rules 4443/2957/2236/2301 are not applied)
     and ``user_ruc`` (the taxpayer of the SOL user: files and tickets of another RUC get 0154 / 0126).
+
+    ``stylesheets`` (:class:`~facturador.authority.stylesheets.SunatStylesheets`, when the tenant's
+    ``authority_rules_dir`` points at SUNAT's published stylesheets) makes SUNAT's own rules answer too:
+    after the file, signature and duplicate checks, and before the simulator's business rules, a document
+    or summary they reject gets their code; their observations join the CDR's notes.
     """
 
     def __init__(
@@ -89,6 +98,7 @@ class SunatSimulator:
         clock: Callable[[], float] = time.time,
         check_deadlines: bool = True,
         user_ruc: str | None = None,
+        stylesheets: SunatStylesheets | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -104,6 +114,7 @@ class SunatSimulator:
         self.clock = clock
         self.check_deadlines = check_deadlines
         self.user_ruc = user_ruc
+        self.stylesheets = stylesheets
 
     # --------------------------------------------------------------------------------------------------
     # The gateway
@@ -208,6 +219,7 @@ class SunatSimulator:
                 identity=self.identity,
                 processed_at=datetime.combine(self.today(), peru_now().time().replace(microsecond=0)),
                 check_deadlines=self.check_deadlines,
+                stylesheets=self.stylesheets,
             )
             self.tickets.complete(ticket, status_code, cdr_zip)
         except Exception as exc:  # not processed: the ticket stays in process and can be asked again
@@ -233,6 +245,7 @@ class SunatSimulator:
             today=self.today,
             registry=self.registry,
             customer=customer.recipient(root),
+            stylesheets=self.stylesheets,
         )
         try:
             for check in CHECKS:
@@ -286,7 +299,7 @@ class SunatSimulator:
             return AuthorityResponse.exception(code, _description(code, detail))
         if value == 0:
             description = cdr_mod.accepted_description(doc.file.doc_type, doc.doc_id)
-            notes = tuple(doc.notes)
+            notes = tuple(dict.fromkeys(doc.notes))  # each observation once
         else:
             description = _description(code, detail)
             notes = ()

@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lxml import etree
 
@@ -32,6 +32,9 @@ from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
 from facturador.ubl.namespaces import CAC, CBC, SAC
 from facturador.ubl.signing import SigningIdentity
 from sunat import catalogs
+
+if TYPE_CHECKING:  # imported only when a tenant points at SUNAT's stylesheets
+    from facturador.authority.stylesheets import SunatStylesheets
 
 __all__ = [
     "SUMMARY_TYPES",
@@ -57,6 +60,13 @@ _SUMMARY_DOC_ID = re.compile(r"^(?:B[A-Z0-9]{3}|\d{1,4})-\d{1,8}$")
 _SERIES = re.compile(r"^[A-Z0-9]{4}$")
 _NUMBER = re.compile(r"^\d{1,8}$")
 _UNIDENTIFIED = frozenset({"", "-", "0"})
+_RUC = re.compile(r"^\d{11}$")
+_DNI = re.compile(r"^\d{8}$")
+_NO_SPACES = re.compile(r"^\S+$")
+#: Identity types (catalog 06) whose number SUNAT's summary stylesheet checks only for length (4208).
+_OTHER_IDENTITIES = frozenset({"0", "4", "7", "A", "B", "C", "D", "E", "F", "G"})
+#: What SUNAT's stylesheet wants in a void reason: not blank, no leading space, 3 characters or more.
+_VOID_REASON = re.compile(r"^(?!\s*$)\S.{2,}$")
 
 
 @dataclass(frozen=True)
@@ -192,6 +202,7 @@ def process_ticket(
     identity: SigningIdentity,
     processed_at: datetime,
     check_deadlines: bool = True,
+    stylesheets: SunatStylesheets | None = None,
 ) -> tuple[str, bytes]:
     """Process a received summary as SUNAT does; return the ticket's status code ("0"/"99") and CDR zip.
 
@@ -199,13 +210,16 @@ def process_ticket(
     business rules run here. On acceptance the registry learns the declared boletas (status 1 ->
     "accepted") and the voided documents ("voided"); on rejection nothing is recorded. ``processed_at``
     (Lima, naive) is the CDR's generation time; ``check_deadlines=False`` skips the date rules
-    (4443, 2957, 2236/2301) for a sandbox loading history.
+    (4443, 2957, 2236/2301) for a sandbox loading history. ``stylesheets`` (SUNAT's published ones, when
+    the tenant points at them) run first: their first rejection is the answer, their observations notes.
     """
     _entry, xml = read_zip(record.zip_bytes)
     root = etree.fromstring(xml, cdr_mod.safe_parser())
     summary_id = (root.findtext(CBC("ID")) or "").strip()
     run = _Run(record.issuer_ruc, record.received_at.date(), check_deadlines)
     try:
+        if stylesheets is not None:
+            _published_rules(run, stylesheets, record, xml)
         if record.summary_type in ("RA", "RR"):
             _voided_rules(run, root, summary_id, registry, reversion=record.summary_type == "RR")
         else:
@@ -235,6 +249,15 @@ def process_ticket(
         for key, registry_record in run.changes:
             registry.record(key, registry_record)
     return (TICKET_DONE if code == "0" else TICKET_REJECTED), cdr_mod.zip_cdr(record.filename, cdr_xml)
+
+
+def _published_rules(run: _Run, stylesheets: SunatStylesheets, record: TicketRecord, xml: bytes) -> None:
+    """SUNAT's own stylesheet of the summary: its first rejection raises, its observations are noted."""
+    verdict = stylesheets.check(record.summary_type, xml, f"{record.filename}.xml", run.received)
+    if verdict.rejection is not None:
+        raise _Rejection(verdict.rejection.code, verdict.rejection.detail)
+    for finding in verdict.observations:
+        run.observe(finding.code, finding.detail)
 
 
 def _text(node: etree._Element | None, path: str) -> str:
@@ -286,7 +309,11 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
         if not _SUMMARY_DOC_ID.match(doc_id):
             raise _Rejection("2280", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         if condition not in catalogs.SUMMARY_CONDITIONS:
-            raise _Rejection("2280", f'line {line_id}: cac:Status/cbc:ConditionCode valor: "{condition}"')
+            raise _Rejection("2896", f'line {line_id}: cac:Status/cbc:ConditionCode valor: "{condition}"')
+        if _total(line) < 0:
+            total = _text(line, SAC("TotalAmount"))
+            raise _Rejection("2251", f'line {line_id}: sac:TotalAmount valor: "{total}"')
+        _summary_customer(run, line, line_id)
         conditions = seen.setdefault((doc_type, doc_id), set())
         if condition in conditions:
             raise _Rejection("3094", f"line {line_id}: {doc_type} {doc_id} with status {condition} twice")
@@ -312,6 +339,25 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
             if _late(run, reference):
                 raise _Rejection("2957", f'line {line_id}: {doc_type} {doc_id} of "{reference}"')
             run.changes.append((key, replace(previous, status="voided")))
+
+
+def _summary_customer(run: _Run, line: etree._Element, line_id: str) -> None:
+    """The customer of a summary line, as SUNAT's summary stylesheet checks it: 2017 a RUC that is not
+    11 digits (error); observations 4207 a DNI that is not 8 digits, 4208 another document's number
+    outside 1-15 characters or with spaces."""
+    customer = line.find(CAC("AccountingCustomerParty"))
+    if customer is None:
+        return
+    number = customer.findtext(CBC("CustomerAssignedAccountID"))
+    if number is None:
+        return
+    kind = _text(customer, CBC("AdditionalAccountID"))
+    if kind == "6" and not _RUC.match(number):
+        raise _Rejection("2017", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
+    if kind == "1" and not _DNI.match(number):
+        run.observe("4207", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
+    elif kind in _OTHER_IDENTITIES and not (1 <= len(number) <= 15 and _NO_SPACES.match(number)):
+        run.observe("4208", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
 
 
 def _total(line: etree._Element) -> Decimal:
@@ -361,6 +407,9 @@ def _voided_rules(
             raise _Rejection("2323", f"line {line_id}: {doc_type} {series}-{number}")
         if not reversion and _late(run, reference):
             raise _Rejection("2957", f'line {line_id}: {doc_type} {series}-{number} of "{reference}"')
-        if len(_text(line, SAC("VoidReasonDescription"))) < 3:
+        reason = line.findtext(SAC("VoidReasonDescription")) or ""
+        if len(reason) < 3:
             run.observe("4203", f"line {line_id}: sac:VoidReasonDescription")
+        if not _VOID_REASON.match(reason):
+            run.observe("2314", f"line {line_id}: sac:VoidReasonDescription")
         run.changes.append((key, replace(previous, status="voided")))

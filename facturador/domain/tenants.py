@@ -80,7 +80,30 @@ def parse_setting(key: str, raw: str) -> Any:
         return value
     if key == "authority_mode" and raw not in {"test", "strict"}:
         raise TenantError("authority_mode is test or strict")
+    if key == "authority_rules_dir":
+        return rules_dir(raw)
     return raw
+
+
+def rules_dir(value: str) -> str:
+    """A valid ``authority_rules_dir``: empty (the simulator's own rules only), or a folder of SUNAT's
+    published stylesheets, resolved; raises :class:`TenantError` saying what is wrong (saxonche missing,
+    not a folder, stylesheets missing)."""
+    if not value:
+        return ""
+    from facturador.authority.stylesheets import StylesheetsError, check_folder
+
+    try:
+        return str(check_folder(value))
+    except StylesheetsError as exc:
+        raise TenantError(str(exc)) from None
+
+
+def _checked(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with ``authority_rules_dir`` checked (see :func:`rules_dir`)."""
+    if "authority_rules_dir" in settings:
+        return {**settings, "authority_rules_dir": rules_dir(str(settings["authority_rules_dir"] or ""))}
+    return settings
 
 
 def create_tenant(
@@ -119,7 +142,7 @@ def create_tenant(
         address=address,
         ubigeo=ubigeo,
         host=host.lower() if host else None,
-        settings={**DEFAULT_SETTINGS, **(overrides or {})},
+        settings={**DEFAULT_SETTINGS, **_checked(overrides or {})},
     )
     session.add(tenant)
     session.flush()
@@ -198,6 +221,6 @@ def add_series(
 
 def update_settings(session: Session, slug: str, changes: dict[str, Any]) -> dict[str, Any]:
     tenant = get_tenant(session, slug)
-    tenant.settings = {**tenant_settings(tenant), **changes}
+    tenant.settings = {**tenant_settings(tenant), **_checked(changes)}
     session.flush()
     return tenant.settings

@@ -49,6 +49,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_check_deadlines": True,  # False: a sandbox takes back-dated documents (2108/2329 not applied)
     "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
     "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
+    "authority_rules_dir": "",  # a folder of SUNAT's published stylesheets the simulator runs too ("": none)
 }
 
 

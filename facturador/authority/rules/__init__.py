@@ -7,7 +7,8 @@
   and the lines' product codes;
 - :mod:`.payment`: a factura's FormaPago and instalments, the detraction;
 - :mod:`.notes`: the document a credit or debit note modifies;
-- :mod:`.dates`: the issue date against SUNAT's day.
+- :mod:`.dates`: the issue date against SUNAT's day;
+- :mod:`.published`: SUNAT's own published stylesheets, when the tenant points at them.
 
 Each module's docstring lists its codes. A check is ``check(doc: Submission) -> None``
 (:mod:`.context`); :mod:`.reading` holds the XML helpers they share. :data:`CHECKS` is the one list of
@@ -16,7 +17,7 @@ which checks run and in which order: the first that raises answers, so the order
 
 from __future__ import annotations
 
-from facturador.authority.rules import amounts, customer, dates, identification, notes, payment
+from facturador.authority.rules import amounts, customer, dates, identification, notes, payment, published
 from facturador.authority.rules.context import Check
 
 __all__ = ["CHECKS"]
@@ -32,6 +33,8 @@ CHECKS: tuple[Check, ...] = (
     identification.schema,
     identification.signature,
     identification.resend,  # accepted before: the stored CDR, or 1033
+    # SUNAT's published stylesheets (only when the tenant points at them): their first rejection answers
+    published.stylesheets,
     # Business rules: the first error rejects (a CDR; the number is consumed), observations (4xxx)
     # accumulate in doc.notes for an accepting CDR
     identification.operation_type,

@@ -11,6 +11,12 @@ XML's amounts are mapped onto :class:`~sunat.totals.LineAmounts` and
 :func:`sunat.totals.check_totals`, which hold those codes; their first error (< 4000) rejects and their
 observations (4xxx) are noted once each. Lines or headers with what sunat.totals does not model (line
 discounts or charges, ISC, "otros tributos", global charges that change the base) skip the header check.
+What sunat.totals finds is then answered the way SUNAT's published stylesheets answer it
+(:func:`_as_stylesheets`): in their order (a line's taxes before its base, price and value; the header's
+subtotals, taxes, IGV, payable and value); on facturas and boletas 3280 is a payable amount that is not
+TaxInclusiveAmount + charges - discounts - advances, 3294 a TaxAmount that is not the sum of the header's
+subtotals, 3279 is checked only with IVAP and 3291 not at all (the gateway's copy has it commented out);
+and on boletas they are the observations the boleta stylesheet uses instead (3271 -> 4288, 3277 -> 4299).
 
 Lines: observations 4332 a product code (``ItemClassificationCode``) that is not 8 digits, 4337 one
 that stops above the class level.
@@ -18,6 +24,7 @@ that stops above the class level.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from decimal import Decimal
 
@@ -27,6 +34,7 @@ from facturador.authority.rules.context import Answer, Submission, note
 from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
+from sunat.money import TOLERANCE, round2
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 from sunat.totals import Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
 
@@ -118,7 +126,8 @@ def totals(doc: Submission) -> None:
             complete = False
             continue
         lines.append(line)
-        _apply(doc, check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate))
+        found_in_line = check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate)
+        _apply(doc, _as_stylesheets(doc, found_in_line, _LINE_ORDER))
     if not complete or any(
         text(charge, CBC("AllowanceChargeReasonCode")) in _BASE_CHANGING_GLOBAL
         for charge in root.iterchildren(CAC("AllowanceCharge"))
@@ -148,14 +157,66 @@ def totals(doc: Submission) -> None:
         ivap_base=bases.get("1016", ZERO),
         ivap=taxes.get("1016", ZERO),
     )
-    found = check_totals(
-        lines,
-        header,
-        charges=dec(monetary.get(CBC("ChargeTotalAmount"))) + rounding,
-        discounts=dec(monetary.get(CBC("AllowanceTotalAmount"))),
-        prepaid=dec(monetary.get(CBC("PrepaidAmount"))),
-    )
-    _apply(doc, found)
+    charges = dec(monetary.get(CBC("ChargeTotalAmount"))) + rounding
+    discounts = dec(monetary.get(CBC("AllowanceTotalAmount")))
+    prepaid = dec(monetary.get(CBC("PrepaidAmount")))
+    found = check_totals(lines, header, charges=charges, discounts=discounts, prepaid=prepaid)
+    if doc.file.doc_type in ("01", "03"):  # as the factura and boleta stylesheets check the header
+        found = [
+            d for d in found if d.code not in _OWN_HEADER_RULES or (d.code == "3279" and header.ivap_base)
+        ]
+        payable = round2(header.subtotal + charges - discounts - prepaid)
+        if abs(header.total - payable) > TOLERANCE:
+            found.append(Discrepancy("totales.total_venta", "3280", payable, header.total, "PayableAmount"))
+        summed = round2(sum((taxes.get(scheme, ZERO) for scheme in _GLOBAL_TAX_SCHEMES), ZERO))
+        if abs(round2(header.taxes) - summed) > TOLERANCE:
+            found.append(Discrepancy("totales.total_impuestos", "3294", summed, header.taxes, "TaxAmount"))
+    _apply(doc, _as_stylesheets(doc, found, _HEADER_ORDER))
+
+
+#: Header rules the factura and boleta stylesheets decide their own way: 3279 only with IVAP, 3280 payable
+#: = TaxInclusiveAmount + charges - discounts - advances, 3294 TaxAmount = the sum of the header's
+#: subtotals of IGV, IVAP, ICBPER, ISC and other taxes; 3291 (IGV against the lines) is not checked.
+_OWN_HEADER_RULES = frozenset({"3279", "3280", "3291", "3294"})
+_GLOBAL_TAX_SCHEMES = ("1000", "1016", "7152", "9999", "2000")
+#: The order in which SUNAT's stylesheets check a line's amounts, and the header's.
+_LINE_ORDER = {"4318": 0, "3103": 1, "3110": 1, "3111": 1, "2993": 1, "4438": 1, "3292": 2, "3272": 3}
+_LINE_ORDER |= {"3270": 4, "3271": 5}
+_HEADER_ORDER = {code: 1 for code in ("3273", "3274", "3275", "3276", "3277", "3302", "3306", "3293")}
+_HEADER_ORDER |= {"3294": 2, "3295": 2, "3291": 3, "3280": 4, "3278": 5, "3279": 6, "4438": 7}
+#: The boleta stylesheet's observations for what the factura's rejects (SUNAT's code catalogue).
+_BOLETA_OBSERVATIONS = {
+    "3270": "4287",
+    "3271": "4288",
+    "3272": "4294",
+    "3292": "4293",
+    "3273": "4295",
+    "3274": "4296",
+    "3275": "4297",
+    "3276": "4298",
+    "3277": "4299",
+    "3293": "4300",
+    "3294": "4301",
+    "3295": "4302",
+    "3291": "4290",
+    "3278": "4309",
+    "3279": "4310",
+    "3280": "4312",
+}
+#: Rules the boleta stylesheet does not have.
+_NOT_ON_BOLETAS = frozenset({"3302", "3306"})
+
+
+def _as_stylesheets(doc: Submission, found: list[Discrepancy], order: dict[str, int]) -> list[Discrepancy]:
+    """``found`` in the order SUNAT's stylesheets check, with the boleta stylesheet's codes on boletas."""
+    ranked = sorted(found, key=lambda d: order.get(d.code, len(order)))
+    if doc.file.doc_type != "03":
+        return ranked
+    return [
+        dataclasses.replace(d, code=_BOLETA_OBSERVATIONS.get(d.code, d.code))
+        for d in ranked
+        if d.code not in _NOT_ON_BOLETAS
+    ]
 
 
 def _apply(doc: Submission, found: list[Discrepancy]) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -85,6 +85,9 @@ class Submission:
     issue_date: date | None = None
     #: Observations (``"4xxx - wording"``) of an accepting CDR, in the order they were found.
     notes: list[str] = field(default_factory=list)
+    #: SUNAT's published stylesheets when the tenant points at them
+    #: (:class:`~facturador.authority.stylesheets.SunatStylesheets`), else None.
+    stylesheets: Any = None
 
     def __post_init__(self) -> None:
         if not self.doc_id:

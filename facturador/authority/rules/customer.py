@@ -1,13 +1,16 @@
 """The customer: its identity document against the document and operation type (reference/sunat.md §8.1).
 
-Facturas and their notes (errors): 2014 no number, 2015 no type (``schemeID``), 2016 a type outside
-catalog 06, 2800 a type the operation does not allow (a factura's customer has a RUC except in exports,
-0112 and the operations of any customer), 2017 a RUC that is not 11 digits, 3202 a RUC SUNAT does not
-know (``mode="strict"`` only: the check digit stands in for the taxpayer registry), 2801 an invalid DNI,
-2802 another document's number longer than 15 characters.
+In the order of SUNAT's stylesheets. Facturas (errors): 2014 no number; then the number against its
+type: 2017 a RUC that is not 11 digits, 2801 an invalid DNI, 2802 another document's number longer than
+15 characters; 2015 no type (``schemeID``); 2800 a type the operation does not allow (a factura's
+customer has a RUC except in exports, 0112 and the operations of any customer, where the type must be
+one of catalog 06); 3202 a RUC SUNAT does not know (``mode="strict"`` only: the check digit stands in for
+the taxpayer registry).
 
-Boletas and their notes (observations): 4207 an invalid DNI, 4208 another document's number of the
-wrong length.
+Credit and debit notes (SUNAT's note stylesheets check less): 2679 no number or no type, 2017 a RUC that
+is not 11 digits, 2016 a type outside catalog 06 (3202 in strict mode as above).
+
+Boletas (observations): 4207 an invalid DNI, 4208 another document's number of the wrong length.
 """
 
 from __future__ import annotations
@@ -42,35 +45,56 @@ def customer(doc: Submission) -> None:
     node = doc.root.find(_CUSTOMER_ID)
     number = (node.text or "").strip() if node is not None else ""
     scheme = (node.get("schemeID") or "").strip() if node is not None else ""
-    if not doc.factura_family:  # boletas and their notes: identity problems are observations
+    if doc.file.doc_type in ("07", "08"):
+        _note_customer(doc, number, scheme)
+    elif doc.file.doc_type == "03":  # boletas: identity problems are observations
         if scheme == "1" and not is_valid_dni(number):
             doc.notes.append(note("4207"))
         elif scheme not in ("1", "6", "-", "") and not 1 <= len(number) <= 15:
             doc.notes.append(note("4208"))
-        return
+    else:
+        _factura_customer(doc, number, scheme)
+
+
+def _factura_customer(doc: Submission, number: str, scheme: str) -> None:
     if not number:
         raise Answer("2014", _CUSTOMER_ID)
+    if number != "-":
+        if scheme == "6" and not _RUC_FORMAT.match(number):
+            raise Answer("2017", f'cbc:ID valor: "{number}"')
+        if scheme == "1" and not is_valid_dni(number):
+            raise Answer("2801", f'cbc:ID valor: "{number}"')
+        if scheme not in ("1", "6") and not 1 <= len(number) <= 15:
+            raise Answer("2802", f'cbc:ID valor: "{number}"')
     if not scheme:
         raise Answer("2015", "cac:PartyIdentification/cbc:ID/@schemeID")
-    if scheme not in catalogs.IDENTITY_TYPES:
-        raise Answer("2016", f'cbc:ID/@schemeID valor: "{scheme}"')
     operation = doc.operation
-    if doc.file.doc_type == "01" and operation not in _ANY_CUSTOMER_OPERATIONS:
-        if operation in catalogs.EXPORT_OPERATION_TYPES:
-            if scheme == "6":
-                raise Answer("2800", f'export operation {operation} with schemeID "6"')
-        elif operation == "0112":
-            if scheme not in ("1", "6"):
-                raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
-        elif scheme != "6":
+    if operation in _ANY_CUSTOMER_OPERATIONS or operation in catalogs.EXPORT_OPERATION_TYPES:
+        if scheme == "6" and operation not in _ANY_CUSTOMER_OPERATIONS:
+            raise Answer("2800", f'export operation {operation} with schemeID "6"')
+        if scheme != "-" and scheme not in catalogs.IDENTITY_TYPES:
             raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
-    if scheme == "6":
-        if not _RUC_FORMAT.match(number):
-            raise Answer("2017", f'cbc:ID valor: "{number}"')
-        if doc.mode == "strict" and not is_valid_ruc(number):
-            raise Answer("3202", f'cbc:ID valor: "{number}"')
-    elif scheme == "1":
-        if not is_valid_dni(number):
-            raise Answer("2801", f'cbc:ID valor: "{number}"')
-    elif not 1 <= len(number) <= 15:
-        raise Answer("2802", f'cbc:ID valor: "{number}"')
+    elif operation == "0112":
+        if scheme not in ("1", "6"):
+            raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
+    elif scheme != "6":
+        raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
+    _known_ruc(doc, number, scheme)
+
+
+def _note_customer(doc: Submission, number: str, scheme: str) -> None:
+    if not number:
+        raise Answer("2679", _CUSTOMER_ID)
+    if scheme == "6" and not _RUC_FORMAT.match(number):
+        raise Answer("2017", f'cbc:ID valor: "{number}"')
+    if not scheme:
+        raise Answer("2679", "cac:PartyIdentification/cbc:ID/@schemeID")
+    if scheme != "-" and scheme not in catalogs.IDENTITY_TYPES:
+        raise Answer("2016", f'cbc:ID/@schemeID valor: "{scheme}"')
+    _known_ruc(doc, number, scheme)
+
+
+def _known_ruc(doc: Submission, number: str, scheme: str) -> None:
+    """Strict mode: the customer's RUC must be one SUNAT knows (the check digit stands in, 3202)."""
+    if doc.mode == "strict" and scheme == "6" and not is_valid_ruc(number):
+        raise Answer("3202", f'cbc:ID valor: "{number}"')

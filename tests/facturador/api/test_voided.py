@@ -151,7 +151,7 @@ def test_a_short_reason_is_only_observed(client: httpx.Client) -> None:
     factura = issue(client, invoice_body())
     answer = status_of(client, void(client, factura["external_id"], reason="x"))
     assert answer["response"]["is_accepted"] is True
-    assert [note.split(" - ")[0] for note in answer["response"]["notes"]] == ["4203"]
+    assert [note.split(" - ")[0] for note in answer["response"]["notes"]] == ["4203", "2314"]
     assert state_of(client, factura["external_id"]) == "11"
 
 

@@ -134,10 +134,11 @@ REJECTIONS: list[tuple[str, Tamper, str]] = [
     (
         "header IGV",
         lambda r: set_text(r, "cac:TaxTotal/cac:TaxSubtotal/cbc:TaxAmount", "20.00"),
-        "3291",
+        "3294",  # TaxAmount is not the sum of the subtotals (SUNAT's stylesheets do not check 3291)
     ),
     ("total taxes", lambda r: set_text(r, "cac:TaxTotal/cbc:TaxAmount", "25.00"), "3294"),
-    ("line value", lambda r: set_text(r, "cac:InvoiceLine/cbc:LineExtensionAmount", "120.00"), "3271"),
+    # the line's base (100) no longer equals its value: SUNAT's stylesheet checks the base first
+    ("line value", lambda r: set_text(r, "cac:InvoiceLine/cbc:LineExtensionAmount", "120.00"), "3272"),
     (
         "unit price",
         lambda r: set_text(
@@ -148,7 +149,7 @@ REJECTIONS: list[tuple[str, Tamper, str]] = [
     (
         "tax inclusive",
         lambda r: set_text(r, "cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount", "150.00"),
-        "3279",
+        "3280",  # the payable amount is not TaxInclusiveAmount (3279 is checked only with IVAP)
     ),
     ("no tax inclusive", lambda r: remove(r, "cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount"), "3305"),
     (
@@ -156,7 +157,7 @@ REJECTIONS: list[tuple[str, Tamper, str]] = [
         lambda r: find(r, "cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID").set(
             "schemeID", "1"
         ),
-        "2800",
+        "2801",  # the number (a RUC) is not a DNI: checked before the type the operation allows
     ),
     ("no FormaPago", lambda r: remove(r, "cac:PaymentTerms"), "3244"),
     ("FormaPago bad", lambda r: set_text(r, "cac:PaymentTerms/cbc:PaymentMeansID", "Efectivo"), "3246"),
@@ -198,7 +199,7 @@ def test_rejections(
         ({"operation": "0200"}, "2800"),  # export factura to a RUC customer
         ({"operation": "0112", "customer_scheme": "1", "customer_id": "1234567"}, "2801"),
         ({"customer_id": "2010006660"}, "2017"),
-        ({"customer_scheme": "Z"}, "2016"),
+        ({"customer_scheme": "Z"}, "2800"),  # a factura's customer type is checked as the operation's
         ({"issue_date": TODAY + timedelta(days=3)}, "2329"),
         ({"issue_date": TODAY - timedelta(days=4)}, "2108"),
     ],
@@ -417,7 +418,9 @@ def test_detraction_legend_and_family_level_product(
 
 
 def test_note_type_rules(simulator: SunatSimulator, issuer_identity: SigningIdentity) -> None:
-    assert send(simulator, credit_note(ref_type="03"), issuer_identity).code == "2116"
+    assert send(simulator, credit_note(ref_type="03", ref_id="B001-1"), issuer_identity).code == "2116"
+    # a reference that is not of its type's series is a format error first, as SUNAT's stylesheets say
+    assert send(simulator, credit_note(doc_id="FC01-8", ref_type="03"), issuer_identity).code == "2117"
     boleta_note = credit_note(
         doc_id="BC01-1", ref_id="F001-1", ref_type="01", customer_scheme="1", customer_id="45678912"
     )
