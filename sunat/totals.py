@@ -17,10 +17,11 @@ Amounts are rounded to two decimals (half up); unit values and prices keep up to
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from sunat.catalogs import AFFECTATIONS, bears_igv, is_free
 from sunat.money import TOLERANCE, quantize, round2, to_decimal
@@ -36,6 +37,8 @@ __all__ = [
     "check_totals",
     "compute_line",
     "compute_totals",
+    "sunat_line",
+    "sunat_totals",
 ]
 
 ZERO = Decimal("0.00")
@@ -277,6 +280,69 @@ def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
         + amounts["export"]
     )
     return DocumentTotals(taxes=taxes, value=value, subtotal=value + taxes, total=value + taxes, **amounts)
+
+
+L = TypeVar("L", bound=LineLike)
+T = TypeVar("T", bound=TotalsLike)
+
+
+def sunat_line(line: L) -> L:
+    """A line as real clients send it, in SUNAT's convention (same type, a dataclass; unchanged if already).
+
+    * Free lines (11-16, 21, 31-37) sent with ``valor_unitario``, ``precio_unitario`` and
+      ``total_valor_item`` 0 and the referential value only in ``total_base_igv``: the line value
+      becomes that base and the referential unit value ``base / qty`` (carried in ``unit_price``).
+    * The bag tax left out of the line's taxes (``total_impuestos`` = IGV only, ``total_item`` = value +
+      IGV; a free line: 0 and 0): the ICBPER is added to both, as SUNAT counts it (3292, 3270), and a
+      unit price without it becomes ``(value + taxes) / qty`` (PriceTypeCode 01 includes every tax).
+
+    Anything else is left as sent, for :func:`check_line` to judge.
+    """
+    changes: dict[str, Decimal] = {}
+    free = is_free(line.affectation)
+    value = line.value
+    if free and value == 0 and line.igv_base > 0:
+        value = changes["value"] = line.igv_base
+    if free and not (line.unit_value or line.unit_price) and value and line.quantity > 0:
+        changes["unit_price"] = _unit(value / line.quantity)
+    if line.icbper:
+        charged = ZERO if free else line.igv
+        if round2(line.taxes) == round2(charged):
+            changes["taxes"] = line.taxes + line.icbper
+            if free and line.total == 0:
+                changes["total"] = line.icbper
+            elif not free and round2(line.total) == round2(value + line.taxes):
+                changes["total"] = line.total + line.icbper
+            gross = line.unit_price * line.quantity
+            without = abs(gross - (value + line.taxes))
+            if not free and line.quantity > 0 and without < abs(gross - (value + line.taxes + line.icbper)):
+                changes["unit_price"] = _unit((value + line.taxes + line.icbper) / line.quantity)
+    if not changes:
+        return line
+    replaced: L = dataclasses.replace(_as_dataclass(line), **changes)
+    return replaced
+
+
+def sunat_totals(totals: T) -> T:
+    """Header totals with the bag tax inside the taxes, as SUNAT counts them (3294, 3279).
+
+    Real clients leave the ICBPER out of ``total_impuestos`` (= ``total_igv``) and, when they send it, of
+    ``subtotal_venta`` (= value + IGV), while ``total_venta`` includes it: both get the ICBPER added.
+    Totals already in SUNAT's convention come back unchanged.
+    """
+    if not totals.icbper or round2(totals.taxes) != round2(totals.igv):
+        return totals
+    changes = {"taxes": totals.taxes + totals.icbper}
+    if round2(totals.subtotal) == round2(totals.value + totals.igv):
+        changes["subtotal"] = totals.subtotal + totals.icbper
+    replaced: T = dataclasses.replace(_as_dataclass(totals), **changes)
+    return replaced
+
+
+def _as_dataclass(instance: Any) -> Any:
+    if not dataclasses.is_dataclass(instance) or isinstance(instance, type):
+        raise TypeError(f"expected a dataclass instance, not {type(instance).__name__}")
+    return instance
 
 
 def _show(amount: Decimal) -> str:

@@ -430,7 +430,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         () if is_note else _instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
     )
     customer = _customer(values["datos_del_cliente_o_receptor"])
-    lines = tuple(_line(item, index) for index, item in enumerate(values["items"]))
+    # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
+    lines = tuple(sunat_totals.sunat_line(_line(item, index)) for index, item in enumerate(values["items"]))
     legends = _legends(r, values["leyendas"])
     actions = values["acciones"]
     note_type = note_reason = affected_external_id = None
@@ -473,7 +474,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         raise field_error("serie_documento", f"La serie ingresada {series}, es incorrecta.", "INVALID_SERIES")
     _check_customer(doc_type, operation_type, customer)
     _check_line_rules(doc_type, operation_type, lines)
-    totals = _totals(values["totales"], lines)
+    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines))
     _check_amounts(lines, totals, issue_date)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
@@ -490,6 +491,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         doc_type == "03"
         and totals.total > BOLETA_IDENTIFICATION_THRESHOLD
         and customer.identity_type not in {"1", "4", "6", "7"}
+        # an export boleta's customer is non-domiciled: SUNAT forbids only a RUC there (checked above)
+        and not (operation_type in catalogs.EXPORT_OPERATION_TYPES and customer.identity_type == "0")
     ):
         description = catalogs.IDENTITY_TYPES.get(customer.identity_type, customer.identity_type)
         raise field_error(
@@ -893,10 +896,10 @@ def _check_amounts(lines: tuple[Line, ...], totals: Totals, issue_date: dt.date)
         discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
     discrepancies += sunat_totals.check_totals(lines, totals)
     if discrepancies:
-        errors = [FieldError(d.field, d.message) for d in discrepancies]
+        errors = [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in discrepancies]
         first = discrepancies[0]
         raise validation_error(
-            f"Los montos no cuadran: {first.message}"
+            f"Los montos no cuadran: {first.message} (regla SUNAT {first.code})"
             + (f" (y {len(discrepancies) - 1} diferencia(s) más)" if len(discrepancies) > 1 else ""),
             "TOTALS_MISMATCH",
             errors,

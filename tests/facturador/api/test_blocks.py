@@ -1,0 +1,204 @@
+"""Issue 11's blocks over HTTP: each accepted body's XML is schema-valid, signed, in SUNAT's form and
+passes SUNAT's own stylesheets; each broken variant is refused with SUNAT's rule code and nothing stored.
+
+Bodies: :mod:`tests.samples.blocks` (the reference's matrix, amounts worked out by hand).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.helpers import NS, amount, assert_schema_valid, assert_signed
+from tests.reference import shared_path
+from tests.samples import blocks
+
+D = Decimal
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+@pytest.fixture(scope="session")
+def sunat_rules(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bytes, str], Any]:
+    """Run SUNAT's published stylesheets on an XML; returns run_xsl's Result (skipped without ../shared)."""
+    folder = shared_path("sunat-rules")
+    pytest.importorskip("saxonche")
+    sys.path.insert(0, str(folder))
+    import run_xsl  # type: ignore[import-not-found]
+
+    contents = folder / "contenido"
+    work = tmp_path_factory.mktemp("sunat-xsl")
+    runtime = run_xsl.build_runtime(contents, work / "datapower", "datapower")
+    codes = run_xsl.load_codes([contents / "commons/cpe/catalogo/CatalogoErrores.xml"])
+    runner = run_xsl.Runner(runtime, codes, "all", None, run_xsl.SchemaCheck(contents / "commons/xsd"))
+
+    def run(xml: bytes, filename: str) -> Any:
+        path = Path(work / f"{filename}.xml")
+        path.write_bytes(xml)
+        return runner.run(path)
+
+    return run
+
+
+def issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/api/documents", json=body)
+    assert response.status_code == 200, response.text
+    payload = response.json()
+    assert payload["success"] is True
+    return payload
+
+
+def issued_xml(payload: dict[str, Any], sunat_rules: Callable[[bytes, str], Any]) -> Any:
+    """The issued XML: schema-valid, signed, accepted by the simulator and by SUNAT's stylesheets."""
+    assert payload["response"]["code"] == "0", payload["response"]
+    xml = httpx.get(payload["links"]["xml"]).content
+    root = assert_schema_valid(xml)
+    assert_signed(xml, payload["data"]["hash"])
+    result = sunat_rules(xml, payload["data"]["filename"])
+    assert result.runtime_error is None, result.runtime_error
+    assert result.xsd in ("ok", "not checked"), result.xsd
+    assert result.rejections == [], [(f.code, f.detail) for f in result.rejections]
+    assert result.observations == [], [(f.code, f.detail) for f in result.observations]
+    return root
+
+
+def subtotal(node: Any, scheme: str) -> tuple[Decimal | None, Decimal]:
+    found = node.xpath(
+        f"cac:TaxTotal/cac:TaxSubtotal[cac:TaxCategory/cac:TaxScheme/cbc:ID='{scheme}']", namespaces=NS
+    )
+    assert len(found) == 1, f"one {scheme} subtotal expected"
+    base = found[0].findtext("cbc:TaxableAmount", namespaces=NS)
+    return (D(base) if base is not None else None), D(found[0].findtext("cbc:TaxAmount", namespaces=NS))
+
+
+def pdf_text(client: httpx.Client, payload: dict[str, Any]) -> str:
+    from tests.facturador.api.test_scenario_blocks import pdf_strings
+
+    response = httpx.get(payload["links"]["pdf"])
+    assert response.status_code == 200
+    return pdf_strings(response.content)
+
+
+def latest_ids(client: httpx.Client) -> list[str]:
+    return [row["external_id"] for row in client.get("/api/documents/lists").json()["data"]]
+
+
+def refused(client: httpx.Client, body: dict[str, Any], field: str, rule: str) -> dict[str, Any]:
+    """Post ``body``: 422 naming ``field``, quoting SUNAT's ``rule``, and nothing stored."""
+    before = latest_ids(client)
+    response = client.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    payload = response.json()
+    assert payload["success"] is False
+    assert field in [e["field"] for e in payload["errors"]], payload["errors"]
+    assert rule in payload["message"] or rule in payload["error_code"], payload
+    assert latest_ids(client) == before
+    return payload
+
+
+# ------------------------------------------------------------------------------------- 1. conventions
+
+
+@pytest.mark.parametrize("affectation", ["13", "16", "21", "31", "37"])
+def test_free_line_as_real_clients_send_it(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], affectation: str
+) -> None:
+    payload = issue(acme, blocks.free_invoice_real_client(affectation))
+    root = issued_xml(payload, sunat_rules)
+    taxed = affectation in {"13", "16"}
+    free_line = root.findall("cac:InvoiceLine", NS)[1]
+    reference = "cac:PricingReference/cac:AlternativeConditionPrice/"
+    assert free_line.findtext(reference + "cbc:PriceTypeCode", namespaces=NS) == "02"
+    assert amount(free_line, reference + "cbc:PriceAmount") == D("50")
+    assert amount(free_line, "cbc:LineExtensionAmount") == D("100.00")
+    assert amount(free_line, "cac:Price/cbc:PriceAmount") == 0
+    assert amount(free_line, "cac:TaxTotal/cbc:TaxAmount") == 0
+    assert subtotal(free_line, "9996") == (D("100.00"), D("18.00") if taxed else D("0.00"))
+    assert subtotal(root, "9996") == (D("100.00"), D("18.00") if taxed else D("0.00"))
+    assert amount(root, "cac:LegalMonetaryTotal/cbc:LineExtensionAmount") == D("100.00")
+    assert amount(root, "cac:LegalMonetaryTotal/cbc:PayableAmount") == D("118.00")
+    assert root.find("cbc:Note[@languageLocaleID='1002']", NS) is not None
+
+
+def test_free_line_with_referential_values(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    root = issued_xml(issue(acme, blocks.free_invoice_referential()), sunat_rules)
+    free_line = root.findall("cac:InvoiceLine", NS)[1]
+    assert amount(free_line, "cac:PricingReference/cac:AlternativeConditionPrice/cbc:PriceAmount") == D("20")
+    assert subtotal(root, "9996") == (D("60.00"), D("0.00"))
+
+
+def test_free_line_with_a_wrong_base_is_refused(acme: httpx.Client) -> None:
+    body = blocks.free_invoice_real_client()
+    body["totales"]["total_operaciones_gratuitas"] = 300
+    refused(acme, body, "totales.total_operaciones_gratuitas", "3276")
+    body = blocks.free_invoice_real_client()
+    body["items"][1]["total_igv"] = 40  # 18 % of 100.00 is 18.00
+    refused(acme, body, "items.1.total_igv", "3103")
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["real-clients", "sunat"])
+def test_bag_tax_in_either_convention(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], inside: bool
+) -> None:
+    payload = issue(acme, blocks.bag_invoice(inside=inside))
+    root = issued_xml(payload, sunat_rules)
+    bag = root.findall("cac:InvoiceLine", NS)[1]
+    assert amount(bag, "cac:TaxTotal/cbc:TaxAmount") == D("2.07")  # IGV 0.07 + ICBPER 2.00
+    assert subtotal(bag, "7152") == (None, D("2.00"))
+    assert bag.findtext("cac:TaxTotal/cac:TaxSubtotal/cbc:BaseUnitMeasure", namespaces=NS) == "4"
+    assert amount(bag, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory/cbc:PerUnitAmount") == D("0.50")
+    assert amount(bag, "cac:PricingReference/cac:AlternativeConditionPrice/cbc:PriceAmount") == D("0.6175")
+    assert amount(root, "cac:TaxTotal/cbc:TaxAmount") == D("20.07")
+    assert subtotal(root, "7152") == (None, D("2.00"))
+    monetary = "cac:LegalMonetaryTotal/"
+    assert amount(root, monetary + "cbc:TaxInclusiveAmount") == D("120.47")
+    assert amount(root, monetary + "cbc:PayableAmount") == D("120.47")
+    assert payload["data"]["number_to_letter"].startswith("CIENTO VEINTE CON 47/100")
+
+
+def test_bag_tax_at_an_old_rate_is_refused(acme: httpx.Client) -> None:
+    """0.40 per bag was the 2022 rate; on today's date it is 0.50 (SUNAT 4318)."""
+    refused(acme, blocks.bag_invoice(per_bag="0.40"), "items.1.total_impuestos_bolsa_plastica", "4318")
+
+
+def test_bag_tax_missing_from_the_total_is_refused(acme: httpx.Client) -> None:
+    body = blocks.bag_invoice()
+    body["totales"]["total_venta"] = "118.47"
+    refused(acme, body, "totales.total_venta", "3280")
+
+
+def test_export_boleta_to_a_non_domiciled_customer(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    payload = issue(acme, blocks.export_boleta(10))  # 1,000.00: above the boleta's 700.00 threshold
+    assert payload["data"]["number"].startswith("B001-")
+    xml = httpx.get(payload["links"]["xml"]).content
+    root = assert_schema_valid(xml)
+    result = sunat_rules(xml, payload["data"]["filename"])
+    assert result.rejections == [] and result.observations == [], result
+    customer = root.find("cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID", NS)
+    assert customer.get("schemeID") == "0"
+    assert subtotal(root, "9995") == (D("1000.00"), D("0.00"))
+    assert root.find("cbc:InvoiceTypeCode", NS).get("listID") == "0200"
+
+
+def test_export_boleta_to_a_ruc_is_refused(acme: httpx.Client) -> None:
+    body = blocks.export_boleta()
+    body["datos_del_cliente_o_receptor"] = copy.deepcopy(body["datos_del_cliente_o_receptor"]) | {
+        "codigo_tipo_documento_identidad": "6",
+        "numero_documento": "20487654320",
+    }
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422 and response.json()["error_code"] == "INVALID_CUSTOMER"
+    assert latest_ids(acme) == before

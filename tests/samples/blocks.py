@@ -1,0 +1,201 @@
+"""Bodies of ``POST /api/documents`` for the scenario blocks of issue 11, with literal amounts.
+
+Written from the API reference's field tables (facturador-api.md §4.1-4.5) and its scenario matrix
+(§4.8), in the conventions real clients send; every amount is worked out by hand in the docstring so a
+test that changes the service's arithmetic fails here. Each function returns a fresh body dated today.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.samples.bodies import boleta_body, invoice_body
+
+#: A non-domiciled customer (catalog 06 type 0) in Colombia, as in the matrix's export rows.
+FOREIGN_CUSTOMER = {
+    "codigo_tipo_documento_identidad": "0",
+    "numero_documento": "900555111",
+    "apellidos_y_nombres_o_razon_social": "CAFES DEL VALLE SAS",
+    "codigo_pais": "CO",
+    "direccion": "Calle 10 # 5-20, Cali",
+}
+
+
+def taxed_item(**changes: Any) -> dict[str, Any]:
+    """2 x 50.00 + IGV 18 % = 118.00."""
+    item = {
+        "codigo_interno": "TERMO-1L",
+        "descripcion": "Termo de acero inoxidable 1 L",
+        "unidad_de_medida": "NIU",
+        "cantidad": 2,
+        "valor_unitario": 50,
+        "codigo_tipo_precio": "01",
+        "precio_unitario": 59,
+        "codigo_tipo_afectacion_igv": "10",
+        "total_base_igv": 100,
+        "porcentaje_igv": 18,
+        "total_igv": 18,
+        "total_impuestos": 18,
+        "total_valor_item": 100,
+        "total_item": 118,
+    }
+    item.update(changes)
+    return item
+
+
+def free_item_zeros(affectation: str = "13") -> dict[str, Any]:
+    """A free line as real clients send it: 2 units of referential value 50.00 known only by the base.
+
+    valor_unitario, precio_unitario, total_valor_item, total_impuestos and total_item are 0;
+    total_base_igv = 100.00 and, for a taxed free line (11-16), total_igv = 18.00 (not charged).
+    """
+    taxed = affectation in {"11", "12", "13", "14", "15", "16"}
+    return {
+        "codigo_interno": "MUESTRA",
+        "descripcion": "Muestra gratuita de termo",
+        "unidad_de_medida": "NIU",
+        "cantidad": 2,
+        "valor_unitario": 0,
+        "codigo_tipo_precio": "02",
+        "precio_unitario": 0,
+        "codigo_tipo_afectacion_igv": affectation,
+        "total_base_igv": 100,
+        "porcentaje_igv": 18,
+        "total_igv": 18 if taxed else 0,
+        "total_impuestos": 0,
+        "total_valor_item": 0,
+        "total_item": 0,
+    }
+
+
+def free_invoice_real_client(affectation: str = "13") -> dict[str, Any]:
+    """One taxed line of 118.00 and one free line of referential 100.00: the customer pays 118.00.
+
+    totales: gravadas 100, IGV 18, gratuitas 100, IGV gratuitas 18 (for 11-16; 0 otherwise).
+    """
+    taxed = affectation in {"11", "12", "13", "14", "15", "16"}
+    body = invoice_body()
+    body["items"] = [taxed_item(), free_item_zeros(affectation)]
+    body["totales"] = {
+        "total_operaciones_gravadas": 100,
+        "total_operaciones_gratuitas": 100,
+        "total_igv_operaciones_gratuitas": 18 if taxed else 0,
+        "total_igv": 18,
+        "total_impuestos": 18,
+        "total_valor": 100,
+        "total_venta": 118,
+    }
+    return body
+
+
+def free_invoice_referential() -> dict[str, Any]:
+    """A free exonerated line (21) with the referential value everywhere: 3 x 20.00 = 60.00, IGV 0."""
+    body = invoice_body()
+    body["items"] = [
+        taxed_item(),
+        {
+            "codigo_interno": "LIBRO",
+            "descripcion": "Libro de regalo",
+            "unidad_de_medida": "NIU",
+            "cantidad": 3,
+            "valor_unitario": 20,
+            "codigo_tipo_precio": "02",
+            "precio_unitario": 20,
+            "codigo_tipo_afectacion_igv": "21",
+            "total_base_igv": 60,
+            "porcentaje_igv": 18,
+            "total_igv": 0,
+            "total_impuestos": 0,
+            "total_valor_item": 60,
+            "total_item": 0,
+        },
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 100,
+        "total_operaciones_gratuitas": 60,
+        "total_igv": 18,
+        "total_impuestos": 18,
+        "total_valor": 100,
+        "total_venta": 118,
+    }
+    return body
+
+
+def bag_item(bags: int = 4, per_bag: str = "0.50", *, inside: bool = False) -> dict[str, Any]:
+    """``bags`` plastic bags at 0.10 + IGV each; the bag tax ``bags x per_bag`` outside the line's taxes
+    (real clients) or, with ``inside``, inside them (SUNAT's convention). 4 bags: value 0.40, IGV 0.07,
+    ICBPER 2.00."""
+    value = round(bags * 0.10, 2)
+    igv = round(value * 0.18 + 1e-9, 2)
+    icbper = round(bags * float(per_bag), 2)
+    taxes = igv + icbper if inside else igv
+    return {
+        "codigo_interno": "BOLSA",
+        "descripcion": "Bolsa plástica",
+        "unidad_de_medida": "NIU",
+        "cantidad": bags,
+        "valor_unitario": "0.10",
+        "codigo_tipo_precio": "01",
+        "precio_unitario": f"{(value + taxes) / bags:.10f}",
+        "codigo_tipo_afectacion_igv": "10",
+        "total_base_igv": f"{value:.2f}",
+        "porcentaje_igv": 18,
+        "total_igv": f"{igv:.2f}",
+        "total_impuestos_bolsa_plastica": f"{icbper:.2f}",
+        "total_impuestos": f"{taxes:.2f}",
+        "total_valor_item": f"{value:.2f}",
+        "total_item": f"{value + taxes:.2f}",
+    }
+
+
+def bag_invoice(*, inside: bool = False, per_bag: str = "0.50") -> dict[str, Any]:
+    """118.00 of goods and 4 bags: gravadas 100.40, IGV 18.07, ICBPER 2.00, total 120.47.
+
+    Real clients: total_impuestos 18.07 (no ICBPER), total_venta 120.47 (with it); SUNAT's convention
+    (``inside``): total_impuestos 20.07.
+    """
+    body = invoice_body()
+    body["items"] = [taxed_item(), bag_item(4, per_bag, inside=inside)]
+    icbper = round(4 * float(per_bag), 2)
+    body["totales"] = {
+        "total_operaciones_gravadas": "100.40",
+        "total_igv": "18.07",
+        "total_impuestos_bolsa_plastica": f"{icbper:.2f}",
+        "total_impuestos": f"{18.07 + icbper:.2f}" if inside else "18.07",
+        "total_valor": "100.40",
+        "total_venta": f"{118.47 + icbper:.2f}",
+    }
+    return body
+
+
+def export_boleta(quantity: int = 10) -> dict[str, Any]:
+    """An export boleta (0200, affectation 40) of ``quantity`` x 100.00 to a non-domiciled customer."""
+    body = boleta_body(codigo_tipo_operacion="0200", datos_del_cliente_o_receptor=dict(FOREIGN_CUSTOMER))
+    value = quantity * 100
+    body["items"] = [
+        {
+            "codigo_interno": "CAFE-EXP",
+            "descripcion": "Café tostado de exportación (kg)",
+            "unidad_de_medida": "KGM",
+            "cantidad": quantity,
+            "valor_unitario": 100,
+            "codigo_tipo_precio": "01",
+            "precio_unitario": 100,
+            "codigo_tipo_afectacion_igv": "40",
+            "total_base_igv": value,
+            "porcentaje_igv": 18,
+            "total_igv": 0,
+            "total_impuestos": 0,
+            "total_valor_item": value,
+            "total_item": value,
+        }
+    ]
+    body["totales"] = {
+        "total_exportacion": value,
+        "total_operaciones_gravadas": 0,
+        "total_igv": 0,
+        "total_impuestos": 0,
+        "total_valor": value,
+        "total_venta": value,
+    }
+    return body
