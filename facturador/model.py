@@ -11,6 +11,8 @@ from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
+from sunat.catalogs import CHARGE_CODES
+
 
 @dataclass(frozen=True)
 class Issuer:
@@ -44,6 +46,25 @@ class Party:
 
 
 @dataclass(frozen=True)
+class AllowanceCharge:
+    """A discount or charge of catalog 53, of a line (00, 01, 47, 48) or of the document (02-06, 45-50).
+
+    ``amount = base x factor`` when a factor is given (checked by ``sunat.totals.check_allowance``).
+    """
+
+    code: str  # catalog 53
+    amount: Decimal
+    base: Decimal
+    factor: Decimal | None = None
+    description: str = ""
+
+    @property
+    def is_charge(self) -> bool:
+        """True for charges (``cbc:ChargeIndicator`` true), False for discounts."""
+        return self.code in CHARGE_CODES
+
+
+@dataclass(frozen=True)
 class Line:
     """One item line with its amounts as sent by the client (already checked against SUNAT's formulas)."""
 
@@ -64,6 +85,7 @@ class Line:
     icbper: Decimal = Decimal("0")  # bag tax amount of the line
     internal_code: str = ""
     sunat_code: str = ""  # catalog 25 (UNSPSC)
+    allowances: tuple[AllowanceCharge, ...] = ()  # the line's discounts (00, 01) and charges (47, 48)
 
 
 @dataclass(frozen=True)
@@ -82,6 +104,9 @@ class Totals:
     value: Decimal = Decimal("0")
     subtotal: Decimal = Decimal("0")
     total: Decimal = Decimal("0")
+    discounts: Decimal = Decimal("0")  # AllowanceTotalAmount: line 01 + global 03
+    charges: Decimal = Decimal("0")  # ChargeTotalAmount: line 48 + global 45, 46, 50
+    prepaid: Decimal = Decimal("0")  # PrepaidAmount: the advances deducted
 
 
 @dataclass(frozen=True)
@@ -137,6 +162,7 @@ class Instalment:
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
+ALLOWANCES = "allowances"  # tuple[AllowanceCharge, ...]: the global discounts and charges
 
 
 @dataclass(frozen=True)
@@ -168,6 +194,12 @@ class SalesDocument:
         """The detraction block, if the sale is subject to one."""
         value = self.extensions.get(DETRACTION)
         return value if isinstance(value, Detraction) else None
+
+    @property
+    def allowances(self) -> tuple[AllowanceCharge, ...]:
+        """The document's global discounts and charges (catalog 53), in the order given."""
+        value = self.extensions.get(ALLOWANCES)
+        return tuple(value) if isinstance(value, tuple | list) else ()
 
     @property
     def instalments(self) -> tuple[Instalment, ...]:

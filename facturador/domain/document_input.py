@@ -40,9 +40,11 @@ from facturador.domain.fields import (
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, field_error, validation_error
 from facturador.model import (
+    ALLOWANCES,
     DETRACTION,
     INSTALMENTS,
     AffectedDocument,
+    AllowanceCharge,
     Detraction,
     Instalment,
     Legend,
@@ -63,8 +65,6 @@ PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
 #: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
 PENDING_BLOCKS = (
-    "descuentos",
-    "cargos",
     "anticipos",
     "percepcion",
     "retencion",
@@ -72,8 +72,9 @@ PENDING_BLOCKS = (
     "relacionados",
     "pagos",
 )
-PENDING_ITEM_BLOCKS = ("descuentos", "cargos", "datos_adicionales", "total_isc", "total_otros_impuestos")
-PENDING_TOTALS = ("total_descuentos", "total_cargos", "total_anticipos", "total_isc", "total_otros_impuestos")
+PENDING_ITEM_BLOCKS = ("datos_adicionales", "total_isc", "total_otros_impuestos")
+PENDING_TOTALS = ("total_anticipos", "total_isc", "total_otros_impuestos")
+MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
 #: Detraction operation types tied to one good or service of catalog 54 (SUNAT 3129, reference/sunat.md §2.4).
 #: Operation 1004 (cargo transport) also needs the trip (origin, destination, reference values): not built.
@@ -132,6 +133,54 @@ CUSTOMER = Object(
     },
 )
 
+
+def allowance_block(name: str, description: str, codes: frozenset[str]) -> Object:
+    """A discount or charge (``descuentos[]`` / ``cargos[]``, reference §4.5) with codes of catalog 53."""
+    shown = ", ".join(sorted(codes))
+    return Object(
+        name=name,
+        description=description,
+        fields={
+            "codigo": Code(
+                f"Código del catálogo 53 ({shown}).",
+                required=True,
+                codes=codes,
+                catalog=f"catálogo 53 ({shown})",
+            ),
+            "descripcion": Text("Descripción (para el PDF).", max_length=100),
+            "factor": PERCENT.but(description="Factor (0.10 = 10 %): monto = base x factor.", absent=None),
+            "monto": AMOUNT.but(description="Monto.", required=True),
+            "base": AMOUNT.but(description="Base del cargo o descuento.", absent=None),
+        },
+    )
+
+
+def allowance_list(description: str, block: Object) -> List:
+    return List(
+        description,
+        item=block,
+        max_items=MAX_ALLOWANCES,
+        max_message="Se admiten como máximo {max} cargos o descuentos por lista.",
+    )
+
+
+LINE_DISCOUNT = allowance_block(
+    "LineDiscount", "Descuento del ítem: 00 afecta la base del IGV, 01 no.", catalogs.LINE_DISCOUNTS
+)
+LINE_CHARGE = allowance_block(
+    "LineCharge", "Cargo del ítem: 47 afecta la base del IGV, 48 no.", catalogs.LINE_CHARGES
+)
+GLOBAL_DISCOUNT = allowance_block(
+    "GlobalDiscount",
+    "Descuento global: 02 afecta la base del IGV, 03 no; 04-06 anticipos (con el bloque anticipos).",
+    catalogs.GLOBAL_DISCOUNTS,
+)
+GLOBAL_CHARGE = allowance_block(
+    "GlobalCharge",
+    "Cargo global: 49 afecta la base del IGV; 45 (FISE), 46 (recargo al consumo, propinas) y 50 no.",
+    catalogs.GLOBAL_CHARGES,
+)
+
 ITEM = Object(
     name="Item",
     description="Un ítem (línea) del comprobante; sus montos deben cuadrar con las fórmulas de SUNAT.",
@@ -160,6 +209,10 @@ ITEM = Object(
         "total_impuestos": AMOUNT.but(description="Total de impuestos del ítem.", required=True),
         "total_valor_item": AMOUNT.but(description="Valor de venta del ítem.", required=True),
         "total_item": AMOUNT.but(description="Total del ítem.", required=True),
+        "total_descuentos": AMOUNT.but(description="Suma de los descuentos del ítem (informativo)."),
+        "total_cargos": AMOUNT.but(description="Suma de los cargos del ítem (informativo)."),
+        "descuentos": allowance_list("Descuentos del ítem (catálogo 53: 00, 01).", LINE_DISCOUNT),
+        "cargos": allowance_list("Cargos del ítem (catálogo 53: 47, 48).", LINE_CHARGE),
     },
 )
 
@@ -183,6 +236,12 @@ TOTALS = Object(
         "subtotal_venta": AMOUNT.but(absent=None, description="total_venta si se omite."),
         "total_venta": AMOUNT.but(required=True),
         "total_pendiente_pago": AMOUNT.but(absent=None, description="Con cuotas: su suma."),
+        "total_descuentos": AMOUNT.but(
+            absent=None, description="Descuentos que no afectan la base (01 de ítems + 03 globales)."
+        ),
+        "total_cargos": AMOUNT.but(
+            absent=None, description="Cargos que no afectan la base (48 de ítems + 45, 46, 50 globales)."
+        ),
     },
 )
 
@@ -301,6 +360,10 @@ DOCUMENT = Object(
             message="El campo {path} debe ser 01 (Contado) o 02 (Crédito).",
         ),
         "detraccion": DETRACTION_BLOCK,
+        "descuentos": allowance_list(
+            "Descuentos globales (catálogo 53: 02, 03; 04-06 anticipos).", GLOBAL_DISCOUNT
+        ),
+        "cargos": allowance_list("Cargos globales (catálogo 53: 45, 46, 49, 50).", GLOBAL_CHARGE),
         "cuotas": List(
             "Cuotas de una venta al crédito (codigo_condicion_de_pago 02).",
             item=INSTALMENT,
@@ -379,6 +442,7 @@ class DocumentRequest:
     raw: dict[str, Any]
     detraction: Detraction | None = None
     instalments: tuple[Instalment, ...] = ()
+    allowances: tuple[AllowanceCharge, ...] = ()  # global descuentos then cargos
 
     @property
     def is_note(self) -> bool:
@@ -396,6 +460,8 @@ class DocumentRequest:
             blocks[DETRACTION] = self.detraction
         if self.instalments:
             blocks[INSTALMENTS] = self.instalments
+        if self.allowances:
+            blocks[ALLOWANCES] = self.allowances
         return blocks
 
 
@@ -474,8 +540,10 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         raise field_error("serie_documento", f"La serie ingresada {series}, es incorrecta.", "INVALID_SERIES")
     _check_customer(doc_type, operation_type, customer)
     _check_line_rules(doc_type, operation_type, lines)
-    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines))
-    _check_amounts(lines, totals, issue_date)
+    allowances = _allowances(values["descuentos"], values["cargos"])
+    _check_allowance_codes(allowances)
+    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances))
+    _check_amounts(lines, totals, issue_date, allowances)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
     if instalments:
@@ -528,7 +596,20 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         raw=dict(body),
         detraction=detraction,
         instalments=instalments,
+        allowances=allowances,
     )
+
+
+def _check_allowance_codes(allowances: tuple[AllowanceCharge, ...]) -> None:
+    """Prepayment discounts (04-06) come only with the ``anticipos`` they deduct (SUNAT 3287)."""
+    for position, allowance in enumerate(a for a in allowances if not a.is_charge):
+        if allowance.code in catalogs.PREPAYMENT_DISCOUNTS:
+            raise field_error(
+                f"descuentos.{position}.codigo",
+                f"El descuento {allowance.code} (anticipo) requiere el bloque anticipos con los comprobantes "
+                "de anticipo que deduce (regla SUNAT 3287).",
+                "INVALID_FIELD",
+            )
 
 
 def _is_present(value: Any) -> bool:
@@ -762,6 +843,23 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
         icbper=item["total_impuestos_bolsa_plastica"],
         internal_code=item["codigo_interno"],
         sunat_code=item["codigo_producto_sunat"],
+        allowances=_allowances(item["descuentos"], item["cargos"]),
+    )
+
+
+def _allowances(
+    discounts: list[Mapping[str, Any]], charges: list[Mapping[str, Any]]
+) -> tuple[AllowanceCharge, ...]:
+    """``descuentos`` then ``cargos`` (catalog 53); an absent base is the amount (factor 1)."""
+    return tuple(
+        AllowanceCharge(
+            code=entry["codigo"],
+            amount=entry["monto"],
+            base=entry["base"] if entry["base"] is not None else entry["monto"],
+            factor=entry["factor"],
+            description=entry["descripcion"],
+        )
+        for entry in (*discounts, *charges)
     )
 
 
@@ -803,18 +901,26 @@ _TOTALS_KEYS = {
     "value": "total_valor",
     "subtotal": "subtotal_venta",
     "total": "total_venta",
+    "discounts": "total_descuentos",
+    "charges": "total_cargos",
 }
 _AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
 
 
-def _totals(values: Mapping[str, Any], lines: tuple[Line, ...]) -> Totals:
-    """Header totals; optional ones the client leaves out are taken from the lines (and must fit n(12,2))."""
-    computed = sunat_totals.compute_totals(lines)
+def _totals(
+    values: Mapping[str, Any], lines: tuple[Line, ...], allowances: tuple[AllowanceCharge, ...]
+) -> Totals:
+    """Header totals; optional ones the client leaves out are taken from the lines and the global
+    discounts and charges (and must fit n(12,2)). ``subtotal_venta`` defaults to value + taxes."""
+    computed = sunat_totals.compute_totals(lines, allowances)
     amounts = {}
     for name, key in _TOTALS_KEYS.items():
         given = values[key]
         if given is None:
-            given = values["total_venta"] if name == "subtotal" else getattr(computed, name)
+            if name == "subtotal":
+                given = values["total_valor"] + values["total_impuestos"]
+            else:
+                given = getattr(computed, name)
             if abs(given) >= _AMOUNT_LIMIT:
                 raise field_error(
                     f"totales.{key}",
@@ -887,14 +993,16 @@ def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...
             )
 
 
-def _check_amounts(lines: tuple[Line, ...], totals: Totals, issue_date: dt.date) -> None:
+def _check_amounts(
+    lines: tuple[Line, ...], totals: Totals, issue_date: dt.date, allowances: tuple[AllowanceCharge, ...]
+) -> None:
     """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
     rate = icbper_rate(issue_date)
     discrepancies = []
     for i, line in enumerate(lines):
         discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
-    discrepancies += sunat_totals.check_totals(lines, totals)
+    discrepancies += sunat_totals.check_totals(lines, totals, allowances=allowances)
     if discrepancies:
         errors = [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in discrepancies]
         first = discrepancies[0]

@@ -199,3 +199,116 @@ def export_boleta(quantity: int = 10) -> dict[str, Any]:
         "total_venta": value,
     }
     return body
+
+
+# ------------------------------------------------------------------------------ discounts and charges
+
+
+def allowance(code: str, amount: Any, base: Any, factor: Any = None, description: str = "") -> dict[str, Any]:
+    """One ``descuentos[]`` / ``cargos[]`` entry (catalog 53)."""
+    entry = {"codigo": code, "descripcion": description or f"Código {code}", "monto": amount, "base": base}
+    if factor is not None:
+        entry["factor"] = factor
+    return entry
+
+
+def line_discount_invoice() -> dict[str, Any]:
+    """2 x 50.00 less a 10 % line discount 00 (10.00, base 100.00): value 90.00, IGV 16.20, 106.20."""
+    body = invoice_body()
+    body["items"] = [
+        taxed_item(
+            precio_unitario="53.10",
+            total_base_igv=90,
+            total_igv="16.20",
+            total_impuestos="16.20",
+            total_valor_item=90,
+            total_item="106.20",
+            total_descuentos=10,
+            descuentos=[allowance("00", 10, 100, "0.10", "Descuento por volumen")],
+        )
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 90,
+        "total_igv": "16.20",
+        "total_impuestos": "16.20",
+        "total_valor": 90,
+        "total_venta": "106.20",
+    }
+    return body
+
+
+def line_discount_outside_invoice() -> dict[str, Any]:
+    """2 x 50.00 + IGV = 118.00 less a line discount 01 of 5.00 outside the base: the line pays 113.00;
+    AllowanceTotalAmount 5.00."""
+    body = invoice_body()
+    body["items"] = [
+        taxed_item(
+            precio_unitario="56.50",
+            total_item=113,
+            descuentos=[allowance("01", 5, 118)],
+        )
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 100,
+        "total_igv": 18,
+        "total_impuestos": 18,
+        "total_valor": 100,
+        "subtotal_venta": 118,
+        "total_descuentos": 5,
+        "total_venta": 113,
+    }
+    return body
+
+
+def global_discount_invoice(code: str = "02") -> dict[str, Any]:
+    """118.00 with a 5 % global discount: 02 (in the base) 100.00 - 5.00 = 95.00 + IGV 17.10 = 112.10;
+    03 (outside the base) of 118.00 x 5 % = 5.90: 118.00 - 5.90 = 112.10 too."""
+    body = invoice_body()
+    body["items"] = [taxed_item()]
+    if code == "02":
+        body["descuentos"] = [allowance("02", 5, 100, "0.05", "Descuento global")]
+        body["totales"] = {
+            "total_operaciones_gravadas": 95,
+            "total_igv": "17.10",
+            "total_impuestos": "17.10",
+            "total_valor": 95,
+            "total_venta": "112.10",
+        }
+    else:
+        body["descuentos"] = [allowance("03", "5.90", 118, "0.05", "Descuento global")]
+        body["totales"] = {
+            "total_operaciones_gravadas": 100,
+            "total_igv": 18,
+            "total_impuestos": 18,
+            "total_valor": 100,
+            "subtotal_venta": 118,
+            "total_descuentos": "5.90",
+            "total_venta": "112.10",
+        }
+    return body
+
+
+def global_charge_invoice(code: str = "46") -> dict[str, Any]:
+    """118.00 with a 10 % charge on the value 100.00: 46 (tips, outside the base) 118.00 + 10.00 =
+    128.00; 49 (in the base) 110.00 + IGV 19.80 = 129.80."""
+    body = invoice_body()
+    body["items"] = [taxed_item()]
+    body["cargos"] = [allowance(code, 10, 100, "0.10", "Recargo al consumo" if code == "46" else "Flete")]
+    if code == "49":
+        body["totales"] = {
+            "total_operaciones_gravadas": 110,
+            "total_igv": "19.80",
+            "total_impuestos": "19.80",
+            "total_valor": 110,
+            "total_venta": "129.80",
+        }
+    else:
+        body["totales"] = {
+            "total_operaciones_gravadas": 100,
+            "total_igv": 18,
+            "total_impuestos": 18,
+            "total_valor": 100,
+            "total_cargos": 10,
+            "total_venta": 128,
+        }
+    return body

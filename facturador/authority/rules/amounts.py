@@ -9,8 +9,10 @@ affectation, 2040 an affectation outside catalog 07. The arithmetic itself is no
 XML's amounts are mapped onto :class:`~sunat.totals.LineAmounts` and
 :class:`~sunat.totals.DocumentTotals` and checked by :func:`sunat.totals.check_line` and
 :func:`sunat.totals.check_totals`, which hold those codes; their first error (< 4000) rejects and their
-observations (4xxx) are noted once each. Lines or headers with what sunat.totals does not model (line
-discounts or charges, ISC, "otros tributos", global charges that change the base) skip the header check.
+observations (4xxx) are noted once each. Discounts and charges (``cac:AllowanceCharge``, catalog 53) of
+the lines and of the document are read into them too (3114 a ChargeIndicator that contradicts the
+code). Lines or headers with what sunat.totals does not model (ISC, "otros tributos", the ISC prepayment
+20) skip the header check.
 
 Lines: observations 4332 a product code (``ItemClassificationCode``) that is not 8 digits, 4337 one
 that stops above the class level.
@@ -28,7 +30,7 @@ from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
-from sunat.totals import Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
+from sunat.totals import Allowance, Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
 
 __all__ = ["currency", "product_codes", "totals"]
 
@@ -47,8 +49,8 @@ _LINE_TAGS = {
 _IGV_FAMILY = frozenset({"1000", "1016", "9995", "9996", "9997", "9998"})
 #: Financial operation types whose lines may lack an IGV-family tax (3105 does not apply).
 _FINANCIAL_OPERATIONS = frozenset({"2100", "2101", "2102", "2103", "2104"})
-#: Global discounts/charges that change the tax base (catalog 53): not modelled by sunat.totals.
-_BASE_CHANGING_GLOBAL = frozenset({"02", "04", "05", "06", "20", "49"})
+#: Global discounts/charges that change the tax base and sunat.totals does not model (ISC prepayment).
+_BASE_CHANGING_GLOBAL = frozenset({"20"})
 _TAX_TOTAL = CAC("TaxTotal")
 _TAX_SUBTOTAL = CAC("TaxSubtotal")
 _TAX_CATEGORY = CAC("TaxCategory")
@@ -119,11 +121,9 @@ def totals(doc: Submission) -> None:
             continue
         lines.append(line)
         _apply(doc, check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate))
-    if not complete or any(
-        text(charge, CBC("AllowanceChargeReasonCode")) in _BASE_CHANGING_GLOBAL
-        for charge in root.iterchildren(CAC("AllowanceCharge"))
-    ):
-        return  # charges/discounts that change the tax base, ISC, "otros tributos": not modelled
+    allowances = [_read_allowance(node) for node in root.iterchildren(_ALLOWANCE_CHARGE)]
+    if not complete or any(allowance.code in _BASE_CHANGING_GLOBAL for allowance in allowances):
+        return  # ISC, "otros tributos", the ISC prepayment: not modelled
     bases: dict[str, Decimal] = {}  # header TaxSubtotal amounts by tax scheme
     taxes: dict[str, Decimal] = {}
     tax_total = root.find(_TAX_TOTAL)
@@ -147,10 +147,13 @@ def totals(doc: Submission) -> None:
         total=dec(monetary.get(CBC("PayableAmount"))),
         ivap_base=bases.get("1016", ZERO),
         ivap=taxes.get("1016", ZERO),
+        discounts=dec(monetary.get(CBC("AllowanceTotalAmount"))),
+        charges=dec(monetary.get(CBC("ChargeTotalAmount"))),
     )
     found = check_totals(
         lines,
         header,
+        allowances=allowances,
         charges=dec(monetary.get(CBC("ChargeTotalAmount"))) + rounding,
         discounts=dec(monetary.get(CBC("AllowanceTotalAmount"))),
         prepaid=dec(monetary.get(CBC("PrepaidAmount"))),
@@ -180,8 +183,8 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
     """A line's amounts as :class:`LineAmounts`, or None when the line uses what totals does not model;
     raises 3105 (no IGV-family tax), 2371 (no affectation), 2040 (unknown affectation)."""
     fields = children(node)
-    if _ALLOWANCE_CHARGE in fields:
-        return None
+    line_id = (fields[ID].text or "").strip() if ID in fields else "?"
+    allowances = tuple(_read_allowance(child, line_id) for child in node.iterchildren(_ALLOWANCE_CHARGE))
     tax_total = fields.get(_TAX_TOTAL)
     main: tuple[dict[str, etree._Element], dict[str, etree._Element]] | None = None
     icbper = ZERO
@@ -194,7 +197,6 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
                 icbper += dec(sub_fields.get(_TAX_AMOUNT))
             else:  # ISC (2000) and "otros tributos" (9999) change the base and the taxes
                 return None
-    line_id = (fields[ID].text or "").strip() if ID in fields else "?"
     if main is None:
         if operation in _FINANCIAL_OPERATIONS:
             return None
@@ -224,7 +226,33 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
         taxes=taxes,
         value=value,
         # not in the XML: the line total follows from the rest
-        total=icbper if catalogs.is_free(affectation) else value + taxes,
+        total=icbper
+        if catalogs.is_free(affectation)
+        else value + taxes + _amount(allowances, "48") - _amount(allowances, "01"),
+        allowances=allowances,
+    )
+
+
+def _amount(allowances: tuple[Allowance, ...], code: str) -> Decimal:
+    return sum((a.amount for a in allowances if a.code == code), ZERO)
+
+
+def _read_allowance(node: etree._Element, line_id: str = "") -> Allowance:
+    """A ``cac:AllowanceCharge``: 3114 when ChargeIndicator contradicts the code (catalog 53)."""
+    fields = children(node)
+    code = text(node, CBC("AllowanceChargeReasonCode")) or ""
+    indicator = text(node, CBC("ChargeIndicator")) or ""
+    if code in catalogs.CHARGE_DISCOUNT_TYPES and indicator != (
+        "true" if code in catalogs.CHARGE_CODES else "false"
+    ):
+        where = f"line {line_id}: " if line_id else ""
+        raise Answer("3114", f'{where}cbc:ChargeIndicator valor: "{indicator}" con código {code}')
+    factor = fields.get(CBC("MultiplierFactorNumeric"))
+    return Allowance(
+        code=code,
+        amount=dec(fields.get(CBC("Amount"))),
+        base=dec(fields.get(CBC("BaseAmount"))),
+        factor=dec(factor) if factor is not None else None,
     )
 
 

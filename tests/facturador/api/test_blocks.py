@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.facturador.render.pdf_probes import pdf_strings
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed
 from tests.reference import shared_path
 from tests.samples import blocks
@@ -80,10 +81,9 @@ def subtotal(node: Any, scheme: str) -> tuple[Decimal | None, Decimal]:
 
 
 def pdf_text(client: httpx.Client, payload: dict[str, Any]) -> str:
-    from tests.facturador.api.test_scenario_blocks import pdf_strings
-
+    """The text shown on the document's PDF."""
     response = httpx.get(payload["links"]["pdf"])
-    assert response.status_code == 200
+    assert response.status_code == 200 and response.content.startswith(b"%PDF")
     return pdf_strings(response.content)
 
 
@@ -99,7 +99,8 @@ def refused(client: httpx.Client, body: dict[str, Any], field: str, rule: str) -
     payload = response.json()
     assert payload["success"] is False
     assert field in [e["field"] for e in payload["errors"]], payload["errors"]
-    assert rule in payload["message"] or rule in payload["error_code"], payload
+    quoted = [e["message"] for e in payload["errors"] if e["field"] == field] + [payload["message"]]
+    assert any(rule in text for text in quoted) or rule in payload["error_code"], payload
     assert latest_ids(client) == before
     return payload
 
@@ -201,4 +202,167 @@ def test_export_boleta_to_a_ruc_is_refused(acme: httpx.Client) -> None:
     before = latest_ids(acme)
     response = acme.post("/api/documents", json=body)
     assert response.status_code == 422 and response.json()["error_code"] == "INVALID_CUSTOMER"
+    assert latest_ids(acme) == before
+
+
+# ---------------------------------------------------------------------------- 2. discounts and charges
+
+
+def allowances(node: Any) -> list[tuple[str, str, Decimal, Decimal, str | None]]:
+    """(ChargeIndicator, reason, Amount, BaseAmount, factor) of each cac:AllowanceCharge child."""
+    return [
+        (
+            el.findtext("cbc:ChargeIndicator", namespaces=NS),
+            el.findtext("cbc:AllowanceChargeReasonCode", namespaces=NS),
+            D(el.findtext("cbc:Amount", namespaces=NS)),
+            D(el.findtext("cbc:BaseAmount", namespaces=NS)),
+            el.findtext("cbc:MultiplierFactorNumeric", namespaces=NS),
+        )
+        for el in node.findall("cac:AllowanceCharge", NS)
+    ]
+
+
+def monetary(root: Any, name: str) -> Decimal | None:
+    found = root.findtext(f"cac:LegalMonetaryTotal/cbc:{name}", namespaces=NS)
+    return D(found) if found is not None else None
+
+
+def test_line_discount_in_the_base(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    payload = issue(acme, blocks.line_discount_invoice())
+    root = issued_xml(payload, sunat_rules)
+    line = root.find("cac:InvoiceLine", NS)
+    assert allowances(line) == [("false", "00", D("10.00"), D("100.00"), "0.10")]
+    children = [el.tag.split("}")[1] for el in line]
+    assert children.index("AllowanceCharge") < children.index("TaxTotal")  # InvoiceLine order
+    assert amount(line, "cbc:LineExtensionAmount") == D("90.00")
+    assert subtotal(line, "1000") == (D("90.00"), D("16.20"))
+    assert monetary(root, "PayableAmount") == D("106.20")
+    assert monetary(root, "AllowanceTotalAmount") is None
+    text = pdf_text(acme, payload)
+    assert "Descuento por volumen" in text and "10.00" in text
+
+
+def test_line_discount_outside_the_base(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    root = issued_xml(issue(acme, blocks.line_discount_outside_invoice()), sunat_rules)
+    line = root.find("cac:InvoiceLine", NS)
+    assert allowances(line) == [("false", "01", D("5.00"), D("118.00"), None)]
+    assert amount(line, "cbc:LineExtensionAmount") == D("100.00")
+    assert (monetary(root, "TaxInclusiveAmount"), monetary(root, "AllowanceTotalAmount")) == (
+        D("118.00"),
+        D("5.00"),
+    )
+    assert monetary(root, "PayableAmount") == D("113.00")
+
+
+@pytest.mark.parametrize("code", ["02", "03"])
+def test_global_discount(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], code: str) -> None:
+    payload = issue(acme, blocks.global_discount_invoice(code))
+    root = issued_xml(payload, sunat_rules)
+    if code == "02":
+        assert allowances(root) == [("false", "02", D("5.00"), D("100.00"), "0.05")]
+        assert subtotal(root, "1000") == (D("95.00"), D("17.10"))
+        assert monetary(root, "LineExtensionAmount") == D("95.00")
+        assert monetary(root, "AllowanceTotalAmount") is None
+    else:
+        assert allowances(root) == [("false", "03", D("5.90"), D("118.00"), "0.05")]
+        assert subtotal(root, "1000") == (D("100.00"), D("18.00"))
+        assert monetary(root, "AllowanceTotalAmount") == D("5.90")
+    assert monetary(root, "PayableAmount") == D("112.10")
+    assert "Descuento global" in pdf_text(acme, payload)
+
+
+@pytest.mark.parametrize("code", ["46", "49"])
+def test_global_charge(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], code: str) -> None:
+    payload = issue(acme, blocks.global_charge_invoice(code))
+    root = issued_xml(payload, sunat_rules)
+    assert allowances(root) == [("true", code, D("10.00"), D("100.00"), "0.10")]
+    if code == "46":
+        assert monetary(root, "ChargeTotalAmount") == D("10.00")
+        assert monetary(root, "PayableAmount") == D("128.00")
+    else:
+        assert subtotal(root, "1000") == (D("110.00"), D("19.80"))
+        assert monetary(root, "ChargeTotalAmount") is None
+        assert monetary(root, "PayableAmount") == D("129.80")
+    row = next(
+        r
+        for r in acme.get("/api/documents/lists").json()["data"]
+        if r["external_id"] == payload["data"]["external_id"]
+    )
+    assert D(str(row["total"])) == monetary(root, "PayableAmount")
+
+
+def _broken(make: Callable[[], dict[str, Any]], change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    body = make()
+    change(body)
+    return body
+
+
+BROKEN_ALLOWANCES: dict[
+    str, tuple[Callable[[], dict[str, Any]], Callable[[dict[str, Any]], None], str, str]
+] = {
+    "global discount: amount is not base x factor": (
+        blocks.global_discount_invoice,
+        lambda b: b["descuentos"][0].update(base=200),  # 200 x 5 % = 10.00, not 5.00
+        "descuentos.0.monto",
+        "3307",
+    ),
+    "line discount: amount is not base x factor": (
+        blocks.line_discount_invoice,
+        lambda b: b["items"][0]["descuentos"][0].update(factor="0.50"),
+        "items.0.descuentos.0.monto",
+        "3290",
+    ),
+    "taxed total not net of discount 02": (
+        blocks.global_discount_invoice,
+        lambda b: b["totales"].update(total_operaciones_gravadas=100, total_valor=100),
+        "totales.total_operaciones_gravadas",
+        "3277",
+    ),
+    "line value not net of discount 00": (
+        blocks.line_discount_invoice,
+        lambda b: b["items"][0]["descuentos"][0].update(monto=20, factor="0.20"),
+        "items.0.total_valor_item",
+        "3271",
+    ),
+    "payable ignores discount 03": (
+        blocks.global_discount_invoice.__call__,
+        lambda b: (
+            b.update(descuentos=[blocks.allowance("03", "5.90", 118, "0.05")]),
+            b["totales"].update(total_venta=118),
+        ),
+        "totales.total_venta",
+        "3280",
+    ),
+    "wrong charges total": (
+        blocks.global_charge_invoice,
+        lambda b: b["totales"].update(total_cargos=25, total_venta=143),
+        "totales.total_cargos",
+        "3301",
+    ),
+    "wrong discounts total": (
+        blocks.line_discount_outside_invoice,
+        lambda b: b["totales"].update(total_descuentos=15, total_venta=103),
+        "totales.total_descuentos",
+        "3300",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_ALLOWANCES))
+def test_broken_discounts_and_charges_are_refused(acme: httpx.Client, name: str) -> None:
+    make, change, field, rule = BROKEN_ALLOWANCES[name]
+    refused(acme, _broken(make, change), field, rule)
+
+
+@pytest.mark.parametrize(
+    ("where", "code"), [("descuentos", "00"), ("cargos", "47"), ("descuentos", "04"), ("cargos", "51")]
+)
+def test_codes_out_of_place_are_refused(acme: httpx.Client, where: str, code: str) -> None:
+    """Line codes at the document level, an advance (04) without anticipos, perception (51) as a charge."""
+    body = blocks.global_discount_invoice()
+    body[where] = [blocks.allowance(code, 5, 100)]
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    assert f"{where}.0.codigo" in [e["field"] for e in response.json()["errors"]]
     assert latest_ids(acme) == before
