@@ -159,10 +159,22 @@ class Instalment:
     amount: Decimal
 
 
+@dataclass(frozen=True)
+class Prepayment:
+    """An advance payment invoice (or boleta) that a final invoice deducts (``anticipos[]``)."""
+
+    number: str  # SERIE-NUMERO of the advance document
+    doc_type: str  # catalog 12: 02 factura de anticipo, 03 boleta de anticipo
+    amount: Decimal  # monto: the advance's value deducted (PrepaidPayment/PaidAmount)
+    total: Decimal  # total: what the advance document charged, taxes included (printed)
+
+
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
 ALLOWANCES = "allowances"  # tuple[AllowanceCharge, ...]: the global discounts and charges
+PREPAYMENTS = "prepayments"  # tuple[Prepayment, ...]: the advances deducted, in order (1, 2, ...)
+ADVANCE = "advance"  # True: the document itself is an advance payment (pago_anticipado)
 
 
 @dataclass(frozen=True)
@@ -200,6 +212,17 @@ class SalesDocument:
         """The document's global discounts and charges (catalog 53), in the order given."""
         value = self.extensions.get(ALLOWANCES)
         return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def prepayments(self) -> tuple[Prepayment, ...]:
+        """The advance payments this invoice deducts (AdditionalDocumentReference + PrepaidPayment)."""
+        value = self.extensions.get(PREPAYMENTS)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def is_advance(self) -> bool:
+        """True when the document is itself an advance payment (``pago_anticipado``)."""
+        return self.extensions.get(ADVANCE) is True
 
     @property
     def instalments(self) -> tuple[Instalment, ...]:

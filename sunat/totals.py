@@ -614,6 +614,7 @@ _IVAP_RULES: tuple[tuple[str, str, str, str], ...] = (
 _ALLOWANCE_RULES: tuple[tuple[str, str, str, str], ...] = (
     ("discounts", "total_descuentos", "3300", "El total de descuentos"),
     ("charges", "total_cargos", "3301", "El total de cargos"),
+    ("prepaid", "total_anticipos", "2509", "El total de anticipos"),
 )
 
 
@@ -635,7 +636,8 @@ def check_totals(
     3280 total payable (= subtotal + ``charges`` - ``discounts`` - ``prepaid``: the amounts given in the
     document, or by default those computed from the lines and the global ``allowances``). When ``totals``
     carries ``ivap_base`` / ``ivap`` they are checked too (3293 / 3295), and ``discounts`` / ``charges``
-    (3300 / 3301). Each global discount or charge with a factor is checked (3307).
+    (3300 / 3301); a nonzero ``prepaid`` (Σ of the advances) must equal ``prepaid`` (2509).
+    Each global discount or charge with a factor is checked (3307).
     """
     found = []
     first_percent = None
@@ -654,6 +656,8 @@ def check_totals(
     rules = list(_HEADER_RULES[:-1])  # the payable total last, after what it is made of (SUNAT's order)
     rules += [rule for rule in _IVAP_RULES if getattr(totals, rule[0], None) is not None]
     rules += [rule for rule in _ALLOWANCE_RULES if getattr(totals, rule[0], None) is not None]
+    if not getattr(totals, "prepaid", None):
+        rules = [rule for rule in rules if rule[0] != "prepaid"]  # 2509 only when advances are given
     rules.append(_HEADER_RULES[-1])
     for name, key, code, label in rules:
         want = payable if name == "total" else getattr(expected, name)

@@ -40,9 +40,11 @@ from facturador.domain.fields import (
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, field_error, validation_error
 from facturador.model import (
+    ADVANCE,
     ALLOWANCES,
     DETRACTION,
     INSTALMENTS,
+    PREPAYMENTS,
     AffectedDocument,
     AllowanceCharge,
     Detraction,
@@ -50,6 +52,7 @@ from facturador.model import (
     Legend,
     Line,
     Party,
+    Prepayment,
     Totals,
 )
 from sunat import catalogs
@@ -65,7 +68,6 @@ PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
 #: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
 PENDING_BLOCKS = (
-    "anticipos",
     "percepcion",
     "retencion",
     "guias",
@@ -73,7 +75,8 @@ PENDING_BLOCKS = (
     "pagos",
 )
 PENDING_ITEM_BLOCKS = ("datos_adicionales", "total_isc", "total_otros_impuestos")
-PENDING_TOTALS = ("total_anticipos", "total_isc", "total_otros_impuestos")
+PENDING_TOTALS = ("total_isc", "total_otros_impuestos")
+MAX_PREPAYMENTS = 99  # advances deducted by one invoice
 MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
 #: Detraction operation types tied to one good or service of catalog 54 (SUNAT 3129, reference/sunat.md §2.4).
@@ -239,6 +242,7 @@ TOTALS = Object(
         "total_descuentos": AMOUNT.but(
             absent=None, description="Descuentos que no afectan la base (01 de ítems + 03 globales)."
         ),
+        "total_anticipos": AMOUNT.but(absent=None, description="Suma de los anticipos deducidos (monto)."),
         "total_cargos": AMOUNT.but(
             absent=None, description="Cargos que no afectan la base (48 de ítems + 45, 46, 50 globales)."
         ),
@@ -280,6 +284,30 @@ INSTALMENT = Object(
         ),
         "monto": AMOUNT.but(description="Monto de la cuota.", required=True, minimum="positive"),
         "codigo_metodo_de_pago": Text("Método de pago (no va en el XML).", max_length=30),
+    },
+)
+
+PREPAYMENT = Object(
+    name="Prepayment",
+    description="Un comprobante de anticipo que esta factura deduce (con un descuento global 04, 05 o 06).",
+    fields={
+        "numero": Text(
+            "Serie y número del anticipo (F001-9, B001-3).",
+            required=True,
+            pattern="^([FB][0-9A-Z]{3}|[0-9]{1,4})-[0-9]{1,8}$",
+            pattern_message="El campo {path} debe ser SERIE-NUMERO (por ejemplo F001-9), regla SUNAT 2521.",
+            upper=True,
+        ),
+        "codigo_tipo_documento": Code(
+            "02 factura de anticipo, 03 boleta de anticipo.",
+            required=True,
+            codes={"02", "03"},
+            catalog="catálogo 12 (02, 03)",
+        ),
+        "monto": AMOUNT.but(
+            description="Monto anticipado que se deduce (valor).", required=True, minimum="positive"
+        ),
+        "total": AMOUNT.but(description="Importe total del comprobante de anticipo."),
     },
 )
 
@@ -360,6 +388,15 @@ DOCUMENT = Object(
             message="El campo {path} debe ser 01 (Contado) o 02 (Crédito).",
         ),
         "detraccion": DETRACTION_BLOCK,
+        "pago_anticipado": Boolean(
+            "El comprobante es un pago anticipado (se deducirá luego).", fallback=False
+        ),
+        "anticipos": List(
+            "Anticipos deducidos (con el descuento global 04, 05 o 06 por su monto).",
+            item=PREPAYMENT,
+            max_items=MAX_PREPAYMENTS,
+            max_message="Se admiten como máximo {max} anticipos.",
+        ),
         "descuentos": allowance_list(
             "Descuentos globales (catálogo 53: 02, 03; 04-06 anticipos).", GLOBAL_DISCOUNT
         ),
@@ -443,6 +480,8 @@ class DocumentRequest:
     detraction: Detraction | None = None
     instalments: tuple[Instalment, ...] = ()
     allowances: tuple[AllowanceCharge, ...] = ()  # global descuentos then cargos
+    prepayments: tuple[Prepayment, ...] = ()  # anticipos deducted
+    advance: bool = False  # pago_anticipado: this document is an advance payment
 
     @property
     def is_note(self) -> bool:
@@ -462,6 +501,10 @@ class DocumentRequest:
             blocks[INSTALMENTS] = self.instalments
         if self.allowances:
             blocks[ALLOWANCES] = self.allowances
+        if self.prepayments:
+            blocks[PREPAYMENTS] = self.prepayments
+        if self.advance:
+            blocks[ADVANCE] = True
         return blocks
 
 
@@ -541,9 +584,11 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     _check_customer(doc_type, operation_type, customer)
     _check_line_rules(doc_type, operation_type, lines)
     allowances = _allowances(values["descuentos"], values["cargos"])
-    _check_allowance_codes(allowances)
-    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances))
-    _check_amounts(lines, totals, issue_date, allowances)
+    prepayments = _prepayments(values["anticipos"], doc_type, values["pago_anticipado"])
+    _check_prepayment_discounts(allowances, prepayments)
+    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances, prepayments))
+    _check_prepaid_amount(totals)
+    _check_amounts(lines, totals, issue_date, allowances, prepayments)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
     if instalments:
@@ -597,19 +642,93 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         detraction=detraction,
         instalments=instalments,
         allowances=allowances,
+        prepayments=prepayments,
+        advance=bool(values["pago_anticipado"]),
     )
 
 
-def _check_allowance_codes(allowances: tuple[AllowanceCharge, ...]) -> None:
-    """Prepayment discounts (04-06) come only with the ``anticipos`` they deduct (SUNAT 3287)."""
-    for position, allowance in enumerate(a for a in allowances if not a.is_charge):
-        if allowance.code in catalogs.PREPAYMENT_DISCOUNTS:
+def _prepayments(entries: list[Mapping[str, Any]], doc_type: str, is_advance: bool) -> tuple[Prepayment, ...]:
+    """``anticipos`` (reference §4.5): facturas and boletas only, each number once, 02 with a factura
+    series (F...) and 03 with a boleta series (B...), SUNAT 2521; not on an advance itself."""
+    if not entries:
+        return ()
+    if doc_type not in ("01", "03"):
+        raise field_error("anticipos", "Solo una factura o boleta puede deducir anticipos.", "INVALID_FIELD")
+    if is_advance:
+        raise field_error(
+            "anticipos",
+            "Un pago anticipado (pago_anticipado) no puede deducir otros anticipos.",
+            "INVALID_FIELD",
+        )
+    seen: set[str] = set()
+    prepayments = []
+    for i, entry in enumerate(entries):
+        number, kind = entry["numero"], entry["codigo_tipo_documento"]
+        if number in seen:
             raise field_error(
-                f"descuentos.{position}.codigo",
-                f"El descuento {allowance.code} (anticipo) requiere el bloque anticipos con los comprobantes "
-                "de anticipo que deduce (regla SUNAT 3287).",
+                f"anticipos.{i}.numero", f"El anticipo {number} está repetido (regla SUNAT 3212)."
+            )
+        seen.add(number)
+        if number[0] in "FB" and number[0] != {"02": "F", "03": "B"}[kind]:
+            raise field_error(
+                f"anticipos.{i}.numero",
+                f"El anticipo {number} no corresponde al tipo {kind} "
+                f"({'factura: serie F' if kind == '02' else 'boleta: serie B'}), regla SUNAT 2521.",
                 "INVALID_FIELD",
             )
+        total = entry["total"] or entry["monto"]
+        if total < entry["monto"]:
+            raise field_error(
+                f"anticipos.{i}.monto",
+                f"El monto deducido del anticipo {number} ({entry['monto']}) no puede ser mayor que su total "
+                f"({total}).",
+                "INVALID_FIELD",
+            )
+        prepayments.append(Prepayment(number=number, doc_type=kind, amount=entry["monto"], total=total))
+    return tuple(prepayments)
+
+
+def _check_prepayment_discounts(
+    allowances: tuple[AllowanceCharge, ...], prepayments: tuple[Prepayment, ...]
+) -> None:
+    """Advances are deducted with global discounts 04 (taxed), 05 (exonerated) or 06 (unaffected) of the
+    same total: a discount without advances is SUNAT 3282, advances without one 3287."""
+    deducted = [(i, a) for i, a in enumerate(a for a in allowances if not a.is_charge)]
+    advance_discounts = [(i, a) for i, a in deducted if a.code in catalogs.PREPAYMENT_DISCOUNTS]
+    if advance_discounts and not prepayments:
+        position, allowance = advance_discounts[0]
+        raise field_error(
+            f"descuentos.{position}.codigo",
+            f"El descuento {allowance.code} (anticipo) requiere el bloque anticipos con los comprobantes "
+            "de anticipo que deduce (regla SUNAT 3282).",
+            "INVALID_FIELD",
+        )
+    if prepayments and not advance_discounts:
+        raise field_error(
+            "descuentos",
+            "Los anticipos se deducen con un descuento global 04 (gravado), 05 (exonerado) o 06 (inafecto) "
+            "por su monto (regla SUNAT 3287).",
+            "INVALID_FIELD",
+        )
+    discounted = sum((a.amount for _, a in advance_discounts), Decimal("0"))
+    prepaid = _prepaid(prepayments)
+    if abs(discounted - prepaid) > CENT:
+        raise field_error(
+            "descuentos",
+            f"Los descuentos por anticipos ({discounted}) deben sumar el monto de los anticipos ({prepaid}).",
+            "INVALID_FIELD",
+        )
+
+
+def _check_prepaid_amount(totals: Totals) -> None:
+    """The advances cannot exceed what the invoice is worth before them (the payable would be negative)."""
+    if totals.prepaid and totals.prepaid > totals.subtotal + totals.charges - totals.discounts:
+        raise field_error(
+            "totales.total_anticipos",
+            f"Los anticipos ({round2(totals.prepaid)}) no pueden ser mayores que el importe de la factura "
+            f"({round2(totals.subtotal + totals.charges - totals.discounts)}); regla SUNAT 3280.",
+            "INVALID_FIELD",
+        )
 
 
 def _is_present(value: Any) -> bool:
@@ -624,8 +743,6 @@ def _is_present(value: Any) -> bool:
 
 def _refuse_pending_blocks(body: Mapping[str, Any]) -> None:
     present = [key for key in PENDING_BLOCKS if _is_present(body.get(key))]
-    if _is_present(body.get("pago_anticipado")):
-        present.append("pago_anticipado")
     items = body.get("items")
     if isinstance(items, list):
         for i, item in enumerate(items[: MAX_ITEMS + 1]):
@@ -903,16 +1020,21 @@ _TOTALS_KEYS = {
     "total": "total_venta",
     "discounts": "total_descuentos",
     "charges": "total_cargos",
+    "prepaid": "total_anticipos",
 }
 _AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
 
 
 def _totals(
-    values: Mapping[str, Any], lines: tuple[Line, ...], allowances: tuple[AllowanceCharge, ...]
+    values: Mapping[str, Any],
+    lines: tuple[Line, ...],
+    allowances: tuple[AllowanceCharge, ...],
+    prepayments: tuple[Prepayment, ...],
 ) -> Totals:
-    """Header totals; optional ones the client leaves out are taken from the lines and the global
-    discounts and charges (and must fit n(12,2)). ``subtotal_venta`` defaults to value + taxes."""
-    computed = sunat_totals.compute_totals(lines, allowances)
+    """Header totals; optional ones the client leaves out are taken from the lines, the global
+    discounts and charges and the advances (and must fit n(12,2)). ``subtotal_venta`` defaults to value +
+    taxes."""
+    computed = sunat_totals.compute_totals(lines, allowances, prepaid=_prepaid(prepayments))
     amounts = {}
     for name, key in _TOTALS_KEYS.items():
         given = values[key]
@@ -993,8 +1115,17 @@ def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...
             )
 
 
+def _prepaid(prepayments: tuple[Prepayment, ...]) -> Decimal:
+    """PrepaidAmount: Σ of the advances' ``monto``."""
+    return sum((prepayment.amount for prepayment in prepayments), Decimal("0"))
+
+
 def _check_amounts(
-    lines: tuple[Line, ...], totals: Totals, issue_date: dt.date, allowances: tuple[AllowanceCharge, ...]
+    lines: tuple[Line, ...],
+    totals: Totals,
+    issue_date: dt.date,
+    allowances: tuple[AllowanceCharge, ...],
+    prepayments: tuple[Prepayment, ...] = (),
 ) -> None:
     """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
@@ -1002,7 +1133,9 @@ def _check_amounts(
     discrepancies = []
     for i, line in enumerate(lines):
         discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
-    discrepancies += sunat_totals.check_totals(lines, totals, allowances=allowances)
+    discrepancies += sunat_totals.check_totals(
+        lines, totals, allowances=allowances, prepaid=_prepaid(prepayments)
+    )
     if discrepancies:
         errors = [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in discrepancies]
         first = discrepancies[0]

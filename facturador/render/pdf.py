@@ -263,6 +263,7 @@ def _totals(doc: SalesDocument) -> list[tuple[str, str]]:
     ]
     printed = [(label, _money(amount)) for label, amount, always in rows if always or amount]
     printed += [_allowance_row(allowance) for allowance in doc.allowances]
+    printed += [(f"Anticipo {p.number}", f"-{_money(p.amount)}") for p in doc.prepayments]
     rows = [
         ("TOTAL DESCUENTOS", t.discounts, False),
         ("TOTAL CARGOS", t.charges, False),
@@ -355,6 +356,8 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
             ("Motivo", doc.note.reason),
         ]
     notes = [legend.text for legend in doc.legends if legend.code != "1000" and legend.text][:MAX_NOTES]
+    if doc.is_advance:
+        notes.insert(0, "PAGO ANTICIPADO: este comprobante se deducirá de la factura final.")
     if doc.additional_information:
         notes.append(f"Observaciones: {doc.additional_information}")
     notes = [_cap(note, MAX_NOTE) for note in notes]

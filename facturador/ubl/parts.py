@@ -45,6 +45,11 @@ _IDENTITY_ATTRS = {
     "schemeAgencyName": "PE:SUNAT",
     "schemeURI": _CATALOG_URI.format(6),
 }
+_DOCUMENT_TYPE_ATTRS = {
+    "listAgencyName": "PE:SUNAT",
+    "listName": "Documento Relacionado",
+    "listURI": "urn:pe:gob:sunat:cpe:see:gem:catalogos:catalogo12",
+}
 #: ``cbc:ID`` of the detraction's PaymentMeans and PaymentTerms.
 DETRACTION_TERMS = "Detraccion"
 _PAYMENT_MEANS_ATTRS = {
@@ -239,8 +244,22 @@ def despatch_references(root: Element, doc: SalesDocument, kind: DocumentKind) -
 
 
 def additional_references(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:AdditionalDocumentReference*`` — related documents (``related_documents``) and prepayment
-    documents (``prepayments``): not built yet."""
+    """``cac:AdditionalDocumentReference*``: the advances deducted (catalog 12: 02 factura, 03 boleta), each
+    with ``DocumentStatusCode`` n = its ``PrepaidPayment/cbc:ID`` and the issuer's RUC (IssuerParty).
+
+    Related documents (``related_documents``) come later."""
+    for n, prepayment in enumerate(doc.prepayments, start=1):
+        ref = etree.SubElement(root, CAC("AdditionalDocumentReference"))
+        sub(ref, CBC("ID"), prepayment.number)
+        sub(ref, CBC("DocumentTypeCode"), prepayment.doc_type, _DOCUMENT_TYPE_ATTRS)
+        sub(ref, CBC("DocumentStatusCode"), str(n), {"listName": "Anticipo", "listAgencyName": "PE:SUNAT"})
+        party = etree.SubElement(ref, CAC("IssuerParty"))
+        sub(
+            etree.SubElement(party, CAC("PartyIdentification")),
+            CBC("ID"),
+            doc.issuer.ruc,
+            {"schemeID": "6", **_IDENTITY_ATTRS},
+        )
 
 
 def signature(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
@@ -373,7 +392,12 @@ def instalment_id(number: int) -> str:
 
 
 def prepaid_payments(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:PrepaidPayment*`` — prepayments deducted (scenario ``prepayments``): not built yet."""
+    """``cac:PrepaidPayment*``: per advance deducted, ``cbc:ID`` n (its AdditionalDocumentReference's
+    DocumentStatusCode) and ``cbc:PaidAmount`` (its ``monto``); Σ PaidAmount = PrepaidAmount (2509)."""
+    for n, prepayment in enumerate(doc.prepayments, start=1):
+        el = etree.SubElement(root, CAC("PrepaidPayment"))
+        sub(el, CBC("ID"), str(n), {"schemeName": "Anticipo", "schemeAgencyName": "PE:SUNAT"})
+        amount(el, CBC("PaidAmount"), prepayment.amount, doc.currency)
 
 
 _ALLOWANCE_CODE_ATTRS = {

@@ -312,3 +312,52 @@ def global_charge_invoice(code: str = "46") -> dict[str, Any]:
             "total_venta": 128,
         }
     return body
+
+
+# ------------------------------------------------------------------------------------ advance payments
+
+
+def advance_invoice() -> dict[str, Any]:
+    """An advance payment (pago_anticipado) of 100.00 + IGV = 118.00 for a later sale."""
+    body = invoice_body(pago_anticipado=True)
+    body["items"] = [
+        taxed_item(
+            codigo_interno="ANT",
+            descripcion="Anticipo por 10 termos de acero",
+            unidad_de_medida="ZZ",
+            cantidad=1,
+            valor_unitario=100,
+            precio_unitario=118,
+        )
+    ]
+    return body
+
+
+def final_invoice(advance_number: str, advance_type: str = "02") -> dict[str, Any]:
+    """10 x 50.00 = 500.00 less the 100.00 advance ``advance_number`` (discount 04 of 100.00): taxed base
+    400.00, IGV 72.00; LineExtensionAmount 500.00 (SUNAT's 3278 leaves 04 in), TaxInclusive 572.00,
+    PrepaidAmount 100.00, payable 472.00 (with the advance's 118.00: 590.00 = 500.00 + IGV)."""
+    body = invoice_body()
+    body["items"] = [
+        taxed_item(
+            cantidad=10,
+            total_base_igv=500,
+            total_igv=90,
+            total_impuestos=90,
+            total_valor_item=500,
+            total_item=590,
+        )
+    ]
+    body["descuentos"] = [allowance("04", 100, 100, 1, "Anticipo " + advance_number)]
+    body["anticipos"] = [
+        {"numero": advance_number, "codigo_tipo_documento": advance_type, "monto": 100, "total": 118}
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 400,
+        "total_igv": 72,
+        "total_impuestos": 72,
+        "total_valor": 500,
+        "total_anticipos": 100,
+        "total_venta": 472,
+    }
+    return body

@@ -3,6 +3,8 @@
 Currency: 2070 no ``DocumentCurrencyCode``, 3088 one outside catalog 02, 2071 an amount in another
 currency (perception and detraction amounts, which go in PEN, aside).
 
+Advances: 2503, 3220, 3282, 3287 (and 2509 Σ PaidAmount = PrepaidAmount through sunat.totals).
+
 Totals: 3288 no ``LineExtensionAmount`` and 3305 no ``TaxInclusiveAmount`` in the header, 3303 a
 rounding above 1; per line 3105 no tax of the IGV family (financial operations aside), 2371 no
 affectation, 2040 an affectation outside catalog 07. The arithmetic itself is not written here: the
@@ -122,6 +124,9 @@ def totals(doc: Submission) -> None:
         lines.append(line)
         _apply(doc, check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate))
     allowances = [_read_allowance(node) for node in root.iterchildren(_ALLOWANCE_CHARGE)]
+    prepaid = dec(monetary.get(CBC("PrepaidAmount")))
+    paid = [dec(children(node).get(CBC("PaidAmount"))) for node in root.iterchildren(CAC("PrepaidPayment"))]
+    _check_prepayments(allowances, prepaid, paid)
     if not complete or any(allowance.code in _BASE_CHANGING_GLOBAL for allowance in allowances):
         return  # ISC, "otros tributos", the ISC prepayment: not modelled
     bases: dict[str, Decimal] = {}  # header TaxSubtotal amounts by tax scheme
@@ -149,6 +154,7 @@ def totals(doc: Submission) -> None:
         ivap=taxes.get("1016", ZERO),
         discounts=dec(monetary.get(CBC("AllowanceTotalAmount"))),
         charges=dec(monetary.get(CBC("ChargeTotalAmount"))),
+        prepaid=sum(paid, ZERO),
     )
     found = check_totals(
         lines,
@@ -231,6 +237,20 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
         else value + taxes + _amount(allowances, "48") - _amount(allowances, "01"),
         allowances=allowances,
     )
+
+
+def _check_prepayments(allowances: list[Allowance], prepaid: Decimal, paid: list[Decimal]) -> None:
+    """Advances: 2503 a PaidAmount not above 0, 3220 PrepaidPayments without a PrepaidAmount, 3287 a
+    PrepaidAmount without a discount 04-06, 3282 such a discount without a PrepaidAmount."""
+    if any(amount <= 0 for amount in paid):
+        raise Answer("2503", "cac:PrepaidPayment/cbc:PaidAmount")
+    if paid and prepaid <= 0:
+        raise Answer("3220", "cac:LegalMonetaryTotal/cbc:PrepaidAmount")
+    deducted = any(a.code in catalogs.PREPAYMENT_DISCOUNTS and a.amount > 0 for a in allowances)
+    if prepaid > 0 and not deducted:
+        raise Answer("3287", "cac:AllowanceCharge 04/05/06")
+    if deducted and prepaid <= 0:
+        raise Answer("3282", "cac:AllowanceCharge/cbc:Amount")
 
 
 def _amount(allowances: tuple[Allowance, ...], code: str) -> Decimal:

@@ -366,3 +366,80 @@ def test_codes_out_of_place_are_refused(acme: httpx.Client, where: str, code: st
     assert response.status_code == 422, response.text
     assert f"{where}.0.codigo" in [e["field"] for e in response.json()["errors"]]
     assert latest_ids(acme) == before
+
+
+# ---------------------------------------------------------------------------------- 3. advance payments
+
+
+def test_advance_and_final_invoice(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    advance = issue(acme, blocks.advance_invoice())
+    issued_xml(advance, sunat_rules)
+    assert "PAGO ANTICIPADO" in pdf_text(acme, advance)
+    number = advance["data"]["number"]
+
+    payload = issue(acme, blocks.final_invoice(number))
+    root = issued_xml(payload, sunat_rules)
+    reference = root.find("cac:AdditionalDocumentReference", NS)
+    assert reference.findtext("cbc:ID", namespaces=NS) == number
+    assert reference.findtext("cbc:DocumentTypeCode", namespaces=NS) == "02"
+    assert reference.findtext("cbc:DocumentStatusCode", namespaces=NS) == "1"
+    issuer = reference.find("cac:IssuerParty/cac:PartyIdentification/cbc:ID", NS)
+    assert issuer.get("schemeID") == "6" and issuer.text == payload["data"]["filename"].split("-")[0]
+    prepaid = root.find("cac:PrepaidPayment", NS)
+    assert (prepaid.findtext("cbc:ID", namespaces=NS), amount(prepaid, "cbc:PaidAmount")) == (
+        "1",
+        D("100.00"),
+    )
+    assert allowances(root) == [("false", "04", D("100.00"), D("100.00"), "1.00")]
+    assert subtotal(root, "1000") == (D("400.00"), D("72.00"))
+    assert monetary(root, "LineExtensionAmount") == D("500.00")
+    assert monetary(root, "TaxInclusiveAmount") == D("572.00")
+    assert monetary(root, "PrepaidAmount") == D("100.00")
+    assert monetary(root, "PayableAmount") == D("472.00")
+    text = pdf_text(acme, payload)
+    assert f"Anticipo {number}" in text and "ANTICIPOS" in text
+
+
+BROKEN_ADVANCES: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
+    "advance larger than the invoice": (
+        lambda b: (
+            b["anticipos"][0].update(monto=700, total=826),
+            b["descuentos"][0].update(monto=700, base=700),
+            b["totales"].update(total_anticipos=700),
+        ),
+        "totales.total_anticipos",
+        "3280",
+    ),
+    "total_anticipos differs from the advances": (
+        lambda b: b["totales"].update(total_anticipos=90, total_venta=482),
+        "totales.total_anticipos",
+        "2509",
+    ),
+    "advances without a discount 04": (lambda b: b.pop("descuentos"), "descuentos", "3287"),
+    "discount 04 without advances": (lambda b: b.pop("anticipos"), "descuentos.0.codigo", "3282"),
+    "taxed base not net of the advance": (
+        lambda b: b["totales"].update(
+            total_operaciones_gravadas=500, total_igv=90, total_impuestos=90, total_venta=490
+        ),
+        "totales.total_operaciones_gravadas",
+        "3277",
+    ),
+    "a boleta's advance with a factura series": (
+        lambda b: b["anticipos"][0].update(codigo_tipo_documento="03"),
+        "anticipos.0.numero",
+        "2521",
+    ),
+    "advance number not SERIE-NUMERO": (
+        lambda b: b["anticipos"][0].update(numero="9"),
+        "anticipos.0.numero",
+        "2521",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_ADVANCES))
+def test_broken_advances_are_refused(acme: httpx.Client, name: str) -> None:
+    change, field, rule = BROKEN_ADVANCES[name]
+    body = blocks.final_invoice("F001-1")
+    change(body)
+    refused(acme, body, field, rule)

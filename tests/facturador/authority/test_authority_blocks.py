@@ -51,7 +51,14 @@ BODIES: dict[str, Callable[[], dict[str, Any]]] = {
     "global discount 03": lambda: blocks.global_discount_invoice("03"),
     "global charge 46": lambda: blocks.global_charge_invoice("46"),
     "global charge 49": lambda: blocks.global_charge_invoice("49"),
+    "advance": blocks.advance_invoice,
+    "final invoice with an advance": lambda: blocks.final_invoice("F001-1"),
 }
+
+
+def drop(root: Tree, path: str) -> None:
+    for node in root.xpath(path, namespaces=NS):
+        node.getparent().remove(node)
 
 
 @pytest.mark.parametrize("name", sorted(BODIES))
@@ -104,6 +111,21 @@ BROKEN: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[Tree], None], st
         lambda: blocks.global_charge_invoice("46"),
         lambda r: set_amount(r, "cac:LegalMonetaryTotal/cbc:ChargeTotalAmount", "20.00"),
         "3301",
+    ),
+    "paid amounts differ from the prepaid total": (
+        lambda: blocks.final_invoice("F001-1"),
+        lambda r: set_amount(r, "cac:PrepaidPayment/cbc:PaidAmount", "90.00"),
+        "2509",
+    ),
+    "prepaid total without a discount 04": (
+        lambda: blocks.final_invoice("F001-1"),
+        lambda r: drop(r, "cac:AllowanceCharge"),
+        "3287",
+    ),
+    "discount 04 without a prepaid total": (
+        lambda: blocks.final_invoice("F001-1"),
+        lambda r: (drop(r, "cac:PrepaidPayment"), drop(r, "cac:LegalMonetaryTotal/cbc:PrepaidAmount")),
+        "3282",
     ),
     "payable ignores the charge": (
         lambda: blocks.global_charge_invoice("46"),
