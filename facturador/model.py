@@ -11,6 +11,8 @@ from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
+from sunat.catalogs import CHARGE_CODES
+
 
 @dataclass(frozen=True)
 class Issuer:
@@ -44,6 +46,25 @@ class Party:
 
 
 @dataclass(frozen=True)
+class AllowanceCharge:
+    """A discount or charge of catalog 53, of a line (00, 01, 47, 48) or of the document (02-06, 45-50).
+
+    ``amount = base x factor`` when a factor is given (checked by ``sunat.totals.check_allowance``).
+    """
+
+    code: str  # catalog 53
+    amount: Decimal
+    base: Decimal
+    factor: Decimal | None = None
+    description: str = ""
+
+    @property
+    def is_charge(self) -> bool:
+        """True for charges (``cbc:ChargeIndicator`` true), False for discounts."""
+        return self.code in CHARGE_CODES
+
+
+@dataclass(frozen=True)
 class Line:
     """One item line with its amounts as sent by the client (already checked against SUNAT's formulas)."""
 
@@ -64,6 +85,7 @@ class Line:
     icbper: Decimal = Decimal("0")  # bag tax amount of the line
     internal_code: str = ""
     sunat_code: str = ""  # catalog 25 (UNSPSC)
+    allowances: tuple[AllowanceCharge, ...] = ()  # the line's discounts (00, 01) and charges (47, 48)
 
 
 @dataclass(frozen=True)
@@ -82,6 +104,9 @@ class Totals:
     value: Decimal = Decimal("0")
     subtotal: Decimal = Decimal("0")
     total: Decimal = Decimal("0")
+    discounts: Decimal = Decimal("0")  # AllowanceTotalAmount: line 01 + global 03
+    charges: Decimal = Decimal("0")  # ChargeTotalAmount: line 48 + global 45, 46, 50
+    prepaid: Decimal = Decimal("0")  # PrepaidAmount: the advances deducted
 
 
 @dataclass(frozen=True)
@@ -134,9 +159,22 @@ class Instalment:
     amount: Decimal
 
 
+@dataclass(frozen=True)
+class Prepayment:
+    """An advance payment invoice (or boleta) that a final invoice deducts (``anticipos[]``)."""
+
+    number: str  # SERIE-NUMERO of the advance document
+    doc_type: str  # catalog 12: 02 factura de anticipo, 03 boleta de anticipo
+    amount: Decimal  # monto: the advance's value deducted (PrepaidPayment/PaidAmount)
+    total: Decimal  # total: what the advance document charged, taxes included (printed)
+
+
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
+ALLOWANCES = "allowances"  # tuple[AllowanceCharge, ...]: the global discounts and charges
+PREPAYMENTS = "prepayments"  # tuple[Prepayment, ...]: the advances deducted, in order (1, 2, ...)
+ADVANCE = "advance"  # True: the document itself is an advance payment (pago_anticipado)
 
 
 @dataclass(frozen=True)
@@ -168,6 +206,23 @@ class SalesDocument:
         """The detraction block, if the sale is subject to one."""
         value = self.extensions.get(DETRACTION)
         return value if isinstance(value, Detraction) else None
+
+    @property
+    def allowances(self) -> tuple[AllowanceCharge, ...]:
+        """The document's global discounts and charges (catalog 53), in the order given."""
+        value = self.extensions.get(ALLOWANCES)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def prepayments(self) -> tuple[Prepayment, ...]:
+        """The advance payments this invoice deducts (AdditionalDocumentReference + PrepaidPayment)."""
+        value = self.extensions.get(PREPAYMENTS)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def is_advance(self) -> bool:
+        """True when the document is itself an advance payment (``pago_anticipado``)."""
+        return self.extensions.get(ADVANCE) is True
 
     @property
     def instalments(self) -> tuple[Instalment, ...]:

@@ -318,6 +318,20 @@ CHARGE_DISCOUNT_TYPES: dict[str, str] = {
     "63": "Retención de renta de segunda categoría",
 }
 
+#: Catalog 53 by where a code goes and what it does (reference/sunat.md §2.3, SUNAT's rules 3271/3277-3301).
+LINE_DISCOUNTS = frozenset({"00", "01"})
+LINE_CHARGES = frozenset({"47", "48"})
+GLOBAL_DISCOUNTS = frozenset({"02", "03", "04", "05", "06"})
+GLOBAL_CHARGES = frozenset({"45", "46", "49", "50"})
+#: Discounts and charges that change the IGV base (line 00/47; global 02/04 and 49).
+BASE_DISCOUNTS = frozenset({"00", "02", "04"})
+BASE_CHARGES = frozenset({"47", "49"})
+#: Prepayments deducted as global discounts: 04 taxed, 05 exonerated, 06 unaffected.
+PREPAYMENT_DISCOUNTS = frozenset({"04", "05", "06"})
+#: Charges of catalog 53 (ChargeIndicator true); every other code of the catalog is a discount.
+CHARGE_CODES = frozenset({"45", "46", "47", "48", "49", "50", "51", "52", "53", "54"})
+
+
 #: Catalog 54: goods and services subject to detraction -> (description, rate in percent).
 #: Rates are those of SUNAT's catalogue file (SFS), except 012, 020, 022 and 037, raised to 12 % by
 #: RS 071-2018/SUNAT. Rates change by law: treat them as defaults the issuer may override.
@@ -1139,7 +1153,9 @@ RESPONSE_CODES: dict[str, str] = {
     ),
     "2398": "El documento a dar de baja se encuentra rechazado",
     "2399": "El tipo de documento modificado por la Nota de credito debe ser boleta electronica",
+    "2503": "PaidAmount: monto anticipado por documento debe ser mayor a cero.",
     "2509": "Total de anticipos diferente a los montos anticipados por documento.",
+    "3220": "Si consigna montos de anticipo debe informar el Total de Anticipos",
     "2514": "No existe información de receptor de documento.",
     "2638": "Si tiene operaciones de un tributo en alguna línea, debe consignar el tag del total del tributo",
     "2640": "Operacion gratuita, solo debe consignar un monto referencial",
@@ -1267,6 +1283,7 @@ RESPONSE_CODES: dict[str, str] = {
     "3289": (
         "Si se utiliza la leyenda con código 2008, el total de operaciones exoneradas debe ser mayor a 0.00"
     ),
+    "3114": "El dato ingresado como indicador de cargo/descuento no corresponde al valor esperado.",
     "3290": "El valor de cargo/descuento por ítem difiere de los importes consignados.",
     "3291": "El cálculo del IGV es Incorrecto",
     "3292": (
@@ -1279,6 +1296,11 @@ RESPONSE_CODES: dict[str, str] = {
     "3297": "La sumatoria del monto base - Otros tributos de línea no corresponden al total",
     "3298": "La sumatoria del total del importe del tributo ISC de línea no corresponden al total",
     "3299": "La sumatoria del total del importe del tributo Otros tributos de línea no corresponden al total",
+    "2955": (
+        "El formato ingresado en el tag cac:InvoiceLine/cac:Allowancecharge/cbc:Amount no cumple con el "
+        "formato establecido"
+    ),
+    "2968": "El dato ingresado en cac:AllowanceCharge/cbc:Amount no cumple con el formato establecido.",
     "3300": "La sumatoria consignados en descuentos globales no corresponden al total.",
     "3301": "La sumatoria consignados en cargos globales no corresponden al total",
     "3302": (

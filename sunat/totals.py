@@ -17,31 +17,80 @@ Amounts are rounded to two decimals (half up); unit values and prices keep up to
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
-from sunat.catalogs import AFFECTATIONS, bears_igv, is_free
+from sunat.catalogs import (
+    AFFECTATIONS,
+    CHARGE_CODES,
+    bears_igv,
+    is_free,
+)
 from sunat.money import TOLERANCE, quantize, round2, to_decimal
 from sunat.rates import IGV_PERCENT, IVAP_PERCENT
 
 __all__ = [
+    "Allowance",
+    "AllowanceLike",
     "Discrepancy",
     "DocumentTotals",
     "LineAmounts",
     "LineLike",
     "TotalsLike",
+    "check_allowance",
     "check_line",
     "check_totals",
     "compute_line",
     "compute_totals",
+    "sunat_line",
+    "sunat_totals",
 ]
 
 ZERO = Decimal("0.00")
 _UNIT_PLACES = 10
 #: A line IGV may be 0 when its base is at most this (SUNAT 3111 only applies above it).
 _IGV_ZERO_BASE = Decimal("0.06")
+
+
+class AllowanceLike(Protocol):
+    """A discount or charge of catalog 53 (line or global): ``amount = base x factor`` with a factor."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def amount(self) -> Decimal: ...
+    @property
+    def base(self) -> Decimal: ...
+    @property
+    def factor(self) -> Decimal | None: ...
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """A discount or charge (``descuentos[]`` / ``cargos[]``): catalog 53 code, amount, base, factor."""
+
+    code: str  # codigo (catalog 53)
+    amount: Decimal  # monto
+    base: Decimal = ZERO  # base
+    factor: Decimal | None = None  # factor (0.10 = 10 %)
+
+    @property
+    def is_charge(self) -> bool:
+        return self.code in CHARGE_CODES
+
+
+def line_allowances(line: object) -> Sequence[AllowanceLike]:
+    """The discounts and charges of a line (its ``allowances``; none when it has no such attribute)."""
+    found: Sequence[AllowanceLike] = getattr(line, "allowances", ())
+    return found
+
+
+def _sum(allowances: Iterable[AllowanceLike], codes: Iterable[str]) -> Decimal:
+    wanted = frozenset(codes)
+    return sum((a.amount for a in allowances if a.code in wanted), ZERO)
 
 
 class LineLike(Protocol):
@@ -118,6 +167,7 @@ class LineAmounts:
     taxes: Decimal  # total_impuestos
     value: Decimal  # total_valor_item
     total: Decimal  # total_item
+    allowances: tuple[Allowance, ...] = ()  # descuentos / cargos of the line (catalog 53: 00, 01, 47, 48)
 
 
 @dataclass(frozen=True)
@@ -138,6 +188,9 @@ class DocumentTotals:
     total: Decimal = ZERO  # total_venta
     ivap_base: Decimal = ZERO  # base of the IVAP lines (17), part of ``value``
     ivap: Decimal = ZERO  # IVAP of the 17 lines, part of ``igv``
+    discounts: Decimal = ZERO  # total_descuentos: AllowanceTotalAmount (line 01 + global 03)
+    charges: Decimal = ZERO  # total_cargos: ChargeTotalAmount (line 48 + global 45, 46, 50)
+    prepaid: Decimal = ZERO  # total_anticipos: PrepaidAmount
 
 
 @dataclass(frozen=True)
@@ -223,14 +276,31 @@ def compute_line(
     )
 
 
-def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
-    """Header totals from the lines' own amounts (sums of what the lines say, not recomputed).
+def compute_totals(
+    lines: Iterable[LineLike], allowances: Iterable[AllowanceLike] = (), *, prepaid: object = ZERO
+) -> DocumentTotals:
+    """Header totals from the lines' own amounts (sums of what the lines say, not recomputed) and the
+    global discounts and charges (``allowances``, catalog 53).
 
-    taxed = Σ base of 10 lines; IVAP base = Σ base of 17 lines; exonerated/unaffected/export = Σ value of
-    20/30/40 lines; free = Σ value of free lines, igv_free = Σ their IGV; igv = Σ IGV of 10 and 17 lines;
-    icbper = Σ ICBPER of every line; taxes = igv + icbper; value = taxed + IVAP base + exonerated +
-    unaffected + export; subtotal = total = value + taxes.
+    taxed = Σ base of 10 lines - 02 - 04 + 49 (3277); IVAP base = Σ base of 17 lines (the same global
+    amounts when the document has no 10 line); exonerated = Σ value of 20 lines - 05, unaffected = Σ
+    value of 30 lines - 06, export = Σ value of 40 lines; free = Σ value of free lines, igv_free = Σ
+    their IGV; igv = Σ IGV of 10 and 17 lines + (49 - 02 - 04) x their rate; icbper = Σ ICBPER of every
+    line; taxes = igv + icbper; value = Σ value of the onerous lines - 02 + 49 (3278); subtotal = value +
+    taxes; discounts = Σ line 01 + global 03 (3300); charges = Σ line 48 + global 45, 46, 50 (3301);
+    total = subtotal + charges - discounts - ``prepaid`` (3280).
     """
+    lines = list(lines)
+    allowances = list(allowances)
+    rate = next(
+        (
+            line.igv_percent / 100
+            for line in lines
+            if bears_igv(line.affectation) and not is_free(line.affectation)
+        ),
+        IGV_PERCENT / 100,
+    )
+    line_discounts = line_charges = ZERO
     sums = dict.fromkeys(
         (
             "export",
@@ -251,6 +321,8 @@ def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
         if affectation not in AFFECTATIONS:
             raise ValueError(f"affectation {affectation!r} is not in catalog 07")
         sums["icbper"] += line.icbper
+        line_discounts += _sum(line_allowances(line), ("01",))
+        line_charges += _sum(line_allowances(line), ("48",))
         if is_free(affectation):
             sums["free"] += line.value
             sums["igv_free"] += line.igv
@@ -267,16 +339,104 @@ def compute_totals(lines: Iterable[LineLike]) -> DocumentTotals:
             sums["unaffected"] += line.value
         else:  # 40
             sums["export"] += line.value
+    base_change = _sum(allowances, ("49",)) - _sum(allowances, ("02", "04"))
+    value_change = _sum(allowances, ("49",)) - _sum(allowances, ("02",))
+    value = (
+        sums["taxed"]
+        + sums["ivap_base"]
+        + sums["exonerated"]
+        + sums["unaffected"]
+        + sums["export"]
+        + value_change
+    )
+    if base_change:
+        on_ivap = bool(sums["ivap_base"]) and not sums["taxed"]
+        sums["ivap_base" if on_ivap else "taxed"] += base_change
+        sums["igv"] += round2(base_change * rate)
+        if on_ivap:
+            sums["ivap"] += round2(base_change * rate)
+    sums["exonerated"] -= _sum(allowances, ("05",))
+    sums["unaffected"] -= _sum(allowances, ("06",))
     amounts = {name: round2(amount) for name, amount in sums.items()}
     taxes = amounts["igv"] + amounts["icbper"]
-    value = (
-        amounts["taxed"]
-        + amounts["ivap_base"]
-        + amounts["exonerated"]
-        + amounts["unaffected"]
-        + amounts["export"]
+    value = round2(value)
+    discounts = round2(line_discounts + _sum(allowances, ("03",)))
+    charges = round2(line_charges + _sum(allowances, ("45", "46", "50")))
+    paid = round2(to_decimal(prepaid))
+    total = value + taxes + charges - discounts - paid
+    return DocumentTotals(
+        taxes=taxes,
+        value=value,
+        subtotal=value + taxes,
+        total=total,
+        discounts=discounts,
+        charges=charges,
+        prepaid=paid,
+        **amounts,
     )
-    return DocumentTotals(taxes=taxes, value=value, subtotal=value + taxes, total=value + taxes, **amounts)
+
+
+L = TypeVar("L", bound=LineLike)
+T = TypeVar("T", bound=TotalsLike)
+
+
+def sunat_line(line: L) -> L:
+    """A line as real clients send it, in SUNAT's convention (same type, a dataclass; unchanged if already).
+
+    * Free lines (11-16, 21, 31-37) sent with ``valor_unitario``, ``precio_unitario`` and
+      ``total_valor_item`` 0 and the referential value only in ``total_base_igv``: the line value
+      becomes that base and the referential unit value ``base / qty`` (carried in ``unit_price``).
+    * The bag tax left out of the line's taxes (``total_impuestos`` = IGV only, ``total_item`` = value +
+      IGV; a free line: 0 and 0): the ICBPER is added to both, as SUNAT counts it (3292, 3270), and a
+      unit price without it becomes ``(value + taxes) / qty`` (PriceTypeCode 01 includes every tax).
+
+    Anything else is left as sent, for :func:`check_line` to judge.
+    """
+    changes: dict[str, Decimal] = {}
+    free = is_free(line.affectation)
+    value = line.value
+    if free and value == 0 and line.igv_base > 0:
+        value = changes["value"] = line.igv_base
+    if free and not (line.unit_value or line.unit_price) and value and line.quantity > 0:
+        changes["unit_price"] = _unit(value / line.quantity)
+    if line.icbper:
+        charged = ZERO if free else line.igv
+        if round2(line.taxes) == round2(charged):
+            changes["taxes"] = line.taxes + line.icbper
+            if free and line.total == 0:
+                changes["total"] = line.icbper
+            elif not free and round2(line.total) == round2(value + line.taxes):
+                changes["total"] = line.total + line.icbper
+            gross = line.unit_price * line.quantity
+            without = abs(gross - (value + line.taxes))
+            if not free and line.quantity > 0 and without < abs(gross - (value + line.taxes + line.icbper)):
+                changes["unit_price"] = _unit((value + line.taxes + line.icbper) / line.quantity)
+    if not changes:
+        return line
+    replaced: L = dataclasses.replace(_as_dataclass(line), **changes)
+    return replaced
+
+
+def sunat_totals(totals: T) -> T:
+    """Header totals with the bag tax inside the taxes, as SUNAT counts them (3294, 3279).
+
+    Real clients leave the ICBPER out of ``total_impuestos`` (= ``total_igv``) and, when they send it, of
+    ``subtotal_venta`` (= value + IGV), while ``total_venta`` includes it: both get the ICBPER added.
+    Totals already in SUNAT's convention come back unchanged.
+    """
+    if not totals.icbper or round2(totals.taxes) != round2(totals.igv):
+        return totals
+    changes = {"taxes": totals.taxes + totals.icbper}
+    if round2(totals.subtotal) == round2(totals.value + totals.igv):
+        changes["subtotal"] = totals.subtotal + totals.icbper
+    replaced: T = dataclasses.replace(_as_dataclass(totals), **changes)
+    return replaced
+
+
+def _as_dataclass(instance: Any) -> Any:
+    if not dataclasses.is_dataclass(instance) or isinstance(instance, type):
+        raise TypeError(f"expected a dataclass instance, not {type(instance).__name__}")
+    return instance
 
 
 def _show(amount: Decimal) -> str:
@@ -307,6 +467,26 @@ def _percent_discrepancy(index: int, code: str, allowed: Iterable[Decimal], actu
     return Discrepancy(f"items.{index}.porcentaje_igv", code, expected, actual, message)
 
 
+def _allowance_key(allowance: AllowanceLike) -> str:
+    return "cargos" if allowance.code in CHARGE_CODES else "descuentos"
+
+
+def check_allowance(allowance: AllowanceLike, path: str, *, line: bool = False) -> list[Discrepancy]:
+    """A discount or charge whose factor is given: ``amount = base x factor`` ± 1.00 (line 3290, global
+    3307); ``path`` is where it is (``descuentos.0``). The amount cannot be negative (2955 / 2968)."""
+    code = "3290" if line else "3307"
+    if allowance.amount < 0:
+        return [_discrepancy(f"{path}.monto", "2955" if line else "2968", "El monto", ZERO, allowance.amount)]
+    factor = allowance.factor
+    if factor is None or factor <= 0:
+        return []
+    expected = round2(allowance.base * factor)
+    if _differs(expected, allowance.amount):
+        label = f"El monto del cargo/descuento {allowance.code} (base x factor)"
+        return [_discrepancy(f"{path}.monto", code, label, expected, allowance.amount)]
+    return []
+
+
 def check_line(
     line: LineLike,
     index: int,
@@ -326,7 +506,10 @@ def check_line(
     * 3110 IGV of a 20, 21, 30-37 or 40 line is 0;
     * 4318 ICBPER of a bag line = qty x ``icbper_rate`` exactly (skipped when ``icbper_rate`` is None);
     * 3292 line taxes = IGV (not for free lines) + ICBPER;
-    * 3270 line total = value + taxes (free lines: ICBPER only), and for price type 01 the unit price
+    * 3271 also: the value is net of the line's discounts 00 and includes its charges 47; 3290 each
+      discount or charge with a factor is base x factor;
+    * 3270 line total = value + taxes - discounts 01 + charges 48 (free lines: ICBPER only), and for
+      price type 01 the unit price
       = (value + taxes) / qty (not checked on free lines).
     """
     n = index + 1
@@ -348,7 +531,18 @@ def check_line(
 
     free = is_free(line.affectation)
     referential = (line.unit_value or line.unit_price) if free else line.unit_value
-    check("total_valor_item", "3271", "El valor de venta", round2(line.quantity * referential), line.value)
+    allowances = line_allowances(line)
+    for position, allowance in enumerate(allowances):
+        found += check_allowance(allowance, f"{path}.{_allowance_key(allowance)}.{position}", line=True)
+    adjustment = _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+    outside = _sum(allowances, ("48",)) - _sum(allowances, ("01",))  # not in the value nor the base
+    check(
+        "total_valor_item",
+        "3271",
+        "El valor de venta",
+        round2(line.quantity * referential) + adjustment,
+        line.value,
+    )
     check("total_base_igv", "3272", "La base imponible", line.value, line.igv_base)
 
     if bears_igv(line.affectation):
@@ -381,9 +575,15 @@ def check_line(
         (ZERO if free else line.igv) + line.icbper,
         line.taxes,
     )
-    check("total_item", "3270", "El total", line.icbper if free else line.value + line.taxes, line.total)
+    check(
+        "total_item",
+        "3270",
+        "El total",
+        line.icbper if free else line.value + line.taxes + outside,
+        line.total,
+    )
     if not free and line.price_type == "01" and line.quantity > 0:
-        expected_price = quantize((line.value + line.taxes) / line.quantity, _UNIT_PLACES)
+        expected_price = quantize((line.value + line.taxes + outside) / line.quantity, _UNIT_PLACES)
         check("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
     return found
 
@@ -410,12 +610,21 @@ _IVAP_RULES: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
+#: Checked only when the totals carry them.
+_ALLOWANCE_RULES: tuple[tuple[str, str, str, str], ...] = (
+    ("discounts", "total_descuentos", "3300", "El total de descuentos"),
+    ("charges", "total_cargos", "3301", "El total de cargos"),
+    ("prepaid", "total_anticipos", "2509", "El total de anticipos"),
+)
+
+
 def check_totals(
     lines: Sequence[LineLike],
     totals: TotalsLike,
     *,
-    charges: Decimal = ZERO,
-    discounts: Decimal = ZERO,
+    allowances: Sequence[AllowanceLike] = (),
+    charges: Decimal | None = None,
+    discounts: Decimal | None = None,
     prepaid: Decimal = ZERO,
 ) -> list[Discrepancy]:
     """The header totals against the sums of the lines (:func:`compute_totals`), ± 1.00.
@@ -424,9 +633,11 @@ def check_totals(
 
     Codes: 3273 export, 3277 taxed, 3274 unaffected, 3275 exonerated, 3276 free, 3291 IGV, 3302 IGV of
     free lines, 3306 ICBPER (exact after rounding), 3294 taxes, 3278 value, 3279 subtotal (tax inclusive),
-    3280 total payable (= subtotal + ``charges`` - ``discounts`` - ``prepaid``, the global amounts that
-    do not change the base). When ``totals`` carries ``ivap_base`` / ``ivap`` they are checked too
-    (3293 / 3295).
+    3280 total payable (= subtotal + ``charges`` - ``discounts`` - ``prepaid``: the amounts given in the
+    document, or by default those computed from the lines and the global ``allowances``). When ``totals``
+    carries ``ivap_base`` / ``ivap`` they are checked too (3293 / 3295), and ``discounts`` / ``charges``
+    (3300 / 3301); a nonzero ``prepaid`` (Σ of the advances) must equal ``prepaid`` (2509).
+    Each global discount or charge with a factor is checked (3307).
     """
     found = []
     first_percent = None
@@ -436,10 +647,18 @@ def check_totals(
                 first_percent = line.igv_percent
             elif line.igv_percent != first_percent:
                 found.append(_percent_discrepancy(index, "4438", (first_percent,), line.igv_percent))
-    expected = compute_totals(lines)
-    payable = expected.total + to_decimal(charges) - to_decimal(discounts) - to_decimal(prepaid)
-    rules = list(_HEADER_RULES)
+    for position, allowance in enumerate(allowances):
+        found += check_allowance(allowance, f"{_allowance_key(allowance)}.{position}")
+    expected = compute_totals(lines, allowances, prepaid=prepaid)
+    added = expected.charges if charges is None else to_decimal(charges)
+    taken = expected.discounts if discounts is None else to_decimal(discounts)
+    payable = expected.subtotal + added - taken - to_decimal(prepaid)
+    rules = list(_HEADER_RULES[:-1])  # the payable total last, after what it is made of (SUNAT's order)
     rules += [rule for rule in _IVAP_RULES if getattr(totals, rule[0], None) is not None]
+    rules += [rule for rule in _ALLOWANCE_RULES if getattr(totals, rule[0], None) is not None]
+    if not getattr(totals, "prepaid", None):
+        rules = [rule for rule in rules if rule[0] != "prepaid"]  # 2509 only when advances are given
+    rules.append(_HEADER_RULES[-1])
     for name, key, code, label in rules:
         want = payable if name == "total" else getattr(expected, name)
         got = getattr(totals, name)

@@ -40,14 +40,19 @@ from facturador.domain.fields import (
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, field_error, validation_error
 from facturador.model import (
+    ADVANCE,
+    ALLOWANCES,
     DETRACTION,
     INSTALMENTS,
+    PREPAYMENTS,
     AffectedDocument,
+    AllowanceCharge,
     Detraction,
     Instalment,
     Legend,
     Line,
     Party,
+    Prepayment,
     Totals,
 )
 from sunat import catalogs
@@ -63,17 +68,16 @@ PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
 #: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
 PENDING_BLOCKS = (
-    "descuentos",
-    "cargos",
-    "anticipos",
     "percepcion",
     "retencion",
     "guias",
     "relacionados",
     "pagos",
 )
-PENDING_ITEM_BLOCKS = ("descuentos", "cargos", "datos_adicionales", "total_isc", "total_otros_impuestos")
-PENDING_TOTALS = ("total_descuentos", "total_cargos", "total_anticipos", "total_isc", "total_otros_impuestos")
+PENDING_ITEM_BLOCKS = ("datos_adicionales", "total_isc", "total_otros_impuestos")
+PENDING_TOTALS = ("total_isc", "total_otros_impuestos")
+MAX_PREPAYMENTS = 99  # advances deducted by one invoice
+MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
 #: Detraction operation types tied to one good or service of catalog 54 (SUNAT 3129, reference/sunat.md §2.4).
 #: Operation 1004 (cargo transport) also needs the trip (origin, destination, reference values): not built.
@@ -132,6 +136,54 @@ CUSTOMER = Object(
     },
 )
 
+
+def allowance_block(name: str, description: str, codes: frozenset[str]) -> Object:
+    """A discount or charge (``descuentos[]`` / ``cargos[]``, reference §4.5) with codes of catalog 53."""
+    shown = ", ".join(sorted(codes))
+    return Object(
+        name=name,
+        description=description,
+        fields={
+            "codigo": Code(
+                f"Código del catálogo 53 ({shown}).",
+                required=True,
+                codes=codes,
+                catalog=f"catálogo 53 ({shown})",
+            ),
+            "descripcion": Text("Descripción (para el PDF).", max_length=100),
+            "factor": PERCENT.but(description="Factor (0.10 = 10 %): monto = base x factor.", absent=None),
+            "monto": AMOUNT.but(description="Monto.", required=True),
+            "base": AMOUNT.but(description="Base del cargo o descuento.", absent=None),
+        },
+    )
+
+
+def allowance_list(description: str, block: Object) -> List:
+    return List(
+        description,
+        item=block,
+        max_items=MAX_ALLOWANCES,
+        max_message="Se admiten como máximo {max} cargos o descuentos por lista.",
+    )
+
+
+LINE_DISCOUNT = allowance_block(
+    "LineDiscount", "Descuento del ítem: 00 afecta la base del IGV, 01 no.", catalogs.LINE_DISCOUNTS
+)
+LINE_CHARGE = allowance_block(
+    "LineCharge", "Cargo del ítem: 47 afecta la base del IGV, 48 no.", catalogs.LINE_CHARGES
+)
+GLOBAL_DISCOUNT = allowance_block(
+    "GlobalDiscount",
+    "Descuento global: 02 afecta la base del IGV, 03 no; 04-06 anticipos (con el bloque anticipos).",
+    catalogs.GLOBAL_DISCOUNTS,
+)
+GLOBAL_CHARGE = allowance_block(
+    "GlobalCharge",
+    "Cargo global: 49 afecta la base del IGV; 45 (FISE), 46 (recargo al consumo, propinas) y 50 no.",
+    catalogs.GLOBAL_CHARGES,
+)
+
 ITEM = Object(
     name="Item",
     description="Un ítem (línea) del comprobante; sus montos deben cuadrar con las fórmulas de SUNAT.",
@@ -160,6 +212,10 @@ ITEM = Object(
         "total_impuestos": AMOUNT.but(description="Total de impuestos del ítem.", required=True),
         "total_valor_item": AMOUNT.but(description="Valor de venta del ítem.", required=True),
         "total_item": AMOUNT.but(description="Total del ítem.", required=True),
+        "total_descuentos": AMOUNT.but(description="Suma de los descuentos del ítem (informativo)."),
+        "total_cargos": AMOUNT.but(description="Suma de los cargos del ítem (informativo)."),
+        "descuentos": allowance_list("Descuentos del ítem (catálogo 53: 00, 01).", LINE_DISCOUNT),
+        "cargos": allowance_list("Cargos del ítem (catálogo 53: 47, 48).", LINE_CHARGE),
     },
 )
 
@@ -183,6 +239,13 @@ TOTALS = Object(
         "subtotal_venta": AMOUNT.but(absent=None, description="total_venta si se omite."),
         "total_venta": AMOUNT.but(required=True),
         "total_pendiente_pago": AMOUNT.but(absent=None, description="Con cuotas: su suma."),
+        "total_descuentos": AMOUNT.but(
+            absent=None, description="Descuentos que no afectan la base (01 de ítems + 03 globales)."
+        ),
+        "total_anticipos": AMOUNT.but(absent=None, description="Suma de los anticipos deducidos (monto)."),
+        "total_cargos": AMOUNT.but(
+            absent=None, description="Cargos que no afectan la base (48 de ítems + 45, 46, 50 globales)."
+        ),
     },
 )
 
@@ -221,6 +284,30 @@ INSTALMENT = Object(
         ),
         "monto": AMOUNT.but(description="Monto de la cuota.", required=True, minimum="positive"),
         "codigo_metodo_de_pago": Text("Método de pago (no va en el XML).", max_length=30),
+    },
+)
+
+PREPAYMENT = Object(
+    name="Prepayment",
+    description="Un comprobante de anticipo que esta factura deduce (con un descuento global 04, 05 o 06).",
+    fields={
+        "numero": Text(
+            "Serie y número del anticipo (F001-9, B001-3).",
+            required=True,
+            pattern="^([FB][0-9A-Z]{3}|[0-9]{1,4})-[0-9]{1,8}$",
+            pattern_message="El campo {path} debe ser SERIE-NUMERO (por ejemplo F001-9), regla SUNAT 2521.",
+            upper=True,
+        ),
+        "codigo_tipo_documento": Code(
+            "02 factura de anticipo, 03 boleta de anticipo.",
+            required=True,
+            codes={"02", "03"},
+            catalog="catálogo 12 (02, 03)",
+        ),
+        "monto": AMOUNT.but(
+            description="Monto anticipado que se deduce (valor).", required=True, minimum="positive"
+        ),
+        "total": AMOUNT.but(description="Importe total del comprobante de anticipo."),
     },
 )
 
@@ -301,6 +388,19 @@ DOCUMENT = Object(
             message="El campo {path} debe ser 01 (Contado) o 02 (Crédito).",
         ),
         "detraccion": DETRACTION_BLOCK,
+        "pago_anticipado": Boolean(
+            "El comprobante es un pago anticipado (se deducirá luego).", fallback=False
+        ),
+        "anticipos": List(
+            "Anticipos deducidos (con el descuento global 04, 05 o 06 por su monto).",
+            item=PREPAYMENT,
+            max_items=MAX_PREPAYMENTS,
+            max_message="Se admiten como máximo {max} anticipos.",
+        ),
+        "descuentos": allowance_list(
+            "Descuentos globales (catálogo 53: 02, 03; 04-06 anticipos).", GLOBAL_DISCOUNT
+        ),
+        "cargos": allowance_list("Cargos globales (catálogo 53: 45, 46, 49, 50).", GLOBAL_CHARGE),
         "cuotas": List(
             "Cuotas de una venta al crédito (codigo_condicion_de_pago 02).",
             item=INSTALMENT,
@@ -379,6 +479,9 @@ class DocumentRequest:
     raw: dict[str, Any]
     detraction: Detraction | None = None
     instalments: tuple[Instalment, ...] = ()
+    allowances: tuple[AllowanceCharge, ...] = ()  # global descuentos then cargos
+    prepayments: tuple[Prepayment, ...] = ()  # anticipos deducted
+    advance: bool = False  # pago_anticipado: this document is an advance payment
 
     @property
     def is_note(self) -> bool:
@@ -396,6 +499,12 @@ class DocumentRequest:
             blocks[DETRACTION] = self.detraction
         if self.instalments:
             blocks[INSTALMENTS] = self.instalments
+        if self.allowances:
+            blocks[ALLOWANCES] = self.allowances
+        if self.prepayments:
+            blocks[PREPAYMENTS] = self.prepayments
+        if self.advance:
+            blocks[ADVANCE] = True
         return blocks
 
 
@@ -430,7 +539,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         () if is_note else _instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
     )
     customer = _customer(values["datos_del_cliente_o_receptor"])
-    lines = tuple(_line(item, index) for index, item in enumerate(values["items"]))
+    # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
+    lines = tuple(sunat_totals.sunat_line(_line(item, index)) for index, item in enumerate(values["items"]))
     legends = _legends(r, values["leyendas"])
     actions = values["acciones"]
     note_type = note_reason = affected_external_id = None
@@ -473,8 +583,12 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         raise field_error("serie_documento", f"La serie ingresada {series}, es incorrecta.", "INVALID_SERIES")
     _check_customer(doc_type, operation_type, customer)
     _check_line_rules(doc_type, operation_type, lines)
-    totals = _totals(values["totales"], lines)
-    _check_amounts(lines, totals, issue_date)
+    allowances = _allowances(values["descuentos"], values["cargos"])
+    prepayments = _prepayments(values["anticipos"], doc_type, values["pago_anticipado"])
+    _check_prepayment_discounts(allowances, prepayments)
+    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances, prepayments))
+    _check_prepaid_amount(totals)
+    _check_amounts(lines, totals, issue_date, allowances, prepayments)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
     if instalments:
@@ -490,6 +604,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         doc_type == "03"
         and totals.total > BOLETA_IDENTIFICATION_THRESHOLD
         and customer.identity_type not in {"1", "4", "6", "7"}
+        # an export boleta's customer is non-domiciled: SUNAT forbids only a RUC there (checked above)
+        and not (operation_type in catalogs.EXPORT_OPERATION_TYPES and customer.identity_type == "0")
     ):
         description = catalogs.IDENTITY_TYPES.get(customer.identity_type, customer.identity_type)
         raise field_error(
@@ -525,7 +641,94 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         raw=dict(body),
         detraction=detraction,
         instalments=instalments,
+        allowances=allowances,
+        prepayments=prepayments,
+        advance=bool(values["pago_anticipado"]),
     )
+
+
+def _prepayments(entries: list[Mapping[str, Any]], doc_type: str, is_advance: bool) -> tuple[Prepayment, ...]:
+    """``anticipos`` (reference §4.5): facturas and boletas only, each number once, 02 with a factura
+    series (F...) and 03 with a boleta series (B...), SUNAT 2521; not on an advance itself."""
+    if not entries:
+        return ()
+    if doc_type not in ("01", "03"):
+        raise field_error("anticipos", "Solo una factura o boleta puede deducir anticipos.", "INVALID_FIELD")
+    if is_advance:
+        raise field_error(
+            "anticipos",
+            "Un pago anticipado (pago_anticipado) no puede deducir otros anticipos.",
+            "INVALID_FIELD",
+        )
+    seen: set[str] = set()
+    prepayments = []
+    for i, entry in enumerate(entries):
+        number, kind = entry["numero"], entry["codigo_tipo_documento"]
+        if number in seen:
+            raise field_error(
+                f"anticipos.{i}.numero", f"El anticipo {number} está repetido (regla SUNAT 3212)."
+            )
+        seen.add(number)
+        if number[0] in "FB" and number[0] != {"02": "F", "03": "B"}[kind]:
+            raise field_error(
+                f"anticipos.{i}.numero",
+                f"El anticipo {number} no corresponde al tipo {kind} "
+                f"({'factura: serie F' if kind == '02' else 'boleta: serie B'}), regla SUNAT 2521.",
+                "INVALID_FIELD",
+            )
+        total = entry["total"] or entry["monto"]
+        if total < entry["monto"]:
+            raise field_error(
+                f"anticipos.{i}.monto",
+                f"El monto deducido del anticipo {number} ({entry['monto']}) no puede ser mayor que su total "
+                f"({total}).",
+                "INVALID_FIELD",
+            )
+        prepayments.append(Prepayment(number=number, doc_type=kind, amount=entry["monto"], total=total))
+    return tuple(prepayments)
+
+
+def _check_prepayment_discounts(
+    allowances: tuple[AllowanceCharge, ...], prepayments: tuple[Prepayment, ...]
+) -> None:
+    """Advances are deducted with global discounts 04 (taxed), 05 (exonerated) or 06 (unaffected) of the
+    same total: a discount without advances is SUNAT 3282, advances without one 3287."""
+    deducted = [(i, a) for i, a in enumerate(a for a in allowances if not a.is_charge)]
+    advance_discounts = [(i, a) for i, a in deducted if a.code in catalogs.PREPAYMENT_DISCOUNTS]
+    if advance_discounts and not prepayments:
+        position, allowance = advance_discounts[0]
+        raise field_error(
+            f"descuentos.{position}.codigo",
+            f"El descuento {allowance.code} (anticipo) requiere el bloque anticipos con los comprobantes "
+            "de anticipo que deduce (regla SUNAT 3282).",
+            "INVALID_FIELD",
+        )
+    if prepayments and not advance_discounts:
+        raise field_error(
+            "descuentos",
+            "Los anticipos se deducen con un descuento global 04 (gravado), 05 (exonerado) o 06 (inafecto) "
+            "por su monto (regla SUNAT 3287).",
+            "INVALID_FIELD",
+        )
+    discounted = sum((a.amount for _, a in advance_discounts), Decimal("0"))
+    prepaid = _prepaid(prepayments)
+    if abs(discounted - prepaid) > CENT:
+        raise field_error(
+            "descuentos",
+            f"Los descuentos por anticipos ({discounted}) deben sumar el monto de los anticipos ({prepaid}).",
+            "INVALID_FIELD",
+        )
+
+
+def _check_prepaid_amount(totals: Totals) -> None:
+    """The advances cannot exceed what the invoice is worth before them (the payable would be negative)."""
+    if totals.prepaid and totals.prepaid > totals.subtotal + totals.charges - totals.discounts:
+        raise field_error(
+            "totales.total_anticipos",
+            f"Los anticipos ({round2(totals.prepaid)}) no pueden ser mayores que el importe de la factura "
+            f"({round2(totals.subtotal + totals.charges - totals.discounts)}); regla SUNAT 3280.",
+            "INVALID_FIELD",
+        )
 
 
 def _is_present(value: Any) -> bool:
@@ -540,8 +743,6 @@ def _is_present(value: Any) -> bool:
 
 def _refuse_pending_blocks(body: Mapping[str, Any]) -> None:
     present = [key for key in PENDING_BLOCKS if _is_present(body.get(key))]
-    if _is_present(body.get("pago_anticipado")):
-        present.append("pago_anticipado")
     items = body.get("items")
     if isinstance(items, list):
         for i, item in enumerate(items[: MAX_ITEMS + 1]):
@@ -759,6 +960,23 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
         icbper=item["total_impuestos_bolsa_plastica"],
         internal_code=item["codigo_interno"],
         sunat_code=item["codigo_producto_sunat"],
+        allowances=_allowances(item["descuentos"], item["cargos"]),
+    )
+
+
+def _allowances(
+    discounts: list[Mapping[str, Any]], charges: list[Mapping[str, Any]]
+) -> tuple[AllowanceCharge, ...]:
+    """``descuentos`` then ``cargos`` (catalog 53); an absent base is the amount (factor 1)."""
+    return tuple(
+        AllowanceCharge(
+            code=entry["codigo"],
+            amount=entry["monto"],
+            base=entry["base"] if entry["base"] is not None else entry["monto"],
+            factor=entry["factor"],
+            description=entry["descripcion"],
+        )
+        for entry in (*discounts, *charges)
     )
 
 
@@ -800,18 +1018,31 @@ _TOTALS_KEYS = {
     "value": "total_valor",
     "subtotal": "subtotal_venta",
     "total": "total_venta",
+    "discounts": "total_descuentos",
+    "charges": "total_cargos",
+    "prepaid": "total_anticipos",
 }
 _AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
 
 
-def _totals(values: Mapping[str, Any], lines: tuple[Line, ...]) -> Totals:
-    """Header totals; optional ones the client leaves out are taken from the lines (and must fit n(12,2))."""
-    computed = sunat_totals.compute_totals(lines)
+def _totals(
+    values: Mapping[str, Any],
+    lines: tuple[Line, ...],
+    allowances: tuple[AllowanceCharge, ...],
+    prepayments: tuple[Prepayment, ...],
+) -> Totals:
+    """Header totals; optional ones the client leaves out are taken from the lines, the global
+    discounts and charges and the advances (and must fit n(12,2)). ``subtotal_venta`` defaults to value +
+    taxes."""
+    computed = sunat_totals.compute_totals(lines, allowances, prepaid=_prepaid(prepayments))
     amounts = {}
     for name, key in _TOTALS_KEYS.items():
         given = values[key]
         if given is None:
-            given = values["total_venta"] if name == "subtotal" else getattr(computed, name)
+            if name == "subtotal":
+                given = values["total_valor"] + values["total_impuestos"]
+            else:
+                given = getattr(computed, name)
             if abs(given) >= _AMOUNT_LIMIT:
                 raise field_error(
                     f"totales.{key}",
@@ -884,19 +1115,32 @@ def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...
             )
 
 
-def _check_amounts(lines: tuple[Line, ...], totals: Totals, issue_date: dt.date) -> None:
+def _prepaid(prepayments: tuple[Prepayment, ...]) -> Decimal:
+    """PrepaidAmount: Σ of the advances' ``monto``."""
+    return sum((prepayment.amount for prepayment in prepayments), Decimal("0"))
+
+
+def _check_amounts(
+    lines: tuple[Line, ...],
+    totals: Totals,
+    issue_date: dt.date,
+    allowances: tuple[AllowanceCharge, ...],
+    prepayments: tuple[Prepayment, ...] = (),
+) -> None:
     """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
     rate = icbper_rate(issue_date)
     discrepancies = []
     for i, line in enumerate(lines):
         discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
-    discrepancies += sunat_totals.check_totals(lines, totals)
+    discrepancies += sunat_totals.check_totals(
+        lines, totals, allowances=allowances, prepaid=_prepaid(prepayments)
+    )
     if discrepancies:
-        errors = [FieldError(d.field, d.message) for d in discrepancies]
+        errors = [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in discrepancies]
         first = discrepancies[0]
         raise validation_error(
-            f"Los montos no cuadran: {first.message}"
+            f"Los montos no cuadran: {first.message} (regla SUNAT {first.code})"
             + (f" (y {len(discrepancies) - 1} diferencia(s) más)" if len(discrepancies) > 1 else ""),
             "TOTALS_MISMATCH",
             errors,

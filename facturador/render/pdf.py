@@ -29,9 +29,10 @@ from decimal import Decimal
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from facturador.model import Line, SalesDocument
+from facturador.model import AllowanceCharge, Line, SalesDocument
 from facturador.render.qr import qr_png
 from sunat.catalogs import (
+    CHARGE_DISCOUNT_TYPES,
     CREDIT_NOTE_TYPES,
     CURRENCY_NAMES,
     DEBIT_NOTE_TYPES,
@@ -261,9 +262,37 @@ def _totals(doc: SalesDocument) -> list[tuple[str, str]]:
         ("OP. GRATUITAS", t.free, False),
         (igv_label, t.igv, True),
         ("ICBPER", t.icbper, False),
+    ]
+    printed = [(label, _money(amount)) for label, amount, always in rows if always or amount]
+    printed += [_allowance_row(allowance) for allowance in doc.allowances]
+    printed += [(f"Anticipo {p.number}", f"-{_money(p.amount)}") for p in doc.prepayments]
+    rows = [
+        ("TOTAL DESCUENTOS", t.discounts, False),
+        ("TOTAL CARGOS", t.charges, False),
+        ("ANTICIPOS", t.prepaid, False),
         ("IMPORTE TOTAL", t.total, True),
     ]
-    return [(label, _money(amount)) for label, amount, always in rows if always or amount]
+    return printed + [(label, _money(amount)) for label, amount, always in rows if always or amount]
+
+
+_ALLOWANCE_LABEL = 28  # characters of a discount's or charge's description in the totals box
+
+
+def _allowance_row(allowance: AllowanceCharge) -> tuple[str, str]:
+    """A global discount (``-5.00``) or charge (``10.00``): its description, or catalog 53's name."""
+    name = allowance.description.strip() or CHARGE_DISCOUNT_TYPES.get(allowance.code, allowance.code)
+    kind = "Cargo" if allowance.is_charge else "Dscto."
+    sign = "" if allowance.is_charge else "-"
+    return f"{kind} {allowance.code}: {_cap(name, _ALLOWANCE_LABEL)}", f"{sign}{_money(allowance.amount)}"
+
+
+def _described(line: Line) -> str:
+    """The line's description with its discounts and charges: ``... [Dscto. 00 Volumen: -10.00]``."""
+    text = line.description.strip()
+    for allowance in line.allowances:
+        label, value = _allowance_row(allowance)
+        text += f" [{label}: {value}]"
+    return text
 
 
 def _detraction_rows(doc: SalesDocument) -> list[tuple[str, str]]:
@@ -288,7 +317,7 @@ def _line_row(line: Line) -> _Row:
         quantity=_quantity(line.quantity),
         unit=_pdf_text(line.unit),
         code=_pdf_text(line.internal_code),
-        description=_pdf_text(_cap(line.description.strip(), MAX_TEXT)),
+        description=_pdf_text(_cap(_described(line), MAX_TEXT)),
         price=_price(line.unit_price),
         total="GRATUITO" if free else _money(line.total),
     )
@@ -329,6 +358,8 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
             ("Motivo", doc.note.reason),
         ]
     notes = [legend.text for legend in doc.legends if legend.code != "1000" and legend.text][:MAX_NOTES]
+    if doc.is_advance:
+        notes.insert(0, "PAGO ANTICIPADO: este comprobante se deducirá de la factura final.")
     if doc.additional_information:
         notes.append(f"Observaciones: {doc.additional_information}")
     notes = [_cap(note, MAX_NOTE) for note in notes]

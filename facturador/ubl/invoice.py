@@ -17,7 +17,18 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
-from facturador.model import DETRACTION, INSTALMENTS, Detraction, Instalment, SalesDocument
+from facturador.model import (
+    ADVANCE,
+    ALLOWANCES,
+    DETRACTION,
+    INSTALMENTS,
+    PREPAYMENTS,
+    AllowanceCharge,
+    Detraction,
+    Instalment,
+    Prepayment,
+    SalesDocument,
+)
 
 from . import parts as p
 from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
@@ -27,9 +38,6 @@ from .signing import SigningIdentity, UnsignedXml, prepare
 #: :mod:`~facturador.ubl.parts` each will fill. A document carrying one of them (non-empty) is
 #: refused with ``NotImplementedError`` rather than silently issued without it.
 PENDING_SCENARIOS: dict[str, str] = {
-    "charges": "allowance_charges (ChargeIndicator true) + monetary_total ChargeTotalAmount",
-    "discounts": "allowance_charges / line_allowance_charges (ChargeIndicator false)",
-    "prepayments": "additional_references + prepaid_payments + allowance_charges 04-06 + PrepaidAmount",
     "related_documents": "additional_references",
     "guides": "despatch_references",
     "item_attributes": "item (cac:AdditionalItemProperty)",
@@ -176,6 +184,17 @@ def _check_scenarios(doc: SalesDocument) -> None:
         elif key == INSTALMENTS:
             if not isinstance(value, tuple | list) or not all(isinstance(i, Instalment) for i in value):
                 raise ValueError(f"scenario block {key!r} must be a sequence of Instalment")
+        elif key == PREPAYMENTS:
+            if not isinstance(value, tuple | list) or not all(isinstance(p, Prepayment) for p in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of Prepayment")
+            if doc.doc_type not in ("01", "03"):
+                raise ValueError("only a factura or boleta deducts advances")
+        elif key == ADVANCE:
+            if value is not True:
+                raise ValueError(f"scenario block {key!r} must be True")
+        elif key == ALLOWANCES:
+            if not isinstance(value, tuple | list) or not all(isinstance(a, AllowanceCharge) for a in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of AllowanceCharge")
         else:
             raise ValueError(f"unknown scenario block {key!r} in SalesDocument.extensions")
 

@@ -22,7 +22,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from facturador.model import Line, NoteInfo, SalesDocument
+from facturador.model import AllowanceCharge, Line, NoteInfo, SalesDocument
 from sunat.catalogs import TAX_SCHEMES, TaxScheme, is_free, tax_scheme_for
 from sunat.money import fmt2
 
@@ -44,6 +44,11 @@ _IDENTITY_ATTRS = {
     "schemeName": "Documento de Identidad",
     "schemeAgencyName": "PE:SUNAT",
     "schemeURI": _CATALOG_URI.format(6),
+}
+_DOCUMENT_TYPE_ATTRS = {
+    "listAgencyName": "PE:SUNAT",
+    "listName": "Documento Relacionado",
+    "listURI": "urn:pe:gob:sunat:cpe:see:gem:catalogos:catalogo12",
 }
 #: ``cbc:ID`` of the detraction's PaymentMeans and PaymentTerms.
 DETRACTION_TERMS = "Detraccion"
@@ -239,8 +244,22 @@ def despatch_references(root: Element, doc: SalesDocument, kind: DocumentKind) -
 
 
 def additional_references(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:AdditionalDocumentReference*`` — related documents (``related_documents``) and prepayment
-    documents (``prepayments``): not built yet."""
+    """``cac:AdditionalDocumentReference*``: the advances deducted (catalog 12: 02 factura, 03 boleta), each
+    with ``DocumentStatusCode`` n = its ``PrepaidPayment/cbc:ID`` and the issuer's RUC (IssuerParty).
+
+    Related documents (``related_documents``) come later."""
+    for n, prepayment in enumerate(doc.prepayments, start=1):
+        ref = etree.SubElement(root, CAC("AdditionalDocumentReference"))
+        sub(ref, CBC("ID"), prepayment.number)
+        sub(ref, CBC("DocumentTypeCode"), prepayment.doc_type, _DOCUMENT_TYPE_ATTRS)
+        sub(ref, CBC("DocumentStatusCode"), str(n), {"listName": "Anticipo", "listAgencyName": "PE:SUNAT"})
+        party = etree.SubElement(ref, CAC("IssuerParty"))
+        sub(
+            etree.SubElement(party, CAC("PartyIdentification")),
+            CBC("ID"),
+            doc.issuer.ruc,
+            {"schemeID": "6", **_IDENTITY_ATTRS},
+        )
 
 
 def signature(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
@@ -373,11 +392,36 @@ def instalment_id(number: int) -> str:
 
 
 def prepaid_payments(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:PrepaidPayment*`` — prepayments deducted (scenario ``prepayments``): not built yet."""
+    """``cac:PrepaidPayment*``: per advance deducted, ``cbc:ID`` n (its AdditionalDocumentReference's
+    DocumentStatusCode) and ``cbc:PaidAmount`` (its ``monto``); Σ PaidAmount = PrepaidAmount (2509)."""
+    for n, prepayment in enumerate(doc.prepayments, start=1):
+        el = etree.SubElement(root, CAC("PrepaidPayment"))
+        sub(el, CBC("ID"), str(n), {"schemeName": "Anticipo", "schemeAgencyName": "PE:SUNAT"})
+        amount(el, CBC("PaidAmount"), prepayment.amount, doc.currency)
+
+
+_ALLOWANCE_CODE_ATTRS = {
+    "listAgencyName": "PE:SUNAT",
+    "listName": "Cargo/descuento",
+    "listURI": _CATALOG_URI.format(53),
+}
+
+
+def allowance_charge(parent: Element, allowance: AllowanceCharge, currency: str) -> None:
+    """One ``cac:AllowanceCharge``: ChargeIndicator, reason (catalog 53), factor?, Amount, BaseAmount."""
+    el = etree.SubElement(parent, CAC("AllowanceCharge"))
+    sub(el, CBC("ChargeIndicator"), "true" if allowance.is_charge else "false")
+    sub(el, CBC("AllowanceChargeReasonCode"), allowance.code, _ALLOWANCE_CODE_ATTRS)
+    if allowance.factor is not None and allowance.factor > 0:
+        sub(el, CBC("MultiplierFactorNumeric"), fmt_decimal(allowance.factor, places=5))
+    amount(el, CBC("Amount"), allowance.amount, currency)
+    amount(el, CBC("BaseAmount"), allowance.base, currency)
 
 
 def allowance_charges(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:AllowanceCharge*`` — global charges/discounts (``charges``, ``discounts``), not built yet."""
+    """``cac:AllowanceCharge*``: the global discounts (02-06) and charges (45, 46, 49, 50), catalog 53."""
+    for allowance in doc.allowances:
+        allowance_charge(root, allowance, doc.currency)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -439,9 +483,10 @@ def tax_total(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
 def monetary_total(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:LegalMonetaryTotal`` (``cac:RequestedMonetaryTotal`` in debit notes).
 
-    LineExtensionAmount = valor de venta (free lines excluded), TaxInclusiveAmount = valor + charged taxes,
-    PayableAmount = importe total. AllowanceTotal/ChargeTotal/PrepaidAmount/PayableRounding come with
-    their scenarios.
+    LineExtensionAmount = valor de venta (free lines excluded, net of global discounts 02 and with charges
+    49), TaxInclusiveAmount = valor + charged taxes, AllowanceTotalAmount (discounts 01 + 03) and
+    ChargeTotalAmount (charges 48 + 45, 46, 50) when there are any, PrepaidAmount when advances are
+    deducted, PayableAmount = importe total.
     """
     t = doc.totals
     currency = doc.currency
@@ -449,6 +494,12 @@ def monetary_total(root: Element, doc: SalesDocument, kind: DocumentKind) -> Non
     el = etree.SubElement(root, kind.monetary_total_tag)
     amount(el, CBC("LineExtensionAmount"), t.value, currency)
     amount(el, CBC("TaxInclusiveAmount"), inclusive, currency)
+    if t.discounts:
+        amount(el, CBC("AllowanceTotalAmount"), t.discounts, currency)
+    if t.charges:
+        amount(el, CBC("ChargeTotalAmount"), t.charges, currency)
+    if t.prepaid:
+        amount(el, CBC("PrepaidAmount"), t.prepaid, currency)
     amount(el, CBC("PayableAmount"), t.total, currency)
 
 
@@ -506,10 +557,12 @@ def pricing_reference(el: Element, doc: SalesDocument, kind: DocumentKind, line:
 
 
 def line_allowance_charges(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
-    """Line ``cac:AllowanceCharge*`` (item discounts 00/01, charges 47/48): not built yet.
+    """Line ``cac:AllowanceCharge*`` (item discounts 00/01, charges 47/48).
 
     Its position differs: before the line TaxTotal in InvoiceLine, after it in Credit/DebitNoteLine.
     """
+    for allowance in line.allowances:
+        allowance_charge(el, allowance, doc.currency)
 
 
 def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:

@@ -3,14 +3,18 @@
 Currency: 2070 no ``DocumentCurrencyCode``, 3088 one outside catalog 02, 2071 an amount in another
 currency (perception and detraction amounts, which go in PEN, aside).
 
+Advances: 2503, 3220, 3282, 3287 (and 2509 Σ PaidAmount = PrepaidAmount through sunat.totals).
+
 Totals: 3288 no ``LineExtensionAmount`` and 3305 no ``TaxInclusiveAmount`` in the header, 3303 a
 rounding above 1; per line 3105 no tax of the IGV family (financial operations aside), 2371 no
 affectation, 2040 an affectation outside catalog 07. The arithmetic itself is not written here: the
 XML's amounts are mapped onto :class:`~sunat.totals.LineAmounts` and
 :class:`~sunat.totals.DocumentTotals` and checked by :func:`sunat.totals.check_line` and
 :func:`sunat.totals.check_totals`, which hold those codes; their first error (< 4000) rejects and their
-observations (4xxx) are noted once each. Lines or headers with what sunat.totals does not model (line
-discounts or charges, ISC, "otros tributos", global charges that change the base) skip the header check.
+observations (4xxx) are noted once each. Discounts and charges (``cac:AllowanceCharge``, catalog 53) of
+the lines and of the document are read into them too (3114 a ChargeIndicator that contradicts the
+code). Lines or headers with what sunat.totals does not model (ISC, "otros tributos", the ISC prepayment
+20) skip the header check.
 What sunat.totals finds is then answered the way SUNAT's published stylesheets answer it
 (:func:`_as_stylesheets`): in their order (a line's taxes before its base, price and value; the header's
 subtotals, taxes, IGV, payable and value); on facturas and boletas 3280 is a payable amount that is not
@@ -36,7 +40,7 @@ from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 from sunat.money import TOLERANCE, round2
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
-from sunat.totals import Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
+from sunat.totals import Allowance, Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
 
 __all__ = ["currency", "product_codes", "totals"]
 
@@ -55,8 +59,8 @@ _LINE_TAGS = {
 _IGV_FAMILY = frozenset({"1000", "1016", "9995", "9996", "9997", "9998"})
 #: Financial operation types whose lines may lack an IGV-family tax (3105 does not apply).
 _FINANCIAL_OPERATIONS = frozenset({"2100", "2101", "2102", "2103", "2104"})
-#: Global discounts/charges that change the tax base (catalog 53): not modelled by sunat.totals.
-_BASE_CHANGING_GLOBAL = frozenset({"02", "04", "05", "06", "20", "49"})
+#: Global discounts/charges that change the tax base and sunat.totals does not model (ISC prepayment).
+_BASE_CHANGING_GLOBAL = frozenset({"20"})
 _TAX_TOTAL = CAC("TaxTotal")
 _TAX_SUBTOTAL = CAC("TaxSubtotal")
 _TAX_CATEGORY = CAC("TaxCategory")
@@ -128,11 +132,12 @@ def totals(doc: Submission) -> None:
         lines.append(line)
         found_in_line = check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate)
         _apply(doc, _as_stylesheets(doc, found_in_line, _LINE_ORDER))
-    if not complete or any(
-        text(charge, CBC("AllowanceChargeReasonCode")) in _BASE_CHANGING_GLOBAL
-        for charge in root.iterchildren(CAC("AllowanceCharge"))
-    ):
-        return  # charges/discounts that change the tax base, ISC, "otros tributos": not modelled
+    allowances = [_read_allowance(node) for node in root.iterchildren(_ALLOWANCE_CHARGE)]
+    prepaid = dec(monetary.get(CBC("PrepaidAmount")))
+    paid = [dec(children(node).get(CBC("PaidAmount"))) for node in root.iterchildren(CAC("PrepaidPayment"))]
+    _check_prepayments(allowances, prepaid, paid)
+    if not complete or any(allowance.code in _BASE_CHANGING_GLOBAL for allowance in allowances):
+        return  # ISC, "otros tributos", the ISC prepayment: not modelled
     bases: dict[str, Decimal] = {}  # header TaxSubtotal amounts by tax scheme
     taxes: dict[str, Decimal] = {}
     tax_total = root.find(_TAX_TOTAL)
@@ -156,11 +161,16 @@ def totals(doc: Submission) -> None:
         total=dec(monetary.get(CBC("PayableAmount"))),
         ivap_base=bases.get("1016", ZERO),
         ivap=taxes.get("1016", ZERO),
+        discounts=dec(monetary.get(CBC("AllowanceTotalAmount"))),
+        charges=dec(monetary.get(CBC("ChargeTotalAmount"))),
+        prepaid=sum(paid, ZERO),
     )
     charges = dec(monetary.get(CBC("ChargeTotalAmount"))) + rounding
     discounts = dec(monetary.get(CBC("AllowanceTotalAmount")))
     prepaid = dec(monetary.get(CBC("PrepaidAmount")))
-    found = check_totals(lines, header, charges=charges, discounts=discounts, prepaid=prepaid)
+    found = check_totals(
+        lines, header, allowances=allowances, charges=charges, discounts=discounts, prepaid=prepaid
+    )
     if doc.file.doc_type in ("01", "03"):  # as the factura and boleta stylesheets check the header
         found = [
             d for d in found if d.code not in _OWN_HEADER_RULES or (d.code == "3279" and header.ivap_base)
@@ -241,8 +251,8 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
     """A line's amounts as :class:`LineAmounts`, or None when the line uses what totals does not model;
     raises 3105 (no IGV-family tax), 2371 (no affectation), 2040 (unknown affectation)."""
     fields = children(node)
-    if _ALLOWANCE_CHARGE in fields:
-        return None
+    line_id = (fields[ID].text or "").strip() if ID in fields else "?"
+    allowances = tuple(_read_allowance(child, line_id) for child in node.iterchildren(_ALLOWANCE_CHARGE))
     tax_total = fields.get(_TAX_TOTAL)
     main: tuple[dict[str, etree._Element], dict[str, etree._Element]] | None = None
     icbper = ZERO
@@ -255,7 +265,6 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
                 icbper += dec(sub_fields.get(_TAX_AMOUNT))
             else:  # ISC (2000) and "otros tributos" (9999) change the base and the taxes
                 return None
-    line_id = (fields[ID].text or "").strip() if ID in fields else "?"
     if main is None:
         if operation in _FINANCIAL_OPERATIONS:
             return None
@@ -285,7 +294,47 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
         taxes=taxes,
         value=value,
         # not in the XML: the line total follows from the rest
-        total=icbper if catalogs.is_free(affectation) else value + taxes,
+        total=icbper
+        if catalogs.is_free(affectation)
+        else value + taxes + _amount(allowances, "48") - _amount(allowances, "01"),
+        allowances=allowances,
+    )
+
+
+def _check_prepayments(allowances: list[Allowance], prepaid: Decimal, paid: list[Decimal]) -> None:
+    """Advances: 2503 a PaidAmount not above 0, 3220 PrepaidPayments without a PrepaidAmount, 3287 a
+    PrepaidAmount without a discount 04-06, 3282 such a discount without a PrepaidAmount."""
+    if any(amount <= 0 for amount in paid):
+        raise Answer("2503", "cac:PrepaidPayment/cbc:PaidAmount")
+    if paid and prepaid <= 0:
+        raise Answer("3220", "cac:LegalMonetaryTotal/cbc:PrepaidAmount")
+    deducted = any(a.code in catalogs.PREPAYMENT_DISCOUNTS and a.amount > 0 for a in allowances)
+    if prepaid > 0 and not deducted:
+        raise Answer("3287", "cac:AllowanceCharge 04/05/06")
+    if deducted and prepaid <= 0:
+        raise Answer("3282", "cac:AllowanceCharge/cbc:Amount")
+
+
+def _amount(allowances: tuple[Allowance, ...], code: str) -> Decimal:
+    return sum((a.amount for a in allowances if a.code == code), ZERO)
+
+
+def _read_allowance(node: etree._Element, line_id: str = "") -> Allowance:
+    """A ``cac:AllowanceCharge``: 3114 when ChargeIndicator contradicts the code (catalog 53)."""
+    fields = children(node)
+    code = text(node, CBC("AllowanceChargeReasonCode")) or ""
+    indicator = text(node, CBC("ChargeIndicator")) or ""
+    if code in catalogs.CHARGE_DISCOUNT_TYPES and indicator != (
+        "true" if code in catalogs.CHARGE_CODES else "false"
+    ):
+        where = f"line {line_id}: " if line_id else ""
+        raise Answer("3114", f'{where}cbc:ChargeIndicator valor: "{indicator}" con código {code}')
+    factor = fields.get(CBC("MultiplierFactorNumeric"))
+    return Allowance(
+        code=code,
+        amount=dec(fields.get(CBC("Amount"))),
+        base=dec(fields.get(CBC("BaseAmount"))),
+        factor=dec(factor) if factor is not None else None,
     )
 
 

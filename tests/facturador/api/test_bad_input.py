@@ -177,11 +177,17 @@ BAD_BODIES: dict[str, tuple[Callable[[dict[str, Any]], None], int, str, str | No
         "MISSING_FIELDS",
         "cuotas",
     ),
-    "line discount not built yet": (
-        _set("items.0.descuentos", [{"codigo": "00", "monto": 1}]),
+    "line discount 00 left in the line value (SUNAT 3271)": (
+        _set("items.0.descuentos", [{"codigo": "00", "monto": 10, "base": 100}]),
         422,
-        "UNSUPPORTED_BLOCK",
-        "items.0.descuentos",
+        "TOTALS_MISMATCH",
+        "items.0.total_valor_item",
+    ),
+    "global discount code at line level": (
+        _set("items.0.descuentos", [{"codigo": "02", "monto": 1}]),
+        422,
+        None,
+        "items.0.descuentos.0.codigo",
     ),
     "free line with price type 01": (
         _set("items.0.codigo_tipo_afectacion_igv", "16"),

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import re
-import zlib
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -21,6 +19,7 @@ import httpx
 import pytest
 
 from sunat.calendar import peru_today
+from tests.facturador.render import pdf_probes as probes
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed
 from tests.samples.bodies import credit_note_body, invoice_body
 
@@ -111,14 +110,7 @@ def payment_terms(root: Any) -> list[tuple[str, ...]]:
 
 def pdf_strings(pdf: bytes) -> str:
     """Text shown on the pages of an fpdf2 PDF (core fonts, cp1252), joined by single spaces."""
-    shown = []
-    for raw in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
-        try:
-            data = zlib.decompress(raw).decode("cp1252")
-        except (zlib.error, UnicodeDecodeError):
-            continue
-        shown += [re.sub(r"\\(.)", r"\1", m) for m in re.findall(r"\(((?:\\.|[^\\)])*)\)\s*Tj", data)]
-    return " ".join(" ".join(shown).split())
+    return probes.pdf_strings(pdf)
 
 
 def latest_ids(client: httpx.Client) -> list[str]:

@@ -34,9 +34,21 @@ def pdf_strings(pdf: bytes) -> str:
     return " ".join(" ".join(shown).split())
 
 
+#: A stream's dictionary end and start, with its byte length (fpdf2 writes ``/Length`` as a number).
+_STREAM_HEAD = re.compile(rb"/Length (\d+)[^>]*>>\s*stream\r?\n")
+
+
+def _streams(pdf: bytes) -> list[bytes]:
+    """Every stream's bytes, cut by its ``/Length`` (a compressed stream may hold ``endstream`` bytes)."""
+    heads = list(_STREAM_HEAD.finditer(pdf))
+    if not heads:
+        return _STREAM.findall(pdf)
+    return [pdf[head.end() : head.end() + int(head.group(1))] for head in heads]
+
+
 def _raw_text(pdf: bytes) -> str:
     chunks = []
-    for raw in _STREAM.findall(pdf):
+    for raw in _streams(pdf):
         try:
             data = zlib.decompress(raw)
         except zlib.error:

@@ -1,0 +1,445 @@
+"""Issue 11's blocks over HTTP: each accepted body's XML is schema-valid, signed, in SUNAT's form and
+passes SUNAT's own stylesheets; each broken variant is refused with SUNAT's rule code and nothing stored.
+
+Bodies: :mod:`tests.samples.blocks` (the reference's matrix, amounts worked out by hand).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.facturador.render.pdf_probes import pdf_strings
+from tests.helpers import NS, amount, assert_schema_valid, assert_signed
+from tests.reference import shared_path
+from tests.samples import blocks
+
+D = Decimal
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+@pytest.fixture(scope="session")
+def sunat_rules(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bytes, str], Any]:
+    """Run SUNAT's published stylesheets on an XML; returns run_xsl's Result (skipped without ../shared)."""
+    folder = shared_path("sunat-rules")
+    pytest.importorskip("saxonche")
+    sys.path.insert(0, str(folder))
+    import run_xsl  # type: ignore[import-not-found]
+
+    contents = folder / "contenido"
+    work = tmp_path_factory.mktemp("sunat-xsl")
+    runtime = run_xsl.build_runtime(contents, work / "datapower", "datapower")
+    codes = run_xsl.load_codes([contents / "commons/cpe/catalogo/CatalogoErrores.xml"])
+    runner = run_xsl.Runner(runtime, codes, "all", None, run_xsl.SchemaCheck(contents / "commons/xsd"))
+
+    def run(xml: bytes, filename: str) -> Any:
+        path = Path(work / f"{filename}.xml")
+        path.write_bytes(xml)
+        return runner.run(path)
+
+    return run
+
+
+def issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/api/documents", json=body)
+    assert response.status_code == 200, response.text
+    payload = response.json()
+    assert payload["success"] is True
+    return payload
+
+
+def issued_xml(payload: dict[str, Any], sunat_rules: Callable[[bytes, str], Any]) -> Any:
+    """The issued XML: schema-valid, signed, accepted by the simulator and by SUNAT's stylesheets."""
+    assert payload["response"]["code"] == "0", payload["response"]
+    xml = httpx.get(payload["links"]["xml"]).content
+    root = assert_schema_valid(xml)
+    assert_signed(xml, payload["data"]["hash"])
+    result = sunat_rules(xml, payload["data"]["filename"])
+    assert result.runtime_error is None, result.runtime_error
+    assert result.xsd in ("ok", "not checked"), result.xsd
+    assert result.rejections == [], [(f.code, f.detail) for f in result.rejections]
+    assert result.observations == [], [(f.code, f.detail) for f in result.observations]
+    return root
+
+
+def subtotal(node: Any, scheme: str) -> tuple[Decimal | None, Decimal]:
+    found = node.xpath(
+        f"cac:TaxTotal/cac:TaxSubtotal[cac:TaxCategory/cac:TaxScheme/cbc:ID='{scheme}']", namespaces=NS
+    )
+    assert len(found) == 1, f"one {scheme} subtotal expected"
+    base = found[0].findtext("cbc:TaxableAmount", namespaces=NS)
+    return (D(base) if base is not None else None), D(found[0].findtext("cbc:TaxAmount", namespaces=NS))
+
+
+def pdf_text(client: httpx.Client, payload: dict[str, Any]) -> str:
+    """The text shown on the document's PDF."""
+    response = httpx.get(payload["links"]["pdf"])
+    assert response.status_code == 200 and response.content.startswith(b"%PDF")
+    return pdf_strings(response.content)
+
+
+def latest_ids(client: httpx.Client) -> list[str]:
+    return [row["external_id"] for row in client.get("/api/documents/lists").json()["data"]]
+
+
+def refused(client: httpx.Client, body: dict[str, Any], field: str, rule: str) -> dict[str, Any]:
+    """Post ``body``: 422 naming ``field``, quoting SUNAT's ``rule``, and nothing stored."""
+    before = latest_ids(client)
+    response = client.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    payload = response.json()
+    assert payload["success"] is False
+    assert field in [e["field"] for e in payload["errors"]], payload["errors"]
+    quoted = [e["message"] for e in payload["errors"] if e["field"] == field] + [payload["message"]]
+    assert any(rule in text for text in quoted) or rule in payload["error_code"], payload
+    assert latest_ids(client) == before
+    return payload
+
+
+# ------------------------------------------------------------------------------------- 1. conventions
+
+
+@pytest.mark.parametrize("affectation", ["13", "16", "21", "31", "37"])
+def test_free_line_as_real_clients_send_it(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], affectation: str
+) -> None:
+    payload = issue(acme, blocks.free_invoice_real_client(affectation))
+    root = issued_xml(payload, sunat_rules)
+    taxed = affectation in {"13", "16"}
+    free_line = root.findall("cac:InvoiceLine", NS)[1]
+    reference = "cac:PricingReference/cac:AlternativeConditionPrice/"
+    assert free_line.findtext(reference + "cbc:PriceTypeCode", namespaces=NS) == "02"
+    assert amount(free_line, reference + "cbc:PriceAmount") == D("50")
+    assert amount(free_line, "cbc:LineExtensionAmount") == D("100.00")
+    assert amount(free_line, "cac:Price/cbc:PriceAmount") == 0
+    assert amount(free_line, "cac:TaxTotal/cbc:TaxAmount") == 0
+    assert subtotal(free_line, "9996") == (D("100.00"), D("18.00") if taxed else D("0.00"))
+    assert subtotal(root, "9996") == (D("100.00"), D("18.00") if taxed else D("0.00"))
+    assert amount(root, "cac:LegalMonetaryTotal/cbc:LineExtensionAmount") == D("100.00")
+    assert amount(root, "cac:LegalMonetaryTotal/cbc:PayableAmount") == D("118.00")
+    assert root.find("cbc:Note[@languageLocaleID='1002']", NS) is not None
+
+
+def test_free_line_with_referential_values(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    root = issued_xml(issue(acme, blocks.free_invoice_referential()), sunat_rules)
+    free_line = root.findall("cac:InvoiceLine", NS)[1]
+    assert amount(free_line, "cac:PricingReference/cac:AlternativeConditionPrice/cbc:PriceAmount") == D("20")
+    assert subtotal(root, "9996") == (D("60.00"), D("0.00"))
+
+
+def test_free_line_with_a_wrong_base_is_refused(acme: httpx.Client) -> None:
+    body = blocks.free_invoice_real_client()
+    body["totales"]["total_operaciones_gratuitas"] = 300
+    refused(acme, body, "totales.total_operaciones_gratuitas", "3276")
+    body = blocks.free_invoice_real_client()
+    body["items"][1]["total_igv"] = 40  # 18 % of 100.00 is 18.00
+    refused(acme, body, "items.1.total_igv", "3103")
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["real-clients", "sunat"])
+def test_bag_tax_in_either_convention(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], inside: bool
+) -> None:
+    payload = issue(acme, blocks.bag_invoice(inside=inside))
+    root = issued_xml(payload, sunat_rules)
+    bag = root.findall("cac:InvoiceLine", NS)[1]
+    assert amount(bag, "cac:TaxTotal/cbc:TaxAmount") == D("2.07")  # IGV 0.07 + ICBPER 2.00
+    assert subtotal(bag, "7152") == (None, D("2.00"))
+    assert bag.findtext("cac:TaxTotal/cac:TaxSubtotal/cbc:BaseUnitMeasure", namespaces=NS) == "4"
+    assert amount(bag, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory/cbc:PerUnitAmount") == D("0.50")
+    assert amount(bag, "cac:PricingReference/cac:AlternativeConditionPrice/cbc:PriceAmount") == D("0.6175")
+    assert amount(root, "cac:TaxTotal/cbc:TaxAmount") == D("20.07")
+    assert subtotal(root, "7152") == (None, D("2.00"))
+    monetary = "cac:LegalMonetaryTotal/"
+    assert amount(root, monetary + "cbc:TaxInclusiveAmount") == D("120.47")
+    assert amount(root, monetary + "cbc:PayableAmount") == D("120.47")
+    assert payload["data"]["number_to_letter"].startswith("CIENTO VEINTE CON 47/100")
+
+
+def test_bag_tax_at_an_old_rate_is_refused(acme: httpx.Client) -> None:
+    """0.40 per bag was the 2022 rate; on today's date it is 0.50 (SUNAT 4318)."""
+    refused(acme, blocks.bag_invoice(per_bag="0.40"), "items.1.total_impuestos_bolsa_plastica", "4318")
+
+
+def test_bag_tax_missing_from_the_total_is_refused(acme: httpx.Client) -> None:
+    body = blocks.bag_invoice()
+    body["totales"]["total_venta"] = "118.47"
+    refused(acme, body, "totales.total_venta", "3280")
+
+
+def test_export_boleta_to_a_non_domiciled_customer(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    payload = issue(acme, blocks.export_boleta(10))  # 1,000.00: above the boleta's 700.00 threshold
+    assert payload["data"]["number"].startswith("B001-")
+    xml = httpx.get(payload["links"]["xml"]).content
+    root = assert_schema_valid(xml)
+    result = sunat_rules(xml, payload["data"]["filename"])
+    assert result.rejections == [] and result.observations == [], result
+    customer = root.find("cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID", NS)
+    assert customer.get("schemeID") == "0"
+    assert subtotal(root, "9995") == (D("1000.00"), D("0.00"))
+    assert root.find("cbc:InvoiceTypeCode", NS).get("listID") == "0200"
+
+
+def test_export_boleta_to_a_ruc_is_refused(acme: httpx.Client) -> None:
+    body = blocks.export_boleta()
+    body["datos_del_cliente_o_receptor"] = copy.deepcopy(body["datos_del_cliente_o_receptor"]) | {
+        "codigo_tipo_documento_identidad": "6",
+        "numero_documento": "20487654320",
+    }
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422 and response.json()["error_code"] == "INVALID_CUSTOMER"
+    assert latest_ids(acme) == before
+
+
+# ---------------------------------------------------------------------------- 2. discounts and charges
+
+
+def allowances(node: Any) -> list[tuple[str, str, Decimal, Decimal, str | None]]:
+    """(ChargeIndicator, reason, Amount, BaseAmount, factor) of each cac:AllowanceCharge child."""
+    return [
+        (
+            el.findtext("cbc:ChargeIndicator", namespaces=NS),
+            el.findtext("cbc:AllowanceChargeReasonCode", namespaces=NS),
+            D(el.findtext("cbc:Amount", namespaces=NS)),
+            D(el.findtext("cbc:BaseAmount", namespaces=NS)),
+            el.findtext("cbc:MultiplierFactorNumeric", namespaces=NS),
+        )
+        for el in node.findall("cac:AllowanceCharge", NS)
+    ]
+
+
+def monetary(root: Any, name: str) -> Decimal | None:
+    found = root.findtext(f"cac:LegalMonetaryTotal/cbc:{name}", namespaces=NS)
+    return D(found) if found is not None else None
+
+
+def test_line_discount_in_the_base(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    payload = issue(acme, blocks.line_discount_invoice())
+    root = issued_xml(payload, sunat_rules)
+    line = root.find("cac:InvoiceLine", NS)
+    assert allowances(line) == [("false", "00", D("10.00"), D("100.00"), "0.10")]
+    children = [el.tag.split("}")[1] for el in line]
+    assert children.index("AllowanceCharge") < children.index("TaxTotal")  # InvoiceLine order
+    assert amount(line, "cbc:LineExtensionAmount") == D("90.00")
+    assert subtotal(line, "1000") == (D("90.00"), D("16.20"))
+    assert monetary(root, "PayableAmount") == D("106.20")
+    assert monetary(root, "AllowanceTotalAmount") is None
+    text = pdf_text(acme, payload)
+    assert "Descuento por volumen" in text and "10.00" in text
+
+
+def test_line_discount_outside_the_base(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    root = issued_xml(issue(acme, blocks.line_discount_outside_invoice()), sunat_rules)
+    line = root.find("cac:InvoiceLine", NS)
+    assert allowances(line) == [("false", "01", D("5.00"), D("118.00"), None)]
+    assert amount(line, "cbc:LineExtensionAmount") == D("100.00")
+    assert (monetary(root, "TaxInclusiveAmount"), monetary(root, "AllowanceTotalAmount")) == (
+        D("118.00"),
+        D("5.00"),
+    )
+    assert monetary(root, "PayableAmount") == D("113.00")
+
+
+@pytest.mark.parametrize("code", ["02", "03"])
+def test_global_discount(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], code: str) -> None:
+    payload = issue(acme, blocks.global_discount_invoice(code))
+    root = issued_xml(payload, sunat_rules)
+    if code == "02":
+        assert allowances(root) == [("false", "02", D("5.00"), D("100.00"), "0.05")]
+        assert subtotal(root, "1000") == (D("95.00"), D("17.10"))
+        assert monetary(root, "LineExtensionAmount") == D("95.00")
+        assert monetary(root, "AllowanceTotalAmount") is None
+    else:
+        assert allowances(root) == [("false", "03", D("5.90"), D("118.00"), "0.05")]
+        assert subtotal(root, "1000") == (D("100.00"), D("18.00"))
+        assert monetary(root, "AllowanceTotalAmount") == D("5.90")
+    assert monetary(root, "PayableAmount") == D("112.10")
+    assert "Descuento global" in pdf_text(acme, payload)
+
+
+@pytest.mark.parametrize("code", ["46", "49"])
+def test_global_charge(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], code: str) -> None:
+    payload = issue(acme, blocks.global_charge_invoice(code))
+    root = issued_xml(payload, sunat_rules)
+    assert allowances(root) == [("true", code, D("10.00"), D("100.00"), "0.10")]
+    if code == "46":
+        assert monetary(root, "ChargeTotalAmount") == D("10.00")
+        assert monetary(root, "PayableAmount") == D("128.00")
+    else:
+        assert subtotal(root, "1000") == (D("110.00"), D("19.80"))
+        assert monetary(root, "ChargeTotalAmount") is None
+        assert monetary(root, "PayableAmount") == D("129.80")
+    row = next(
+        r
+        for r in acme.get("/api/documents/lists").json()["data"]
+        if r["external_id"] == payload["data"]["external_id"]
+    )
+    assert D(str(row["total"])) == monetary(root, "PayableAmount")
+
+
+def _broken(make: Callable[[], dict[str, Any]], change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    body = make()
+    change(body)
+    return body
+
+
+BROKEN_ALLOWANCES: dict[
+    str, tuple[Callable[[], dict[str, Any]], Callable[[dict[str, Any]], None], str, str]
+] = {
+    "global discount: amount is not base x factor": (
+        blocks.global_discount_invoice,
+        lambda b: b["descuentos"][0].update(base=200),  # 200 x 5 % = 10.00, not 5.00
+        "descuentos.0.monto",
+        "3307",
+    ),
+    "line discount: amount is not base x factor": (
+        blocks.line_discount_invoice,
+        lambda b: b["items"][0]["descuentos"][0].update(factor="0.50"),
+        "items.0.descuentos.0.monto",
+        "3290",
+    ),
+    "taxed total not net of discount 02": (
+        blocks.global_discount_invoice,
+        lambda b: b["totales"].update(total_operaciones_gravadas=100, total_valor=100),
+        "totales.total_operaciones_gravadas",
+        "3277",
+    ),
+    "line value not net of discount 00": (
+        blocks.line_discount_invoice,
+        lambda b: b["items"][0]["descuentos"][0].update(monto=20, factor="0.20"),
+        "items.0.total_valor_item",
+        "3271",
+    ),
+    "payable ignores discount 03": (
+        blocks.global_discount_invoice.__call__,
+        lambda b: (
+            b.update(descuentos=[blocks.allowance("03", "5.90", 118, "0.05")]),
+            b["totales"].update(total_venta=118),
+        ),
+        "totales.total_venta",
+        "3280",
+    ),
+    "wrong charges total": (
+        blocks.global_charge_invoice,
+        lambda b: b["totales"].update(total_cargos=25, total_venta=143),
+        "totales.total_cargos",
+        "3301",
+    ),
+    "wrong discounts total": (
+        blocks.line_discount_outside_invoice,
+        lambda b: b["totales"].update(total_descuentos=15, total_venta=103),
+        "totales.total_descuentos",
+        "3300",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_ALLOWANCES))
+def test_broken_discounts_and_charges_are_refused(acme: httpx.Client, name: str) -> None:
+    make, change, field, rule = BROKEN_ALLOWANCES[name]
+    refused(acme, _broken(make, change), field, rule)
+
+
+@pytest.mark.parametrize(
+    ("where", "code"), [("descuentos", "00"), ("cargos", "47"), ("descuentos", "04"), ("cargos", "51")]
+)
+def test_codes_out_of_place_are_refused(acme: httpx.Client, where: str, code: str) -> None:
+    """Line codes at the document level, an advance (04) without anticipos, perception (51) as a charge."""
+    body = blocks.global_discount_invoice()
+    body[where] = [blocks.allowance(code, 5, 100)]
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    assert f"{where}.0.codigo" in [e["field"] for e in response.json()["errors"]]
+    assert latest_ids(acme) == before
+
+
+# ---------------------------------------------------------------------------------- 3. advance payments
+
+
+def test_advance_and_final_invoice(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    advance = issue(acme, blocks.advance_invoice())
+    issued_xml(advance, sunat_rules)
+    assert "PAGO ANTICIPADO" in pdf_text(acme, advance)
+    number = advance["data"]["number"]
+
+    payload = issue(acme, blocks.final_invoice(number))
+    root = issued_xml(payload, sunat_rules)
+    reference = root.find("cac:AdditionalDocumentReference", NS)
+    assert reference.findtext("cbc:ID", namespaces=NS) == number
+    assert reference.findtext("cbc:DocumentTypeCode", namespaces=NS) == "02"
+    assert reference.findtext("cbc:DocumentStatusCode", namespaces=NS) == "1"
+    issuer = reference.find("cac:IssuerParty/cac:PartyIdentification/cbc:ID", NS)
+    assert issuer.get("schemeID") == "6" and issuer.text == payload["data"]["filename"].split("-")[0]
+    prepaid = root.find("cac:PrepaidPayment", NS)
+    assert (prepaid.findtext("cbc:ID", namespaces=NS), amount(prepaid, "cbc:PaidAmount")) == (
+        "1",
+        D("100.00"),
+    )
+    assert allowances(root) == [("false", "04", D("100.00"), D("100.00"), "1.00")]
+    assert subtotal(root, "1000") == (D("400.00"), D("72.00"))
+    assert monetary(root, "LineExtensionAmount") == D("500.00")
+    assert monetary(root, "TaxInclusiveAmount") == D("572.00")
+    assert monetary(root, "PrepaidAmount") == D("100.00")
+    assert monetary(root, "PayableAmount") == D("472.00")
+    text = pdf_text(acme, payload)
+    assert f"Anticipo {number}" in text and "ANTICIPOS" in text
+
+
+BROKEN_ADVANCES: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
+    "advance larger than the invoice": (
+        lambda b: (
+            b["anticipos"][0].update(monto=700, total=826),
+            b["descuentos"][0].update(monto=700, base=700),
+            b["totales"].update(total_anticipos=700),
+        ),
+        "totales.total_anticipos",
+        "3280",
+    ),
+    "total_anticipos differs from the advances": (
+        lambda b: b["totales"].update(total_anticipos=90, total_venta=482),
+        "totales.total_anticipos",
+        "2509",
+    ),
+    "advances without a discount 04": (lambda b: b.pop("descuentos"), "descuentos", "3287"),
+    "discount 04 without advances": (lambda b: b.pop("anticipos"), "descuentos.0.codigo", "3282"),
+    "taxed base not net of the advance": (
+        lambda b: b["totales"].update(
+            total_operaciones_gravadas=500, total_igv=90, total_impuestos=90, total_venta=490
+        ),
+        "totales.total_operaciones_gravadas",
+        "3277",
+    ),
+    "a boleta's advance with a factura series": (
+        lambda b: b["anticipos"][0].update(codigo_tipo_documento="03"),
+        "anticipos.0.numero",
+        "2521",
+    ),
+    "advance number not SERIE-NUMERO": (
+        lambda b: b["anticipos"][0].update(numero="9"),
+        "anticipos.0.numero",
+        "2521",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_ADVANCES))
+def test_broken_advances_are_refused(acme: httpx.Client, name: str) -> None:
+    change, field, rule = BROKEN_ADVANCES[name]
+    body = blocks.final_invoice("F001-1")
+    change(body)
+    refused(acme, body, field, rule)
