@@ -189,11 +189,13 @@ def totals(doc: Submission) -> None:
 #: subtotals of IGV, IVAP, ICBPER, ISC and other taxes; 3291 (IGV against the lines) is not checked.
 _OWN_HEADER_RULES = frozenset({"3279", "3280", "3291", "3294"})
 _GLOBAL_TAX_SCHEMES = ("1000", "1016", "7152", "9999", "2000")
-#: The order in which SUNAT's stylesheets check a line's amounts, and the header's.
+#: The order in which SUNAT's stylesheets check a line's amounts, and the header's (3300/3301, the
+#: discount and charge totals, come just before 3280 in the factura's stylesheet; a tie keeps that order).
 _LINE_ORDER = {"4318": 0, "3103": 1, "3110": 1, "3111": 1, "2993": 1, "4438": 1, "3292": 2, "3272": 3}
 _LINE_ORDER |= {"3270": 4, "3271": 5}
 _HEADER_ORDER = {code: 1 for code in ("3273", "3274", "3275", "3276", "3277", "3302", "3306", "3293")}
-_HEADER_ORDER |= {"3294": 2, "3295": 2, "3291": 3, "3280": 4, "3278": 5, "3279": 6, "4438": 7}
+_HEADER_ORDER |= {"3294": 2, "3295": 2, "3291": 3, "3300": 4, "3301": 4, "3280": 4, "3278": 5, "3279": 6}
+_HEADER_ORDER |= {"4438": 7}
 #: The boleta stylesheet's observations for what the factura's rejects (SUNAT's code catalogue).
 _BOLETA_OBSERVATIONS = {
     "3270": "4287",
