@@ -18,6 +18,8 @@ import click
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before it is killed
+#: Seconds a uvicorn worker process may take to answer its supervisor (start-up imports included).
+WORKER_HEALTHCHECK_SECONDS = 60
 
 
 def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -109,6 +111,9 @@ def serve(
             workers=workers,
             log_level=log_level,
             log_config=log_config(),
+            # a worker must answer the supervisor's ping within this many seconds or it is restarted;
+            # uvicorn's 5 s restarted workers forever while they were still importing on a loaded machine
+            timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         )
     finally:
         stop.set()
