@@ -531,6 +531,9 @@ def test_a_reversion_cancels_an_accepted_document(
         assert pending.status_code == 202 and pending.json()["error_code"] == "TICKET_IN_PROCESS"
     finally:
         shop.set(authority_ticket_delay=0.0)
+    other = "perceptions" if plural == "retentions" else "retentions"
+    elsewhere = client.post(f"/api/{other}/voided/status", json={"ticket": data["ticket"]})
+    assert elsewhere.status_code == 404 and elsewhere.json()["errors"][0]["field"] == "ticket"
     answer = wait_for(client, f"/api/{plural}/voided/status", {"external_id": data["external_id"]})
     assert answer.status_code == 200, answer.text
     payload = answer.json()
