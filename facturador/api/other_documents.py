@@ -37,6 +37,7 @@ from facturador.domain.other_documents import (
     REVERSION_BODIES,
     RR,
     OtherDocumentService,
+    check_reversion_family,
     reverse,
     settle_reversion,
 )
@@ -319,6 +320,7 @@ def _reversion_routes(doc_type: str) -> None:
     async def reversion_status(request: Request) -> JSONResponse:
         tenant, _caller = authenticated(request)
         body = await json_object(request)
+        await run_in_threadpool(check_reversion_family, context_of(request), tenant, doc_type, body)
         answer = await run_in_threadpool(summaries_api.service(request).status, tenant, RR, body)
         await run_in_threadpool(settle_reversion, context_of(request), answer)
         return summaries_api.ticket_answer(request, RR, answer)

@@ -39,7 +39,7 @@ from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.reader import Reader
-from facturador.domain.summaries import TicketAnswer
+from facturador.domain.summaries import TICKET_QUERY, TicketAnswer
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.model import Issuer
 from facturador.render.other_documents import OtherDocumentView, render_other_pdf
@@ -909,3 +909,35 @@ def _concurrent() -> ServiceError:
         "Otro envío cambió los mismos comprobantes al mismo tiempo; intente nuevamente.",
         "CONCURRENT_CHANGE",
     )
+
+
+def check_reversion_family(
+    context: ServiceContext, tenant: TenantInfo, doc_type: str, body: Mapping[str, Any]
+) -> None:
+    """A reversion asked through the other family's endpoint (a perception's RR at
+    ``/api/retentions/voided/status``) is not found there: 404, as an unknown one."""
+    values = TICKET_QUERY.read_body(body)
+    condition = (
+        SUMMARIES.c.external_id == values["external_id"]
+        if values["external_id"]
+        else SUMMARIES.c.ticket == values["ticket"]
+    )
+    with context.engine.connect() as connection:
+        found = connection.execute(
+            select(OTHER_DOCUMENTS.c.document_type_id)
+            .select_from(
+                SUMMARIES.join(
+                    OTHER_DOCUMENT_REVERSALS, OTHER_DOCUMENT_REVERSALS.c.summary_id == SUMMARIES.c.id
+                ).join(OTHER_DOCUMENTS, OTHER_DOCUMENTS.c.id == OTHER_DOCUMENT_REVERSALS.c.other_document_id)
+            )
+            .where(SUMMARIES.c.tenant_id == tenant.id, SUMMARIES.c.summary_type == RR, condition)
+            .limit(1)
+        ).scalar()
+    if found is not None and found != doc_type:
+        key = "external_id" if values["external_id"] else "ticket"
+        raise not_found(
+            f"El {'código externo' if key == 'external_id' else 'ticket'} {values[key]} es inválido, "
+            "no se encontró reversión relacionada",
+            "VOIDED_NOT_FOUND",
+            key,
+        )

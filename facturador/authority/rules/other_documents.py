@@ -10,14 +10,19 @@ What it checks, in order (the codes of SUNAT's stylesheets ``ValidaExprRegRetenc
   1049 the ID against the file name, 1034 the agent's RUC against the file's (exceptions);
 - 1032 rejected before; the signature (2101, 2334-2336); an accepted document sent again gets its
   stored CDR back when unchanged, 1033 when it differs;
-- rejections (a CDR; the number is consumed): the receiver (2511 a retention's supplier without RUC,
-  2724 its number, 2620 / 2604 the receiver is the issuer), the regime (2618 / 2602) and its rate (2619 /
-  2603, catalogs 23 / 22 through :mod:`sunat.withholding`), each payment (2622 its currency is not the
-  document's, 2749 the exchange rate's source currency, 2719 / 2721 no exchange rate for a document in
-  another currency, 2626 the same document and payment twice, 2623 / 2608 the amounts are not the
-  regime's rate of the payment in soles, within SUNAT's tolerance), the issue date (2329 after SUNAT's
-  day), the payment dates (2661 / 2659 outside the issue date's month or after it) and the totals (2628 /
-  2667 retained or perceived, 2629 / 2668 paid or collected: the sums of the payments, to the cent).
+- rejections (a CDR; the number is consumed), first what SUNAT's stylesheet checks: the receiver (2511
+  a retention's supplier without RUC, 2724 its number, 2620 / 2604 the receiver is the issuer), the
+  regime (2618 / 2602) and its rate (2619 / 2603, catalogs 23 / 22 through :mod:`sunat.withholding`),
+  each payment's currencies (2626 the same document and payment twice, 2622 the payment's currency is
+  not the document's, 2749 the exchange rate's source currency, 2719 / 2721 no exchange rate for a
+  document in another currency) and the totals (2628 / 2667 retained or perceived, 2629 / 2668 paid or
+  collected: the sums of the payments, to the cent); then what SUNAT's backend checks (the stylesheet
+  does not): the issue date (2329 after SUNAT's day), the payment dates (2661 / 2659 outside the issue
+  date's month or after it) and each payment's amounts (2623 / 2608 not the regime's rate of the
+  payment in soles, within SUNAT's tolerance of 1.00).
+
+The RR reversion's file checks are :func:`receive_reversion`; its ticket is processed like a voided
+communication's (:func:`facturador.authority.tickets.process_ticket`).
 """
 
 from __future__ import annotations

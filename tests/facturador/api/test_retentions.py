@@ -8,6 +8,7 @@ import datetime as dt
 import json
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ from tests import reference, sunat_rules
 from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
+from tests.served import serve
 
 SUPPLIER = {
     "codigo_tipo_documento_identidad": "6",
@@ -531,6 +533,9 @@ def test_a_reversion_cancels_an_accepted_document(
         assert pending.status_code == 202 and pending.json()["error_code"] == "TICKET_IN_PROCESS"
     finally:
         shop.set(authority_ticket_delay=0.0)
+    other = "perceptions" if plural == "retentions" else "retentions"
+    elsewhere = client.post(f"/api/{other}/voided/status", json={"ticket": data["ticket"]})
+    assert elsewhere.status_code == 404 and elsewhere.json()["errors"][0]["field"] == "ticket"
     answer = wait_for(client, f"/api/{plural}/voided/status", {"external_id": data["external_id"]})
     assert answer.status_code == 200, answer.text
     payload = answer.json()
@@ -584,3 +589,27 @@ def test_reversion_refusals_store_nothing(client: httpx.Client, rival: Shop) -> 
     unknown = client.post("/api/retentions/voided/status", json={"ticket": "123"})
     assert unknown.status_code == 404
     assert client.post("/api/retentions/voided/status", json={}).status_code == 422
+
+
+def test_a_restart_between_reversion_and_status_loses_nothing(
+    live: LiveService, shop: Shop, tmp_path: Path
+) -> None:
+    """Revert through one server process, stop it, and ask the ticket through a new one."""
+    shop.set(authority_ticket_delay=3.0)
+    try:
+        with serve(live.settings, tmp_path / "first.log") as first_server:
+            with first_server.client(shop.slug, shop.token) as first:
+                issued = issue(first, "/api/retentions", retention())
+                external_id = issued["data"]["external_id"]
+                sent = reverse(first, "retentions", external_id)
+                assert sent.status_code == 200, sent.text
+                data = sent.json()["data"]
+                assert first.post("/api/retentions/voided/status", json=data).status_code == 202
+        with serve(live.settings, tmp_path / "second.log") as second_server:
+            with second_server.client(shop.slug, shop.token) as second:
+                assert state(second, "retentions", external_id) == "13"
+                answer = wait_for(second, "/api/retentions/voided/status", {"ticket": data["ticket"]})
+                assert answer.status_code == 200 and answer.json()["response"]["code"] == "0", answer.text
+                assert state(second, "retentions", external_id) == "11"
+    finally:
+        shop.set(authority_ticket_delay=0.0)
