@@ -13,7 +13,7 @@ is not 11 digits, 2016 a type outside catalog 06 (3202 in strict mode as above).
 Boletas (observations): 4207 an invalid DNI, 4208 another document's number of the wrong length.
 
 Every document, after its identity: 2021 no legal name (``cac:PartyLegalEntity/cbc:RegistrationName``),
-2022 one shorter than 3 or longer than 1500 characters, or blank.
+2022 one shorter than 3 or longer than 1500 characters (debit notes: 2 to 999), or blank.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def _legal_name(doc: Submission) -> None:
     if node is None:
         raise Answer("2021", _CUSTOMER_NAME)
     name = node.text or ""
-    if not 3 <= len(name) <= 1500 or not name.strip():
+    shortest, longest = (2, 999) if doc.file.doc_type == "08" else (3, 1500)  # the debit note's rule
+    if not shortest <= len(name) <= longest or not name.strip():
         raise Answer("2022", f'cbc:RegistrationName valor: "{name[:40]}"')
 
 

@@ -290,6 +290,8 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("boleta", "header_taxes", add("cac:TaxTotal/cbc:TaxAmount", "5.00")),
     Variant("boleta", "line_value", add(f"{LINE}/cbc:LineExtensionAmount", "10.00")),
     Variant("factura", "customer_name_missing", drop("cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName")),
+    Variant("boleta", "customer_name_dash", set_text("cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName", "-")),
+    Variant("debit_note", "customer_name_2", set_text("cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName", "AB"), sunat_accepts=True),
     Variant("factura", "customer_name_short", set_text("cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName", "AB")),
     Variant("factura", "tax_inclusive_and_payable", both(add(f"{TOTAL}/cbc:TaxInclusiveAmount", "10.00"), add(f"{TOTAL}/cbc:PayableAmount", "10.00")), sunat_accepts=True),
     # notes: their totals (the header first; no 3278/3279) and the document they modify
