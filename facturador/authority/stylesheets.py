@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import shutil
 import threading
@@ -296,7 +297,7 @@ def _working_copy(folder: Path, work: Path) -> Path:
     copy = work / digest.hexdigest()[:16]
     if (copy / ".complete").exists():
         return copy
-    building = work / f"{copy.name}.{threading.get_ident()}.tmp"
+    building = work / f"{copy.name}.{os.getpid()}-{threading.get_ident()}.tmp"  # one per worker
     shutil.rmtree(building, ignore_errors=True)
     commons = building / "commons"
     shutil.copytree(folder / "commons/cpe", commons / "cpe")

@@ -1072,6 +1072,14 @@ def _check_customer(doc_type: str, operation_type: str, customer: Party) -> None
     problem = identity_problem(customer.identity_type, customer.number, check_ruc_digit=False)
     if problem and customer.identity_type in {"6"}:
         raise field_error(f"{p}.numero_documento", problem, "INVALID_CUSTOMER")
+    shortest = 2 if doc_type == "08" else 3  # SUNAT's rule 2022 (a debit note's stylesheet takes 2)
+    if len(customer.name) < shortest:
+        raise field_error(
+            f"{p}.apellidos_y_nombres_o_razon_social",
+            f"El nombre o razón social del cliente debe tener al menos {shortest} caracteres "
+            "(regla 2022 de SUNAT).",
+            "INVALID_CUSTOMER",
+        )
 
 
 def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...]) -> None:

@@ -20,7 +20,10 @@ What sunat.totals finds is then answered the way SUNAT's published stylesheets a
 subtotals, taxes, IGV, payable and value); on facturas and boletas 3280 is a payable amount that is not
 TaxInclusiveAmount + charges - discounts - advances, 3294 a TaxAmount that is not the sum of the header's
 subtotals, 3279 is checked only with IVAP and 3291 not at all (the gateway's copy has it commented out);
-and on boletas they are the observations the boleta stylesheet uses instead (3271 -> 4288, 3277 -> 4299).
+and on boletas and their notes they are the observations SUNAT uses instead (3271 -> 4288, 3277 -> 4299).
+3277 and 3278 compare the taxed base and the value with the lines' values (not their bases). Notes:
+their header is checked before their lines, 3280 is a payable amount that is not the header's bases +
+taxes + charges, and 3278/3279 are not checked.
 
 Lines: observations 4332 a product code (``ItemClassificationCode``) that is not 8 digits, 4337 one
 that stops above the class level.
@@ -124,6 +127,8 @@ def totals(doc: Submission) -> None:
     line_tag, quantity_tag = _LINE_TAGS[doc_type]
     lines: list[LineAmounts] = []
     complete = True  # every line could be mapped onto LineAmounts
+    is_note = doc_type in ("07", "08")
+    later: list[Discrepancy] = []  # a note's line discrepancies, answered after its header's
     for index, node in enumerate(root.iterchildren(line_tag)):
         line = _read_line(node, quantity_tag, doc.operation)
         if line is None:
@@ -131,12 +136,16 @@ def totals(doc: Submission) -> None:
             continue
         lines.append(line)
         found_in_line = check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate)
-        _apply(doc, _as_stylesheets(doc, found_in_line, _LINE_ORDER))
+        if is_note:  # the note stylesheets check the header first
+            later += _as_stylesheets(doc, found_in_line, _LINE_ORDER)
+        else:
+            _apply(doc, _as_stylesheets(doc, found_in_line, _LINE_ORDER))
     allowances = [_read_allowance(node) for node in root.iterchildren(_ALLOWANCE_CHARGE)]
     prepaid = dec(monetary.get(CBC("PrepaidAmount")))
     paid = [dec(children(node).get(CBC("PaidAmount"))) for node in root.iterchildren(CAC("PrepaidPayment"))]
     _check_prepayments(allowances, prepaid, paid)
     if not complete or any(allowance.code in _BASE_CHANGING_GLOBAL for allowance in allowances):
+        _apply(doc, later)
         return  # ISC, "otros tributos", the ISC prepayment: not modelled
     bases: dict[str, Decimal] = {}  # header TaxSubtotal amounts by tax scheme
     taxes: dict[str, Decimal] = {}
@@ -171,24 +180,39 @@ def totals(doc: Submission) -> None:
     found = check_totals(
         lines, header, allowances=allowances, charges=charges, discounts=discounts, prepaid=prepaid
     )
-    if doc.file.doc_type in ("01", "03"):  # as the factura and boleta stylesheets check the header
-        found = [
-            d for d in found if d.code not in _OWN_HEADER_RULES or (d.code == "3279" and header.ivap_base)
-        ]
+    # as SUNAT's stylesheets check the header: 3280 and 3294 from the header's own amounts
+    found = [d for d in found if d.code not in _OWN_HEADER_RULES or (d.code == "3279" and header.ivap_base)]
+    summed = round2(sum((taxes.get(scheme, ZERO) for scheme in _GLOBAL_TAX_SCHEMES), ZERO))
+    taxed_lines = (line.value for line in lines if line.affectation == "10" and line.igv_base > 0)
+    taxed = round2(sum(taxed_lines, ZERO))
+    if abs(header.taxed - taxed) > TOLERANCE:  # the lines' values, not their bases
+        found.append(Discrepancy("totales.total_operaciones_gravadas", "3277", taxed, header.taxed, "1000"))
+    sold_lines = (line for line in lines if not catalogs.is_free(line.affectation) and line.igv_base > 0)
+    sold_value = round2(sum((line.value for line in sold_lines), ZERO))
+    if not is_note and abs(header.value - sold_value) > TOLERANCE:
+        found.append(Discrepancy("totales.total_valor", "3278", sold_value, header.value, "LineExtension"))
+    if is_note:  # bases + taxes + charges; the note stylesheets check neither 3278 nor 3279
+        found = [d for d in found if d.code not in ("3278", "3279")]
+        sold_bases = sum((bases.get(scheme, ZERO) for scheme in _SOLD_SCHEMES), ZERO)
+        payable = round2(sold_bases + summed + charges)
+    else:
         payable = round2(header.subtotal + charges - discounts - prepaid)
-        if abs(header.total - payable) > TOLERANCE:
-            found.append(Discrepancy("totales.total_venta", "3280", payable, header.total, "PayableAmount"))
-        summed = round2(sum((taxes.get(scheme, ZERO) for scheme in _GLOBAL_TAX_SCHEMES), ZERO))
-        if abs(round2(header.taxes) - summed) > TOLERANCE:
-            found.append(Discrepancy("totales.total_impuestos", "3294", summed, header.taxes, "TaxAmount"))
+    if abs(header.total - payable) > TOLERANCE:
+        found.append(Discrepancy("totales.total_venta", "3280", payable, header.total, "PayableAmount"))
+    if abs(round2(header.taxes) - summed) > TOLERANCE:
+        found.append(Discrepancy("totales.total_impuestos", "3294", summed, header.taxes, "TaxAmount"))
     _apply(doc, _as_stylesheets(doc, found, _HEADER_ORDER))
+    _apply(doc, later)
 
 
-#: Header rules the factura and boleta stylesheets decide their own way: 3279 only with IVAP, 3280 payable
-#: = TaxInclusiveAmount + charges - discounts - advances, 3294 TaxAmount = the sum of the header's
-#: subtotals of IGV, IVAP, ICBPER, ISC and other taxes; 3291 (IGV against the lines) is not checked.
-_OWN_HEADER_RULES = frozenset({"3279", "3280", "3291", "3294"})
+#: Header rules SUNAT's stylesheets decide their own way: 3277 the taxed base = the values of the taxed
+#: lines, 3278 the value = the values of the lines sold (not free), 3279 only with IVAP, 3280 payable =
+#: TaxInclusive + charges - discounts - advances (notes: the bases + taxes + charges), 3294 TaxAmount =
+#: the sum of the header's subtotals of IGV, IVAP, ICBPER, ISC and other taxes; 3291 is not checked.
+_OWN_HEADER_RULES = frozenset({"3277", "3278", "3279", "3280", "3291", "3294"})
 _GLOBAL_TAX_SCHEMES = ("1000", "1016", "7152", "9999", "2000")
+#: The subtotals a note's payable amount starts from: IGV, IVAP, export, exonerated, unaffected.
+_SOLD_SCHEMES = ("1000", "1016", "9995", "9997", "9998")
 #: The order in which SUNAT's stylesheets check a line's amounts, and the header's (3300/3301, the
 #: discount and charge totals, come just before 3280 in the factura's stylesheet; a tie keeps that order).
 _LINE_ORDER = {"4318": 0, "3103": 1, "3110": 1, "3111": 1, "2993": 1, "4438": 1, "3292": 2, "3272": 3}
@@ -196,7 +220,8 @@ _LINE_ORDER |= {"3270": 4, "3271": 5}
 _HEADER_ORDER = {code: 1 for code in ("3273", "3274", "3275", "3276", "3277", "3302", "3306", "3293")}
 _HEADER_ORDER |= {"3294": 2, "3295": 2, "3291": 3, "3300": 4, "3301": 4, "3280": 4, "3278": 5, "3279": 6}
 _HEADER_ORDER |= {"4438": 7}
-#: The boleta stylesheet's observations for what the factura's rejects (SUNAT's code catalogue).
+#: The boleta stylesheet's observations for what the factura's rejects (SUNAT's code catalogue); the note
+#: stylesheets use them too for notes of boletas.
 _BOLETA_OBSERVATIONS = {
     "3270": "4287",
     "3271": "4288",
@@ -215,20 +240,17 @@ _BOLETA_OBSERVATIONS = {
     "3279": "4310",
     "3280": "4312",
 }
-#: Rules the boleta stylesheet does not have.
-_NOT_ON_BOLETAS = frozenset({"3302", "3306"})
+#: Rules a stylesheet does not have: the boleta's (3302, 3306), the credit note's (3270, 3302).
+_NOT_CHECKED = {"03": frozenset({"3302", "3306"}), "07": frozenset({"3270", "3302"})}
 
 
 def _as_stylesheets(doc: Submission, found: list[Discrepancy], order: dict[str, int]) -> list[Discrepancy]:
     """``found`` in the order SUNAT's stylesheets check, with the boleta stylesheet's codes on boletas."""
-    ranked = sorted(found, key=lambda d: order.get(d.code, len(order)))
-    if doc.file.doc_type != "03":
+    skipped = _NOT_CHECKED.get(doc.file.doc_type, frozenset())
+    ranked = sorted((d for d in found if d.code not in skipped), key=lambda d: order.get(d.code, len(order)))
+    if doc.factura_family:
         return ranked
-    return [
-        dataclasses.replace(d, code=_BOLETA_OBSERVATIONS.get(d.code, d.code))
-        for d in ranked
-        if d.code not in _NOT_ON_BOLETAS
-    ]
+    return [dataclasses.replace(d, code=_BOLETA_OBSERVATIONS.get(d.code, d.code)) for d in ranked]
 
 
 def _apply(doc: Submission, found: list[Discrepancy]) -> None:

@@ -11,6 +11,9 @@ Credit and debit notes (SUNAT's note stylesheets check less): 2679 no number or 
 is not 11 digits, 2016 a type outside catalog 06 (3202 in strict mode as above).
 
 Boletas (observations): 4207 an invalid DNI, 4208 another document's number of the wrong length.
+
+Every document, after its identity: 2021 no legal name (``cac:PartyLegalEntity/cbc:RegistrationName``),
+2022 one shorter than 3 or longer than 1500 characters (debit notes: 2 to 999), or blank.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from sunat.identity import is_valid_dni, is_valid_ruc
 __all__ = ["customer", "recipient"]
 
 _CUSTOMER_ID = f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyIdentification')}/{CBC('ID')}"
+_CUSTOMER_NAME = (
+    f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyLegalEntity')}/{CBC('RegistrationName')}"
+)
 _RUC_FORMAT = re.compile(r"^\d{11}$")
 #: Operation types where the factura's customer may have any identity document (reference/sunat.md §8.1).
 _ANY_CUSTOMER_OPERATIONS = frozenset({"0202", "0401"})
@@ -54,6 +60,18 @@ def customer(doc: Submission) -> None:
             doc.notes.append(note("4208"))
     else:
         _factura_customer(doc, number, scheme)
+    _legal_name(doc)
+
+
+def _legal_name(doc: Submission) -> None:
+    """The customer's legal name: present (2021), 3 to 1500 characters and not blank (2022)."""
+    node = doc.root.find(_CUSTOMER_NAME)
+    if node is None:
+        raise Answer("2021", _CUSTOMER_NAME)
+    name = node.text or ""
+    shortest, longest = (2, 999) if doc.file.doc_type == "08" else (3, 1500)  # the debit note's rule
+    if not shortest <= len(name) <= longest or not name.strip():
+        raise Answer("2022", f'cbc:RegistrationName valor: "{name[:40]}"')
 
 
 def _factura_customer(doc: Submission, number: str, scheme: str) -> None:

@@ -77,6 +77,12 @@ BAD_BODIES: dict[str, tuple[Callable[[dict[str, Any]], None], int, str, str | No
         "MISSING_FIELDS",
         "datos_del_cliente_o_receptor.apellidos_y_nombres_o_razon_social",
     ),
+    "customer name SUNAT rejects (2022)": (
+        _set("datos_del_cliente_o_receptor.apellidos_y_nombres_o_razon_social", "AB"),
+        422,
+        "INVALID_CUSTOMER",
+        "datos_del_cliente_o_receptor.apellidos_y_nombres_o_razon_social",
+    ),
     "missing line quantity": (_delete("items.0.cantidad"), 422, "MISSING_FIELDS", "items.0.cantidad"),
     "quantity not a number": (_set("items.0.cantidad", "dos"), 422, "INVALID_FIELDS", "items.0.cantidad"),
     "quantity boolean": (_set("items.0.cantidad", True), 422, "INVALID_FIELDS", "items.0.cantidad"),
