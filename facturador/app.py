@@ -17,10 +17,12 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from facturador.api import contract, documents, downloads, summaries, voided
+from facturador.api import contract, dispatches, documents, downloads, summaries, voided
 from facturador.api.common import TENANT_SCOPE_KEY
+from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
+from facturador.domain.dispatches import GRE_MOUNT, DispatchService, service_gre_simulator
 from facturador.domain.documents import DocumentService
 from facturador.domain.summaries import SummaryService
 from facturador.errors import ServiceError
@@ -143,6 +145,9 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(summaries.router)
     app.include_router(voided.router)
     app.include_router(downloads.router)
+    app.state.dispatches = DispatchService(context)
+    app.include_router(dispatches.router)
+    app.mount(GRE_MOUNT, create_gre_app(service_gre_simulator(context)))  # SUNAT's GRE API, simulated
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
