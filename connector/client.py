@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from connector.dispatches import DispatchesResource
 from connector.documents import DocumentsResource
 from connector.errors import (
     AuthenticationError,
@@ -17,7 +18,6 @@ from connector.http import CacheSettings, Transport
 from connector.models import ConnectionStatus
 from connector.plugins import PluginHost, make_plugin_manager
 from connector.resources import (
-    DispatchesResource,
     InventoryResource,
     ItemsResource,
     PerceptionsResource,

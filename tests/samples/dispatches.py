@@ -53,7 +53,7 @@ def guide(mode: str = "01", doc_type: str = "09", number: int = 1, **changes: An
 
 
 def dispatch_body(mode: str = "01", **changes: Any) -> dict[str, Any]:
-    """A ``POST /api/dispatches`` body (reference §8.10, like ``shared/examples/dispatches.json``) dated
+    """A ``POST /api/dispatches`` body (reference §8.10, like its ``examples/dispatches.json``) dated
     today; ``changes`` replace top-level keys (``None`` removes one)."""
     today = peru_today().isoformat()
     body: dict[str, Any] = {
