@@ -49,7 +49,8 @@ class _Guide(FPDF):
     def footer(self) -> None:
         self.set_y(-12)
         self.set_font(_FONT, "", 7.5)
-        self.cell(0, 4, _pdf_text(f"Representación impresa de la {_TITLES[self.dispatch.doc_type].title()}"))
+        title = _TITLES[self.dispatch.doc_type].lower().replace("guía", "Guía")
+        self.cell(0, 4, _pdf_text(f"Representación impresa de la {title}"))
         self.cell(0, 4, f"Página {self.page_no()} de {{nb}}", align="R")
 
     def text_row(self, label: str, value: str) -> None:

@@ -5,6 +5,9 @@ CDR and the QR URL; refused credentials and renewed tokens; bad input; tenants; 
 from __future__ import annotations
 
 import io
+import json
+import shutil
+import subprocess
 import time
 import zipfile
 from collections.abc import Iterator
@@ -21,6 +24,7 @@ from facturador.authority.gre.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_CL
 from facturador.ubl import xsd
 from facturador.ubl.signing import verify
 from sunat.calendar import peru_today
+from tests import reference
 from tests.conftest import LiveService
 from tests.samples.dispatches import carrier_body, dispatch_body
 from tests.samples.tenants import OTHER, OTHER_TOKEN
@@ -333,3 +337,33 @@ def test_restart_between_send_and_status(live: LiveService, shop: Shop, tmp_path
             done = wait_status(api, data["external_id"])
             assert done.status_code == 200, done.text + second.output()
             assert done.json()["data"]["state_type_id"] == "05"
+
+
+# -- the reference's sample body and the printed guide ------------------------------------------------
+
+
+def _pdf_text(pdf: bytes, tmp_path: Any) -> str:
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    path = tmp_path / "guide.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.mark.requires_shared
+def test_the_reference_sample_body_is_issued_sent_and_accepted(api: httpx.Client, tmp_path: Any) -> None:
+    body = json.loads(reference.shared_path("examples", "dispatches.json").read_text(encoding="utf-8"))
+    body["fecha_de_emision"] = body["fecha_de_traslado"] = peru_today().isoformat()
+    answer = issue(api, body)
+    data = answer["data"]
+    text = _pdf_text(api.get(answer["links"]["pdf"]).content, tmp_path)
+    assert data["number"] in text and "TRANSPORTES LIMA S.A.C." in text and "Consulte" not in text
+    assert api.post("/api/dispatches/send", json={"external_id": data["external_id"]}).status_code == 200
+    done = wait_status(api, data["external_id"])
+    assert done.status_code == 200 and done.json()["data"]["state_type_id"] == "05", done.text
+    printed = _pdf_text(api.get(answer["links"]["pdf"]).content, tmp_path)
+    assert "Consulte" in printed and "https://e-factura.sunat.gob.pe/v1/contribuyente/gre/" in printed, (
+        printed
+    )
