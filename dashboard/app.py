@@ -42,6 +42,7 @@ PAGES = {
         st.Page("views/summaries.py", title="Resúmenes", icon=":material/outbox:"),
         st.Page("views/void.py", title="Anular", icon=":material/block:"),
         st.Page("views/tickets.py", title="Tickets", icon=":material/receipt_long:"),
+        st.Page("views/dispatches.py", title="Guías", icon=":material/local_shipping:"),
     ],
 }
 
