@@ -17,6 +17,7 @@ Stock movements of guides belong to the back office and are not made here.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import secrets
 import threading
 import uuid
@@ -58,15 +59,19 @@ STATE_NAMES = {"01": "Registrado", "03": "Enviado", "05": "Aceptado", "09": "Rec
 
 
 def _token_secret(context: ServiceContext) -> bytes:
-    """The simulator's token key, kept in the data directory so tokens survive a restart."""
+    """The simulator's token key, kept in the data directory so tokens survive a restart and every
+    worker signs alike. Created whole or not at all (written aside, then linked into place)."""
     path = private_directory(context.settings.authority_dir) / "gre-token-secret"
     if not path.exists():
+        aside = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        aside.write_bytes(secrets.token_bytes(32))
+        aside.chmod(0o600)
         try:
-            with path.open("xb") as handle:
-                handle.write(secrets.token_bytes(32))
-            path.chmod(0o600)
-        except FileExistsError:  # another worker wrote it first
+            os.link(aside, path)
+        except FileExistsError:  # another worker created it first: use theirs
             pass
+        finally:
+            aside.unlink()
     return path.read_bytes()
 
 
@@ -88,7 +93,7 @@ def service_gre_simulator(context: ServiceContext) -> GreSimulator:
         return value
 
     return GreSimulator(
-        context.authority_identity(),
+        context.authority_identity,
         BetaCredentials({SIMULATOR_CLIENT_ID: SIMULATOR_CLIENT_SECRET}),
         secret=_token_secret(context),
         tickets=SqlTicketStore(context.db, table=GRE_TICKETS),

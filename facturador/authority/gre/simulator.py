@@ -167,16 +167,16 @@ _INFLIGHT_LOCK = threading.Lock()
 class GreSimulator:
     """SUNAT's GRE REST API behaviour (see module doc).
 
-    ``identity`` signs the CDRs; ``credentials`` decides who gets a token; ``secret`` signs the tokens
-    (random per instance unless given); ``ticket_delay`` is the seconds a ticket stays in process (or a
-    function of the issuer's RUC giving them); ``tickets`` keeps the received guides (in memory by
-    default; the service keeps them in its database); ``clock`` gives epoch seconds (token expiry,
-    ticket delay); ``today`` the Lima date of the date rules.
+    ``identity`` signs the CDRs (or a function giving it, called on first use); ``credentials`` decides
+    who gets a token; ``secret`` signs the tokens (random per instance unless given); ``ticket_delay`` is
+    the seconds a ticket stays in process (or a function of the issuer's RUC giving them); ``tickets``
+    keeps the received guides (in memory by default; the service keeps them in its database); ``clock``
+    gives epoch seconds (token expiry, ticket delay); ``today`` the Lima date of the date rules.
     """
 
     def __init__(
         self,
-        identity: SigningIdentity,
+        identity: SigningIdentity | Callable[[], SigningIdentity],
         credentials: Credentials,
         *,
         secret: bytes | None = None,
@@ -186,7 +186,7 @@ class GreSimulator:
         clock: Callable[[], float] = time.time,
         today: Callable[[], date] = peru_today,
     ) -> None:
-        self.identity = identity
+        self._identity = identity
         self.credentials = credentials
         self.secret = secret or secrets.token_bytes(32)
         self.tickets: TicketStore = tickets if tickets is not None else InMemoryTicketStore()
@@ -194,6 +194,14 @@ class GreSimulator:
         self.ticket_delay = ticket_delay
         self.clock = clock
         self.today = today
+
+    @property
+    def identity(self) -> SigningIdentity:
+        """The certificate that signs the CDRs (given, or loaded on first use by the function given)."""
+        identity = self._identity
+        if not isinstance(identity, SigningIdentity):
+            identity = self._identity = identity()
+        return identity
 
     # -- tokens -----------------------------------------------------------------------------------
 
