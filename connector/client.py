@@ -13,6 +13,7 @@ from connector.backoffice import (
     QuotationsResource,
     SaleNotesResource,
 )
+from connector.dispatches import DispatchesResource
 from connector.documents import DocumentsResource
 from connector.errors import (
     AuthenticationError,
@@ -23,11 +24,7 @@ from connector.errors import (
 from connector.http import CacheSettings, Transport
 from connector.models import ConnectionStatus
 from connector.plugins import PluginHost, make_plugin_manager
-from connector.resources import (
-    DispatchesResource,
-    SummariesResource,
-    VoidedResource,
-)
+from connector.resources import SummariesResource, VoidedResource
 from connector.withholding import PerceptionsResource, RetentionsResource
 
 __all__ = ["Client"]

@@ -28,7 +28,6 @@ from sunat.calendar import peru_today
 
 __all__ = [
     "TICKET_LISTS_TAG",
-    "DispatchesResource",
     "InventoryResource",
     "ItemsResource",
     "PersonsResource",
@@ -283,13 +282,6 @@ class VoidedResource(TicketResource):
         text = first.isoformat() if date_format == "Y-m-d" else first.strftime("%d-%m-%Y")
         payload = {DATE_FIELD: text, "documentos": _void_documents(documents, reason_required=True)}
         return self._create(copy.deepcopy(payload), form_values)
-
-
-class DispatchesResource(Resource):
-    """Dispatch guides (09 remitente, 31 transportista): ``POST /api/dispatches``, ``/send``,
-    ``/status_ticket`` (reference §8.10–8.13). Methods arrive with the endpoints."""
-
-    family: ClassVar[str] = "dispatches"
 
 
 class SaleNotesResource(Resource):

@@ -20,12 +20,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from connector.errors import FacturadorError
 from connector.models import TicketStatus
 
 __all__ = ["StatusSource", "TicketTimeout", "wait_for_ticket"]
+
+
+class Polled(Protocol):
+    """What a status answer needs for :func:`wait_for_ticket`: ``processing`` and the ``raw`` answer
+    (:class:`~connector.models.TicketStatus`, :class:`~connector.dispatches.GuideStatus`)."""
+
+    @property
+    def processing(self) -> bool: ...
+
+    @property
+    def raw(self) -> Any: ...
+
+
+StatusT = TypeVar("StatusT", bound=Polled)
 
 
 @runtime_checkable
@@ -65,7 +79,7 @@ class TicketTimeout(FacturadorError):
         self.ticket = ticket
 
 
-def _caller(source: StatusSource | Callable[..., TicketStatus]) -> Callable[..., TicketStatus]:
+def _caller(source: Any) -> Callable[..., Any]:
     status = getattr(source, "status", None)
     if callable(status):
         return status
@@ -77,7 +91,7 @@ def _caller(source: StatusSource | Callable[..., TicketStatus]) -> Callable[...,
 
 
 def wait_for_ticket(
-    source: StatusSource | Callable[..., TicketStatus],
+    source: StatusSource | Callable[..., StatusT] | Any,
     *,
     external_id: str | None = None,
     ticket: str | None = None,
@@ -87,11 +101,11 @@ def wait_for_ticket(
     max_interval: float = 5.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
-) -> TicketStatus:
+) -> Any:
     """Poll a ticket's status until it is processed; return that :class:`TicketStatus`.
 
-    :param source: ``client.summaries`` or ``client.voided`` (anything with ``status(external_id=...,
-        ticket=...)``), or a callable taking those keyword arguments.
+    :param source: ``client.summaries``, ``client.voided`` or ``client.dispatches`` (anything with
+        ``status(external_id=..., ticket=...)``), or a callable taking those keyword arguments.
     :param external_id: the summary's ``external_id`` (from the :class:`TicketRef`) ...
     :param ticket: ... or its ticket.
     :param timeout: seconds to keep trying; ``0`` asks once.

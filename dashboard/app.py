@@ -43,6 +43,7 @@ PAGES = {
         st.Page("views/void.py", title="Anular", icon=":material/block:"),
         st.Page("views/tickets.py", title="Tickets", icon=":material/receipt_long:"),
         st.Page("views/withholding.py", title="Retenciones / Percepciones", icon=":material/percent:"),
+        st.Page("views/dispatches.py", title="Guías", icon=":material/local_shipping:"),
     ],
 }
 

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.api import (
     contract,
+    dispatches,
     documents,
     downloads,
     inventory,
@@ -31,8 +32,10 @@ from facturador.api import (
     voided,
 )
 from facturador.api.common import TENANT_SCOPE_KEY
+from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
+from facturador.domain.dispatches import GRE_MOUNT, DispatchService, service_gre_simulator
 from facturador.domain.documents import DocumentService
 from facturador.domain.inventory import InventoryService
 from facturador.domain.items import ItemService
@@ -174,6 +177,9 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(sale_notes.router)
     app.state.quotations = QuotationService(context, app.state.sale_notes)
     app.include_router(quotations.router)
+    app.state.dispatches = DispatchService(context)
+    app.include_router(dispatches.router)
+    app.mount(GRE_MOUNT, create_gre_app(service_gre_simulator(context)))  # SUNAT's GRE API, simulated
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

@@ -383,6 +383,73 @@ class OtherDocumentReversal(Base):
     reason: Mapped[str] = mapped_column(String(500), default="")
 
 
+class DispatchGuide(Base):
+    """A dispatch guide (09 remitente, 31 transportista) with its signed XML, PDF and the GRE answer.
+
+    ``state_type_id`` is 01 (registered, not sent), 03 (sent, ticket in process), 05 (accepted) or 09
+    (rejected); ``ticket`` is the GRE API's ``numTicket``; ``qr_url`` the link the CDR gives; ``data_json``
+    the guide as read from the request (to render its PDF again).
+    """
+
+    __tablename__ = "dispatches"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "document_type_id", "series", "number", name="uq_dispatch_number"),
+        Index("ix_dispatches_tenant_date", "tenant_id", "date_of_issue"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(36), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"))
+    document_type_id: Mapped[str] = mapped_column(String(2))
+    series: Mapped[str] = mapped_column(String(4))
+    number: Mapped[int] = mapped_column(Integer)
+    filename: Mapped[str] = mapped_column(String(64))
+    date_of_issue: Mapped[dt.date] = mapped_column(Date)
+    time_of_issue: Mapped[dt.time] = mapped_column(Time)
+    date_of_shipping: Mapped[dt.date] = mapped_column(Date)
+    transfer_reason: Mapped[str] = mapped_column(String(2), default="")
+    transport_mode: Mapped[str] = mapped_column(String(2), default="")
+    customer_number: Mapped[str] = mapped_column(String(20))
+    customer_name: Mapped[str] = mapped_column(String(1500))
+    total_weight: Mapped[Decimal] = mapped_column(Numeric(15, 3))
+    weight_unit: Mapped[str] = mapped_column(String(3))
+    state_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    hash: Mapped[str] = mapped_column(String(100), default="")
+    ticket: Mapped[str | None] = mapped_column(String(64))
+    qr_url: Mapped[str] = mapped_column(Text, default="")
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    xml: Mapped[bytes] = mapped_column(LargeBinary)
+    pdf: Mapped[bytes] = mapped_column(LargeBinary)
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+class GreTicket(Base):
+    """The simulated GRE API's tickets (the guides it received), as ``authority_tickets`` for summaries:
+    ``ticket`` is a UUID, ``status_code`` "98" until processed, then "0" or "99" with ``cdr_zip``."""
+
+    __tablename__ = "gre_tickets"
+    __table_args__ = (Index("ix_gre_tickets_file", "issuer_ruc", "filename"),)
+
+    ticket: Mapped[str] = mapped_column(String(64), primary_key=True)
+    issuer_ruc: Mapped[str] = mapped_column(String(11))
+    filename: Mapped[str] = mapped_column(String(64))
+    received_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    ready_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    zip_content: Mapped[bytes] = mapped_column(LargeBinary)
+    status_code: Mapped[str] = mapped_column(String(4), default="98")
+    cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
 DOCUMENTS: Table = Document.__table__  # type: ignore[assignment]
 ARTIFACTS: Table = Artifact.__table__  # type: ignore[assignment]
 SERIES: Table = Series.__table__  # type: ignore[assignment]
@@ -393,6 +460,8 @@ AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
 OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]
+DISPATCHES: Table = DispatchGuide.__table__  # type: ignore[assignment]
+GRE_TICKETS: Table = GreTicket.__table__  # type: ignore[assignment]
 #: Statements built once and reused with parameter dicts (cheaper than building one per request).
 INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
 INSERT_ARTIFACT = ARTIFACTS.insert()

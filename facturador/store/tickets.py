@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
 from facturador.authority.tickets import TicketRecord
@@ -13,15 +13,15 @@ from facturador.store.db import Database
 from facturador.store.models import AUTHORITY_TICKETS
 
 TICKETS = AUTHORITY_TICKETS
-_COLUMNS = (
-    TICKETS.c.ticket,
-    TICKETS.c.issuer_ruc,
-    TICKETS.c.filename,
-    TICKETS.c.received_at,
-    TICKETS.c.ready_at,
-    TICKETS.c.zip_content,
-    TICKETS.c.status_code,
-    TICKETS.c.cdr_zip,
+_NAMES = (
+    "ticket",
+    "issuer_ruc",
+    "filename",
+    "received_at",
+    "ready_at",
+    "zip_content",
+    "status_code",
+    "cdr_zip",
 )
 
 
@@ -45,12 +45,15 @@ class SqlTicketStore:
     With ``deferred=True`` new tickets and results are kept until :meth:`flush` writes them in the
     caller's transaction (as :class:`~facturador.store.registry.SqlRegistry` does): the service
     stores a summary with its ticket, or a ticket's answer with the states it moves, in one commit.
-    Deferred changes are visible to this store's own lookups.
+    Deferred changes are visible to this store's own lookups. ``table`` is ``authority_tickets`` (summaries)
+    or a table of the same columns (``gre_tickets``, the GRE API's).
     """
 
-    def __init__(self, database: Database, *, deferred: bool = False):
+    def __init__(self, database: Database, *, deferred: bool = False, table: Table = TICKETS):
         self.database = database
         self.deferred = deferred
+        self.table = table
+        self._columns = tuple(table.c[name] for name in _NAMES)
         self._added: dict[str, TicketRecord] = {}
         self._completed: dict[str, tuple[str, bytes]] = {}
 
@@ -67,7 +70,7 @@ class SqlTicketStore:
         record = self._added.get(ticket)
         if record is None:
             with self.database.engine.connect() as connection:
-                row = connection.execute(select(*_COLUMNS).where(TICKETS.c.ticket == ticket)).first()
+                row = connection.execute(select(*self._columns).where(self.table.c.ticket == ticket)).first()
             record = _record(row) if row is not None else None
         if record is not None and ticket in self._completed:
             status_code, cdr_zip = self._completed[ticket]
@@ -81,9 +84,10 @@ class SqlTicketStore:
                 return record
         with self.database.engine.connect() as connection:
             ticket = connection.execute(
-                select(TICKETS.c.ticket).where(
-                    TICKETS.c.issuer_ruc == issuer_ruc, TICKETS.c.filename == filename
-                )
+                select(self.table.c.ticket)
+                .where(self.table.c.issuer_ruc == issuer_ruc, self.table.c.filename == filename)
+                .order_by(self.table.c.received_at.desc())
+                .limit(1)
             ).scalar()
         return self.get(ticket) if ticket is not None else None
 
@@ -104,10 +108,9 @@ class SqlTicketStore:
         self._added.clear()
         self._completed.clear()
 
-    @staticmethod
-    def _insert(connection: Connection, record: TicketRecord) -> None:
+    def _insert(self, connection: Connection, record: TicketRecord) -> None:
         connection.execute(
-            TICKETS.insert(),
+            self.table.insert(),
             {
                 "ticket": record.ticket,
                 "issuer_ruc": record.issuer_ruc,
@@ -120,10 +123,9 @@ class SqlTicketStore:
             },
         )
 
-    @staticmethod
-    def _update(connection: Connection, ticket: str, status_code: str, cdr_zip: bytes) -> None:
+    def _update(self, connection: Connection, ticket: str, status_code: str, cdr_zip: bytes) -> None:
         connection.execute(
-            TICKETS.update()
-            .where(TICKETS.c.ticket == ticket)
+            self.table.update()
+            .where(self.table.c.ticket == ticket)
             .values(status_code=status_code, cdr_zip=cdr_zip)
         )

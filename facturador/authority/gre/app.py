@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -37,8 +38,17 @@ API_PREFIX = "/v1/contribuyente/gem/comprobantes"
 MAX_BODY_BYTES = 5 * 1024 * 1024
 
 
-def create_gre_app(simulator: GreSimulator) -> Starlette:
-    """The ASGI application answering SUNAT's GRE REST API with ``simulator``."""
+def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
+    """The ASGI application answering SUNAT's GRE REST API with ``simulator``.
+
+    Its blocking work runs on worker threads of its own (at most ``threads`` at once), not on the
+    default pool: the service calls this API from its own worker threads, and sharing one pool could
+    leave every thread waiting on a request that needs a thread to be answered.
+    """
+    limiter = anyio.CapacityLimiter(threads)
+
+    async def run_in_threadpool(function: Callable[..., Any], *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter)
 
     async def token(request: Request) -> JSONResponse:
         try:

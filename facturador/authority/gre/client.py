@@ -86,7 +86,7 @@ class GreGateway(Protocol):
         ...
 
 
-_TOKENS: dict[tuple[str, str, str], tuple[str, float]] = {}
+_TOKENS: dict[tuple[str, str, str, str], tuple[str, float]] = {}
 _TOKENS_LOCK = threading.Lock()
 
 
@@ -100,10 +100,18 @@ class GreClient:
         self.timeout = timeout
         self.session = session or requests.Session()
 
+    @property
+    def cache_key(self) -> tuple[str, str, str, str]:
+        """Tokens are cached per host, client, user and a digest of the secrets (new credentials, new
+        token)."""
+        endpoint = self.endpoint
+        secrets = hashlib.sha256(f"{endpoint.client_secret}\n{endpoint.password}".encode()).hexdigest()
+        return (endpoint.token_url, endpoint.client_id, endpoint.username, secrets)
+
     def token(self) -> str:
         """A valid access token (cached until a minute before it expires)."""
         endpoint = self.endpoint
-        key = (endpoint.token_url, endpoint.client_id, endpoint.username)
+        key = self.cache_key
         with _TOKENS_LOCK:
             cached = _TOKENS.get(key)
         if cached is not None and cached[1] > time.time():
@@ -129,7 +137,7 @@ class GreClient:
     def forget_token(self) -> None:
         """Drop the cached token (after the API refused it)."""
         with _TOKENS_LOCK:
-            _TOKENS.pop((self.endpoint.token_url, self.endpoint.client_id, self.endpoint.username), None)
+            _TOKENS.pop(self.cache_key, None)
 
     def send(self, filename: str, zip_bytes: bytes) -> GreReceipt:
         """``POST .../comprobantes/{filename}`` with the base64 zip and its SHA-256."""

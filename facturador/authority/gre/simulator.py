@@ -167,25 +167,26 @@ _INFLIGHT_LOCK = threading.Lock()
 class GreSimulator:
     """SUNAT's GRE REST API behaviour (see module doc).
 
-    ``identity`` signs the CDRs; ``credentials`` decides who gets a token; ``secret`` signs the tokens
-    (random per instance unless given); ``tickets`` keeps the received guides (in memory by default; the
-    service keeps them in its database); ``clock`` gives epoch seconds (token expiry, ticket delay);
-    ``today`` the Lima date of the date rules.
+    ``identity`` signs the CDRs (or a function giving it, called on first use); ``credentials`` decides
+    who gets a token; ``secret`` signs the tokens (random per instance unless given); ``ticket_delay`` is
+    the seconds a ticket stays in process (or a function of the issuer's RUC giving them); ``tickets``
+    keeps the received guides (in memory by default; the service keeps them in its database); ``clock``
+    gives epoch seconds (token expiry, ticket delay); ``today`` the Lima date of the date rules.
     """
 
     def __init__(
         self,
-        identity: SigningIdentity,
+        identity: SigningIdentity | Callable[[], SigningIdentity],
         credentials: Credentials,
         *,
         secret: bytes | None = None,
         tickets: TicketStore | None = None,
         token_ttl: int = DEFAULT_TOKEN_TTL,
-        ticket_delay: float = DEFAULT_TICKET_DELAY,
+        ticket_delay: float | Callable[[str], float] = DEFAULT_TICKET_DELAY,
         clock: Callable[[], float] = time.time,
         today: Callable[[], date] = peru_today,
     ) -> None:
-        self.identity = identity
+        self._identity = identity
         self.credentials = credentials
         self.secret = secret or secrets.token_bytes(32)
         self.tickets: TicketStore = tickets if tickets is not None else InMemoryTicketStore()
@@ -193,6 +194,14 @@ class GreSimulator:
         self.ticket_delay = ticket_delay
         self.clock = clock
         self.today = today
+
+    @property
+    def identity(self) -> SigningIdentity:
+        """The certificate that signs the CDRs (given, or loaded on first use by the function given)."""
+        identity = self._identity
+        if not isinstance(identity, SigningIdentity):
+            identity = self._identity = identity()
+        return identity
 
     # -- tokens -----------------------------------------------------------------------------------
 
@@ -272,11 +281,15 @@ class GreSimulator:
             issuer_ruc=ruc,
             filename=file.name,
             received_at=received_at,
-            ready_at=_utc(now) + timedelta(seconds=self.ticket_delay),
+            ready_at=_utc(now) + timedelta(seconds=self._delay(ruc)),
             zip_bytes=zip_bytes,
         )
         self.tickets.add(record)
         return {"numTicket": record.ticket, "fecRecepcion": received_at.strftime("%Y-%m-%dT%H:%M:%S")}
+
+    def _delay(self, ruc: str) -> float:
+        delay = self.ticket_delay
+        return float(delay(ruc) if callable(delay) else delay)
 
     # -- tickets ----------------------------------------------------------------------------------
 

@@ -1,0 +1,229 @@
+"""``/api/dispatches`` and ``/api/dispatch-carrier``: dispatch guides (09, 31), their sending through the
+GRE REST API and their tickets (reference/facturador-api.md §8.10-8.13), lists and downloads.
+
+Answers: creation ``{success, data: {number, filename, external_id}, links}``; sending ``{success,
+message, data}`` (SUNAT's ticket); the ticket's status 200 with the CDR's message (05 accepted, 09
+rejected) or 202 while in process. An unknown ``external_id`` is 404, a guide sent twice 409, the GRE API
+refusing (token, file) or unreachable 502 - where real tenants answer HTTP 200 ``success: false``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from facturador.api import contract
+from facturador.api.common import (
+    DayParameter,
+    ExternalIdParameter,
+    authenticated,
+    base_url,
+    current_tenant,
+    json_object,
+    parse_range,
+)
+from facturador.domain.dispatch_input import CARRIER_BODY, DISPATCH_BODY, GUIDE_QUERY
+from facturador.domain.dispatches import GRE_MOUNT, DispatchService
+
+router = APIRouter(tags=["dispatches"])
+
+_QUERY_EXAMPLE = {"external_id": "9d44af0f-9979-4c61-9e5e-291567184995"}
+_GUIDE_ID = "$response.body#/data/external_id"
+_DATA = {
+    "type": "object",
+    "properties": {
+        "number": {"type": "string"},
+        "filename": {"type": "string"},
+        "external_id": {"type": "string"},
+        "state_type_id": {"type": "string"},
+        "ticket": {"type": ["string", "null"]},
+        "qr_url": {"type": ["string", "null"]},
+    },
+    "required": ["number", "filename", "external_id"],
+}
+_LINKS = {"type": "object", "additionalProperties": {"type": ["string", "null"]}}
+CREATED = {
+    "type": "object",
+    "properties": {"success": {"const": True}, "data": _DATA, "links": _LINKS},
+    "required": ["success", "data"],
+}
+ANSWERED = {
+    "type": "object",
+    "properties": {
+        "success": {"type": "boolean"},
+        "message": {"type": "string"},
+        "data": _DATA,
+        "links": _LINKS,
+    },
+    "required": ["success", "message", "data"],
+}
+LISTED = {
+    "type": "object",
+    "properties": {"success": {"const": True}, "data": {"type": "array"}},
+    "required": ["success", "data"],
+}
+
+
+def service(request: Request) -> DispatchService:
+    return request.app.state.dispatches
+
+
+def simulator_url(request: Request) -> str:
+    """This service's GRE simulator, reached over loopback HTTP on the socket the request came in on."""
+    host, port = request.scope.get("server") or ("127.0.0.1", 8000)
+    if ":" in str(host):
+        host = f"[{host}]"
+    return f"{request.url.scheme}://{host}:{port}{GRE_MOUNT}"
+
+
+def links(request: Request, external_id: str, *, cdr: bool) -> dict[str, str | None]:
+    root = f"{base_url(request)}/downloads/dispatch"
+    return {
+        "xml": f"{root}/xml/{external_id}",
+        "pdf": f"{root}/pdf/{external_id}",
+        "cdr": f"{root}/cdr/{external_id}" if cdr else None,
+    }
+
+
+def _created_responses() -> dict[int | str, Any]:
+    return contract.responses(
+        CREATED,
+        400,
+        401,
+        404,
+        409,
+        413,
+        422,
+        links={
+            "send": contract.link("sendDispatch", body={"external_id": _GUIDE_ID}),
+            "xml": contract.link("downloadDispatch", parameters={"kind": "xml", "external_id": _GUIDE_ID}),
+        },
+    )
+
+
+async def _create(request: Request, doc_type: str) -> dict[str, Any]:
+    tenant, caller = authenticated(request)
+    body = await json_object(request)
+    data = await run_in_threadpool(service(request).create, tenant, caller, body, doc_type)
+    return {"success": True, "data": data, "links": links(request, data["external_id"], cdr=False)}
+
+
+@router.post(
+    "/api/dispatches",
+    summary="Issue a sender's dispatch guide (09), signed and not sent (state 01)",
+    operation_id="issueDispatch",
+    openapi_extra=contract.secured(contract.body(DISPATCH_BODY)),
+    responses=_created_responses(),
+)
+async def issue_dispatch(request: Request) -> dict[str, Any]:
+    return await _create(request, "09")
+
+
+@router.post(
+    "/api/dispatch-carrier",
+    summary="Issue a carrier's dispatch guide (31), signed and not sent (state 01)",
+    operation_id="issueDispatchCarrier",
+    openapi_extra=contract.secured(contract.body(CARRIER_BODY)),
+    responses=_created_responses(),
+)
+async def issue_carrier(request: Request) -> dict[str, Any]:
+    return await _create(request, "31")
+
+
+@router.post(
+    "/api/dispatches/send",
+    summary="Send a guide to SUNAT's GRE REST API; answers its ticket (state 03)",
+    operation_id="sendDispatch",
+    openapi_extra=contract.secured(contract.body(GUIDE_QUERY, _QUERY_EXAMPLE)),
+    responses=contract.responses(
+        ANSWERED,
+        400,
+        401,
+        404,
+        409,
+        413,
+        422,
+        502,
+        links={"status": contract.link("dispatchStatus", body={"external_id": _GUIDE_ID})},
+    ),
+)
+async def send(request: Request) -> JSONResponse:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    answer = await run_in_threadpool(service(request).send, tenant, body, simulator_url(request))
+    return JSONResponse(
+        {**answer.body, "links": links(request, answer.external_id, cdr=False)}, answer.status
+    )
+
+
+@router.post(
+    "/api/dispatches/status_ticket",
+    summary="The guide's ticket: 05 accepted with the CDR and QR URL, 09 rejected, 202 while in process",
+    operation_id="dispatchStatus",
+    openapi_extra=contract.secured(contract.body(GUIDE_QUERY, _QUERY_EXAMPLE)),
+    responses=contract.responses(
+        ANSWERED,
+        400,
+        401,
+        404,
+        409,
+        413,
+        422,
+        502,
+        extra={
+            202: {
+                "description": "La guía aún está en proceso.",
+                "content": {"application/json": {"schema": ANSWERED}},
+            }
+        },
+    ),
+)
+async def status_ticket(request: Request) -> JSONResponse:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    answer = await run_in_threadpool(service(request).status, tenant, body, simulator_url(request))
+    headers = {"Retry-After": "1"} if answer.status == 202 else None
+    return JSONResponse(
+        {**answer.body, "links": links(request, answer.external_id, cdr=answer.has_cdr)},
+        answer.status,
+        headers=headers,
+    )
+
+
+@router.get(
+    "/api/dispatches/lists/{start}/{end}",
+    summary="Guides (09 and 31) issued between two dates (Y-m-d)",
+    operation_id="listDispatchesBetween",
+    openapi_extra=contract.secured(),
+    responses=contract.responses(LISTED, 401, 404, 422),
+)
+def list_between(request: Request, start: DayParameter, end: DayParameter) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    first, last = parse_range(start, end)
+    rows = service(request).list_rows(tenant, first, last)
+    for row in rows:
+        row["links"] = links(request, row["external_id"], cdr=row["has_cdr"])
+    return {"success": True, "data": rows}
+
+
+@router.get(
+    "/downloads/dispatch/{kind}/{external_id}",
+    summary="A guide's signed XML, A4 PDF or CDR (zip)",
+    operation_id="downloadDispatch",
+    responses=contract.responses(
+        None, 404, 422, extra={200: contract.files("application/xml", "application/pdf", "application/zip")}
+    ),
+    response_class=Response,
+)
+def download(
+    request: Request, kind: Literal["xml", "pdf", "cdr"], external_id: ExternalIdParameter
+) -> Response:
+    """As the documents' downloads: the tenant's guide by its external_id (the id is the capability)."""
+    tenant = current_tenant(request)
+    content, media, name = service(request).file(tenant, external_id, kind)
+    return Response(
+        content, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
