@@ -133,13 +133,15 @@ def start_server(settings: Settings, workers: int, log: Path) -> tuple[subproces
     with log.open("wb") as sink:
         process = subprocess.Popen(command, env={**os.environ, **settings.export()}, stdout=sink, stderr=sink)
     root = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a loaded machine starts the workers slowly
     while True:
         try:
             httpx.get(f"{root}/health", timeout=1)
             return process, root
         except httpx.TransportError:
             if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                process.wait()
                 raise RuntimeError(log.read_text(errors="replace")[-4000:]) from None
             time.sleep(0.2)
 
