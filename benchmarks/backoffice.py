@@ -19,8 +19,10 @@ Run:  python benchmarks/backoffice.py --products 50000 --customers 20000 --docum
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +38,7 @@ from facturador.domain.tenants import create_tenant
 from facturador.seeding import seed
 
 sys.path.insert(0, str(Path(__file__).parent))
-from issue import RUC, TOKEN, start_server  # noqa: E402
+from issue import RUC, TOKEN, socket_port  # noqa: E402
 
 WORDS = (
     "agua gaseosa galleta arroz azúcar aceite leche yogur café té chocolate fideo harina atún sardina "
@@ -113,6 +115,37 @@ def fill(context: ServiceContext, products: int, customers: int, rng: random.Ran
             connection.execute(PERSONS.insert(), rows)
 
 
+def start_server(settings: Settings, workers: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``facturador serve`` with ``workers`` workers, its output in ``log`` (a pipe nobody reads would
+    fill up and stop the server)."""
+    with socket_port() as port:
+        pass
+    command = [
+        sys.executable,
+        "-m",
+        "facturador.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+    ]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, env={**os.environ, **settings.export()}, stdout=sink, stderr=sink)
+    root = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 300  # a loaded machine starts the workers slowly
+    while True:
+        try:
+            httpx.get(f"{root}/health", timeout=1)
+            return process, root
+        except httpx.TransportError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                process.wait()
+                raise RuntimeError(log.read_text(errors="replace")[-4000:]) from None
+            time.sleep(0.2)
+
+
 def timed(http: httpx.Client, urls: list[str]) -> list[float]:
     """Milliseconds of each GET (each must answer 200)."""
     took = []
@@ -163,7 +196,8 @@ def main() -> None:
         took = time.perf_counter() - started
         print(f"stored {args.products} products and {args.customers} customers in {took:.0f} s")
         context.engine.dispose()
-        process, root = start_server(settings, args.workers)
+        log = Path(tmp) / "serve.log"
+        process, root = start_server(settings, args.workers, log)
         try:
             base = f"{root}/t/bench"
             if args.documents:
@@ -205,6 +239,9 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(timeout=30)
+            noise = log.read_text(errors="replace").strip().splitlines()
+            if noise:
+                print(f"the service logged {len(noise)} line(s); the last: {noise[-1][:200]}")
 
     print(f"search-items answers {len(first)} products per query (stock per warehouse and price list)")
     report(f"search-items over {args.products} products", search, 50)

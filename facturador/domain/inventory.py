@@ -183,9 +183,17 @@ def record_lines(
     """The products of a sale's lines with a ``codigo_interno`` (created when new) and, when
     ``direction`` is -1 (a sale) or +1 (a return), their stock moved with a kardex line each."""
     warehouse_id: int | None = None
-    for line, rewrite in zip(lines, update_description, strict=True):
-        if not line.internal_code:
-            continue
+    # rows are locked in the order of their codes: two sales of the same products in another order
+    # would otherwise each hold one product's row and wait for the other's (a deadlock on PostgreSQL)
+    coded = sorted(
+        (
+            (line, rewrite)
+            for line, rewrite in zip(lines, update_description, strict=True)
+            if line.internal_code
+        ),
+        key=lambda pair: pair[0].internal_code,
+    )
+    for line, rewrite in coded:
         item_id = upsert_item(
             connection,
             tenant_id,

@@ -555,7 +555,8 @@ class Person(Base):
     __tablename__ = "persons"
     __table_args__ = (
         UniqueConstraint("tenant_id", "type", "number", name="uq_person_number"),
-        Index("ix_persons_tenant_type_name", "tenant_id", "type", "name"),
+        # covers the records' filter and order: a search walks it by name and stops at a full page
+        Index("ix_persons_tenant_type_name", "tenant_id", "type", "name", "number"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -588,7 +589,11 @@ class Item(Base):
     price_default}]``)."""
 
     __tablename__ = "items"
-    __table_args__ = (UniqueConstraint("tenant_id", "internal_id", name="uq_item_internal_id"),)
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "internal_id", name="uq_item_internal_id"),
+        # covers search-items' filter and order: a search walks it by description and stops at 20 matches
+        Index("ix_items_search", "tenant_id", "active", "description", "internal_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))

@@ -111,7 +111,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("tenant_id", "type", "number", name="uq_person_number"),
     )
-    op.create_index("ix_persons_tenant_type_name", "persons", ["tenant_id", "type", "name"], unique=False)
+    op.create_index(
+        "ix_persons_tenant_type_name", "persons", ["tenant_id", "type", "name", "number"], unique=False
+    )
+    op.create_index(
+        "ix_items_search", "items", ["tenant_id", "active", "description", "internal_id"], unique=False
+    )
     op.create_table(
         "warehouses",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -329,6 +334,7 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_warehouses_tenant_id"), table_name="warehouses")
     op.drop_table("warehouses")
     op.drop_index("ix_persons_tenant_type_name", table_name="persons")
+    op.drop_index("ix_items_search", table_name="items")
     op.drop_table("persons")
     op.drop_table("items")
     op.execute(_SERIES.delete().where(_SERIES.c.document_type_id == "80"))
