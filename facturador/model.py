@@ -65,6 +65,18 @@ class AllowanceCharge:
 
 
 @dataclass(frozen=True)
+class ItemProperty:
+    """An item attribute of catalog 55 (``datos_adicionales[]``), e.g. 5010 the vehicle's plate number."""
+
+    code: str  # catalog 55
+    name: str  # descripcion
+    value: str = ""
+    start: date | None = None  # fecha_inicio
+    end: date | None = None  # fecha_fin
+    days: Decimal | None = None  # duracion (days)
+
+
+@dataclass(frozen=True)
 class Line:
     """One item line with its amounts as sent by the client (already checked against SUNAT's formulas)."""
 
@@ -86,6 +98,7 @@ class Line:
     internal_code: str = ""
     sunat_code: str = ""  # catalog 25 (UNSPSC)
     allowances: tuple[AllowanceCharge, ...] = ()  # the line's discounts (00, 01) and charges (47, 48)
+    properties: tuple[ItemProperty, ...] = ()  # datos_adicionales (catalog 55)
 
 
 @dataclass(frozen=True)
@@ -169,12 +182,31 @@ class Prepayment:
     total: Decimal  # total: what the advance document charged, taxes included (printed)
 
 
+@dataclass(frozen=True)
+class RelatedDocument:
+    """Another document the sale refers to (``relacionados[]``, catalog 12 other than advances)."""
+
+    number: str
+    doc_type: str  # catalog 12: 04-09, 99
+    amount: Decimal = Decimal("0")  # printed only
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A dispatch guide of the sale (``guias[]``): 09 remitente, 31 transportista."""
+
+    number: str
+    doc_type: str  # catalog 01: 09 or 31
+
+
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
 ALLOWANCES = "allowances"  # tuple[AllowanceCharge, ...]: the global discounts and charges
 PREPAYMENTS = "prepayments"  # tuple[Prepayment, ...]: the advances deducted, in order (1, 2, ...)
 ADVANCE = "advance"  # True: the document itself is an advance payment (pago_anticipado)
+RELATED = "related"  # tuple[RelatedDocument, ...]
+GUIDES = "guides"  # tuple[Guide, ...]
 
 
 @dataclass(frozen=True)
@@ -217,6 +249,18 @@ class SalesDocument:
     def prepayments(self) -> tuple[Prepayment, ...]:
         """The advance payments this invoice deducts (AdditionalDocumentReference + PrepaidPayment)."""
         value = self.extensions.get(PREPAYMENTS)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def related_documents(self) -> tuple[RelatedDocument, ...]:
+        """Related documents (``cac:AdditionalDocumentReference`` other than advances)."""
+        value = self.extensions.get(RELATED)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def guides(self) -> tuple[Guide, ...]:
+        """Dispatch guides (``cac:DespatchDocumentReference``)."""
+        value = self.extensions.get(GUIDES)
         return tuple(value) if isinstance(value, tuple | list) else ()
 
     @property

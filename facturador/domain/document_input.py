@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -43,16 +43,21 @@ from facturador.model import (
     ADVANCE,
     ALLOWANCES,
     DETRACTION,
+    GUIDES,
     INSTALMENTS,
     PREPAYMENTS,
+    RELATED,
     AffectedDocument,
     AllowanceCharge,
     Detraction,
+    Guide,
     Instalment,
+    ItemProperty,
     Legend,
     Line,
     Party,
     Prepayment,
+    RelatedDocument,
     Totals,
 )
 from sunat import catalogs
@@ -70,11 +75,11 @@ PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 PENDING_BLOCKS = (
     "percepcion",
     "retencion",
-    "guias",
-    "relacionados",
     "pagos",
 )
-PENDING_ITEM_BLOCKS = ("datos_adicionales", "total_isc", "total_otros_impuestos")
+PENDING_ITEM_BLOCKS = ("total_isc", "total_otros_impuestos")
+PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_placa)
+MAX_REFERENCES = 99  # related documents or guides per document
 PENDING_TOTALS = ("total_isc", "total_otros_impuestos")
 MAX_PREPAYMENTS = 99  # advances deducted by one invoice
 MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
@@ -184,6 +189,50 @@ GLOBAL_CHARGE = allowance_block(
     catalogs.GLOBAL_CHARGES,
 )
 
+ITEM_PROPERTY = Object(
+    name="ItemProperty",
+    description="Un dato adicional del ítem (catálogo 55), por ejemplo 5010 número de placa.",
+    fields={
+        "codigo": Code(
+            "Código del catálogo 55.", required=True, codes=catalogs.ITEM_PROPERTIES, catalog="catálogo 55"
+        ),
+        "descripcion": Text("Nombre del dato.", required=True, max_length=100),
+        "valor": Text("Valor.", max_length=100),
+        "fecha_inicio": Date("Fecha de inicio."),
+        "fecha_fin": Date("Fecha de fin."),
+        "duracion": Number("Duración en días.", integer_digits=5, decimals=0, absent=None),
+    },
+)
+
+RELATED_BLOCK = Object(
+    name="RelatedDocument",
+    description="Un documento relacionado (catálogo 12; los anticipos 02 y 03 van en anticipos).",
+    fields={
+        "numero": Text("Número del documento.", required=True, max_length=30),  # 4010: 1-30, no spaces
+        "codigo_tipo_documento": Code(
+            "Tipo de documento (catálogo 12: 01, 04-09, 99).",
+            required=True,
+            codes=catalogs.RELATED_DOCUMENT_TYPES.keys() - {"02", "03", "10"},
+            catalog="catálogo 12 (01, 04-09, 99)",
+        ),
+        "monto": AMOUNT.but(description="Monto (se imprime; no va en el XML)."),
+    },
+)
+
+GUIDE_BLOCK = Object(
+    name="Guide",
+    description="Una guía de remisión del comprobante.",
+    fields={
+        "numero": Text("Serie y número de la guía (T001-1, 0001-1, EG01-1).", required=True, max_length=30),
+        "codigo_tipo_documento": Code(
+            "09 guía del remitente, 31 guía del transportista.",
+            required=True,
+            codes={"09", "31"},
+            catalog="catálogo 01 (09, 31)",
+        ),
+    },
+)
+
 ITEM = Object(
     name="Item",
     description="Un ítem (línea) del comprobante; sus montos deben cuadrar con las fórmulas de SUNAT.",
@@ -214,6 +263,12 @@ ITEM = Object(
         "total_item": AMOUNT.but(description="Total del ítem.", required=True),
         "total_descuentos": AMOUNT.but(description="Suma de los descuentos del ítem (informativo)."),
         "total_cargos": AMOUNT.but(description="Suma de los cargos del ítem (informativo)."),
+        "datos_adicionales": List(
+            "Datos adicionales del ítem (catálogo 55).",
+            item=ITEM_PROPERTY,
+            max_items=MAX_REFERENCES,
+            max_message="Un ítem admite como máximo {max} datos adicionales.",
+        ),
         "descuentos": allowance_list("Descuentos del ítem (catálogo 53: 00, 01).", LINE_DISCOUNT),
         "cargos": allowance_list("Cargos del ítem (catálogo 53: 47, 48).", LINE_CHARGE),
     },
@@ -388,6 +443,21 @@ DOCUMENT = Object(
             message="El campo {path} debe ser 01 (Contado) o 02 (Crédito).",
         ),
         "detraccion": DETRACTION_BLOCK,
+        "relacionados": List(
+            "Documentos relacionados (catálogo 12).",
+            item=RELATED_BLOCK,
+            max_items=MAX_REFERENCES,
+            max_message="Se admiten como máximo {max} documentos relacionados.",
+        ),
+        "guias": List(
+            "Guías de remisión (09 remitente, 31 transportista).",
+            item=GUIDE_BLOCK,
+            max_items=MAX_REFERENCES,
+            max_message="Se admiten como máximo {max} guías.",
+        ),
+        "numero_de_placa": Text(
+            "Número de placa del vehículo: se agrega a cada ítem como dato adicional 5010.", max_length=100
+        ),
         "pago_anticipado": Boolean(
             "El comprobante es un pago anticipado (se deducirá luego).", fallback=False
         ),
@@ -482,6 +552,8 @@ class DocumentRequest:
     allowances: tuple[AllowanceCharge, ...] = ()  # global descuentos then cargos
     prepayments: tuple[Prepayment, ...] = ()  # anticipos deducted
     advance: bool = False  # pago_anticipado: this document is an advance payment
+    related: tuple[RelatedDocument, ...] = ()  # relacionados
+    guides: tuple[Guide, ...] = ()  # guias
 
     @property
     def is_note(self) -> bool:
@@ -505,6 +577,10 @@ class DocumentRequest:
             blocks[PREPAYMENTS] = self.prepayments
         if self.advance:
             blocks[ADVANCE] = True
+        if self.related:
+            blocks[RELATED] = self.related
+        if self.guides:
+            blocks[GUIDES] = self.guides
         return blocks
 
 
@@ -540,7 +616,11 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     )
     customer = _customer(values["datos_del_cliente_o_receptor"])
     # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
-    lines = tuple(sunat_totals.sunat_line(_line(item, index)) for index, item in enumerate(values["items"]))
+    lines = tuple(
+        _with_plate(sunat_totals.sunat_line(_line(item, index)), values["numero_de_placa"])
+        for index, item in enumerate(values["items"])
+    )
+    related, guides = _references(r, values["relacionados"], values["guias"])
     legends = _legends(r, values["leyendas"])
     actions = values["acciones"]
     note_type = note_reason = affected_external_id = None
@@ -644,6 +724,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         allowances=allowances,
         prepayments=prepayments,
         advance=bool(values["pago_anticipado"]),
+        related=related,
+        guides=guides,
     )
 
 
@@ -961,6 +1043,49 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
         internal_code=item["codigo_interno"],
         sunat_code=item["codigo_producto_sunat"],
         allowances=_allowances(item["descuentos"], item["cargos"]),
+        properties=tuple(
+            ItemProperty(
+                code=entry["codigo"],
+                name=entry["descripcion"],
+                value=entry["valor"],
+                start=entry["fecha_inicio"],
+                end=entry["fecha_fin"],
+                days=entry["duracion"],
+            )
+            for entry in item["datos_adicionales"]
+        ),
+    )
+
+
+def _with_plate(line: Line, plate: str) -> Line:
+    """The line with the top-level ``numero_de_placa`` as its attribute 5010, unless it has one."""
+    if not plate or any(prop.code == PLATE_PROPERTY for prop in line.properties):
+        return line
+    plate_property = ItemProperty(PLATE_PROPERTY, catalogs.ITEM_PROPERTIES[PLATE_PROPERTY], plate)
+    return replace(line, properties=(*line.properties, plate_property))
+
+
+def _references(
+    r: Reader, related: list[Mapping[str, Any]], guides: list[Mapping[str, Any]]
+) -> tuple[tuple[RelatedDocument, ...], tuple[Guide, ...]]:
+    """``relacionados`` and ``guias``: each (type, number) once (SUNAT 2364 for guides)."""
+    seen: set[tuple[str, str]] = set()
+    for i, entry in enumerate(guides):
+        key = (entry["codigo_tipo_documento"], entry["numero"])
+        if key in seen:
+            r.error(f"guias.{i}.numero", f"La guía {entry['numero']} está repetida (regla SUNAT 2364).")
+        seen.add(key)
+    for i, entry in enumerate(related):
+        if " " in entry["numero"].strip():
+            r.error(
+                f"relacionados.{i}.numero", "El número del documento relacionado no lleva espacios (4010)."
+            )
+    return (
+        tuple(
+            RelatedDocument(entry["numero"].strip(), entry["codigo_tipo_documento"], entry["monto"])
+            for entry in related
+        ),
+        tuple(Guide(entry["numero"].strip(), entry["codigo_tipo_documento"]) for entry in guides),
     )
 
 

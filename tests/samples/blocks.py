@@ -361,3 +361,35 @@ def final_invoice(advance_number: str, advance_type: str = "02") -> dict[str, An
         "total_venta": 472,
     }
     return body
+
+
+# ----------------------------------------------------------------- references, guides, item attributes
+
+
+def references_invoice() -> dict[str, Any]:
+    """The 118.00 factura with a guide of each kind, a related document (catalog 12 code 99) and the
+    plate number both on the line (``datos_adicionales`` 5010) and top-level (``numero_de_placa``)."""
+    body = invoice_body(
+        guias=[
+            {"numero": "T001-25", "codigo_tipo_documento": "09"},
+            {"numero": "T002-7", "codigo_tipo_documento": "31"},
+        ],
+        relacionados=[{"numero": "OC-2026-77", "codigo_tipo_documento": "99", "monto": 118}],
+        numero_de_placa="ABC-123",
+    )
+    body["items"] = [
+        taxed_item(
+            datos_adicionales=[
+                {"codigo": "5010", "descripcion": "Numero de Placa", "valor": "XYZ-987"},
+            ]
+        ),
+        taxed_item(codigo_interno="TERMO-2L", descripcion="Termo de 2 L"),
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 200,
+        "total_igv": 36,
+        "total_impuestos": 36,
+        "total_valor": 200,
+        "total_venta": 236,
+    }
+    return body

@@ -443,3 +443,80 @@ def test_broken_advances_are_refused(acme: httpx.Client, name: str) -> None:
     body = blocks.final_invoice("F001-1")
     change(body)
     refused(acme, body, field, rule)
+
+
+# ----------------------------------------------------------- 4. guides, related documents, attributes
+
+
+def test_guides_related_documents_and_item_attributes(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    payload = issue(acme, blocks.references_invoice())
+    root = issued_xml(payload, sunat_rules)
+    guides = [
+        (el.findtext("cbc:ID", namespaces=NS), el.findtext("cbc:DocumentTypeCode", namespaces=NS))
+        for el in root.findall("cac:DespatchDocumentReference", NS)
+    ]
+    assert guides == [("T001-25", "09"), ("T002-7", "31")]
+    related = root.find("cac:AdditionalDocumentReference", NS)
+    assert (
+        related.findtext("cbc:ID", namespaces=NS),
+        related.findtext("cbc:DocumentTypeCode", namespaces=NS),
+    ) == (
+        "OC-2026-77",
+        "99",
+    )
+    first, second = root.findall("cac:InvoiceLine", NS)
+    props = first.findall("cac:Item/cac:AdditionalItemProperty", NS)
+    assert [
+        (p.findtext("cbc:NameCode", namespaces=NS), p.findtext("cbc:Value", namespaces=NS)) for p in props
+    ] == [
+        ("5010", "XYZ-987"),
+    ]
+    # the top-level plate goes to the line without one
+    plate = second.find("cac:Item/cac:AdditionalItemProperty", NS)
+    assert (plate.findtext("cbc:NameCode", namespaces=NS), plate.findtext("cbc:Value", namespaces=NS)) == (
+        "5010",
+        "ABC-123",
+    )
+    text = pdf_text(acme, payload)
+    for shown in ("T001-25", "OC-2026-77", "XYZ-987", "ABC-123"):
+        assert shown in text, shown
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda b: b["guias"].append(dict(b["guias"][0])), "guias.2.numero"),
+        (lambda b: b["guias"][0].update(codigo_tipo_documento="01"), "guias.0.codigo_tipo_documento"),
+        (
+            lambda b: b["relacionados"][0].update(codigo_tipo_documento="02"),
+            "relacionados.0.codigo_tipo_documento",
+        ),
+        (
+            lambda b: b["items"][0]["datos_adicionales"][0].update(codigo="9999"),
+            "items.0.datos_adicionales.0.codigo",
+        ),
+        (
+            lambda b: b["items"][0]["datos_adicionales"][0].pop("descripcion"),
+            "items.0.datos_adicionales.0.descripcion",
+        ),
+    ],
+    ids=[
+        "duplicate guide",
+        "guide type",
+        "advance as related",
+        "unknown attribute",
+        "attribute without name",
+    ],
+)
+def test_broken_references_are_refused(
+    acme: httpx.Client, change: Callable[[dict[str, Any]], None], field: str
+) -> None:
+    body = blocks.references_invoice()
+    change(body)
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    assert field in [e["field"] for e in response.json()["errors"]], response.json()
+    assert latest_ids(acme) == before
