@@ -199,6 +199,34 @@ class Guide:
     doc_type: str  # catalog 01: 09 or 31
 
 
+#: Payment methods of ``pagos[].codigo_metodo_pago`` (the real services' tenant table, reference §4.5).
+PAYMENT_METHODS: dict[str, str] = {
+    "01": "Efectivo",
+    "02": "Tarjeta de crédito",
+    "03": "Tarjeta de débito",
+    "04": "Transferencia",
+    "05": "Factura a 30 días",
+    "06": "Tarjeta crédito visa",
+    "07": "Contado contraentrega",
+    "08": "A 30 días",
+    "09": "Otros",
+}
+
+
+@dataclass(frozen=True)
+class Payment:
+    """A payment received for the sale (``pagos[]``): not in the XML; stored, printed and listed."""
+
+    method: str  # codigo_metodo_pago (the service's payment methods: 01 Efectivo, ...)
+    amount: Decimal
+    destination: str = "cash"  # codigo_destino_pago: "cash" or a bank account reference
+    reference: str = ""
+
+    @property
+    def method_name(self) -> str:
+        return PAYMENT_METHODS.get(self.method, self.method)
+
+
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
@@ -207,6 +235,7 @@ PREPAYMENTS = "prepayments"  # tuple[Prepayment, ...]: the advances deducted, in
 ADVANCE = "advance"  # True: the document itself is an advance payment (pago_anticipado)
 RELATED = "related"  # tuple[RelatedDocument, ...]
 GUIDES = "guides"  # tuple[Guide, ...]
+PAYMENTS = "payments"  # tuple[Payment, ...]: not written to the XML
 
 
 @dataclass(frozen=True)
@@ -261,6 +290,12 @@ class SalesDocument:
     def guides(self) -> tuple[Guide, ...]:
         """Dispatch guides (``cac:DespatchDocumentReference``)."""
         value = self.extensions.get(GUIDES)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def payments(self) -> tuple[Payment, ...]:
+        """The payments registered with the sale (printed; not in the XML)."""
+        value = self.extensions.get(PAYMENTS)
         return tuple(value) if isinstance(value, tuple | list) else ()
 
     @property

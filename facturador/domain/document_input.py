@@ -45,6 +45,8 @@ from facturador.model import (
     DETRACTION,
     GUIDES,
     INSTALMENTS,
+    PAYMENT_METHODS,
+    PAYMENTS,
     PREPAYMENTS,
     RELATED,
     AffectedDocument,
@@ -56,6 +58,7 @@ from facturador.model import (
     Legend,
     Line,
     Party,
+    Payment,
     Prepayment,
     RelatedDocument,
     Totals,
@@ -75,8 +78,8 @@ PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 PENDING_BLOCKS = (
     "percepcion",
     "retencion",
-    "pagos",
 )
+MAX_PAYMENTS = 99
 PENDING_ITEM_BLOCKS = ("total_isc", "total_otros_impuestos")
 PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_placa)
 MAX_REFERENCES = 99  # related documents or guides per document
@@ -366,6 +369,22 @@ PREPAYMENT = Object(
     },
 )
 
+PAYMENT = Object(
+    name="Payment",
+    description="Un pago recibido por la venta (no va en el XML; se guarda, se imprime y se lista).",
+    fields={
+        "codigo_metodo_pago": Code(
+            "Método de pago (01 efectivo, 02 tarjeta de crédito, 03 débito, 04 transferencia, ...).",
+            required=True,
+            codes=PAYMENT_METHODS,
+            catalog="métodos de pago del servicio",
+        ),
+        "codigo_destino_pago": Text("Destino: cash (caja, si se omite) o la cuenta bancaria.", max_length=50),
+        "referencia": Text("Referencia (número de operación, voucher).", max_length=100),
+        "monto": AMOUNT.but(description="Monto pagado.", required=True, minimum="positive"),
+    },
+)
+
 LEGEND = Object(
     name="Legend",
     description="Una leyenda (cbc:Note); la 1000 (monto en letras) se agrega si falta.",
@@ -457,6 +476,12 @@ DOCUMENT = Object(
         ),
         "numero_de_placa": Text(
             "Número de placa del vehículo: se agrega a cada ítem como dato adicional 5010.", max_length=100
+        ),
+        "pagos": List(
+            "Pagos recibidos (facturas y boletas); su suma no puede superar el importe total.",
+            item=PAYMENT,
+            max_items=MAX_PAYMENTS,
+            max_message="Se admiten como máximo {max} pagos.",
         ),
         "pago_anticipado": Boolean(
             "El comprobante es un pago anticipado (se deducirá luego).", fallback=False
@@ -554,6 +579,7 @@ class DocumentRequest:
     advance: bool = False  # pago_anticipado: this document is an advance payment
     related: tuple[RelatedDocument, ...] = ()  # relacionados
     guides: tuple[Guide, ...] = ()  # guias
+    payments: tuple[Payment, ...] = ()  # pagos
 
     @property
     def is_note(self) -> bool:
@@ -581,6 +607,8 @@ class DocumentRequest:
             blocks[RELATED] = self.related
         if self.guides:
             blocks[GUIDES] = self.guides
+        if self.payments:
+            blocks[PAYMENTS] = self.payments
         return blocks
 
 
@@ -726,7 +754,34 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         advance=bool(values["pago_anticipado"]),
         related=related,
         guides=guides,
+        payments=_payments(values["pagos"], doc_type, totals),
     )
+
+
+def _payments(entries: list[Mapping[str, Any]], doc_type: str, totals: Totals) -> tuple[Payment, ...]:
+    """``pagos`` (facturas and boletas): Σ monto ≤ importe total; the destination defaults to cash."""
+    if not entries:
+        return ()
+    if doc_type not in ("01", "03"):
+        raise field_error("pagos", "Los pagos solo se registran en facturas y boletas.", "INVALID_FIELD")
+    payments = tuple(
+        Payment(
+            method=entry["codigo_metodo_pago"],
+            amount=entry["monto"],
+            destination=entry["codigo_destino_pago"] or "cash",
+            reference=entry["referencia"],
+        )
+        for entry in entries
+    )
+    paid = sum((payment.amount for payment in payments), Decimal("0"))
+    if paid > round2(totals.total):
+        raise field_error(
+            "pagos",
+            f"La suma de los pagos ({paid}) no puede ser mayor que el importe total "
+            f"({round2(totals.total)}).",
+            "INVALID_FIELD",
+        )
+    return payments
 
 
 def _prepayments(entries: list[Mapping[str, Any]], doc_type: str, is_advance: bool) -> tuple[Prepayment, ...]:

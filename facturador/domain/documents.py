@@ -97,6 +97,7 @@ LIST_QUERY = select(
     type_coerce(DOCUMENTS.c.exchange_rate_sale, Float).label("exchange_rate_sale"),
     cast(DOCUMENTS.c.response, Text).label("response_json"),  # text: decoded only for the rows that show it
     cast(DOCUMENTS.c.affected_document, Text).label("affected_json"),
+    cast(DOCUMENTS.c.payments, Text).label("payments_json"),
     select(ARTIFACTS.c.id)
     .where(ARTIFACTS.c.document_id == DOCUMENTS.c.id, ARTIFACTS.c.kind == "cdr")
     .exists()
@@ -413,6 +414,17 @@ class DocumentService:
                 else None
             ),
             data_json=request.raw,
+            payments=[
+                {
+                    "payment_method_type_id": payment.method,
+                    "payment_method_type_description": payment.method_name,
+                    "payment_destination_id": payment.destination,
+                    "reference": payment.reference,
+                    "payment": f"{payment.amount:.2f}",
+                    "date_of_payment": document.issue_date.isoformat(),
+                }
+                for payment in request.payments
+            ],
         )
 
     # -- sending -----------------------------------------------------------------------------------

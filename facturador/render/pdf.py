@@ -370,6 +370,16 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
     notes = [legend.text for legend in doc.legends if legend.code != "1000" and legend.text][:MAX_NOTES]
     if doc.is_advance:
         notes.insert(0, "PAGO ANTICIPADO: este comprobante se deducirá de la factura final.")
+    if doc.payments:
+        notes.append(
+            "Pagos: "
+            + "; ".join(
+                f"{p.method_name} {_money(p.amount)}"
+                + (f" (ref. {p.reference})" if p.reference else "")
+                + ("" if p.destination == "cash" else f" a {p.destination}")
+                for p in doc.payments
+            )
+        )
     if doc.guides:
         notes.append("Guías de remisión: " + ", ".join(f"{g.number} ({g.doc_type})" for g in doc.guides))
     if doc.related_documents:

@@ -23,12 +23,14 @@ from facturador.model import (
     DETRACTION,
     GUIDES,
     INSTALMENTS,
+    PAYMENTS,
     PREPAYMENTS,
     RELATED,
     AllowanceCharge,
     Detraction,
     Guide,
     Instalment,
+    Payment,
     Prepayment,
     RelatedDocument,
     SalesDocument,
@@ -193,6 +195,9 @@ def _check_scenarios(doc: SalesDocument) -> None:
             kind = RelatedDocument if key == RELATED else Guide
             if not isinstance(value, tuple | list) or not all(isinstance(r, kind) for r in value):
                 raise ValueError(f"scenario block {key!r} must be a sequence of {kind.__name__}")
+        elif key == PAYMENTS:
+            if not isinstance(value, tuple | list) or not all(isinstance(p, Payment) for p in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of Payment")
         elif key == ADVANCE:
             if value is not True:
                 raise ValueError(f"scenario block {key!r} must be True")

@@ -11,6 +11,8 @@ from typing import Any
 
 from tests.samples.bodies import boleta_body, invoice_body
 
+__all__ = ["boleta_body", "invoice_body"]
+
 #: A non-domiciled customer (catalog 06 type 0) in Colombia, as in the matrix's export rows.
 FOREIGN_CUSTOMER = {
     "codigo_tipo_documento_identidad": "0",
@@ -393,3 +395,21 @@ def references_invoice() -> dict[str, Any]:
         "total_venta": 236,
     }
     return body
+
+
+# ------------------------------------------------------------------------------------------- payments
+
+
+def payments_invoice() -> dict[str, Any]:
+    """The 118.00 factura paid 50.00 in cash (no destination: cash) and 68.00 by card (reference)."""
+    return invoice_body(
+        pagos=[
+            {"codigo_metodo_pago": "01", "monto": 50},
+            {
+                "codigo_metodo_pago": "02",
+                "referencia": "VOUCHER-8841",
+                "monto": 68,
+                "codigo_destino_pago": "BCP-01",
+            },
+        ]
+    )

@@ -520,3 +520,57 @@ def test_broken_references_are_refused(
     assert response.status_code == 422, response.text
     assert field in [e["field"] for e in response.json()["errors"]], response.json()
     assert latest_ids(acme) == before
+
+
+# ------------------------------------------------------------------------------------------ 4. payments
+
+
+def test_payments_are_stored_listed_and_printed(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    payload = issue(acme, blocks.payments_invoice())
+    issued_xml(payload, sunat_rules)  # payments are not part of the XML
+    row = next(
+        r
+        for r in acme.get("/api/documents/lists").json()["data"]
+        if r["external_id"] == payload["data"]["external_id"]
+    )
+    assert [
+        (p["payment_method_type_id"], p["payment_destination_id"], p["payment"]) for p in row["payments"]
+    ] == [
+        ("01", "cash", "50.00"),
+        ("02", "BCP-01", "68.00"),
+    ]
+    assert row["payments"][1]["reference"] == "VOUCHER-8841"
+    assert row["total_payments"] == "118.00"
+    text = pdf_text(acme, payload)
+    assert "Efectivo 50.00" in text and "VOUCHER-8841" in text
+    other = issue(acme, blocks.invoice_body())
+    row = next(
+        r
+        for r in acme.get("/api/documents/lists").json()["data"]
+        if r["external_id"] == other["data"]["external_id"]
+    )
+    assert row["payments"] == [] and row["total_payments"] == "0.00"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda b: b["pagos"][0].update(monto=100), "pagos"),  # 168.00 paid for 118.00
+        (lambda b: b["pagos"][0].update(codigo_metodo_pago="77"), "pagos.0.codigo_metodo_pago"),
+        (lambda b: b["pagos"][0].pop("monto"), "pagos.0.monto"),
+        (lambda b: b["pagos"][0].update(monto=0), "pagos.0.monto"),
+    ],
+    ids=["more than the total", "unknown method", "no amount", "zero amount"],
+)
+def test_broken_payments_are_refused(
+    acme: httpx.Client, change: Callable[[dict[str, Any]], None], field: str
+) -> None:
+    body = blocks.payments_invoice()
+    change(body)
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    assert field in [e["field"] for e in response.json()["errors"]], response.json()
+    assert latest_ids(acme) == before
