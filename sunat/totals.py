@@ -40,6 +40,7 @@ __all__ = [
     "LineAmounts",
     "LineLike",
     "TotalsLike",
+    "apply_line_allowances",
     "check_allowance",
     "check_line",
     "check_totals",
@@ -273,6 +274,33 @@ def compute_line(
     taxes = igv + icbper
     return LineAmounts(
         qty, unit, price, "01", affectation, value, percent, igv, icbper, taxes, value, value + taxes
+    )
+
+
+def apply_line_allowances(line: LineAmounts, allowances: Sequence[Allowance]) -> LineAmounts:
+    """A computed line (:func:`compute_line`) with its discounts and charges (catalog 53) applied.
+
+    value = qty x unit value - discounts 00 + charges 47 (3271), IGV base = value, IGV = base x percent,
+    taxes = IGV + ICBPER, total = value + taxes - discounts 01 + charges 48, unit price (type 01) =
+    total / qty (3270). Free lines keep their amounts (only the allowances are attached).
+    """
+    if not allowances:
+        return line
+    if is_free(line.affectation):
+        return dataclasses.replace(line, allowances=tuple(allowances))
+    value = line.value + _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+    igv = round2(value * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
+    taxes = igv + line.icbper
+    total = value + taxes + _sum(allowances, ("48",)) - _sum(allowances, ("01",))
+    return dataclasses.replace(
+        line,
+        igv_base=value,
+        value=value,
+        igv=igv,
+        taxes=taxes,
+        total=total,
+        unit_price=_unit(total / line.quantity),
+        allowances=tuple(allowances),
     )
 
 
