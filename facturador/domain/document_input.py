@@ -1287,11 +1287,12 @@ def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...
                 "La afectación 40 (exportación) requiere un tipo de operación de exportación (0200-0208).",
                 "INVALID_FIELD",
             )
-        if line.affectation == "17":
+        if line.affectation == "17" and any(other.affectation != "17" for other in lines):
             raise field_error(
                 f"{p}.codigo_tipo_afectacion_igv",
-                "Las operaciones con IVAP (afectación 17) aún no están soportadas.",
-                "UNSUPPORTED_BLOCK",
+                "Un comprobante con IVAP (afectación 17, venta de arroz pilado) lleva solo ítems con "
+                "afectación 17.",
+                "INVALID_FIELD",
             )
 
 

@@ -413,3 +413,34 @@ def payments_invoice() -> dict[str, Any]:
             },
         ]
     )
+
+
+# ------------------------------------------------------------------------------------------------ IVAP
+
+
+def ivap_invoice() -> dict[str, Any]:
+    """Rice (IVAP, affectation 17 at 4 %): 10 x 50.00 = 500.00 + IVAP 20.00 = 520.00."""
+    body = invoice_body()
+    body["items"] = [
+        taxed_item(
+            codigo_interno="ARROZ-50",
+            descripcion="Arroz pilado saco 50 kg",
+            cantidad=10,
+            precio_unitario=52,
+            codigo_tipo_afectacion_igv="17",
+            total_base_igv=500,
+            porcentaje_igv=4,
+            total_igv=20,
+            total_impuestos=20,
+            total_valor_item=500,
+            total_item=520,
+        )
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 0,
+        "total_igv": 20,
+        "total_impuestos": 20,
+        "total_valor": 500,
+        "total_venta": 520,
+    }
+    return body

@@ -574,3 +574,47 @@ def test_broken_payments_are_refused(
     assert response.status_code == 422, response.text
     assert field in [e["field"] for e in response.json()["errors"]], response.json()
     assert latest_ids(acme) == before
+
+
+# ----------------------------------------------------------------------------------------------- 5. IVAP
+
+
+def test_ivap_rice_sale(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    payload = issue(acme, blocks.ivap_invoice())
+    root = issued_xml(payload, sunat_rules)
+    assert subtotal(root, "1016") == (D("500.00"), D("20.00"))
+    line = root.find("cac:InvoiceLine", NS)
+    assert subtotal(line, "1016") == (D("500.00"), D("20.00"))
+    assert line.findtext("cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory/cbc:Percent", namespaces=NS) == "4.00"
+    assert monetary(root, "PayableAmount") == D("520.00")
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "rule"),
+    [
+        (lambda b: b["items"][0].update(porcentaje_igv=18, total_igv=90), "items.0.porcentaje_igv", "4438"),
+        (
+            lambda b: b["items"][0].update(total_igv=30, total_impuestos=30, total_item=530),
+            "items.0.total_igv",
+            "3103",
+        ),
+    ],
+    ids=["IGV rate instead of IVAP", "wrong IVAP"],
+)
+def test_broken_ivap_is_refused(
+    acme: httpx.Client, change: Callable[[dict[str, Any]], None], field: str, rule: str
+) -> None:
+    body = blocks.ivap_invoice()
+    change(body)
+    refused(acme, body, field, rule)
+
+
+def test_ivap_mixed_with_igv_lines_is_refused(acme: httpx.Client) -> None:
+    body = blocks.ivap_invoice()
+    body["items"].append(blocks.taxed_item())
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422 and response.json()["errors"][0]["field"].endswith(
+        "codigo_tipo_afectacion_igv"
+    )
+    assert latest_ids(acme) == before

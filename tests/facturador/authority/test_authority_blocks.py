@@ -52,6 +52,9 @@ BODIES: dict[str, Callable[[], dict[str, Any]]] = {
     "global charge 46": lambda: blocks.global_charge_invoice("46"),
     "global charge 49": lambda: blocks.global_charge_invoice("49"),
     "advance": blocks.advance_invoice,
+    "ivap": blocks.ivap_invoice,
+    "references": blocks.references_invoice,
+    "payments": blocks.payments_invoice,
     "final invoice with an advance": lambda: blocks.final_invoice("F001-1"),
 }
 
