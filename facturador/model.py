@@ -227,6 +227,22 @@ class Payment:
         return PAYMENT_METHODS.get(self.method, self.method)
 
 
+@dataclass(frozen=True)
+class Withholding:
+    """An IGV perception (catalog 53: 51, 52, 53; operation 2001, amounts in PEN) or retention (62, 3 %)
+    charged on the sale (``percepcion`` / ``retencion``)."""
+
+    code: str
+    percent: Decimal
+    amount: Decimal
+    base: Decimal
+
+    @property
+    def factor(self) -> Decimal:
+        """MultiplierFactorNumeric: the percent as a fraction (2 % -> 0.02)."""
+        return self.percent / 100
+
+
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
@@ -236,6 +252,8 @@ ADVANCE = "advance"  # True: the document itself is an advance payment (pago_ant
 RELATED = "related"  # tuple[RelatedDocument, ...]
 GUIDES = "guides"  # tuple[Guide, ...]
 PAYMENTS = "payments"  # tuple[Payment, ...]: not written to the XML
+PERCEPTION = "perception"  # Withholding (51-53)
+RETENTION = "retention"  # Withholding (62)
 
 
 @dataclass(frozen=True)
@@ -297,6 +315,18 @@ class SalesDocument:
         """The payments registered with the sale (printed; not in the XML)."""
         value = self.extensions.get(PAYMENTS)
         return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def perception(self) -> Withholding | None:
+        """The IGV perception charged inside the invoice (operation 2001)."""
+        value = self.extensions.get(PERCEPTION)
+        return value if isinstance(value, Withholding) else None
+
+    @property
+    def retention(self) -> Withholding | None:
+        """The IGV retention (code 62) the customer withholds."""
+        value = self.extensions.get(RETENTION)
+        return value if isinstance(value, Withholding) else None
 
     @property
     def is_advance(self) -> bool:

@@ -30,7 +30,7 @@ from sunat.catalogs import (
     is_free,
 )
 from sunat.money import TOLERANCE, quantize, round2, to_decimal
-from sunat.rates import IGV_PERCENT, IVAP_PERCENT
+from sunat.rates import IGV_PERCENT, IVAP_PERCENT, PERCEPTION_PERCENTS, RETENTION_PERCENT
 
 __all__ = [
     "Allowance",
@@ -43,6 +43,7 @@ __all__ = [
     "apply_line_allowances",
     "check_allowance",
     "check_line",
+    "check_withholding",
     "check_totals",
     "compute_line",
     "compute_totals",
@@ -513,6 +514,29 @@ def check_allowance(allowance: AllowanceLike, path: str, *, line: bool = False) 
         label = f"El monto del cargo/descuento {allowance.code} (base x factor)"
         return [_discrepancy(f"{path}.monto", code, label, expected, allowance.amount)]
     return []
+
+
+def check_withholding(
+    code: str, percent: Decimal, amount: Decimal, base: Decimal, path: str
+) -> list[Discrepancy]:
+    """A perception (51-53) or retention (62) block: its percent is the code's rate and ``amount = base x
+    percent / 100`` ± 1.00 (perception 2798, retention 3263); the base is above 0 (perception 3233)."""
+    perception = code in PERCEPTION_PERCENTS
+    rule = "2798" if perception else "3263"
+    rate = PERCEPTION_PERCENTS.get(code, RETENTION_PERCENT)
+    found = []
+    if percent != rate:
+        found.append(
+            _discrepancy(f"{path}.porcentaje", rule, f"El porcentaje del código {code}", rate, percent)
+        )
+    if perception and base <= 0:
+        found.append(_discrepancy(f"{path}.base", "3233", "La base de la percepción", base, base))
+    expected = round2(base * rate / 100)
+    if _differs(expected, amount):
+        found.append(
+            _discrepancy(f"{path}.monto", rule, f"El monto (base x {_percent(rate)} %)", expected, amount)
+        )
+    return found
 
 
 def check_line(

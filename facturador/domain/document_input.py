@@ -47,8 +47,10 @@ from facturador.model import (
     INSTALMENTS,
     PAYMENT_METHODS,
     PAYMENTS,
+    PERCEPTION,
     PREPAYMENTS,
     RELATED,
+    RETENTION,
     AffectedDocument,
     AllowanceCharge,
     Detraction,
@@ -62,12 +64,13 @@ from facturador.model import (
     Prepayment,
     RelatedDocument,
     Totals,
+    Withholding,
 )
 from sunat import catalogs
 from sunat import totals as sunat_totals
 from sunat.identity import identity_problem
 from sunat.money import round2
-from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
+from sunat.rates import ALLOWED_IGV_PERCENTS, PERCEPTION_PERCENTS, icbper_rate
 from sunat.series import is_valid_series
 from sunat.ubigeo import is_valid_ubigeo
 
@@ -75,10 +78,9 @@ SALES_DOCUMENT_TYPES = {"01": "Factura", "03": "Boleta", "07": "Nota de crédito
 PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
 #: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
-PENDING_BLOCKS = (
-    "percepcion",
-    "retencion",
-)
+PENDING_BLOCKS: tuple[str, ...] = ()
+PERCEPTION_OPERATION = "2001"  # catalog 51: operación sujeta a percepción
+PERCEPTION_LEGEND = "2000"  # catalog 52: COMPROBANTE DE PERCEPCIÓN
 MAX_PAYMENTS = 99
 PENDING_ITEM_BLOCKS = ("total_isc", "total_otros_impuestos")
 PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_placa)
@@ -385,6 +387,31 @@ PAYMENT = Object(
     },
 )
 
+
+def withholding_block(name: str, description: str, codes: frozenset[str] | set[str]) -> Object:
+    """``percepcion`` / ``retencion`` (reference §4.5): codigo, porcentaje, monto, base."""
+    return Object(
+        name=name,
+        description=description,
+        fields={
+            "codigo": Code("Código del catálogo 53.", required=True, codes=codes, catalog="catálogo 53"),
+            "porcentaje": PERCENT.but(description="Porcentaje.", required=True, minimum="positive"),
+            "monto": AMOUNT.but(description="Monto.", required=True, minimum="positive"),
+            "base": AMOUNT.but(description="Base (el importe total de la venta).", required=True),
+        },
+    )
+
+
+PERCEPTION_BLOCK = withholding_block(
+    "Perception",
+    "Percepción del IGV (tipo de operación 2001, al contado; montos en soles): 51 venta interna 2 %, "
+    "52 combustibles 1 %, 53 tasa especial 0.5 %.",
+    set(PERCEPTION_PERCENTS),
+)
+RETENTION_BLOCK = withholding_block(
+    "Retention", "Retención del IGV (código 62, 3 %): el cliente, agente de retención, con RUC.", {"62"}
+)
+
 LEGEND = Object(
     name="Legend",
     description="Una leyenda (cbc:Note); la 1000 (monto en letras) se agrega si falta.",
@@ -477,6 +504,8 @@ DOCUMENT = Object(
         "numero_de_placa": Text(
             "Número de placa del vehículo: se agrega a cada ítem como dato adicional 5010.", max_length=100
         ),
+        "percepcion": PERCEPTION_BLOCK,
+        "retencion": RETENTION_BLOCK,
         "pagos": List(
             "Pagos recibidos (facturas y boletas); su suma no puede superar el importe total.",
             item=PAYMENT,
@@ -580,6 +609,8 @@ class DocumentRequest:
     related: tuple[RelatedDocument, ...] = ()  # relacionados
     guides: tuple[Guide, ...] = ()  # guias
     payments: tuple[Payment, ...] = ()  # pagos
+    perception: Withholding | None = None  # percepcion (operation 2001)
+    retention: Withholding | None = None  # retencion (62)
 
     @property
     def is_note(self) -> bool:
@@ -609,6 +640,10 @@ class DocumentRequest:
             blocks[GUIDES] = self.guides
         if self.payments:
             blocks[PAYMENTS] = self.payments
+        if self.perception is not None:
+            blocks[PERCEPTION] = self.perception
+        if self.retention is not None:
+            blocks[RETENTION] = self.retention
         return blocks
 
 
@@ -697,6 +732,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances, prepayments))
     _check_prepaid_amount(totals)
     _check_amounts(lines, totals, issue_date, allowances, prepayments)
+    perception = _withholding(body, "percepcion", values["percepcion"], doc_type)
+    retention = _withholding(body, "retencion", values["retencion"], doc_type)
+    _check_withholdings(perception, retention, operation_type, instalments, customer, totals, currency)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
     if instalments:
@@ -738,7 +776,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         customer=customer,
         lines=lines,
         totals=totals,
-        legends=_with_detraction_legend(legends) if detraction is not None else legends,
+        legends=_with_perception_legend(
+            _with_detraction_legend(legends) if detraction is not None else legends, perception
+        ),
         additional_information=values["informacion_adicional"],
         send_xml_signed=actions["enviar_xml_firmado"],
         format_pdf="ticket" if format_pdf == "ticket_80" else format_pdf,
@@ -755,7 +795,87 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         related=related,
         guides=guides,
         payments=_payments(values["pagos"], doc_type, totals),
+        perception=perception,
+        retention=retention,
     )
+
+
+def _withholding(
+    body: Mapping[str, Any], key: str, values: Mapping[str, Any], doc_type: str
+) -> Withholding | None:
+    if not _is_present(body.get(key)) or not isinstance(body.get(key), Mapping):
+        return None
+    if doc_type not in ("01", "03"):
+        raise field_error(key, "La percepción y la retención van en facturas y boletas.", "INVALID_FIELD")
+    return Withholding(values["codigo"], values["porcentaje"], values["monto"], values["base"])
+
+
+def _check_withholdings(
+    perception: Withholding | None,
+    retention: Withholding | None,
+    operation_type: str,
+    instalments: tuple[Instalment, ...],
+    customer: Party,
+    totals: Totals,
+    currency: str,
+) -> None:
+    """Perception only in operation 2001 (3308), which needs it (3093), paid cash (3330), base within the
+    total in soles (2797); retention for a RUC customer (3262), base within the total (3264); amounts and
+    rates by ``sunat.totals.check_withholding`` (2798 / 3263)."""
+    if operation_type == PERCEPTION_OPERATION and perception is None:
+        raise field_error(
+            "percepcion",
+            "El tipo de operación 2001 (sujeta a percepción) requiere el bloque percepcion "
+            "(regla SUNAT 3093).",
+            "MISSING_FIELDS",
+        )
+    found = []
+    if perception is not None:
+        if operation_type != PERCEPTION_OPERATION:
+            raise field_error(
+                "percepcion",
+                "La percepción solo corresponde al tipo de operación 2001 (regla SUNAT 3308).",
+                "INVALID_FIELD",
+            )
+        if instalments:
+            raise field_error(
+                "percepcion",
+                "La percepción solo se consigna en ventas al contado (regla SUNAT 3330).",
+                "INVALID_FIELD",
+            )
+        if currency == PEN and perception.base > round2(totals.total):
+            raise field_error(
+                "percepcion.base",
+                f"La base de la percepción ({perception.base}) no puede ser mayor que el importe total "
+                f"({round2(totals.total)}), regla SUNAT 2797.",
+                "INVALID_FIELD",
+            )
+        found += sunat_totals.check_withholding(
+            perception.code, perception.percent, perception.amount, perception.base, "percepcion"
+        )
+    if retention is not None:
+        if customer.identity_type != "6":
+            raise field_error(
+                "retencion",
+                "La retención la practica un cliente con RUC, agente de retención (regla SUNAT 3262).",
+                "INVALID_FIELD",
+            )
+        if retention.base > round2(totals.total):
+            raise field_error(
+                "retencion.base",
+                f"La base de la retención ({retention.base}) no puede ser mayor que el importe total "
+                f"({round2(totals.total)}), regla SUNAT 3264.",
+                "INVALID_FIELD",
+            )
+        found += sunat_totals.check_withholding(
+            retention.code, retention.percent, retention.amount, retention.base, "retencion"
+        )
+    if found:
+        raise validation_error(
+            f"{found[0].message} (regla SUNAT {found[0].code})",
+            "TOTALS_MISMATCH",
+            [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in found],
+        )
 
 
 def _payments(entries: list[Mapping[str, Any]], doc_type: str, totals: Totals) -> tuple[Payment, ...]:
@@ -1158,6 +1278,15 @@ def _allowances(
         )
         for entry in (*discounts, *charges)
     )
+
+
+def _with_perception_legend(
+    legends: tuple[Legend, ...], perception: Withholding | None
+) -> tuple[Legend, ...]:
+    """Add legend 2000 (COMPROBANTE DE PERCEPCIÓN) to a sale with perception when the client did not."""
+    if perception is None or any(legend.code == PERCEPTION_LEGEND for legend in legends):
+        return legends
+    return (*legends, Legend(PERCEPTION_LEGEND, catalogs.LEGENDS[PERCEPTION_LEGEND]))
 
 
 def _with_detraction_legend(legends: tuple[Legend, ...]) -> tuple[Legend, ...]:

@@ -370,6 +370,17 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
     notes = [legend.text for legend in doc.legends if legend.code != "1000" and legend.text][:MAX_NOTES]
     if doc.is_advance:
         notes.insert(0, "PAGO ANTICIPADO: este comprobante se deducirá de la factura final.")
+    for label, withholding in (("Percepción", doc.perception), ("Retención", doc.retention)):
+        if withholding is not None:
+            notes.append(
+                f"{label} {withholding.code} ({withholding.percent.normalize():f}%): "
+                f"{_money(withholding.amount)} sobre {_money(withholding.base)}"
+                + (
+                    f" - total con percepción S/ {_money(withholding.base + withholding.amount)}"
+                    if withholding.code != "62"
+                    else ""
+                )
+            )
     if doc.payments:
         notes.append(
             "Pagos: "

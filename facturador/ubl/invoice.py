@@ -24,8 +24,10 @@ from facturador.model import (
     GUIDES,
     INSTALMENTS,
     PAYMENTS,
+    PERCEPTION,
     PREPAYMENTS,
     RELATED,
+    RETENTION,
     AllowanceCharge,
     Detraction,
     Guide,
@@ -34,6 +36,7 @@ from facturador.model import (
     Prepayment,
     RelatedDocument,
     SalesDocument,
+    Withholding,
 )
 
 from . import parts as p
@@ -195,6 +198,9 @@ def _check_scenarios(doc: SalesDocument) -> None:
             kind = RelatedDocument if key == RELATED else Guide
             if not isinstance(value, tuple | list) or not all(isinstance(r, kind) for r in value):
                 raise ValueError(f"scenario block {key!r} must be a sequence of {kind.__name__}")
+        elif key in (PERCEPTION, RETENTION):
+            if not isinstance(value, Withholding):
+                raise ValueError(f"scenario block {key!r} must be a Withholding")
         elif key == PAYMENTS:
             if not isinstance(value, tuple | list) or not all(isinstance(p, Payment) for p in value):
                 raise ValueError(f"scenario block {key!r} must be a sequence of Payment")

@@ -22,7 +22,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from facturador.model import AllowanceCharge, Line, NoteInfo, SalesDocument
+from facturador.model import AllowanceCharge, Line, NoteInfo, SalesDocument, Withholding
 from sunat.catalogs import TAX_SCHEMES, TaxScheme, is_free, tax_scheme_for
 from sunat.money import fmt2
 
@@ -380,6 +380,11 @@ def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None
         sub(terms, CBC("PaymentMeansID"), detraction.code, _DETRACTION_CODE_ATTRS)
         sub(terms, CBC("PaymentPercent"), fmt_decimal(detraction.percent, places=5))
         amount(terms, CBC("Amount"), detraction.amount, "PEN")
+    perception = doc.perception
+    if perception is not None:  # the total with the perception, in PEN (3310)
+        terms = etree.SubElement(root, CAC("PaymentTerms"))
+        sub(terms, CBC("ID"), "Percepcion")
+        amount(terms, CBC("Amount"), perception.base + perception.amount, "PEN")
     form = doc.payment_form or "Contado"
     instalments = doc.instalments
     if form not in ("Contado", "Credito"):
@@ -440,6 +445,20 @@ def allowance_charges(root: Element, doc: SalesDocument, kind: DocumentKind) -> 
     """``cac:AllowanceCharge*``: the global discounts (02-06) and charges (45, 46, 49, 50), catalog 53."""
     for allowance in doc.allowances:
         allowance_charge(root, allowance, doc.currency)
+    perception, retention = doc.perception, doc.retention
+    if perception is not None:  # a charge in PEN whatever the document currency
+        _withholding(root, perception, charge=True, currency="PEN")
+    if retention is not None:
+        _withholding(root, retention, charge=False, currency=doc.currency)
+
+
+def _withholding(root: Element, withholding: Withholding, *, charge: bool, currency: str) -> None:
+    el = etree.SubElement(root, CAC("AllowanceCharge"))
+    sub(el, CBC("ChargeIndicator"), "true" if charge else "false")
+    sub(el, CBC("AllowanceChargeReasonCode"), withholding.code, _ALLOWANCE_CODE_ATTRS)
+    sub(el, CBC("MultiplierFactorNumeric"), fmt_decimal(withholding.factor, places=5))
+    amount(el, CBC("Amount"), withholding.amount, currency)
+    amount(el, CBC("BaseAmount"), withholding.base, currency)
 
 
 # --------------------------------------------------------------------------------------------------------

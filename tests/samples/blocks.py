@@ -444,3 +444,37 @@ def ivap_invoice() -> dict[str, Any]:
         "total_venta": 520,
     }
     return body
+
+
+# ---------------------------------------------------------------------------- perception and retention
+
+
+def perception_invoice(code: str = "51", percent: Any = 2, amount: Any = "2.36") -> dict[str, Any]:
+    """The 118.00 factura with a 2 % perception (51, internal sale) of 2.36: 120.36 with it."""
+    return invoice_body(
+        codigo_tipo_operacion="2001",
+        percepcion={"codigo": code, "porcentaje": percent, "monto": amount, "base": 118},
+    )
+
+
+def retention_invoice() -> dict[str, Any]:
+    """A 1,180.00 factura whose customer (a RUC, retention agent) withholds 3 %: 35.40."""
+    body = invoice_body(retencion={"codigo": "62", "porcentaje": 3, "monto": "35.40", "base": 1180})
+    body["items"] = [
+        taxed_item(
+            cantidad=20,
+            total_base_igv=1000,
+            total_igv=180,
+            total_impuestos=180,
+            total_valor_item=1000,
+            total_item=1180,
+        )
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 1000,
+        "total_igv": 180,
+        "total_impuestos": 180,
+        "total_valor": 1000,
+        "total_venta": 1180,
+    }
+    return body

@@ -618,3 +618,85 @@ def test_ivap_mixed_with_igv_lines_is_refused(acme: httpx.Client) -> None:
         "codigo_tipo_afectacion_igv"
     )
     assert latest_ids(acme) == before
+
+
+# ---------------------------------------------------------------------- 5. perception and retention
+
+
+def test_perception_inside_an_invoice(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    payload = issue(acme, blocks.perception_invoice())
+    root = issued_xml(payload, sunat_rules)
+    assert root.find("cbc:InvoiceTypeCode", NS).get("listID") == "2001"
+    assert root.find("cbc:Note[@languageLocaleID='2000']", NS) is not None
+    assert allowances(root) == [("true", "51", D("2.36"), D("118.00"), "0.02")]
+    terms = root.find("cac:PaymentTerms[cbc:ID='Percepcion']", NS)
+    assert (
+        amount(terms, "cbc:Amount") == D("120.36") and terms.find("cbc:Amount", NS).get("currencyID") == "PEN"
+    )
+    assert monetary(root, "PayableAmount") == D("118.00")  # the perception is not part of the sale
+    assert "Percepción 51" in pdf_text(acme, payload)
+
+
+def test_retention(acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]) -> None:
+    payload = issue(acme, blocks.retention_invoice())
+    root = issued_xml(payload, sunat_rules)
+    assert allowances(root) == [("false", "62", D("35.40"), D("1180.00"), "0.03")]
+    assert monetary(root, "AllowanceTotalAmount") is None and monetary(root, "PayableAmount") == D("1180.00")
+    assert "Retención 62" in pdf_text(acme, payload)
+
+
+BROKEN_WITHHOLDINGS: dict[str, tuple[Callable[[], dict[str, Any]], str, str]] = {
+    "perception with the wrong rate": (
+        lambda: blocks.perception_invoice("51", 1, "1.18"),
+        "percepcion.porcentaje",
+        "2798",
+    ),
+    "perception amount not base x rate": (
+        lambda: blocks.perception_invoice(amount="9.00"),
+        "percepcion.monto",
+        "2798",
+    ),
+    "perception outside operation 2001": (
+        lambda: {**blocks.perception_invoice(), "codigo_tipo_operacion": "0101"},
+        "percepcion",
+        "3308",
+    ),
+    "operation 2001 without perception": (
+        lambda: {**blocks.invoice_body(), "codigo_tipo_operacion": "2001"},
+        "percepcion",
+        "3093",
+    ),
+    "perception base above the total": (
+        lambda: {
+            **blocks.perception_invoice(),
+            "percepcion": {"codigo": "51", "porcentaje": 2, "monto": 4, "base": 200},
+        },
+        "percepcion.base",
+        "2797",
+    ),
+    "retention at 6 %": (
+        lambda: {
+            **blocks.retention_invoice(),
+            "retencion": {"codigo": "62", "porcentaje": 6, "monto": "70.80", "base": 1180},
+        },
+        "retencion.porcentaje",
+        "3263",
+    ),
+    "retention by a DNI customer": (
+        lambda: {
+            **blocks.retention_invoice(),
+            "codigo_tipo_operacion": "0101",
+            "codigo_tipo_documento": "03",
+            "serie_documento": "B001",
+            "datos_del_cliente_o_receptor": blocks.boleta_body()["datos_del_cliente_o_receptor"],
+        },
+        "retencion",
+        "3262",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_WITHHOLDINGS))
+def test_broken_perception_and_retention_are_refused(acme: httpx.Client, name: str) -> None:
+    make, field, rule = BROKEN_WITHHOLDINGS[name]
+    refused(acme, make(), field, rule)

@@ -335,9 +335,9 @@ BAD: dict[str, tuple[Callable[[], dict[str, Any]], Change, str | None, str]] = {
     ),
     "other pending blocks stay refused": (
         credit_invoice,
-        _set("percepcion", {"codigo": "51", "porcentaje": 2, "monto": 2.36, "base": 118}),
+        _set("totales.total_isc", 5),
         "UNSUPPORTED_BLOCK",
-        "percepcion",
+        "totales.total_isc",
     ),
 }
 

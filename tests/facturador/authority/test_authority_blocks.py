@@ -53,6 +53,8 @@ BODIES: dict[str, Callable[[], dict[str, Any]]] = {
     "global charge 49": lambda: blocks.global_charge_invoice("49"),
     "advance": blocks.advance_invoice,
     "ivap": blocks.ivap_invoice,
+    "perception": blocks.perception_invoice,
+    "retention": blocks.retention_invoice,
     "references": blocks.references_invoice,
     "payments": blocks.payments_invoice,
     "final invoice with an advance": lambda: blocks.final_invoice("F001-1"),
