@@ -545,6 +545,7 @@ def check_line(
     *,
     allowed_percents: frozenset[Decimal] = frozenset({IGV_PERCENT}),
     icbper_rate: Decimal | None = None,
+    note: bool = False,
 ) -> list[Discrepancy]:
     """The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
 
@@ -558,7 +559,8 @@ def check_line(
     * 3110 IGV of a 20, 21, 30-37 or 40 line is 0;
     * 4318 ICBPER of a bag line = qty x ``icbper_rate`` exactly (skipped when ``icbper_rate`` is None);
     * 3292 line taxes = IGV (not for free lines) + ICBPER;
-    * 3271 also: the value is net of the line's discounts 00 and includes its charges 47; 3290 each
+    * 3271 also: the value is net of the line's discounts 00 and includes its charges 47 (not on a
+      credit or debit note, ``note``: there the unit value is already net); 3290 each
       discount or charge with a factor is base x factor;
     * 3270 line total = value + taxes - discounts 01 + charges 48 (free lines: ICBPER only), and for
       price type 01 the unit price
@@ -586,7 +588,8 @@ def check_line(
     allowances = line_allowances(line)
     for position, allowance in enumerate(allowances):
         found += check_allowance(allowance, f"{path}.{_allowance_key(allowance)}.{position}", line=True)
-    adjustment = _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+    # a credit or debit note's line value is qty x unit value: SUNAT's note rules leave 00/47 out of 3271
+    adjustment = ZERO if note else _sum(allowances, ("47",)) - _sum(allowances, ("00",))
     outside = _sum(allowances, ("48",)) - _sum(allowances, ("01",))  # not in the value nor the base
     check(
         "total_valor_item",

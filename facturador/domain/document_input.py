@@ -731,7 +731,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     _check_prepayment_discounts(allowances, prepayments)
     totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances, prepayments))
     _check_prepaid_amount(totals)
-    _check_amounts(lines, totals, issue_date, allowances, prepayments)
+    _check_amounts(lines, totals, issue_date, allowances, prepayments, note=is_note)
     perception = _withholding(body, "percepcion", values["percepcion"], doc_type)
     retention = _withholding(body, "retencion", values["retencion"], doc_type)
     _check_withholdings(perception, retention, operation_type, instalments, customer, totals, currency)
@@ -1436,13 +1436,17 @@ def _check_amounts(
     issue_date: dt.date,
     allowances: tuple[AllowanceCharge, ...],
     prepayments: tuple[Prepayment, ...] = (),
+    *,
+    note: bool = False,
 ) -> None:
     """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
     rate = icbper_rate(issue_date)
     discrepancies = []
     for i, line in enumerate(lines):
-        discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
+        discrepancies += sunat_totals.check_line(
+            line, i, allowed_percents=percents, icbper_rate=rate, note=note
+        )
     discrepancies += sunat_totals.check_totals(
         lines, totals, allowances=allowances, prepaid=_prepaid(prepayments)
     )

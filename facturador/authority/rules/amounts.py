@@ -122,7 +122,10 @@ def totals(doc: Submission) -> None:
             complete = False
             continue
         lines.append(line)
-        _apply(doc, check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate))
+        checked = check_line(
+            line, index, allowed_percents=percents, icbper_rate=bag_rate, note=doc_type in ("07", "08")
+        )
+        _apply(doc, checked)
     allowances = [_read_allowance(node) for node in root.iterchildren(_ALLOWANCE_CHARGE)]
     prepaid = dec(monetary.get(CBC("PrepaidAmount")))
     paid = [dec(children(node).get(CBC("PaidAmount"))) for node in root.iterchildren(CAC("PrepaidPayment"))]

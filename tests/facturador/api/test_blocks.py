@@ -700,3 +700,30 @@ BROKEN_WITHHOLDINGS: dict[str, tuple[Callable[[], dict[str, Any]], str, str]] = 
 def test_broken_perception_and_retention_are_refused(acme: httpx.Client, name: str) -> None:
     make, field, rule = BROKEN_WITHHOLDINGS[name]
     refused(acme, make(), field, rule)
+
+
+# ------------------------------------------------------------------------- notes with the same blocks
+
+
+def test_credit_note_with_a_line_discount(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    invoice = issue(acme, blocks.line_discount_invoice())
+    note = blocks.line_discount_invoice()
+    for key in ("codigo_tipo_operacion", "fecha_de_vencimiento", "numero_orden_de_compra"):
+        note.pop(key, None)
+    note["items"][0]["valor_unitario"] = 45  # a note's unit value is net of the line discount 00
+    note.update(
+        codigo_tipo_documento="07",
+        serie_documento="FC01",
+        codigo_tipo_nota="01",
+        motivo_o_sustento_de_nota="Anulación de la operación",
+        documento_afectado={"external_id": invoice["data"]["external_id"]},
+    )
+    payload = issue(acme, note)
+    root = issued_xml(payload, sunat_rules)
+    line = root.find("cac:CreditNoteLine", NS)
+    children = [el.tag.split("}")[1] for el in line]
+    assert children.index("TaxTotal") < children.index("AllowanceCharge")  # CreditNoteLine order
+    assert allowances(line) == [("false", "00", D("10.00"), D("100.00"), "0.10")]
+    assert monetary(root, "PayableAmount") == D("106.20")
