@@ -29,7 +29,9 @@ D = Decimal
 
 @pytest.fixture(scope="session")
 def sunat_rules(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bytes, str], Any]:
-    """Run SUNAT's published stylesheets on an XML; returns run_xsl's Result (skipped without ../shared)."""
+    """Run SUNAT's published stylesheets on an XML; returns run_xsl's Result.
+
+    Skipped without the reference folder (failed under FACTURADOR_REQUIRE_SHARED=1, as in CI)."""
     folder = shared_path("sunat-rules")
     pytest.importorskip("saxonche")
     sys.path.insert(0, str(folder))
