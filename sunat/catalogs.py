@@ -1197,6 +1197,7 @@ RESPONSE_CODES: dict[str, str] = {
     "2399": "El tipo de documento modificado por la Nota de credito debe ser boleta electronica",
     "2503": "PaidAmount: monto anticipado por documento debe ser mayor a cero.",
     "2509": "Total de anticipos diferente a los montos anticipados por documento.",
+    "2798": "El Monto de percepcion no tiene el valor correcto según el tipo de percepcion.",
     "3220": "Si consigna montos de anticipo debe informar el Total de Anticipos",
     "2514": "No existe información de receptor de documento.",
     "2638": "Si tiene operaciones de un tributo en alguna línea, debe consignar el tag del total del tributo",
@@ -1252,6 +1253,7 @@ RESPONSE_CODES: dict[str, str] = {
         "Si existe 'Valor referencial unitario en operac. no onerosas' con monto mayor a cero, la "
         "operacion debe ser gratuita (codigo de tributo 9996)"
     ),
+    "3233": "Para cargo Percepción, debe ingresar monto base y debe ser mayor a 0.00",
     "3234": "El código de precio '02' es sólo para operaciones gratuitas",
     "3236": (
         "El valor ingresado en el campo cac:TaxSubtotal/cbc:BaseUnitMeasure no corresponde al valor esperado"
@@ -1354,9 +1356,15 @@ RESPONSE_CODES: dict[str, str] = {
     "3305": "Debe consignar el Total Precio de Venta",
     "3306": "La sumatoria del total del importe del tributo ICBPER de línea no corresponden al total",
     "3307": "El valor de cargo/descuento global difiere de los importes consignados",
+    "3308": (
+        "Solo debe consignar informacion de percepciones si el tipo de operación es 2001-Operación sujeta a "
+        "Percepcion"
+    ),
+    "3309": "Si forma de pago es Contado debe consignar un Payment Terms con indicador Percepcion",
     "3319": "La suma de las cuotas debe ser igual al Monto neto pendiente de pago.",
     "3320": "El monto neto pendiente de pago debe ser menor o igual al monto de la factura",
     "3321": "La fecha de la cuota debe ser mayor a la fecha de emisión de la factura",
+    "3330": 'Solo debe consignar informacion de percepciones si la forma de pago es "Contado"',
     "4207": "El DNI debe tener 8 caracteres numéricos",
     "4208": (
         "El dato ingresado como numero de documento de identidad del receptor no cumple con el formato "
