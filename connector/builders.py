@@ -35,15 +35,37 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from sunat import catalogs
 from sunat.calendar import peru_now, peru_today
 from sunat.money import round2, to_decimal
 from sunat.rates import IGV_PERCENT, icbper_rate
-from sunat.totals import DocumentTotals, LineAmounts, compute_line, compute_totals
+from sunat.totals import (
+    Allowance,
+    DocumentTotals,
+    LineAmounts,
+    apply_line_allowances,
+    compute_line,
+    compute_totals,
+)
 
-__all__ = ["Builder", "CreditNote", "Customer", "DebitNote", "Invoice", "Line", "Receipt"]
+__all__ = [
+    "Attribute",
+    "Builder",
+    "Charge",
+    "CreditNote",
+    "Customer",
+    "DebitNote",
+    "Discount",
+    "Guide",
+    "Invoice",
+    "Line",
+    "Payment",
+    "Prepayment",
+    "Receipt",
+    "Related",
+]
 
 
 def money(value: Decimal) -> float:
@@ -104,6 +126,126 @@ class Customer:
 
 
 @dataclass(frozen=True)
+class Discount:
+    """A discount of catalog 53: line ``00`` (in the IGV base) / ``01`` (not); global ``02`` / ``03``,
+    ``04``-``06`` (advances). Give ``amount``, or ``base`` and ``factor`` (amount = base x factor)."""
+
+    code: str
+    amount: Decimal | float | int | str | None = None
+    base: Decimal | float | int | str | None = None
+    factor: Decimal | float | int | str | None = None
+    description: str = ""
+
+    def allowance(self) -> Allowance:
+        """The discount as :class:`sunat.totals.Allowance` (its amount computed when not given)."""
+        factor = None if self.factor is None else to_decimal(self.factor)
+        if self.amount is None:
+            if self.base is None or factor is None:
+                raise ValueError(f"discount/charge {self.code}: give amount, or base and factor")
+            amount = round2(to_decimal(self.base) * factor)
+        else:
+            amount = round2(to_decimal(self.amount))
+        base = round2(to_decimal(self.base)) if self.base is not None else amount
+        return Allowance(self.code, amount, base, factor)
+
+    def to_payload(self) -> dict[str, Any]:
+        allowance = self.allowance()
+        entry: dict[str, Any] = {
+            "codigo": self.code,
+            "descripcion": self.description or catalogs.CHARGE_DISCOUNT_TYPES.get(self.code, self.code),
+            "monto": money(allowance.amount),
+            "base": money(allowance.base),
+        }
+        if allowance.factor is not None:
+            entry["factor"] = float(allowance.factor)
+        return entry
+
+
+@dataclass(frozen=True)
+class Charge(Discount):
+    """A charge of catalog 53: line ``47`` (in the base) / ``48``; global ``49`` (in the base), ``45``,
+    ``46`` (tips), ``50``."""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """An item attribute of catalog 55 (``datos_adicionales``): ``Attribute("5010", "Placa", "ABC-123")``."""
+
+    code: str
+    name: str
+    value: str = ""
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"codigo": self.code, "descripcion": self.name, "valor": self.value}
+
+
+@dataclass(frozen=True)
+class Prepayment:
+    """An advance invoice (``02``) or boleta (``03``) deducted: ``amount`` its value, ``total`` its total."""
+
+    number: str
+    amount: Decimal | float | int | str
+    total: Decimal | float | int | str | None = None
+    doc_type: str = "02"
+
+    def to_payload(self) -> dict[str, Any]:
+        amount = to_decimal(self.amount)
+        total = to_decimal(self.total) if self.total is not None else amount
+        return {
+            "numero": self.number,
+            "codigo_tipo_documento": self.doc_type,
+            "monto": money(amount),
+            "total": money(total),
+        }
+
+
+@dataclass(frozen=True)
+class Related:
+    """A related document (catalog 12: 01, 04-09, 99)."""
+
+    number: str
+    doc_type: str = "99"
+    amount: Decimal | float | int | str | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"numero": self.number, "codigo_tipo_documento": self.doc_type}
+        if self.amount is not None:
+            entry["monto"] = money(to_decimal(self.amount))
+        return entry
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A dispatch guide: ``09`` (remitente) or ``31`` (transportista)."""
+
+    number: str
+    doc_type: str = "09"
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"numero": self.number, "codigo_tipo_documento": self.doc_type}
+
+
+@dataclass(frozen=True)
+class Payment:
+    """A payment received (``pagos``): method ``01`` cash, ``02`` credit card, ...; destination cash."""
+
+    amount: Decimal | float | int | str
+    method: str = "01"
+    reference: str = ""
+    destination: str = "cash"
+
+    def to_payload(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "codigo_metodo_pago": self.method,
+            "codigo_destino_pago": self.destination,
+            "monto": money(to_decimal(self.amount)),
+        }
+        if self.reference:
+            entry["referencia"] = self.reference
+        return entry
+
+
+@dataclass(frozen=True)
 class Line:
     """One item. Give exactly one of ``unit_price`` (with IGV) or ``unit_value`` (without IGV); on free
     lines either one is the referential unit value.
@@ -127,6 +269,9 @@ class Line:
     sunat_code: str = ""
     bag_tax: bool = False
     igv_percent: Decimal | float | int | str | None = None
+    discounts: Sequence[Discount] = ()
+    charges: Sequence[Charge] = ()
+    attributes: Sequence[Attribute] = ()
 
     def __post_init__(self) -> None:
         if (self.unit_price is None) == (self.unit_value is None):
@@ -141,7 +286,7 @@ class Line:
 
     def amounts(self, on: dt.date) -> LineAmounts:
         """The line's amounts by :func:`sunat.totals.compute_line` for an issue date."""
-        return compute_line(
+        computed = compute_line(
             self.quantity,
             self.affectation,
             unit_value=self.unit_value,
@@ -149,6 +294,8 @@ class Line:
             igv_percent=IGV_PERCENT if self.igv_percent is None else self.igv_percent,
             icbper_rate=icbper_rate(on) if self.bag_tax else Decimal("0"),
         )
+        allowances = [d.allowance() for d in (*self.discounts, *self.charges)]
+        return apply_line_allowances(computed, allowances)
 
     def to_payload(self, amounts: LineAmounts) -> dict[str, Any]:
         """The ``items[]`` entry for ``amounts`` (from :meth:`amounts`)."""
@@ -174,11 +321,20 @@ class Line:
             item["codigo_producto_sunat"] = self.sunat_code
         if self.bag_tax:
             item["total_impuestos_bolsa_plastica"] = money(amounts.icbper)
+        if self.discounts:
+            item["descuentos"] = [d.to_payload() for d in self.discounts]
+        if self.charges:
+            item["cargos"] = [c.to_payload() for c in self.charges]
+        if self.attributes:
+            item["datos_adicionales"] = [a.to_payload() for a in self.attributes]
         return item
 
 
 def _totals_payload(totals: DocumentTotals) -> dict[str, Any]:
+    optional = {"total_descuentos": totals.discounts, "total_cargos": totals.charges}
+    optional["total_anticipos"] = totals.prepaid
     return {
+        **{key: money(amount) for key, amount in optional.items() if amount},
         "total_exportacion": money(totals.export),
         "total_operaciones_gravadas": money(totals.taxed),
         "total_operaciones_inafectas": money(totals.unaffected),
@@ -192,6 +348,10 @@ def _totals_payload(totals: DocumentTotals) -> dict[str, Any]:
         "subtotal_venta": money(totals.subtotal),
         "total_venta": money(totals.total),
     }
+
+
+class _Entry(Protocol):
+    def to_payload(self) -> dict[str, Any]: ...
 
 
 def _now_time() -> dt.time:
@@ -222,6 +382,12 @@ class Builder:
     send: bool = True
     pdf_format: str = "a4"
     exchange_rate: Decimal | float | str | None = None
+    discounts: Sequence[Discount] = ()
+    charges: Sequence[Charge] = ()
+    prepayments: Sequence[Prepayment] = ()
+    related: Sequence[Related] = ()
+    guides: Sequence[Guide] = ()
+    payments: Sequence[Payment] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -235,9 +401,21 @@ class Builder:
             raise ValueError("a document needs at least one line")
         return [line.amounts(self.issue_date) for line in self.lines]
 
+    def global_discounts(self) -> list[Discount]:
+        """The global discounts, with a discount 04 for the advances when none of 04-06 is given."""
+        discounts = list(self.discounts)
+        if self.prepayments and not any(d.code in catalogs.PREPAYMENT_DISCOUNTS for d in discounts):
+            deducted = sum((to_decimal(p.amount) for p in self.prepayments), Decimal("0"))
+            discounts.append(Discount("04", deducted, deducted, 1, "Anticipos"))
+        return discounts
+
+    def allowances(self) -> list[Allowance]:
+        return [d.allowance() for d in (*self.global_discounts(), *self.charges)]
+
     def totals(self) -> DocumentTotals:
-        """Header totals (``sunat.totals.compute_totals``)."""
-        return compute_totals(self.line_amounts())
+        """Header totals (``sunat.totals.compute_totals``, with the global discounts, charges, advances)."""
+        prepaid = sum((to_decimal(p.amount) for p in self.prepayments), Decimal("0"))
+        return compute_totals(self.line_amounts(), self.allowances(), prepaid=prepaid)
 
     def _header(self) -> dict[str, Any]:
         return {}
@@ -245,7 +423,7 @@ class Builder:
     def to_payload(self) -> dict[str, Any]:
         """The Spanish wire payload of ``POST /api/documents`` (a new dict each call)."""
         amounts = self.line_amounts()
-        totals = compute_totals(amounts)
+        totals = self.totals()
         payload: dict[str, Any] = {
             "serie_documento": self.series,
             "numero_documento": "#" if self.number is None else str(self.number),
@@ -262,6 +440,17 @@ class Builder:
         payload["items"] = [line.to_payload(a) for line, a in zip(self.lines, amounts, strict=True)]
         if any(line.free for line in self.lines):
             payload["leyendas"] = [{"codigo": "1002", "valor": catalogs.LEGENDS["1002"]}]
+        blocks: dict[str, Sequence[_Entry]] = {
+            "descuentos": self.global_discounts(),
+            "cargos": self.charges,
+            "anticipos": self.prepayments,
+            "relacionados": self.related,
+            "guias": self.guides,
+            "pagos": self.payments,
+        }
+        for key, entries in blocks.items():
+            if entries:
+                payload[key] = [entry.to_payload() for entry in entries]
         payload["acciones"] = {"enviar_xml_firmado": self.send, "formato_pdf": self.pdf_format}
         payload.update(dict(self.extra))
         return payload

@@ -65,6 +65,18 @@ class AllowanceCharge:
 
 
 @dataclass(frozen=True)
+class ItemProperty:
+    """An item attribute of catalog 55 (``datos_adicionales[]``), e.g. 5010 the vehicle's plate number."""
+
+    code: str  # catalog 55
+    name: str  # descripcion
+    value: str = ""
+    start: date | None = None  # fecha_inicio
+    end: date | None = None  # fecha_fin
+    days: Decimal | None = None  # duracion (days)
+
+
+@dataclass(frozen=True)
 class Line:
     """One item line with its amounts as sent by the client (already checked against SUNAT's formulas)."""
 
@@ -86,6 +98,7 @@ class Line:
     internal_code: str = ""
     sunat_code: str = ""  # catalog 25 (UNSPSC)
     allowances: tuple[AllowanceCharge, ...] = ()  # the line's discounts (00, 01) and charges (47, 48)
+    properties: tuple[ItemProperty, ...] = ()  # datos_adicionales (catalog 55)
 
 
 @dataclass(frozen=True)
@@ -169,12 +182,78 @@ class Prepayment:
     total: Decimal  # total: what the advance document charged, taxes included (printed)
 
 
+@dataclass(frozen=True)
+class RelatedDocument:
+    """Another document the sale refers to (``relacionados[]``, catalog 12 other than advances)."""
+
+    number: str
+    doc_type: str  # catalog 12: 04-09, 99
+    amount: Decimal = Decimal("0")  # printed only
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A dispatch guide of the sale (``guias[]``): 09 remitente, 31 transportista."""
+
+    number: str
+    doc_type: str  # catalog 01: 09 or 31
+
+
+#: Payment methods of ``pagos[].codigo_metodo_pago`` (the real services' tenant table, reference §4.5).
+PAYMENT_METHODS: dict[str, str] = {
+    "01": "Efectivo",
+    "02": "Tarjeta de crédito",
+    "03": "Tarjeta de débito",
+    "04": "Transferencia",
+    "05": "Factura a 30 días",
+    "06": "Tarjeta crédito visa",
+    "07": "Contado contraentrega",
+    "08": "A 30 días",
+    "09": "Otros",
+}
+
+
+@dataclass(frozen=True)
+class Payment:
+    """A payment received for the sale (``pagos[]``): not in the XML; stored, printed and listed."""
+
+    method: str  # codigo_metodo_pago (the service's payment methods: 01 Efectivo, ...)
+    amount: Decimal
+    destination: str = "cash"  # codigo_destino_pago: "cash" or a bank account reference
+    reference: str = ""
+
+    @property
+    def method_name(self) -> str:
+        return PAYMENT_METHODS.get(self.method, self.method)
+
+
+@dataclass(frozen=True)
+class Withholding:
+    """An IGV perception (catalog 53: 51, 52, 53; operation 2001, amounts in PEN) or retention (62, 3 %)
+    charged on the sale (``percepcion`` / ``retencion``)."""
+
+    code: str
+    percent: Decimal
+    amount: Decimal
+    base: Decimal
+
+    @property
+    def factor(self) -> Decimal:
+        """MultiplierFactorNumeric: the percent as a fraction (2 % -> 0.02)."""
+        return self.percent / 100
+
+
 #: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
 DETRACTION = "detraction"  # Detraction
 INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
 ALLOWANCES = "allowances"  # tuple[AllowanceCharge, ...]: the global discounts and charges
 PREPAYMENTS = "prepayments"  # tuple[Prepayment, ...]: the advances deducted, in order (1, 2, ...)
 ADVANCE = "advance"  # True: the document itself is an advance payment (pago_anticipado)
+RELATED = "related"  # tuple[RelatedDocument, ...]
+GUIDES = "guides"  # tuple[Guide, ...]
+PAYMENTS = "payments"  # tuple[Payment, ...]: not written to the XML
+PERCEPTION = "perception"  # Withholding (51-53)
+RETENTION = "retention"  # Withholding (62)
 
 
 @dataclass(frozen=True)
@@ -218,6 +297,36 @@ class SalesDocument:
         """The advance payments this invoice deducts (AdditionalDocumentReference + PrepaidPayment)."""
         value = self.extensions.get(PREPAYMENTS)
         return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def related_documents(self) -> tuple[RelatedDocument, ...]:
+        """Related documents (``cac:AdditionalDocumentReference`` other than advances)."""
+        value = self.extensions.get(RELATED)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def guides(self) -> tuple[Guide, ...]:
+        """Dispatch guides (``cac:DespatchDocumentReference``)."""
+        value = self.extensions.get(GUIDES)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def payments(self) -> tuple[Payment, ...]:
+        """The payments registered with the sale (printed; not in the XML)."""
+        value = self.extensions.get(PAYMENTS)
+        return tuple(value) if isinstance(value, tuple | list) else ()
+
+    @property
+    def perception(self) -> Withholding | None:
+        """The IGV perception charged inside the invoice (operation 2001)."""
+        value = self.extensions.get(PERCEPTION)
+        return value if isinstance(value, Withholding) else None
+
+    @property
+    def retention(self) -> Withholding | None:
+        """The IGV retention (code 62) the customer withholds."""
+        value = self.extensions.get(RETENTION)
+        return value if isinstance(value, Withholding) else None
 
     @property
     def is_advance(self) -> bool:

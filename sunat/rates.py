@@ -8,12 +8,26 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-__all__ = ["ALLOWED_IGV_PERCENTS", "IGV_PERCENT", "IVAP_PERCENT", "icbper_rate", "igv_rate"]
+__all__ = [
+    "ALLOWED_IGV_PERCENTS",
+    "IGV_PERCENT",
+    "IVAP_PERCENT",
+    "PERCEPTION_PERCENTS",
+    "RETENTION_PERCENT",
+    "icbper_rate",
+    "igv_rate",
+]
 
 #: Standard IGV (16 % IGV + 2 % IPM), in percent.
 IGV_PERCENT = Decimal("18")
 #: IVAP (rice, affectation 17), in percent.
 IVAP_PERCENT = Decimal("4")
+
+#: IGV perception inside an invoice (operation 2001) by catalog 53 code: 51 internal sale 2 %, 52 fuel
+#: 1 %, 53 a perception agent's special rate 0.5 %.
+PERCEPTION_PERCENTS: dict[str, Decimal] = {"51": Decimal("2"), "52": Decimal("1"), "53": Decimal("0.5")}
+#: IGV retention (catalog 53 code 62): 3 % since 2014-03-01.
+RETENTION_PERCENT = Decimal("3")
 
 #: Special rate for MYPE restaurants, hotels and tourist lodging (Ley 31556, from 2022-09-01): 10 %
 #: through 2025, 10.5 % from 2026 (IPM raised by Ley 32387). (start, percent), newest last.

@@ -30,7 +30,7 @@ from sunat.catalogs import (
     is_free,
 )
 from sunat.money import TOLERANCE, quantize, round2, to_decimal
-from sunat.rates import IGV_PERCENT, IVAP_PERCENT
+from sunat.rates import IGV_PERCENT, IVAP_PERCENT, PERCEPTION_PERCENTS, RETENTION_PERCENT
 
 __all__ = [
     "Allowance",
@@ -40,8 +40,10 @@ __all__ = [
     "LineAmounts",
     "LineLike",
     "TotalsLike",
+    "apply_line_allowances",
     "check_allowance",
     "check_line",
+    "check_withholding",
     "check_totals",
     "compute_line",
     "compute_totals",
@@ -276,6 +278,33 @@ def compute_line(
     )
 
 
+def apply_line_allowances(line: LineAmounts, allowances: Sequence[Allowance]) -> LineAmounts:
+    """A computed line (:func:`compute_line`) with its discounts and charges (catalog 53) applied.
+
+    value = qty x unit value - discounts 00 + charges 47 (3271), IGV base = value, IGV = base x percent,
+    taxes = IGV + ICBPER, total = value + taxes - discounts 01 + charges 48, unit price (type 01) =
+    total / qty (3270). Free lines keep their amounts (only the allowances are attached).
+    """
+    if not allowances:
+        return line
+    if is_free(line.affectation):
+        return dataclasses.replace(line, allowances=tuple(allowances))
+    value = line.value + _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+    igv = round2(value * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
+    taxes = igv + line.icbper
+    total = value + taxes + _sum(allowances, ("48",)) - _sum(allowances, ("01",))
+    return dataclasses.replace(
+        line,
+        igv_base=value,
+        value=value,
+        igv=igv,
+        taxes=taxes,
+        total=total,
+        unit_price=_unit(total / line.quantity),
+        allowances=tuple(allowances),
+    )
+
+
 def compute_totals(
     lines: Iterable[LineLike], allowances: Iterable[AllowanceLike] = (), *, prepaid: object = ZERO
 ) -> DocumentTotals:
@@ -487,12 +516,36 @@ def check_allowance(allowance: AllowanceLike, path: str, *, line: bool = False) 
     return []
 
 
+def check_withholding(
+    code: str, percent: Decimal, amount: Decimal, base: Decimal, path: str
+) -> list[Discrepancy]:
+    """A perception (51-53) or retention (62) block: its percent is the code's rate and ``amount = base x
+    percent / 100`` ± 1.00 (perception 2798, retention 3263); the base is above 0 (perception 3233)."""
+    perception = code in PERCEPTION_PERCENTS
+    rule = "2798" if perception else "3263"
+    rate = PERCEPTION_PERCENTS.get(code, RETENTION_PERCENT)
+    found = []
+    if percent != rate:
+        found.append(
+            _discrepancy(f"{path}.porcentaje", rule, f"El porcentaje del código {code}", rate, percent)
+        )
+    if perception and base <= 0:
+        found.append(_discrepancy(f"{path}.base", "3233", "La base de la percepción", base, base))
+    expected = round2(base * rate / 100)
+    if _differs(expected, amount):
+        found.append(
+            _discrepancy(f"{path}.monto", rule, f"El monto (base x {_percent(rate)} %)", expected, amount)
+        )
+    return found
+
+
 def check_line(
     line: LineLike,
     index: int,
     *,
     allowed_percents: frozenset[Decimal] = frozenset({IGV_PERCENT}),
     icbper_rate: Decimal | None = None,
+    note: bool = False,
 ) -> list[Discrepancy]:
     """The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
 
@@ -506,7 +559,8 @@ def check_line(
     * 3110 IGV of a 20, 21, 30-37 or 40 line is 0;
     * 4318 ICBPER of a bag line = qty x ``icbper_rate`` exactly (skipped when ``icbper_rate`` is None);
     * 3292 line taxes = IGV (not for free lines) + ICBPER;
-    * 3271 also: the value is net of the line's discounts 00 and includes its charges 47; 3290 each
+    * 3271 also: the value is net of the line's discounts 00 and includes its charges 47 (not on a
+      credit or debit note, ``note``: there the unit value is already net); 3290 each
       discount or charge with a factor is base x factor;
     * 3270 line total = value + taxes - discounts 01 + charges 48 (free lines: ICBPER only), and for
       price type 01 the unit price
@@ -534,7 +588,8 @@ def check_line(
     allowances = line_allowances(line)
     for position, allowance in enumerate(allowances):
         found += check_allowance(allowance, f"{path}.{_allowance_key(allowance)}.{position}", line=True)
-    adjustment = _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+    # a credit or debit note's line value is qty x unit value: SUNAT's note rules leave 00/47 out of 3271
+    adjustment = ZERO if note else _sum(allowances, ("47",)) - _sum(allowances, ("00",))
     outside = _sum(allowances, ("48",)) - _sum(allowances, ("01",))  # not in the value nor the base
     check(
         "total_valor_item",

@@ -323,6 +323,9 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 "updated_at": str(row["updated_at"])[:19] if row["updated_at"] else None,
             }
         )
+        payments = _json(row["payments_json"]) or []
+        data[-1]["payments"] = payments
+        data[-1]["total_payments"] = f"{sum(float(p['payment']) for p in payments):.2f}"
         if "data_text" in row:
             data[-1].update(_details(_json(row["data_text"]) or {}))
     return {"data": data}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -43,23 +43,34 @@ from facturador.model import (
     ADVANCE,
     ALLOWANCES,
     DETRACTION,
+    GUIDES,
     INSTALMENTS,
+    PAYMENT_METHODS,
+    PAYMENTS,
+    PERCEPTION,
     PREPAYMENTS,
+    RELATED,
+    RETENTION,
     AffectedDocument,
     AllowanceCharge,
     Detraction,
+    Guide,
     Instalment,
+    ItemProperty,
     Legend,
     Line,
     Party,
+    Payment,
     Prepayment,
+    RelatedDocument,
     Totals,
+    Withholding,
 )
 from sunat import catalogs
 from sunat import totals as sunat_totals
 from sunat.identity import identity_problem
 from sunat.money import round2
-from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
+from sunat.rates import ALLOWED_IGV_PERCENTS, PERCEPTION_PERCENTS, icbper_rate
 from sunat.series import is_valid_series
 from sunat.ubigeo import is_valid_ubigeo
 
@@ -67,14 +78,13 @@ SALES_DOCUMENT_TYPES = {"01": "Factura", "03": "Boleta", "07": "Nota de crédito
 PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
 #: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
-PENDING_BLOCKS = (
-    "percepcion",
-    "retencion",
-    "guias",
-    "relacionados",
-    "pagos",
-)
-PENDING_ITEM_BLOCKS = ("datos_adicionales", "total_isc", "total_otros_impuestos")
+PENDING_BLOCKS: tuple[str, ...] = ()
+PERCEPTION_OPERATION = "2001"  # catalog 51: operación sujeta a percepción
+PERCEPTION_LEGEND = "2000"  # catalog 52: COMPROBANTE DE PERCEPCIÓN
+MAX_PAYMENTS = 99
+PENDING_ITEM_BLOCKS = ("total_isc", "total_otros_impuestos")
+PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_placa)
+MAX_REFERENCES = 99  # related documents or guides per document
 PENDING_TOTALS = ("total_isc", "total_otros_impuestos")
 MAX_PREPAYMENTS = 99  # advances deducted by one invoice
 MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
@@ -184,6 +194,50 @@ GLOBAL_CHARGE = allowance_block(
     catalogs.GLOBAL_CHARGES,
 )
 
+ITEM_PROPERTY = Object(
+    name="ItemProperty",
+    description="Un dato adicional del ítem (catálogo 55), por ejemplo 5010 número de placa.",
+    fields={
+        "codigo": Code(
+            "Código del catálogo 55.", required=True, codes=catalogs.ITEM_PROPERTIES, catalog="catálogo 55"
+        ),
+        "descripcion": Text("Nombre del dato.", required=True, max_length=100),
+        "valor": Text("Valor.", max_length=100),
+        "fecha_inicio": Date("Fecha de inicio."),
+        "fecha_fin": Date("Fecha de fin."),
+        "duracion": Number("Duración en días.", integer_digits=5, decimals=0, absent=None),
+    },
+)
+
+RELATED_BLOCK = Object(
+    name="RelatedDocument",
+    description="Un documento relacionado (catálogo 12; los anticipos 02 y 03 van en anticipos).",
+    fields={
+        "numero": Text("Número del documento.", required=True, max_length=30),  # 4010: 1-30, no spaces
+        "codigo_tipo_documento": Code(
+            "Tipo de documento (catálogo 12: 01, 04-09, 99).",
+            required=True,
+            codes=catalogs.RELATED_DOCUMENT_TYPES.keys() - {"02", "03", "10"},
+            catalog="catálogo 12 (01, 04-09, 99)",
+        ),
+        "monto": AMOUNT.but(description="Monto (se imprime; no va en el XML)."),
+    },
+)
+
+GUIDE_BLOCK = Object(
+    name="Guide",
+    description="Una guía de remisión del comprobante.",
+    fields={
+        "numero": Text("Serie y número de la guía (T001-1, 0001-1, EG01-1).", required=True, max_length=30),
+        "codigo_tipo_documento": Code(
+            "09 guía del remitente, 31 guía del transportista.",
+            required=True,
+            codes={"09", "31"},
+            catalog="catálogo 01 (09, 31)",
+        ),
+    },
+)
+
 ITEM = Object(
     name="Item",
     description="Un ítem (línea) del comprobante; sus montos deben cuadrar con las fórmulas de SUNAT.",
@@ -214,6 +268,12 @@ ITEM = Object(
         "total_item": AMOUNT.but(description="Total del ítem.", required=True),
         "total_descuentos": AMOUNT.but(description="Suma de los descuentos del ítem (informativo)."),
         "total_cargos": AMOUNT.but(description="Suma de los cargos del ítem (informativo)."),
+        "datos_adicionales": List(
+            "Datos adicionales del ítem (catálogo 55).",
+            item=ITEM_PROPERTY,
+            max_items=MAX_REFERENCES,
+            max_message="Un ítem admite como máximo {max} datos adicionales.",
+        ),
         "descuentos": allowance_list("Descuentos del ítem (catálogo 53: 00, 01).", LINE_DISCOUNT),
         "cargos": allowance_list("Cargos del ítem (catálogo 53: 47, 48).", LINE_CHARGE),
     },
@@ -311,6 +371,47 @@ PREPAYMENT = Object(
     },
 )
 
+PAYMENT = Object(
+    name="Payment",
+    description="Un pago recibido por la venta (no va en el XML; se guarda, se imprime y se lista).",
+    fields={
+        "codigo_metodo_pago": Code(
+            "Método de pago (01 efectivo, 02 tarjeta de crédito, 03 débito, 04 transferencia, ...).",
+            required=True,
+            codes=PAYMENT_METHODS,
+            catalog="métodos de pago del servicio",
+        ),
+        "codigo_destino_pago": Text("Destino: cash (caja, si se omite) o la cuenta bancaria.", max_length=50),
+        "referencia": Text("Referencia (número de operación, voucher).", max_length=100),
+        "monto": AMOUNT.but(description="Monto pagado.", required=True, minimum="positive"),
+    },
+)
+
+
+def withholding_block(name: str, description: str, codes: frozenset[str] | set[str]) -> Object:
+    """``percepcion`` / ``retencion`` (reference §4.5): codigo, porcentaje, monto, base."""
+    return Object(
+        name=name,
+        description=description,
+        fields={
+            "codigo": Code("Código del catálogo 53.", required=True, codes=codes, catalog="catálogo 53"),
+            "porcentaje": PERCENT.but(description="Porcentaje.", required=True, minimum="positive"),
+            "monto": AMOUNT.but(description="Monto.", required=True, minimum="positive"),
+            "base": AMOUNT.but(description="Base (el importe total de la venta).", required=True),
+        },
+    )
+
+
+PERCEPTION_BLOCK = withholding_block(
+    "Perception",
+    "Percepción del IGV (tipo de operación 2001, al contado; montos en soles): 51 venta interna 2 %, "
+    "52 combustibles 1 %, 53 tasa especial 0.5 %.",
+    set(PERCEPTION_PERCENTS),
+)
+RETENTION_BLOCK = withholding_block(
+    "Retention", "Retención del IGV (código 62, 3 %): el cliente, agente de retención, con RUC.", {"62"}
+)
+
 LEGEND = Object(
     name="Legend",
     description="Una leyenda (cbc:Note); la 1000 (monto en letras) se agrega si falta.",
@@ -388,6 +489,29 @@ DOCUMENT = Object(
             message="El campo {path} debe ser 01 (Contado) o 02 (Crédito).",
         ),
         "detraccion": DETRACTION_BLOCK,
+        "relacionados": List(
+            "Documentos relacionados (catálogo 12).",
+            item=RELATED_BLOCK,
+            max_items=MAX_REFERENCES,
+            max_message="Se admiten como máximo {max} documentos relacionados.",
+        ),
+        "guias": List(
+            "Guías de remisión (09 remitente, 31 transportista).",
+            item=GUIDE_BLOCK,
+            max_items=MAX_REFERENCES,
+            max_message="Se admiten como máximo {max} guías.",
+        ),
+        "numero_de_placa": Text(
+            "Número de placa del vehículo: se agrega a cada ítem como dato adicional 5010.", max_length=100
+        ),
+        "percepcion": PERCEPTION_BLOCK,
+        "retencion": RETENTION_BLOCK,
+        "pagos": List(
+            "Pagos recibidos (facturas y boletas); su suma no puede superar el importe total.",
+            item=PAYMENT,
+            max_items=MAX_PAYMENTS,
+            max_message="Se admiten como máximo {max} pagos.",
+        ),
         "pago_anticipado": Boolean(
             "El comprobante es un pago anticipado (se deducirá luego).", fallback=False
         ),
@@ -482,6 +606,11 @@ class DocumentRequest:
     allowances: tuple[AllowanceCharge, ...] = ()  # global descuentos then cargos
     prepayments: tuple[Prepayment, ...] = ()  # anticipos deducted
     advance: bool = False  # pago_anticipado: this document is an advance payment
+    related: tuple[RelatedDocument, ...] = ()  # relacionados
+    guides: tuple[Guide, ...] = ()  # guias
+    payments: tuple[Payment, ...] = ()  # pagos
+    perception: Withholding | None = None  # percepcion (operation 2001)
+    retention: Withholding | None = None  # retencion (62)
 
     @property
     def is_note(self) -> bool:
@@ -505,6 +634,16 @@ class DocumentRequest:
             blocks[PREPAYMENTS] = self.prepayments
         if self.advance:
             blocks[ADVANCE] = True
+        if self.related:
+            blocks[RELATED] = self.related
+        if self.guides:
+            blocks[GUIDES] = self.guides
+        if self.payments:
+            blocks[PAYMENTS] = self.payments
+        if self.perception is not None:
+            blocks[PERCEPTION] = self.perception
+        if self.retention is not None:
+            blocks[RETENTION] = self.retention
         return blocks
 
 
@@ -540,7 +679,11 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     )
     customer = _customer(values["datos_del_cliente_o_receptor"])
     # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
-    lines = tuple(sunat_totals.sunat_line(_line(item, index)) for index, item in enumerate(values["items"]))
+    lines = tuple(
+        _with_plate(sunat_totals.sunat_line(_line(item, index)), values["numero_de_placa"])
+        for index, item in enumerate(values["items"])
+    )
+    related, guides = _references(r, values["relacionados"], values["guias"])
     legends = _legends(r, values["leyendas"])
     actions = values["acciones"]
     note_type = note_reason = affected_external_id = None
@@ -588,7 +731,10 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     _check_prepayment_discounts(allowances, prepayments)
     totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances, prepayments))
     _check_prepaid_amount(totals)
-    _check_amounts(lines, totals, issue_date, allowances, prepayments)
+    _check_amounts(lines, totals, issue_date, allowances, prepayments, note=is_note)
+    perception = _withholding(body, "percepcion", values["percepcion"], doc_type)
+    retention = _withholding(body, "retencion", values["retencion"], doc_type)
+    _check_withholdings(perception, retention, operation_type, instalments, customer, totals, currency)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
     if instalments:
@@ -630,7 +776,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         customer=customer,
         lines=lines,
         totals=totals,
-        legends=_with_detraction_legend(legends) if detraction is not None else legends,
+        legends=_with_perception_legend(
+            _with_detraction_legend(legends) if detraction is not None else legends, perception
+        ),
         additional_information=values["informacion_adicional"],
         send_xml_signed=actions["enviar_xml_firmado"],
         format_pdf="ticket" if format_pdf == "ticket_80" else format_pdf,
@@ -644,7 +792,116 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         allowances=allowances,
         prepayments=prepayments,
         advance=bool(values["pago_anticipado"]),
+        related=related,
+        guides=guides,
+        payments=_payments(values["pagos"], doc_type, totals),
+        perception=perception,
+        retention=retention,
     )
+
+
+def _withholding(
+    body: Mapping[str, Any], key: str, values: Mapping[str, Any], doc_type: str
+) -> Withholding | None:
+    if not _is_present(body.get(key)) or not isinstance(body.get(key), Mapping):
+        return None
+    if doc_type not in ("01", "03"):
+        raise field_error(key, "La percepción y la retención van en facturas y boletas.", "INVALID_FIELD")
+    return Withholding(values["codigo"], values["porcentaje"], values["monto"], values["base"])
+
+
+def _check_withholdings(
+    perception: Withholding | None,
+    retention: Withholding | None,
+    operation_type: str,
+    instalments: tuple[Instalment, ...],
+    customer: Party,
+    totals: Totals,
+    currency: str,
+) -> None:
+    """Perception only in operation 2001 (3308), which needs it (3093), paid cash (3330), base within the
+    total in soles (2797); retention for a RUC customer (3262), base within the total (3264); amounts and
+    rates by ``sunat.totals.check_withholding`` (2798 / 3263)."""
+    if operation_type == PERCEPTION_OPERATION and perception is None:
+        raise field_error(
+            "percepcion",
+            "El tipo de operación 2001 (sujeta a percepción) requiere el bloque percepcion "
+            "(regla SUNAT 3093).",
+            "MISSING_FIELDS",
+        )
+    found = []
+    if perception is not None:
+        if operation_type != PERCEPTION_OPERATION:
+            raise field_error(
+                "percepcion",
+                "La percepción solo corresponde al tipo de operación 2001 (regla SUNAT 3308).",
+                "INVALID_FIELD",
+            )
+        if instalments:
+            raise field_error(
+                "percepcion",
+                "La percepción solo se consigna en ventas al contado (regla SUNAT 3330).",
+                "INVALID_FIELD",
+            )
+        if currency == PEN and perception.base > round2(totals.total):
+            raise field_error(
+                "percepcion.base",
+                f"La base de la percepción ({perception.base}) no puede ser mayor que el importe total "
+                f"({round2(totals.total)}), regla SUNAT 2797.",
+                "INVALID_FIELD",
+            )
+        found += sunat_totals.check_withholding(
+            perception.code, perception.percent, perception.amount, perception.base, "percepcion"
+        )
+    if retention is not None:
+        if customer.identity_type != "6":
+            raise field_error(
+                "retencion",
+                "La retención la practica un cliente con RUC, agente de retención (regla SUNAT 3262).",
+                "INVALID_FIELD",
+            )
+        if retention.base > round2(totals.total):
+            raise field_error(
+                "retencion.base",
+                f"La base de la retención ({retention.base}) no puede ser mayor que el importe total "
+                f"({round2(totals.total)}), regla SUNAT 3264.",
+                "INVALID_FIELD",
+            )
+        found += sunat_totals.check_withholding(
+            retention.code, retention.percent, retention.amount, retention.base, "retencion"
+        )
+    if found:
+        raise validation_error(
+            f"{found[0].message} (regla SUNAT {found[0].code})",
+            "TOTALS_MISMATCH",
+            [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in found],
+        )
+
+
+def _payments(entries: list[Mapping[str, Any]], doc_type: str, totals: Totals) -> tuple[Payment, ...]:
+    """``pagos`` (facturas and boletas): Σ monto ≤ importe total; the destination defaults to cash."""
+    if not entries:
+        return ()
+    if doc_type not in ("01", "03"):
+        raise field_error("pagos", "Los pagos solo se registran en facturas y boletas.", "INVALID_FIELD")
+    payments = tuple(
+        Payment(
+            method=entry["codigo_metodo_pago"],
+            amount=entry["monto"],
+            destination=entry["codigo_destino_pago"] or "cash",
+            reference=entry["referencia"],
+        )
+        for entry in entries
+    )
+    paid = sum((payment.amount for payment in payments), Decimal("0"))
+    if paid > round2(totals.total):
+        raise field_error(
+            "pagos",
+            f"La suma de los pagos ({paid}) no puede ser mayor que el importe total "
+            f"({round2(totals.total)}).",
+            "INVALID_FIELD",
+        )
+    return payments
 
 
 def _prepayments(entries: list[Mapping[str, Any]], doc_type: str, is_advance: bool) -> tuple[Prepayment, ...]:
@@ -961,6 +1218,49 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
         internal_code=item["codigo_interno"],
         sunat_code=item["codigo_producto_sunat"],
         allowances=_allowances(item["descuentos"], item["cargos"]),
+        properties=tuple(
+            ItemProperty(
+                code=entry["codigo"],
+                name=entry["descripcion"],
+                value=entry["valor"],
+                start=entry["fecha_inicio"],
+                end=entry["fecha_fin"],
+                days=entry["duracion"],
+            )
+            for entry in item["datos_adicionales"]
+        ),
+    )
+
+
+def _with_plate(line: Line, plate: str) -> Line:
+    """The line with the top-level ``numero_de_placa`` as its attribute 5010, unless it has one."""
+    if not plate or any(prop.code == PLATE_PROPERTY for prop in line.properties):
+        return line
+    plate_property = ItemProperty(PLATE_PROPERTY, catalogs.ITEM_PROPERTIES[PLATE_PROPERTY], plate)
+    return replace(line, properties=(*line.properties, plate_property))
+
+
+def _references(
+    r: Reader, related: list[Mapping[str, Any]], guides: list[Mapping[str, Any]]
+) -> tuple[tuple[RelatedDocument, ...], tuple[Guide, ...]]:
+    """``relacionados`` and ``guias``: each (type, number) once (SUNAT 2364 for guides)."""
+    seen: set[tuple[str, str]] = set()
+    for i, entry in enumerate(guides):
+        key = (entry["codigo_tipo_documento"], entry["numero"])
+        if key in seen:
+            r.error(f"guias.{i}.numero", f"La guía {entry['numero']} está repetida (regla SUNAT 2364).")
+        seen.add(key)
+    for i, entry in enumerate(related):
+        if " " in entry["numero"].strip():
+            r.error(
+                f"relacionados.{i}.numero", "El número del documento relacionado no lleva espacios (4010)."
+            )
+    return (
+        tuple(
+            RelatedDocument(entry["numero"].strip(), entry["codigo_tipo_documento"], entry["monto"])
+            for entry in related
+        ),
+        tuple(Guide(entry["numero"].strip(), entry["codigo_tipo_documento"]) for entry in guides),
     )
 
 
@@ -978,6 +1278,15 @@ def _allowances(
         )
         for entry in (*discounts, *charges)
     )
+
+
+def _with_perception_legend(
+    legends: tuple[Legend, ...], perception: Withholding | None
+) -> tuple[Legend, ...]:
+    """Add legend 2000 (COMPROBANTE DE PERCEPCIÓN) to a sale with perception when the client did not."""
+    if perception is None or any(legend.code == PERCEPTION_LEGEND for legend in legends):
+        return legends
+    return (*legends, Legend(PERCEPTION_LEGEND, catalogs.LEGENDS[PERCEPTION_LEGEND]))
 
 
 def _with_detraction_legend(legends: tuple[Legend, ...]) -> tuple[Legend, ...]:
@@ -1115,11 +1424,12 @@ def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...
                 "La afectación 40 (exportación) requiere un tipo de operación de exportación (0200-0208).",
                 "INVALID_FIELD",
             )
-        if line.affectation == "17":
+        if line.affectation == "17" and any(other.affectation != "17" for other in lines):
             raise field_error(
                 f"{p}.codigo_tipo_afectacion_igv",
-                "Las operaciones con IVAP (afectación 17) aún no están soportadas.",
-                "UNSUPPORTED_BLOCK",
+                "Un comprobante con IVAP (afectación 17, venta de arroz pilado) lleva solo ítems con "
+                "afectación 17.",
+                "INVALID_FIELD",
             )
 
 
@@ -1134,13 +1444,17 @@ def _check_amounts(
     issue_date: dt.date,
     allowances: tuple[AllowanceCharge, ...],
     prepayments: tuple[Prepayment, ...] = (),
+    *,
+    note: bool = False,
 ) -> None:
     """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
     rate = icbper_rate(issue_date)
     discrepancies = []
     for i, line in enumerate(lines):
-        discrepancies += sunat_totals.check_line(line, i, allowed_percents=percents, icbper_rate=rate)
+        discrepancies += sunat_totals.check_line(
+            line, i, allowed_percents=percents, icbper_rate=rate, note=note
+        )
     discrepancies += sunat_totals.check_totals(
         lines, totals, allowances=allowances, prepaid=_prepaid(prepayments)
     )

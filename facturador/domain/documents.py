@@ -50,7 +50,7 @@ from facturador.store.models import (
 )
 from facturador.store.registry import SqlRegistry
 from facturador.ubl.invoice import prepare_sales_document
-from sunat.catalogs import DOCUMENT_TYPES, is_free
+from sunat.catalogs import DOCUMENT_TYPES, LEGENDS, is_free
 from sunat.series import document_group
 from sunat.words import amount_in_words
 
@@ -98,6 +98,7 @@ LIST_QUERY = select(
     type_coerce(DOCUMENTS.c.exchange_rate_sale, Float).label("exchange_rate_sale"),
     cast(DOCUMENTS.c.response, Text).label("response_json"),  # text: decoded only for the rows that show it
     cast(DOCUMENTS.c.affected_document, Text).label("affected_json"),
+    cast(DOCUMENTS.c.payments, Text).label("payments_json"),
     select(ARTIFACTS.c.id)
     .where(ARTIFACTS.c.document_id == DOCUMENTS.c.id, ARTIFACTS.c.kind == "cdr")
     .exists()
@@ -431,6 +432,17 @@ class DocumentService:
                 else None
             ),
             data_json=request.raw,
+            payments=[
+                {
+                    "payment_method_type_id": payment.method,
+                    "payment_method_type_description": payment.method_name,
+                    "payment_destination_id": payment.destination,
+                    "reference": payment.reference,
+                    "payment": f"{payment.amount:.2f}",
+                    "date_of_payment": document.issue_date.isoformat(),
+                }
+                for payment in request.payments
+            ],
         )
 
     # -- sending -----------------------------------------------------------------------------------
@@ -627,13 +639,15 @@ class DocumentService:
 
 def sales_document(issuer: Issuer, request: DocumentRequest, note: NoteInfo | None = None) -> SalesDocument:
     """The document a checked request describes, with its legends (1000: the amount in words; 1002 for
-    free lines), before it has a correlative (``number`` 0)."""
+    free lines; 2007 for IVAP lines), before it has a correlative (``number`` 0)."""
     legends = list(request.legends)
     codes = {legend.code for legend in legends}
     if "1000" not in codes:
         legends.insert(0, Legend("1000", amount_in_words(request.totals.total, request.currency)))
     if "1002" not in codes and any(is_free(line.affectation) for line in request.lines):
         legends.append(Legend("1002", FREE_LEGEND))
+    if "2007" not in codes and any(line.affectation == "17" for line in request.lines):
+        legends.append(Legend("2007", LEGENDS["2007"]))  # IVAP: SUNAT observes its absence (4264)
     return SalesDocument(
         issuer=issuer,
         doc_type=request.doc_type,

@@ -292,6 +292,18 @@ def _described(line: Line) -> str:
     for allowance in line.allowances:
         label, value = _allowance_row(allowance)
         text += f" [{label}: {value}]"
+    for prop in line.properties:
+        shown = " - ".join(
+            part
+            for part in (
+                prop.value,
+                prop.start.strftime("%d/%m/%Y") if prop.start else "",
+                prop.end.strftime("%d/%m/%Y") if prop.end else "",
+                f"{prop.days.normalize():f} días" if prop.days is not None else "",
+            )
+            if part
+        )
+        text += f" [{prop.name.strip()}: {shown}]"
     return text
 
 
@@ -360,6 +372,37 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
     notes = [legend.text for legend in doc.legends if legend.code != "1000" and legend.text][:MAX_NOTES]
     if doc.is_advance:
         notes.insert(0, "PAGO ANTICIPADO: este comprobante se deducirá de la factura final.")
+    for label, withholding in (("Percepción", doc.perception), ("Retención", doc.retention)):
+        if withholding is not None:
+            notes.append(
+                f"{label} {withholding.code} ({withholding.percent.normalize():f}%): "
+                f"{_money(withholding.amount)} sobre {_money(withholding.base)}"
+                + (
+                    f" - total con percepción S/ {_money(withholding.base + withholding.amount)}"
+                    if withholding.code != "62"
+                    else ""
+                )
+            )
+    if doc.payments:
+        notes.append(
+            "Pagos: "
+            + "; ".join(
+                f"{p.method_name} {_money(p.amount)}"
+                + (f" (ref. {p.reference})" if p.reference else "")
+                + ("" if p.destination == "cash" else f" a {p.destination}")
+                for p in doc.payments
+            )
+        )
+    if doc.guides:
+        notes.append("Guías de remisión: " + ", ".join(f"{g.number} ({g.doc_type})" for g in doc.guides))
+    if doc.related_documents:
+        notes.append(
+            "Documentos relacionados: "
+            + ", ".join(
+                f"{r.number} ({r.doc_type}{f', {_money(r.amount)}' if r.amount else ''})"
+                for r in doc.related_documents
+            )
+        )
     if doc.additional_information:
         notes.append(f"Observaciones: {doc.additional_information}")
     notes = [_cap(note, MAX_NOTE) for note in notes]

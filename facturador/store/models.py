@@ -202,6 +202,8 @@ class Document(Base):
     affected_document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id"))
     affected_document: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: The payments registered with the sale (``pagos[]``): method, destination, reference, amount, date.
+    payments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=list)
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
     idempotency_hash: Mapped[str | None] = mapped_column(String(64))
     send_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

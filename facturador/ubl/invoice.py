@@ -21,13 +21,22 @@ from facturador.model import (
     ADVANCE,
     ALLOWANCES,
     DETRACTION,
+    GUIDES,
     INSTALMENTS,
+    PAYMENTS,
+    PERCEPTION,
     PREPAYMENTS,
+    RELATED,
+    RETENTION,
     AllowanceCharge,
     Detraction,
+    Guide,
     Instalment,
+    Payment,
     Prepayment,
+    RelatedDocument,
     SalesDocument,
+    Withholding,
 )
 
 from . import parts as p
@@ -37,11 +46,7 @@ from .signing import SigningIdentity, UnsignedXml, prepare
 #: Scenario blocks of ``SalesDocument.extensions`` announced for a later issue, and the section(s) of
 #: :mod:`~facturador.ubl.parts` each will fill. A document carrying one of them (non-empty) is
 #: refused with ``NotImplementedError`` rather than silently issued without it.
-PENDING_SCENARIOS: dict[str, str] = {
-    "related_documents": "additional_references",
-    "guides": "despatch_references",
-    "item_attributes": "item (cac:AdditionalItemProperty)",
-}
+PENDING_SCENARIOS: dict[str, str] = {}
 
 _INVOICE_LINE = (
     p.line_id,
@@ -189,6 +194,16 @@ def _check_scenarios(doc: SalesDocument) -> None:
                 raise ValueError(f"scenario block {key!r} must be a sequence of Prepayment")
             if doc.doc_type not in ("01", "03"):
                 raise ValueError("only a factura or boleta deducts advances")
+        elif key in (RELATED, GUIDES):
+            kind = RelatedDocument if key == RELATED else Guide
+            if not isinstance(value, tuple | list) or not all(isinstance(r, kind) for r in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of {kind.__name__}")
+        elif key in (PERCEPTION, RETENTION):
+            if not isinstance(value, Withholding):
+                raise ValueError(f"scenario block {key!r} must be a Withholding")
+        elif key == PAYMENTS:
+            if not isinstance(value, tuple | list) or not all(isinstance(p, Payment) for p in value):
+                raise ValueError(f"scenario block {key!r} must be a sequence of Payment")
         elif key == ADVANCE:
             if value is not True:
                 raise ValueError(f"scenario block {key!r} must be True")

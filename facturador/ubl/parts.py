@@ -22,7 +22,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from facturador.model import AllowanceCharge, Line, NoteInfo, SalesDocument
+from facturador.model import AllowanceCharge, Line, NoteInfo, SalesDocument, Withholding
 from sunat.catalogs import TAX_SCHEMES, TaxScheme, is_free, tax_scheme_for
 from sunat.money import fmt2
 
@@ -44,6 +44,16 @@ _IDENTITY_ATTRS = {
     "schemeName": "Documento de Identidad",
     "schemeAgencyName": "PE:SUNAT",
     "schemeURI": _CATALOG_URI.format(6),
+}
+_GUIDE_TYPE_ATTRS = {
+    "listAgencyName": "PE:SUNAT",
+    "listName": "Tipo de Documento",
+    "listURI": _CATALOG_URI.format(1),
+}
+_PROPERTY_ATTRS = {
+    "listName": "Propiedad del item",
+    "listAgencyName": "PE:SUNAT",
+    "listURI": _CATALOG_URI.format(55),
 }
 _DOCUMENT_TYPE_ATTRS = {
     "listAgencyName": "PE:SUNAT",
@@ -240,14 +250,18 @@ def billing_reference(root: Element, doc: SalesDocument, kind: DocumentKind) -> 
 
 
 def despatch_references(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:DespatchDocumentReference*`` — dispatch guides (scenario ``guides``): not built yet."""
+    """``cac:DespatchDocumentReference*``: the dispatch guides (catalog 01: 09 remitente, 31 carrier)."""
+    for guide in doc.guides:
+        ref = etree.SubElement(root, CAC("DespatchDocumentReference"))
+        sub(ref, CBC("ID"), guide.number)
+        sub(ref, CBC("DocumentTypeCode"), guide.doc_type, _GUIDE_TYPE_ATTRS)
 
 
 def additional_references(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:AdditionalDocumentReference*``: the advances deducted (catalog 12: 02 factura, 03 boleta), each
     with ``DocumentStatusCode`` n = its ``PrepaidPayment/cbc:ID`` and the issuer's RUC (IssuerParty).
 
-    Related documents (``related_documents``) come later."""
+    Then the related documents (catalog 12: 04-09, 99), ID and type only (their amount is printed)."""
     for n, prepayment in enumerate(doc.prepayments, start=1):
         ref = etree.SubElement(root, CAC("AdditionalDocumentReference"))
         sub(ref, CBC("ID"), prepayment.number)
@@ -260,6 +274,10 @@ def additional_references(root: Element, doc: SalesDocument, kind: DocumentKind)
             doc.issuer.ruc,
             {"schemeID": "6", **_IDENTITY_ATTRS},
         )
+    for related in doc.related_documents:
+        ref = etree.SubElement(root, CAC("AdditionalDocumentReference"))
+        sub(ref, CBC("ID"), related.number)
+        sub(ref, CBC("DocumentTypeCode"), related.doc_type, _DOCUMENT_TYPE_ATTRS)
 
 
 def signature(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
@@ -362,6 +380,11 @@ def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None
         sub(terms, CBC("PaymentMeansID"), detraction.code, _DETRACTION_CODE_ATTRS)
         sub(terms, CBC("PaymentPercent"), fmt_decimal(detraction.percent, places=5))
         amount(terms, CBC("Amount"), detraction.amount, "PEN")
+    perception = doc.perception
+    if perception is not None:  # the total with the perception, in PEN (3310)
+        terms = etree.SubElement(root, CAC("PaymentTerms"))
+        sub(terms, CBC("ID"), "Percepcion")
+        amount(terms, CBC("Amount"), perception.base + perception.amount, "PEN")
     form = doc.payment_form or "Contado"
     instalments = doc.instalments
     if form not in ("Contado", "Credito"):
@@ -422,6 +445,20 @@ def allowance_charges(root: Element, doc: SalesDocument, kind: DocumentKind) -> 
     """``cac:AllowanceCharge*``: the global discounts (02-06) and charges (45, 46, 49, 50), catalog 53."""
     for allowance in doc.allowances:
         allowance_charge(root, allowance, doc.currency)
+    perception, retention = doc.perception, doc.retention
+    if perception is not None:  # a charge in PEN whatever the document currency
+        _withholding(root, perception, charge=True, currency="PEN")
+    if retention is not None:
+        _withholding(root, retention, charge=False, currency=doc.currency)
+
+
+def _withholding(root: Element, withholding: Withholding, *, charge: bool, currency: str) -> None:
+    el = etree.SubElement(root, CAC("AllowanceCharge"))
+    sub(el, CBC("ChargeIndicator"), "true" if charge else "false")
+    sub(el, CBC("AllowanceChargeReasonCode"), withholding.code, _ALLOWANCE_CODE_ATTRS)
+    sub(el, CBC("MultiplierFactorNumeric"), fmt_decimal(withholding.factor, places=5))
+    amount(el, CBC("Amount"), withholding.amount, currency)
+    amount(el, CBC("BaseAmount"), withholding.base, currency)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -599,7 +636,8 @@ def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Li
 def item(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cac:Item``: description, own code, SUNAT product code (UNSPSC, 8 digits).
 
-    Item attributes (``cac:AdditionalItemProperty``, scenario ``item_attributes``) go last here, later.
+    Then the item attributes (``cac:AdditionalItemProperty``, catalog 55: Name, NameCode, Value,
+    UsabilityPeriod).
     """
     it = etree.SubElement(el, CAC("Item"))
     sub(it, CBC("Description"), line.description)
@@ -608,6 +646,20 @@ def item(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> Non
     code = line.sunat_code
     if len(code) == 8 and code.isdigit():
         sub(etree.SubElement(it, CAC("CommodityClassification")), CBC("ItemClassificationCode"), code)
+    for prop in line.properties:
+        el = etree.SubElement(it, CAC("AdditionalItemProperty"))
+        sub(el, CBC("Name"), one_line(prop.name))
+        sub(el, CBC("NameCode"), prop.code, _PROPERTY_ATTRS)
+        if prop.value:
+            sub(el, CBC("Value"), one_line(prop.value))
+        if prop.start or prop.end or prop.days is not None:
+            period = etree.SubElement(el, CAC("UsabilityPeriod"))
+            if prop.start:
+                sub(period, CBC("StartDate"), prop.start.isoformat())
+            if prop.end:
+                sub(period, CBC("EndDate"), prop.end.isoformat())
+            if prop.days is not None:
+                sub(period, CBC("DurationMeasure"), fmt_quantity(prop.days), {"unitCode": "DAY"})
 
 
 def price(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:

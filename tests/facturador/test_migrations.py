@@ -21,7 +21,8 @@ from facturador.store.db import MIGRATIONS_DIR, make_engine
 from facturador.store.models import DOCUMENTS, TENANTS, Base, Document, Establishment, User, document_values
 from tests.conftest import _fresh_postgres
 
-NEW_COLUMNS = {"idempotency_key", "idempotency_hash", "send_attempts", "next_send_at"}
+#: Columns added after revision 0002 (0003: idempotency and pending sending; 0004: payments).
+NEW_COLUMNS = {"idempotency_key", "idempotency_hash", "send_attempts", "next_send_at", "payments"}
 
 
 @pytest.fixture

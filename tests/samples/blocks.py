@@ -11,6 +11,8 @@ from typing import Any
 
 from tests.samples.bodies import boleta_body, invoice_body
 
+__all__ = ["boleta_body", "invoice_body"]
+
 #: A non-domiciled customer (catalog 06 type 0) in Colombia, as in the matrix's export rows.
 FOREIGN_CUSTOMER = {
     "codigo_tipo_documento_identidad": "0",
@@ -359,5 +361,120 @@ def final_invoice(advance_number: str, advance_type: str = "02") -> dict[str, An
         "total_valor": 500,
         "total_anticipos": 100,
         "total_venta": 472,
+    }
+    return body
+
+
+# ----------------------------------------------------------------- references, guides, item attributes
+
+
+def references_invoice() -> dict[str, Any]:
+    """The 118.00 factura with a guide of each kind, a related document (catalog 12 code 99) and the
+    plate number both on the line (``datos_adicionales`` 5010) and top-level (``numero_de_placa``)."""
+    body = invoice_body(
+        guias=[
+            {"numero": "T001-25", "codigo_tipo_documento": "09"},
+            {"numero": "T002-7", "codigo_tipo_documento": "31"},
+        ],
+        relacionados=[{"numero": "OC-2026-77", "codigo_tipo_documento": "99", "monto": 118}],
+        numero_de_placa="ABC-123",
+    )
+    body["items"] = [
+        taxed_item(
+            datos_adicionales=[
+                {"codigo": "5010", "descripcion": "Numero de Placa", "valor": "XYZ-987"},
+            ]
+        ),
+        taxed_item(codigo_interno="TERMO-2L", descripcion="Termo de 2 L"),
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 200,
+        "total_igv": 36,
+        "total_impuestos": 36,
+        "total_valor": 200,
+        "total_venta": 236,
+    }
+    return body
+
+
+# ------------------------------------------------------------------------------------------- payments
+
+
+def payments_invoice() -> dict[str, Any]:
+    """The 118.00 factura paid 50.00 in cash (no destination: cash) and 68.00 by card (reference)."""
+    return invoice_body(
+        pagos=[
+            {"codigo_metodo_pago": "01", "monto": 50},
+            {
+                "codigo_metodo_pago": "02",
+                "referencia": "VOUCHER-8841",
+                "monto": 68,
+                "codigo_destino_pago": "BCP-01",
+            },
+        ]
+    )
+
+
+# ------------------------------------------------------------------------------------------------ IVAP
+
+
+def ivap_invoice() -> dict[str, Any]:
+    """Rice (IVAP, affectation 17 at 4 %): 10 x 50.00 = 500.00 + IVAP 20.00 = 520.00."""
+    body = invoice_body()
+    body["items"] = [
+        taxed_item(
+            codigo_interno="ARROZ-50",
+            descripcion="Arroz pilado saco 50 kg",
+            cantidad=10,
+            precio_unitario=52,
+            codigo_tipo_afectacion_igv="17",
+            total_base_igv=500,
+            porcentaje_igv=4,
+            total_igv=20,
+            total_impuestos=20,
+            total_valor_item=500,
+            total_item=520,
+        )
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 0,
+        "total_igv": 20,
+        "total_impuestos": 20,
+        "total_valor": 500,
+        "total_venta": 520,
+    }
+    return body
+
+
+# ---------------------------------------------------------------------------- perception and retention
+
+
+def perception_invoice(code: str = "51", percent: Any = 2, amount: Any = "2.36") -> dict[str, Any]:
+    """The 118.00 factura with a 2 % perception (51, internal sale) of 2.36: 120.36 with it."""
+    return invoice_body(
+        codigo_tipo_operacion="2001",
+        percepcion={"codigo": code, "porcentaje": percent, "monto": amount, "base": 118},
+    )
+
+
+def retention_invoice() -> dict[str, Any]:
+    """A 1,180.00 factura whose customer (a RUC, retention agent) withholds 3 %: 35.40."""
+    body = invoice_body(retencion={"codigo": "62", "porcentaje": 3, "monto": "35.40", "base": 1180})
+    body["items"] = [
+        taxed_item(
+            cantidad=20,
+            total_base_igv=1000,
+            total_igv=180,
+            total_impuestos=180,
+            total_valor_item=1000,
+            total_item=1180,
+        )
+    ]
+    body["totales"] = {
+        "total_operaciones_gravadas": 1000,
+        "total_igv": 180,
+        "total_impuestos": 180,
+        "total_valor": 1000,
+        "total_venta": 1180,
     }
     return body

@@ -42,6 +42,7 @@ CHECKS: tuple[Check, ...] = (
     customer.customer,
     payment.payment_form,
     payment.detraction,
+    payment.withholdings,
     dates.issue_date,
     notes.reference,
     amounts.totals,

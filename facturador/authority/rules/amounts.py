@@ -135,7 +135,9 @@ def totals(doc: Submission) -> None:
             complete = False
             continue
         lines.append(line)
-        found_in_line = check_line(line, index, allowed_percents=percents, icbper_rate=bag_rate)
+        found_in_line = check_line(
+            line, index, allowed_percents=percents, icbper_rate=bag_rate, note=doc_type in ("07", "08")
+        )
         if is_note:  # the note stylesheets check the header first
             later += _as_stylesheets(doc, found_in_line, _LINE_ORDER)
         else:

@@ -10,6 +10,8 @@ up to the pending amount.
 Detraction (operation types 1001-1004): 3128 a detraction code on another operation, 3127 no code, 3033
 a code outside catalog 54, 3129 a code the operation type does not allow, 3035 no amount, 3034 no
 Banco de la Nación account; observation 4265 without the detraction legend (2006).
+
+Perception and retention (:func:`withholdings`): 3308, 3093, 3309, 3330, 3233, 2798, 3262, 3263.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 
-__all__ = ["detraction", "detraction_legend", "payment_form"]
+__all__ = ["detraction", "detraction_legend", "payment_form", "withholdings"]
 
 _PAYMENT_TERMS = CAC("PaymentTerms")
 _PAYMENT_MEANS_ID = CBC("PaymentMeansID")
@@ -142,3 +144,57 @@ def detraction_legend(doc: Submission) -> None:
         legends = {n.get("languageLocaleID") for n in doc.root.iterchildren(CBC("Note"))}
         if "2006" not in legends:
             doc.notes.append(note("4265"))
+
+
+_PERCEPTION_CODES = frozenset({"51", "52", "53"})
+_PERCEPTION_OPERATION = "2001"
+
+
+def withholdings(doc: Submission) -> None:
+    """Perception inside a factura or boleta and the IGV retention (catalog 53: 51-53, 62).
+
+    Perception: 3308 on an operation other than 2001, 3093 operation 2001 paid Contado without its
+    charge, 3309 nor its ``PaymentTerms`` Percepcion, 3330 one on a sale on credit, 3233 a base of 0,
+    2798 an amount that is not base x factor (± 1). Retention (62): 3262 a customer without RUC, 3263 an
+    amount that is not base x factor (± 1).
+    """
+    root = doc.root
+    charges = [
+        node
+        for node in root.iterchildren(CAC("AllowanceCharge"))
+        if text(node, CBC("AllowanceChargeReasonCode")) in (*_PERCEPTION_CODES, "62")
+    ]
+    terms = [node for node in root.iterchildren(_PAYMENT_TERMS) if text(node, CBC("ID")) == "Percepcion"]
+    perception = [
+        node for node in charges if text(node, CBC("AllowanceChargeReasonCode")) in _PERCEPTION_CODES
+    ]
+    forms = {
+        text(node, _PAYMENT_MEANS_ID)
+        for node in root.iterchildren(_PAYMENT_TERMS)
+        if text(node, ID) == "FormaPago"
+    }
+    if doc.operation != _PERCEPTION_OPERATION:
+        if perception or terms:
+            raise Answer("3308", "cac:AllowanceCharge 51/52/53 o cac:PaymentTerms Percepcion")
+    elif "Contado" in forms:
+        if not perception:
+            raise Answer("3093", "cac:AllowanceCharge 51/52/53")
+        if not terms:
+            raise Answer("3309", "cac:PaymentTerms Percepcion")
+    elif forms and (perception or terms):
+        raise Answer("3330", "cac:AllowanceCharge 51/52/53")
+    for node in charges:
+        fields = children(node)
+        code = text(node, CBC("AllowanceChargeReasonCode"))
+        base, amount = dec(fields.get(CBC("BaseAmount"))), dec(fields.get(_AMOUNT))
+        factor = dec(fields.get(CBC("MultiplierFactorNumeric")))
+        if code in _PERCEPTION_CODES and base <= 0:
+            raise Answer("3233", f"cbc:BaseAmount valor: {base}")
+        if code == "62":
+            customer = root.find(
+                f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyIdentification')}/{ID}"
+            )
+            if customer is None or customer.get("schemeID") != "6":
+                raise Answer("3262", "cac:AccountingCustomerParty schemeID")
+        if factor > 0 and abs(round(base * factor, 2) - amount) > 1:
+            raise Answer("2798" if code in _PERCEPTION_CODES else "3263", f"cbc:Amount valor: {amount}")

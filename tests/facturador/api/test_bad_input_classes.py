@@ -162,12 +162,19 @@ def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def at(body: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """A copy of ``body`` with ``value`` at ``path``."""
+    """A copy of ``body`` with ``value`` at ``path``; a block the body lacks (``anticipos.0``,
+    ``percepcion``) is added holding only that field, so every declared field can be reached."""
     changed = copy.deepcopy(body)
     *parents, last = path.split(".")
     target: Any = changed
-    for key in parents:
-        target = target[int(key)] if isinstance(target, list) else target[key]
+    for position, key in enumerate(parents):
+        if isinstance(target, list):
+            target = target[int(key)]
+            continue
+        if key not in target:
+            following = parents[position + 1] if position + 1 < len(parents) else last
+            target[key] = [{}] if following.isdigit() else {}
+        target = target[key]
     if isinstance(target, list):
         target[int(last)] = value
     else:

@@ -335,9 +335,9 @@ BAD: dict[str, tuple[Callable[[], dict[str, Any]], Change, str | None, str]] = {
     ),
     "other pending blocks stay refused": (
         credit_invoice,
-        _set("pagos", [{"codigo_metodo_pago": "01", "monto": 118}]),
+        _set("totales.total_isc", 5),
         "UNSUPPORTED_BLOCK",
-        "pagos",
+        "totales.total_isc",
     ),
 }
 

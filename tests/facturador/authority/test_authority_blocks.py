@@ -52,6 +52,11 @@ BODIES: dict[str, Callable[[], dict[str, Any]]] = {
     "global charge 46": lambda: blocks.global_charge_invoice("46"),
     "global charge 49": lambda: blocks.global_charge_invoice("49"),
     "advance": blocks.advance_invoice,
+    "ivap": blocks.ivap_invoice,
+    "perception": blocks.perception_invoice,
+    "retention": blocks.retention_invoice,
+    "references": blocks.references_invoice,
+    "payments": blocks.payments_invoice,
     "final invoice with an advance": lambda: blocks.final_invoice("F001-1"),
 }
 
@@ -141,5 +146,44 @@ def test_broken_variants_get_sunats_code(
 ) -> None:
     make, breaks, code = BROKEN[name]
     root = tree(make(), 2)
+    breaks(root)
+    assert answer(simulator, root, issuer_identity) == code
+
+
+WITHHOLDINGS: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[Tree], None], str]] = {
+    "perception on operation 0101": (
+        blocks.perception_invoice,
+        lambda r: r.find("cbc:InvoiceTypeCode", NS).set("listID", "0101"),
+        "3308",
+    ),
+    "operation 2001 without the perception charge": (
+        blocks.perception_invoice,
+        lambda r: drop(r, "cac:AllowanceCharge"),
+        "3093",
+    ),
+    "operation 2001 without PaymentTerms Percepcion": (
+        blocks.perception_invoice,
+        lambda r: drop(r, "cac:PaymentTerms[cbc:ID='Percepcion']"),
+        "3309",
+    ),
+    "perception amount not base x factor": (
+        blocks.perception_invoice,
+        lambda r: set_amount(r, "cac:AllowanceCharge/cbc:Amount", "9.00"),
+        "2798",
+    ),
+    "retention amount not base x factor": (
+        blocks.retention_invoice,
+        lambda r: set_amount(r, "cac:AllowanceCharge/cbc:Amount", "90.00"),
+        "3263",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WITHHOLDINGS))
+def test_broken_withholdings_get_sunats_code(
+    simulator: SunatSimulator, issuer_identity: SigningIdentity, name: str
+) -> None:
+    make, breaks, code = WITHHOLDINGS[name]
+    root = tree(make(), 3)
     breaks(root)
     assert answer(simulator, root, issuer_identity) == code

@@ -484,8 +484,8 @@ def test_credit_payment_form_is_not_silently_issued_as_cash():
         build_sales_document(document(payment_form="Trueque"))
 
 
-def test_pending_scenarios_are_refused_and_empty_ones_ignored():
-    with pytest.raises(NotImplementedError, match="guides"):
+def test_malformed_scenarios_are_refused_and_empty_ones_ignored():
+    with pytest.raises(ValueError, match="sequence of Guide"):
         build_sales_document(document(extensions={"guides": [{"numero": "T001-1"}]}))
     with pytest.raises(ValueError, match="must be a Detraction"):
         build_sales_document(document(extensions={"detraction": {"code": "037"}}))
