@@ -185,12 +185,16 @@ def totals(doc: Submission) -> None:
     # as SUNAT's stylesheets check the header: 3280 and 3294 from the header's own amounts
     found = [d for d in found if d.code not in _OWN_HEADER_RULES or (d.code == "3279" and header.ivap_base)]
     summed = round2(sum((taxes.get(scheme, ZERO) for scheme in _GLOBAL_TAX_SCHEMES), ZERO))
+    # global discounts (02, 04) and charges (49) that change the base, as the factura stylesheet sums them
+    global_02 = sum((a.amount for a in allowances if a.code == "02"), ZERO)
+    global_04 = sum((a.amount for a in allowances if a.code == "04"), ZERO)
+    global_49 = sum((a.amount for a in allowances if a.code == "49"), ZERO)
     taxed_lines = (line.value for line in lines if line.affectation == "10" and line.igv_base > 0)
-    taxed = round2(sum(taxed_lines, ZERO))
+    taxed = round2(sum(taxed_lines, ZERO) - global_02 - global_04 + global_49)
     if abs(header.taxed - taxed) > TOLERANCE:  # the lines' values, not their bases
         found.append(Discrepancy("totales.total_operaciones_gravadas", "3277", taxed, header.taxed, "1000"))
     sold_lines = (line for line in lines if not catalogs.is_free(line.affectation) and line.igv_base > 0)
-    sold_value = round2(sum((line.value for line in sold_lines), ZERO))
+    sold_value = round2(sum((line.value for line in sold_lines), ZERO) - global_02 + global_49)
     if not is_note and abs(header.value - sold_value) > TOLERANCE:
         found.append(Discrepancy("totales.total_valor", "3278", sold_value, header.value, "LineExtension"))
     if is_note:  # bases + taxes + charges; the note stylesheets check neither 3278 nor 3279
@@ -208,7 +212,8 @@ def totals(doc: Submission) -> None:
 
 
 #: Header rules SUNAT's stylesheets decide their own way: 3277 the taxed base = the values of the taxed
-#: lines, 3278 the value = the values of the lines sold (not free), 3279 only with IVAP, 3280 payable =
+#: lines - global discounts 02 and 04 + global charges 49, 3278 the value = the values of the lines sold
+#: (not free) - 02 + 49, 3279 only with IVAP, 3280 payable =
 #: TaxInclusive + charges - discounts - advances (notes: the bases + taxes + charges), 3294 TaxAmount =
 #: the sum of the header's subtotals of IGV, IVAP, ICBPER, ISC and other taxes; 3291 is not checked.
 _OWN_HEADER_RULES = frozenset({"3277", "3278", "3279", "3280", "3291", "3294"})
