@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, overload
 
 from connector.columns import AMOUNT_KEYS
 from connector.errors import ServerError
-from connector.parsing import exchange_rate_of, parse_bool, parse_date, parse_decimal, split_number
+from connector.parsing import (
+    exchange_rate_of,
+    gc_paused,
+    parse_bool,
+    parse_date,
+    parse_decimal,
+    split_number,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -402,6 +409,12 @@ class DocumentList(Sequence[DocumentRecord]):
         return record
 
     def __iter__(self) -> Iterator[DocumentRecord]:
+        if self.rows and self._records[-1] is None:  # build them all at once (see gc_paused)
+            with gc_paused():
+                self._records = [
+                    record if record is not None else DocumentRecord.from_row(row)
+                    for record, row in zip(self._records, self.rows, strict=True)
+                ]
         for i in range(len(self.rows)):
             yield self[i]
 
