@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 
 from connector import CacheSettings, Client
-from connector.sales import by_customer, group_totals, sales_of, summarize
+from connector.sales import by_customer, group_totals, summarize
 from dashboard import data, figures
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -49,7 +49,7 @@ def dashboard_work(client: Client, start, end) -> tuple[int, dict[str, float]]: 
     t1 = time.perf_counter()
     frame = documents.to_dataframe()
     t2 = time.perf_counter()
-    sales = sales_of(documents.rows)
+    sales = documents.sales()
     figures.kpis(summarize(sales))
     figures.daily_figure(sales, start, end)
     data.state_totals_figure(frame)

@@ -21,7 +21,7 @@ import streamlit as st
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
 from connector.resources import TicketResource
-from connector.sales import Sale, sales_of
+from connector.sales import Sale
 from dashboard import data
 from dashboard.tickets import TicketBook
 
@@ -236,7 +236,7 @@ class Loaded:
 
 def _loaded(listed: Any) -> Loaded:
     frame = listed.to_dataframe() if len(listed) else data.empty_documents()
-    sales = {sale.position: sale for sale in sales_of(listed.rows)}
+    sales = {sale.position: sale for sale in listed.sales()}
     return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
 
 

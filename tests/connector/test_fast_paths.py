@@ -287,3 +287,15 @@ def test_gc_paused_switches_the_collector_back_on() -> None:
     with pytest.raises(RuntimeError), gc_paused():
         raise RuntimeError("boom")
     assert gc.isenabled()
+
+
+def test_a_list_builds_its_sales_once_for_itself_and_its_cached_copies() -> None:
+    listed = DocumentList(ROWS)
+    copy = listed.cached_copy()
+    built = copy.sales()
+    assert [(s.number, s.amounts, s.state) for s in built] == [
+        (s.number, s.amounts, s.state) for s in sales_of(ROWS)
+    ]
+    assert listed.sales()[0] is built[0] and listed.cached_copy().sales()[5] is built[5]
+    built.clear()  # callers get their own list
+    assert len(listed.sales()) == len(ROWS)
