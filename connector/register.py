@@ -189,7 +189,12 @@ class Period:
 
 
 def _period_of(day: dt.date) -> Period:
-    return Period(day.year, day.month)
+    return _period(day.year, day.month)
+
+
+@functools.lru_cache(maxsize=512)
+def _period(year: int, month: int) -> Period:
+    return Period(year, month)  # immutable: one object per month, not one per document
 
 
 # --------------------------------------------------------------------------------------------- entries
@@ -518,8 +523,9 @@ def _amount(value: Decimal) -> str:
     return "0.00" if text in ("-0.00", "0.00") else text
 
 
+@functools.lru_cache(maxsize=4096)
 def _date(value: dt.date | None) -> str:
-    return f"{value:%d/%m/%Y}" if value is not None else ""
+    return f"{value:%d/%m/%Y}" if value is not None else ""  # a month has a few dozen dates
 
 
 def _rate(value: Decimal | None) -> str:
