@@ -6,7 +6,9 @@ in one run:
 
 - list endpoint: GET /api/documents/lists/{start}/{end} for the whole range, raw HTTP;
 - cold: connector list (cache cleared) + DataFrame + the page's Decimal KPIs and its three figures;
-- warm: the same with the connector's cache warm;
+- warm: the same with the connector's cache warm (the answer's DataFrame and ``Sale`` objects are
+  reused; the KPIs and figures are computed again - the page itself also keeps them per range and
+  filters, so its reruns do not even do that);
 - browser (``--browser``): ``streamlit run`` of the dashboard started fresh, headless Chromium opens the
   Documentos page: time from navigation to the three charts drawn (cold: nothing cached anywhere);
 - register: ``client.documents.sales_register(month)`` with the cache off (list of the month and the

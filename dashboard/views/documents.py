@@ -6,21 +6,17 @@ widgets and calls the connector through :mod:`dashboard.session`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from connector import FacturadorError
-from connector.sales import SalesSummary, by_customer, group_totals, summarize
 from dashboard import data, figures
 from dashboard.downloads import download_button
 from dashboard.session import (
     Active,
-    Loaded,
     flash,
     forget_connection,
     invalidate_documents,
@@ -73,34 +69,7 @@ def _filters(df: pd.DataFrame) -> data.Filters:
     return data.Filters(tuple(types), tuple(picked_states), tuple(series), tuple(currencies), customer)
 
 
-@dataclass(frozen=True)
-class View:
-    """What the page shows of a loaded range and the filters picked: built once per range and filters
-    (:meth:`dashboard.session.Loaded.memo`), reused by every rerun (a click in the table, a download)."""
-
-    filtered: pd.DataFrame
-    summary: SalesSummary
-    daily: go.Figure
-    states: go.Figure
-    customers: go.Figure
-    table: pd.DataFrame
-
-
-def _view(got: Loaded, filters: data.Filters, start: date, end: date) -> View:
-    filtered = data.apply_filters(got.frame, filters)
-    sales = got.sales_of(filtered)
-    customers, _ = group_totals(sales, by_customer)
-    return View(
-        filtered,
-        summarize(sales),
-        figures.daily_figure(sales, start, end),
-        data.state_totals_figure(filtered),
-        figures.customers_figure(customers),
-        data.table_frame(filtered),
-    )
-
-
-def _charts(view: View) -> None:
+def _charts(view: figures.DocumentsView) -> None:
     st.plotly_chart(view.daily, width="stretch", key="chart_daily")
     left, right = st.columns(2)
     left.plotly_chart(view.states, width="stretch", key="chart_states")
@@ -289,7 +258,10 @@ def main() -> None:
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
         return
     filters = _filters(df)
-    view = got.memo(("documents", filters, start, end), lambda: _view(got, filters, start, end))
+    view = got.memo(
+        ("documents", filters, start, end),
+        lambda: figures.documents_view(got.frame, got.sales_of, filters, start, end),
+    )
     filtered = view.filtered
     show_kpis(view.summary)
     _charts(view)
