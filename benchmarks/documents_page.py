@@ -6,7 +6,9 @@ in one run:
 
 - list endpoint: GET /api/documents/lists/{start}/{end} for the whole range, raw HTTP;
 - cold: connector list (cache cleared) + DataFrame + the page's Decimal KPIs and its three figures;
-- warm: the same with the connector's cache warm;
+- warm: the same with the connector's cache warm (the answer's DataFrame and ``Sale`` objects are
+  reused; the KPIs and figures are computed again - the page itself also keeps them per range and
+  filters, so its reruns do not even do that);
 - browser (``--browser``): ``streamlit run`` of the dashboard started fresh, headless Chromium opens the
   Documentos page: time from navigation to the three charts drawn (cold: nothing cached anywhere);
 - register: ``client.documents.sales_register(month)`` with the cache off (list of the month and the
@@ -29,7 +31,7 @@ from pathlib import Path
 import httpx
 
 from connector import CacheSettings, Client
-from connector.sales import by_customer, group_totals, sales_of, summarize
+from connector.sales import by_customer, group_totals, summarize
 from dashboard import data, figures
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -49,7 +51,7 @@ def dashboard_work(client: Client, start, end) -> tuple[int, dict[str, float]]: 
     t1 = time.perf_counter()
     frame = documents.to_dataframe()
     t2 = time.perf_counter()
-    sales = sales_of(documents.rows)
+    sales = documents.sales()
     figures.kpis(summarize(sales))
     figures.daily_figure(sales, start, end)
     data.state_totals_figure(frame)

@@ -13,10 +13,19 @@ from typing import TYPE_CHECKING, Any, overload
 
 from connector.columns import AMOUNT_KEYS
 from connector.errors import ServerError
-from connector.parsing import exchange_rate_of, parse_bool, parse_date, parse_decimal, split_number
+from connector.parsing import (
+    exchange_rate_of,
+    gc_paused,
+    parse_bool,
+    parse_date,
+    parse_decimal,
+    split_number,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from connector.sales import Sale
 
 __all__ = [
     "AffectedRef",
@@ -369,6 +378,7 @@ class DocumentList(Sequence[DocumentRecord]):
         self._frame: pd.DataFrame | None = None
         self.url = url
         self._records: list[DocumentRecord | None] = [None] * len(rows)
+        self._sales: list[list[Sale]] = []  # shared with the cached copies: built once for them all
 
     @property
     def has_details(self) -> bool:
@@ -380,6 +390,7 @@ class DocumentList(Sequence[DocumentRecord]):
         """The same list marked as served from the cache (rows, records and DataFrame are shared)."""
         copy = DocumentList(self.rows, from_cache=True, url=self.url)
         copy._frame, copy._records = self._frame, self._records
+        copy._sales = self._sales
         return copy
 
     def __len__(self) -> int:
@@ -402,6 +413,12 @@ class DocumentList(Sequence[DocumentRecord]):
         return record
 
     def __iter__(self) -> Iterator[DocumentRecord]:
+        if self.rows and self._records[-1] is None:  # build them all at once (see gc_paused)
+            with gc_paused():
+                self._records = [
+                    record if record is not None else DocumentRecord.from_row(row)
+                    for record, row in zip(self._records, self.rows, strict=True)
+                ]
         for i in range(len(self.rows)):
             yield self[i]
 
@@ -422,6 +439,15 @@ class DocumentList(Sequence[DocumentRecord]):
         if self._frame is None:  # built once per list; callers get their own copy to modify
             self._frame = documents_frame(self.rows)
         return self._frame.copy()
+
+    def sales(self) -> list[Sale]:
+        """The documents as :class:`connector.sales.Sale` (Decimal amounts, what the sales figures
+        take), in the rows' order; built once per answer (its cached copies share them)."""
+        from connector.sales import sales_of
+
+        if not self._sales:
+            self._sales.append(sales_of(self.rows))
+        return list(self._sales[0])
 
 
 @dataclass(frozen=True)

@@ -3,24 +3,41 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
 from sunat.money import to_decimal
 
-__all__ = ["exchange_rate_of", "coerce_date", "parse_bool", "parse_date", "parse_decimal", "split_number"]
+__all__ = [
+    "exchange_rate_of",
+    "coerce_date",
+    "gc_paused",
+    "parse_bool",
+    "parse_date",
+    "parse_decimal",
+    "split_number",
+]
 
 _YMD = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _DMY = re.compile(r"(\d{1,2})[-/](\d{1,2})[-/](\d{4})")
 _ZERO = Decimal("0")
+#: What this service sends: ``"118.00"``, ``"-5"`` (read straight, without the tolerant path's work).
+_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def parse_date(value: object) -> dt.date | None:
     """A date from ``Y-m-d`` (P9, this service), ``d-m-Y`` (P5 lists) or ``d/m/Y``, ignoring a time
     part; ``date``/``datetime`` pass through; empty or unreadable values give ``None``."""
+    if type(value) is str and len(value) == 10 and value[4] == "-" and value[7] == "-":
+        try:  # the common "2026-03-05": the same date the patterns below read, a list's worth faster
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            pass
     if isinstance(value, dt.datetime):
         return value.date()
     if isinstance(value, dt.date):
@@ -59,6 +76,8 @@ def coerce_date(value: dt.date | str, name: str) -> dt.date:
 def parse_decimal(value: object, default: Decimal = _ZERO) -> Decimal:
     """An amount from a number or a numeric string (``"118.00"``, ``"1,234.50"``, ``" 5 "``);
     ``None``/empty/unreadable give ``default``."""
+    if type(value) is str and _PLAIN.fullmatch(value):
+        return Decimal(value)  # a plain number: what the tolerant path below would give, faster
     if value is None or isinstance(value, bool):
         return default
     if isinstance(value, str):
@@ -94,3 +113,20 @@ def exchange_rate_of(row: Mapping[str, Any]) -> Decimal | None:
     only the placeholder 1 of a document in soles (a rate of 1 is never a foreign currency's)."""
     value = parse_decimal(row.get("exchange_rate_sale"), Decimal(0))
     return value if value > 0 and value != 1 else None
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a list's worth of objects is built.
+
+    Building 20,000 records (or sales, or register entries) next to the 20,000 parsed rows they come
+    from makes the collector walk every one of those rows several times over, for nothing: these
+    objects hold no reference cycles. Reference counting still frees everything as usual; the
+    collector is switched back on at the end (if it was on: another thread pausing it too is fine)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -25,6 +25,7 @@ builds one from the service.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import io
 import re
 import unicodedata
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from connector.models import DocumentRecord
+from connector.parsing import gc_paused
 from sunat.money import round2
 
 __all__ = [
@@ -187,7 +189,12 @@ class Period:
 
 
 def _period_of(day: dt.date) -> Period:
-    return Period(day.year, day.month)
+    return _period(day.year, day.month)
+
+
+@functools.lru_cache(maxsize=512)
+def _period(year: int, month: int) -> Period:
+    return Period(year, month)  # immutable: one object per month, not one per document
 
 
 # --------------------------------------------------------------------------------------------- entries
@@ -230,6 +237,11 @@ class RegisterEntry:
     in_ple: bool = True  # a line only SIRE's file has (a document voided after the month, at zero)
     source: str = ""  # the document number (F001-12) or range it comes from
 
+    @functools.cached_property
+    def money_texts(self) -> list[str]:
+        """Fields 13–25 of its PLE line as text (see :func:`_money_fields`), computed once."""
+        return _format_money(self)
+
     @property
     def amounts_sum(self) -> Decimal:
         """Fields 13–24 (PLE) added up: equal to the total on every line."""
@@ -247,9 +259,11 @@ class RegisterEntry:
         )
 
 
+@functools.lru_cache(maxsize=4096)
 def _fold(text: str) -> str:
     """ASCII text for the register's text fields: accents dropped (Ñ -> N), ``|``, ``/`` and ``\\``
-    (forbidden) and control characters turned into spaces, spaces collapsed."""
+    (forbidden) and control characters turned into spaces, spaces collapsed (remembered: a month
+    repeats its customers' names)."""
     decomposed = unicodedata.normalize("NFKD", text)
     ascii_text = "".join(c for c in decomposed if not unicodedata.combining(c)).encode("ascii", "ignore")
     cleaned = re.sub(r"[|/\\\x00-\x1f\x7f]", " ", ascii_text.decode("ascii"))
@@ -355,7 +369,13 @@ def build_entries(
     that it is history imported afterwards and stays in its own month); a document of an earlier month
     voided (``updated_at``) in this month gets a state-9 line; a document of this month voided after it
     ended is shown as it stood at the end of the month (state 1 with its amounts)."""
-    month = Period.of(period)
+    with gc_paused():
+        return _build_entries(records, Period.of(period), consolidate_boletas)
+
+
+def _build_entries(
+    records: Iterable[DocumentRecord], month: Period, consolidate_boletas: bool
+) -> tuple[list[RegisterEntry], list[str]]:
     documents = [r for r in records if r.date_of_issue is not None]
     dates = {r.number: r.date_of_issue for r in documents if r.date_of_issue is not None}
     entries: list[RegisterEntry] = []
@@ -497,12 +517,15 @@ def _consolidate(entries: list[RegisterEntry]) -> list[RegisterEntry]:
 
 
 def _amount(value: Decimal) -> str:
+    if not value:
+        return "0.00"  # most columns of most lines
     text = f"{round2(value):f}"
     return "0.00" if text in ("-0.00", "0.00") else text
 
 
+@functools.lru_cache(maxsize=4096)
 def _date(value: dt.date | None) -> str:
-    return f"{value:%d/%m/%Y}" if value is not None else ""
+    return f"{value:%d/%m/%Y}" if value is not None else ""  # a month has a few dozen dates
 
 
 def _rate(value: Decimal | None) -> str:
@@ -510,7 +533,12 @@ def _rate(value: Decimal | None) -> str:
 
 
 def _money_fields(entry: RegisterEntry) -> list[str]:
-    """Exportación … total, common to PLE 13–25 and SIRE 14–26 (IVAP columns always zero here)."""
+    """Exportación … total, common to PLE 13–25 and SIRE 14–26 (IVAP columns always zero here);
+    formatted once per entry (both files show them)."""
+    return entry.money_texts
+
+
+def _format_money(entry: RegisterEntry) -> list[str]:
     return [
         _amount(entry.export),
         _amount(entry.taxed),
@@ -689,8 +717,9 @@ class SalesRegister:
     def totals(self) -> dict[str, Decimal]:
         """Fields 13–25 (PLE numbering) added up over every line: what the documents add to."""
         sums: dict[str, Decimal] = {}
+        rows = self.ple_rows()
         for name, column in zip(PLE_FIELDS[12:25], range(12, 25), strict=True):
-            sums[name] = sum((Decimal(row[column]) for row in self.ple_rows()), ZERO)
+            sums[name] = sum((Decimal(row[column]) for row in rows), ZERO)
         return sums
 
     # -- files ---------------------------------------------------------------------------------------

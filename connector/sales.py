@@ -31,7 +31,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
-from connector.parsing import exchange_rate_of, parse_date, parse_decimal, split_number
+from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal, split_number
 from sunat.money import round2
 
 __all__ = [
@@ -103,6 +103,24 @@ class Amounts:
             self.total + other.total,
             self.documents + other.documents,
         )
+
+    @classmethod
+    def total_of(cls, amounts: Iterable[Amounts]) -> Amounts:
+        """The sum of many amounts: the same as adding them one by one with ``+``, without building an
+        intermediate :class:`Amounts` per addition (20,000 documents: one object instead of 20,000)."""
+        taxed = exonerated = unaffected = export = free = igv = icbper = total = ZERO
+        documents = 0
+        for a in amounts:
+            taxed += a.taxed
+            exonerated += a.exonerated
+            unaffected += a.unaffected
+            export += a.export
+            free += a.free
+            igv += a.igv
+            icbper += a.icbper
+            total += a.total
+            documents += a.documents
+        return cls(taxed, exonerated, unaffected, export, free, igv, icbper, total, documents)
 
     def scaled(self, sign: int) -> Amounts:
         """The same amounts times ``sign`` (``-1`` for a credit note); the count stays."""
@@ -262,6 +280,11 @@ def _day(value: Any) -> dt.date | None:
 def sales_of(rows: Sequence[Mapping[str, Any]]) -> list[Sale]:
     """The :class:`Sale` of every list row (this service's or a real tenant's), in the rows' order;
     rows without a readable issue date are left out (nothing can place them in a period)."""
+    with gc_paused():
+        return _sales_of(rows)
+
+
+def _sales_of(rows: Sequence[Mapping[str, Any]]) -> list[Sale]:
     out: list[Sale] = []
     for position, row in enumerate(rows):
         day = _day(row.get("date_of_issue"))
@@ -351,25 +374,35 @@ class SalesSummary:
 
 def summarize(sales: Iterable[Sale]) -> SalesSummary:
     """Net sales per currency and consolidated in soles (see the module's rules)."""
-    per_currency: dict[str, Amounts] = {}
-    soles = Amounts()
+    by_currency: dict[str, list[Amounts]] = {}
+    in_soles: list[Amounts] = []
     rates: dict[str, Decimal] = {}
     unconverted: list[str] = []
     listed = excluded = 0
     for sale in sales:
         listed += 1
-        if not sale.counted:
+        if sale.state in NOT_COUNTED:
             excluded += 1
             continue
-        per_currency[sale.currency] = per_currency.get(sale.currency, Amounts()) + sale.signed
+        currency = sale.currency
+        signed = sale.signed
+        part = by_currency.get(currency)
+        if part is None:
+            by_currency[currency] = [signed]
+        else:
+            part.append(signed)
+        if currency == SOLES:
+            in_soles.append(signed)
+            continue
         converted = sale.soles
         if converted is None:
             unconverted.append(sale.number)
             continue
-        soles = soles + converted
-        if sale.currency != SOLES and sale.rate is not None:
+        in_soles.append(converted)
+        if sale.rate is not None:
             rates[sale.number] = sale.rate
-    return SalesSummary(listed, excluded, per_currency, soles, rates, unconverted)
+    per_currency = {currency: Amounts.total_of(parts) for currency, parts in by_currency.items()}
+    return SalesSummary(listed, excluded, per_currency, Amounts.total_of(in_soles), rates, unconverted)
 
 
 # --------------------------------------------------------------------------------------------- groups
@@ -427,20 +460,21 @@ def group_totals(sales: Iterable[Sale], key: Key) -> tuple[list[GroupTotal], lis
     """Counted documents grouped by ``key`` (:func:`by_month`, :func:`by_series`, :func:`by_type`,
     :func:`by_customer`, :func:`by_day` ...), in soles, sorted by key; and the numbers of the documents
     left out because their rate is unknown."""
-    sums: dict[str, Amounts] = defaultdict(Amounts)
+    parts: dict[str, list[Amounts]] = defaultdict(list)
     labels: dict[str, str] = {}
     unconverted: list[str] = []
     for sale in sales:
-        if not sale.counted:
+        if sale.state in NOT_COUNTED:
             continue
         converted = sale.soles
         if converted is None:
             unconverted.append(sale.number)
             continue
         code, label = key(sale)
-        sums[code] = sums[code] + converted
+        parts[code].append(converted)
         labels.setdefault(code, label)
-    return [GroupTotal(code, labels[code], sums[code]) for code in sorted(sums)], unconverted
+    groups = [GroupTotal(code, labels[code], Amounts.total_of(parts[code])) for code in sorted(parts)]
+    return groups, unconverted
 
 
 def previous_period(start: dt.date, end: dt.date) -> tuple[dt.date, dt.date]:

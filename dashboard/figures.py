@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -25,8 +25,12 @@ from connector.sales import (
     ProductTotal,
     Sale,
     SalesSummary,
+    by_customer,
     by_type,
+    group_totals,
+    summarize,
 )
+from dashboard import data
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -405,3 +409,38 @@ def alert_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
         if len(frame) and isinstance(frame[column].iloc[0], Decimal):
             frame[column] = [_cents(v) for v in frame[column]]
     return frame
+
+
+@dataclass(frozen=True)
+class DocumentsView:
+    """What the Documents page shows of a loaded range and the filters picked: built once per range
+    and filters (``Loaded.memo`` in :mod:`dashboard.session`), reused by every rerun of the page."""
+
+    filtered: pd.DataFrame
+    summary: SalesSummary
+    daily: go.Figure
+    states: go.Figure
+    customers: go.Figure
+    table: pd.DataFrame
+
+
+def documents_view(
+    frame: pd.DataFrame,
+    sales_of: Callable[[pd.DataFrame], list[Sale]],
+    filters: data.Filters,
+    start: dt.date,
+    end: dt.date,
+) -> DocumentsView:
+    """The KPIs, the three charts and the table of the documents of ``frame`` that pass ``filters``
+    (``sales_of`` gives the :class:`~connector.sales.Sale` of a part of ``frame``)."""
+    filtered = data.apply_filters(frame, filters)
+    sales = sales_of(filtered)
+    customers, _ = group_totals(sales, by_customer)
+    return DocumentsView(
+        filtered,
+        summarize(sales),
+        daily_figure(sales, start, end),
+        data.state_totals_figure(filtered),
+        customers_figure(customers),
+        data.table_frame(filtered),
+    )

@@ -10,9 +10,10 @@ never by the token. The tickets the session created are kept per tenant (:func:`
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pandas as pd
 import streamlit as st
@@ -20,7 +21,7 @@ import streamlit as st
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
 from connector.resources import TicketResource
-from connector.sales import Sale, sales_of
+from connector.sales import Sale
 from dashboard import data
 from dashboard.tickets import TicketBook
 
@@ -30,6 +31,10 @@ PING_TTL_OK = 60.0
 PING_TTL_FAILED = 5.0
 #: Seconds a loaded document list stays in ``st.cache_data``.
 LIST_TTL = 300
+#: Views (figures of a page and its filters) remembered per loaded range.
+MEMO_ENTRIES = 8
+
+T = TypeVar("T")
 
 EXAMPLE_TENANTS = """\
 # export FACTURADOR_TENANTS=/ruta/tenants.toml
@@ -203,6 +208,21 @@ class Loaded:
     sales: dict[int, Sale]
     has_details: bool = False
     rows: tuple[dict[str, Any], ...] = ()
+    _memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """What ``build()`` gives for these documents and ``key`` (say, the page and its filters),
+        built once: a rerun of the page (a click in the table, a download) reuses it instead of
+        recomputing the figures of 20,000 documents. The entry goes with the loaded range."""
+        try:
+            return cast(T, self._memo[key])
+        except KeyError:
+            pass
+        value = build()
+        while len(self._memo) >= MEMO_ENTRIES:
+            self._memo.pop(next(iter(self._memo)), None)
+        self._memo[key] = value
+        return value
 
     def sales_of(self, frame: pd.DataFrame) -> list[Sale]:
         """The sales of the rows of ``frame`` (a filtered part of :attr:`frame`)."""
@@ -216,7 +236,7 @@ class Loaded:
 
 def _loaded(listed: Any) -> Loaded:
     frame = listed.to_dataframe() if len(listed) else data.empty_documents()
-    sales = {sale.position: sale for sale in sales_of(listed.rows)}
+    sales = {sale.position: sale for sale in listed.sales()}
     return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
 
 

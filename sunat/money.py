@@ -61,6 +61,8 @@ def quantize(value: Decimal, places: int) -> Decimal:
 
 def round2(value: Decimal) -> Decimal:
     """Round to cents, half up: the rounding of every SUNAT amount."""
+    if type(value) is Decimal and value.is_finite():  # the usual case, without to_decimal's checks
+        return value.quantize(_CENT, context=_ROUNDING)
     return to_decimal(value).quantize(_CENT, context=_ROUNDING)
 
 

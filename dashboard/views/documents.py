@@ -13,7 +13,6 @@ import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
-from connector.sales import Sale, by_customer, group_totals, summarize
 from dashboard import data, figures
 from dashboard.downloads import download_button
 from dashboard.session import (
@@ -70,12 +69,11 @@ def _filters(df: pd.DataFrame) -> data.Filters:
     return data.Filters(tuple(types), tuple(picked_states), tuple(series), tuple(currencies), customer)
 
 
-def _charts(sales: list[Sale], df: pd.DataFrame, start: date, end: date) -> None:
-    st.plotly_chart(figures.daily_figure(sales, start, end), width="stretch", key="chart_daily")
+def _charts(view: figures.DocumentsView) -> None:
+    st.plotly_chart(view.daily, width="stretch", key="chart_daily")
     left, right = st.columns(2)
-    left.plotly_chart(data.state_totals_figure(df), width="stretch", key="chart_states")
-    customers, _ = group_totals(sales, by_customer)
-    right.plotly_chart(figures.customers_figure(customers), width="stretch", key="chart_customers")
+    left.plotly_chart(view.states, width="stretch", key="chart_states")
+    right.plotly_chart(view.customers, width="stretch", key="chart_customers")
 
 
 COLUMN_CONFIG = {
@@ -259,13 +257,16 @@ def main() -> None:
     if df.empty:
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
         return
-    filtered = data.apply_filters(df, _filters(df))
-    sales = got.sales_of(filtered)
-    show_kpis(summarize(sales))
-    _charts(sales, filtered, start, end)
+    filters = _filters(df)
+    view = got.memo(
+        ("documents", filters, start, end),
+        lambda: figures.documents_view(got.frame, got.sales_of, filters, start, end),
+    )
+    filtered = view.filtered
+    show_kpis(view.summary)
+    _charts(view)
     st.subheader(figures.plural(len(filtered), "documento", "documentos"), anchor=False)
-    table = data.table_frame(filtered)
-    row = _table(table)
+    row = _table(view.table)
     _exports(filtered, start, end)
     if row is None:
         st.caption(
