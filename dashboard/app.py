@@ -48,6 +48,9 @@ PAGES = {
     "Comercial": [
         st.Page("views/customers.py", title="Clientes", icon=":material/group:"),
         st.Page("views/products.py", title="Productos", icon=":material/inventory_2:"),
+        st.Page(
+            "views/sale_notes.py", title="Notas de venta / Cotizaciones", icon=":material/request_quote:"
+        ),
     ],
 }
 
