@@ -67,6 +67,7 @@ def test_live_totals_then_issue_and_convert_into_a_factura(stocked: Shop) -> Non
     assert "Nota de venta" in success and "17.80" in success, texts(at.error)
     notes = at.dataframe[1].value.to_dict("records")
     assert len(notes) == 1 and notes[0]["Comprobante"] == ""
+    assert [b.key for b in at.download_button] == ["note_pdf"]
     at.radio(key="note_cpe_type").set_value("01").run()
     at.button(key="note_convert").click().run()
     assert not at.exception, at.exception
@@ -93,6 +94,7 @@ def test_register_a_quotation_and_find_it_with_its_total(stocked: Shop) -> None:
     assert not at.exception, at.exception
     success = texts(at.success)
     assert "Cotización **COT-" in success and "19.50" in success, texts(at.error)
+    assert [b.key for b in at.download_button] == ["quotation_pdf"]
     quotes = at.dataframe[-1].value.to_dict("records")
     assert (
         len(quotes) == 1
@@ -117,5 +119,6 @@ def test_a_factura_for_a_customer_without_ruc_is_refused(stocked: Shop) -> None:
     at.radio(key="note_cpe_type").set_value("01").run()
     at.button(key="note_convert").click().run()
     assert not at.exception, at.exception
-    assert "No se generó el comprobante" in texts(at.error)
+    error = texts(at.error)
+    assert "No se generó el comprobante" in error and "codigo_tipo_documento_identidad" in error, error
     assert at.dataframe[1].value.to_dict("records")[0]["Comprobante"] == ""
