@@ -23,6 +23,8 @@ IDENTITIES = {code: IDENTITY_TYPES[code] for code in ("6", "1", "4", "7", "0")}
 def _form(active: Active, kind: str, records: dict[int, Person]) -> None:
     """Register a person, or edit the one picked (its current values fill the form)."""
     options: list[int | None] = [None, *records]
+    if st.session_state.get("person_edit") not in options:  # another type or search left it out
+        st.session_state.pop("person_edit", None)
     picked = st.selectbox(
         "Editar",
         options,
