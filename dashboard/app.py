@@ -45,6 +45,13 @@ PAGES = {
         st.Page("views/withholding.py", title="Retenciones / Percepciones", icon=":material/percent:"),
         st.Page("views/dispatches.py", title="Guías", icon=":material/local_shipping:"),
     ],
+    "Comercial": [
+        st.Page("views/customers.py", title="Clientes", icon=":material/group:"),
+        st.Page("views/products.py", title="Productos", icon=":material/inventory_2:"),
+        st.Page(
+            "views/sale_notes.py", title="Notas de venta / Cotizaciones", icon=":material/request_quote:"
+        ),
+    ],
 }
 
 if not gate(st, tenants_path()):

@@ -1,4 +1,5 @@
-"""Widgets several pages share: the KPI cards and the period picker (a month or a range)."""
+"""Widgets several pages share: the KPI cards, the period picker (a month or a range) and the text of a
+refused request."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import datetime as dt
 
 import streamlit as st
 
+from connector import FacturadorError
 from connector.register import Period
 from connector.sales import SalesSummary
 from dashboard import figures
 from sunat.calendar import peru_today
 
-__all__ = ["month_options", "pick_period", "show_kpis"]
+__all__ = ["month_options", "pick_period", "refusal", "show_kpis"]
 
 
 def show_kpis(summary: SalesSummary) -> None:
@@ -56,3 +58,11 @@ def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
     months = month_options()
     month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
     return month.start, month.end
+
+
+def refusal(what: str, exc: FacturadorError) -> str:
+    """``what`` and the service's reason, one line per refused field (``No se guardó: ...``)."""
+    details = "".join(
+        f"\n- {e.field}: {e.message}" if e.field else f"\n- {e.message}" for e in exc.field_errors
+    )
+    return f"{what}: {exc.message}{details}"
