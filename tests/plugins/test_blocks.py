@@ -12,11 +12,11 @@ import pytest
 
 from connector import Client, FieldError, ValidationError
 from connector.builders import Customer, Invoice, Line, Receipt
-from plugins import allowances, payments, perception
+from plugins import advances, allowances, payments, perception
 from plugins._blocks import with_totals
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.")
-BLOCK_PLUGINS = ("plugins.allowances", "plugins.payments", "plugins.perception")
+BLOCK_PLUGINS = ("plugins.allowances", "plugins.advances", "plugins.payments", "plugins.perception")
 
 
 def invoice(**kw: Any) -> Invoice:
@@ -42,6 +42,7 @@ def fields(errors: list[FieldError]) -> list[str]:
         (allowances, ["allowances.discount_percent", "allowances.charge_percent"], ("01", "03", "07", "08")),
         (payments, ["payments.method", "payments.amount", "payments.reference"], ("01", "03")),
         (perception, ["perception.code"], ("01", "03")),
+        (advances, ["advances.number", "advances.amount", "advances.total"], ("01", "03")),
     ],
 )
 def test_form_fields_by_family_and_type(plugin: Any, keys: list[str], types: tuple[str, ...]) -> None:
@@ -120,6 +121,58 @@ def test_allowances_refuse(change: Any, field: str) -> None:
     prepared = run(allowances, invoice().to_payload(), {"allowances.discount_percent": "10"})
     change(prepared)
     assert field in fields(allowances.facturador_validate_payload("documents", prepared))
+
+
+# -- advances ---------------------------------------------------------------------------------------
+
+ADVANCE = {"advances.number": "f001-9", "advances.amount": "500"}
+
+
+def test_advances_prepare() -> None:
+    assert (
+        advances.facturador_prepare_payload("documents", invoice().to_payload(), {"advances.number": " "})
+        is None
+    )
+    prepared = run(advances, invoice().to_payload(), ADVANCE)
+    assert prepared["anticipos"] == [
+        {"numero": "F001-9", "codigo_tipo_documento": "02", "monto": 500.0, "total": 590.0}
+    ]
+    assert prepared["descuentos"] == [
+        {"codigo": "04", "descripcion": "Anticipos", "monto": 500.0, "base": 500.0, "factor": 1.0}
+    ]
+    totals = prepared["totales"]
+    assert totals["total_anticipos"] == 500.0 and totals["total_operaciones_gravadas"] == 500.0
+    assert totals["total_igv"] == 90.0 and totals["total_venta"] == 590.0
+    assert advances.facturador_validate_payload("documents", prepared) == []
+    second = run(
+        advances, prepared, {"advances.number": "B001-3", "advances.amount": 100, "advances.total": 118}
+    )
+    assert [a["codigo_tipo_documento"] for a in second["anticipos"]] == ["02", "03"]
+    assert [(d["codigo"], d["monto"]) for d in second["descuentos"]] == [("04", 600.0)]
+    assert second["totales"]["total_anticipos"] == 600.0
+    assert advances.facturador_validate_payload("documents", second) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda p: p["anticipos"][0].update(numero="F001"), "anticipos.0.numero"),
+        (lambda p: p["anticipos"][0].update(codigo_tipo_documento="03"), "anticipos.0.codigo_tipo_documento"),
+        (lambda p: p["anticipos"].append(dict(p["anticipos"][0])), "anticipos.1.numero"),
+        (lambda p: p["anticipos"][0].update(monto=0), "anticipos.0.monto"),
+        (lambda p: p["anticipos"][0].update(total=100), "anticipos.0.monto"),
+        (lambda p: p.pop("descuentos"), "descuentos"),
+        (lambda p: p["descuentos"][0].update(monto=400), "descuentos"),
+        (lambda p: p["totales"].update(total_anticipos=0), "totales.total_anticipos"),
+        (lambda p: p.update(codigo_tipo_documento="07"), "codigo_tipo_documento"),
+        (lambda p: p.pop("anticipos"), "anticipos"),
+        (lambda p: p.update(anticipos="F001-9"), "anticipos"),
+    ],
+)
+def test_advances_refuse(change: Any, field: str) -> None:
+    prepared = run(advances, invoice().to_payload(), ADVANCE)
+    change(prepared)
+    assert field in fields(advances.facturador_validate_payload("documents", prepared))
 
 
 # -- payments ----------------------------------------------------------------------------------------
@@ -236,6 +289,10 @@ def test_issue_with_the_blocks_through_the_service(blocks_client: Client) -> Non
     )
     row = next(r for r in rows.rows if r.get("external_id") == result.external_id)
     assert Decimal(str(row["total_payments"])) == Decimal("1121.00")
+    final = blocks_client.documents.issue(invoice(), form_values=ADVANCE)
+    assert final.state_type_id == "05"
+    final_xml = blocks_client.documents.download_xml(final.external_id).decode()
+    assert "<cac:PrepaidPayment>" in final_xml and '<cbc:PrepaidAmount currencyID="PEN">500.00' in final_xml
     receipt = Receipt(customer=Customer.dni("46027862", "ANA"), lines=[Line("Arroz", 2, unit_price=59)])
     boleta = blocks_client.documents.issue(
         receipt, form_values={"payments.method": "01", "payments.amount": "50"}
