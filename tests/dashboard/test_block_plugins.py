@@ -15,8 +15,14 @@ from tests.conftest import LiveService
 from tests.dashboard.test_app import app, fill_invoice, texts
 from tests.samples.tenants import ACME, ACME_TOKEN
 
-BLOCK_PLUGINS = ["plugins.allowances", "plugins.advances", "plugins.payments", "plugins.perception"]
-SECTIONS = {"Descuentos y cargos", "Anticipos", "Pagos recibidos", "Percepción"}
+BLOCK_PLUGINS = [
+    "plugins.allowances",
+    "plugins.advances",
+    "plugins.payments",
+    "plugins.perception",
+    "plugins.retention",
+]
+SECTIONS = {"Descuentos y cargos", "Anticipos", "Pagos recibidos", "Percepción", "Retención"}
 
 
 @pytest.fixture

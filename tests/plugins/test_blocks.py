@@ -12,11 +12,17 @@ import pytest
 
 from connector import Client, FieldError, ValidationError
 from connector.builders import Customer, Invoice, Line, Receipt
-from plugins import advances, allowances, payments, perception
+from plugins import advances, allowances, payments, perception, retention
 from plugins._blocks import with_totals
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.")
-BLOCK_PLUGINS = ("plugins.allowances", "plugins.advances", "plugins.payments", "plugins.perception")
+BLOCK_PLUGINS = (
+    "plugins.allowances",
+    "plugins.advances",
+    "plugins.payments",
+    "plugins.perception",
+    "plugins.retention",
+)
 
 
 def invoice(**kw: Any) -> Invoice:
@@ -43,6 +49,7 @@ def fields(errors: list[FieldError]) -> list[str]:
         (payments, ["payments.method", "payments.amount", "payments.reference"], ("01", "03")),
         (perception, ["perception.code"], ("01", "03")),
         (advances, ["advances.number", "advances.amount", "advances.total"], ("01", "03")),
+        (retention, ["retention.apply"], ("01", "03")),
     ],
 )
 def test_form_fields_by_family_and_type(plugin: Any, keys: list[str], types: tuple[str, ...]) -> None:
@@ -256,6 +263,43 @@ def test_perception_refuses(change: Any, field: str) -> None:
     assert field in fields(perception.facturador_validate_payload("documents", prepared))
 
 
+# -- retention --------------------------------------------------------------------------------------
+
+
+def test_retention_prepare() -> None:
+    assert retention.facturador_prepare_payload("documents", invoice().to_payload(), {}) is None
+    assert (
+        retention.facturador_prepare_payload("documents", invoice().to_payload(), {"retention.apply": False})
+        is None
+    )
+    prepared = run(retention, invoice().to_payload(), {"retention.apply": True})
+    assert prepared["retencion"] == {"codigo": "62", "porcentaje": 3.0, "base": 1180.0, "monto": 35.4}
+    assert retention.facturador_validate_payload("documents", prepared) == []
+    assert retention.facturador_validate_payload("documents", invoice().to_payload()) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (
+            lambda p: p["datos_del_cliente_o_receptor"].update(codigo_tipo_documento_identidad="1"),
+            "retencion",
+        ),
+        (lambda p: p.update(codigo_tipo_documento="08"), "codigo_tipo_documento"),
+        (lambda p: p["retencion"].update(codigo="51"), "retencion.codigo"),
+        (lambda p: p["retencion"].update(porcentaje=2), "retencion.porcentaje"),
+        (lambda p: p["retencion"].update(monto=10), "retencion.monto"),
+        (lambda p: p["retencion"].update(base=2000, monto=60), "retencion.base"),
+        (lambda p: p["retencion"].pop("base"), "retencion.base"),
+        (lambda p: p.update(retencion=[]), "retencion"),
+    ],
+)
+def test_retention_refuses(change: Any, field: str) -> None:
+    prepared = run(retention, invoice().to_payload(), {"retention.apply": True})
+    change(prepared)
+    assert field in fields(retention.facturador_validate_payload("documents", prepared))
+
+
 # -- through the client and the service -------------------------------------------------------------
 
 
@@ -289,6 +333,10 @@ def test_issue_with_the_blocks_through_the_service(blocks_client: Client) -> Non
     )
     row = next(r for r in rows.rows if r.get("external_id") == result.external_id)
     assert Decimal(str(row["total_payments"])) == Decimal("1121.00")
+    retained = blocks_client.documents.issue(invoice(), form_values={"retention.apply": True})
+    assert retained.state_type_id == "05"
+    retained_xml = blocks_client.documents.download_xml(retained.external_id).decode()
+    assert ">62</cbc:AllowanceChargeReasonCode>" in retained_xml
     final = blocks_client.documents.issue(invoice(), form_values=ADVANCE)
     assert final.state_type_id == "05"
     final_xml = blocks_client.documents.download_xml(final.external_id).decode()
@@ -310,3 +358,7 @@ def test_mistakes_are_caught_before_sending(blocks_client: Client) -> None:
     with pytest.raises(ValidationError) as credit:
         blocks_client.documents.issue(invoice(), form_values=note_values)
     assert credit.value.errors_for("percepcion")
+    person = Receipt(customer=Customer.dni("46027862", "ANA"), lines=[Line("Arroz", 2, unit_price=59)])
+    with pytest.raises(ValidationError) as retained:
+        blocks_client.documents.issue(person, form_values={"retention.apply": True})
+    assert retained.value.status is None and retained.value.errors_for("retencion")
