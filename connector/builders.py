@@ -330,7 +330,8 @@ class Line:
         return item
 
 
-def _totals_payload(totals: DocumentTotals) -> dict[str, Any]:
+def totals_payload(totals: DocumentTotals) -> dict[str, Any]:
+    """The ``totales`` object of :class:`~sunat.totals.DocumentTotals` (JSON numbers, two decimals)."""
     optional = {"total_descuentos": totals.discounts, "total_cargos": totals.charges}
     optional["total_anticipos"] = totals.prepaid
     return {
@@ -436,7 +437,7 @@ class Builder:
         if self.exchange_rate is not None:
             payload["factor_tipo_de_cambio"] = float(to_decimal(self.exchange_rate))
         payload["datos_del_cliente_o_receptor"] = self.customer.to_payload()
-        payload["totales"] = _totals_payload(totals)
+        payload["totales"] = totals_payload(totals)
         payload["items"] = [line.to_payload(a) for line, a in zip(self.lines, amounts, strict=True)]
         if any(line.free for line in self.lines):
             payload["leyendas"] = [{"codigo": "1002", "valor": catalogs.LEGENDS["1002"]}]

@@ -6,6 +6,10 @@ waited for.
 
 Last, a few retentions and perceptions of this month.
 
+Some sales carry the blocks a tenant turns on with its plugins: global discounts (02) and charges (49),
+payments received (``pagos``) and a perception (operation 2001), drawn from a random generator of
+their own so the rest of the data is the same as without them.
+
 Used by ``facturador seed`` and ``facturador demo``. Deterministic for a given ``seed`` (the documents,
 which days are declared and which documents are voided; the service numbers them as they arrive). The
 tenant should answer tickets at once while seeding (``authority_ticket_delay`` 0: the CLI sets it).
@@ -24,11 +28,23 @@ from decimal import Decimal
 from typing import Any
 
 from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
-from connector.builders import Builder, CreditNote, Customer, DebitNote, Invoice, Line, Receipt
+from connector.builders import (
+    Builder,
+    Charge,
+    CreditNote,
+    Customer,
+    DebitNote,
+    Discount,
+    Invoice,
+    Line,
+    Receipt,
+)
+from connector.builders import Payment as Paid
 from connector.resources import TicketResource
 from connector.withholding import Payment, Perception, Retention
 from sunat.calendar import peru_now, peru_today
 from sunat.identity import ruc_check_digit
+from sunat.money import round2
 
 COMPANIES = (
     ("20", "COMERCIAL ANDINA S.A.C.", "Av. Argentina 2450, Lima", "150101"),
@@ -180,6 +196,7 @@ class Generator:
 
     def __init__(self, seed: int, today: dt.date, days: int, now: dt.time | None = None):
         self.rng = random.Random(seed)
+        self.blocks = random.Random(seed * 7919 + 1)  # discounts, charges, payments, perceptions
         self.today = today
         self.now = now or dt.time(23, 59, 59)
         self.days = max(1, days)
@@ -269,13 +286,15 @@ class Generator:
         time = self.time(day)
         domestic = [p for p in PRODUCTS if p.affectation != "40"]
         if r < 0.40:  # boleta to a person, sometimes with bags
-            return Receipt(
-                customer=self.customer(self.people),
-                lines=self.lines(
-                    domestic[:4] + domestic[11:13], self.rng.randint(1, 4), bags=self.rng.random() < 0.3
-                ),
-                issue_date=day,
-                issue_time=time,
+            return self.paid(
+                Receipt(
+                    customer=self.customer(self.people),
+                    lines=self.lines(
+                        domestic[:4] + domestic[11:13], self.rng.randint(1, 4), bags=self.rng.random() < 0.3
+                    ),
+                    issue_date=day,
+                    issue_time=time,
+                )
             )
         if r < 0.48:  # export
             return Invoice(
@@ -309,7 +328,42 @@ class Generator:
             issue_time=time,
             exchange_rate=self.rate(day) if currency == "USD" else None,
         )
-        return self.on_credit(invoice) if self.rng.random() < 0.15 else invoice
+        return self.on_credit(invoice) if self.rng.random() < 0.15 else self.with_blocks(invoice)
+
+    def with_blocks(self, invoice: Invoice) -> Builder:
+        """A cash factura in soles, sometimes with a global discount 02 or charge 49 (a share of its
+        taxed base) or a perception (operation 2001, 2 % of its total), and maybe its payment."""
+        if invoice.currency != "PEN":
+            return self.paid(invoice)
+        kind = self.blocks.random()
+        base = sum((a.igv_base for a in invoice.line_amounts() if a.affectation == "10"), Decimal("0"))
+        if kind < 0.12 and base > 0:
+            share = Decimal(self.blocks.choice((5, 10))) / 100
+            discount = Discount(
+                "02", base=base, factor=share, description=f"Descuento por volumen {share:.0%}"
+            )
+            invoice = dataclasses.replace(invoice, discounts=[discount])
+        elif kind < 0.18 and base > 0:
+            charge = Charge("49", base=base, factor=Decimal("0.03"), description="Recargo por envío")
+            invoice = dataclasses.replace(invoice, charges=[charge])
+        elif kind < 0.26:
+            total = invoice.totals().total
+            perception = {"codigo": "51", "porcentaje": 2, "base": float(total)}
+            perception["monto"] = float(round2(total * 2 / 100))
+            invoice = dataclasses.replace(
+                invoice, operation_type="2001", extra={**invoice.extra, "percepcion": perception}
+            )
+        return self.paid(invoice)
+
+    def paid(self, sale: Builder) -> Builder:
+        """The sale with its payment received (cash, cards, transfer) about a third of the time."""
+        if self.blocks.random() >= 0.35:
+            return sale
+        method = self.blocks.choice(("01", "01", "02", "03", "04"))
+        reference = f"OP-{self.blocks.randint(100000, 999999)}" if method != "01" else ""
+        return dataclasses.replace(
+            sale, payments=[Paid(sale.totals().total, method=method, reference=reference)]
+        )
 
     def on_credit(self, invoice: Invoice) -> Invoice:
         """The factura sold on credit: one to three instalments every 30 days, adding up to its total."""
@@ -449,7 +503,9 @@ def seed(
                     report.issued += 1
                     report.by_type[builder.document_type] += 1
                     issued.append(_Issued(index, builder, result.external_id, result.state_type_id))
-                    domestic = getattr(builder, "operation_type", "") == "0101"
+                    domestic = getattr(builder, "operation_type", "") == "0101" and not (
+                        builder.discounts or builder.charges  # notes return plain lines only
+                    )
                     if builder.document_type == "01" and domestic and result.state_type_id in ("05", "07"):
                         invoices.append(
                             (

@@ -4,7 +4,10 @@ The form becomes a connector builder (:func:`dashboard.issuing.build_document`),
 computes every amount with ``sunat``; plugin sections come from
 ``client.plugin_manager.form_fields("documents", doc_type)`` and their values go to
 ``client.documents.issue(builder, form_values=...)``. Errors of the service are shown under the widgets
-they name (:func:`dashboard.issuing.route_errors`).
+they name (:func:`dashboard.issuing.route_errors`). A block's section (global discounts and charges,
+advances, payments, perception, retention) appears only for a tenant that enables its plugin in the
+tenants file (``plugins = ["plugins.allowances", ...]``); when a section changes the total it is said
+under the totals.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -327,6 +331,20 @@ def _plugin_field(field: FormField, errors: Errors) -> Any:
     return value
 
 
+def _section_totals(builder: Any, payload: dict[str, Any], form: issuing.DocumentForm, box: Any) -> None:
+    """Say the total to pay when a plugin section (global discounts, charges, advances) changed it."""
+    final = (payload.get("totales") or {}).get("total_venta")
+    if final is None or Decimal(str(final)) == issuing.preview(builder).totals.total:
+        return
+    symbol = {"PEN": "S/", "USD": "US$"}.get(form.currency, form.currency)
+    with box:
+        st.info(
+            f"Total con los descuentos, cargos y anticipos de las secciones de abajo: **{symbol} "
+            f"{Decimal(str(final)):,.2f}** (ver la vista previa del JSON).",
+            icon=":material/calculate:",
+        )
+
+
 def _option_labels(options: tuple[tuple[str, str], ...]) -> Callable[[Any], str]:
     """``format_func`` showing the label of each option value."""
     names = dict(options)
@@ -571,6 +589,8 @@ def main() -> None:
             payload = active.client.plugin_manager.prepare_payload("documents", builder.to_payload(), values)
         except Exception as exc:  # a plugin refusing a half-filled section
             local.setdefault("plugins", []).append(str(exc))
+    if builder is not None and payload is not None:
+        _section_totals(builder, payload, form, totals_box)
     with options_box:
         with st.expander("Vista previa del JSON", icon=":material/data_object:"):
             if payload is not None:

@@ -146,5 +146,23 @@ def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
     for row in credit:
         instalments = sum(Decimal(str(f["amount"])) for f in row["fee"])
         assert abs(instalments - Decimal(row["total"])) <= Decimal("0.01")
+    # the blocks of the tenants' plugins: payments received, a perception, global discounts and charges
+    assert sum(1 for r in records if r.raw["payments"]) >= 5
+    assert all(Decimal(r.raw["total_payments"]) <= Decimal(r.raw["total"]) for r in records)
+    assert any(r.raw["operation_type_id"] == "2001" and r.state_type_id == "05" for r in records)
+    lines_value = {  # Σ value of the onerous lines against the document's value (- 02 + 49)
+        r.number: (
+            sum(
+                Decimal(str(i["total_value"]))
+                for i in r.raw["items"]
+                if i["affectation_igv_type_id"] in ("10", "20", "30", "40")
+            ),
+            Decimal(r.raw["total_value"]),
+        )
+        for r in records
+        if r.document_type_id == "01"
+    }
+    assert any(items > value for items, value in lines_value.values()), "some facturas have a discount"
+    assert any(items < value for items, value in lines_value.values()), "some facturas have a charge"
     customers = Counter(r.customer_number for r in records if r.document_type_id == "01")
     assert customers.most_common(1)[0][1] >= 3 * max(1, sorted(customers.values())[len(customers) // 2])
