@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -434,6 +435,14 @@ DEMO_TOKEN = "demo-token-facturador-kit-0123456789abcdef"
 
 
 DEMO_NAME = "EMPRESA DEMO S.A.C."
+#: The block plugins the demo tenant turns on, so the Issue form shows their sections.
+DEMO_PLUGINS = (
+    "plugins.allowances",
+    "plugins.advances",
+    "plugins.payments",
+    "plugins.perception",
+    "plugins.retention",
+)
 
 
 def ensure_demo_tenant(settings: Any) -> bool:
@@ -469,7 +478,8 @@ def write_tenants_file(settings: Any, base_url: str) -> Any:
     """A tenants TOML in the data directory pointing the dashboard at the demo tenant."""
     path = settings.data_dir / "tenants.toml"
     path.write_text(
-        f'[tenants.{DEMO_SLUG}]\nname = "{DEMO_NAME}"\nbase_url = "{base_url}"\ntoken = "{DEMO_TOKEN}"\n',
+        f'[tenants.{DEMO_SLUG}]\nname = "{DEMO_NAME}"\nbase_url = "{base_url}"\ntoken = "{DEMO_TOKEN}"\n'
+        f"plugins = {json.dumps(list(DEMO_PLUGINS))}\n",
         encoding="utf-8",
     )
     path.chmod(0o600)

@@ -11,7 +11,7 @@ from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
-from sunat.catalogs import CHARGE_CODES
+from sunat.catalogs import CHARGE_CODES, PAYMENT_METHODS
 
 
 @dataclass(frozen=True)
@@ -197,20 +197,6 @@ class Guide:
 
     number: str
     doc_type: str  # catalog 01: 09 or 31
-
-
-#: Payment methods of ``pagos[].codigo_metodo_pago`` (the real services' tenant table, reference §4.5).
-PAYMENT_METHODS: dict[str, str] = {
-    "01": "Efectivo",
-    "02": "Tarjeta de crédito",
-    "03": "Tarjeta de débito",
-    "04": "Transferencia",
-    "05": "Factura a 30 días",
-    "06": "Tarjeta crédito visa",
-    "07": "Contado contraentrega",
-    "08": "A 30 días",
-    "09": "Otros",
-}
 
 
 @dataclass(frozen=True)

@@ -22,24 +22,15 @@ from typing import Any
 from connector import FieldError, FormField, hookimpl
 from connector.builders import Payment
 from plugins._blocks import ZERO, number, total_of
+from sunat import catalogs
 
 SECTION = "Pagos recibidos"
 METHOD = "payments.method"
 AMOUNT = "payments.amount"
 REFERENCE = "payments.reference"
 
-#: The service's payment methods (``pagos[].codigo_metodo_pago``; the real services' tenant table).
-METHODS: dict[str, str] = {
-    "01": "Efectivo",
-    "02": "Tarjeta de crédito",
-    "03": "Tarjeta de débito",
-    "04": "Transferencia",
-    "05": "Factura a 30 días",
-    "06": "Tarjeta crédito visa",
-    "07": "Contado contraentrega",
-    "08": "A 30 días",
-    "09": "Otros",
-}
+#: The service's payment methods (``pagos[].codigo_metodo_pago``), from the one catalogue.
+METHODS = catalogs.PAYMENT_METHODS
 
 
 @hookimpl

@@ -1747,3 +1747,17 @@ INVENTORY_OUTPUT_TYPES: dict[str, str] = {
 INVENTORY_OPERATION_TYPES: dict[str, str] = {**INVENTORY_INPUT_TYPES, **INVENTORY_OUTPUT_TYPES}
 #: Credit notes (catalog 09) whose goods come back to the warehouse: cancellation and returns.
 RETURN_CREDIT_NOTE_TYPES = frozenset({"01", "06", "07"})
+
+
+#: Payment methods of ``pagos[].codigo_metodo_pago`` (the real services' tenant table, reference §4.5).
+PAYMENT_METHODS: dict[str, str] = {
+    "01": "Efectivo",
+    "02": "Tarjeta de crédito",
+    "03": "Tarjeta de débito",
+    "04": "Transferencia",
+    "05": "Factura a 30 días",
+    "06": "Tarjeta crédito visa",
+    "07": "Contado contraentrega",
+    "08": "A 30 días",
+    "09": "Otros",
+}

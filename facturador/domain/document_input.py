@@ -45,7 +45,6 @@ from facturador.model import (
     DETRACTION,
     GUIDES,
     INSTALMENTS,
-    PAYMENT_METHODS,
     PAYMENTS,
     PERCEPTION,
     PREPAYMENTS,
@@ -378,7 +377,7 @@ PAYMENT = Object(
         "codigo_metodo_pago": Code(
             "Método de pago (01 efectivo, 02 tarjeta de crédito, 03 débito, 04 transferencia, ...).",
             required=True,
-            codes=PAYMENT_METHODS,
+            codes=catalogs.PAYMENT_METHODS,
             catalog="métodos de pago del servicio",
         ),
         "codigo_destino_pago": Text("Destino: cash (caja, si se omite) o la cuenta bancaria.", max_length=50),
