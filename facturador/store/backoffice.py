@@ -8,10 +8,11 @@ transaction (``Database.writing``).
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Table, and_, func, select, update
+from sqlalchemy import Table, and_, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -23,15 +24,20 @@ CUSTOMER_CONTACT = ("email", "telephone")
 
 
 def _insert(connection: Connection, table: Table) -> Any:
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
+    return _dialect(connection.dialect.name).insert(table)
 
 
-def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, Any]) -> int:
-    """The id of the tenant's customer with ``values["number"]``, created or updated with ``values``
-    (identity type and name always; the other fields only when given)."""
-    row = {"tenant_id": tenant_id, "type": "customers", **values}
-    statement = _insert(connection, PERSONS).values(row)
+def _dialect(name: str) -> Any:
+    return postgresql if name == "postgresql" else sqlite
+
+
+# The upserts are built once per dialect and variant and executed with parameters: building
+# ``INSERT ... ON CONFLICT`` with its ``excluded`` alias on every call cost more than the rest of a sale.
+
+
+@functools.cache
+def _customer_upsert(dialect: str, given: frozenset[str]) -> Any:
+    statement = _dialect(dialect).insert(PERSONS)
     excluded = statement.excluded
     changes: dict[str, Any] = {
         "identity_document_type_id": excluded.identity_document_type_id,
@@ -39,20 +45,25 @@ def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, An
         "updated_at": func.now(),
     }
     for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT):
-        if values.get(key):
+        if key in given:
             changes[key] = excluded[key]
-    statement = statement.on_conflict_do_update(
+    return statement.on_conflict_do_update(
         index_elements=["tenant_id", "type", "number"], set_=changes
     ).returning(PERSONS.c.id)
-    return int(connection.execute(statement).scalar_one())
 
 
-def upsert_item(
-    connection: Connection, tenant_id: int, values: dict[str, Any], update_description: bool
-) -> int:
-    """The id of the tenant's product with ``values["internal_id"]``: created with ``values`` (stock 0)
-    when missing, else its description rewritten when ``update_description`` (the real services' default)."""
-    statement = _insert(connection, ITEMS).values({"tenant_id": tenant_id, **values})
+def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, Any]) -> int:
+    """The id of the tenant's customer with ``values["number"]``, created or updated with ``values``
+    (identity type and name always; the other fields only when given)."""
+    row = {"tenant_id": tenant_id, "type": "customers", **values}
+    given = frozenset(key for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT) if values.get(key))
+    statement = _customer_upsert(connection.dialect.name, given)
+    return int(connection.execute(statement, row).scalar_one())
+
+
+@functools.cache
+def _item_upsert(dialect: str, update_description: bool) -> Any:
+    statement = _dialect(dialect).insert(ITEMS)
     keys = ["tenant_id", "internal_id"]
     if update_description:
         statement = statement.on_conflict_do_update(
@@ -63,13 +74,26 @@ def upsert_item(
         statement = statement.on_conflict_do_update(
             index_elements=keys, set_={"internal_id": statement.excluded.internal_id}
         )
-    return int(connection.execute(statement.returning(ITEMS.c.id)).scalar_one())
+    return statement.returning(ITEMS.c.id)
+
+
+def upsert_item(
+    connection: Connection, tenant_id: int, values: dict[str, Any], update_description: bool
+) -> int:
+    """The id of the tenant's product with ``values["internal_id"]``: created with ``values`` (stock 0)
+    when missing, else its description rewritten when ``update_description`` (the real services' default)."""
+    statement = _item_upsert(connection.dialect.name, update_description)
+    return int(connection.execute(statement, {"tenant_id": tenant_id, **values}).scalar_one())
+
+
+#: Statements without per-call parts, built once.
+_INSERT_MOVE = INVENTORY_MOVES.insert()
+_WAREHOUSE_OF = select(WAREHOUSES.c.id).where(WAREHOUSES.c.establishment_id == bindparam("establishment_id"))
 
 
 def warehouse_of(connection: Connection, tenant_id: int, establishment_id: int) -> int:
     """The id of the establishment's warehouse, created on first use."""
-    query = select(WAREHOUSES.c.id).where(WAREHOUSES.c.establishment_id == establishment_id)
-    found = connection.scalar(query)
+    found = connection.scalar(_WAREHOUSE_OF, {"establishment_id": establishment_id})
     if found is not None:
         return int(found)
     statement = (
@@ -80,21 +104,24 @@ def warehouse_of(connection: Connection, tenant_id: int, establishment_id: int) 
         .on_conflict_do_nothing(index_elements=["establishment_id"])
     )
     connection.execute(statement)
-    created = connection.scalar(query)
+    created = connection.scalar(_WAREHOUSE_OF, {"establishment_id": establishment_id})
     assert created is not None
     return int(created)
 
 
-def add_stock(connection: Connection, item_id: int, warehouse_id: int, quantity: Decimal) -> Decimal:
-    """Add ``quantity`` (negative: take it, even below zero) to the item's stock; the new stock."""
-    statement = _insert(connection, ITEM_STOCKS).values(
-        item_id=item_id, warehouse_id=warehouse_id, stock=quantity
-    )
-    statement = statement.on_conflict_do_update(
+@functools.cache
+def _stock_add(dialect: str) -> Any:
+    statement = _dialect(dialect).insert(ITEM_STOCKS)
+    return statement.on_conflict_do_update(
         index_elements=["item_id", "warehouse_id"],
         set_={"stock": ITEM_STOCKS.c.stock + statement.excluded.stock},
     ).returning(ITEM_STOCKS.c.stock)
-    return Decimal(connection.execute(statement).scalar_one())
+
+
+def add_stock(connection: Connection, item_id: int, warehouse_id: int, quantity: Decimal) -> Decimal:
+    """Add ``quantity`` (negative: take it, even below zero) to the item's stock; the new stock."""
+    row = {"item_id": item_id, "warehouse_id": warehouse_id, "stock": quantity}
+    return Decimal(connection.execute(_stock_add(connection.dialect.name), row).scalar_one())
 
 
 def take_stock(connection: Connection, item_id: int, warehouse_id: int, quantity: Decimal) -> Decimal | None:
@@ -130,16 +157,17 @@ def record_move(
 ) -> None:
     """One kardex line: ``quantity`` is positive for an input, negative for an output."""
     connection.execute(
-        INVENTORY_MOVES.insert().values(
-            tenant_id=tenant_id,
-            item_id=item_id,
-            warehouse_id=warehouse_id,
-            type="input" if quantity > 0 else "output",
-            inventory_transaction_id=transaction_id,
-            quantity=quantity,
-            balance=balance,
-            description=description[:255],
-            document_id=document_id,
-            sale_note_id=sale_note_id,
-        )
+        _INSERT_MOVE,
+        {
+            "tenant_id": tenant_id,
+            "item_id": item_id,
+            "warehouse_id": warehouse_id,
+            "type": "input" if quantity > 0 else "output",
+            "inventory_transaction_id": transaction_id,
+            "quantity": quantity,
+            "balance": balance,
+            "description": description[:255],
+            "document_id": document_id,
+            "sale_note_id": sale_note_id,
+        },
     )
