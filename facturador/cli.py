@@ -19,8 +19,10 @@ import click
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before it is killed
-#: Seconds a uvicorn worker process may take to answer its supervisor (start-up imports included).
-WORKER_HEALTHCHECK_SECONDS = 60
+#: Seconds a uvicorn worker process may take to answer its supervisor's ping (start-up imports included).
+#: uvicorn's 5 s restarted workers forever on a loaded machine while they were still importing; but a
+#: worker killed between a ping and its answer blocks the supervisor (no restart, no SIGTERM) this long.
+WORKER_HEALTHCHECK_SECONDS = 20
 
 
 def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -112,8 +114,6 @@ def serve(
             workers=workers,
             log_level=log_level,
             log_config=log_config(),
-            # a worker must answer the supervisor's ping within this many seconds or it is restarted;
-            # uvicorn's 5 s restarted workers forever while they were still importing on a loaded machine
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         )
     finally:
