@@ -35,6 +35,7 @@ from sunat import catalogs
 from tests.conftest import LiveService
 from tests.samples.bodies import boleta_body, invoice_body
 from tests.samples.tenants import ACME
+from tests.samples.withholding import perception, retention
 from tests.shops import Shop, new_shop
 
 #: Generated examples per operation and phase (the coverage phase adds its boundary cases on top).
@@ -87,6 +88,8 @@ def seed_documents(shop: Shop, client: httpx.Client) -> dict[str, list[Any]]:
         "summaries": [summary["external_id"], pending["external_id"]],
         "voided": [voided["external_id"]],
         "tickets": [summary["ticket"], voided["ticket"], pending["ticket"]],
+        "retentions": [ok(client.post("/api/retentions", json=retention()))["external_id"]],
+        "perceptions": [ok(client.post("/api/perceptions", json=perception()))["external_id"]],
     }
 
 
@@ -191,6 +194,8 @@ def config(token: str, ids: dict[str, list[Any]]) -> str:
     text += operation("downloadSaleNote", **{"path.external_id": "sale_note_files"})
     text += operation("downloadSaleNoteFormat", **{"path.external_id": "sale_note_files"})
     text += operation("printQuotation", **{"path.external_id": "quotations"})
+    text += operation("downloadRetention", **{"path.external_id": "retentions"})
+    text += operation("downloadPerception", **{"path.external_id": "perceptions"})
 
     return text
 

@@ -21,16 +21,8 @@ from tests import reference, sunat_rules
 from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
+from tests.samples.withholding import perception, retention, today
 from tests.served import serve
-
-SUPPLIER = {
-    "codigo_tipo_documento_identidad": "6",
-    "numero_documento": "20100070970",
-    "apellidos_y_nombres_o_razon_social": "SUPERMERCADOS PERUANOS S.A.",
-    "codigo_pais": "PE",
-    "ubigeo": "150101",
-    "direccion": "Av. 2 de Mayo",
-}
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +39,6 @@ def rival(live: LiveService) -> Shop:
 def client(shop: Shop) -> Iterator[httpx.Client]:
     with shop.client() as client:
         yield client
-
-
-def today() -> str:
-    return peru_today().isoformat()
 
 
 def with_today(value: Any) -> Any:
@@ -74,77 +62,6 @@ def consistent(body: dict[str, Any]) -> dict[str, Any]:
     for document in body["documentos"]:
         for key in ("total_retenido", "total_percibido", "total_a_pagar", "total_pagado"):
             document.pop(key, None)
-    return body
-
-
-def retention(**changes: Any) -> dict[str, Any]:
-    """A retention of two facturas (PEN and USD), amounts computed by the service."""
-    body: dict[str, Any] = {
-        "serie_documento": "R001",
-        "numero_documento": "#",
-        "fecha_de_emision": today(),
-        "hora_de_emision": "10:11:11",
-        "codigo_tipo_documento": "20",
-        "datos_del_emisor": {"codigo_del_domicilio_fiscal": "0000"},
-        "datos_del_proveedor": dict(SUPPLIER),
-        "codigo_tipo_retencion": "01",
-        "observaciones": "Pago de facturas",
-        "documentos": [
-            {
-                "codigo_tipo_documento": "01",
-                "serie_documento": "F001",
-                "numero_documento": "3",
-                "fecha_de_emision": today(),
-                "codigo_tipo_moneda": "PEN",
-                "total_documento": 400,
-                "pagos": [{"fecha_de_pago": today(), "total_pago": 400, "codigo_tipo_moneda": "PEN"}],
-                "fecha_de_retencion": today(),
-            },
-            {
-                "codigo_tipo_documento": "01",
-                "serie_documento": "F001",
-                "numero_documento": "4",
-                "fecha_de_emision": today(),
-                "codigo_tipo_moneda": "USD",
-                "total_documento": 200,
-                "pagos": [{"fecha_de_pago": today(), "total_pago": 200, "codigo_tipo_moneda": "USD"}],
-                "tipo_de_cambio": {
-                    "codigo_tipo_moneda_referencia": "USD",
-                    "codigo_tipo_moneda_objetivo": "PEN",
-                    "factor": "3.752",
-                    "fecha_tipo_de_cambio": today(),
-                },
-                "fecha_de_retencion": today(),
-            },
-        ],
-    }
-    body.update(changes)
-    return body
-
-
-def perception(**changes: Any) -> dict[str, Any]:
-    """A perception of one factura in soles to a customer (regime 01, 2 %)."""
-    body: dict[str, Any] = {
-        "serie_documento": "P001",
-        "numero_documento": "#",
-        "fecha_de_emision": today(),
-        "codigo_tipo_documento": "40",
-        "datos_del_cliente_o_receptor": dict(SUPPLIER),
-        "codigo_tipo_percepcion": "01",
-        "documentos": [
-            {
-                "codigo_tipo_documento": "01",
-                "serie_documento": "F001",
-                "numero_documento": "10",
-                "fecha_de_emision": today(),
-                "codigo_tipo_moneda": "PEN",
-                "total_documento": 1180,
-                "pagos": [{"fecha_de_pago": today(), "total_pago": 1180, "codigo_tipo_moneda": "PEN"}],
-                "fecha_de_percepcion": today(),
-            }
-        ],
-    }
-    body.update(changes)
     return body
 
 
