@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from facturador.context import Caller, ServiceContext, TenantInfo
-from facturador.domain.fields import Code, Number, Object, Text
+from facturador.domain.fields import MAX_RECORD_ID, Code, Number, Object, Text
 from facturador.domain.persons import Page
 from facturador.errors import field_error, not_found
 from facturador.model import Line
@@ -59,8 +59,9 @@ TRANSACTION_BODY = Object(
         "quantity": Number("Cantidad (al menos 0.01).", required=True, decimals=4, minimum="positive"),
         "warehouse_id": Number(
             "El almacén; si se omite, el del establecimiento del usuario.",
-            integer_digits=18,
+            integer_digits=10,
             decimals=0,
+            maximum=MAX_RECORD_ID,
             absent=None,
         ),
     },
@@ -182,9 +183,9 @@ def record_lines(
 ) -> None:
     """The products of a sale's lines with a ``codigo_interno`` (created when new) and, when
     ``direction`` is -1 (a sale) or +1 (a return), their stock moved with a kardex line each."""
-    warehouse_id: int | None = None
-    # rows are locked in the order of their codes: two sales of the same products in another order
-    # would otherwise each hold one product's row and wait for the other's (a deadlock on PostgreSQL)
+    # locks are taken in one order: the warehouse first (its first sale creates it), then the products
+    # in the order of their codes; two sales taking them in another order would each hold a row the
+    # other waits for (a deadlock on PostgreSQL)
     coded = sorted(
         (
             (line, rewrite)
@@ -193,6 +194,7 @@ def record_lines(
         ),
         key=lambda pair: pair[0].internal_code,
     )
+    warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if coded and direction else None
     for line, rewrite in coded:
         item_id = upsert_item(
             connection,
@@ -208,10 +210,8 @@ def record_lines(
             },
             rewrite,
         )
-        if not direction:
-            continue
         if warehouse_id is None:
-            warehouse_id = warehouse_of(connection, tenant_id, establishment_id)
+            continue
         quantity = line.quantity * direction
         balance = add_stock(connection, item_id, warehouse_id, quantity)
         record_move(
