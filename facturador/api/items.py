@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from facturador.api import contract
 from facturador.api.common import FastJSON, authenticated, json_object, path_parameter
 from facturador.api.listing import BOOLEAN, INTEGER, NUMBER, component, obj, string
+from facturador.domain.fields import MAX_RECORD_ID
 from facturador.domain.items import DESCRIPTION, ITEM_BODY, ITEM_UPDATE_BODY, SEARCH_LIMIT, ItemService
 
 router = APIRouter(tags=["items"])
@@ -67,7 +68,7 @@ ITEM_EXAMPLE = {
     "stock": 24,
     "stock_min": 6,
 }
-ItemIdParameter = Annotated[int, Path(ge=1, le=2**62, description="El id del producto.")]
+ItemIdParameter = Annotated[int, Path(ge=1, le=MAX_RECORD_ID, description="El id del producto.")]
 
 
 def service(request: Request) -> ItemService:

@@ -23,6 +23,7 @@ from facturador.api.documents import authority_response, links
 from facturador.api.listing import INTEGER, component, obj, string
 from facturador.domain import states
 from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.fields import MAX_RECORD_ID
 from facturador.domain.sale_notes import GENERATE_BODY, PDF_FORMATS, SALE_NOTE_BODY, SaleNoteService
 from sunat.calendar import peru_today
 
@@ -100,7 +101,7 @@ NOTE_EXAMPLE = {
     "total_value": 100,
     "total": 118,
 }
-NoteIdParameter = Annotated[int, Path(ge=1, le=2**62, description="El id de la nota de venta.")]
+NoteIdParameter = Annotated[int, Path(ge=1, le=MAX_RECORD_ID, description="El id de la nota de venta.")]
 SaleNoteFormat = Annotated[
     str, Path(description="El formato del PDF (otro: 404).", json_schema_extra={"enum": list(PDF_FORMATS)})
 ]

@@ -58,6 +58,11 @@ JsonSchema = dict[str, Any]
 Components = dict[str, JsonSchema]
 
 
+#: The largest id of a stored record (PostgreSQL's INTEGER): a larger id in a body or a path is refused
+#: as out of range instead of reaching the database.
+MAX_RECORD_ID = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class Field:
     """A declared field. ``required``: its absence (missing, null, or blank text) is an error."""

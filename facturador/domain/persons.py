@@ -17,7 +17,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.engine import Connection
 
 from facturador.context import ServiceContext, TenantInfo
-from facturador.domain.fields import Boolean, Code, Number, Object, Text
+from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Number, Object, Text
 from facturador.errors import FieldError, ServiceError, field_error, not_found
 from facturador.model import Party
 from facturador.store.backoffice import upsert_customer
@@ -43,7 +43,11 @@ PERSON_BODY = Object(
     required=True,
     fields={
         "id": Number(
-            "El id de una persona registrada, para editarla.", integer_digits=18, decimals=0, absent=None
+            "El id de una persona registrada, para editarla.",
+            integer_digits=10,
+            decimals=0,
+            maximum=MAX_RECORD_ID,
+            absent=None,
         ),
         "type": PERSON_TYPE,
         "identity_document_type_id": Code(

@@ -31,7 +31,7 @@ from sqlalchemy.engine import Connection
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain.document_input import AMOUNT, CUSTOMER, PERCENT, UNIT_VALUE
 from facturador.domain.documents import DocumentService, Issued
-from facturador.domain.fields import Boolean, Code, Date, List, Number, Object, Text, Time
+from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Date, List, Number, Object, Text, Time
 from facturador.domain.inventory import record_lines
 from facturador.domain.numbering import take_next_number
 from facturador.domain.persons import upsert_document_customer
@@ -47,7 +47,7 @@ from sunat.words import amount_in_words
 
 SALE_NOTE_TYPE = "80"
 PDF_FORMATS = ("a4", "ticket")
-ID = Number(integer_digits=18, decimals=0, absent=None)
+ID = Number(integer_digits=10, decimals=0, maximum=MAX_RECORD_ID, absent=None)
 #: Line keys of a sale note and the Spanish keys ``sunat.totals`` names them with (for error paths).
 LINE_KEYS = {
     "cantidad": "quantity",

@@ -353,7 +353,7 @@ class OtherDocument(Base):
     time_of_issue: Mapped[dt.time] = mapped_column(Time)
     party_identity_type: Mapped[str] = mapped_column(String(1))
     party_number: Mapped[str] = mapped_column(String(15))
-    party_name: Mapped[str] = mapped_column(String(500))
+    party_name: Mapped[str] = mapped_column(String(1500))
     regime: Mapped[str] = mapped_column(String(2))
     percent: Mapped[Decimal] = mapped_column(Numeric(6, 3, asdecimal=True))
     total: Mapped[Decimal] = mapped_column(Money)

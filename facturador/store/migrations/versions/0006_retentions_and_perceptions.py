@@ -36,7 +36,7 @@ def upgrade() -> None:
         sa.Column("time_of_issue", sa.Time(), nullable=False),
         sa.Column("party_identity_type", sa.String(length=1), nullable=False),
         sa.Column("party_number", sa.String(length=15), nullable=False),
-        sa.Column("party_name", sa.String(length=500), nullable=False),
+        sa.Column("party_name", sa.String(length=1500), nullable=False),
         sa.Column("regime", sa.String(length=2), nullable=False),
         sa.Column("percent", sa.Numeric(precision=6, scale=3), nullable=False),
         sa.Column("total", sa.Numeric(precision=14, scale=2), nullable=False),
