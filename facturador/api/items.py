@@ -117,7 +117,13 @@ async def update(request: Request, id: ItemIdParameter) -> dict[str, Any]:  # no
 )
 def search(
     request: Request,
-    input: Annotated[str, Query(max_length=100, description="Parte de la descripción o del código.")] = "",  # noqa: A002
+    input: Annotated[
+        str,
+        Query(
+            max_length=100,
+            description="Parte de la descripción o del código (sin importar tildes ni mayúsculas).",
+        ),
+    ] = "",  # noqa: A002
     limit: Annotated[int, Query(ge=1, le=100, description="Cuántos productos como máximo.")] = SEARCH_LIMIT,
 ) -> FastJSON:
     tenant, _caller = authenticated(request)

@@ -91,7 +91,12 @@ async def save(request: Request) -> dict[str, Any]:
 def records(
     request: Request,
     type: PersonTypeParameter,  # noqa: A002 - the real path's name
-    input: Annotated[str, Query(max_length=100, description="Parte del nombre o del número.")] = "",  # noqa: A002
+    input: Annotated[
+        str,
+        Query(
+            max_length=100, description="Parte del nombre o del número (sin importar tildes ni mayúsculas)."
+        ),
+    ] = "",  # noqa: A002
     page: Annotated[int, Query(ge=1, le=1_000_000, description="Página (20 filas cada una).")] = 1,
 ) -> FastJSON:
     tenant, _caller = authenticated(request)

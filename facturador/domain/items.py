@@ -13,14 +13,16 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain.fields import Boolean, Code, List, Number, Object, Text
 from facturador.errors import FieldError, ServiceError, not_found
-from facturador.store.backoffice import add_stock, record_move, warehouse_of
-from facturador.store.models import ITEM_STOCKS, ITEMS, WAREHOUSES
+from facturador.store.backoffice import move_stock, warehouse_of
+from facturador.store.models import ITEM_ORDER, ITEM_STOCKS, ITEMS, WAREHOUSES
+from facturador.store.search import contains, gather, search_text
+from facturador.store.search import escape_like as escape_like  # quotations search with it
 from sunat import catalogs
 
 CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "$"}
@@ -177,14 +179,12 @@ class ItemService:
             ).scalar_one()
             warehouse_id = warehouse_of(connection, tenant.id, caller.establishment_id)
             if initial > 0:
-                balance = add_stock(connection, item_id, warehouse_id, initial)
-                record_move(
+                move_stock(
                     connection,
                     tenant_id=tenant.id,
                     item_id=item_id,
                     warehouse_id=warehouse_id,
                     quantity=initial,
-                    balance=balance,
                     description="Stock inicial",
                     transaction_id="16",
                 )
@@ -197,7 +197,13 @@ class ItemService:
             self._require(connection, tenant.id, item_id)
             self._check_unique(connection, tenant.id, values["internal_id"], item_id)
             connection.execute(
-                ITEMS.update().where(ITEMS.c.id == item_id).values(**values, updated_at=func.now())
+                ITEMS.update()
+                .where(ITEMS.c.id == item_id)
+                .values(
+                    **values,
+                    search_text=search_text(values["description"], values["internal_id"]),
+                    updated_at=func.now(),
+                )
             )
         return self.get(tenant, item_id)
 
@@ -230,20 +236,24 @@ class ItemService:
         return item_row(row, stocks[item_id])
 
     def search(self, tenant: TenantInfo, text: str, limit: int = SEARCH_LIMIT) -> list[dict[str, Any]]:
-        """Active products whose description or internal code contains ``text`` (any case), by description."""
-        query = select(ITEMS).where(ITEMS.c.tenant_id == tenant.id, ITEMS.c.active.is_(True))
+        """Active products whose description or internal code contains ``text`` (accents and case aside,
+        see facturador.store.search), by description."""
+        order = ITEM_ORDER  # the description's first 200 characters, then the id: a total order
+        active = ITEMS.c.active.is_(True)
         with self.context.engine.connect() as connection:
-            if text:
-                pattern = f"%{escape_like(text)}%"
-                # SQLite's LIKE ignores ASCII case already (and lower() would cost every row)
-                like = "like" if connection.dialect.name == "sqlite" else "ilike"
-                query = query.where(
-                    or_(
-                        getattr(ITEMS.c.description, like)(pattern, escape="\\"),
-                        getattr(ITEMS.c.internal_id, like)(pattern, escape="\\"),
-                    )
+            # SQLite's walk reads search_text from ix_items_search, never a row: it needs no gathering
+            gathering = text and connection.dialect.name != "sqlite"
+            found = gather(connection, ITEMS, tenant.id, active, text, order, limit) if gathering else None
+            if found is not None:  # few matches, gathered and ordered
+                ids = found.ids
+            else:  # no text, or matches everywhere: the ordered index is walked until a page is full
+                condition = (ITEMS.c.tenant_id == tenant.id) & active
+                if text:
+                    condition &= contains(ITEMS.c.search_text, text)
+                ids = list(
+                    connection.scalars(select(ITEMS.c.id).where(condition).order_by(*order).limit(limit))
                 )
-            rows = connection.execute(query.order_by(ITEMS.c.description, ITEMS.c.id).limit(limit)).all()
+            rows = connection.execute(select(ITEMS).where(ITEMS.c.id.in_(ids)).order_by(*order)).all()
             stocks = self._warehouses(connection, tenant.id, [row.id for row in rows])
         return [item_row(row, stocks[row.id]) for row in rows]
 
@@ -276,8 +286,3 @@ class ItemService:
                 for warehouse in warehouses
             ]
         return found
-
-
-def escape_like(text: str) -> str:
-    """``text`` with the LIKE wildcards escaped (``\\`` is the escape character)."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

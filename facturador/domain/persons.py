@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from facturador.context import ServiceContext, TenantInfo
@@ -21,7 +21,8 @@ from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Number, Objec
 from facturador.errors import FieldError, ServiceError, field_error, not_found
 from facturador.model import Party
 from facturador.store.backoffice import upsert_customer
-from facturador.store.models import PERSONS
+from facturador.store.models import KEY_CHARACTERS, PERSON_ORDER, PERSONS
+from facturador.store.search import contains, gather, search_text
 from sunat import catalogs
 from sunat.identity import identity_problem
 from sunat.ubigeo import is_valid_ubigeo
@@ -186,7 +187,13 @@ class PersonService:
                 created = True
             else:
                 connection.execute(
-                    PERSONS.update().where(PERSONS.c.id == person_id).values(**values, updated_at=func.now())
+                    PERSONS.update()
+                    .where(PERSONS.c.id == person_id)
+                    .values(
+                        **values,
+                        search_text=search_text(values["number"], values["name"]),
+                        updated_at=func.now(),
+                    )
                 )
                 created = False
             row = connection.execute(select(PERSONS).where(PERSONS.c.id == person_id)).one()
@@ -204,6 +211,8 @@ class PersonService:
                 PERSONS.c.type == values["type"],
                 PERSONS.c[key] == values[key],
             )
+            if key == "name":  # found through the records' index, which holds the name's first characters
+                query = query.where(PERSONS.c.name_key == values["name"][:KEY_CHARACTERS])
             if own_id is not None:
                 query = query.where(PERSONS.c.id != own_id)
             if connection.scalar(query) is not None:
@@ -212,32 +221,32 @@ class PersonService:
             raise ServiceError(422, errors[0].message, "DUPLICATE_PERSON", errors)
 
     def records(self, tenant: TenantInfo, person_type: str, text: str, page: int) -> Page:
-        """``GET /api/persons/{type}/records``: 20 per page, by name, filtered by name or number."""
-        condition = (PERSONS.c.tenant_id == tenant.id) & (PERSONS.c.type == person_type)
+        """``GET /api/persons/{type}/records``: 20 per page, by name, filtered by name or number (accents and
+        case aside, see facturador.store.search)."""
+        order = PERSON_ORDER  # the name's first 200 characters, then the number (unique per type): total
+        offset = (page - 1) * PER_PAGE
+        kind = PERSONS.c.type == person_type
+        condition = (PERSONS.c.tenant_id == tenant.id) & kind
         with self.context.engine.connect() as connection:
-            if text:
-                pattern = f"%{_escape_like(text)}%"
-                # SQLite's LIKE ignores ASCII case already (lower() would cost every row)
-                name = PERSONS.c.name
-                matches = name.like if connection.dialect.name == "sqlite" else name.ilike
-                condition &= or_(matches(pattern, escape="\\"), PERSONS.c.number.like(pattern, escape="\\"))
-            total = int(connection.scalar(select(func.count()).select_from(PERSONS).where(condition)) or 0)
-            last_page = max(1, math.ceil(total / PER_PAGE))
-            # the page's ids from the covering index alone (a deep page skips index entries, not rows),
-            # then their rows; (name, number) is a total order (the number is unique per type)
-            ids = (
-                select(PERSONS.c.id)
-                .where(condition)
-                .order_by(PERSONS.c.name, PERSONS.c.number)
-                .limit(PER_PAGE)
-                .offset((page - 1) * PER_PAGE)
-                .subquery()
+            found = (
+                gather(connection, PERSONS, tenant.id, kind, text, order, PER_PAGE, offset) if text else None
             )
-            rows = connection.execute(
-                select(PERSONS)
-                .where(PERSONS.c.id.in_(select(ids.c.id)))
-                .order_by(PERSONS.c.name, PERSONS.c.number)
-            ).all()
+            if text:
+                condition &= contains(PERSONS.c.search_text, text)
+            if found is not None:  # few matches, gathered, counted and ordered
+                total, ids = found.total, found.ids
+            else:
+                total = int(
+                    connection.scalar(select(func.count()).select_from(PERSONS).where(condition)) or 0
+                )
+                # the page's ids from the covering index alone (a deep page skips index entries, not rows)
+                ids = list(
+                    connection.scalars(
+                        select(PERSONS.c.id).where(condition).order_by(*order).limit(PER_PAGE).offset(offset)
+                    )
+                )
+            last_page = max(1, math.ceil(total / PER_PAGE))
+            rows = connection.execute(select(PERSONS).where(PERSONS.c.id.in_(ids)).order_by(*order)).all()
         return Page([person_row(row) for row in rows], page, last_page, total)
 
     def find(self, connection: Connection, tenant_id: int, person_id: int) -> Any:
@@ -245,7 +254,3 @@ class PersonService:
         return connection.execute(
             select(PERSONS).where(PERSONS.c.tenant_id == tenant_id, PERSONS.c.id == person_id)
         ).one_or_none()
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

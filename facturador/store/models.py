@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Computed,
     Date,
     DateTime,
     ForeignKey,
@@ -23,14 +25,18 @@ from sqlalchemy import (
     UniqueConstraint,
     bindparam,
     case,
+    false,
     func,
+    literal_column,
     null,
     text,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.sql.elements import Label
 
 from facturador.store.direct import direct
+from facturador.store.search import column_default
 
 Money = Numeric(14, 2, asdecimal=True)
 
@@ -186,6 +192,8 @@ class Document(Base):
     total_igv: Mapped[Decimal] = mapped_column(default=Decimal(0))
     total_igv_free: Mapped[Decimal] = mapped_column(default=Decimal(0))
     total_plastic_bag_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    total_isc: Mapped[Decimal] = mapped_column(default=Decimal(0), server_default="0")  # scheme 2000
+    total_other_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0), server_default="0")  # 9999
     total_taxes: Mapped[Decimal] = mapped_column(default=Decimal(0))
     total_value: Mapped[Decimal] = mapped_column(default=Decimal(0))
     total: Mapped[Decimal] = mapped_column(default=Decimal(0))
@@ -549,6 +557,14 @@ def store_answer(
 Quantity = Numeric(24, 4, asdecimal=True)
 Price = Numeric(18, 6, asdecimal=True)
 
+#: How many first characters of a name or description the ordered indexes hold. A PostgreSQL btree entry
+#: cannot exceed 2,704 bytes, and a 1,500-character name of 3- and 4-byte characters (CJK, emoji) is 6,000:
+#: 200 characters are at most 800 bytes, whatever they are. Lists are ordered by this prefix, then by a
+#: unique column: they differ from the order by (whole text, that column) only among texts sharing their
+#: first 200 characters, which come in the unique column's order; the order stays total and the same on
+#: SQLite and PostgreSQL.
+KEY_CHARACTERS = 200
+
 
 class Person(Base):
     """A customer or supplier (``type`` customers | suppliers); the number is unique per type. Documents'
@@ -557,8 +573,23 @@ class Person(Base):
     __tablename__ = "persons"
     __table_args__ = (
         UniqueConstraint("tenant_id", "type", "number", name="uq_person_number"),
-        # covers the records' filter and order: a search walks it by name and stops at a full page
-        Index("ix_persons_tenant_type_name", "tenant_id", "type", "name", "number"),
+        # covers the records' filter and order: a page's ids come from it alone (the id is INCLUDEd on
+        # PostgreSQL; an SQLite index holds the rowid). It holds name_key, never the whole name.
+        Index(
+            "ix_persons_tenant_type_name",
+            "tenant_id",
+            "type",
+            "name_key",
+            "number",
+            postgresql_include=["id"],
+        ),
+        # search by name or number: a pg_trgm GIN index on PostgreSQL (migration 0008; a plain one elsewhere)
+        Index(
+            "ix_persons_search_text",
+            "search_text",
+            postgresql_using="gin",
+            postgresql_ops={"search_text": "gin_trgm_ops"},
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -578,6 +609,16 @@ class Person(Base):
     perception_agent: Mapped[bool] = mapped_column(Boolean, default=False)
     percentage_perception: Mapped[Decimal] = mapped_column(default=Decimal(0))
     internal_code: Mapped[str] = mapped_column(String(100), default="")
+    #: number and name folded (facturador.store.search): what ``?input=`` searches
+    search_text: Mapped[str] = mapped_column(
+        Text, default=column_default("number", "name"), server_default=""
+    )
+    #: the name's first :data:`KEY_CHARACTERS` characters, computed by the database (migration 0012: STORED
+    #: on PostgreSQL, VIRTUAL on SQLite): the records' order, held by their index (a column, not an
+    #: expression, so that PostgreSQL pages from the index alone)
+    name_key: Mapped[str] = mapped_column(
+        String(KEY_CHARACTERS), Computed(f"substr(name, 1, {KEY_CHARACTERS})")
+    )
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[dt.datetime] = mapped_column(
@@ -593,8 +634,14 @@ class Item(Base):
     __tablename__ = "items"
     __table_args__ = (
         UniqueConstraint("tenant_id", "internal_id", name="uq_item_internal_id"),
-        # covers search-items' filter and order: a search walks it by description and stops at 20 matches
-        Index("ix_items_search", "tenant_id", "active", "description", "internal_id"),
+        # search-items' ordered indexes (expressions) are declared after ITEMS
+        # search by description or internal code: a pg_trgm GIN index on PostgreSQL (migration 0008)
+        Index(
+            "ix_items_search_text",
+            "search_text",
+            postgresql_using="gin",
+            postgresql_ops={"search_text": "gin_trgm_ops"},
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -621,6 +668,10 @@ class Item(Base):
     is_set: Mapped[bool] = mapped_column(Boolean, default=False)
     stock_min: Mapped[Decimal] = mapped_column(Quantity, default=Decimal(0))
     item_unit_types: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: description and internal code folded (facturador.store.search): what search-items looks in
+    search_text: Mapped[str] = mapped_column(
+        Text, default=column_default("description", "internal_id"), server_default=""
+    )
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[dt.datetime] = mapped_column(
@@ -651,10 +702,14 @@ class ItemStock(Base):
 
 class InventoryMove(Base):
     """One line of an item's kardex: an input (positive quantity) or output (negative) of a warehouse,
-    made by an inventory transaction, a document or a sale note, with the balance after it."""
+    made by an inventory transaction, a document, a sale note or a dispatch guide, with the balance after
+    it."""
 
     __tablename__ = "inventory_moves"
-    __table_args__ = (Index("ix_inventory_moves_item", "tenant_id", "item_id", "id"),)
+    __table_args__ = (
+        Index("ix_inventory_moves_item", "tenant_id", "item_id", "id"),
+        Index("ix_inventory_moves_dispatch", "dispatch_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
@@ -667,6 +722,7 @@ class InventoryMove(Base):
     description: Mapped[str] = mapped_column(String(255), default="")
     document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id", ondelete="SET NULL"))
     sale_note_id: Mapped[int | None] = mapped_column(ForeignKey("sale_notes.id", ondelete="SET NULL"))
+    dispatch_id: Mapped[int | None] = mapped_column(ForeignKey("dispatches.id", ondelete="SET NULL"))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -708,6 +764,10 @@ class SaleNote(Base):
     document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id"), unique=True)
     #: Set while a factura or boleta is being made from the note (no second conversion meanwhile).
     converting: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The quotation the note was made from (a quotation becomes at most one note).
+    quotation_id: Mapped[int | None] = mapped_column(
+        ForeignKey("quotations.id", name="fk_sale_notes_quotation"), unique=True
+    )
     data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
@@ -747,6 +807,8 @@ class Quotation(Base):
     lines: Mapped[list[Any]] = mapped_column(JSON, default=list)
     description: Mapped[str] = mapped_column(String(500), default="")
     state_type_id: Mapped[str] = mapped_column(String(2), default="01")
+    #: True once a sale note was made from it (the real services' ``changed``).
+    changed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[dt.datetime] = mapped_column(
@@ -756,6 +818,43 @@ class Quotation(Base):
 
 PERSONS: Table = Person.__table__  # type: ignore[assignment]
 ITEMS: Table = Item.__table__  # type: ignore[assignment]
+
+
+def text_key(column: Any, name: str) -> Label[str]:
+    """The first :data:`KEY_CHARACTERS` characters of ``column``, labelled ``name``: what a list orders by
+    and its expression index holds. The bounds are literals, never bound parameters, so that PostgreSQL
+    matches the expression of the index in every plan."""
+    return func.substr(column, literal_column("1"), literal_column(str(KEY_CHARACTERS))).label(name)
+
+
+#: The order of the customers' and suppliers' records: name (its first 200 characters), then the number,
+#: which is unique per type.
+PERSON_ORDER = (PERSONS.c.name_key, PERSONS.c.number)
+#: The order of search-items: description (its first 200 characters), then the id.
+ITEM_ORDER = (text_key(ITEMS.c.description, "description_key"), ITEMS.c.id)
+
+# search-items' filter and order: a search walks it by description and stops at 20 matches. SQLite (no
+# size limit) reads the folded text from the index, not the rows; PostgreSQL, whose btree entries cannot
+# hold search_text, gathers matches through the trigram index instead and walks this one for the ids.
+Index(
+    "ix_items_search", ITEMS.c.tenant_id, ITEMS.c.active, ITEM_ORDER[0].element, ITEMS.c.search_text
+).ddl_if(dialect="sqlite")
+Index("ix_items_order", ITEMS.c.tenant_id, ITEMS.c.active, ITEM_ORDER[0].element, ITEMS.c.id).ddl_if(
+    dialect="postgresql"
+)
+
+
+def include_object(dialect: str) -> Callable[[Any, str | None, str, bool, Any], bool]:
+    """An Alembic ``include_object`` for ``dialect``: leaves out the indexes declared for other dialects
+    (``Index.ddl_if``), which autogenerate would otherwise compare."""
+
+    def include(item: Any, name: str | None, kind: str, reflected: bool, compare_to: Any) -> bool:
+        condition = getattr(item, "_ddl_if", None)
+        return condition is None or condition.dialect in (None, dialect)
+
+    return include
+
+
 WAREHOUSES: Table = Warehouse.__table__  # type: ignore[assignment]
 ITEM_STOCKS: Table = ItemStock.__table__  # type: ignore[assignment]
 INVENTORY_MOVES: Table = InventoryMove.__table__  # type: ignore[assignment]

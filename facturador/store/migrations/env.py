@@ -3,7 +3,7 @@
 from alembic import context
 from sqlalchemy import create_engine
 
-from facturador.store.models import Base
+from facturador.store.models import Base, include_object
 
 config = context.config
 target_metadata = Base.metadata
@@ -14,10 +14,20 @@ def run_migrations() -> None:
     if connection is None:  # invoked from the alembic command line
         engine = create_engine(config.get_main_option("sqlalchemy.url") or "")
         with engine.begin() as connection:
-            context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+            context.configure(
+                connection=connection,
+                target_metadata=target_metadata,
+                render_as_batch=True,
+                include_object=include_object(connection.dialect.name),
+            )
             context.run_migrations()
         return
-    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=True,
+        include_object=include_object(connection.dialect.name),
+    )
     context.run_migrations()
 
 

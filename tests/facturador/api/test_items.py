@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from facturador.store import search as search_rule
 from tests.conftest import LiveService
 from tests.facturador.api.test_bad_input import assert_error
 from tests.reference import requires_shared, shared_path
@@ -229,3 +230,60 @@ def test_products_never_cross_tenants(live: LiveService, client: httpx.Client) -
         assert_error(nobody.post("/api/item", json=ITEM), 401)
         assert_error(nobody.get("/api/document/search-items"), 401)
         assert_error(nobody.post(f"/api/items/{mine['id']}/update", json=ITEM), 401)
+
+
+@pytest.mark.parametrize("gather_limit", [search_rule.GATHER_LIMIT, 0], ids=["gathered", "walked"])
+def test_search_ignores_accents_and_case(
+    live: LiveService, monkeypatch: pytest.MonkeyPatch, gather_limit: int
+) -> None:
+    """A shop types "cafe" or "CAFÉ" and finds "Café" (facturador.store.search): by description or code,
+    through every way a product is written (created, edited, issued in a document)."""
+    # gathered or walked, the same answers (the service runs in this process)
+    monkeypatch.setattr(search_rule, "GATHER_LIMIT", gather_limit)
+    fresh = new_shop(live, f"items-accents-{gather_limit}")
+    with live.client(fresh.slug, fresh.token) as client:
+        cafe = created(client, item(internal_id="CAF-ÑA1", description="Café Altomayo Ñandú 250 g"))
+        pinguino = created(client, item(internal_id="PEL-01", description="Pingüino de peluche ÚNICO"))
+        azucar = created(client, item(internal_id="azu-1", description="AZÚCAR RUBIA Éxito 1 kg"))
+        created(client, item(internal_id="CAFE-X", description="Cafetera eléctrica"))
+
+        def ids(text: str) -> list[int]:
+            return [row["id"] for row in search(client, text)]
+
+        for text in (
+            "cafe altomayo",
+            "CAFÉ ALTOMAYO",
+            "Cafe AltoMayo",
+            "ñandú",
+            "NANDU",
+            "caf-ña1",
+            "CAF-NA",
+        ):
+            assert ids(text) == [cafe["id"]], text
+        for text in ("pinguino", "PINGÜINO", "PingUino de", "unico", "Único"):
+            assert ids(text) == [pinguino["id"]], text
+        for text in ("azucar rubia", "éxito", "EXITO", "AZU-1"):
+            assert ids(text) == [azucar["id"]], text
+        assert len(ids("café")) == 2  # the coffee and the coffee maker, by description
+        assert ids("cafe altomayo ñandu 250 g x") == []
+        assert ids("250 g caf") == []  # never across the description and the code
+        # an edit rewrites what is searched
+        update = {
+            "internal_id": "TE-01",
+            "description": "Té Verde Ñuñoa",
+            "sale_unit_price": 3,
+            "stock_min": 0,
+        }
+        assert client.post(f"/api/items/{cafe['id']}/update", json=update).status_code == 200
+        assert ids("te verde nunoa") == ids("TÉ VERDE ÑUÑOA") == [cafe["id"]]
+        assert ids("altomayo") == [] and ids("caf-na1") == []
+        # a document creates, then renames, the product of its code
+        body = invoice_body()
+        body["items"][0]["codigo_interno"] = "ÁRBOL-1"
+        body["items"][0]["descripcion"] = "Árbol de Navidad Pequeño"
+        assert client.post("/api/documents", json=body).status_code == 200
+        tree = ids("arbol de navidad")
+        assert len(tree) == 1 and ids("ÁRBOL-1") == ids("arbol-1") == tree
+        body["items"][0]["descripcion"] = "Árbol de Navidad GRANDE"
+        assert client.post("/api/documents", json=body).status_code == 200
+        assert ids("navidad grande") == tree and ids("pequeno") == []

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from facturador.store import search as search_rule
 from tests.conftest import LiveService
 from tests.facturador.api.test_bad_input import assert_error
 from tests.reference import requires_shared, shared_path
@@ -217,3 +218,54 @@ def test_persons_never_cross_tenants(live: LiveService, client: httpx.Client) ->
         saved(other, person(number="40000500", name="Solo Mio"))  # its own register: no clash
     rows = client.get("/api/persons/customers/records", params={"input": "Solo Mio"}).json()["data"]
     assert [r["id"] for r in rows] == [mine["id"]]
+
+
+@pytest.mark.parametrize("gather_limit", [search_rule.GATHER_LIMIT, 0], ids=["gathered", "walked"])
+def test_search_ignores_accents_and_case_and_pages_20(
+    live: LiveService, monkeypatch: pytest.MonkeyPatch, gather_limit: int
+) -> None:
+    """Names found whatever the accents and case (facturador.store.search), numbers as typed; a search
+    with more than 20 matches pages like the whole list, its links keeping the search."""
+    # gathered or walked, the same answers (the service runs in this process)
+    monkeypatch.setattr(search_rule, "GATHER_LIMIT", gather_limit)
+    fresh = new_shop(live, f"persons-accents-{gather_limit}")
+    with live.client(fresh.slug, fresh.token) as client:
+        for index in range(25):
+            saved(client, person(number=f"43{index:06d}", name=f"Peña Ñahui Ángela {index:02d}"))
+        nunez = saved(client, person(number="44000001", name="Núñez Güere José"))["data"]
+        saved(client, person(number="44000002", name="Pena Rojas Luis"))
+
+        def records(text: str, page: int = 1) -> dict[str, Any]:
+            response = client.get("/api/persons/customers/records", params={"input": text, "page": page})
+            assert response.status_code == 200, response.text
+            return response.json()
+
+        for text in ("nunez guere", "NÚÑEZ GÜERE JOSÉ", "Nuñez gUere", "jose", "44000001"):
+            assert [row["id"] for row in records(text)["data"]] == [nunez["id"]], text
+        first = records("PENA NAHUI angela")
+        assert first["meta"]["total"] == 25 and first["meta"]["last_page"] == 2
+        assert len(first["data"]) == 20 and (first["meta"]["from"], first["meta"]["to"]) == (1, 20)
+        assert [row["name"] for row in first["data"]] == [f"Peña Ñahui Ángela {i:02d}" for i in range(20)]
+        following = client.get(first["links"]["next"]).json()
+        assert "input=PENA" in first["links"]["next"] and following["links"]["next"] is None
+        assert [row["name"] for row in following["data"]] == [
+            f"Peña Ñahui Ángela {i:02d}" for i in range(20, 25)
+        ]
+        assert records("peña")["meta"]["total"] == 26  # "Pena Rojas" too: ñ folds to n
+        assert records("ángela 07")["data"][0]["number"] == "43000007"
+        # an edit rewrites what is searched
+        edited = person(id=nunez["id"], number="44000001", name="Muñoz Ü")
+        assert saved(client, edited)["data"]["name"] == "Muñoz Ü"
+        assert records("nunez")["data"] == [] and [r["id"] for r in records("MUNOZ U")["data"]] == [
+            nunez["id"]
+        ]
+        # a document's customer is upserted with its folded name
+        body = invoice_body()
+        body["datos_del_cliente_o_receptor"]["apellidos_y_nombres_o_razon_social"] = (
+            "Cámara Peñaranda E.I.R.L."
+        )
+        assert client.post("/api/documents", json=body).status_code == 200
+        assert [r["name"] for r in records("CAMARA PENARANDA")["data"]] == ["Cámara Peñaranda E.I.R.L."]
+        body["datos_del_cliente_o_receptor"]["apellidos_y_nombres_o_razon_social"] = "Cámara Ñaupari S.A.C."
+        assert client.post("/api/documents", json=body).status_code == 200
+        assert records("penaranda")["data"] == [] and len(records("naupari")["data"]) == 1
