@@ -16,6 +16,9 @@ to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (reference 
         items=[GuideItem("Mercadería", 10, code="ASD")],
     )
     ref = client.dispatches.issue(guide)             # GuideRef: number, external_id, links
+    # or, for an accepted factura: the same guide with its customer, lines and reference filled in
+    guide = client.dispatches.from_document(factura_external_id, origin=..., delivery=..., transport=...,
+                                            weight="25.5")
     client.dispatches.send(ref.external_id)          # GuideSent: the ticket
     status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=30)
     status.accepted, status.message, status.qr_url   # 05 with the CDR's QR link, or 09 and SUNAT's error
@@ -32,8 +35,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from connector.errors import ServerError, ValidationError
+from connector.errors import NotFoundError, ServerError, ValidationError
 from connector.http import Transport
+from connector.models import DocumentRecord
 from connector.parsing import coerce_date, parse_date
 from connector.resources import Resource
 from sunat.calendar import peru_now, peru_today
@@ -244,6 +248,10 @@ class SenderGuide(_Guide):
     transport: PublicTransport | PrivateTransport | None = None
     reason: str = "01"
     reason_description: str = ""
+    #: The factura or boleta (of the same company) the goods belong to, by its external_id: sent as
+    #: ``documento_afectado`` (P9's key); the service adds it as related document and does not move the
+    #: stock a second time.
+    document_external_id: str = ""
 
     doc_type: ClassVar[str] = "09"
     default_series: ClassVar[str] = "T001"
@@ -258,6 +266,8 @@ class SenderGuide(_Guide):
         if self.reason_description:
             payload["descripcion_motivo_traslado"] = self.reason_description
         payload["codigo_modo_transporte"] = self.transport.mode
+        if self.document_external_id:
+            payload["documento_afectado"] = {"external_id": self.document_external_id}
         if isinstance(self.transport, PublicTransport):
             payload["transportista"] = {**self.transport.carrier.wire(), "numero_mtc": self.transport.mtc}
         else:
@@ -443,6 +453,73 @@ class DispatchesResource(Resource):
         result = GuideRef.from_body(Transport.json(response), response.url)
         self._plugins.issued(self.family, body, result)
         return result
+
+    def from_document(
+        self,
+        document: str | DocumentRecord,
+        *,
+        origin: Place,
+        delivery: Place,
+        transport: PublicTransport | PrivateTransport,
+        weight: Decimal | int | float | str,
+        reason: str = "01",
+        reason_description: str = "Venta",
+        days: int = 31,
+        **options: Any,
+    ) -> SenderGuide:
+        """A sender's guide (not issued) for an accepted factura or boleta: its customer receives the
+        goods of its lines (those with quantity), and the document goes as ``document_external_id``.
+        ``document`` is an external_id (looked for among the documents of the last ``days`` days) or a
+        :class:`DocumentRecord`; ``options`` are other :class:`SenderGuide` fields (``packages``,
+        ``note``, ``start_date``...). Issue it with :meth:`issue`.
+
+        :raises NotFoundError: no such document in those days.
+        :raises ValueError: the document is not an accepted (05/07) factura or boleta, or has no lines.
+        """
+        external_id = document if isinstance(document, str) else document.external_id
+        around = peru_today() if isinstance(document, str) else (document.date_of_issue or peru_today())
+        first = around - dt.timedelta(days=days if isinstance(document, str) else 0)
+        path = f"/api/documents/lists/{first.isoformat()}/{around.isoformat()}?details=1"
+        body = Transport.parse(self._transport.get(path, fresh=True))
+        rows = body.get("data") if isinstance(body, Mapping) else None
+        row = next(
+            (r for r in rows or [] if isinstance(r, Mapping) and r.get("external_id") == external_id), None
+        )
+        if row is None:
+            raise NotFoundError(
+                f"No se encontró el comprobante {external_id} de los últimos {days} días.", url=path
+            )
+        record = DocumentRecord.from_row(row)
+        if record.document_type_id not in ("01", "03"):
+            raise ValueError(f"{record.number} no es una factura ni una boleta")
+        if record.state_type_id not in ("05", "07"):
+            raise ValueError(f"{record.number} aún no fue aceptado por SUNAT (estado {record.state_type_id})")
+        items = [
+            GuideItem(
+                str(item.get("description") or ""),
+                Decimal(str(item["quantity"])),
+                str(item.get("unit_type_id") or "NIU"),
+                str(item.get("internal_id") or ""),
+            )
+            for item in row.get("items") or []
+            if isinstance(item, Mapping) and item.get("quantity") not in (None, "", 0)
+        ]
+        if not items:
+            raise ValueError(f"{record.number} no trae sus líneas (el servicio no dio ?details=1)")
+        return SenderGuide(
+            origin=origin,
+            delivery=delivery,
+            weight=weight,
+            items=items,
+            customer=Party(
+                record.customer_identity_type or "6", record.customer_number, record.customer_name
+            ),
+            transport=transport,
+            reason=reason,
+            reason_description=reason_description,
+            document_external_id=record.external_id,
+            **options,
+        )
 
     def send(self, external_id: str) -> GuideSent:
         """Send a registered guide to SUNAT (``POST /api/dispatches/send``): its ticket. Never retried.

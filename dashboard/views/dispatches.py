@@ -1,5 +1,6 @@
-"""Guías page: the dispatch guides of a date range, a form to issue a sender's guide (09), and for a
-picked guide: send it to SUNAT, follow its ticket, download the XML, PDF and CDR, open the QR link.
+"""Guías page: the dispatch guides of a date range, a form to issue a sender's guide (09) (filled from
+an accepted factura or boleta when one is picked), and for a picked guide: send it to SUNAT, follow its
+ticket, download the XML, PDF and CDR, open the QR link.
 
 Everything goes through ``client.dispatches`` (:mod:`connector.dispatches`).
 """
@@ -7,6 +8,7 @@ Everything goes through ``client.dispatches`` (:mod:`connector.dispatches`).
 from __future__ import annotations
 
 from datetime import date, timedelta
+from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
@@ -21,6 +23,7 @@ from connector.dispatches import (
     PublicTransport,
     SenderGuide,
 )
+from connector.models import DocumentRecord
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
 from sunat.calendar import peru_today
@@ -29,8 +32,79 @@ STATES = {"01": "Registrada", "03": "Enviada (en proceso)", "05": "Aceptada", "0
 MODES = {"02": "Transporte privado (conductor y vehículo)", "01": "Transporte público (transportista)"}
 
 
+def _fill_from(record: DocumentRecord) -> None:
+    """Fill the form with an accepted document's recipient and first line, and remember the document
+    (its guide carries all its lines and cites it)."""
+    items = [item for item in record.raw.get("items") or [] if isinstance(item, dict)]
+    st.session_state["guide_customer_ruc"] = record.customer_number
+    st.session_state["guide_customer_name"] = record.customer_name
+    if items:
+        st.session_state["guide_item"] = str(items[0].get("description") or "")
+        st.session_state["guide_quantity"] = max(1, int(Decimal(str(items[0].get("quantity") or 1))))
+    st.session_state["guide_document"] = record.external_id
+    st.session_state["guide_document_label"] = f"{record.number} ({len(items)} línea(s))"
+
+
+def _forget_document() -> None:
+    st.session_state.pop("guide_document", None)
+    st.session_state.pop("guide_document_label", None)
+
+
+def _from_document(active: Active) -> None:
+    """Pick an accepted factura or boleta of the last month to fill the form with."""
+    st.subheader("Guía desde un comprobante aceptado", anchor=False)
+    today = peru_today()
+    try:
+        rows = active.client.documents.list(today - timedelta(days=31), today, fresh=True, details=True)
+    except FacturadorError as exc:
+        st.error(f"No se pudo cargar los comprobantes: {exc.message}")
+        return
+    accepted = {
+        r.external_id: r
+        for r in rows
+        if r.document_type_id in ("01", "03") and r.state_type_id in ("05", "07")
+    }
+    if not accepted:
+        st.caption("No hay facturas ni boletas aceptadas en el último mes.")
+        return
+
+    def label(external_id: str) -> str:
+        r = accepted[external_id]
+        symbol = "US$" if r.currency_type_id == "USD" else "S/"
+        issued = r.date_of_issue.strftime("%d/%m/%Y") if r.date_of_issue else ""
+        return f"{r.number} · {issued} · {r.customer_name} · {symbol} {r.total:,.2f}"
+
+    left, right = st.columns([3, 1])
+    picked = left.selectbox(
+        "Comprobante",
+        list(accepted),
+        format_func=label,
+        index=None,
+        key="guide_document_pick",
+        placeholder="Elige una factura o boleta aceptada",
+    )
+    right.button(
+        "Llenar la guía",
+        key="guide_fill",
+        disabled=picked is None,
+        on_click=_fill_from,
+        args=(accepted[picked],) if picked else (),
+        icon=":material/input:",
+    )
+
+
 def _issue_form(active: Active) -> None:
-    """The form of a sender's guide (09): recipient, places, transport, weight and one line."""
+    """The form of a sender's guide (09): recipient, places, transport, weight and one line; with a
+    document picked, the guide takes its lines and cites it."""
+    document = st.session_state.get("guide_document")
+    if document:
+        left, right = st.columns([3, 1])
+        left.info(
+            f"La guía se emite para el comprobante **{st.session_state.get('guide_document_label', '')}**: "
+            "lleva sus líneas y lo cita como documento relacionado (el stock ya lo movió el comprobante).",
+            icon=":material/link:",
+        )
+        right.button("Quitar comprobante", key="guide_forget", on_click=_forget_document)
     with st.form("guide_form", clear_on_submit=False):
         st.subheader("Emitir guía de remisión remitente", anchor=False)
         left, right = st.columns(2)
@@ -63,20 +137,31 @@ def _issue_form(active: Active) -> None:
         transport = PrivateTransport(
             Driver("1", driver_dni.strip(), driver_names.strip(), licence.strip()), plate.strip()
         )
-    guide = SenderGuide(
-        customer=Party("6", customer_ruc.strip(), customer_name.strip()),
-        origin=Place(origin_ubigeo.strip(), origin.strip(), establishment="0000"),
-        delivery=Place(delivery_ubigeo.strip(), delivery.strip()),
-        transport=transport,
-        weight=str(weight),
-        items=[GuideItem(description.strip() or "Bienes", int(quantity))],
-    )
+    start = Place(origin_ubigeo.strip(), origin.strip(), establishment="0000")
+    end = Place(delivery_ubigeo.strip(), delivery.strip())
     try:
+        if document:
+            guide = active.client.dispatches.from_document(
+                document, origin=start, delivery=end, transport=transport, weight=str(weight)
+            )
+        else:
+            guide = SenderGuide(
+                customer=Party("6", customer_ruc.strip(), customer_name.strip()),
+                transport=transport,
+                weight=str(weight),
+                items=[GuideItem(description.strip() or "Bienes", int(quantity))],
+                origin=start,
+                delivery=end,
+            )
         ref = active.client.dispatches.issue(guide)
     except FacturadorError as exc:
         details = "".join(f"\n- {e.field}: {e.message}" for e in exc.field_errors)
         st.error(f"No se emitió la guía: {exc.message}{details}", icon=":material/error:")
         return
+    except ValueError as exc:  # the document is no longer one a guide can come from
+        st.error(f"No se emitió la guía: {exc}", icon=":material/error:")
+        return
+    _forget_document()
     st.session_state["guide_picked"] = ref.external_id
     flash("success", f"Guía **{ref.number}** emitida (registrada, aún no enviada a SUNAT).")
     st.rerun()
@@ -199,6 +284,7 @@ def main() -> None:
             hide_index=True,
         )
         _actions(active, frame)
+    _from_document(active)
     _issue_form(active)
 
 

@@ -1,5 +1,6 @@
 """Retenciones / Percepciones: issue a retention (20) or perception (40) of one paid document, list the
-tenant's ones with their files, and see the amounts retained or perceived per month.
+tenant's ones with their files, see the amounts retained or perceived per month, and the reversions
+(RR) of the family.
 
 The amounts are computed by the connector's builders (:mod:`connector.withholding`, through
 :mod:`sunat.withholding`); the page shows them before sending, then SUNAT's answer.
@@ -129,6 +130,36 @@ def _last(family: str, resource: WithholdingResource) -> None:
         )
 
 
+def _reversions(family: str, resource: WithholdingResource) -> None:
+    """The family's reversions (RR): their summary, day, documents, ticket and SUNAT's state."""
+    st.subheader("Reversiones (RR)", anchor=False)
+    try:
+        rows = resource.reversions.latest(fresh=True)
+    except FacturadorError as exc:
+        st.error(f"No se pudo cargar las reversiones: {exc.message}")
+        return
+    if not rows:
+        st.caption(f"No hay reversiones de {FAMILIES[family].lower()}.")
+        return
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "Reversión": r.identifier,
+                    "Fecha": r.date_of_issue.strftime("%d/%m/%Y") if r.date_of_issue else "",
+                    "Comprobantes": r.documents,
+                    "Ticket": r.ticket,
+                    "Estado": r.state_type_description,
+                    "Respuesta": r.response.description if r.response else "",
+                }
+                for r in rows
+            ]
+        ),
+        hide_index=True,
+        key=f"withholding_reversions_{family}",
+    )
+
+
 def main() -> None:
     """Lay out the page."""
     active = require_connection()
@@ -178,6 +209,7 @@ def main() -> None:
         ),
         hide_index=True,
     )
+    _reversions(family, resource)
 
 
 main()

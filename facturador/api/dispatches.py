@@ -9,9 +9,9 @@ refusing (token, file) or unreachable 502 - where real tenants answer HTTP 200 `
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -19,14 +19,16 @@ from facturador.api import contract
 from facturador.api.common import (
     DayParameter,
     ExternalIdParameter,
+    FastJSON,
     authenticated,
     base_url,
     current_tenant,
     json_object,
     parse_range,
 )
+from facturador.api.listing import PAGE_LINKS, PAGE_META, component, obj, paginated
 from facturador.domain.dispatch_input import CARRIER_BODY, DISPATCH_BODY, GUIDE_QUERY
-from facturador.domain.dispatches import GRE_MOUNT, DispatchService
+from facturador.domain.dispatches import GRE_MOUNT, RECORDS_PER_PAGE, DispatchService
 
 router = APIRouter(tags=["dispatches"])
 
@@ -207,6 +209,40 @@ def list_between(request: Request, start: DayParameter, end: DayParameter) -> di
     for row in rows:
         row["links"] = links(request, row["external_id"], cdr=row["has_cdr"])
     return {"success": True, "data": rows}
+
+
+CARRIER_PAGE = component(
+    "DispatchCarrierPage",
+    obj({"data": {"type": "array", "items": {"type": "object"}}, "links": PAGE_LINKS, "meta": PAGE_META}),
+)
+
+
+@router.get(
+    "/api/dispatch-carrier/records",
+    summary="Carrier guides (31), newest first, 20 per page",
+    operation_id="listDispatchCarrierRecords",
+    openapi_extra=contract.secured(),
+    responses=contract.responses(CARRIER_PAGE, 401, 404, 422),
+)
+def carrier_records(
+    request: Request,
+    page: Annotated[int, Query(ge=1, le=1_000_000, description="Página (20 filas cada una).")] = 1,
+) -> FastJSON:
+    tenant, _caller = authenticated(request)
+    found = service(request).records(tenant, "31", page)
+    for row in found.rows:
+        row["links"] = links(request, row["external_id"], cdr=row["has_cdr"])
+    return FastJSON(
+        paginated(
+            found.rows,
+            path=f"{base_url(request)}/api/dispatch-carrier/records",
+            query={},
+            page=page,
+            last_page=found.last_page,
+            total=found.total,
+            per_page=RECORDS_PER_PAGE,
+        )
+    )
 
 
 @router.get(

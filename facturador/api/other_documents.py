@@ -325,6 +325,31 @@ def _reversion_routes(doc_type: str) -> None:
         await run_in_threadpool(settle_reversion, context_of(request), answer)
         return summaries_api.ticket_answer(request, RR, answer)
 
+    @router.get(
+        f"/api/{plural}/voided/lists",
+        summary=f"The latest 100 reversions (RR) of {plural}",
+        operation_id=f"listReversions{title}s",
+        openapi_extra=contract.secured(),
+        responses=contract.responses(contract.SUMMARY_LIST, 401, 404),
+    )
+    def latest_reversions(request: Request) -> dict[str, Any]:
+        tenant, _caller = authenticated(request)
+        rows = summaries_api.service(request).list_rows(tenant, RR, family=doc_type)
+        return summaries_api.list_answer(request, RR, rows)
+
+    @router.get(
+        f"/api/{plural}/voided/lists/{{start}}/{{end}}",
+        summary=f"Reversions (RR) of {plural} generated between two dates (Y-m-d)",
+        operation_id=f"listReversions{title}sBetween",
+        openapi_extra=contract.secured(),
+        responses=contract.responses(contract.SUMMARY_LIST, 401, 404, 422),
+    )
+    def reversions_between(request: Request, start: DayParameter, end: DayParameter) -> dict[str, Any]:
+        tenant, _caller = authenticated(request)
+        first, last = parse_range(start, end)
+        rows = summaries_api.service(request).list_rows(tenant, RR, first, last, family=doc_type)
+        return summaries_api.list_answer(request, RR, rows)
+
 
 @router.get(
     "/downloads/reversion/{kind}/{external_id}",

@@ -11,9 +11,11 @@ licences, MTC numbers, ubigeos in catalog 13) travel to the GRE API and come bac
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from facturador.domain.dispatch_links import LinkedDocument
 from facturador.domain.document_input import CUSTOMER, NAME, SERIES
 from facturador.domain.fields import Boolean, Code, Date, List, Number, Object, Text, Time
 from facturador.domain.reader import Reader
@@ -96,12 +98,15 @@ RELATED = Object(
     name="DispatchRelatedDocument",
     description="Un documento relacionado al traslado (catálogo 61).",
     fields={
-        "numero": Text("Serie y número (F001-1).", required=True, max_length=100),
+        "numero": Text("Serie y número (F001-1); no va con external_id.", max_length=100),
+        "external_id": Text(
+            "O bien el código externo de una factura o boleta de esta empresa (toma su número y tipo).",
+            max_length=36,
+        ),
         "empresa": Text(max_length=250),
         "ruc": Text("RUC del emisor del documento.", pattern="^([0-9]{11})?$", max_length=11),
         "documento": Object(
             name="DispatchRelatedType",
-            required=True,
             fields={
                 "id": Code(
                     "Tipo (catálogo 61).",
@@ -112,6 +117,17 @@ RELATED = Object(
                 "descripcion": Text(max_length=120),
             },
         ),
+    },
+)
+AFFECTED = Object(
+    name="DispatchAffectedDocument",
+    description="La factura o boleta de esta empresa que la guía acompaña (se agrega como documento "
+    "relacionado): por external_id o por serie, número y tipo.",
+    fields={
+        "external_id": Text("Código externo de la factura o boleta.", max_length=36),
+        "serie_documento": Text("Serie (F001, B001).", max_length=4),
+        "numero_documento": Text("Número.", pattern="^([0-9]{1,8})?$", max_length=8),
+        "codigo_tipo_documento": Code("01 factura o 03 boleta.", codes=("01", "03"), catalog="catálogo 01"),
     },
 )
 ITEM = Object(
@@ -174,6 +190,7 @@ _COMMON: dict[str, Any] = {
     "chofer_secundario": List("Conductores secundarios.", item=DRIVER, max_items=2),
     "vehiculo_secundario": List("Vehículos secundarios.", item=VEHICLE, max_items=2),
     "documento_relacionado": List("Documentos relacionados.", item=RELATED, max_items=20),
+    "documento_afectado": AFFECTED,
     "items": List("Bienes trasladados.", required=True, item=ITEM, max_items=999, min_items=1),
 }
 
@@ -221,6 +238,9 @@ GUIDE_QUERY = Object(
     fields={"external_id": Text("El código externo (external_id) de la guía.", required=True, max_length=36)},
 )
 
+#: Finds a factura or boleta of the tenant: ``find(external_id=...)`` or ``find(doc_type=..., number=...)``.
+DocumentFinder = Callable[..., LinkedDocument | None]
+
 #: Default series per guide type (created on first use).
 DEFAULT_SERIES = {"09": "T001", "31": "V001"}
 
@@ -255,11 +275,24 @@ def _place(values: dict[str, Any], ruc: str) -> Place:
     return Place(values["ubigeo"] or "", values["direccion"] or "", ruc if code else "", code)
 
 
+def _linked(found: LinkedDocument, ruc: str) -> DispatchDocument:
+    return DispatchDocument(
+        found.doc_type, found.number, catalogs.GRE_RELATED_DOCUMENTS[found.doc_type][0], ruc
+    )
+
+
 def read_dispatch(
-    body: Any, doc_type: str, issuer: Issuer, *, today: dt.date, establishments: set[str]
+    body: Any,
+    doc_type: str,
+    issuer: Issuer,
+    *,
+    today: dt.date,
+    establishments: set[str],
+    find: DocumentFinder | None = None,
 ) -> tuple[Dispatch, dict[str, Any]]:
     """Check a guide's body (see module doc) and return the guide (numbered 0 when ``numero_documento``
-    is "#") with the values read; raises one 422 listing every problem."""
+    is "#") with the values read (``linked_documents``: the ids of the tenant's documents it names,
+    found with ``find``); raises one 422 listing every problem."""
     declared = DISPATCH_BODY if doc_type == "09" else CARRIER_BODY
     reader = Reader()
     values = declared.read(reader, body, "")
@@ -312,14 +345,71 @@ def read_dispatch(
             isinstance(body, dict) and isinstance(body.get("vehiculo"), dict),
             "El vehículo es requerido para el transporte privado.",
         )
+    related_documents: list[DispatchDocument] = []
+    linked: list[int] = []
     for index, related in enumerate(values["documento_relacionado"] or []):
-        kind = related["documento"]["id"]
+        path = f"documento_relacionado.{index}"
+        kind = (related["documento"] or {}).get("id") or ""
+        if related["external_id"]:
+            if related["numero"]:
+                reader.error(
+                    f"{path}.numero", "Un documento se indica por external_id o por numero, no ambos."
+                )
+            found = find(external_id=related["external_id"]) if find else None
+            if found is None:
+                reader.error(
+                    f"{path}.external_id",
+                    f"No se encontró la factura o boleta con código externo {related['external_id']}.",
+                )
+                continue
+            linked.append(found.id)
+            related_documents.append(_linked(found, issuer.ruc))
+            continue
+        reader.require(f"{path}.numero", bool(related["numero"]))
+        reader.require(f"{path}.documento.id", bool(kind))
         if kind and doc_type not in catalogs.GRE_RELATED_DOCUMENTS[kind][1]:
-            reader.error(
-                f"documento_relacionado.{index}.documento.id",
-                f"El tipo {kind} no se relaciona con una guía {doc_type}.",
+            reader.error(f"{path}.documento.id", f"El tipo {kind} no se relaciona con una guía {doc_type}.")
+        if not kind or not related["numero"]:
+            continue
+        if find and (related["ruc"] or issuer.ruc) == issuer.ruc:
+            own = find(doc_type=kind, number=related["numero"])
+            if own is not None:
+                linked.append(own.id)
+        related_documents.append(
+            DispatchDocument(
+                kind,
+                related["numero"],
+                (related["documento"] or {}).get("descripcion") or catalogs.GRE_RELATED_DOCUMENTS[kind][0],
+                related["ruc"] or "",
             )
+        )
+    affected = values.get("documento_afectado")
+    if isinstance(body, dict) and isinstance(body.get("documento_afectado"), dict) and affected:
+        found = None
+        if affected["external_id"]:
+            found = find(external_id=affected["external_id"]) if find else None
+            message = f"No se encontró la factura o boleta con código externo {affected['external_id']}."
+            path = "documento_afectado.external_id"
+        else:
+            for key in ("serie_documento", "numero_documento", "codigo_tipo_documento"):
+                reader.require(f"documento_afectado.{key}", bool(affected[key]))
+            number = f"{affected['serie_documento']}-{affected['numero_documento']}"
+            if (
+                affected["serie_documento"]
+                and affected["numero_documento"]
+                and affected["codigo_tipo_documento"]
+            ):
+                found = find(doc_type=affected["codigo_tipo_documento"], number=number) if find else None
+            message = f"No se encontró el documento {number} de esta empresa."
+            path = "documento_afectado.numero_documento"
+        if found is None:
+            if not any(error.field.startswith("documento_afectado") for error in reader.errors):
+                reader.error(path, message)
+        elif found.id not in linked:
+            linked.append(found.id)
+            related_documents.append(_linked(found, issuer.ruc))
     reader.raise_if_errors()
+    values["linked_documents"] = linked
 
     number_text = values["numero_documento"]
     if doc_type == "09":
@@ -386,14 +476,6 @@ def read_dispatch(
         vehicles=vehicles,
         vehicle_certificate=certificate,
         freight_payer=payer,
-        related=tuple(
-            DispatchDocument(
-                r["documento"]["id"],
-                r["numero"],
-                r["documento"]["descripcion"] or catalogs.GRE_RELATED_DOCUMENTS[r["documento"]["id"]][0],
-                r["ruc"] or "",
-            )
-            for r in values["documento_relacionado"] or []
-        ),
+        related=tuple(related_documents),
     )
     return dispatch, values

@@ -10,13 +10,17 @@ ticket (reference/facturador-api.md §8.10-8.13, reference/sunat.md §4.3).
 - :meth:`DispatchService.status` asks for the ticket: 98 keeps 03; 0 stores the CDR and its QR URL
   (05, the PDF is rendered again with the QR); 99 stores SUNAT's error (09).
 
+A remitente guide records its products by ``codigo_interno`` (created when new) and, with reason 01
+(venta) or 02 (compra), moves their stock with kardex lines naming the guide, unless the factura or
+boleta it names moved it already (the rule is in :mod:`facturador.domain.dispatch_links`).
+
 No database transaction is held while the GRE API is called (the simulator writes to the same database).
-Stock movements of guides belong to the back office and are not made here.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import secrets
 import threading
@@ -25,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from facturador.authority import cdr as cdr_mod
@@ -40,8 +44,11 @@ from facturador.authority.gre.simulator import (
 from facturador.authority.packaging import read_zip, zip_document
 from facturador.config import private_directory
 from facturador.context import Caller, ServiceContext, TenantInfo
-from facturador.domain.dispatch_input import DEFAULT_SERIES, GUIDE_QUERY, read_dispatch
+from facturador.domain.dispatch_input import DEFAULT_SERIES, GUIDE_QUERY, DocumentFinder, read_dispatch
+from facturador.domain.dispatch_links import LinkedDocument, find_document, moved_stock
+from facturador.domain.inventory import record_guide_lines
 from facturador.domain.numbering import claim_number, take_next_number
+from facturador.domain.persons import Page
 from facturador.errors import ServiceError, conflict, not_found
 from facturador.model import Dispatch
 from facturador.render.despatch_pdf import render_despatch_pdf
@@ -55,6 +62,9 @@ __all__ = ["GRE_MOUNT", "DispatchService", "service_gre_simulator", "tenant_gate
 GRE_MOUNT = "/gre"
 IN_PROCESS = "La guía aún está en proceso, vuelva a consultar."
 UNKNOWN = "El external id es incorrecto"
+#: Transfer reasons (catalog 20) that move the stock: 01 venta takes the goods out, 02 compra puts them in.
+STOCK_REASONS = {"01": -1, "02": 1}
+RECORDS_PER_PAGE = 20
 STATE_NAMES = {"01": "Registrado", "03": "Enviado", "05": "Aceptado", "09": "Rechazado"}
 
 
@@ -174,8 +184,13 @@ class DispatchService:
             codes = set(
                 session.scalars(select(Establishment.code).where(Establishment.tenant_id == tenant.id))
             )
-        guide, _values = read_dispatch(
-            body, doc_type, tenant.issuer, today=self.context.today(), establishments=codes
+        guide, values = read_dispatch(
+            body,
+            doc_type,
+            tenant.issuer,
+            today=self.context.today(),
+            establishments=codes,
+            find=self._finder(tenant),
         )
         series_id = self._series(tenant, doc_type, guide.series)
         identity = self.context.identity(tenant)
@@ -195,8 +210,9 @@ class DispatchService:
             numbered = _renumber(guide, number)
             signed = sign_despatch(numbered, identity)
             pdf = render_despatch_pdf(numbered, signed.digest_value)
-            connection.execute(
-                insert(DISPATCHES).values(
+            dispatch_id = connection.execute(
+                insert(DISPATCHES)
+                .values(
                     tenant_id=tenant.id,
                     external_id=external_id,
                     user_id=caller.user_id,
@@ -224,8 +240,31 @@ class DispatchService:
                     pdf=pdf,
                     cdr_zip=None,
                 )
-            )
+                .returning(DISPATCHES.c.id)
+            ).scalar_one()
+            if doc_type == "09":
+                moves = STOCK_REASONS.get(numbered.transfer_reason, 0)
+                if moves and moved_stock(connection, documents=values["linked_documents"]):
+                    moves = 0  # the factura or boleta it carries moved the goods (dispatch_links)
+                record_guide_lines(
+                    connection,
+                    tenant_id=tenant.id,
+                    establishment_id=caller.establishment_id,
+                    lines=numbered.lines,
+                    direction=moves,
+                    label=f"Guía de remisión {numbered.document_id}",
+                    dispatch_id=int(dispatch_id),
+                )
         return {"number": numbered.document_id, "filename": signed.filename, "external_id": external_id}
+
+    def _finder(self, tenant: TenantInfo) -> DocumentFinder:
+        """Finds the tenant's facturas and boletas a guide names (see :mod:`dispatch_links`)."""
+
+        def find(**names: str) -> LinkedDocument | None:
+            with self.context.engine.connect() as connection:
+                return find_document(connection, tenant.id, **names)
+
+        return find
 
     def _series(self, tenant: TenantInfo, doc_type: str, series: str) -> int:
         series_id = self.context.series_id(tenant, doc_type, series)
@@ -400,6 +439,7 @@ class DispatchService:
             tenant.issuer,
             today=row.date_of_issue,
             establishments=codes,
+            find=self._finder(tenant),
         )
         return _renumber(guide, row.number)
 
@@ -418,25 +458,22 @@ class DispatchService:
                 .order_by(DISPATCHES.c.date_of_issue.desc(), DISPATCHES.c.id.desc())
                 .limit(1000)
             ).all()
-        return [
-            {
-                **_data(row, state=row.state_type_id, ticket=row.ticket),
-                "document_type_id": row.document_type_id,
-                "date_of_issue": row.date_of_issue.isoformat(),
-                "date_of_shipping": row.date_of_shipping.isoformat(),
-                "customer_number": row.customer_number,
-                "customer_name": row.customer_name,
-                "total_weight": float(row.total_weight),
-                "weight_unit": row.weight_unit,
-                "transfer_reason": row.transfer_reason,
-                "transport_mode": row.transport_mode,
-                "state_description": STATE_NAMES.get(row.state_type_id, ""),
-                "hash": row.hash,
-                "qr_url": row.qr_url,
-                "has_cdr": row.state_type_id in ("05", "09"),
-            }
-            for row in rows
-        ]
+        return [_listed(row) for row in rows]
+
+    def records(self, tenant: TenantInfo, doc_type: str, page: int) -> Page:
+        """The tenant's guides of one type, newest first, :data:`RECORDS_PER_PAGE` per page
+        (``GET /api/dispatch-carrier/records``)."""
+        condition = (DISPATCHES.c.tenant_id == tenant.id) & (DISPATCHES.c.document_type_id == doc_type)
+        with self.context.engine.connect() as connection:
+            total = int(connection.scalar(select(func.count()).select_from(DISPATCHES).where(condition)) or 0)
+            rows = connection.execute(
+                select(*_COLUMNS)
+                .where(condition)
+                .order_by(DISPATCHES.c.date_of_issue.desc(), DISPATCHES.c.id.desc())
+                .limit(RECORDS_PER_PAGE)
+                .offset((page - 1) * RECORDS_PER_PAGE)
+            ).all()
+        return Page([_listed(row) for row in rows], page, max(1, math.ceil(total / RECORDS_PER_PAGE)), total)
 
     def file(self, tenant: TenantInfo, external_id: str, kind: str) -> tuple[bytes, str, str]:
         """``(content, media type, file name)`` of a guide's XML, PDF or CDR; 404 when absent."""
@@ -455,6 +492,25 @@ class DispatchService:
         media = {"xml": "application/xml", "pdf": "application/pdf", "cdr": "application/zip"}[kind]
         name = {"xml": f"{filename}.xml", "pdf": f"{filename}.pdf", "cdr": f"R-{filename}.zip"}[kind]
         return bytes(content), media, name
+
+
+def _listed(row: Any) -> dict[str, Any]:
+    return {
+        **_data(row, state=row.state_type_id, ticket=row.ticket),
+        "document_type_id": row.document_type_id,
+        "date_of_issue": row.date_of_issue.isoformat(),
+        "date_of_shipping": row.date_of_shipping.isoformat(),
+        "customer_number": row.customer_number,
+        "customer_name": row.customer_name,
+        "total_weight": float(row.total_weight),
+        "weight_unit": row.weight_unit,
+        "transfer_reason": row.transfer_reason,
+        "transport_mode": row.transport_mode,
+        "state_description": STATE_NAMES.get(row.state_type_id, ""),
+        "hash": row.hash,
+        "qr_url": row.qr_url,
+        "has_cdr": row.state_type_id in ("05", "09"),
+    }
 
 
 def _renumber(guide: Dispatch, number: int) -> Dispatch:

@@ -7,7 +7,9 @@ by one conditional ``UPDATE``, so two concurrent outputs cannot both pass). Sale
 their own issuing transaction (:func:`record_lines`): a factura, boleta or sale note takes out the
 quantity of each line with a ``codigo_interno`` (creating the product when new, as the real services
 do; a sale may leave the stock negative, as theirs), and a credit note that cancels or returns
-(catalog 09: 01, 06, 07) puts it back. Every move is a kardex line with the balance after it.
+(catalog 09: 01, 06, 07) puts it back; a remitente guide with reason 01 or 02 moves it too
+(:func:`record_guide_lines`, see :mod:`facturador.domain.dispatch_links`). Every move is a kardex
+line with the balance after it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain.fields import MAX_RECORD_ID, Code, Number, Object, Text
 from facturador.domain.persons import Page
 from facturador.errors import field_error, not_found
-from facturador.model import Line
-from facturador.store.backoffice import add_stock, record_move, take_stock, upsert_item, warehouse_of
+from facturador.model import DispatchLine, Line
+from facturador.store.backoffice import (
+    add_stock,
+    move_stock,
+    record_move,
+    take_stock,
+    upsert_item,
+    warehouse_of,
+)
 from facturador.store.models import INVENTORY_MOVES, ITEMS, WAREHOUSES
 from sunat import catalogs
 
@@ -34,6 +43,7 @@ MESSAGES = {"input": "Ingreso registrado correctamente", "output": "Salida regis
 NOT_ENOUGH = "La cantidad no puede ser mayor a la que se tiene en el almacén."
 UNKNOWN_ITEM = "No se encontró un producto con el codigo ingresado"
 SALE_TRANSACTION, RETURN_TRANSACTION = "01", "24"
+GUIDE_SALE, GUIDE_PURCHASE = "01", "02"  # catalog 12 for the guide reasons 01 venta and 02 compra
 KARDEX_PER_PAGE = 20
 MINIMUM_QUANTITY = Decimal("0.01")
 
@@ -82,6 +92,7 @@ def kardex_row(row: Any) -> dict[str, Any]:
         "description": row.description,
         "document_id": row.document_id,
         "sale_note_id": row.sale_note_id,
+        "dispatch_id": row.dispatch_id,
     }
 
 
@@ -212,17 +223,55 @@ def record_lines(
         )
         if warehouse_id is None:
             continue
-        quantity = line.quantity * direction
-        balance = add_stock(connection, item_id, warehouse_id, quantity)
-        record_move(
+        move_stock(
             connection,
             tenant_id=tenant_id,
             item_id=item_id,
             warehouse_id=warehouse_id,
-            quantity=quantity,
-            balance=balance,
+            quantity=line.quantity * direction,
             description=label,
             transaction_id=SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
             document_id=document_id,
             sale_note_id=sale_note_id,
+        )
+
+
+def record_guide_lines(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    establishment_id: int,
+    lines: Iterable[DispatchLine],
+    direction: int,
+    label: str,
+    dispatch_id: int,
+) -> None:
+    """The products of a guide's lines with a ``codigo_interno`` (created when new, their description
+    kept otherwise) and, when ``direction`` is -1 (reason 01, venta) or +1 (02, compra), their stock moved
+    with a kardex line naming the guide. Locks are taken in the order of :func:`record_lines`."""
+    coded = sorted((line for line in lines if line.code), key=lambda line: line.code)
+    warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if coded and direction else None
+    for line in coded:
+        item_id = upsert_item(
+            connection,
+            tenant_id,
+            {
+                "internal_id": line.code,
+                "description": line.description,
+                "unit_type_id": line.unit,
+                "item_code": line.sunat_code,
+            },
+            False,
+        )
+        if warehouse_id is None:
+            continue
+        move_stock(
+            connection,
+            tenant_id=tenant_id,
+            item_id=item_id,
+            warehouse_id=warehouse_id,
+            quantity=line.quantity * direction,
+            description=label,
+            transaction_id=GUIDE_SALE if direction < 0 else GUIDE_PURCHASE,
+            dispatch_id=dispatch_id,
         )

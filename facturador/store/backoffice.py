@@ -42,6 +42,7 @@ def _customer_upsert(dialect: str, given: frozenset[str]) -> Any:
     changes: dict[str, Any] = {
         "identity_document_type_id": excluded.identity_document_type_id,
         "name": excluded.name,
+        "search_text": excluded.search_text,  # the insert's default folds the given number and name
         "updated_at": func.now(),
     }
     for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT):
@@ -68,7 +69,11 @@ def _item_upsert(dialect: str, update_description: bool) -> Any:
     if update_description:
         statement = statement.on_conflict_do_update(
             index_elements=keys,
-            set_={"description": statement.excluded.description, "updated_at": func.now()},
+            set_={
+                "description": statement.excluded.description,
+                "search_text": statement.excluded.search_text,  # folded by the insert's default
+                "updated_at": func.now(),
+            },
         )
     else:  # a no-op update still returns the row's id (DO NOTHING returns nothing for existing rows)
         statement = statement.on_conflict_do_update(
@@ -154,6 +159,7 @@ def record_move(
     transaction_id: str | None = None,
     document_id: int | None = None,
     sale_note_id: int | None = None,
+    dispatch_id: int | None = None,
 ) -> None:
     """One kardex line: ``quantity`` is positive for an input, negative for an output."""
     connection.execute(
@@ -169,5 +175,38 @@ def record_move(
             "description": description[:255],
             "document_id": document_id,
             "sale_note_id": sale_note_id,
+            "dispatch_id": dispatch_id,
         },
     )
+
+
+def move_stock(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    item_id: int,
+    warehouse_id: int,
+    quantity: Decimal,
+    description: str,
+    transaction_id: str,
+    document_id: int | None = None,
+    sale_note_id: int | None = None,
+    dispatch_id: int | None = None,
+) -> Decimal:
+    """Add ``quantity`` to the item's stock (negative: take it, even below zero) and write its kardex
+    line (:func:`add_stock` then :func:`record_move`); the new stock."""
+    balance = add_stock(connection, item_id, warehouse_id, quantity)
+    record_move(
+        connection,
+        tenant_id=tenant_id,
+        item_id=item_id,
+        warehouse_id=warehouse_id,
+        quantity=quantity,
+        balance=balance,
+        description=description,
+        transaction_id=transaction_id,
+        document_id=document_id,
+        sale_note_id=sale_note_id,
+        dispatch_id=dispatch_id,
+    )
+    return balance

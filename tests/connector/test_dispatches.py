@@ -23,6 +23,8 @@ from connector.dispatches import (
 from connector.errors import ConflictError, NotFoundError
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
+from tests.facturador.api.test_inventory import stock_of
+from tests.samples.bodies import CUSTOMER_RUC, boleta_body, invoice_body
 from tests.shops import Shop, new_shop
 
 DRIVER = Driver("1", "12345678", "PEREZ GARCIA, JUAN", "Q12345678")
@@ -175,3 +177,37 @@ def test_issued_hook_gets_the_guide_ref(shop: Shop) -> None:
     with shop.client(plugins=[plugin]) as client:
         ref = client.dispatches.issue(sender_guide())
     assert plugin.issued == [("dispatches", ref)]
+
+
+def test_guide_from_an_accepted_factura(shop: Shop) -> None:
+    """``from_document`` fills the customer, the lines and the reference of an accepted factura; the
+    guide issued from it is accepted, names the factura and leaves the stock the factura moved."""
+    transport = PrivateTransport(DRIVER, plate="ABC123")
+    places = {
+        "origin": Place("150101", "Av. Principal 123", establishment="0000"),
+        "delivery": Place("150132", "Jr. Los Olivos 456"),
+    }
+    with shop.live.client(shop.slug, shop.token) as http, shop.client() as client:
+        invoice = http.post("/api/documents", json=invoice_body()).json()["data"]
+        boleta = http.post("/api/documents", json=boleta_body()).json()["data"]
+        code = invoice_body()["items"][0]["codigo_interno"]
+        stock = stock_of(http, code)
+        guide = client.dispatches.from_document(
+            invoice["external_id"], transport=transport, weight="3.2", packages=1, **places
+        )
+        assert guide.customer.number == CUSTOMER_RUC and guide.customer.identity_type == "6"
+        assert [(i.code, i.quantity) for i in guide.items] == [(code, 2)]
+        assert guide.document_external_id == invoice["external_id"] and guide.reason == "01"
+        ref = client.dispatches.issue(guide)
+        client.dispatches.send(ref.external_id)
+        status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=20, initial=0.2)
+        assert status.accepted is True, status.message
+        xml = client.dispatches.download(ref.external_id, "xml").decode()
+        assert f"<cbc:ID>{invoice['number']}</cbc:ID>" in xml
+        assert stock_of(http, code) == stock  # the factura moved the goods, once
+        with pytest.raises(NotFoundError):
+            client.dispatches.from_document(
+                "00000000-0000-0000-0000-000000000000", transport=transport, weight=1, **places
+            )
+        with pytest.raises(ValueError, match="aceptado"):  # boletas wait for their daily summary
+            client.dispatches.from_document(boleta["external_id"], transport=transport, weight=1, **places)

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.dashboard.conftest import write_tenants
 from tests.dashboard.test_app import app, texts
+from tests.samples.bodies import CUSTOMER_RUC, invoice_body
 from tests.shops import Shop, new_shop
 
 
@@ -69,3 +71,37 @@ def test_refused_guide_shows_the_fields(shop: Shop) -> None:
     assert not at.exception
     error = texts(at.error)
     assert "No se emitió la guía" in error and "direccion_llegada.ubigeo" in error
+
+
+def test_a_guide_from_an_accepted_factura(shop: Shop) -> None:
+    """Pick an accepted factura, fill the form from it, add the transport and issue: the guide carries the
+    factura's lines and cites it."""
+    with shop.live.client(shop.slug, shop.token) as http:
+        invoice = http.post("/api/documents", json=invoice_body()).json()["data"]
+    at = app("views/dispatches.py")
+    assert not at.exception, at.exception
+    picker = at.selectbox(key="guide_document_pick")
+    assert any(invoice["number"] in option for option in picker.options), picker.options
+    picker.set_value(invoice["external_id"]).run()
+    at.button(key="guide_fill").click().run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="guide_customer_ruc").value == CUSTOMER_RUC
+    assert invoice["number"] in texts(at.info)
+    fill(
+        at,
+        guide_origin="Av. Principal 123",
+        guide_delivery_ubigeo="150132",
+        guide_delivery="Jr. Los Olivos 456",
+        guide_driver_dni="12345678",
+        guide_driver_names="PEREZ GARCIA, JUAN",
+        guide_licence="Q12345678",
+        guide_plate="ABC123",
+    )
+    at.get("form_submit_button")[0].click().run()
+    assert not at.exception, at.exception
+    assert "emitida" in texts(at.success), texts(at.error)
+    assert invoice["number"] not in texts(at.info)  # the form forgets the document once issued
+    with shop.client() as client:
+        [guide] = client.dispatches.list(peru_today(), peru_today())
+        xml = client.dispatches.download(guide.external_id, "xml").decode()
+    assert f"<cbc:ID>{invoice['number']}</cbc:ID>" in xml and "ARCH-A4" in xml

@@ -6,13 +6,19 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from connector.withholding import WithholdingRecord
 from dashboard import APP_PATH
 from dashboard.withholding import monthly
 from sunat.calendar import peru_today
+from tests.conftest import LiveService
+from tests.dashboard.conftest import write_tenants
 from tests.dashboard.test_app import texts
+from tests.facturador.api.test_summaries import wait_for
+from tests.samples.withholding import retention
+from tests.shops import new_shop
 
 TIMEOUT = 60
 PAGE = "views/withholding.py"
@@ -96,3 +102,31 @@ def test_monthly_counts_accepted_ones_only() -> None:
         {"Mes": "2026-11", "Comprobantes": 1, "Total": 3.0},
     ]
     assert Decimal("0") == Decimal(0) and peru_today()
+
+
+def test_the_reversions_of_each_family_are_listed(
+    live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shop = new_shop(live, "dash-rr")
+    path = write_tenants(tmp_path / "tenants.toml", shop.base_url, shop.token, name="RR S.A.C.")
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
+    monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
+    with live.client(shop.slug, shop.token) as client:
+        issued = client.post("/api/retentions", json=retention()).json()["data"]
+        sent = client.post(
+            "/api/retentions/voided",
+            json={
+                "fecha_de_emision_de_documentos": peru_today().isoformat(),
+                "documentos": [{"external_id": issued["external_id"], "motivo_anulacion": "Error"}],
+            },
+        ).json()["data"]
+        answer = wait_for(client, "/api/retentions/voided/status", {"external_id": sent["external_id"]})
+        assert answer.status_code == 200, answer.text
+    at = open_page()
+    [table] = [t.value for t in at.dataframe if "Reversión" in t.value.columns]
+    assert table.iloc[0]["Reversión"].startswith(f"RR-{peru_today():%Y%m%d}-")
+    assert table.iloc[0]["Fecha"] == f"{peru_today():%d/%m/%Y}" and table.iloc[0]["Comprobantes"] == 1
+    assert "ha sido aceptado" in table.iloc[0]["Respuesta"]
+    at.segmented_control(key="withholding_family").set_value("perceptions").run()
+    assert not at.exception, at.exception
+    assert not any("Reversión" in t.value.columns for t in at.dataframe)

@@ -97,6 +97,7 @@ def check_guide(root: etree._Element, file: GreFileName, *, today: date) -> tupl
     """Apply SUNAT's GRE rules to a parsed guide; return its observations or raise the first error."""
     guide = _Guide(root, file, today)
     _header(guide)
+    _recipient(guide)
     _related_documents(guide)
     _shipment(guide)
     _addresses(guide)
@@ -147,6 +148,38 @@ def _header(guide: _Guide) -> None:
         )
         if not customer_name:
             raise Answer("2759")
+
+
+#: Transfer reasons (catalog 20) whose recipient is the sender itself (2554) or must not be (2555).
+_TO_ITSELF = frozenset({"02", "04", "07"})
+_TO_ANOTHER = frozenset({"01", "03", "05", "06", "09", "14", "17"})
+#: Reasons whose origin (3411 "Punto de Partida") or delivery may not carry the sender's RUC.
+_ORIGIN_NOT_OWN = frozenset({"02", "07", "08"})
+_DELIVERY_NOT_OWN = frozenset({"01", "03", "05", "06", "14", "17"})
+_WITH_SUPPLIER = frozenset({"02", "07"})
+
+
+def _recipient(guide: _Guide) -> None:
+    """A remitente guide's recipient against its transfer reason: the sender itself (with its RUC) for
+    02, 04 and 07 (2554), someone else for a sale and the like (2555); a purchase names its supplier
+    (``cac:SellerSupplierParty``, observation 4375)."""
+    if guide.file.doc_type != "09":
+        return
+    reason = guide.text("cac:Shipment", "cbc:HandlingCode")
+    identification = guide.root.find(
+        _path("cac:DeliveryCustomerParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")
+    )
+    scheme = identification.get("schemeID", "") if identification is not None else ""
+    recipient = (identification.text or "").strip() if identification is not None else ""
+    sender = guide.text("cac:DespatchSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")
+    if reason in _TO_ITSELF and (scheme != "6" or recipient != sender):
+        raise Answer("2554", f'motivo {reason}, destinatario "{recipient}"')
+    if reason in _TO_ANOTHER and scheme == "6" and recipient == sender:
+        raise Answer("2555", f'motivo {reason}, destinatario "{recipient}"')
+    if reason in _WITH_SUPPLIER and not guide.text(
+        "cac:SellerSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID"
+    ):
+        guide.observe("4375")
 
 
 def _related_documents(guide: _Guide) -> None:
@@ -324,6 +357,16 @@ def _addresses(guide: _Guide) -> None:
             raise Answer(not_in_catalog, f'ubigeo valor: "{ubigeo}"')
         if not _text(address, _path("cac:AddressLine", "cbc:Line")):
             raise Answer(no_line)
+    reason = guide.text("cac:Shipment", "cbc:HandlingCode") if guide.file.doc_type == "09" else ""
+    sender = guide.text("cac:DespatchSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")
+    for address_path, reasons, where in (
+        (_path("cac:Despatch", "cac:DespatchAddress"), _ORIGIN_NOT_OWN, "Punto de Partida"),
+        (CAC("DeliveryAddress"), _DELIVERY_NOT_OWN, "Punto de Llegada"),
+    ):
+        address = delivery.find(address_path) if delivery is not None else None
+        code = address.find(CBC("AddressTypeCode")) if address is not None else None
+        if reason in reasons and code is not None and code.get("listID") == sender:
+            raise Answer("3411", where)
 
 
 def _lines(guide: _Guide) -> None:

@@ -4,6 +4,7 @@ CDR and the QR URL; refused credentials and renewed tokens; bad input; tenants; 
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import shutil
@@ -54,8 +55,11 @@ def issue(api: httpx.Client, body: dict[str, Any], path: str = "/api/dispatches"
 
 
 def guides(api: httpx.Client) -> list[dict[str, Any]]:
-    today = peru_today().isoformat()
-    response = api.get(f"/api/dispatches/lists/{today}/{today}")
+    """The guides issued yesterday and today (the bodies are dated when this module is imported, which
+    may be the day before in Lima when a run crosses midnight)."""
+    today = peru_today()
+    yesterday = today - dt.timedelta(days=1)
+    response = api.get(f"/api/dispatches/lists/{yesterday.isoformat()}/{today.isoformat()}")
     assert response.status_code == 200
     return response.json()["data"]
 

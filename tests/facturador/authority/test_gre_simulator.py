@@ -264,6 +264,25 @@ def broken_cases() -> list[tuple[str, str, dict[str, Any], str]]:
             {"related": (DispatchDocument("31", "V001-1", "GRT"),)},
             "2692",
         ),
+        ("purchase to someone else", "01", {"transfer_reason": "02"}, "2554"),
+        (
+            "sale to oneself",
+            "01",
+            {"customer": DispatchParty("6", GRE_RUC, "YO MISMO S.A.C."), "related": ()},
+            "2555",
+        ),
+        (
+            "purchase from one's own establishment",
+            "01",
+            {"transfer_reason": "02", "customer": DispatchParty("6", GRE_RUC, "YO MISMO S.A.C.")},
+            "3411",
+        ),
+        (
+            "sale delivered to one's own establishment",
+            "01",
+            {"delivery": Place("150132", "Jr. Los Olivos 456", GRE_RUC, "0001")},
+            "3411",
+        ),
         (
             "issued tomorrow",
             "01",
