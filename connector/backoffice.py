@@ -67,6 +67,7 @@ __all__ = [
     "QuotationRef",
     "QuotationsResource",
     "SaleNote",
+    "SaleNoteRecord",
     "SaleNoteRef",
     "SaleNoteSeries",
     "SaleNotesResource",
@@ -253,6 +254,8 @@ class Product:
     warehouses: tuple[WarehouseStock, ...] = ()
     price_list: tuple[dict[str, Any], ...] = ()
     has_igv: bool = True
+    #: The purchase (cost) price, ``0`` when the service does not say.
+    purchase_price: Decimal = Decimal(0)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Product:
@@ -277,6 +280,7 @@ class Product:
             warehouses=warehouses,
             price_list=tuple(dict(p) for p in row.get("item_unit_types") or [] if isinstance(p, Mapping)),
             has_igv=parse_bool(row.get("has_igv", True)),
+            purchase_price=parse_decimal(row.get("purchase_unit_price")),
         )
 
 
@@ -607,9 +611,14 @@ class SaleNote(_Sheet):
 
     series_id: int
     pdf_format: str = "a4"
+    #: The quotation the note is made of (a quotation becomes at most one note).
+    quotation_id: int | None = None
 
     def _header(self) -> dict[str, Any]:
-        return {"series_id": self.series_id, "actions": {"format_pdf": self.pdf_format}}
+        header: dict[str, Any] = {"series_id": self.series_id, "actions": {"format_pdf": self.pdf_format}}
+        if self.quotation_id is not None:
+            header["quotation_id"] = self.quotation_id
+        return header
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -665,9 +674,97 @@ class SaleNoteRef:
         )
 
 
+def _money(value: Any) -> Decimal:
+    """A list amount: a number, or the real services' ``number_format`` text (``1,234.50``)."""
+    return parse_decimal(_text(value).replace(",", ""))
+
+
+def _first(value: Any) -> Mapping[str, Any]:
+    return value[0] if isinstance(value, list) and value and isinstance(value[0], Mapping) else {}
+
+
+@dataclass(frozen=True)
+class SaleNoteRecord:
+    """A row of the sale-notes list: the note, its totals and the document it became (``document`` is
+    that factura's or boleta's number, ``""`` while the note is not converted)."""
+
+    id: int
+    number: str
+    external_id: str
+    date_of_issue: dt.date | None
+    customer_id: int | None
+    customer_name: str
+    customer_number: str
+    currency: str
+    total_taxed: Decimal
+    total_igv: Decimal
+    total: Decimal
+    document: str = ""
+    document_external_id: str = ""
+    document_type_id: str = ""
+    quotation: str = ""
+    lines: tuple[dict[str, Any], ...] = ()
+    #: The row as received (every amount, for :func:`connector.sales.sales_of`-style figures).
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def converted(self) -> bool:
+        """Whether the note already made its factura or boleta."""
+        return bool(self.document)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> SaleNoteRecord:
+        made = _first(row.get("documents"))
+        customer_id = row.get("customer_id")
+        return cls(
+            id=int(row["id"]),
+            number=_text(row.get("number_full") or row.get("full_number")),
+            external_id=_text(row.get("external_id")),
+            date_of_issue=parse_date(row.get("date_of_issue")),
+            customer_id=int(customer_id) if customer_id not in (None, "") else None,
+            customer_name=_text(row.get("customer_name")),
+            customer_number=_text(row.get("customer_number")),
+            currency=_text(row.get("currency_type_id")),
+            total_taxed=_money(row.get("total_taxed")),
+            total_igv=_money(row.get("total_igv")),
+            total=_money(row.get("total")),
+            document=_text(made.get("number_full")),
+            document_external_id=_text(made.get("external_id")),
+            document_type_id=_text(made.get("document_type_id")),
+            quotation=_text(row.get("quotation_number_full")),
+            lines=tuple(dict(line) for line in row.get("items") or [] if isinstance(line, Mapping)),
+            raw=dict(row),
+        )
+
+
+SALE_NOTE_COLUMNS = (
+    "id",
+    "number",
+    "date_of_issue",
+    "customer_name",
+    "customer_number",
+    "currency",
+    "total_taxed",
+    "total_igv",
+    "total",
+    "document",
+    "quotation",
+)
+
+
+def _range_query(search: str, start: dt.date | None, end: dt.date | None, **more: Any) -> str:
+    if (start is None) != (end is None):
+        raise ValueError("give both start and end, or neither")
+    params: dict[str, Any] = {"input": search} if search else {}
+    if start is not None and end is not None:
+        params |= {"start_date": start.isoformat(), "end_date": end.isoformat()}
+    params |= {key: value for key, value in more.items() if value}
+    return f"?{urlencode(params)}" if params else ""
+
+
 class SaleNotesResource(_SaleNotesFamily):
-    """Sale notes: :meth:`series`, :meth:`issue` (a :class:`SaleNote` or a raw payload),
-    :meth:`generate_cpe` (its factura or boleta, once) and :meth:`download_pdf`."""
+    """Sale notes: :meth:`series`, :meth:`issue` (a :class:`SaleNote` or a raw payload), :meth:`list`
+    and :meth:`frame`, :meth:`generate_cpe` (its factura or boleta, once) and :meth:`download_pdf`."""
 
     def series(self) -> list[SaleNoteSeries]:
         """The tenant's sale-note series (NV01 ...)."""
@@ -695,6 +792,8 @@ class SaleNotesResource(_SaleNotesFamily):
         body, answer = _create(self, "/api/sale-note", payload, form_values)
         result = SaleNoteRef.from_body(answer)
         self._transport.invalidate("items.lists")
+        self._transport.invalidate(f"{self.family}.lists")
+        self._transport.invalidate("quotations.lists")
         self._plugins.issued(self.family, body, result)
         return result
 
@@ -705,6 +804,7 @@ class SaleNotesResource(_SaleNotesFamily):
         document_type: Literal["01", "03"] = "03",
         series: str | None = None,
         issue_date: dt.date | None = None,
+        issue_time: dt.time | None = None,
     ) -> IssueResult:
         """The factura (01) or boleta (03) of a sale note, issued and not sent (send a factura with
         ``client.documents.send``; boletas go in the day's summary).
@@ -719,14 +819,43 @@ class SaleNotesResource(_SaleNotesFamily):
         }
         if issue_date is not None:
             payload["fecha_de_emision"] = issue_date.isoformat()
+        if issue_time is not None:
+            payload["hora_de_emision"] = issue_time.strftime("%H:%M:%S")
         response = self._transport.post(f"/api/sale-note/{int(note_id)}/generate-cpe", payload)
         self._transport.invalidate(DOCUMENT_LISTS_TAG)
+        self._transport.invalidate(f"{self.family}.lists")
         return IssueResult.from_body(Transport.json(response), response.url)
 
     def download_pdf(self, external_id: str, fmt: str | None = None) -> bytes:
         """The sale note's PDF (``a4`` or ``ticket``; default its own format)."""
         path = f"/downloads/salenote/sale_note/{external_id}" + (f"/{fmt}" if fmt else "")
         return Transport.content(self._transport.get(path, retry=False))
+
+    def list(
+        self,
+        search: str = "",
+        *,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        details: bool = False,
+        fresh: bool = False,
+    ) -> list[SaleNoteRecord]:
+        """Sale notes: the latest 50, or (``start`` and ``end``) all issued between the two dates,
+        newest first, filtered by number or customer; ``details`` adds each note's lines. Real tenants
+        answer their latest 50 whatever the parameters."""
+        response = self._transport.get(
+            f"/api/sale-note/lists{_range_query(search, start, end, details=int(details))}",
+            fresh=fresh,
+            tag=f"{self.family}.lists",
+        )
+        body = Transport.json(response)
+        return [SaleNoteRecord.from_row(row) for row in body.get("data") or [] if isinstance(row, Mapping)]
+
+    def frame(
+        self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None
+    ) -> pd.DataFrame:
+        """:meth:`list` as a DataFrame (columns :data:`SALE_NOTE_COLUMNS`; amounts are Decimal)."""
+        return _frame(self.list(search, start=start, end=end, fresh=True), SALE_NOTE_COLUMNS)
 
 
 # -- quotations -----------------------------------------------------------------------------------
@@ -771,9 +900,15 @@ class QuotationRecord:
     total: Decimal
     state: str
     converted: bool
+    #: The customer's id and the quotation's lines (this service sends them; real tenants do not).
+    customer_id: int | None = None
+    #: The number of the sale note made from it ("" while open or when the tenant does not say).
+    sale_note: str = ""
+    lines: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> QuotationRecord:
+        customer_id = row.get("customer_id")
         return cls(
             id=int(row["id"]),
             number=_text(row.get("identifier")),
@@ -782,13 +917,26 @@ class QuotationRecord:
             customer_name=_text(row.get("customer_name")),
             customer_number=_text(row.get("customer_number")),
             currency=_text(row.get("currency_type_id")),
-            total=parse_decimal(_text(row.get("total")).replace(",", "")),
+            total=_money(row.get("total")),
             state=_text(row.get("state_type_id")),
-            converted=bool(row.get("documents") or row.get("sale_notes")),
+            converted=bool(row.get("documents") or row.get("sale_notes") or parse_bool(row.get("changed"))),
+            customer_id=int(customer_id) if customer_id not in (None, "") else None,
+            sale_note=_text(_first(row.get("sale_notes")).get("number_full")),
+            lines=tuple(dict(line) for line in row.get("items") or [] if isinstance(line, Mapping)),
         )
 
 
-QUOTATION_COLUMNS = ("id", "number", "date_of_issue", "customer_name", "customer_number", "currency", "total")
+QUOTATION_COLUMNS = (
+    "id",
+    "number",
+    "date_of_issue",
+    "customer_name",
+    "customer_number",
+    "currency",
+    "total",
+    "converted",
+    "sale_note",
+)
 
 
 class QuotationsResource(_QuotationsFamily):
@@ -810,18 +958,57 @@ class QuotationsResource(_QuotationsFamily):
         self._plugins.issued(self.family, body, result)
         return result
 
-    def list(self, search: str = "", *, fresh: bool = False) -> list[QuotationRecord]:
-        """The latest 20 quotations, filtered by number or customer."""
-        query = f"?{urlencode({'input': search})}" if search else ""
+    def list(
+        self,
+        search: str = "",
+        *,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        fresh: bool = False,
+    ) -> list[QuotationRecord]:
+        """The latest 20 quotations, or (``start`` and ``end``, this service only) all issued between
+        the two dates; filtered by number or customer."""
         response = self._transport.get(
-            f"/api/quotations/list{query}", fresh=fresh, tag=f"{self.family}.lists"
+            f"/api/quotations/list{_range_query(search, start, end)}", fresh=fresh, tag=f"{self.family}.lists"
         )
         body = Transport.json(response)
         return [QuotationRecord.from_row(row) for row in body.get("data") or [] if isinstance(row, Mapping)]
 
-    def frame(self, search: str = "") -> pd.DataFrame:
+    def frame(
+        self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None
+    ) -> pd.DataFrame:
         """:meth:`list` as a DataFrame (columns :data:`QUOTATION_COLUMNS`)."""
-        return _frame(self.list(search, fresh=True), QUOTATION_COLUMNS)
+        return _frame(self.list(search, start=start, end=end, fresh=True), QUOTATION_COLUMNS)
+
+    @staticmethod
+    def to_sale_note(record: QuotationRecord, *, series_id: int, **fields: Any) -> SaleNote:
+        """The :class:`SaleNote` of a listed quotation: its customer and lines (products by code, unit
+        value as quoted), linked by ``quotation_id`` so the service marks the quotation converted.
+
+        :raises ValueError: the row has no customer id or no lines (a real tenant's list).
+        """
+        if record.customer_id is None or not record.lines:
+            raise ValueError("the quotation row carries no customer id or lines")
+        lines = [
+            NoteLine(
+                Decimal(line["quantity"]),
+                unit_value=Decimal(line["unit_value"]),
+                code=_text(line.get("internal_id")),
+                description=_text(line.get("description")),
+                unit=_text(line.get("unit_type_id")) or "NIU",
+                affectation=_text(line.get("affectation_igv_type_id")) or "10",
+                bag_tax=parse_decimal(line.get("total_plastic_bag_taxes")) > 0,
+            )
+            for line in record.lines
+        ]
+        return SaleNote(
+            series_id=series_id,
+            customer_id=record.customer_id,
+            lines=lines,
+            currency=record.currency or "PEN",
+            quotation_id=record.id,
+            **fields,
+        )
 
     def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
         """The quotation's PDF (``a4`` or ``ticket``)."""

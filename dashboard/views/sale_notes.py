@@ -1,35 +1,31 @@
 """Notas de venta / Cotizaciones page: a form whose line totals the connector's builders compute live
 (:class:`~connector.backoffice.SaleNote`, :class:`~connector.backoffice.Quotation`), the quotations list
-with its totals, the sale notes issued in this session, their PDFs, and the conversion of a sale note
-into a factura or boleta with one action.
+with its totals and the conversion of one into a sale note, the sale notes of a date range with their
+totals and the document each became, their PDFs, and the conversion of a sale note into a factura or
+boleta with one action.
 
 Everything goes through ``client.sale_notes``, ``client.quotations``, ``client.persons`` and
-``client.items``. The service has no list of sale notes, so the page lists the ones this session issued.
+``client.items``.
 """
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
-from typing import Any
 
 import streamlit as st
 
 from connector import FacturadorError
-from connector.backoffice import NoteLine, Person, Product, Quotation, SaleNote, SaleNoteRef
+from connector.backoffice import NoteLine, Person, Product, Quotation, SaleNote
+from dashboard import figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import refusal
+from dashboard.widgets import pick_range, refusal
 
 KINDS = {"sale_note": "Nota de venta", "quotation": "Cotización"}
 CPE = {"03": "Boleta", "01": "Factura"}
 #: Line rows of the form.
 ROWS = 4
-
-
-def _book(active: Active) -> list[dict[str, Any]]:
-    """The sale notes this session issued on the active tenant (newest first)."""
-    books: dict[str, list[dict[str, Any]]] = st.session_state.setdefault("_sale_notes", {})
-    return books.setdefault(active.key, [])
 
 
 def _lines(products: dict[int, Product]) -> list[NoteLine]:
@@ -138,9 +134,6 @@ def _form(active: Active) -> None:
         st.error(refusal(f"No se emitió la {KINDS[kind].lower()}", exc), icon=":material/error:")
         return
     if isinstance(sheet, SaleNote):
-        _book(active).insert(
-            0, {"ref": ref, "customer": _person(customers[customer_id]), "total": totals.total, "cpe": None}
-        )
         flash("success", f"Nota de venta **{ref.number}** emitida por S/ {totals.total:,.2f}.")
     else:
         flash("success", f"Cotización **{quotation.number}** registrada por S/ {quotation.total:,.2f}.")
@@ -151,53 +144,81 @@ def _person(person: Person) -> str:
     return f"{person.number} · {person.name}"
 
 
+def _note_range() -> tuple[date, date] | None:
+    """The issue dates of the listed sale notes (the last 30 days by default)."""
+    return pick_range("Emitidas entre", "note_range", help="Fechas de emisión, ambas incluidas.")
+
+
 def _sale_notes(active: Active) -> None:
-    """The sale notes of this session: PDF, and the factura or boleta made from one."""
-    st.subheader("Notas de venta de esta sesión", anchor=False)
-    book = _book(active)
-    if not book:
-        st.info("Aún no se emitieron notas de venta en esta sesión.", icon=":material/info:")
+    """The sale notes issued in a date range with their totals and the document each became; the PDF
+    of one, and the factura or boleta made from it."""
+    st.subheader("Notas de venta", anchor=False)
+    picked_range = _note_range()
+    if picked_range is None:
+        return
+    start, end = picked_range
+    try:
+        notes = active.client.sale_notes.list(start=start, end=end, fresh=True)
+    except FacturadorError as exc:
+        st.error(refusal("No se pudo cargar las notas de venta", exc))
+        return
+    if not notes:
+        st.info(
+            f"No hay notas de venta emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.",
+            icon=":material/info:",
+        )
         return
     st.dataframe(
         [
             {
-                "Número": e["ref"].number,
-                "Cliente": e["customer"],
-                "Total": str(e["total"]),
-                "Comprobante": e["cpe"] or "",
+                "Número": n.number,
+                "Fecha": n.date_of_issue,
+                "Cliente": n.customer_name,
+                "Moneda": n.currency,
+                "Total": str(n.total),
+                "Comprobante": n.document,
+                "Cotización": n.quotation,
             }
-            for e in book
+            for n in notes
         ],
         hide_index=True,
+        column_config={"Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY")},
     )
-    numbers = [e["ref"].number for e in book]
-    picked = st.selectbox("Nota de venta", numbers, key="note_picked")
-    entry = book[numbers.index(picked)]
-    ref: SaleNoteRef = entry["ref"]
+    converted = [n for n in notes if n.converted]
+    cols = st.columns(3)
+    for column, currency in zip(cols[:2], ("PEN", "USD"), strict=True):
+        amount = sum((n.total for n in notes if n.currency == currency), Decimal(0))
+        if amount or currency == "PEN":
+            column.metric(f"Total en notas ({currency})", figures.money(amount, currency))
+    cols[2].metric("Convertidas en comprobante", f"{len(converted)} de {len(notes)}")
+    by_number = {n.number: n for n in notes}
+    picked = st.selectbox("Nota de venta", list(by_number), key="note_picked")
+    note = by_number[picked]
     left, middle, right = st.columns(3)
     download_button(
         left,
         "pdf",
-        lambda: active.client.sale_notes.download_pdf(ref.external_id),
-        name=ref.number,
+        lambda: active.client.sale_notes.download_pdf(note.external_id),
+        name=note.number,
         key="note_pdf",
     )
     document_type = middle.radio(
         "Convertir en", list(CPE), format_func=CPE.__getitem__, horizontal=True, key="note_cpe_type"
     )
     if right.button(
-        "Generar comprobante", key="note_convert", disabled=bool(entry["cpe"]), icon=":material/sync_alt:"
+        "Generar comprobante", key="note_convert", disabled=note.converted, icon=":material/sync_alt:"
     ):
         try:
             result = active.client.sale_notes.generate_cpe(
-                ref.id, document_type="01" if document_type == "01" else "03"
+                note.id, document_type="01" if document_type == "01" else "03"
             )
         except FacturadorError as exc:
             st.error(refusal("No se generó el comprobante", exc), icon=":material/error:")
             return
-        entry["cpe"] = result.number
-        flash("success", f"{CPE[document_type]} **{result.number}** emitida desde la nota {ref.number}.")
+        flash("success", f"{CPE[document_type]} **{result.number}** emitida desde la nota {note.number}.")
         st.rerun()
+    if note.converted:
+        st.caption(f"La nota {note.number} ya generó el comprobante {note.document}.")
 
 
 def _quotations(active: Active) -> None:
@@ -224,6 +245,7 @@ def _quotations(active: Active) -> None:
                 "Moneda": r.currency,
                 "Total": str(r.total),
                 "Convertida": "Sí" if r.converted else "No",
+                "Nota de venta": r.sale_note,
             }
             for r in records
         ],
@@ -233,13 +255,36 @@ def _quotations(active: Active) -> None:
     by_number = {r.number: r for r in records}
     picked = st.selectbox("Cotización", list(by_number), key="quotation_picked")
     record = by_number[picked]
+    left, right = st.columns(2)
     download_button(
-        st,
+        left,
         "pdf",
         lambda: active.client.quotations.download_pdf(record.external_id),
         name=record.number,
         key="quotation_pdf",
     )
+    convertible = not record.converted and bool(record.lines) and record.customer_id is not None
+    if right.button(
+        "Convertir en nota de venta",
+        key="quotation_convert",
+        disabled=not convertible,
+        icon=":material/sync_alt:",
+        help="Emite una nota de venta con el cliente y las líneas de la cotización (una sola vez).",
+    ):
+        try:
+            series = active.client.sale_notes.series()
+            if not series:
+                st.error("La empresa no tiene series de notas de venta.")
+                return
+            sheet = active.client.quotations.to_sale_note(record, series_id=series[0].id)
+            ref = active.client.sale_notes.issue(sheet)
+        except FacturadorError as exc:
+            st.error(refusal("No se convirtió la cotización", exc), icon=":material/error:")
+            return
+        flash("success", f"Nota de venta **{ref.number}** emitida desde la cotización {record.number}.")
+        st.rerun()
+    if record.converted:
+        st.caption(f"La cotización {record.number} ya se convirtió en la nota {record.sale_note or '—'}.")
 
 
 def main() -> None:

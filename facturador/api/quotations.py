@@ -17,9 +17,10 @@ from facturador.api.common import (
     current_tenant,
     json_object,
     path_parameter,
+    query_range,
 )
 from facturador.api.listing import INTEGER, NUMBER, component, obj, string
-from facturador.api.sale_notes import NOTE_EXAMPLE
+from facturador.api.sale_notes import NOTE_EXAMPLE, EndDate, StartDate
 from facturador.domain.document_input import EXTERNAL_ID
 from facturador.domain.items import DESCRIPTION
 from facturador.domain.quotations import PDF_FORMATS, QUOTATION_BODY, QuotationService
@@ -89,7 +90,13 @@ QUOTATION_ROW = component(
             "state_type_description": string(),
             "description": string(),
             "documents": {"type": "array"},
-            "sale_notes": {"type": "array"},
+            "sale_notes": {
+                "type": "array",
+                "description": "La nota de venta hecha de la cotización (vacío si sigue abierta).",
+                "items": obj({"id": INTEGER, "number_full": string(), "external_id": string()}),
+            },
+            "changed": {"type": "boolean", "description": "Si ya se convirtió en nota de venta."},
+            "items": {"type": "array", "description": "Las líneas de la cotización."},
             "created_at": _NULLABLE,
             "updated_at": _NULLABLE,
         }
@@ -143,7 +150,8 @@ async def create(request: Request) -> dict[str, Any]:
 
 @router.get(
     "/api/quotations/list",
-    summary="The latest 20 quotations, filtered by number or customer",
+    summary="The latest 20 quotations, filtered by number or customer (or all between two dates)",
+    description="`start_date`/`end_date` are this service's extension (real tenants ignore them).",
     operation_id="listQuotations",
     openapi_extra=contract.secured(),
     responses=contract.responses(QUOTATION_LIST, 401, 404, 422),
@@ -151,10 +159,13 @@ async def create(request: Request) -> dict[str, Any]:
 def rows(
     request: Request,
     input: Annotated[str, Query(max_length=100, description="Parte del número o del cliente.")] = "",  # noqa: A002
+    start_date: StartDate = None,
+    end_date: EndDate = None,
 ) -> FastJSON:
     tenant, _caller = authenticated(request)
     text = path_parameter(DESCRIPTION.but(required=False, max_length=100), input, "input")
-    return FastJSON({"data": service(request).rows(tenant, text)})
+    first, last = query_range(start_date, end_date)
+    return FastJSON({"data": service(request).rows(tenant, text, first, last)})
 
 
 @router.get(

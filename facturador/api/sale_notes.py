@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from facturador.api import contract
@@ -18,12 +18,14 @@ from facturador.api.common import (
     current_tenant,
     json_object,
     path_parameter,
+    query_range,
 )
 from facturador.api.documents import authority_response, links
 from facturador.api.listing import INTEGER, component, obj, string
 from facturador.domain import states
 from facturador.domain.document_input import EXTERNAL_ID
-from facturador.domain.fields import MAX_RECORD_ID
+from facturador.domain.fields import DATE_PATTERN, MAX_RECORD_ID
+from facturador.domain.items import DESCRIPTION
 from facturador.domain.sale_notes import GENERATE_BODY, PDF_FORMATS, SALE_NOTE_BODY, SaleNoteService
 from sunat.calendar import peru_today
 
@@ -67,6 +69,114 @@ SALE_NOTE_SERIES = component(
         }
     ),
 )
+_NULLABLE = string(nullable=True)
+_MONEY = string(description="Monto con separador de miles (number_format de los servicios reales).")
+#: The keys every row has (``items`` only with ``details=1``).
+_ROW_KEYS = (
+    "id",
+    "soap_type_id",
+    "external_id",
+    "date_of_issue",
+    "time_of_issue",
+    "identifier",
+    "series",
+    "number",
+    "full_number",
+    "number_full",
+    "customer_id",
+    "customer_name",
+    "customer_number",
+    "currency_type_id",
+    "total_exportation",
+    "total_free",
+    "total_unaffected",
+    "total_exonerated",
+    "total_taxed",
+    "total_igv",
+    "total",
+    "state_type_id",
+    "state_type_description",
+    "documents",
+    "btn_generate",
+    "changed",
+    "quotation_id",
+    "quotation_number_full",
+    "user_name",
+    "created_at",
+    "updated_at",
+)
+SALE_NOTE_ROW = component(
+    "SaleNoteRow",
+    obj(
+        {
+            "id": INTEGER,
+            "soap_type_id": string(),
+            "external_id": string(),
+            "date_of_issue": string(format="date"),
+            "time_of_issue": string(),
+            "identifier": string(),
+            "series": string(),
+            "number": INTEGER,
+            "full_number": string(),
+            "number_full": string(description="SERIE-NÚMERO (NV01-25)."),
+            "customer_id": INTEGER,
+            "customer_name": string(),
+            "customer_number": string(),
+            "currency_type_id": string(),
+            **{
+                key: _MONEY
+                for key in (
+                    "total_exportation",
+                    "total_free",
+                    "total_unaffected",
+                    "total_exonerated",
+                    "total_taxed",
+                    "total_igv",
+                    "total",
+                )
+            },
+            "state_type_id": string(),
+            "state_type_description": string(),
+            "documents": {
+                "type": "array",
+                "description": "El comprobante generado de la nota (vacío si aún no).",
+                "items": obj(
+                    {
+                        "id": INTEGER,
+                        "number_full": string(),
+                        "external_id": string(),
+                        "document_type_id": string(),
+                        "state_type_id": string(),
+                    }
+                ),
+            },
+            "btn_generate": {"type": "boolean"},
+            "changed": {"type": "boolean"},
+            "quotation_id": {"type": "integer", "nullable": True},
+            "quotation_number_full": string(),
+            "user_name": string(),
+            "created_at": _NULLABLE,
+            "updated_at": _NULLABLE,
+            "items": {"type": "array", "description": "Las líneas (solo con details=1)."},
+        },
+        required=_ROW_KEYS,
+    ),
+)
+SALE_NOTE_LIST = component("SaleNoteList", obj({"data": {"type": "array", "items": SALE_NOTE_ROW}}))
+StartDate = Annotated[
+    str | None,
+    Query(
+        description="Desde (AAAA-MM-DD, con end_date; extensión de este servicio).",
+        json_schema_extra={"format": "date", "pattern": DATE_PATTERN},
+    ),
+]
+EndDate = Annotated[
+    str | None,
+    Query(
+        description="Hasta (AAAA-MM-DD, inclusive, con start_date; extensión de este servicio).",
+        json_schema_extra={"format": "date", "pattern": DATE_PATTERN},
+    ),
+]
 NOTE_EXAMPLE = {
     "series_id": 1,
     "date_of_issue": peru_today().isoformat(),
@@ -163,6 +273,29 @@ async def create(request: Request) -> dict[str, Any]:
 def series(request: Request) -> dict[str, Any]:
     tenant, _caller = authenticated(request)
     return {"success": True, "data": service(request).series(tenant)}
+
+
+@router.get(
+    "/api/sale-note/lists",
+    summary="The latest 50 sale notes, or those issued between two dates, with the document each became",
+    description="Real Facturador PRO tenants answer the latest 50 (by series and number) and ignore the "
+    "parameters; this service also filters by `input` (number or customer) and by `start_date`/`end_date`, "
+    "and with `details=1` adds each note's lines (`items`).",
+    operation_id="listSaleNotes",
+    openapi_extra=contract.secured(),
+    responses=contract.responses(SALE_NOTE_LIST, 401, 404, 422),
+)
+def rows(
+    request: Request,
+    input: Annotated[str, Query(max_length=100, description="Parte del número o del cliente.")] = "",  # noqa: A002
+    start_date: StartDate = None,
+    end_date: EndDate = None,
+    details: bool = False,
+) -> FastJSON:
+    tenant, _caller = authenticated(request)
+    text = path_parameter(DESCRIPTION.but(required=False, max_length=100), input, "input")
+    first, last = query_range(start_date, end_date)
+    return FastJSON({"data": service(request).rows(tenant, text, first, last, details=details)})
 
 
 @router.post(

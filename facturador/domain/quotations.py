@@ -8,6 +8,7 @@ correlative per establishment, moves no stock and is printed in A4 (or ticket).
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from typing import Any
 
@@ -22,7 +23,7 @@ from facturador.domain.items import escape_like
 from facturador.domain.sale_notes import SALE_NOTE_BODY, SaleNoteService, line_json, party_of, printable
 from facturador.errors import not_found
 from facturador.render.pdf import render_pdf
-from facturador.store.models import PERSONS, QUOTATIONS, USERS
+from facturador.store.models import PERSONS, QUOTATIONS, SALE_NOTES, USERS
 
 PDF_FORMATS = ("a4", "ticket")
 LIST_SIZE = 20
@@ -38,7 +39,11 @@ QUOTATION_BODY = Object(
             pattern_message="El campo {path} debe tener solo letras.",
             upper=True,
         ),
-        **{key: declared for key, declared in SALE_NOTE_BODY.fields.items() if key != "series_id"},
+        **{
+            key: declared
+            for key, declared in SALE_NOTE_BODY.fields.items()
+            if key not in ("series_id", "quotation_id")
+        },
         "date_of_due": Date("Válida hasta."),
         "delivery_date": Date("Fecha de entrega."),
         "description": Text("Descripción u observaciones.", max_length=500),
@@ -139,8 +144,13 @@ class QuotationService:
             "total": float(totals.total),
         }
 
-    def rows(self, tenant: TenantInfo, text: str) -> list[dict[str, Any]]:
-        """``GET /api/quotations/list``: the latest 20, filtered by number, customer name or number."""
+    def rows(
+        self, tenant: TenantInfo, text: str, start: dt.date | None = None, end: dt.date | None = None
+    ) -> list[dict[str, Any]]:
+        """``GET /api/quotations/list``: the latest 20, filtered by number, customer name or number; with
+        dates (this service's extension) every quotation issued between them. Each row says whether it
+        was converted (``changed``) and into which sale note (``sale_notes``), and carries its lines
+        (``items``) so that a client can make the note."""
         number_full = QUOTATIONS.c.prefix + "-" + cast(QUOTATIONS.c.number, TextType)
         query = (
             select(
@@ -149,11 +159,18 @@ class QuotationService:
                 PERSONS.c.name.label("customer_name"),
                 PERSONS.c.number.label("customer_number"),
                 USERS.c.name.label("user_name"),
+                SALE_NOTES.c.id.label("sale_note_id"),
+                SALE_NOTES.c.series.label("sale_note_series"),
+                SALE_NOTES.c.number.label("sale_note_number"),
+                SALE_NOTES.c.external_id.label("sale_note_external_id"),
             )
             .join(PERSONS, PERSONS.c.id == QUOTATIONS.c.customer_id)
             .join(USERS, USERS.c.id == QUOTATIONS.c.user_id)
+            .outerjoin(SALE_NOTES, SALE_NOTES.c.quotation_id == QUOTATIONS.c.id)
             .where(QUOTATIONS.c.tenant_id == tenant.id)
         )
+        if start is not None and end is not None:
+            query = query.where(QUOTATIONS.c.date_of_issue.between(start, end))
         if text:
             pattern = f"%{escape_like(text)}%"
             query = query.where(
@@ -164,7 +181,8 @@ class QuotationService:
                 )
             )
         with self.context.engine.connect() as connection:
-            found = connection.execute(query.order_by(QUOTATIONS.c.id.desc()).limit(LIST_SIZE)).all()
+            ordered = query.order_by(QUOTATIONS.c.id.desc())
+            found = connection.execute(ordered if start is not None else ordered.limit(LIST_SIZE)).all()
         return [
             {
                 "id": row.id,
@@ -192,7 +210,17 @@ class QuotationService:
                 "state_type_description": states.describe(row.state_type_id),
                 "description": row.description,
                 "documents": [],
-                "sale_notes": [],
+                "sale_notes": [
+                    {
+                        "id": row.sale_note_id,
+                        "number_full": f"{row.sale_note_series}-{row.sale_note_number}",
+                        "external_id": row.sale_note_external_id,
+                    }
+                ]
+                if row.sale_note_id is not None
+                else [],
+                "changed": bool(row.changed),
+                "items": list(row.lines or []),
                 "created_at": row.created_at.strftime("%Y-%m-%d %H:%M:%S") if row.created_at else None,
                 "updated_at": row.updated_at.strftime("%Y-%m-%d %H:%M:%S") if row.updated_at else None,
             }

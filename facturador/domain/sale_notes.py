@@ -25,21 +25,34 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Text as TextType
+from sqlalchemy import cast, or_, select, update
 from sqlalchemy.engine import Connection
 
 from facturador.context import Caller, ServiceContext, TenantInfo
+from facturador.domain import states
 from facturador.domain.document_input import AMOUNT, CUSTOMER, PERCENT, UNIT_VALUE
 from facturador.domain.documents import DocumentService, Issued
 from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Date, List, Number, Object, Text, Time
 from facturador.domain.inventory import record_lines
+from facturador.domain.items import escape_like
 from facturador.domain.numbering import take_next_number
 from facturador.domain.persons import upsert_document_customer
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found, validation_error
 from facturador.model import Legend, Line, Party, SalesDocument, Totals
 from facturador.render.pdf import render_pdf
-from facturador.store.models import ESTABLISHMENTS, ITEMS, PERSONS, SALE_NOTES, SERIES, Document
+from facturador.store.models import (
+    DOCUMENTS,
+    ESTABLISHMENTS,
+    ITEMS,
+    PERSONS,
+    QUOTATIONS,
+    SALE_NOTES,
+    SERIES,
+    USERS,
+    Document,
+)
 from sunat import catalogs
 from sunat import totals as sunat_totals
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
@@ -47,6 +60,8 @@ from sunat.words import amount_in_words
 
 SALE_NOTE_TYPE = "80"
 PDF_FORMATS = ("a4", "ticket")
+#: Notes in the list without dates (the real services' ``take(50)``).
+LIST_SIZE = 50
 ID = Number(integer_digits=10, decimals=0, maximum=MAX_RECORD_ID, absent=None)
 #: Line keys of a sale note and the Spanish keys ``sunat.totals`` names them with (for error paths).
 LINE_KEYS = {
@@ -123,6 +138,10 @@ SALE_NOTE_BODY = Object(
         "time_of_issue": Time("Hora de emisión.", required=True),
         "customer_id": ID.but(description="El id del cliente (ver /api/persons/customers/records)."),
         "force_create_if_not_exist": Boolean("Crear el cliente y los productos que no existan."),
+        "quotation_id": ID.but(
+            description="La cotización de la que sale la nota (ver /api/quotations/list); una cotización "
+            "se convierte una sola vez."
+        ),
         "datos_del_cliente_o_receptor": CUSTOMER.but(required=False),
         "currency_type_id": Code(
             "Moneda.", required=True, codes=catalogs.CURRENCIES, catalog="ISO 4217", upper=True
@@ -245,6 +264,9 @@ class SaleNoteService:
             lines = self.resolve_lines(connection, tenant, values["items"], forced)
             totals = self.header_totals(values, lines)
             self.check_amounts(lines, totals, values["date_of_issue"])
+            quotation_id = None
+            if values["quotation_id"] is not None:
+                quotation_id = claim_quotation(connection, tenant, int(values["quotation_id"]))
             number = take_next_number(connection, series.id)
             if number is None:
                 raise field_error(
@@ -280,6 +302,7 @@ class SaleNoteService:
                     total=totals.total,
                     lines=[line_json(line) for line in lines],
                     format_pdf=format_pdf,
+                    quotation_id=quotation_id,
                     data_json=dict(body),
                 )
                 .returning(SALE_NOTES.c.id)
@@ -488,6 +511,60 @@ class SaleNoteService:
         )
         return content, f"{row.filename}.pdf"
 
+    def rows(
+        self,
+        tenant: TenantInfo,
+        text: str = "",
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        *,
+        details: bool = False,
+    ) -> list[dict[str, Any]]:
+        """``GET /api/sale-note/lists``: without dates the latest 50 (by series and number, as the real
+        services), with dates every note issued between them (newest first); ``text`` filters by number,
+        customer name or number. Each row says which document the note became (``documents``) and which
+        quotation it came from; with ``details`` it carries its lines (``items``)."""
+        number_full = SALE_NOTES.c.series + "-" + cast(SALE_NOTES.c.number, TextType)
+        query = (
+            select(
+                SALE_NOTES,
+                number_full.label("number_full"),
+                PERSONS.c.name.label("customer_name"),
+                PERSONS.c.number.label("customer_number"),
+                USERS.c.name.label("user_name"),
+                DOCUMENTS.c.external_id.label("document_external_id"),
+                DOCUMENTS.c.document_type_id.label("document_type_id"),
+                DOCUMENTS.c.series.label("document_series"),
+                DOCUMENTS.c.number.label("document_number"),
+                DOCUMENTS.c.state_type_id.label("document_state"),
+                QUOTATIONS.c.prefix.label("quotation_prefix"),
+                QUOTATIONS.c.number.label("quotation_number"),
+            )
+            .join(PERSONS, PERSONS.c.id == SALE_NOTES.c.customer_id)
+            .join(USERS, USERS.c.id == SALE_NOTES.c.user_id)
+            .outerjoin(DOCUMENTS, DOCUMENTS.c.id == SALE_NOTES.c.document_id)
+            .outerjoin(QUOTATIONS, QUOTATIONS.c.id == SALE_NOTES.c.quotation_id)
+            .where(SALE_NOTES.c.tenant_id == tenant.id)
+        )
+        if text:
+            pattern = f"%{escape_like(text)}%"
+            query = query.where(
+                or_(
+                    number_full.ilike(pattern, escape="\\"),
+                    PERSONS.c.name.ilike(pattern, escape="\\"),
+                    PERSONS.c.number.like(pattern, escape="\\"),
+                )
+            )
+        if start is not None and end is not None:
+            query = query.where(SALE_NOTES.c.date_of_issue.between(start, end)).order_by(
+                SALE_NOTES.c.date_of_issue.desc(), SALE_NOTES.c.id.desc()
+            )
+        else:
+            query = query.order_by(SALE_NOTES.c.series.desc(), SALE_NOTES.c.number.desc()).limit(LIST_SIZE)
+        with self.context.engine.connect() as connection:
+            found = connection.execute(query).all()
+        return [note_row(row, details) for row in found]
+
     # -- converting --------------------------------------------------------------------------------
 
     def generate(self, tenant: TenantInfo, caller: Caller, note_id: int, body: Any) -> Issued:
@@ -535,6 +612,100 @@ class SaleNoteService:
                 .values(document_id=issued.document.id, converting=False)
             )
         return issued
+
+
+def _listed(value: Any) -> str:
+    """A list amount as the real services' ``number_format`` writes it (``1,180.00``)."""
+    return f"{value:,.2f}"
+
+
+def _stamp(value: dt.datetime | None) -> str | None:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else None
+
+
+def note_row(row: Any, details: bool) -> dict[str, Any]:
+    """A sale-note list row: the keys of the real services' ``SaleNoteCollection`` this service has."""
+    documents = []
+    if row.document_id is not None:
+        documents.append(
+            {
+                "id": row.document_id,
+                "number_full": f"{row.document_series}-{row.document_number}",
+                "external_id": row.document_external_id,
+                "document_type_id": row.document_type_id,
+                "state_type_id": row.document_state,
+            }
+        )
+    quotation = f"{row.quotation_prefix}-{row.quotation_number}" if row.quotation_id is not None else ""
+    answer: dict[str, Any] = {
+        "id": row.id,
+        "soap_type_id": "01",
+        "external_id": row.external_id,
+        "date_of_issue": row.date_of_issue.isoformat(),
+        "time_of_issue": row.time_of_issue.isoformat(),
+        "identifier": row.filename,
+        "series": row.series,
+        "number": row.number,
+        "full_number": row.number_full,
+        "number_full": row.number_full,
+        "customer_id": row.customer_id,
+        "customer_name": row.customer_name,
+        "customer_number": row.customer_number,
+        "currency_type_id": row.currency_type_id,
+        "total_exportation": _listed(row.total_exportation),
+        "total_free": _listed(row.total_free),
+        "total_unaffected": _listed(row.total_unaffected),
+        "total_exonerated": _listed(row.total_exonerated),
+        "total_taxed": _listed(row.total_taxed),
+        "total_igv": _listed(row.total_igv),
+        "total": _listed(row.total),
+        "state_type_id": states.REGISTERED,
+        "state_type_description": states.describe(states.REGISTERED),
+        "documents": documents,
+        "btn_generate": not documents,
+        "changed": bool(documents),
+        "quotation_id": row.quotation_id,
+        "quotation_number_full": quotation,
+        "user_name": row.user_name,
+        "created_at": _stamp(row.created_at),
+        "updated_at": _stamp(row.created_at),
+    }
+    if details:
+        answer["items"] = list(row.lines or [])
+    return answer
+
+
+def claim_quotation(connection: Connection, tenant: TenantInfo, quotation_id: int) -> int:
+    """Mark the tenant's quotation ``quotation_id`` converted (inside the note's transaction); 422 when it
+    is not the tenant's, 409 when a sale note was already made from it. The conditional update locks the
+    row, so of two concurrent conversions one waits and then finds it converted."""
+    claimed = connection.execute(
+        update(QUOTATIONS)
+        .where(
+            QUOTATIONS.c.tenant_id == tenant.id,
+            QUOTATIONS.c.id == quotation_id,
+            QUOTATIONS.c.changed.is_(False),
+        )
+        .values(changed=True)
+    ).rowcount
+    if claimed:
+        return quotation_id
+    found = connection.execute(
+        select(QUOTATIONS.c.prefix, QUOTATIONS.c.number).where(
+            QUOTATIONS.c.tenant_id == tenant.id, QUOTATIONS.c.id == quotation_id
+        )
+    ).one_or_none()
+    if found is None:
+        raise field_error("quotation_id", f"No existe la cotización {quotation_id}.", "QUOTATION_NOT_FOUND")
+    made = connection.execute(
+        select(SALE_NOTES.c.series, SALE_NOTES.c.number).where(SALE_NOTES.c.quotation_id == quotation_id)
+    ).one_or_none()
+    already = f" en la nota de venta {made.series}-{made.number}" if made is not None else ""
+    raise conflict(
+        f"La cotización {found.prefix}-{found.number} ya se convirtió{already}.",
+        "QUOTATION_ALREADY_CONVERTED",
+        "quotation_id",
+    )
 
 
 def line_json(line: Line) -> dict[str, Any]:
