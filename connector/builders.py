@@ -22,7 +22,17 @@ Lines (:class:`Line`):
   (the line's IGV, informative, in ``total_igv`` for 11–16); the header carries
   ``total_operaciones_gratuitas`` / ``total_igv_operaciones_gratuitas`` and legend ``1002``;
 * ``bag_tax=True``: plastic bags; ICBPER = quantity × :func:`sunat.rates.icbper_rate` of the
-  issue date, in ``total_impuestos_bolsa_plastica`` of the line and of ``totales``.
+  issue date, in ``total_impuestos_bolsa_plastica`` of the line and of ``totales``;
+* ``isc=Isc("01", percent=30)`` (al valor), ``Isc("02", per_unit=1.50)`` (monto fijo) or
+  ``Isc("03", percent=30, public_price=12)`` (precio de venta al público): the ISC of catalog 08,
+  inside the IGV base; ``other_taxes_percent=5``: other taxes (scheme 9999) on the line value. Both
+  need ``unit_value`` and go in the line's and the header's taxes (:func:`sunat.totals.apply_line_taxes`).
+
+Blocks: ``detraction=Detraction("027", 4, account, trip=CargoTrip(...))`` (operation 1001, or 1004 for
+cargo transport with its trip; the amount in soles is the percent of the total unless given) and
+``instalments=[Instalment(date, amount), ...]`` (condition 02 and ``cuotas``; on invoices they add up to
+:meth:`Invoice.pending_amount`; a credit note of type 13 has a total of 0 and restates the factura's
+instalments; a debit note on credit has instalments adding up to its total).
 
 Amounts are Decimal until the JSON edge: totals are written as JSON numbers with two decimals, unit
 values and prices with up to ten. ``extra`` adds or overrides top-level keys of the payload (e.g.
@@ -44,8 +54,10 @@ from sunat.rates import IGV_PERCENT, icbper_rate
 from sunat.totals import (
     Allowance,
     DocumentTotals,
+    Isc,
     LineAmounts,
     apply_line_allowances,
+    apply_line_taxes,
     compute_line,
     compute_totals,
 )
@@ -53,13 +65,17 @@ from sunat.totals import (
 __all__ = [
     "Attribute",
     "Builder",
+    "CargoTrip",
     "Charge",
     "CreditNote",
     "Customer",
     "DebitNote",
+    "Detraction",
     "Discount",
     "Guide",
+    "Instalment",
     "Invoice",
+    "Isc",
     "Line",
     "Payment",
     "Prepayment",
@@ -257,6 +273,8 @@ class Line:
     :param sunat_code: SUNAT product code, catalog 25 (``codigo_producto_sunat``).
     :param bag_tax: the line is plastic bags subject to ICBPER.
     :param igv_percent: IGV percent of a taxed line (default 18; 10.5 for MYPE restaurants/hotels).
+    :param isc: the line's ISC (:class:`Isc`: system 01, 02 or 03 of catalog 08), on 10, 20 or 30 lines.
+    :param other_taxes_percent: other taxes (scheme 9999) as a percent of the line value.
     """
 
     description: str
@@ -272,10 +290,14 @@ class Line:
     discounts: Sequence[Discount] = ()
     charges: Sequence[Charge] = ()
     attributes: Sequence[Attribute] = ()
+    isc: Isc | None = None
+    other_taxes_percent: Decimal | float | int | str | None = None
 
     def __post_init__(self) -> None:
         if (self.unit_price is None) == (self.unit_value is None):
             raise ValueError(f"line {self.description!r}: give exactly one of unit_price or unit_value")
+        if (self.isc is not None or self.other_taxes_percent is not None) and self.unit_value is None:
+            raise ValueError(f"line {self.description!r}: a line with ISC or other taxes takes unit_value")
         if self.affectation not in catalogs.AFFECTATIONS:
             raise ValueError(f"line {self.description!r}: affectation {self.affectation!r} not in catalog 07")
 
@@ -295,7 +317,8 @@ class Line:
             icbper_rate=icbper_rate(on) if self.bag_tax else Decimal("0"),
         )
         allowances = [d.allowance() for d in (*self.discounts, *self.charges)]
-        return apply_line_allowances(computed, allowances)
+        other = None if self.other_taxes_percent is None else to_decimal(self.other_taxes_percent)
+        return apply_line_taxes(apply_line_allowances(computed, allowances), self.isc, other)
 
     def to_payload(self, amounts: LineAmounts) -> dict[str, Any]:
         """The ``items[]`` entry for ``amounts`` (from :meth:`amounts`)."""
@@ -321,6 +344,15 @@ class Line:
             item["codigo_producto_sunat"] = self.sunat_code
         if self.bag_tax:
             item["total_impuestos_bolsa_plastica"] = money(amounts.icbper)
+        if self.isc is not None:
+            item["codigo_tipo_sistema_isc"] = amounts.isc_system
+            item["total_base_isc"] = money(amounts.isc_base)
+            item["porcentaje_isc"] = unit(amounts.isc_percent)
+            item["total_isc"] = money(amounts.isc)
+        if self.other_taxes_percent is not None:
+            item["total_base_otros_impuestos"] = money(amounts.other_base)
+            item["porcentaje_otros_impuestos"] = unit(amounts.other_percent)
+            item["total_otros_impuestos"] = money(amounts.other)
         if self.discounts:
             item["descuentos"] = [d.to_payload() for d in self.discounts]
         if self.charges:
@@ -334,6 +366,10 @@ def totals_payload(totals: DocumentTotals) -> dict[str, Any]:
     """The ``totales`` object of :class:`~sunat.totals.DocumentTotals` (JSON numbers, two decimals)."""
     optional = {"total_descuentos": totals.discounts, "total_cargos": totals.charges}
     optional["total_anticipos"] = totals.prepaid
+    if totals.isc_base or totals.isc:
+        optional |= {"total_base_isc": totals.isc_base, "total_isc": totals.isc}
+    if totals.other_base or totals.other:
+        optional |= {"total_base_otros_impuestos": totals.other_base, "total_otros_impuestos": totals.other}
     return {
         **{key: money(amount) for key, amount in optional.items() if amount},
         "total_exportacion": money(totals.export),
@@ -389,6 +425,8 @@ class Builder:
     related: Sequence[Related] = ()
     guides: Sequence[Guide] = ()
     payments: Sequence[Payment] = ()
+    #: A sale (or note) on credit: ``codigo_condicion_de_pago`` 02 and these ``cuotas``.
+    instalments: Sequence[Instalment] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -452,9 +490,19 @@ class Builder:
         for key, entries in blocks.items():
             if entries:
                 payload[key] = [entry.to_payload() for entry in entries]
+        payload.update(self._credit_blocks(totals))
         payload["acciones"] = {"enviar_xml_firmado": self.send, "formato_pdf": self.pdf_format}
         payload.update(dict(self.extra))
         return payload
+
+    def _credit_blocks(self, totals: DocumentTotals) -> dict[str, Any]:
+        """``codigo_condicion_de_pago`` 02 and ``cuotas`` when the document is on credit."""
+        if not self.instalments:
+            return {}
+        return {
+            "codigo_condicion_de_pago": "02",
+            "cuotas": [i.to_payload(self.currency) for i in self.instalments],
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -462,10 +510,33 @@ class _Sale(Builder):
     operation_type: str = "0101"
     due_date: dt.date | None = None
     purchase_order: str = ""
+    #: SPOT detraction; the operation type becomes 1001 (1004 with a trip) unless another is given.
+    detraction: Detraction | None = None
+
+    @property
+    def operation(self) -> str:
+        """The operation type (catalog 51), 1001 / 1004 for a detraction given with the default 0101."""
+        if self.detraction is not None and self.operation_type == "0101":
+            return "1004" if self.detraction.trip is not None else "1001"
+        return self.operation_type
+
+    def pending_amount(self) -> Decimal:
+        """Monto neto pendiente de pago: the total less the detraction (in soles, converted with
+        ``exchange_rate`` outside soles); what the instalments must add up to."""
+        total = self.totals().total
+        if self.detraction is None:
+            return total
+        return total - self.detraction.in_document_currency(total, self.currency, self.exchange_rate)
+
+    def _credit_blocks(self, totals: DocumentTotals) -> dict[str, Any]:
+        blocks = super()._credit_blocks(totals)
+        if self.detraction is not None:
+            blocks["detraccion"] = self.detraction.to_payload(totals.total, self.currency, self.exchange_rate)
+        return blocks
 
     def _header(self) -> dict[str, Any]:
         header: dict[str, Any] = {
-            "codigo_tipo_operacion": self.operation_type,
+            "codigo_tipo_operacion": self.operation,
             # NOT NULL in real tenants (invoices.date_of_due): the issue date when none is given
             "fecha_de_vencimiento": (self.due_date or self.issue_date).isoformat(),
         }
@@ -537,3 +608,86 @@ class DebitNote(_Note):
 
     DOCUMENT_TYPE: ClassVar[str] = "08"
     series: str = "FD01"
+
+
+@dataclass(frozen=True)
+class Instalment:
+    """A ``cuota`` of a document on credit, in the document's currency: ``Instalment(date, 59)``."""
+
+    due_date: dt.date
+    amount: Decimal | float | int | str
+
+    def to_payload(self, currency: str) -> dict[str, Any]:
+        return {
+            "fecha": self.due_date.isoformat(),
+            "codigo_tipo_moneda": currency,
+            "monto": money(to_decimal(self.amount)),
+        }
+
+
+@dataclass(frozen=True)
+class CargoTrip:
+    """The trip of a cargo transport service subject to detraction (operation 1004): origin and
+    destination (ubigeo of catalog 13 and address), what is carried, and the three reference values
+    (the transport service, the effective load, the nominal payload)."""
+
+    detail: str
+    origin_ubigeo: str
+    origin_address: str
+    destination_ubigeo: str
+    destination_address: str
+    service_value: Decimal | float | int | str
+    effective_load_value: Decimal | float | int | str
+    payload_value: Decimal | float | int | str
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "detalle_viaje": self.detail,
+            "direccion_origen": self.origin_address,
+            "ubigeo_origen": self.origin_ubigeo,
+            "direccion_destino": self.destination_address,
+            "ubigeo_destino": self.destination_ubigeo,
+            "valor_referencial_servicio_transporte": money(to_decimal(self.service_value)),
+            "valor_referencia_carga_efectiva": money(to_decimal(self.effective_load_value)),
+            "valor_referencial_carga_util": money(to_decimal(self.payload_value)),
+        }
+
+
+@dataclass(frozen=True)
+class Detraction:
+    """SPOT detraction (``detraccion``): catalog 54 ``code``, ``percent`` of the total, deposited in the
+    issuer's Banco de la Nación ``account``. ``amount`` (soles) defaults to ``percent`` of the total
+    (converted with the exchange rate outside soles); ``trip`` makes it cargo transport (1004)."""
+
+    code: str
+    percent: Decimal | float | int | str
+    account: str
+    payment_means: str = "001"
+    amount: Decimal | float | int | str | None = None
+    trip: CargoTrip | None = None
+
+    def in_soles(self, total: Decimal, currency: str, exchange_rate: Any) -> Decimal:
+        """The detraction in soles for a document ``total``."""
+        if self.amount is not None:
+            return round2(to_decimal(self.amount))
+        rate = Decimal("1") if currency == "PEN" else to_decimal(exchange_rate or 0)
+        if rate <= 0:
+            raise ValueError("a detraction outside soles needs the exchange rate (factor_tipo_de_cambio)")
+        return round2(total * rate * to_decimal(self.percent) / 100)
+
+    def in_document_currency(self, total: Decimal, currency: str, exchange_rate: Any) -> Decimal:
+        """The detraction in the document's currency (what it withholds from the pending amount)."""
+        soles = self.in_soles(total, currency, exchange_rate)
+        return soles if currency == "PEN" else round2(soles / to_decimal(exchange_rate))
+
+    def to_payload(self, total: Decimal, currency: str, exchange_rate: Any) -> dict[str, Any]:
+        block: dict[str, Any] = {
+            "codigo_tipo_detraccion": self.code,
+            "porcentaje": unit(to_decimal(self.percent)),
+            "monto": money(self.in_soles(total, currency, exchange_rate)),
+            "codigo_metodo_pago": self.payment_means,
+            "cuenta_bancaria": self.account,
+        }
+        if self.trip is not None:
+            block.update(self.trip.to_payload())
+        return block

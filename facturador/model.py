@@ -99,6 +99,14 @@ class Line:
     sunat_code: str = ""  # catalog 25 (UNSPSC)
     allowances: tuple[AllowanceCharge, ...] = ()  # the line's discounts (00, 01) and charges (47, 48)
     properties: tuple[ItemProperty, ...] = ()  # datos_adicionales (catalog 55)
+    # ISC (scheme 2000; its amount is inside igv_base, taxes and total) and other taxes (scheme 9999)
+    isc_system: str = ""  # codigo_tipo_sistema_isc (catalog 08: 01, 02, 03)
+    isc_base: Decimal = Decimal("0")  # total_base_isc
+    isc_percent: Decimal = Decimal("0")  # porcentaje_isc
+    isc: Decimal = Decimal("0")  # total_isc
+    other_base: Decimal = Decimal("0")  # total_base_otros_impuestos
+    other_percent: Decimal = Decimal("0")  # porcentaje_otros_impuestos
+    other: Decimal = Decimal("0")  # total_otros_impuestos
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,10 @@ class Totals:
     discounts: Decimal = Decimal("0")  # AllowanceTotalAmount: line 01 + global 03
     charges: Decimal = Decimal("0")  # ChargeTotalAmount: line 48 + global 45, 46, 50
     prepaid: Decimal = Decimal("0")  # PrepaidAmount: the advances deducted
+    isc_base: Decimal = Decimal("0")  # total_base_isc (TaxSubtotal 2000)
+    isc: Decimal = Decimal("0")  # total_isc
+    other_base: Decimal = Decimal("0")  # total_base_otros_impuestos (TaxSubtotal 9999)
+    other: Decimal = Decimal("0")  # total_otros_impuestos
 
 
 @dataclass(frozen=True)
@@ -162,6 +174,26 @@ class Detraction:
     amount: Decimal  # in PEN
     payment_means: str  # catalog 59 (001 = depósito en cuenta)
     account: str  # the issuer's detraction account at Banco de la Nación
+    trip: CargoTrip | None = None  # operation 1004 (cargo transport) only
+
+
+@dataclass(frozen=True)
+class CargoTrip:
+    """The trip of a cargo transport service subject to detraction (operation 1004, ``detraccion``).
+
+    Written on every line as ``cac:Delivery`` (SUNAT 3116-3126): origin (``cac:Despatch``), destination
+    (``cac:DeliveryLocation``), the trip detail (``cac:Despatch/cbc:Instructions``) and the three
+    reference values (``cac:DeliveryTerms`` 01 service, 02 effective load, 03 nominal payload).
+    """
+
+    detail: str
+    origin_ubigeo: str
+    origin_address: str
+    destination_ubigeo: str
+    destination_address: str
+    service_value: Decimal  # 01 valor referencial del servicio de transporte
+    effective_load_value: Decimal  # 02 valor referencial sobre la carga efectiva
+    payload_value: Decimal  # 03 valor referencial sobre la carga útil nominal
 
 
 @dataclass(frozen=True)
@@ -197,6 +229,7 @@ class Guide:
 
     number: str
     doc_type: str  # catalog 01: 09 or 31
+    external_id: str = ""  # a guide of the issuer's, by its external_id (resolved when issuing)
 
 
 @dataclass(frozen=True)

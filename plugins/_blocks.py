@@ -57,7 +57,9 @@ def _allowances(entries: Any) -> list[Allowance]:
     return found
 
 
-def _line(item: Mapping[str, Any]) -> LineAmounts:
+def line_amounts(item: Mapping[str, Any]) -> LineAmounts:
+    """An ``items[]`` entry as :class:`sunat.totals.LineAmounts` (with its ISC and other taxes)."""
+
     def get(key: str) -> Decimal:
         return number(item.get(key)) or ZERO
 
@@ -75,6 +77,13 @@ def _line(item: Mapping[str, Any]) -> LineAmounts:
         value=get("total_valor_item"),
         total=get("total_item"),
         allowances=tuple(_allowances([*(item.get("descuentos") or []), *(item.get("cargos") or [])])),
+        isc_system=str(item.get("codigo_tipo_sistema_isc") or ""),
+        isc_base=get("total_base_isc"),
+        isc_percent=get("porcentaje_isc"),
+        isc=get("total_isc"),
+        other_base=get("total_base_otros_impuestos"),
+        other_percent=get("porcentaje_otros_impuestos"),
+        other=get("total_otros_impuestos"),
     )
 
 
@@ -94,7 +103,7 @@ def taxed_base(payload: Mapping[str, Any]) -> Decimal:
 def with_totals(payload: Mapping[str, Any]) -> dict[str, Any]:
     """A new payload whose ``totales`` are recomputed from its items, global ``descuentos`` / ``cargos``
     and ``anticipos`` (keys of the old ``totales`` the computation does not produce are kept)."""
-    lines = [_line(item) for item in payload.get("items") or [] if isinstance(item, Mapping)]
+    lines = [line_amounts(item) for item in payload.get("items") or [] if isinstance(item, Mapping)]
     allowances = _allowances([*(payload.get("descuentos") or []), *(payload.get("cargos") or [])])
     prepaid = sum((number(p.get("monto")) or ZERO for p in payload.get("anticipos") or []), ZERO)
     totals = compute_totals(lines, allowances, prepaid=prepaid)

@@ -11,6 +11,10 @@ Prepare: when there are rows, the payload gets (reference §4.5 and §4.8 row 18
 
 in the document's currency, sorted by date.
 
+Credit and debit notes of facturas take the table too: a credit note of type 13 restates the factura's
+instalments (their sum is its new pending amount, the note's own total is 0); a debit note on credit
+pays its own total in them.
+
 Validate (whatever built the payload): with condition 02, at least one instalment (SUNAT 3249); each
 with a date (``Y-m-d``) not before the issue date (3267), an amount > 0 (3254) and the document's
 currency (2071); the instalments add up (± 0.01) to the net amount pending payment: ``total_venta``
@@ -34,6 +38,9 @@ ROWS = "instalments.rows"
 CREDIT = "02"
 #: Σ cuotas may differ from the net pending amount by rounding of the converted detraction only.
 CENT = Decimal("0.01")
+#: Documents that may be on credit: facturas, and their credit notes (type 13 restates the factura's
+#: instalments, SUNAT 3257) and debit notes.
+ON_CREDIT_TYPES = ("01", "07", "08")
 
 
 def _number(value: Any) -> Decimal | None:
@@ -77,8 +84,8 @@ def rows_of(value: Any) -> list[dict[str, Any]]:
 
 @hookimpl
 def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
-    """The instalments table of the factura form."""
-    if family != "documents" or document_type not in (None, "01"):
+    """The instalments table of the factura form, and of notes (credit note 13, a debit note on credit)."""
+    if family != "documents" or document_type not in (None, *ON_CREDIT_TYPES):
         return []
     return [
         FormField(
@@ -139,6 +146,11 @@ def net_pending(payload: Mapping[str, Any]) -> Decimal | None:
                 return None
             withheld = withheld / factor
     return round2(total) - round2(withheld)
+
+
+def _adjustment(payload: Mapping[str, Any]) -> bool:
+    """A credit note of type 13 (ajustes – montos y/o fechas de pago): its total is 0 (SUNAT 3315)."""
+    return str(payload.get("codigo_tipo_documento")) == "07" and str(payload.get("codigo_tipo_nota")) == "13"
 
 
 @hookimpl
@@ -204,6 +216,8 @@ def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[Fi
                 )
             )
     pending = net_pending(payload)
+    if _adjustment(payload):  # credit note 13: the instalments are the factura's new pending amount
+        pending = None
     if not problems and pending is not None and abs(round2(total) - pending) > CENT:
         detail = " (total menos detracción)" if payload.get("detraccion") else ""
         problems.append(

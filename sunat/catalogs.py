@@ -31,6 +31,15 @@ TAX_SCHEMES: dict[str, TaxScheme] = {
     )
 }
 
+#: Catalog 08: ISC calculation systems (cbc:TierRange of the line's ISC subtotal, scheme 2000).
+ISC_SYSTEMS: dict[str, str] = {
+    "01": "Sistema al valor",
+    "02": "Aplicación del monto fijo",
+    "03": "Sistema de precios de venta al público",
+}
+#: Affectations whose line may carry ISC (SUNAT 3223: with 1000, 9997 or 9998; never with IVAP or export).
+ISC_AFFECTATIONS = frozenset({"10", "20", "30"})
+
 #: Catalog 07: IGV affectation types.
 AFFECTATIONS: dict[str, str] = {
     "10": "Gravado - Operación Onerosa",
@@ -1326,6 +1335,46 @@ RESPONSE_CODES: dict[str, str] = {
         "tipo de operación."
     ),
     "3129": "El dato ingresado como codigo de BBSS de detracción no corresponde al valor esperado.",
+    "3116": (
+        "El XML no contiene el tag o no existe información del ubigeo de punto de origen en Detracciones "
+        "- Servicio de transporte de carga."
+    ),
+    "3117": (
+        "El XML no contiene el tag o no existe información de la dirección del punto de origen en "
+        "Detracciones - Servicio de transporte de carga."
+    ),
+    "3118": (
+        "El XML no contiene el tag o no existe información del ubigeo de punto de destino en "
+        "Detracciones - Servicio de transporte de carga."
+    ),
+    "3119": (
+        "El XML no contiene el tag o no existe información de la dirección del punto de destino en "
+        "Detracciones - Servicio de transporte de carga."
+    ),
+    "3120": (
+        "El XML no contiene el tag o no existe información del Detalle del viaje en Detracciones - "
+        "Servicio de transporte de carga."
+    ),
+    "3122": (
+        "El XML no contiene el tag o no existe información del monto del valor referencial en "
+        "Detracciones - Servicios de transporte de carga."
+    ),
+    "3123": (
+        "El dato ingresado como monto valor referencial en Detracciones - Servicios de transporte de "
+        "carga no cumple con el formato establecido."
+    ),
+    "3124": (
+        "Detracciones - Servicio de transporte de carga, debe tener un (y solo uno) Valor Referencial "
+        "del Servicio de Transporte."
+    ),
+    "3125": (
+        "Detracciones - Servicio de transporte de carga, debe tener un (y solo uno) Valor Referencial "
+        "sobre la carga efectiva."
+    ),
+    "3126": (
+        "Detracciones - Servicio de transporte de carga, debe tener un (y solo uno) Valor Referencial "
+        "sobre la carga util nominal."
+    ),
     "3205": "Debe consignar el tipo de operación",
     "3206": "El dato ingresado como tipo de operación no corresponde a un valor esperado (catálogo nro. 51)",
     "3224": (
@@ -1440,10 +1489,12 @@ RESPONSE_CODES: dict[str, str] = {
         "Percepcion"
     ),
     "3309": "Si forma de pago es Contado debe consignar un Payment Terms con indicador Percepcion",
+    "3315": "Si el tipo de nota de credito es 13, el Importe total debe ser cero",
     "3319": "La suma de las cuotas debe ser igual al Monto neto pendiente de pago.",
     "3320": "El monto neto pendiente de pago debe ser menor o igual al monto de la factura",
     "3321": "La fecha de la cuota debe ser mayor a la fecha de emisión de la factura",
     "3330": 'Solo debe consignar informacion de percepciones si la forma de pago es "Contado"',
+    "4200": "Debe corresponder a algún valor válido establecido en el catálogo 13",
     "4207": "El DNI debe tener 8 caracteres numéricos",
     "4208": (
         "El dato ingresado como numero de documento de identidad del receptor no cumple con el formato "
@@ -1612,6 +1663,8 @@ RESPONSE_CODES.update(
         "2523": "GrossWeightMeasure - El dato ingresado no cumple con el formato establecido.",
         "2532": "No existe información de modalidad de transporte.",
         "2558": "El XML no contiene el tag o no existe informacion en Numero de Ruc del transportista.",
+        "2554": "Para el motivo de traslado ingresado el Destinatario debe ser igual al remitente.",
+        "2555": "Destinatario no debe ser igual al remitente.",
         "2560": "Transportista no debe ser igual al remitente o destinatario.",
         "2561": (
             "El XML no contiene el tag o no existe informacion del tipo de documento identidad del "
@@ -1670,9 +1723,14 @@ RESPONSE_CODES.update(
             "El valor ingresado  como fecha de inicio o fecha de entrega al Transportista no cumple "
             "con el estandar (YYYY-MM-DD)"
         ),
+        "3411": (
+            "El Numero de RUC  asociado al punto de partida/llegada no debe ser el igual al Numero de RUC "
+            "del remitente"
+        ),
         "3436": "El campo de fecha de emision no cumple con el formato establecido",
         "3437": "No existe informacion en el campo de hora de emision",
         "3438": "El campo de hora de emision no cumple con el formato establecido",
+        "4375": "Corresponde ingresar informacion del Proveedor",
         "4386": (
             "La Fecha de entrega de bienes al transportista debe ser mayor o igual a la Fecha de "
             "emision del documento"

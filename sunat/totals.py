@@ -10,7 +10,12 @@ simulator (check an XML's amounts). Formulas and codes: sunat.md §2.2-2.3, conv
 * free line (11-16, 21, 31-37): price type 02, ``unit_price`` = referential unit value, ``unit_value = 0``
   (``Price/PriceAmount`` is 0 in the XML), ``value = qty x referential``, ``igv`` informative for 11-16
   and 0 for the others, nothing charged: ``taxes = icbper``, ``total = icbper`` (normally 0);
-* ICBPER (plastic bags): ``icbper = qty x rate``, part of the line's taxes and total.
+* ICBPER (plastic bags): ``icbper = qty x rate``, part of the line's taxes and total;
+* ISC (scheme 2000, catalog 08 system in ``isc_system``): ``isc = isc_base x isc_percent / 100`` (3108),
+  and the IGV base includes it: ``igv_base = value + isc`` (3272); other taxes (scheme 9999):
+  ``other = other_base x other_percent / 100`` (3109), outside the IGV base; both are part of the line's
+  taxes and total. The header's taxed base stays the lines' values (3277), its taxes add ISC and other
+  taxes (3294, 3296-3299).
 
 Amounts are rounded to two decimals (half up); unit values and prices keep up to ten.
 """
@@ -26,6 +31,8 @@ from typing import Any, Protocol, TypeVar
 from sunat.catalogs import (
     AFFECTATIONS,
     CHARGE_CODES,
+    ISC_AFFECTATIONS,
+    ISC_SYSTEMS,
     bears_igv,
     is_free,
 )
@@ -37,16 +44,20 @@ __all__ = [
     "AllowanceLike",
     "Discrepancy",
     "DocumentTotals",
+    "Isc",
     "LineAmounts",
     "LineLike",
     "TotalsLike",
     "apply_line_allowances",
+    "apply_line_taxes",
     "check_allowance",
     "check_line",
     "check_withholding",
     "check_totals",
     "compute_line",
+    "isc_amount",
     "compute_totals",
+    "sunat_figures",
     "sunat_line",
     "sunat_totals",
 ]
@@ -170,6 +181,13 @@ class LineAmounts:
     value: Decimal  # total_valor_item
     total: Decimal  # total_item
     allowances: tuple[Allowance, ...] = ()  # descuentos / cargos of the line (catalog 53: 00, 01, 47, 48)
+    isc_system: str = ""  # codigo_tipo_sistema_isc (catalog 08)
+    isc_base: Decimal = ZERO  # total_base_isc
+    isc_percent: Decimal = ZERO  # porcentaje_isc
+    isc: Decimal = ZERO  # total_isc
+    other_base: Decimal = ZERO  # total_base_otros_impuestos
+    other_percent: Decimal = ZERO  # porcentaje_otros_impuestos
+    other: Decimal = ZERO  # total_otros_impuestos
 
 
 @dataclass(frozen=True)
@@ -193,6 +211,26 @@ class DocumentTotals:
     discounts: Decimal = ZERO  # total_descuentos: AllowanceTotalAmount (line 01 + global 03)
     charges: Decimal = ZERO  # total_cargos: ChargeTotalAmount (line 48 + global 45, 46, 50)
     prepaid: Decimal = ZERO  # total_anticipos: PrepaidAmount
+    isc_base: Decimal = ZERO  # total_base_isc
+    isc: Decimal = ZERO  # total_isc
+    other_base: Decimal = ZERO  # total_base_otros_impuestos
+    other: Decimal = ZERO  # total_otros_impuestos
+
+
+def _line_tax(line: object, name: str) -> Decimal:
+    """An optional amount of a line (ISC, other taxes): 0 when the line has no such attribute."""
+    found = getattr(line, name, None)
+    return found if isinstance(found, Decimal) else ZERO
+
+
+def has_isc(line: object) -> bool:
+    """The line carries ISC (scheme 2000): a base, an amount or a system."""
+    return bool(_line_tax(line, "isc_base") or _line_tax(line, "isc") or getattr(line, "isc_system", ""))
+
+
+def has_other_taxes(line: object) -> bool:
+    """The line carries other taxes (scheme 9999): a base or an amount."""
+    return bool(_line_tax(line, "other_base") or _line_tax(line, "other"))
 
 
 @dataclass(frozen=True)
@@ -305,6 +343,98 @@ def apply_line_allowances(line: LineAmounts, allowances: Sequence[Allowance]) ->
     )
 
 
+@dataclass(frozen=True)
+class Isc:
+    """How a line's ISC is worked out (catalog 08): ``system`` 01 al valor (``percent`` of the line value),
+    02 monto fijo (``per_unit`` amount per unit sold) or 03 al precio de venta al público (``percent`` of
+    quantity x ``public_price``, the suggested retail price per unit)."""
+
+    system: str
+    percent: Decimal = ZERO
+    per_unit: Decimal = ZERO
+    public_price: Decimal = ZERO
+
+
+_PERCENT_PLACES = 5  # Percent is n(3,5) (SUNAT 3102)
+_PERCENT_LIMIT = Decimal("1000")
+
+
+def isc_amount(isc: Isc, quantity: Decimal, value: Decimal) -> tuple[Decimal, Decimal, Decimal]:
+    """(base, percent, amount) of a line's ISC; SUNAT checks ``amount = base x percent / 100`` (3108).
+
+    01: base = the line value; 02: base = the line value, amount = qty x ``per_unit`` and the percent the
+    effective rate (to five decimals, so the product stays within SUNAT's tolerance); 03: base = qty x
+    ``public_price``. Raises ValueError for an unknown system or what SUNAT's formats cannot carry.
+    """
+    if isc.system not in ISC_SYSTEMS:
+        raise ValueError(f"ISC system {isc.system!r} is not in catalog 08")
+    if isc.system == "02":
+        per_unit = to_decimal(isc.per_unit)
+        if per_unit <= 0 or value <= 0:
+            raise ValueError("ISC system 02 needs a positive amount per unit and a positive line value")
+        amount = round2(quantity * per_unit)
+        percent = quantize(amount * 100 / value, _PERCENT_PLACES)
+        if percent >= _PERCENT_LIMIT:
+            raise ValueError(f"the ISC of {amount} is {percent} % of the line value: above n(3,5)")
+        return value, percent, amount
+    percent = to_decimal(isc.percent)
+    if percent <= 0 or percent >= _PERCENT_LIMIT:
+        raise ValueError(f"the ISC percent must be above 0 and below 1000: {percent}")
+    if isc.system == "03":
+        public_price = to_decimal(isc.public_price)
+        if public_price <= 0:
+            raise ValueError("ISC system 03 needs the public sale price per unit")
+        base = round2(quantity * public_price)
+    else:
+        base = value
+    return base, percent, round2(base * percent / 100)
+
+
+def apply_line_taxes(line: LineAmounts, isc: Isc | None = None, other_percent: object = None) -> LineAmounts:
+    """A computed line (after :func:`apply_line_allowances`) with ISC and/or other taxes (scheme 9999).
+
+    ISC (:func:`isc_amount`) enters the IGV base: ``igv_base = value + isc`` (3272), ``igv = igv_base x
+    percent``; other taxes are ``value x other_percent / 100`` (3109), outside the IGV base. taxes = IGV +
+    ISC + other + ICBPER (3292), total = value + taxes - discounts 01 + charges 48, unit price (type 01) =
+    total / qty (3270). ISC goes only on onerous 10, 20 and 30 lines, other taxes on onerous lines but
+    exports (SUNAT 3223, 3107).
+    """
+    if isc is None and other_percent is None:
+        return line
+    if is_free(line.affectation):
+        raise ValueError("ISC and other taxes are not supported on free lines")
+    if isc is not None and line.affectation not in ISC_AFFECTATIONS:
+        raise ValueError(f"ISC does not go with affectation {line.affectation} (SUNAT 3223)")
+    if other_percent is not None and line.affectation == "40":
+        raise ValueError("other taxes do not go with an export line (SUNAT 3107)")
+    changes: dict[str, Any] = {}
+    isc_tax = ZERO
+    if isc is not None:
+        base, percent, isc_tax = isc_amount(isc, line.quantity, line.value)
+        changes |= {"isc_system": isc.system, "isc_base": base, "isc_percent": percent, "isc": isc_tax}
+    other = ZERO
+    if other_percent is not None:
+        rate = to_decimal(other_percent)
+        if rate <= 0 or rate >= _PERCENT_LIMIT:
+            raise ValueError(f"the other taxes' percent must be above 0 and below 1000: {rate}")
+        other = round2(line.value * rate / 100)
+        changes |= {"other_base": line.value, "other_percent": rate, "other": other}
+    igv_base = line.value + isc_tax
+    igv = round2(igv_base * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
+    taxes = igv + isc_tax + other + line.icbper
+    outside = _sum(line.allowances, ("48",)) - _sum(line.allowances, ("01",))
+    total = line.value + taxes + outside
+    return dataclasses.replace(
+        line,
+        igv_base=igv_base,
+        igv=igv,
+        taxes=taxes,
+        total=total,
+        unit_price=_unit(total / line.quantity),
+        **changes,
+    )
+
+
 def compute_totals(
     lines: Iterable[LineLike], allowances: Iterable[AllowanceLike] = (), *, prepaid: object = ZERO
 ) -> DocumentTotals:
@@ -315,8 +445,11 @@ def compute_totals(
     amounts when the document has no 10 line); exonerated = Σ value of 20 lines - 05, unaffected = Σ
     value of 30 lines - 06, export = Σ value of 40 lines; free = Σ value of free lines, igv_free = Σ
     their IGV; igv = Σ IGV of 10 and 17 lines + (49 - 02 - 04) x their rate; icbper = Σ ICBPER of every
-    line; taxes = igv + icbper; value = Σ value of the onerous lines - 02 + 49 (3278); subtotal = value +
-    taxes; discounts = Σ line 01 + global 03 (3300); charges = Σ line 48 + global 45, 46, 50 (3301);
+    line; taxes = igv + icbper + ISC + other taxes; value = Σ value of the onerous lines - 02 + 49 (3278);
+    subtotal = value + taxes; isc_base / isc = Σ of the onerous lines' ISC (3296 / 3298), other_base /
+    other = Σ of every line's other taxes (3297 / 3299); the taxed base is Σ of the 10 lines' IGV bases
+    without their ISC (SUNAT sums their values, 3277); discounts = Σ line 01 + global 03 (3300);
+    charges = Σ line 48 + global 45, 46, 50 (3301);
     total = subtotal + charges - discounts - ``prepaid`` (3280).
     """
     lines = list(lines)
@@ -342,6 +475,10 @@ def compute_totals(
             "icbper",
             "ivap_base",
             "ivap",
+            "isc_base",
+            "isc",
+            "other_base",
+            "other",
         ),
         ZERO,
     )
@@ -350,16 +487,22 @@ def compute_totals(
         if affectation not in AFFECTATIONS:
             raise ValueError(f"affectation {affectation!r} is not in catalog 07")
         sums["icbper"] += line.icbper
+        isc = _line_tax(line, "isc")
+        sums["other_base"] += _line_tax(line, "other_base")
+        sums["other"] += _line_tax(line, "other")
+        if not is_free(affectation):  # SUNAT leaves the ISC of free lines out of the header (3296, 3298)
+            sums["isc_base"] += _line_tax(line, "isc_base")
+            sums["isc"] += isc
         line_discounts += _sum(line_allowances(line), ("01",))
         line_charges += _sum(line_allowances(line), ("48",))
         if is_free(affectation):
             sums["free"] += line.value
             sums["igv_free"] += line.igv
         elif affectation == "10":
-            sums["taxed"] += line.igv_base
+            sums["taxed"] += line.igv_base - isc
             sums["igv"] += line.igv
         elif affectation == "17":
-            sums["ivap_base"] += line.igv_base
+            sums["ivap_base"] += line.igv_base - isc
             sums["ivap"] += line.igv
             sums["igv"] += line.igv
         elif affectation == "20":
@@ -387,7 +530,7 @@ def compute_totals(
     sums["exonerated"] -= _sum(allowances, ("05",))
     sums["unaffected"] -= _sum(allowances, ("06",))
     amounts = {name: round2(amount) for name, amount in sums.items()}
-    taxes = amounts["igv"] + amounts["icbper"]
+    taxes = amounts["igv"] + amounts["icbper"] + amounts["isc"] + amounts["other"]
     value = round2(value)
     discounts = round2(line_discounts + _sum(allowances, ("03",)))
     charges = round2(line_charges + _sum(allowances, ("45", "46", "50")))
@@ -429,7 +572,7 @@ def sunat_line(line: L) -> L:
     if free and not (line.unit_value or line.unit_price) and value and line.quantity > 0:
         changes["unit_price"] = _unit(value / line.quantity)
     if line.icbper:
-        charged = ZERO if free else line.igv
+        charged = ZERO if free else line.igv + _line_tax(line, "isc") + _line_tax(line, "other")
         if round2(line.taxes) == round2(charged):
             changes["taxes"] = line.taxes + line.icbper
             if free and line.total == 0:
@@ -446,6 +589,53 @@ def sunat_line(line: L) -> L:
     return replaced
 
 
+def sunat_figures(line: L, *, note: bool = False) -> L:
+    """A checked line with SUNAT's own figures (same type; unchanged when they already are).
+
+    What a client sends within SUNAT's tolerance (± 1.00, :func:`check_line`) is accepted; the document
+    then carries what SUNAT computes from the line's quantity, unit value, percents and allowances:
+    value = qty x unit value (- 00 + 47 unless ``note``; free lines: x referential value), ISC = its base
+    x percent, other taxes = their base x percent, IGV base = value + ISC, IGV = base x percent (10-17),
+    taxes = IGV (not on free lines) + ISC + other + ICBPER, total = value + taxes - 01 + 48 (free lines:
+    the taxes charged), unit price (01) = that total / qty. Bases of ISC and other taxes, percents and
+    the ICBPER (checked exactly) stay as given.
+    """
+    free = is_free(line.affectation)
+    allowances = line_allowances(line)
+    referential = (line.unit_value or line.unit_price) if free else line.unit_value
+    adjustment = ZERO if note or free else _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+    outside = ZERO if free else _sum(allowances, ("48",)) - _sum(allowances, ("01",))
+    value = round2(line.quantity * referential) + adjustment
+    isc = (
+        round2(_line_tax(line, "isc_base") * _line_tax(line, "isc_percent") / 100) if has_isc(line) else ZERO
+    )
+    other = ZERO
+    if has_other_taxes(line):
+        other = round2(_line_tax(line, "other_base") * _line_tax(line, "other_percent") / 100)
+    igv_base = value + isc
+    igv = round2(igv_base * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
+    taxes = (ZERO if free else igv) + isc + other + line.icbper
+    total = isc + other + line.icbper if free else value + taxes + outside
+    figures: dict[str, Any] = {
+        "value": value,
+        "igv_base": igv_base,
+        "igv": igv,
+        "taxes": taxes,
+        "total": total,
+    }
+    if has_isc(line):
+        figures["isc"] = isc
+    if has_other_taxes(line):
+        figures["other"] = other
+    if not free and line.price_type == "01" and line.quantity > 0:
+        figures["unit_price"] = _unit((value + taxes + outside) / line.quantity)
+    changes = {name: amount for name, amount in figures.items() if getattr(line, name) != amount}
+    if not changes:
+        return line
+    replaced: L = dataclasses.replace(_as_dataclass(line), **changes)
+    return replaced
+
+
 def sunat_totals(totals: T) -> T:
     """Header totals with the bag tax inside the taxes, as SUNAT counts them (3294, 3279).
 
@@ -453,10 +643,11 @@ def sunat_totals(totals: T) -> T:
     ``subtotal_venta`` (= value + IGV), while ``total_venta`` includes it: both get the ICBPER added.
     Totals already in SUNAT's convention come back unchanged.
     """
-    if not totals.icbper or round2(totals.taxes) != round2(totals.igv):
+    charged = totals.igv + _line_tax(totals, "isc") + _line_tax(totals, "other")
+    if not totals.icbper or round2(totals.taxes) != round2(charged):
         return totals
     changes = {"taxes": totals.taxes + totals.icbper}
-    if round2(totals.subtotal) == round2(totals.value + totals.igv):
+    if round2(totals.subtotal) == round2(totals.value + charged):
         changes["subtotal"] = totals.subtotal + totals.icbper
     replaced: T = dataclasses.replace(_as_dataclass(totals), **changes)
     return replaced
@@ -598,7 +789,9 @@ def check_line(
         round2(line.quantity * referential) + adjustment,
         line.value,
     )
-    check("total_base_igv", "3272", "La base imponible", line.value, line.igv_base)
+    isc = _line_tax(line, "isc")
+    other = _line_tax(line, "other")
+    check("total_base_igv", "3272", "La base imponible", line.value + isc, line.igv_base)
 
     if bears_igv(line.affectation):
         allowed = frozenset({IVAP_PERCENT}) if line.affectation == "17" else allowed_percents
@@ -623,23 +816,69 @@ def check_line(
             exact=True,
         )
 
+    found += _check_line_taxes(line, index)
     check(
         "total_impuestos",
         "3292",
         "El total de impuestos",
-        (ZERO if free else line.igv) + line.icbper,
+        (ZERO if free else line.igv) + line.icbper + isc + other,
         line.taxes,
     )
     check(
         "total_item",
         "3270",
         "El total",
-        line.icbper if free else line.value + line.taxes + outside,
+        line.icbper + isc + other if free else line.value + line.taxes + outside,
         line.total,
     )
     if not free and line.price_type == "01" and line.quantity > 0:
         expected_price = quantize((line.value + line.taxes + outside) / line.quantity, _UNIT_PLACES)
         check("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
+    return found
+
+
+def _check_line_taxes(line: LineLike, index: int) -> list[Discrepancy]:
+    """ISC (scheme 2000) and other taxes (9999) of line ``index``, SUNAT's line rules:
+
+    * 3223 ISC on a line that is not 10, 20 or 30 (nor free): IVAP (17) and exports (40) do not take it;
+    * 2373 an ISC base without its system (TierRange), 2041 a system outside catalog 08;
+    * 3104 an ISC base with a percent of 0; 3108 ISC = base x percent / 100 (± 1.00);
+    * 3109 other taxes = base x percent / 100 (± 1.00).
+    """
+    n = index + 1
+    path = f"items.{index}"
+    found: list[Discrepancy] = []
+
+    def add(key: str, code: str, label: str, expected: Decimal, actual: Decimal) -> None:
+        found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
+
+    if has_isc(line):
+        system = str(getattr(line, "isc_system", "") or "")
+        base = _line_tax(line, "isc_base")
+        percent = _line_tax(line, "isc_percent")
+        isc = _line_tax(line, "isc")
+        if line.affectation not in ISC_AFFECTATIONS and not is_free(line.affectation):
+            message = (
+                f"El ítem {n} con afectación {line.affectation} no puede llevar ISC (solo gravado 10, "
+                "exonerado 20 o inafecto 30)"
+            )
+            found.append(Discrepancy(f"{path}.codigo_tipo_sistema_isc", "3223", ZERO, isc, message))
+        if base > 0 and not system:
+            message = f"El ítem {n} lleva ISC sin el sistema de cálculo (catálogo 08)"
+            found.append(Discrepancy(f"{path}.codigo_tipo_sistema_isc", "2373", ZERO, ZERO, message))
+        elif system and system not in ISC_SYSTEMS:
+            message = f"El sistema de ISC {system} del ítem {n} no existe en el catálogo 08 (01, 02, 03)"
+            found.append(Discrepancy(f"{path}.codigo_tipo_sistema_isc", "2041", ZERO, ZERO, message))
+        if base > 0 and percent == 0:
+            add("porcentaje_isc", "3104", "El porcentaje de ISC (mayor que 0 con base)", percent, percent)
+        expected = round2(base * percent / 100)
+        if _differs(expected, isc):
+            add("total_isc", "3108", "El ISC (base x porcentaje)", expected, isc)
+    if has_other_taxes(line):
+        expected = round2(_line_tax(line, "other_base") * _line_tax(line, "other_percent") / 100)
+        other = _line_tax(line, "other")
+        if _differs(expected, other):
+            add("total_otros_impuestos", "3109", "Los otros tributos (base x porcentaje)", expected, other)
     return found
 
 
@@ -664,6 +903,14 @@ _IVAP_RULES: tuple[tuple[str, str, str, str], ...] = (
     ("ivap", "total_ivap", "3295", "El total de IVAP"),
 )
 
+
+#: ISC and other taxes: checked only when the totals carry them.
+_OTHER_TAX_RULES: tuple[tuple[str, str, str, str], ...] = (
+    ("isc_base", "total_base_isc", "3296", "La base del ISC"),
+    ("other_base", "total_base_otros_impuestos", "3297", "La base de otros tributos"),
+    ("isc", "total_isc", "3298", "El total de ISC"),
+    ("other", "total_otros_impuestos", "3299", "El total de otros tributos"),
+)
 
 #: Checked only when the totals carry them.
 _ALLOWANCE_RULES: tuple[tuple[str, str, str, str], ...] = (
@@ -710,6 +957,7 @@ def check_totals(
     payable = expected.subtotal + added - taken - to_decimal(prepaid)
     rules = list(_HEADER_RULES[:-1])  # the payable total last, after what it is made of (SUNAT's order)
     rules += [rule for rule in _IVAP_RULES if getattr(totals, rule[0], None) is not None]
+    rules += [rule for rule in _OTHER_TAX_RULES if getattr(totals, rule[0], None) is not None]
     rules += [rule for rule in _ALLOWANCE_RULES if getattr(totals, rule[0], None) is not None]
     if not getattr(totals, "prepaid", None):
         rules = [rule for rule in rules if rule[0] != "prepaid"]  # 2509 only when advances are given

@@ -5,7 +5,8 @@ computes every amount with ``sunat``; plugin sections come from
 ``client.plugin_manager.form_fields("documents", doc_type)`` and their values go to
 ``client.documents.issue(builder, form_values=...)``. Errors of the service are shown under the widgets
 they name (:func:`dashboard.issuing.route_errors`). A block's section (global discounts and charges,
-advances, payments, perception, retention) appears only for a tenant that enables its plugin in the
+advances, payments, perception, retention, line discounts and charges, item attributes, related documents
+and guides, cargo transport) appears only for a tenant that enables its plugin in the
 tenants file (``plugins = ["plugins.allowances", ...]``); when a section changes the total it is said
 under the totals.
 """

@@ -15,7 +15,7 @@ from facturador.domain.document_input import EXTERNAL_ID
 from facturador.domain.fields import DATE_PATTERN, XML_TEXT_PATTERN, Field, check_json, check_text, too_deep
 from facturador.domain.reader import Reader
 from facturador.domain.tenants import hash_token
-from facturador.errors import NOT_AUTHENTICATED, ServiceError
+from facturador.errors import NOT_AUTHENTICATED, FieldError, ServiceError
 
 TENANT_SCOPE_KEY = "facturador.tenant_slug"
 
@@ -135,3 +135,28 @@ def parse_range(start: str, end: str) -> tuple[dt.date, dt.date]:
             422, "La fecha inicial no puede ser posterior a la fecha final.", "INVALID_DATE_RANGE"
         )
     return first, last
+
+
+def query_range(start: str | None, end: str | None) -> tuple[dt.date | None, dt.date | None]:
+    """The inclusive ``start_date`` / ``end_date`` query parameters of a list (both or neither, Y-m-d);
+    422 naming the parameter when one is missing, malformed or after the other."""
+    if start is None and end is None:
+        return None, None
+    if start is None or end is None:
+        missing = "start_date" if start is None else "end_date"
+        raise ServiceError(
+            422,
+            f"El campo {missing} es obligatorio cuando se da el otro extremo del rango.",
+            "MISSING_FIELDS",
+            [FieldError(missing, f"El campo {missing} es obligatorio.")],
+        )
+    days = []
+    for name, value in (("start_date", start), ("end_date", end)):
+        try:
+            days.append(_parse_day(value, "inicial" if name == "start_date" else "final"))
+        except ServiceError as exc:
+            raise ServiceError(422, exc.message, exc.error_code, [FieldError(name, exc.message)]) from None
+    if days[0] > days[1]:
+        message = "La fecha inicial no puede ser posterior a la fecha final."
+        raise ServiceError(422, message, "INVALID_DATE_RANGE", [FieldError("start_date", message)])
+    return days[0], days[1]

@@ -319,6 +319,16 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 "affected_document": affected,
                 "note_type_id": row["note_type_id"],
                 "purchase_order": row["purchase_order"],
+                # the real key (a list of the sale notes the document came from), reduced to what is known
+                "sales_note": [
+                    {
+                        "id": row["sale_note_id"],
+                        "number_full": f"{row['sale_note_series']}-{row['sale_note_number']}",
+                        "external_id": row["sale_note_external_id"],
+                    }
+                ]
+                if row["sale_note_id"] is not None
+                else [],
                 "created_at": str(row["created_at"])[:19] if row["created_at"] else None,
                 "updated_at": str(row["updated_at"])[:19] if row["updated_at"] else None,
             }

@@ -11,11 +11,20 @@ Scenario blocks built so far (the others stay refused, see :data:`PENDING_BLOCKS
 
 * ``detraccion{codigo_tipo_detraccion (cat. 54), porcentaje, monto (soles), codigo_metodo_pago (cat. 59),
   cuenta_bancaria}``: required by operations 1001-1003 and allowed only with them (1002 needs code 004,
-  1003 code 028; 1004 needs the trip details and is refused). Legend 2006 is added when missing.
+  1003 code 028, 1004 code 027 and the trip). Legend 2006 is added when missing.
 * ``codigo_condicion_de_pago`` "02" with ``cuotas[{fecha (≥ fecha_de_emision), codigo_tipo_moneda (= the
   document's), monto, codigo_metodo_de_pago?}]``: at least one; Σ monto = total − detraction (converted
   with ``factor_tipo_de_cambio`` outside soles) within a cent. Cuotas with "01" are refused. Notes with
-  instalments (credit note type 13) are refused until they are built.
+  instalments: a credit note of type 13 (ajuste de montos y/o fechas de pago) carries condition 02 and
+  the factura's new ``cuotas``, with a total of zero (SUNAT 3257, 3259, 3315); any other note on credit
+  carries instalments that add up to its total.
+* ``detraccion`` of operation 1004 (cargo transport) also carries the trip: ``detalle_viaje``,
+  ``direccion_origen``/``ubigeo_origen``, ``direccion_destino``/``ubigeo_destino`` (catalog 13) and the
+  three reference values (SUNAT 3116-3126).
+* ISC and other taxes on the items (:data:`ISC_FIELDS`): ``codigo_tipo_sistema_isc`` (catalog 08),
+  ``total_base_isc``, ``porcentaje_isc``, ``total_isc`` (inside ``total_base_igv``) and
+  ``total_base_otros_impuestos``, ``porcentaje_otros_impuestos``, ``total_otros_impuestos``, with their
+  header totals; checked by ``sunat.totals`` (3108, 3109, 3104, 2373, 2041, 3223, 3272, 3296-3299).
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ from facturador.model import (
     RETENTION,
     AffectedDocument,
     AllowanceCharge,
+    CargoTrip,
     Detraction,
     Guide,
     Instalment,
@@ -81,22 +91,23 @@ PENDING_BLOCKS: tuple[str, ...] = ()
 PERCEPTION_OPERATION = "2001"  # catalog 51: operación sujeta a percepción
 PERCEPTION_LEGEND = "2000"  # catalog 52: COMPROBANTE DE PERCEPCIÓN
 MAX_PAYMENTS = 99
-PENDING_ITEM_BLOCKS = ("total_isc", "total_otros_impuestos")
+PENDING_ITEM_BLOCKS: tuple[str, ...] = ()
 PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_placa)
 MAX_REFERENCES = 99  # related documents or guides per document
-PENDING_TOTALS = ("total_isc", "total_otros_impuestos")
+PENDING_TOTALS: tuple[str, ...] = ()
 MAX_PREPAYMENTS = 99  # advances deducted by one invoice
 MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
-#: Detraction operation types tied to one good or service of catalog 54 (SUNAT 3129, reference/sunat.md §2.4).
-#: Operation 1004 (cargo transport) also needs the trip (origin, destination, reference values): not built.
-UNBUILT_DETRACTION_OPERATIONS = frozenset({"1004"})
+#: Operation 1004 (cargo transport) also needs the trip (origin, destination, reference values).
+CARGO_DETRACTION_OPERATION = "1004"
 DETRACTION_LEGEND = "2006"  # catalog 52: "Operación sujeta a detracción"
 MAX_ITEMS = 999  # the line number is n..3 (cbc:ID of InvoiceLine)
 MAX_INSTALMENTS = 999  # Cuota001 ... Cuota999
 CENT = Decimal("0.01")
 PEN = "PEN"
 CREDIT, CASH = "02", "01"  # codigo_condicion_de_pago
+#: Credit note type 13 (catalog 09): ajustes – montos y/o fechas de pago of a factura on credit.
+ADJUSTMENT_NOTE = "13"
 
 # ----------------------------------------------------------------------------------------------------
 # The declared body. Lengths are SUNAT's maxima (its validation rules, by error code; the table with
@@ -227,15 +238,40 @@ GUIDE_BLOCK = Object(
     name="Guide",
     description="Una guía de remisión del comprobante.",
     fields={
-        "numero": Text("Serie y número de la guía (T001-1, 0001-1, EG01-1).", required=True, max_length=30),
+        "numero": Text(
+            "Serie y número de la guía (T001-1, 0001-1, EG01-1); no va con external_id.", max_length=30
+        ),
         "codigo_tipo_documento": Code(
-            "09 guía del remitente, 31 guía del transportista.",
-            required=True,
+            "09 guía del remitente, 31 guía del transportista; no va con external_id.",
             codes={"09", "31"},
             catalog="catálogo 01 (09, 31)",
         ),
+        "external_id": Text(
+            "O bien el código externo de una guía de esta empresa (toma su número y tipo).", max_length=36
+        ),
     },
 )
+
+#: ISC (scheme 2000) and other taxes (9999) of an item: total = base x porcentaje / 100 (SUNAT 3108 /
+#: 3109); the ISC enters the IGV base (total_base_igv = total_valor_item + total_isc, 3272).
+ISC_FIELDS = {
+    "codigo_tipo_sistema_isc": Code(
+        "Sistema de cálculo del ISC: 01 al valor, 02 monto fijo, 03 precio de venta al público.",
+        codes=catalogs.ISC_SYSTEMS,
+        catalog="catálogo 08",
+        message="El código {code} del campo {path} no existe en el catálogo 08 (01-03), regla SUNAT 2041.",
+    ),
+    "total_base_isc": AMOUNT.but(
+        description="Base del ISC (01: el valor del ítem; 03: cantidad x precio al público)."
+    ),
+    "porcentaje_isc": PERCENT.but(description="Tasa del ISC (02: la tasa efectiva, ISC / base x 100)."),
+    "total_isc": AMOUNT.but(description="ISC del ítem (forma parte de la base del IGV)."),
+    "total_base_otros_impuestos": AMOUNT.but(description="Base de otros tributos (9999)."),
+    "porcentaje_otros_impuestos": PERCENT.but(description="Porcentaje de otros tributos."),
+    "total_otros_impuestos": AMOUNT.but(
+        description="Otros tributos del ítem (no forman parte de la base del IGV)."
+    ),
+}
 
 ITEM = Object(
     name="Item",
@@ -262,6 +298,7 @@ ITEM = Object(
         "porcentaje_igv": PERCENT.but(description="Porcentaje del IGV.", required=True),
         "total_igv": AMOUNT.but(description="IGV del ítem.", required=True),
         "total_impuestos_bolsa_plastica": AMOUNT.but(description="ICBPER del ítem."),
+        **ISC_FIELDS,
         "total_impuestos": AMOUNT.but(description="Total de impuestos del ítem.", required=True),
         "total_valor_item": AMOUNT.but(description="Valor de venta del ítem.", required=True),
         "total_item": AMOUNT.but(description="Total del ítem.", required=True),
@@ -293,6 +330,10 @@ TOTALS = Object(
         "total_igv_operaciones_gratuitas": _FROM_LINES,
         "total_igv": AMOUNT.but(required=True),
         "total_impuestos_bolsa_plastica": _FROM_LINES,
+        "total_base_isc": _FROM_LINES,
+        "total_isc": _FROM_LINES,
+        "total_base_otros_impuestos": _FROM_LINES,
+        "total_otros_impuestos": _FROM_LINES,
         "total_impuestos": AMOUNT.but(required=True),
         "total_valor": AMOUNT.but(required=True),
         "subtotal_venta": AMOUNT.but(absent=None, description="total_venta si se omite."),
@@ -306,6 +347,13 @@ TOTALS = Object(
             absent=None, description="Cargos que no afectan la base (48 de ítems + 45, 46, 50 globales)."
         ),
     },
+)
+
+BAD_TRIP_UBIGEO = "El código ubigeo es incorrecto (catálogo 13, regla SUNAT 4200)"
+TRIP_UBIGEO = Text(
+    pattern="^([0-9]{6})?$",
+    pattern_message="El campo ubigeo debe contener 6 dígitos",
+    check=lambda code: None if is_valid_ubigeo(code) else BAD_TRIP_UBIGEO,
 )
 
 DETRACTION_BLOCK = Object(
@@ -326,6 +374,21 @@ DETRACTION_BLOCK = Object(
         ),
         # PayeeFinancialAccount/cbc:ID: SUNAT checks no length (Banco de la Nación accounts have 11 digits)
         "cuenta_bancaria": Text("Cuenta de detracciones.", required=True, max_length=30),
+        # operation 1004 (cargo transport) only: the trip, written on every line (cac:Delivery)
+        "detalle_viaje": Text("Detalle del viaje (solo operación 1004).", max_length=100),  # 4271
+        "direccion_origen": Text("Dirección del punto de origen (1004).", max_length=200),  # 4236
+        "direccion_destino": Text("Dirección del punto de destino (1004).", max_length=200),
+        "ubigeo_origen": TRIP_UBIGEO.but(description="Ubigeo del punto de origen (1004)."),
+        "ubigeo_destino": TRIP_UBIGEO.but(description="Ubigeo del punto de destino (1004)."),
+        "valor_referencial_servicio_transporte": AMOUNT.but(
+            absent=None, description="Valor referencial del servicio de transporte (1004)."
+        ),
+        "valor_referencia_carga_efectiva": AMOUNT.but(
+            absent=None, description="Valor referencial sobre la carga efectiva (1004)."
+        ),
+        "valor_referencial_carga_util": AMOUNT.but(
+            absent=None, description="Valor referencial sobre la carga útil nominal (1004)."
+        ),
     },
 )
 
@@ -673,9 +736,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     exchange_rate = values["factor_tipo_de_cambio"]
     payment_condition = values["codigo_condicion_de_pago"] or CASH
     detraction = _detraction(r, body, values["detraccion"], doc_type, operation_type)
-    instalments = (
-        () if is_note else _instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
-    )
+    instalments = _instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
     customer = _customer(values["datos_del_cliente_o_receptor"])
     # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
     lines = tuple(
@@ -703,28 +764,14 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     r.raise_if_errors()
     assert issue_date is not None and values["hora_de_emision"] is not None
 
-    if is_note and (payment_condition == CREDIT or note_type == "13" or _is_present(body.get("cuotas"))):
-        field = "codigo_tipo_nota" if note_type == "13" else "codigo_condicion_de_pago"
-        if note_type != "13" and payment_condition != CREDIT:
-            field = "cuotas"
-        raise field_error(
-            field,
-            "Las notas de crédito con cuotas (tipo 13, ajuste de montos y/o fechas de pago) aún no están "
-            "soportadas.",
-            "UNSUPPORTED_BLOCK",
-        )
-    if operation_type in UNBUILT_DETRACTION_OPERATIONS:
-        raise field_error(
-            "codigo_tipo_operacion",
-            f"La detracción por servicio de transporte de carga ({operation_type}) aún no está soportada "
-            "(requiere los datos del viaje); el comprobante no se emitió.",
-            "UNSUPPORTED_BLOCK",
-        )
+    if doc_type == "07" and note_type == ADJUSTMENT_NOTE:
+        _check_adjustment_note(payment_condition, instalments, affected)
     series = values["serie_documento"]
     if not is_valid_series(doc_type, series):
         raise field_error("serie_documento", f"La serie ingresada {series}, es incorrecta.", "INVALID_SERIES")
     _check_customer(doc_type, operation_type, customer)
     _check_line_rules(doc_type, operation_type, lines)
+    _check_isc_lines(operation_type, lines)
     allowances = _allowances(values["descuentos"], values["cargos"])
     prepayments = _prepayments(values["anticipos"], doc_type, values["pago_anticipado"])
     _check_prepayment_discounts(allowances, prepayments)
@@ -736,7 +783,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     _check_withholdings(perception, retention, operation_type, instalments, customer, totals, currency)
     if detraction is not None:
         _check_detraction_amount(detraction, totals, currency)
-    if instalments:
+    if doc_type == "07" and note_type == ADJUSTMENT_NOTE:
+        _check_adjustment_note_total(totals)
+    elif instalments:
         _check_instalment_amounts(
             values["totales"]["total_pendiente_pago"],
             instalments,
@@ -760,6 +809,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         )
     if is_note and affected is not None:
         _check_note_reference(series, affected)
+    # blocks whose amounts the client derived from its own total keep that total (see _with_sunat_figures)
+    if not (instalments or detraction or perception or retention or values["pagos"]):
+        lines, totals = _with_sunat_figures(lines, totals, allowances, prepayments, note=is_note)
     format_pdf = actions["formato_pdf"] or "a4"
     return DocumentRequest(
         doc_type=doc_type,
@@ -1061,11 +1113,11 @@ def _detraction(
         )
     code = block["codigo_tipo_detraccion"]
     expected = catalogs.DETRACTION_GOODS_BY_OPERATION.get(operation_type)
-    if code and expected and code != expected and operation_type not in UNBUILT_DETRACTION_OPERATIONS:
+    if code and expected and code != expected:
         r.error(
             f"{p}.codigo_tipo_detraccion",
             f"Con el tipo de operación {operation_type} el código de detracción debe ser {expected} "
-            f"({catalogs.DETRACTION_TYPES[expected][0]}), no {code}.",
+            f"({catalogs.DETRACTION_TYPES[expected][0]}), no {code} (regla SUNAT 3129).",
         )
     return Detraction(
         code=code,
@@ -1073,6 +1125,58 @@ def _detraction(
         amount=block["monto"],
         payment_means=block["codigo_metodo_pago"],
         account=block["cuenta_bancaria"],
+        trip=_cargo_trip(r, body[p], block, operation_type),
+    )
+
+
+#: ``detraccion`` keys of the trip (operation 1004) -> the SUNAT rule that requires it.
+TRIP_FIELDS: dict[str, str] = {
+    "ubigeo_origen": "3116",
+    "direccion_origen": "3117",
+    "ubigeo_destino": "3118",
+    "direccion_destino": "3119",
+    "detalle_viaje": "3120",
+    "valor_referencial_servicio_transporte": "3124",
+    "valor_referencia_carga_efectiva": "3125",
+    "valor_referencial_carga_util": "3126",
+}
+
+
+def _cargo_trip(
+    r: Reader, sent: Mapping[str, Any], block: Mapping[str, Any], operation_type: str
+) -> CargoTrip | None:
+    """The trip of a cargo transport detraction (operation 1004): every key of :data:`TRIP_FIELDS`.
+
+    Required with 1004 (SUNAT 3116-3126, ``validateDetraction`` of the reference §4.9) and refused with
+    the other operation types, whose XML has no place for it.
+    """
+    p = "detraccion"
+    present = [key for key in TRIP_FIELDS if _is_present(sent.get(key)) or sent.get(key) == 0]
+    if operation_type != CARGO_DETRACTION_OPERATION:
+        for key in present:
+            r.error(f"{p}.{key}", f"El campo {p}.{key} solo corresponde al tipo de operación 1004.")
+        return None
+    for key, rule in TRIP_FIELDS.items():
+        if key.startswith("ubigeo") and r.has_error(f"{p}.{key}"):
+            continue
+        if block[key] is None or block[key] == "":
+            name = "El campo ubigeo" if key.startswith("ubigeo") else f"El campo {p}.{key}"
+            r.missing_field(
+                f"{p}.{key}",
+                f"{name} es obligatorio para la detracción por transporte de carga (1004), "
+                f"regla SUNAT {rule}.",
+            )
+    if any(block[key] is None or block[key] == "" for key in TRIP_FIELDS):
+        return None
+    return CargoTrip(
+        detail=block["detalle_viaje"],
+        origin_ubigeo=block["ubigeo_origen"],
+        origin_address=block["direccion_origen"],
+        destination_ubigeo=block["ubigeo_destino"],
+        destination_address=block["direccion_destino"],
+        service_value=block["valor_referencial_servicio_transporte"],
+        effective_load_value=block["valor_referencia_carga_efectiva"],
+        payload_value=block["valor_referencial_carga_util"],
     )
 
 
@@ -1090,12 +1194,14 @@ def _instalments(
         if present:
             r.error(
                 "cuotas",
-                "Las cuotas solo corresponden al pago al crédito: envíe codigo_condicion_de_pago 02.",
+                "Las cuotas solo corresponden al pago al crédito: envíe codigo_condicion_de_pago 02 "
+                "(regla SUNAT 3252).",
             )
         return ()
     if not present:
         message = (
-            "El pago al crédito (codigo_condicion_de_pago 02) requiere al menos una cuota en el campo cuotas."
+            "El pago al crédito (codigo_condicion_de_pago 02) requiere al menos una cuota en el campo cuotas "
+            "(regla SUNAT 3249)."
         )
         if body.get("cuotas") is None:
             r.missing_field("cuotas", message)
@@ -1122,6 +1228,61 @@ def _instalments(
         if due_date is not None:
             instalments.append(Instalment(due_date=due_date, amount=cuota["monto"]))
     return tuple(instalments)
+
+
+def _check_adjustment_note(
+    payment_condition: str, instalments: tuple[Instalment, ...], affected: AffectedDocument | None
+) -> None:
+    """A credit note of type 13 restates the instalments of a factura on credit (SUNAT 3257, 3259).
+
+    It carries condition 02 with the new ``cuotas`` (their sum is the factura's new net pending amount),
+    and modifies a factura (the type of an affected document given by ``external_id`` is checked when it
+    is found, :func:`check_adjustment_affected`).
+    """
+    if payment_condition != CREDIT:
+        raise field_error(
+            "codigo_condicion_de_pago",
+            "La nota de crédito tipo 13 (ajuste de montos y/o fechas de pago) debe ser al crédito: envíe "
+            "codigo_condicion_de_pago 02 con sus cuotas, regla SUNAT 3257.",
+        )
+    if not instalments:
+        raise field_error(
+            "cuotas",
+            "La nota de crédito tipo 13 debe consignar las cuotas de la operación al crédito, "
+            "regla SUNAT 3257.",
+        )
+    if affected is not None and affected.doc_type != "01":
+        raise field_error(
+            "documento_afectado.codigo_tipo_documento",
+            "Para la nota de crédito tipo 13 el documento afectado debe ser una factura (01), "
+            "regla SUNAT 3259.",
+        )
+
+
+def check_adjustment_affected(doc_type: str, payment_condition: str | None) -> None:
+    """The factura a credit note of type 13 modifies, found by ``external_id``: a factura (SUNAT 3259)
+    sold on credit (3260)."""
+    if doc_type != "01":
+        raise field_error(
+            "documento_afectado.external_id",
+            "Para la nota de crédito tipo 13 el documento afectado debe ser una factura, regla SUNAT 3259.",
+        )
+    if payment_condition != CREDIT:
+        raise field_error(
+            "documento_afectado.external_id",
+            "Para la nota de crédito tipo 13 el documento afectado debe ser una factura al crédito, "
+            "regla SUNAT 3260.",
+        )
+
+
+def _check_adjustment_note_total(totals: Totals) -> None:
+    """A credit note of type 13 changes no amount of the sale: its total is zero (SUNAT 3315)."""
+    if totals.total != 0:
+        raise field_error(
+            "totales.total_venta",
+            f"Si el tipo de nota de crédito es 13, el importe total debe ser cero, no {round2(totals.total)} "
+            "(regla SUNAT 3315).",
+        )
 
 
 def _check_detraction_amount(detraction: Detraction, totals: Totals, currency: str) -> None:
@@ -1168,7 +1329,7 @@ def _check_instalment_amounts(
         raise field_error(
             "cuotas",
             f"La suma de las cuotas ({instalment_sum}) debe ser igual al monto neto pendiente de pago "
-            f"({pending} = {detail}).",
+            f"({pending} = {detail}), regla SUNAT 3319.",
         )
     if instalment_sum > total:
         raise field_error(
@@ -1214,6 +1375,13 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
         value=item["total_valor_item"],
         total=item["total_item"],
         icbper=item["total_impuestos_bolsa_plastica"],
+        isc_system=item["codigo_tipo_sistema_isc"] or "",
+        isc_base=item["total_base_isc"],
+        isc_percent=item["porcentaje_isc"],
+        isc=item["total_isc"],
+        other_base=item["total_base_otros_impuestos"],
+        other_percent=item["porcentaje_otros_impuestos"],
+        other=item["total_otros_impuestos"],
         internal_code=item["codigo_interno"],
         sunat_code=item["codigo_producto_sunat"],
         allowances=_allowances(item["descuentos"], item["cargos"]),
@@ -1245,6 +1413,15 @@ def _references(
     """``relacionados`` and ``guias``: each (type, number) once (SUNAT 2364 for guides)."""
     seen: set[tuple[str, str]] = set()
     for i, entry in enumerate(guides):
+        if entry["external_id"]:  # resolved against the tenant's guides when the document is issued
+            for name in ("numero", "codigo_tipo_documento"):
+                if entry[name]:
+                    r.error(
+                        f"guias.{i}.{name}", f"Una guía se indica por external_id o por {name}, no ambos."
+                    )
+            continue
+        r.require(f"guias.{i}.numero", bool(entry["numero"]))
+        r.require(f"guias.{i}.codigo_tipo_documento", bool(entry["codigo_tipo_documento"]))
         key = (entry["codigo_tipo_documento"], entry["numero"])
         if key in seen:
             r.error(f"guias.{i}.numero", f"La guía {entry['numero']} está repetida (regla SUNAT 2364).")
@@ -1259,7 +1436,14 @@ def _references(
             RelatedDocument(entry["numero"].strip(), entry["codigo_tipo_documento"], entry["monto"])
             for entry in related
         ),
-        tuple(Guide(entry["numero"].strip(), entry["codigo_tipo_documento"]) for entry in guides),
+        tuple(
+            Guide(
+                (entry["numero"] or "").strip(),
+                entry["codigo_tipo_documento"] or "",
+                entry["external_id"] or "",
+            )
+            for entry in guides
+        ),
     )
 
 
@@ -1329,6 +1513,10 @@ _TOTALS_KEYS = {
     "discounts": "total_descuentos",
     "charges": "total_cargos",
     "prepaid": "total_anticipos",
+    "isc_base": "total_base_isc",
+    "isc": "total_isc",
+    "other_base": "total_base_otros_impuestos",
+    "other": "total_otros_impuestos",
 }
 _AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
 
@@ -1432,6 +1620,28 @@ def _check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...
             )
 
 
+def _check_isc_lines(operation_type: str, lines: tuple[Line, ...]) -> None:
+    """ISC and other taxes: not on free lines (not supported: SUNAT leaves their ISC out of the header),
+    and an export operation takes no other taxes (SUNAT 3107). Their amounts are checked with the rest of
+    the line (``sunat.totals.check_line``: 3223, 2373, 3104, 3108, 3109, 3272)."""
+    for line in lines:
+        p = f"items.{line.index - 1}"
+        isc, other = sunat_totals.has_isc(line), sunat_totals.has_other_taxes(line)
+        if (isc or other) and catalogs.is_free(line.affectation):
+            raise field_error(
+                f"{p}.{'total_isc' if isc else 'total_otros_impuestos'}",
+                f"El ítem {line.index} es gratuito (afectación {line.affectation}): el servicio no admite "
+                "ISC ni otros tributos en ítems gratuitos.",
+                "INVALID_FIELD",
+            )
+        if other and operation_type in catalogs.EXPORT_OPERATION_TYPES:
+            raise field_error(
+                f"{p}.total_otros_impuestos",
+                "Una exportación no lleva otros tributos (regla SUNAT 3107).",
+                "INVALID_FIELD",
+            )
+
+
 def _prepaid(prepayments: tuple[Prepayment, ...]) -> Decimal:
     """PrepaidAmount: Σ of the advances' ``monto``."""
     return sum((prepayment.amount for prepayment in prepayments), Decimal("0"))
@@ -1466,6 +1676,40 @@ def _check_amounts(
             "TOTALS_MISMATCH",
             errors,
         )
+
+
+def _with_sunat_figures(
+    lines: tuple[Line, ...],
+    totals: Totals,
+    allowances: tuple[AllowanceCharge, ...],
+    prepayments: tuple[Prepayment, ...],
+    *,
+    note: bool,
+) -> tuple[tuple[Line, ...], Totals]:
+    """The checked lines and totals with SUNAT's own figures: amounts a client sent within SUNAT's
+    tolerance are accepted (:func:`_check_amounts`) and the document carries what SUNAT computes
+    (``sunat.totals.sunat_figures`` per line, ``compute_totals`` for the header).
+
+    Not applied when the body carries instalments, a detraction, a perception, a retention or payments:
+    their amounts were derived by the client from its own total (Σ cuotas = total - detraction to the
+    cent, SUNAT 3319; the perception's base = the total, 2797), which a cent of difference would break,
+    so such a document keeps the client's figures (already within SUNAT's tolerance). When every line is
+    SUNAT's to the cent the lines are kept and only the header is summed from them: lines sold by a price
+    with IGV keep their totals (a sale note's lines of 11.80 and 6.00 stay 17.80 in the factura made of
+    it, where SUNAT's IGV of each line would give 17.79)."""
+    figured = tuple(sunat_totals.sunat_figures(line, note=note) for line in lines)
+    if all(_within_a_cent(given, sunat) for given, sunat in zip(lines, figured, strict=True)):
+        figured = lines  # a price with IGV kept to the cent is a rounding, not a correction
+    computed = sunat_totals.compute_totals(figured, allowances, prepaid=_prepaid(prepayments))
+    return figured, Totals(**{name: getattr(computed, name) for name in Totals.__dataclass_fields__})
+
+
+_FIGURES = ("value", "igv_base", "igv", "isc", "other", "taxes", "total")
+
+
+def _within_a_cent(given: Line, sunat: Line) -> bool:
+    """Every amount of the line ``given`` is SUNAT's to the cent (± 0.01)."""
+    return all(abs(getattr(given, name) - getattr(sunat, name)) <= CENT for name in _FIGURES)
 
 
 def _check_note_reference(series: str, affected: AffectedDocument) -> None:

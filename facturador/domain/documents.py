@@ -30,7 +30,14 @@ from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import failpoints, idempotency, send_policy, states
-from facturador.domain.document_input import EXTERNAL_ID, DocumentRequest, parse_document
+from facturador.domain.dispatch_links import moved_stock, resolve_guides
+from facturador.domain.document_input import (
+    ADJUSTMENT_NOTE,
+    EXTERNAL_ID,
+    DocumentRequest,
+    check_adjustment_affected,
+    parse_document,
+)
 from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
 from facturador.domain.sales import record_sale
@@ -42,6 +49,7 @@ from facturador.store.models import (
     ARTIFACTS,
     DELETE_ARTIFACT,
     DOCUMENTS,
+    SALE_NOTES,
     Artifact,
     Document,
     store_answer,
@@ -107,7 +115,12 @@ LIST_QUERY = select(
     .where(_AFFECTED.c.id == DOCUMENTS.c.affected_document_id)
     .scalar_subquery()
     .label("affected_date"),
-)
+    # the sale note the document was made from (a note makes at most one document)
+    SALE_NOTES.c.id.label("sale_note_id"),
+    SALE_NOTES.c.series.label("sale_note_series"),
+    SALE_NOTES.c.number.label("sale_note_number"),
+    SALE_NOTES.c.external_id.label("sale_note_external_id"),
+).select_from(DOCUMENTS.outerjoin(SALE_NOTES, SALE_NOTES.c.document_id == DOCUMENTS.c.id))
 
 FREE_LEGEND = "TRANSFERENCIA GRATUITA DE UN BIEN Y/O SERVICIO PRESTADO GRATUITAMENTE"
 SENDABLE_GROUP = "01"  # facturas and their notes; boletas go in daily summaries
@@ -190,6 +203,7 @@ class DocumentService:
                 return self._replay(earlier, key, digest)
         request = parse_document(body, today=self.context.today())
         self._check_issue_date(tenant, request.issue_date)
+        request, guide_ids = self._resolve_guides(tenant, request)
         series_id = self._series_id(tenant, request.doc_type, request.series)
         affected_row, note = None, None
         if request.is_note or request.number is not None:
@@ -242,7 +256,8 @@ class DocumentService:
                     row.id,
                     f"{row.series}-{number}",
                     request,
-                    move_stock=move_stock,
+                    # a guide of this sale that moved its goods already (dispatch_links' stock rule)
+                    move_stock=move_stock and not moved_stock(connection, guides=guide_ids),
                 )
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number
@@ -255,6 +270,34 @@ class DocumentService:
         if owed:
             row, has_cdr = self._send(tenant, row, signed.xml, first=True)
         return Issued(document=row, qr_png_base64=qr_png_base64(text), has_cdr=has_cdr)
+
+    def _resolve_guides(
+        self, tenant: TenantInfo, request: DocumentRequest
+    ) -> tuple[DocumentRequest, list[int]]:
+        """``guias`` named by ``external_id`` take the number and type of the tenant's guide (422 naming
+        ``guias.N.external_id`` when it is not one); also the ids of the tenant's guides named."""
+        if not request.guides:
+            return request, []
+        with self.context.engine.connect() as connection:
+            guides, ids, unknown = resolve_guides(connection, tenant.id, request.guides)
+        if unknown:
+            errors = [
+                FieldError(
+                    f"guias.{index}.external_id", f"No se encontró la guía con código externo {external_id}."
+                )
+                for index, external_id in unknown
+            ]
+            raise ServiceError(422, errors[0].message, "DISPATCH_NOT_FOUND", errors)
+        seen: set[tuple[str, str]] = set()
+        for index, guide in enumerate(guides):
+            if (guide.doc_type, guide.number) in seen:
+                raise field_error(
+                    f"guias.{index}.external_id" if guide.external_id else f"guias.{index}.numero",
+                    f"La guía {guide.number} está repetida (regla SUNAT 2364).",
+                    "INVALID_FIELDS",
+                )
+            seen.add((guide.doc_type, guide.number))
+        return replace(request, guides=guides), ids
 
     def _replay_or_duplicate(
         self, tenant: TenantInfo, request: DocumentRequest, key: str | None, digest: str | None
@@ -348,6 +391,9 @@ class DocumentService:
                     "Una nota solo puede modificar una factura o una boleta.",
                     "INVALID_REFERENCE",
                 )
+            if request.doc_type == "07" and request.note_type == ADJUSTMENT_NOTE:
+                sent = affected_row.data_json if isinstance(affected_row.data_json, dict) else {}
+                check_adjustment_affected(affected_row.document_type_id, sent.get("codigo_condicion_de_pago"))
             affected = AffectedDocument(
                 affected_row.document_type_id, affected_row.series, str(affected_row.number)
             )
@@ -411,6 +457,8 @@ class DocumentService:
             total_igv=totals.igv,
             total_igv_free=totals.igv_free,
             total_plastic_bag_taxes=totals.icbper,
+            total_isc=totals.isc,
+            total_other_taxes=totals.other,
             total_taxes=totals.taxes,
             total_value=totals.value,
             total=totals.total,

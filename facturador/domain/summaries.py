@@ -47,7 +47,14 @@ from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Object, Text
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, not_found
-from facturador.store.models import DOCUMENTS, SUMMARIES, SUMMARY_DOCUMENTS, TENANTS
+from facturador.store.models import (
+    DOCUMENTS,
+    OTHER_DOCUMENT_REVERSALS,
+    OTHER_DOCUMENTS,
+    SUMMARIES,
+    SUMMARY_DOCUMENTS,
+    TENANTS,
+)
 from facturador.store.registry import SqlRegistry
 from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.summaries import (
@@ -163,6 +170,8 @@ _DOCUMENT_COLUMNS = (
     "total_free",
     "total_igv",
     "total_plastic_bag_taxes",
+    "total_isc",
+    "total_other_taxes",
     "total",
     "affected_document",
 )
@@ -462,14 +471,29 @@ class SummaryService:
     # -- files -------------------------------------------------------------------------------------
 
     def list_rows(
-        self, tenant: TenantInfo, summary_type: str, start: dt.date | None = None, end: dt.date | None = None
+        self,
+        tenant: TenantInfo,
+        summary_type: str,
+        start: dt.date | None = None,
+        end: dt.date | None = None,
+        *,
+        family: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The tenant's summaries (RC) or voided communications (RA) generated between two dates
-        (inclusive), newest first; without dates the latest 100. Each row counts its documents."""
+        """The tenant's summaries (RC), voided communications (RA) or reversions (RR) generated between
+        two dates (inclusive), newest first; without dates the latest 100. Each row counts its documents.
+        ``family`` (reversions only: 20 retentions, 40 perceptions) keeps those of one family."""
         table, lines = SUMMARIES, SUMMARY_DOCUMENTS
         documents = (
             select(func.count()).where(lines.c.summary_id == table.c.id).scalar_subquery().label("documents")
         )
+        if summary_type == "RR":
+            reversals = OTHER_DOCUMENT_REVERSALS
+            documents = (
+                select(func.count())
+                .where(reversals.c.summary_id == table.c.id)
+                .scalar_subquery()
+                .label("documents")
+            )
         query = select(
             table.c.id,
             table.c.external_id,
@@ -486,6 +510,14 @@ class SummaryService:
             table.c.created_at,
             documents,
         ).where(table.c.tenant_id == tenant.id, table.c.summary_type == summary_type)
+        if family is not None:
+            reversals, others = OTHER_DOCUMENT_REVERSALS, OTHER_DOCUMENTS
+            query = query.where(
+                select(reversals.c.summary_id)
+                .join(others, others.c.id == reversals.c.other_document_id)
+                .where(reversals.c.summary_id == table.c.id, others.c.document_type_id == family)
+                .exists()
+            )
         if start is not None and end is not None:
             query = query.where(table.c.date_of_issue.between(start, end))
         query = query.order_by(table.c.date_of_issue.desc(), table.c.id.desc())
@@ -632,6 +664,8 @@ def _summary_line(row: DbRow, condition: str) -> SummaryLine:
         free=money(row.total_free),
         igv=money(row.total_igv),
         icbper=money(row.total_plastic_bag_taxes),
+        isc=money(row.total_isc),
+        other=money(row.total_other_taxes),
         customer_type=row.customer_identity_type or "",
         customer_number=row.customer_number or "",
         reference_type=affected.get("document_type_id", "") if affected else "",

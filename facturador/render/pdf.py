@@ -260,7 +260,9 @@ def _totals(doc: SalesDocument) -> list[tuple[str, str]]:
         ("OP. INAFECTAS", t.unaffected, False),
         ("OP. EXPORTACIÓN", t.export, False),
         ("OP. GRATUITAS", t.free, False),
+        ("ISC", t.isc, False),
         (igv_label, t.igv, True),
+        ("Otros tributos", t.other, False),
         ("ICBPER", t.icbper, False),
     ]
     printed = [(label, _money(amount)) for label, amount, always in rows if always or amount]
@@ -320,6 +322,25 @@ def _detraction_rows(doc: SalesDocument) -> list[tuple[str, str]]:
         ("Monto de la detracción", f"S/ {_money(detraction.amount)}"),
         ("Medio de pago", f"{detraction.payment_means} - {means}" if means else detraction.payment_means),
         ("Cta. Banco de la Nación", detraction.account),
+        *_trip_rows(doc),
+    ]
+
+
+def _trip_rows(doc: SalesDocument) -> list[tuple[str, str]]:
+    """The trip of a cargo transport detraction (operation 1004): detail, origin and destination
+    (ubigeo - address) and the three reference values, in the document currency."""
+    detraction = doc.detraction
+    trip = detraction.trip if detraction is not None else None
+    if trip is None:
+        return []
+    symbol = "S/" if doc.currency == "PEN" else ("US$" if doc.currency == "USD" else doc.currency)
+    return [
+        ("Detalle del viaje", _cap(trip.detail, MAX_TEXT)),
+        ("Origen", _cap(f"{trip.origin_ubigeo} - {trip.origin_address}", MAX_TEXT)),
+        ("Destino", _cap(f"{trip.destination_ubigeo} - {trip.destination_address}", MAX_TEXT)),
+        ("V. ref. servicio de transporte", f"{symbol} {_money(trip.service_value)}"),
+        ("V. ref. carga efectiva", f"{symbol} {_money(trip.effective_load_value)}"),
+        ("V. ref. carga útil nominal", f"{symbol} {_money(trip.payload_value)}"),
     ]
 
 

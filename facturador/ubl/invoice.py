@@ -53,6 +53,7 @@ _INVOICE_LINE = (
     p.line_quantity,
     p.line_extension_amount,
     p.pricing_reference,
+    p.line_delivery,  # operation 1004: the trip (after PricingReference, before AllowanceCharge)
     p.line_allowance_charges,  # before TaxTotal in InvoiceLine
     p.line_tax_total,
     p.item,
@@ -171,7 +172,7 @@ KINDS: dict[str, p.DocumentKind] = {
 #: Scenario blocks of ``SalesDocument.extensions`` that are built, with the section(s) that write them.
 BUILT_SCENARIOS: dict[str, str] = {
     DETRACTION: "payment_means + payment_terms (ID Detraccion); legend 2006 comes with the document",
-    INSTALMENTS: "payment_terms (FormaPago Credito + Cuota001...)",
+    INSTALMENTS: "payment_terms (FormaPago Credito + Cuota001...; notes on credit and credit note 13 too)",
 }
 
 
@@ -220,7 +221,7 @@ def build_sales_document(doc: SalesDocument) -> etree._Element:
     The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.ubl.signing.sign`.
     Raises ``ValueError`` for an unknown document type, no lines, a note without note data or
     inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...), and
-    ``NotImplementedError`` for scenarios not built yet (credit note type 13, pending extensions).
+    ``NotImplementedError`` for scenarios not built yet (pending extensions).
     """
     kind = KINDS.get(doc.doc_type)
     if kind is None:

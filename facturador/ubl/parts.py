@@ -60,6 +60,7 @@ _DOCUMENT_TYPE_ATTRS = {
     "listName": "Documento Relacionado",
     "listURI": "urn:pe:gob:sunat:cpe:see:gem:catalogos:catalogo12",
 }
+_UBIGEO_ATTRS = {"schemeName": "Ubigeos", "schemeAgencyName": "PE:INEI"}
 #: ``cbc:ID`` of the detraction's PaymentMeans and PaymentTerms.
 DETRACTION_TERMS = "Detraccion"
 _PAYMENT_MEANS_ATTRS = {
@@ -364,14 +365,10 @@ def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None
     * ``Credito``: FormaPago ``Credito`` with the net pending amount (Σ instalments), then one FormaPago
       per instalment, ``Cuota001``, ``Cuota002``…, with its Amount and PaymentDueDate.
 
-    Notes carry PaymentTerms only as credit notes of type 13 (instalment adjustments), which are not
-    built yet and raise :class:`NotImplementedError` instead of producing a wrong document.
+    Notes carry FormaPago only on credit (:func:`note_payment_terms`).
     """
-    if kind.type_code_tag is None:  # notes: PaymentTerms only for credit note type 13 (instalments)
-        if doc.instalments or (doc.doc_type == "07" and doc.note is not None and doc.note.type_code == "13"):
-            raise NotImplementedError(
-                "credit note type 13 needs instalments (FormaPago/Cuota), not built yet"
-            )
+    if kind.type_code_tag is None:
+        note_payment_terms(root, doc)
         return
     detraction = doc.detraction
     if detraction is not None:
@@ -398,8 +395,32 @@ def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None
     sub(terms, CBC("PaymentMeansID"), form)
     if form == "Contado":
         return
+    _credit_terms(terms, root, doc)
+
+
+def note_payment_terms(root: Element, doc: SalesDocument) -> None:
+    """FormaPago of a note on credit: ``Credito`` with the net pending amount and its ``Cuota`` terms.
+
+    A credit note of type 13 (ajustes – montos y/o fechas de pago) restates the instalments of the
+    factura it modifies (SUNAT 3257: it needs them); any other note has them only when sold on credit.
+    A note paid in cash carries no FormaPago (SUNAT asks it only of facturas, 3244).
+    """
+    instalments = doc.instalments
+    adjustment = doc.doc_type == "07" and doc.note is not None and doc.note.type_code == "13"
+    if adjustment and not instalments:
+        raise ValueError("a credit note of type 13 needs the instalments (Cuota001...) it restates")
+    if not instalments:
+        return
+    terms = etree.SubElement(root, CAC("PaymentTerms"))
+    sub(terms, CBC("ID"), "FormaPago")
+    sub(terms, CBC("PaymentMeansID"), "Credito")
+    _credit_terms(terms, root, doc)
+
+
+def _credit_terms(terms: Element, root: Element, doc: SalesDocument) -> None:
+    """The pending amount of ``Credito`` (``terms``) and one FormaPago ``CuotaNNN`` per instalment."""
     amount(terms, CBC("Amount"), doc.pending_amount, doc.currency)
-    for number, instalment in enumerate(instalments, start=1):
+    for number, instalment in enumerate(doc.instalments, start=1):
         terms = etree.SubElement(root, CAC("PaymentTerms"))
         sub(terms, CBC("ID"), "FormaPago")
         sub(terms, CBC("PaymentMeansID"), instalment_id(number))
@@ -493,8 +514,20 @@ def header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
         out.append(HeaderSubtotal(TAX_SCHEMES["9997"], t.exonerated, ZERO))
     if "9998" in schemes or t.unaffected:
         out.append(HeaderSubtotal(TAX_SCHEMES["9998"], t.unaffected, ZERO))
+    out += other_tax_header_subtotals(doc)
     if t.icbper or any(line.icbper for line in doc.lines):
         out.append(HeaderSubtotal(ICBPER, None, t.icbper))
+    return out
+
+
+def other_tax_header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
+    """The header's ISC (2000) and other taxes (9999) subtotals, when a line carries them (3296-3299)."""
+    t = doc.totals
+    out = []
+    if t.isc_base or t.isc or any(line.isc_base or line.isc for line in doc.lines):
+        out.append(HeaderSubtotal(TAX_SCHEMES["2000"], t.isc_base, t.isc))
+    if t.other_base or t.other or any(line.other_base or line.other for line in doc.lines):
+        out.append(HeaderSubtotal(TAX_SCHEMES["9999"], t.other_base, t.other))
     return out
 
 
@@ -593,6 +626,38 @@ def pricing_reference(el: Element, doc: SalesDocument, kind: DocumentKind, line:
     sub(price, CBC("PriceTypeCode"), "02" if free else "01")
 
 
+def line_delivery(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+    """``cac:Delivery`` of a line of cargo transport subject to detraction (operation 1004).
+
+    SUNAT reads the trip on every line (3116-3126): ``cac:DeliveryLocation/cac:Address`` the destination
+    (ubigeo and address), ``cac:Despatch`` the trip detail (``cbc:Instructions``) and the origin
+    (``cac:DespatchAddress``), and one ``cac:DeliveryTerms`` per reference value: 01 the transport
+    service, 02 the effective load, 03 the nominal payload. The order is the XSD's (Delivery:
+    DeliveryLocation, Despatch, DeliveryTerms; Despatch: Instructions, DespatchAddress).
+    """
+    detraction = doc.detraction
+    trip = detraction.trip if detraction is not None else None
+    if trip is None:
+        return
+    delivery = etree.SubElement(el, CAC("Delivery"))
+    destination = etree.SubElement(etree.SubElement(delivery, CAC("DeliveryLocation")), CAC("Address"))
+    sub(destination, CBC("ID"), trip.destination_ubigeo, _UBIGEO_ATTRS)
+    sub(etree.SubElement(destination, CAC("AddressLine")), CBC("Line"), one_line(trip.destination_address))
+    despatch = etree.SubElement(delivery, CAC("Despatch"))
+    sub(despatch, CBC("Instructions"), one_line(trip.detail))
+    origin = etree.SubElement(despatch, CAC("DespatchAddress"))
+    sub(origin, CBC("ID"), trip.origin_ubigeo, _UBIGEO_ATTRS)
+    sub(etree.SubElement(origin, CAC("AddressLine")), CBC("Line"), one_line(trip.origin_address))
+    for code, value in (
+        ("01", trip.service_value),
+        ("02", trip.effective_load_value),
+        ("03", trip.payload_value),
+    ):
+        terms = etree.SubElement(delivery, CAC("DeliveryTerms"))
+        sub(terms, CBC("ID"), code)
+        amount(terms, CBC("Amount"), value, doc.currency)
+
+
 def line_allowance_charges(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """Line ``cac:AllowanceCharge*`` (item discounts 00/01, charges 47/48).
 
@@ -610,7 +675,7 @@ def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Li
     """
     currency = doc.currency
     scheme = tax_scheme_for(line.affectation)
-    charged = (line.igv if scheme.id in CHARGED_SCHEMES else ZERO) + line.icbper
+    charged = (line.igv if scheme.id in CHARGED_SCHEMES else ZERO) + line.icbper + line.isc + line.other
     total = etree.SubElement(el, CAC("TaxTotal"))
     amount(total, CBC("TaxAmount"), charged, currency)
 
@@ -621,6 +686,7 @@ def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Li
     sub(category, CBC("Percent"), fmt_decimal(line.igv_percent, places=5))
     sub(category, CBC("TaxExemptionReasonCode"), line.affectation)
     tax_scheme(category, scheme)
+    line_other_taxes(total, line, currency)
 
     if line.icbper:
         bags = line.quantity.to_integral_value(rounding=ROUND_HALF_UP)
@@ -631,6 +697,27 @@ def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Li
         per_unit = line.icbper / bags if bags else line.icbper
         amount(category, CBC("PerUnitAmount"), per_unit, currency)
         tax_scheme(category, ICBPER)
+
+
+def line_other_taxes(total: Element, line: Line, currency: str) -> None:
+    """The line's ISC subtotal (scheme 2000, ``cbc:TierRange`` = its system of catalog 08) and other taxes
+    subtotal (9999), each with TaxableAmount, TaxAmount and Percent, when the line carries them."""
+    if line.isc_base or line.isc:
+        subtotal = etree.SubElement(total, CAC("TaxSubtotal"))
+        amount(subtotal, CBC("TaxableAmount"), line.isc_base, currency)
+        amount(subtotal, CBC("TaxAmount"), line.isc, currency)
+        category = etree.SubElement(subtotal, CAC("TaxCategory"))
+        sub(category, CBC("Percent"), fmt_decimal(line.isc_percent, places=5))
+        if line.isc_system:
+            sub(category, CBC("TierRange"), line.isc_system)
+        tax_scheme(category, TAX_SCHEMES["2000"])
+    if line.other_base or line.other:
+        subtotal = etree.SubElement(total, CAC("TaxSubtotal"))
+        amount(subtotal, CBC("TaxableAmount"), line.other_base, currency)
+        amount(subtotal, CBC("TaxAmount"), line.other, currency)
+        category = etree.SubElement(subtotal, CAC("TaxCategory"))
+        sub(category, CBC("Percent"), fmt_decimal(line.other_percent, places=5))
+        tax_scheme(category, TAX_SCHEMES["9999"])
 
 
 def item(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:

@@ -69,6 +69,8 @@ class SummaryLine:
     customer_number: str = ""
     reference_type: str = ""
     reference_id: str = ""
+    isc: Decimal = ZERO  # scheme 2000
+    other: Decimal = ZERO  # scheme 9999 (otros tributos)
 
     @property
     def identified(self) -> bool:
@@ -202,6 +204,10 @@ def _summary_line(root: etree._Element, index: int, line: SummaryLine) -> None:
             amount(payment, CBC("PaidAmount"), value, line.currency)
             sub(payment, CBC("InstructionID"), code)
     _line_tax(el, "1000", line.igv, line.currency)
+    if line.isc:
+        _line_tax(el, "2000", line.isc, line.currency)
+    if line.other:
+        _line_tax(el, "9999", line.other, line.currency)
     if line.icbper:
         _line_tax(el, "7152", line.icbper, line.currency)
 

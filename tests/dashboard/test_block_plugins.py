@@ -100,3 +100,39 @@ def test_an_enabled_section_refuses_bad_values_in_its_section(tenants_with_block
     assert not at.exception, at.exception
     assert not at.main.success
     assert "superan el importe total" in texts(at.error)
+
+
+def test_the_isc_section_issues_an_invoice_with_isc(
+    tmp_path: Path, live: LiveService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tenant that enables plugins.isc gets its section; 2 x 59.00 with ISC 01 at 10 %: value 100.00,
+    ISC 10.00, IGV 18 % of 110.00 = 19.80, total 129.80."""
+    path = tmp_path / "tenants.toml"
+    path.write_text(
+        f'[tenants.acme]\nname = "ACME PERU S.A.C."\nbase_url = "{live.base_url(ACME)}"\n'
+        f'token = "{ACME_TOKEN}"\ncache = false\nplugins = ["plugins.isc"]\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
+    monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
+    at = app("views/issue.py")
+    assert not at.exception, at.exception
+    assert "ISC y otros tributos" in {e.label for e in at.expander}
+    fill_invoice(at, "LICORERIA DEL CENTRO S.A.C.")
+    at.selectbox(key="plugin:isc.system").set_value("01")
+    at.number_input(key="plugin:isc.percent").set_value(10.0)
+    at.run()
+    assert not at.exception, at.exception
+    payload = at.json[0].value
+    payload = json.loads(payload) if isinstance(payload, str) else payload
+    assert payload["items"][0]["total_isc"] == 10.0 and payload["totales"]["total_venta"] == 129.8
+    at.button(key="issue_submit").click().run()
+    assert not at.exception, at.exception
+    assert "emitida" in texts(at.main.success), texts(at.main.error)
+    number = next(m.value for m in at.markdown if str(m.value).startswith("### F001-"))[4:]
+    with Client(live.base_url(ACME), ACME_TOKEN) as client:
+        series, _, correlative = number.partition("-")
+        record = client.documents.find(series, int(correlative))
+        assert record is not None and record.total == Decimal("129.80")
+        xml = client.documents.download_xml(record.external_id).decode()
+    assert "<cbc:TierRange>01</cbc:TierRange>" in xml

@@ -16,6 +16,7 @@ from facturador.model import (
     DETRACTION,
     INSTALMENTS,
     AffectedDocument,
+    CargoTrip,
     Detraction,
     Instalment,
     Issuer,
@@ -321,3 +322,56 @@ def printed_factura(lines: tuple[Line, ...] | None = None, **changes: object) ->
         "purchase_order": "OC-2024-0042",
     }
     return document(lines if lines is not None else (printed_line(),), **{**fields, **changes})
+
+
+# -- cargo transport detraction and notes with instalments (issue 11) -------------------------------------
+
+#: Lima (150101) to Arequipa (040101); reference values 1,100.00 / 900.00 / 950.00.
+CARGO_TRIP = CargoTrip(
+    detail="TRASLADO DE 12 T DE CEMENTO",
+    origin_ubigeo="150101",
+    origin_address="AV. ARGENTINA 2050, CERCADO DE LIMA",
+    destination_ubigeo="040101",
+    destination_address="AV. PARRA 300, AREQUIPA",
+    service_value=D("1100"),
+    effective_load_value=D("900"),
+    payload_value=D("950"),
+)
+
+
+def notes_and_cargo() -> dict[str, SalesDocument]:
+    """A cargo transport factura (1004, detraction 027 4 % = 47.20), a credit note of type 13 (total 0,
+    instalments 59.00 + 59.00) and a debit note on credit (11.80 in one instalment)."""
+    return {
+        "cargo_1004": document(
+            (
+                line(
+                    quantity="1", unit_value="1000", unit="ZZ", description="SERVICIO DE TRANSPORTE DE CARGA"
+                ),
+            ),
+            number=10,
+            operation_type="1004",
+            extra_legends=(LEGEND_2006,),
+            extensions={
+                DETRACTION: dataclasses.replace(DETRACTION_4, code="027", trip=CARGO_TRIP),
+            },
+        ),
+        "credit_note_13": document(
+            (line(quantity="1", unit_value="0", unit="ZZ", description="AJUSTE DE FECHAS DE PAGO"),),
+            doc_type="07",
+            series="FC01",
+            number=5,
+            note=NoteInfo("13", "AJUSTE DE FECHAS DE PAGO", AFFECTS_F001_1),
+            payment_form="Credito",
+            extensions={INSTALMENTS: TWO_INSTALMENTS},
+        ),
+        "debit_note_credit": document(
+            (line(quantity="1", unit_value="10", description="INTERESES POR MORA"),),
+            doc_type="08",
+            series="FD01",
+            number=3,
+            note=NoteInfo("01", "INTERESES POR MORA", AFFECTS_F001_1),
+            payment_form="Credito",
+            extensions={INSTALMENTS: (Instalment(date(2026, 4, 1), D("11.80")),)},
+        ),
+    }

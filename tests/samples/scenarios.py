@@ -26,6 +26,7 @@ from tests.facturador.api.test_scenario_blocks import (
     detraction_invoice,
 )
 from tests.reference import shared_path
+from tests.samples import isc, notes_and_cargo
 from tests.samples.bodies import boleta_body, credit_note_body, dated_today, invoice_body
 
 #: Issues a prerequisite body on the scenario's tenant and returns the response's ``data``.
@@ -131,7 +132,16 @@ SCENARIOS: tuple[Scenario, ...] = (
         "instalment_single_usd",
         lambda issue: credit_invoice([cuota(DUE, 118, "USD")], codigo_tipo_moneda="USD"),
     ),
+    Scenario("detraction_cargo_1004", lambda issue: notes_and_cargo.cargo_invoice()),
     # credit and debit notes of facturas and boletas
+    Scenario(
+        "credit_note_13_instalments",
+        lambda issue: notes_and_cargo.adjustment_note(issue(notes_and_cargo.credit_invoice())["external_id"]),
+    ),
+    Scenario(
+        "debit_note_on_credit",
+        lambda issue: notes_and_cargo.debit_note_on_credit(issue(invoice_body())["external_id"]),
+    ),
     Scenario("credit_note_01", _note("07", "FC01", "01", "Anulación de la operación")),
     Scenario("credit_note_06", _note("07", "FC01", "06", "Devolución total")),
     Scenario("credit_note_07", _note("07", "FC01", "07", "Devolución de un producto")),
@@ -140,6 +150,14 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("debit_note_01", _note("08", "FD01", "01", "Intereses por mora")),
     Scenario("debit_note_02", _note("08", "FD01", "02", "Aumento en el valor")),
     Scenario("boleta_debit_note", _note("08", "BD01", "03", "Penalidad por pago tardío")),
+    # ISC (scheme 2000, each system of catalog 08) and other taxes (9999)
+    *(Scenario(f"isc_{system}", lambda issue, s=system: isc.isc_invoice(s)) for system in ("01", "02", "03")),
+    Scenario("other_taxes", lambda issue: isc.other_taxes_invoice()),
+    Scenario("isc_boleta", lambda issue: isc.isc_boleta("03")),
+    Scenario(
+        "isc_credit_note",
+        lambda issue: isc.isc_credit_note(issue(isc.isc_invoice("02"))["external_id"], "02"),
+    ),
     # the public documentation's bodies, as real integrations copy them
     Scenario("public_taxed_invoice", lambda issue: public("documents_taxed_invoice.json"), shared=True),
     Scenario("public_boleta", lambda issue: public("documents_boleta_taxed.json"), shared=True),

@@ -42,10 +42,13 @@ CHECKS: tuple[Check, ...] = (
     customer.customer,
     payment.payment_form,
     payment.detraction,
+    payment.cargo_trip,
     payment.withholdings,
     dates.issue_date,
     notes.reference,
+    notes.credit_note_terms,
     amounts.totals,
+    notes.adjustment_total,
     # Observations only
     payment.detraction_legend,
     amounts.product_codes,

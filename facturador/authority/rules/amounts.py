@@ -13,8 +13,9 @@ XML's amounts are mapped onto :class:`~sunat.totals.LineAmounts` and
 :func:`sunat.totals.check_totals`, which hold those codes; their first error (< 4000) rejects and their
 observations (4xxx) are noted once each. Discounts and charges (``cac:AllowanceCharge``, catalog 53) of
 the lines and of the document are read into them too (3114 a ChargeIndicator that contradicts the
-code). Lines or headers with what sunat.totals does not model (ISC, "otros tributos", the ISC prepayment
-20) skip the header check.
+code). ISC (2000, its system in ``cbc:TierRange``) and other taxes (9999) of the lines and the header are
+read into them as well (3223, 2373, 2041, 3104, 3108, 3109, 3296-3299 through sunat.totals); a document
+with the ISC prepayment (global discount 20), which sunat.totals does not model, skips the header check.
 What sunat.totals finds is then answered the way SUNAT's published stylesheets answer it
 (:func:`_as_stylesheets`): in their order (a line's taxes before its base, price and value; the header's
 subtotals, taxes, IGV, payable and value); on facturas and boletas 3280 is a payable amount that is not
@@ -175,6 +176,10 @@ def totals(doc: Submission) -> None:
         discounts=dec(monetary.get(CBC("AllowanceTotalAmount"))),
         charges=dec(monetary.get(CBC("ChargeTotalAmount"))),
         prepaid=sum(paid, ZERO),
+        isc_base=bases.get("2000", ZERO),
+        isc=taxes.get("2000", ZERO),
+        other_base=bases.get("9999", ZERO),
+        other=taxes.get("9999", ZERO),
     )
     charges = dec(monetary.get(CBC("ChargeTotalAmount"))) + rounding
     discounts = dec(monetary.get(CBC("AllowanceTotalAmount")))
@@ -223,10 +228,12 @@ _SOLD_SCHEMES = ("1000", "1016", "9995", "9997", "9998")
 #: The order in which SUNAT's stylesheets check a line's amounts, and the header's (3300/3301, the
 #: discount and charge totals, come just before 3280 in the factura's stylesheet; a tie keeps that order).
 _LINE_ORDER = {"4318": 0, "3103": 1, "3110": 1, "3111": 1, "2993": 1, "4438": 1, "3292": 2, "3272": 3}
+_LINE_ORDER |= {"3104": 1, "3108": 1, "3109": 1, "2373": 1, "2041": 1, "3223": 3}
 _LINE_ORDER |= {"3270": 4, "3271": 5}
 _HEADER_ORDER = {code: 1 for code in ("3273", "3274", "3275", "3276", "3277", "3302", "3306", "3293")}
 _HEADER_ORDER |= {"3294": 2, "3295": 2, "3291": 3, "3300": 4, "3301": 4, "3280": 4, "3278": 5, "3279": 6}
 _HEADER_ORDER |= {"4438": 7}
+_HEADER_ORDER |= {"3296": 1, "3297": 1, "3298": 3, "3299": 3}
 #: The boleta stylesheet's observations for what the factura's rejects (SUNAT's code catalogue); the note
 #: stylesheets use them too for notes of boletas.
 _BOLETA_OBSERVATIONS = {
@@ -287,6 +294,7 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
     tax_total = fields.get(_TAX_TOTAL)
     main: tuple[dict[str, etree._Element], dict[str, etree._Element]] | None = None
     icbper = ZERO
+    other_taxes: dict[str, object] = {}  # ISC and other taxes, as LineAmounts fields
     if tax_total is not None:
         for subtotal in tax_total.iterchildren(_TAX_SUBTOTAL):
             scheme, sub_fields, category = _subtotal(subtotal)
@@ -294,7 +302,15 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
                 main = main or (sub_fields, category)
             elif scheme == "7152":
                 icbper += dec(sub_fields.get(_TAX_AMOUNT))
-            else:  # ISC (2000) and "otros tributos" (9999) change the base and the taxes
+            elif scheme in _OTHER_TAX_FIELDS:  # ISC (2000) and "otros tributos" (9999)
+                base, percent, tax = _OTHER_TAX_FIELDS[scheme]
+                other_taxes[base] = dec(sub_fields.get(_TAXABLE_AMOUNT))
+                other_taxes[percent] = dec(category.get(_PERCENT))
+                other_taxes[tax] = dec(sub_fields.get(_TAX_AMOUNT))
+                if scheme == "2000":
+                    tier = category.get(CBC("TierRange"))
+                    other_taxes["isc_system"] = (tier.text or "").strip() if tier is not None else ""
+            else:
                 return None
     if main is None:
         if operation in _FINANCIAL_OPERATIONS:
@@ -329,7 +345,15 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
         if catalogs.is_free(affectation)
         else value + taxes + _amount(allowances, "48") - _amount(allowances, "01"),
         allowances=allowances,
+        **other_taxes,  # type: ignore[arg-type]
     )
+
+
+#: Line tax schemes read into LineAmounts' (base, percent, amount) fields besides the IGV family.
+_OTHER_TAX_FIELDS = {
+    "2000": ("isc_base", "isc_percent", "isc"),
+    "9999": ("other_base", "other_percent", "other"),
+}
 
 
 def _check_prepayments(allowances: list[Allowance], prepaid: Decimal, paid: list[Decimal]) -> None:

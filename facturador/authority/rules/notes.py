@@ -7,20 +7,28 @@ a note of an F series modifies a factura (or 12) and one of a B series a boleta 
 2116 (credit) / 2204 (debit) for an F series and 2399 / 2400 for a B series. In ``mode="strict"`` the
 modified document must be one SUNAT accepted for the issuer (contingency series aside): 2119 / 2209
 unknown, 2121 / 2208 rejected, 2120 / 2207 voided (credit / debit).
+
+Credit notes' FormaPago (:func:`credit_note_terms`, SUNAT's NC stylesheet): 3248 a PaymentMeansID given
+twice, 3246 one other than ``Credito`` / ``CuotaNNN``; for a RUC customer 3249 ``Credito`` without
+instalments, 3251 without its amount, 3252 instalments without ``Credito``, 3254 / 3256 an instalment
+without amount / due date. Type 13 (ajustes – montos y/o fechas de pago): 3261 more than one modified
+document, 3257 no FormaPago, 3259 a modified document other than a factura, 3319 (RUC customer)
+instalments that do not add up to the pending amount, 3315 a total other than zero.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from facturador.authority.registry import RegistryKey
 from facturador.authority.rules.context import Answer, Submission
-from facturador.authority.rules.reading import BILLING_REFERENCE, text
+from facturador.authority.rules.reading import BILLING_REFERENCE, ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 from sunat.series import is_contingency_series
 
-__all__ = ["reference"]
+__all__ = ["adjustment_total", "credit_note_terms", "reference"]
 
 _REFERENCE_FORMAT = re.compile(r"^(?:[FBSE][A-Z0-9]{3}|\d{1,4})-\d{1,8}$")
 #: The format of the reference by the referenced document's type (SUNAT's note stylesheets).
@@ -53,6 +61,8 @@ def reference(doc: Submission) -> None:
     note_type = text(doc.root, _RESPONSE_CODE)
     if note_type and note_type not in _NOTE_TYPES[doc_type]:
         raise Answer("2172", f'cac:DiscrepancyResponse/cbc:ResponseCode valor: "{note_type}"')
+    if doc_type == "07" and note_type == _ADJUSTMENT:
+        _adjustment_header(doc)
     billing = doc.root.find(BILLING_REFERENCE)
     ref_id = text(billing, CBC("ID"))
     if not ref_id:
@@ -71,3 +81,67 @@ def reference(doc: Submission) -> None:
         status = None if found is None else found.status
         if status != "accepted":
             raise Answer(_NOTE_REFERENCE_CODES[doc_type][status], f"{ref_type} {ref_id}")
+
+
+_CUOTA = re.compile(r"^Cuota[0-9]{3}$")
+_ADJUSTMENT = "13"
+
+
+def credit_note_terms(doc: Submission) -> None:
+    """A credit note's FormaPago and the rules of type 13 (see the module doc for the codes)."""
+    if doc.file.doc_type != "07":
+        return
+    root = doc.root
+    adjustment = text(root, _RESPONSE_CODE) == _ADJUSTMENT
+    forms: dict[str, tuple[str | None, str | None]] = {}  # PaymentMeansID -> (Amount, PaymentDueDate)
+    for terms in root.iterchildren(CAC("PaymentTerms")):
+        if text(terms, ID) != "FormaPago":
+            continue
+        value = text(terms, CBC("PaymentMeansID")) or ""
+        if value in forms:
+            raise Answer("3248", f'Forma Pago : "{value}"')
+        if value != "Credito" and not _CUOTA.match(value):
+            raise Answer("3246", f'cbc:PaymentMeansID valor: "{value}"')
+        forms[value] = (text(terms, CBC("Amount")), text(terms, CBC("PaymentDueDate")))
+    customer = f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyIdentification')}/{ID}"
+    found = root.find(customer)
+    if found is not None and found.get("schemeID") == "6" and forms:
+        cuotas = {value: terms for value, terms in forms.items() if value != "Credito"}
+        if "Credito" in forms:
+            if not cuotas:
+                raise Answer("3249", "FormaPago Credito without Cuota001")
+            if not forms["Credito"][0]:
+                raise Answer("3251", "FormaPago Credito without cbc:Amount")
+        for value, (amount, due) in sorted(cuotas.items()):
+            if "Credito" not in forms:
+                raise Answer("3252", f"Error en {value}")
+            if not amount:
+                raise Answer("3254", f"Error en {value}")
+            if not due:
+                raise Answer("3256", f"Error en {value}")
+        if adjustment and "Credito" in forms:
+            total = sum((Decimal(amount or "0") for amount, _ in cuotas.values()), ZERO)
+            pending = Decimal(forms["Credito"][0] or "0")
+            if total != pending:
+                raise Answer("3319", f'sum of cuotas "{total}", FormaPago Credito cbc:Amount "{pending}"')
+
+
+def _adjustment_header(doc: Submission) -> None:
+    """A credit note of type 13 modifies one factura (3261, 3259) and carries FormaPago (3257)."""
+    root = doc.root
+    if len(root.findall(BILLING_REFERENCE)) > 1:
+        raise Answer("3261", "cac:BillingReference")
+    forms = [t for t in root.iterchildren(CAC("PaymentTerms")) if text(t, ID) == "FormaPago"]
+    if not forms:
+        raise Answer("3257", "cac:PaymentTerms/cbc:ID FormaPago")
+    if text(root.find(BILLING_REFERENCE), CBC("DocumentTypeCode")) != "01":
+        raise Answer("3259", "cac:InvoiceDocumentReference/cbc:DocumentTypeCode")
+
+
+def adjustment_total(doc: Submission) -> None:
+    """3315: a credit note of type 13 changes no amount, its total is zero (after the totals' rules)."""
+    if doc.file.doc_type != "07" or text(doc.root, _RESPONSE_CODE) != _ADJUSTMENT:
+        return
+    payable = dec(children(doc.root.find(MONETARY_TAGS["07"])).get(CBC("PayableAmount")))
+    if payable != 0:
+        raise Answer("3315", f'cbc:PayableAmount valor: "{payable}"')

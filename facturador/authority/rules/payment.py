@@ -9,7 +9,11 @@ up to the pending amount.
 
 Detraction (operation types 1001-1004): 3128 a detraction code on another operation, 3127 no code, 3033
 a code outside catalog 54, 3129 a code the operation type does not allow, 3035 no amount, 3034 no
-Banco de la Nación account; observation 4265 without the detraction legend (2006).
+Banco de la Nación account; observation 4265 without the detraction legend (2006). Cargo transport
+(1004, :func:`cargo_trip`), on every line's ``cac:Delivery``: 3116 no origin ubigeo, 3117 no origin
+address, 3118 no destination ubigeo, 3119 no destination address, 3120 no trip detail, 3124 / 3125 / 3126
+not exactly one reference value 01 / 02 / 03, 3122 one without amount; observation 4200 an ubigeo
+outside catalog 13.
 
 Perception and retention (:func:`withholdings`): 3308, 3093, 3309, 3330, 3233, 2798, 3262, 3263.
 """
@@ -26,8 +30,9 @@ from facturador.authority.rules.context import Answer, Submission, note
 from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
+from sunat.ubigeo import is_valid_ubigeo
 
-__all__ = ["detraction", "detraction_legend", "payment_form", "withholdings"]
+__all__ = ["cargo_trip", "detraction", "detraction_legend", "payment_form", "withholdings"]
 
 _PAYMENT_TERMS = CAC("PaymentTerms")
 _PAYMENT_MEANS_ID = CBC("PaymentMeansID")
@@ -136,6 +141,46 @@ def detraction(doc: Submission) -> None:
     means = (m for m in root.iterchildren(CAC("PaymentMeans")) if text(m, ID) == "Detraccion")
     if not any(text(m, _PAYEE_ACCOUNT) for m in means):
         raise Answer("3034", 'cac:PaymentMeans[cbc:ID="Detraccion"]/cac:PayeeFinancialAccount/cbc:ID')
+
+
+_CARGO_OPERATION = "1004"
+_DELIVERY = CAC("Delivery")
+_ORIGIN = f"{CAC('Despatch')}/{CAC('DespatchAddress')}"
+_DESTINATION = f"{CAC('DeliveryLocation')}/{CAC('Address')}"
+_LINE_TEXT = f"{CAC('AddressLine')}/{CBC('Line')}"
+
+
+def cargo_trip(doc: Submission) -> None:
+    """The trip of a cargo transport detraction (1004) on each line (see the module doc for the codes)."""
+    if doc.operation != _CARGO_OPERATION:
+        return
+    for number, line in enumerate(doc.root.iterchildren(CAC("InvoiceLine")), start=1):
+        where = f"Error en la linea: {number}"
+        delivery = line.find(_DELIVERY)
+        required = (
+            ("3116", f"{_ORIGIN}/{ID}"),
+            ("3117", f"{_ORIGIN}/{_LINE_TEXT}"),
+            ("3118", f"{_DESTINATION}/{ID}"),
+            ("3119", f"{_DESTINATION}/{_LINE_TEXT}"),
+            ("3120", f"{CAC('Despatch')}/{CBC('Instructions')}"),
+        )
+        for code, path in required:
+            if delivery is None or not text(delivery, path):
+                raise Answer(code, f"{where}: cac:Delivery/{path}")
+        assert delivery is not None
+        terms = list(delivery.iterchildren(CAC("DeliveryTerms")))
+        for code, value in (("3124", "01"), ("3125", "02"), ("3126", "03")):
+            found = [t for t in terms if text(t, ID) == value]
+            if len(found) != 1:
+                raise Answer(code, f"{where}: cac:DeliveryTerms/cbc:ID {value} x {len(found)}")
+            if not text(found[0], _AMOUNT):
+                raise Answer("3122", f"{where}: ValorReferencial {value}")
+        for path in (f"{_ORIGIN}/{ID}", f"{_DESTINATION}/{ID}"):
+            ubigeo = text(delivery, path) or ""
+            if not is_valid_ubigeo(ubigeo):
+                observation = note("4200")
+                if observation not in doc.notes:
+                    doc.notes.append(observation)
 
 
 def detraction_legend(doc: Submission) -> None:

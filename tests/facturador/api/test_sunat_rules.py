@@ -24,6 +24,7 @@ from tests.facturador.api.test_summaries import declare, void_boletas, wait_for
 from tests.facturador.api.test_summaries import status_of as summary_status
 from tests.helpers import assert_schema_valid
 from tests.reference import requires_shared
+from tests.samples import isc
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.scenarios import SCENARIOS, Scenario
 from tests.shops import Shop, new_shop
@@ -141,6 +142,35 @@ def test_daily_summaries_pass_sunats_stylesheets(judge: Judge, live: LiveService
         summary_status(client, voiding, accepted=True)
         xml, name = _summary_xml(client, "summary", voiding["external_id"])
         _assert_passes(_judged(judge, xml, name), "summary_void")
+
+
+def test_daily_summary_of_boletas_with_isc_and_other_taxes(judge: Judge, live: LiveService) -> None:
+    """A boleta with ISC and one with other taxes: their summary lines carry the 2000 and 9999 taxes, so
+    SUNAT's sum of the line (4027: bases + IGV + ISC + other taxes = total) holds."""
+    shop = new_shop(live, "xsl-rc-isc")
+    with live.client(shop.slug, shop.token) as client:
+        _issue(client, isc.isc_boleta("02"))
+        other = boleta_body()
+        other["items"] = [isc.other_taxes_item()]
+        other["totales"] = {
+            "total_operaciones_gravadas": 100,
+            "total_igv": 18,
+            "total_base_otros_impuestos": 100,
+            "total_otros_impuestos": 5,
+            "total_impuestos": 23,
+            "total_valor": 100,
+            "total_venta": 123,
+        }
+        _issue(client, other)
+        declared = declare(client)
+        summary_status(client, declared, accepted=True)
+        xml, name = _summary_xml(client, "summary", declared["external_id"])
+        verdict = _judged(judge, xml, name)
+        _assert_passes(verdict, "summary_isc")
+        assert not verdict.observation_codes, verdict.describe()
+    text = xml.decode()
+    assert ">2000</cbc:ID>" in text and ">9999</cbc:ID>" in text
+    assert '<cbc:TaxAmount currencyID="PEN">9.00</cbc:TaxAmount>' in text  # the pisco's ISC
 
 
 def test_voided_communications_pass_sunats_stylesheets(judge: Judge, live: LiveService) -> None:

@@ -26,6 +26,7 @@ Skipped with a reason without the reference folder or saxonche; CI (FACTURADOR_R
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -39,7 +40,7 @@ from facturador.authority.packaging import zip_document
 from facturador.authority.registry import InMemoryRegistry, RegistryKey, RegistryRecord
 from facturador.authority.simulator import SunatSimulator
 from facturador.authority.stylesheets import SunatStylesheets
-from facturador.model import AffectedDocument, NoteInfo
+from facturador.model import AffectedDocument, NoteInfo, SalesDocument, Totals
 from facturador.ubl import xsd
 from facturador.ubl.invoice import build_sales_document
 from facturador.ubl.signing import SigningIdentity, generate_identity, sign
@@ -53,6 +54,7 @@ from facturador.ubl.summaries import (
     build_summary,
     build_voided,
 )
+from sunat.totals import compute_totals
 from tests.reference import requires_shared, shared_path
 from tests.samples import documents
 from tests.samples.tenants import ACME_RUC
@@ -86,6 +88,7 @@ NS = {
     "sac": "urn:sunat:names:specification:ubl:peru:schema:xsd:SunatAggregateComponents-1",
 }
 SALES = documents.scenarios()
+NOTES_AND_CARGO = documents.notes_and_cargo()
 BOLETA_NOTE = documents.document(
     doc_type="07",
     series="BC01",
@@ -93,6 +96,42 @@ BOLETA_NOTE = documents.document(
     customer=documents.DNI_CUSTOMER,
     note=NoteInfo("01", "ANULACION DE LA OPERACION", AffectedDocument("03", "B001", "5")),
 )
+
+
+def isc_document(doc_type: str = "01") -> SalesDocument:
+    """A line with ISC system 01 (10 x 5.00, ISC 30 % = 15.00, IGV 18 % of 65.00 = 11.70, total 76.70)
+    and a line with other taxes (2 x 50.00, 5 % = 5.00, IGV 18.00, total 123.00): payable 199.70."""
+    D = Decimal
+    isc_line = dataclasses.replace(
+        documents.line(1, quantity="10", unit_value="5"),
+        isc_system="01",
+        isc_base=D("50.00"),
+        isc_percent=D("30"),
+        isc=D("15.00"),
+        igv_base=D("65.00"),
+        igv=D("11.70"),
+        taxes=D("26.70"),
+        total=D("76.70"),
+        unit_price=D("7.67"),
+    )
+    other_line = dataclasses.replace(
+        documents.line(2),
+        other_base=D("100.00"),
+        other_percent=D("5"),
+        other=D("5.00"),
+        taxes=D("23.00"),
+        total=D("123.00"),
+        unit_price=D("61.50"),
+    )
+    lines = (isc_line, other_line)
+    computed = compute_totals(lines)
+    totals = Totals(**{name: getattr(computed, name) for name in Totals.__dataclass_fields__})
+    if doc_type == "03":
+        return documents.document(
+            lines, doc_type="03", series="B001", number=7, customer=documents.DNI_CUSTOMER, totals=totals
+        )
+    return documents.document(lines, totals=totals)
+
 
 #: Base documents by name: a sales document, or a builder of a summary tree.
 BASES: dict[str, Callable[[], etree._Element]] = {
@@ -106,6 +145,11 @@ BASES: dict[str, Callable[[], etree._Element]] = {
     "bag": lambda: build_sales_document(SALES["icbper_bag"]),
     "detraction": lambda: build_sales_document(SALES["detraction_1001"]),
     "instalments": lambda: build_sales_document(SALES["credit_instalments"]),
+    "cargo": lambda: build_sales_document(NOTES_AND_CARGO["cargo_1004"]),
+    "credit_note_13": lambda: build_sales_document(NOTES_AND_CARGO["credit_note_13"]),
+    "debit_note_credit": lambda: build_sales_document(NOTES_AND_CARGO["debit_note_credit"]),
+    "isc": lambda: build_sales_document(isc_document()),
+    "isc_boleta": lambda: build_sales_document(isc_document("03")),
     "summary": lambda: build_summary(SUMMARY),
     "voided": lambda: build_voided(VOIDED),
 }
@@ -326,6 +370,44 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("instalments", "cuotas_do_not_add_up", add("cac:PaymentTerms[cbc:PaymentMeansID='Cuota001']/cbc:Amount", "1.00")),
     Variant("instalments", "cuota_before_issue", set_text("cac:PaymentTerms[cbc:PaymentMeansID='Cuota001']/cbc:PaymentDueDate", "2026-03-01")),
     Variant("instalments", "no_cuotas", both(drop("cac:PaymentTerms[cbc:PaymentMeansID='Cuota001']"), drop("cac:PaymentTerms[cbc:PaymentMeansID='Cuota002']"))),
+    # cargo transport detraction (1004): the trip on each line
+    Variant("cargo", "no_origin_ubigeo", drop(f"{LINE}/cac:Delivery/cac:Despatch/cac:DespatchAddress/cbc:ID")),
+    Variant("cargo", "no_origin_address", drop(f"{LINE}/cac:Delivery/cac:Despatch/cac:DespatchAddress/cac:AddressLine")),
+    Variant("cargo", "no_destination_ubigeo", drop(f"{LINE}/cac:Delivery/cac:DeliveryLocation/cac:Address/cbc:ID")),
+    Variant("cargo", "no_destination_address", drop(f"{LINE}/cac:Delivery/cac:DeliveryLocation/cac:Address/cac:AddressLine")),
+    Variant("cargo", "no_trip_detail", drop(f"{LINE}/cac:Delivery/cac:Despatch/cbc:Instructions")),
+    Variant("cargo", "no_service_value", drop(f"{LINE}/cac:Delivery/cac:DeliveryTerms[cbc:ID='01']")),
+    Variant("cargo", "no_effective_load_value", drop(f"{LINE}/cac:Delivery/cac:DeliveryTerms[cbc:ID='02']")),
+    Variant("cargo", "no_payload_value", drop(f"{LINE}/cac:Delivery/cac:DeliveryTerms[cbc:ID='03']")),
+    Variant("cargo", "no_trip", drop(f"{LINE}/cac:Delivery")),
+    Variant("cargo", "ubigeo_not_in_catalogue", set_text(f"{LINE}/cac:Delivery/cac:DeliveryLocation/cac:Address/cbc:ID", "999999")),
+    Variant("cargo", "goods_code_not_027", set_text("cac:PaymentTerms[cbc:ID='Detraccion']/cbc:PaymentMeansID", "037")),
+    # credit note 13 and notes on credit
+    Variant("credit_note_13", "no_payment_terms", both(*(drop("cac:PaymentTerms") for _ in range(3)))),
+    Variant("credit_note_13", "cuotas_do_not_add_up", add("cac:PaymentTerms[cbc:PaymentMeansID='Cuota001']/cbc:Amount", "1.00")),
+    Variant("credit_note_13", "no_cuotas", both(drop("cac:PaymentTerms[cbc:PaymentMeansID='Cuota001']"), drop("cac:PaymentTerms[cbc:PaymentMeansID='Cuota002']"))),
+    Variant("credit_note_13", "cuotas_without_credito", drop("cac:PaymentTerms[cbc:PaymentMeansID='Credito']")),
+    Variant("credit_note_13", "contado", set_text("cac:PaymentTerms[cbc:PaymentMeansID='Credito']/cbc:PaymentMeansID", "Contado")),
+    Variant("credit_note_13", "reference_boleta", set_text("cac:BillingReference/cac:InvoiceDocumentReference/cbc:DocumentTypeCode", "03")),
+    Variant("credit_note_13", "total_not_zero", both(add(f"{CN_LINE}/cbc:LineExtensionAmount", "10.00"), add(f"{TOTAL}/cbc:LineExtensionAmount", "10.00"), add(f"{TOTAL}/cbc:TaxInclusiveAmount", "10.00"), add(f"{TOTAL}/cbc:PayableAmount", "10.00"))),
+    Variant("credit_note_13", "duplicate_cuota", set_text("cac:PaymentTerms[cbc:PaymentMeansID='Cuota002']/cbc:PaymentMeansID", "Cuota001")),
+    Variant("debit_note_credit", "cuotas_do_not_add_up", add("cac:PaymentTerms[cbc:PaymentMeansID='Cuota001']/cbc:Amount", "1.00"), sunat_accepts=True),
+    # ISC (line 1: IGV subtotal [1], ISC [2]) and other taxes (line 2: IGV [1], 9999 [2]); header: 1000, 2000, 9999
+    Variant("isc", "isc_amount", both(add(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[2]/cbc:TaxAmount", "5.00"), add(f"{LINE}/cac:TaxTotal/cbc:TaxAmount", "5.00"))),
+    Variant("isc", "isc_rate_zero", set_text(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[2]/cac:TaxCategory/cbc:Percent", "0")),
+    Variant("isc", "isc_no_system", drop(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[2]/cac:TaxCategory/cbc:TierRange")),
+    Variant("isc", "isc_system_unknown", set_text(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[2]/cac:TaxCategory/cbc:TierRange", "04")),
+    Variant("isc", "igv_base_without_isc", add(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[1]/cbc:TaxableAmount", "-15.00")),
+    Variant("isc", "igv_base_without_isc_and_its_igv", both(add(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[1]/cbc:TaxableAmount", "-15.00"), add(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[1]/cbc:TaxAmount", "-2.70"), add(f"{LINE}/cac:TaxTotal/cbc:TaxAmount", "-2.70"))),
+    Variant("isc", "header_isc", both(add(f"{HEADER_TAX}[2]/cbc:TaxAmount", "5.00"), add("cac:TaxTotal/cbc:TaxAmount", "5.00"))),
+    Variant("isc", "header_isc_base", add(f"{HEADER_TAX}[2]/cbc:TaxableAmount", "10.00")),
+    Variant("isc", "other_taxes_amount", both(add(f"{LINE}[2]/cac:TaxTotal/cac:TaxSubtotal[2]/cbc:TaxAmount", "3.00"), add(f"{LINE}[2]/cac:TaxTotal/cbc:TaxAmount", "3.00"))),
+    Variant("isc", "header_other_taxes", both(add(f"{HEADER_TAX}[3]/cbc:TaxAmount", "3.00"), add("cac:TaxTotal/cbc:TaxAmount", "3.00"))),
+    Variant("isc", "header_other_taxes_base", add(f"{HEADER_TAX}[3]/cbc:TaxableAmount", "10.00")),
+    Variant("isc", "payable_without_isc", add(f"{TOTAL}/cbc:PayableAmount", "-15.00")),
+    Variant("isc_boleta", "isc_amount", both(add(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[2]/cbc:TaxAmount", "5.00"), add(f"{LINE}/cac:TaxTotal/cbc:TaxAmount", "5.00"))),
+    Variant("isc_boleta", "isc_no_system", drop(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[2]/cac:TaxCategory/cbc:TierRange")),
+    Variant("isc_boleta", "igv_base_without_isc", add(f"{LINE}/cac:TaxTotal/cac:TaxSubtotal[1]/cbc:TaxableAmount", "-15.00")),
     # daily summary and voided communication
     Variant("summary", "dni_7_digits", set_text(f"{RC_LINE}/cac:AccountingCustomerParty/cbc:CustomerAssignedAccountID", "1234567")),
     Variant("summary", "ruc_10_digits", both(set_text(f"{RC_LINE}/cac:AccountingCustomerParty/cbc:AdditionalAccountID", "6"), set_text(f"{RC_LINE}/cac:AccountingCustomerParty/cbc:CustomerAssignedAccountID", "2060103001"))),

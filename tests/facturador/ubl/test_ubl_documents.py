@@ -496,7 +496,7 @@ def test_malformed_scenarios_are_refused_and_empty_ones_ignored():
 
 def test_credit_note_type_13_needs_instalments():
     doc = document(doc_type="07", series="FC01", note=NoteInfo("13", "AJUSTE DE CUOTAS", AFFECTS_F001_1))
-    with pytest.raises(NotImplementedError, match="type 13"):
+    with pytest.raises(ValueError, match="type 13 needs the instalments"):
         build_sales_document(doc)
 
 

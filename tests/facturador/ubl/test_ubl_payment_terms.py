@@ -137,10 +137,14 @@ def test_what_the_builder_refuses():
         build_sales_document(
             document(doc_type="07", series="FC01", note=note, extensions={DETRACTION: DETRACTION_4})
         )
-    with pytest.raises(NotImplementedError, match="type 13"):
-        build_sales_document(
-            document(doc_type="07", series="FC01", note=note, extensions={INSTALMENTS: TWO_INSTALMENTS})
-        )
+    # a note on credit carries FormaPago Credito and its cuotas (no Contado: SUNAT asks it of facturas)
+    on_credit = build_sales_document(
+        document(doc_type="07", series="FC01", note=note, extensions={INSTALMENTS: TWO_INSTALMENTS})
+    )
+    forms = [
+        t.findtext("cbc:PaymentMeansID", namespaces=NS) for t in on_credit.findall("cac:PaymentTerms", NS)
+    ]
+    assert forms == ["Credito", "Cuota001", "Cuota002"]
 
 
 def test_scenario_tables_name_existing_sections_and_do_not_overlap():
