@@ -3,7 +3,9 @@ the DataFrames (:mod:`connector.frames`), which both import it (no pandas here).
 
 from __future__ import annotations
 
-__all__ = ["AMOUNT_KEYS", "CATEGORY_COLUMNS", "DERIVED_COLUMNS", "DOCUMENT_COLUMNS"]
+from typing import Any
+
+__all__ = ["AMOUNT_KEYS", "CATEGORY_COLUMNS", "DERIVED_COLUMNS", "DOCUMENT_COLUMNS", "sale_note_number"]
 
 #: Amount columns of a list row (reference §8.3); ``total_plastic_bag_taxes`` only comes from this service.
 AMOUNT_KEYS = (
@@ -44,9 +46,11 @@ DOCUMENT_COLUMNS = (
     "note_type_id",
     "affected_number",
     "affected_date",
+    "sale_note_number",
 )
-#: Columns of the frame that are not a row key of the same name: read from ``affected_document``.
-DERIVED_COLUMNS = ("affected_number", "affected_date")
+#: Columns of the frame that are not a row key of the same name: read from ``affected_document`` and
+#: from ``sales_note`` (the sale note the document was made from; empty on tenants that do not say).
+DERIVED_COLUMNS = ("affected_number", "affected_date", "sale_note_number")
 CATEGORY_COLUMNS = (
     "series",
     "document_type_id",
@@ -56,3 +60,12 @@ CATEGORY_COLUMNS = (
     "state_type_description",
     "customer_identity_document_type_id",
 )
+
+
+def sale_note_number(value: Any) -> str | None:
+    """The number (``NV01-25``) of the sale note a row's ``sales_note`` names: a list of the real
+    services' sale-note rows (``number_full`` or ``full_number``); ``None`` when absent or empty."""
+    if not isinstance(value, list | tuple) or not value or not isinstance(value[0], dict):
+        return None
+    number = value[0].get("number_full") or value[0].get("full_number")
+    return str(number) if number else None

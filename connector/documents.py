@@ -188,12 +188,11 @@ class DocumentsResource(Resource):
         """
         month = Period.of(period)
         listed = self.list(month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), month.end, fresh=fresh)
-        records = list(listed)
         if ruc is None or name is None:
-            found_ruc, found_name = self._issuer(records)
+            found_ruc, found_name = self._issuer(listed[:1])
             ruc, name = ruc or found_ruc, name or found_name
-        register = SalesRegister.build(
-            records, month, ruc=ruc, name=name, consolidate_boletas=consolidate_boletas
+        register = SalesRegister.build(  # from the raw rows: no record object per document
+            listed.rows, month, ruc=ruc, name=name, consolidate_boletas=consolidate_boletas
         )
         if folder is not None:
             register.write(folder, kinds)

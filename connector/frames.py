@@ -12,14 +12,20 @@ from typing import Any
 
 import pandas as pd
 
-from connector.columns import AMOUNT_KEYS, CATEGORY_COLUMNS, DERIVED_COLUMNS, DOCUMENT_COLUMNS
+from connector.columns import (
+    AMOUNT_KEYS,
+    CATEGORY_COLUMNS,
+    DERIVED_COLUMNS,
+    DOCUMENT_COLUMNS,
+    sale_note_number,
+)
 
 __all__ = ["CATEGORY_COLUMNS", "DOCUMENT_COLUMNS", "documents_frame"]
 
 _DMY_START = re.compile(r"\d{1,2}-\d{1,2}-\d{4}")
 _TRUE_TEXT = ("1", "true", "si", "sí", "yes")
 #: Keys read from each raw row, in one pass (the frame's columns, ``affected_document`` for the derived).
-_RAW_KEYS = (*(c for c in DOCUMENT_COLUMNS if c not in DERIVED_COLUMNS), "affected_document")
+_RAW_KEYS = (*(c for c in DOCUMENT_COLUMNS if c not in DERIVED_COLUMNS), "affected_document", "sales_note")
 
 
 def _objects(values: Sequence[Any]) -> pd.Series:
@@ -121,6 +127,7 @@ def documents_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     affected = [_affected(value) for value in raw["affected_document"]]
     columns["affected_number"] = pd.Series([a[0] for a in affected], dtype="string")
     columns["affected_date"] = _dates(pd.Series([a[1] for a in affected], dtype=object))
+    columns["sale_note_number"] = pd.Series([sale_note_number(v) for v in raw["sales_note"]], dtype="string")
     return pd.DataFrame(columns)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, overload
 
-from connector.columns import AMOUNT_KEYS
+from connector.columns import AMOUNT_KEYS, sale_note_number
 from connector.errors import ServerError
 from connector.parsing import (
     exchange_rate_of,
@@ -291,6 +291,8 @@ class DocumentRecord:
     date_of_due: dt.date | None = None
     created_at: dt.datetime | None = None
     updated_at: dt.datetime | None = None
+    #: The number of the sale note the document was made from (``sales_note``; "" when none or unsaid).
+    sale_note: str = ""
 
     @property
     def is_note(self) -> bool:
@@ -361,6 +363,7 @@ class DocumentRecord:
             date_of_due=parse_date(row.get("date_of_due")),
             created_at=_datetime(row.get("created_at")),
             updated_at=_datetime(row.get("updated_at")),
+            sale_note=sale_note_number(row.get("sales_note")) or "",
             **amounts,
         )
 

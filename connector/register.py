@@ -1,5 +1,6 @@
-"""The Registro de Ventas e Ingresos of a month: SUNAT's PLE 14.1 TXT, the SIRE RVIE replacement layout
-(Anexo 3, also used to compare with SUNAT's proposal) and the same as Excel.
+"""The Registro de Ventas e Ingresos of a month: SUNAT's PLE 14.1 TXT and its simplified 14.2 form, the
+SIRE RVIE replacement layout (Anexo 3, also used to compare with SUNAT's proposal), SIRE's adjustment
+files for earlier periods (Anexos 5.1 / 5.2: the month's state 8 and 9 lines) and the same as Excel.
 
 Field rules: ``docs/sales_register.md`` (and where the sources disagree, what was decided and why).
 In short:
@@ -14,8 +15,10 @@ In short:
   such CPE in its proposal);
 * PLE state ``8``: a document of an earlier month registered in the service only after that month
   ended (back-dated), so the earlier month's register could not have it; state ``9``: a document of an
-  earlier month recorded there and voided in this month (its correction, amounts in zero). SIRE has no
-  state field: those adjustments go in SIRE's own adjustment files, not written here;
+  earlier month recorded there and voided in this month (its correction, amounts in zero). SIRE's RVIE
+  file has no state field: those lines go in SIRE's adjustment file (:meth:`SalesRegister.adjustment_rows`);
+* PLE 14.2 keeps 14.1's fields 1–12 and 23–35 and its base, IGV and total; what the total carries
+  besides base, IGV and ICBPER (exports, exonerated, unaffected, ISC, other charges) is its "otros";
 * boletas may be summarized per day and series (PLE fields 8–9) when each is under S/ 700.
 
 :class:`SalesRegister` holds the entries and writes every format; ``client.documents.sales_register``
@@ -30,18 +33,21 @@ import io
 import re
 import unicodedata
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from connector.models import DocumentRecord
-from connector.parsing import gc_paused
+from connector.models import AffectedRef, DocumentRecord, _datetime
+from connector.parsing import exchange_rate_of, gc_paused, parse_bool, parse_date, parse_decimal, split_number
 from sunat.money import round2
 
 __all__ = [
+    "ADJUSTMENT_STATES",
+    "FILE_KINDS",
     "PLE_FIELDS",
+    "PLE_SIMPLIFIED_FIELDS",
     "SIRE_FIELDS",
     "Period",
     "ProposalComparison",
@@ -49,10 +55,14 @@ __all__ = [
     "SalesRegister",
     "build_entries",
     "ple_file_name",
+    "ple_simplified_file_name",
+    "sire_adjustment_file_name",
     "sire_file_name",
 ]
 
 ZERO = Decimal("0")
+#: What :meth:`SalesRegister.write` writes.
+FILE_KINDS = ("ple", "ple-simplified", "sire", "adjustments", "adjustments-simplified", "excel")
 #: Boletas of at least this total (soles) are always listed one by one (since 01-07-2016).
 BOLETA_DETAIL_FROM = Decimal("700")
 VOIDED, REJECTED = "11", "09"
@@ -100,6 +110,27 @@ PLE_FIELDS = (
     "Indicador medios de pago",
     "Estado",
 )
+#: PLE 14.2 (simplified) fields 1–26 (MUCHIK 140200.csv): the 14.1 fields it keeps, in its order, with
+#: "otros" carrying what the total has besides the taxed base, IGV and ICBPER (see the docs).
+PLE_SIMPLIFIED_FIELDS = (
+    *PLE_FIELDS[:12],
+    "Base imponible gravada",
+    "IGV / IPM",
+    "ICBPER",
+    "Otros conceptos, tributos y cargos",
+    "Importe total",
+    "Moneda",
+    "Tipo de cambio",
+    "Fecha CP modificado",
+    "Tipo CP modificado",
+    "Serie CP modificado",
+    "Número CP modificado",
+    "Error tipo 1",
+    "Indicador medios de pago",
+    "Estado",
+)
+#: States of the lines of an adjustment file (earlier periods): not recorded then (8), corrected (9).
+ADJUSTMENT_STATES = ("8", "9")
 #: SIRE RVIE Anexo 3 fields 1–33.
 SIRE_FIELDS = (
     "RUC",
@@ -184,8 +215,13 @@ class Period:
         """Whether ``day`` is in this month."""
         return (day.year, day.month) == (self.year, self.month)
 
-    def __str__(self) -> str:
+    @functools.cached_property
+    def code(self) -> str:
+        """``AAAAMM`` (``202603``), as the files write it."""
         return f"{self.year:04d}{self.month:02d}"
+
+    def __str__(self) -> str:
+        return self.code
 
 
 def _period_of(day: dt.date) -> Period:
@@ -274,7 +310,96 @@ def _convert(amount: Decimal, rate: Decimal | None) -> Decimal:
     return amount if rate is None else round2(amount * rate)
 
 
-def _customer(record: DocumentRecord) -> tuple[str, str, str]:
+@dataclass(slots=True)
+class _Listed:
+    """What the register reads of a list row: the same values :meth:`DocumentRecord.from_row` reads
+    for these fields, without the rest of a record (the raw row's copy, the download links, the
+    descriptions) nor a frozen dataclass's cost: 20,000 of them are built for a month."""
+
+    date_of_issue: dt.date | None
+    number: str
+    series: str
+    correlative: int | None
+    document_type_id: str
+    customer_name: str
+    customer_number: str
+    customer_identity_type: str
+    currency_type_id: str
+    exchange_rate: Decimal | None
+    state_type_id: str
+    has_cdr: bool
+    affected: AffectedRef | None
+    created_at: dt.datetime | None
+    updated_at: dt.datetime | None
+    total_exportation: Decimal
+    total_taxed: Decimal
+    total_igv: Decimal
+    total_exonerated: Decimal
+    total_unaffected: Decimal
+    total_plastic_bag_taxes: Decimal
+    total: Decimal
+
+    @property
+    def is_note(self) -> bool:
+        """A credit (07) or debit (08) note."""
+        return self.document_type_id in NOTES
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+_NO_CENTS = Decimal("0.00")
+
+
+def _money(value: Any) -> Decimal:
+    """:func:`parse_decimal`, with the most common amount of a row (``"0.00"``) shared."""
+    return _NO_CENTS if value == "0.00" else parse_decimal(value)
+
+
+def _listed(row: Mapping[str, Any]) -> _Listed:
+    """The register's reading of a list row (see :class:`_Listed`; the rules of ``from_row``)."""
+    get = row.get
+    number = str(get("number") or "")
+    series, correlative = split_number(number)
+    if get("series"):
+        series = str(row["series"])
+    if get("correlative") not in (None, ""):
+        try:
+            correlative = int(row["correlative"])
+        except (TypeError, ValueError):
+            pass
+    return _Listed(
+        parse_date(get("date_of_issue")),
+        number,
+        series,
+        correlative,
+        _text(get("document_type_id")),
+        _text(get("customer_name")),
+        _text(get("customer_number")),
+        _text(get("customer_identity_document_type_id")),
+        _text(get("currency_type_id")),
+        exchange_rate_of(row),
+        _text(get("state_type_id")),
+        parse_bool(get("has_cdr")),
+        AffectedRef.from_wire(get("affected_document")),
+        _datetime(get("created_at")),
+        _datetime(get("updated_at")),
+        _money(get("total_exportation")),
+        _money(get("total_taxed")),
+        _money(get("total_igv")),
+        _money(get("total_exonerated")),
+        _money(get("total_unaffected")),
+        _money(get("total_plastic_bag_taxes")),
+        _money(get("total")),
+    )
+
+
+#: A document as the register reads it: a list record, or (faster) the list row's reading.
+_Document = DocumentRecord | _Listed
+
+
+def _customer(record: _Document) -> tuple[str, str, str]:
     """Identity type, number and name; the type is inferred from the number when a tenant does not list
     it (11 digits: RUC, 8 digits: DNI)."""
     number = record.customer_number.strip()
@@ -286,13 +411,13 @@ def _customer(record: DocumentRecord) -> tuple[str, str, str]:
     return kind, number, _fold(record.customer_name)
 
 
-def _cuo(record: DocumentRecord) -> str:
+def _cuo(record: _Document) -> str:
     """A stable unique key of the document's entry (field 2): type + series + number."""
     return f"{record.document_type_id}{record.series}{record.correlative or 0}"
 
 
 def _entry(
-    record: DocumentRecord, period: Period, state: str, affected_dates: dict[str, dt.date]
+    record: _Document, period: Period, state: str, affected_dates: dict[str, dt.date]
 ) -> RegisterEntry:
     sign = -1 if record.document_type_id == "07" else 1
     foreign = record.currency_type_id != "PEN"
@@ -359,9 +484,13 @@ def _lima_date(value: dt.datetime | None) -> dt.date | None:
 
 
 def build_entries(
-    records: Iterable[DocumentRecord], period: Period | dt.date | str, *, consolidate_boletas: bool = False
+    records: Iterable[DocumentRecord | Mapping[str, Any]],
+    period: Period | dt.date | str,
+    *,
+    consolidate_boletas: bool = False,
 ) -> tuple[list[RegisterEntry], list[str]]:
-    """The entries of ``period`` from list records that cover it (and the weeks before it, for the
+    """The entries of ``period`` from list records (or the list's raw rows: the same entries, without
+    building a record per row) that cover it (and the weeks before it, for the
     states 8 and 9), and the warnings an accountant should read before filing.
 
     A document registered in the service (``created_at``) after the end of its month, within
@@ -374,9 +503,10 @@ def build_entries(
 
 
 def _build_entries(
-    records: Iterable[DocumentRecord], month: Period, consolidate_boletas: bool
+    records: Iterable[DocumentRecord | Mapping[str, Any]], month: Period, consolidate_boletas: bool
 ) -> tuple[list[RegisterEntry], list[str]]:
-    documents = [r for r in records if r.date_of_issue is not None]
+    read = (r if isinstance(r, DocumentRecord) else _listed(r) for r in records)
+    documents = [r for r in read if r.date_of_issue is not None]
     dates = {r.number: r.date_of_issue for r in documents if r.date_of_issue is not None}
     entries: list[RegisterEntry] = []
     warnings: list[str] = []
@@ -519,6 +649,9 @@ def _consolidate(entries: list[RegisterEntry]) -> list[RegisterEntry]:
 def _amount(value: Decimal) -> str:
     if not value:
         return "0.00"  # most columns of most lines
+    text = f"{value:f}"
+    if text[-3:-2] == ".":
+        return text  # already in cents (what lists send): rounding to the cent would change nothing
     text = f"{round2(value):f}"
     return "0.00" if text in ("-0.00", "0.00") else text
 
@@ -565,7 +698,7 @@ def _reference(entry: RegisterEntry) -> list[str]:
 def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
     """The 35 fields of a PLE 14.1 line (``index``: the entry's place in the month, for field 3)."""
     return [
-        f"{entry.period}00",
+        entry.period.code + "00",
         entry.cuo,
         f"M{index}",
         _date(entry.date),
@@ -588,12 +721,33 @@ def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
     ]
 
 
+def ple_simplified_fields(entry: RegisterEntry, index: int) -> list[str]:
+    """The 26 fields of a PLE 14.2 line: 14.1's fields 1–12, base (with its discount: 14.2 has no
+    discount columns), IGV (idem), ICBPER, *otros* (the total less those three: exports, exonerated,
+    unaffected, ISC and other charges, so the line adds up), total, currency and rate, the modified
+    document, error type 1, means of payment and state."""
+    full = ple_fields(entry, index)
+    base = entry.taxed + entry.taxed_discount
+    igv = entry.igv + entry.igv_discount
+    other = entry.total - base - igv - entry.icbper
+    return [
+        *full[:12],
+        _amount(base),
+        _amount(igv),
+        _amount(entry.icbper),
+        _amount(other),
+        _amount(entry.total),
+        *full[25:31],
+        *full[32:35],
+    ]
+
+
 def sire_fields(entry: RegisterEntry, ruc: str, name: str, period: Period) -> list[str]:
     """The 33 fields of a SIRE RVIE Anexo-3 line."""
     return [
         ruc,
         name[:1500],
-        str(period),
+        period.code,
         "",
         _date(entry.date),
         _date(entry.due_date) if entry.document_type == "14" else "",
@@ -618,10 +772,35 @@ def ple_file_name(ruc: str, period: Period, *, has_data: bool, currency: str = "
     return f"LE{ruc}{period}00140100001{int(has_data)}{'2' if currency == 'USD' else '1'}1.TXT"
 
 
+def ple_simplified_file_name(ruc: str, period: Period, *, has_data: bool) -> str:
+    """PLE 14.2: as 14.1's name with book ``140200``."""
+    return f"LE{ruc}{period}00140200001{int(has_data)}11.TXT"
+
+
+def sire_adjustment_file_name(
+    ruc: str, period: Period, *, simplified: bool, has_data: bool, sequence: int = 1
+) -> str:
+    """A SIRE adjustment file for periods before SIRE (SIRE-EST tabla 6): ``LE`` + RUC + ``AAAAMM00``
+    (the period it is presented in) + ``140400`` + ``04`` (general, Anexo 5.1 = 14.1 fields) or ``05``
+    (simplified, Anexo 5.2 = 14.2 fields) + ``1`` + content + ``1`` soles + ``2`` generator + ``NN``."""
+    if not 1 <= sequence <= 99:
+        raise ValueError(f"sequence is 1 to 99 (got {sequence})")
+    kind = "05" if simplified else "04"
+    return f"LE{ruc}{period}00140400{kind}1{int(has_data)}12{sequence:02d}.TXT"
+
+
 def sire_file_name(ruc: str, period: Period, *, has_data: bool) -> str:
     """The RVIE replacement file: ``LE`` + RUC + ``AAAAMM00`` + ``140400`` + ``02`` + ``1`` + content +
     ``1`` soles + ``2`` generator + ``.TXT`` (zipped under the same base name)."""
     return f"LE{ruc}{period}0014040002{'1'}{int(has_data)}12.TXT"
+
+
+def _zipped(name: str, text: str) -> bytes:
+    """``text`` (ASCII) as the file ``name`` inside a zip, as SUNAT takes SIRE files."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, text.encode("ascii"))
+    return buffer.getvalue()
 
 
 # --------------------------------------------------------------------------------------------- register
@@ -656,14 +835,14 @@ class SalesRegister:
     @classmethod
     def build(
         cls,
-        records: Iterable[DocumentRecord],
+        records: Iterable[DocumentRecord | Mapping[str, Any]],
         period: Period | dt.date | str,
         *,
         ruc: str,
         name: str,
         consolidate_boletas: bool = False,
     ) -> SalesRegister:
-        """The register of ``period`` from list records (see :func:`build_entries`)."""
+        """The register of ``period`` from list records or raw list rows (see :func:`build_entries`)."""
         month = Period.of(period)
         entries, warnings = build_entries(records, month, consolidate_boletas=consolidate_boletas)
         return cls(month, ruc, _fold(name), entries, warnings)
@@ -675,6 +854,20 @@ class SalesRegister:
         lines = [entry for entry in self.entries if entry.in_ple]
         return [ple_fields(entry, index) for index, entry in enumerate(lines, start=1)]
 
+    def ple_simplified_rows(self) -> list[list[str]]:
+        """The PLE 14.2 (simplified) lines as lists of 26 fields: the same lines as 14.1."""
+        lines = [entry for entry in self.entries if entry.in_ple]
+        return [ple_simplified_fields(entry, index) for index, entry in enumerate(lines, start=1)]
+
+    def adjustment_rows(self, *, simplified: bool = False) -> list[list[str]]:
+        """The lines of SIRE's adjustment file for earlier periods: this month's state-8 and state-9
+        lines (documents of an earlier month not recorded there, corrections of recorded ones), in the
+        14.1 layout (Anexo 5.1) or, ``simplified``, the 14.2 one (Anexo 5.2); field 3 numbers them
+        within the file."""
+        lines = [e for e in self.entries if e.in_ple and e.state in ADJUSTMENT_STATES]
+        fields_of = ple_simplified_fields if simplified else ple_fields
+        return [fields_of(entry, index) for index, entry in enumerate(lines, start=1)]
+
     def sire_rows(self) -> list[list[str]]:
         """The RVIE replacement lines as lists of 33 fields (rejected documents and state 8/9 left out)."""
         return [sire_fields(e, self.ruc, self.name, self.period) for e in self.entries if e.in_sire]
@@ -682,6 +875,14 @@ class SalesRegister:
     @staticmethod
     def _text(rows: Sequence[Sequence[str]]) -> str:
         return "".join("|".join(row) + "|\r\n" for row in rows)
+
+    def ple_simplified_text(self) -> str:
+        """The PLE 14.2 TXT (26 fields + ``|``, CRLF)."""
+        return self._text(self.ple_simplified_rows())
+
+    def adjustment_text(self, *, simplified: bool = False) -> str:
+        """SIRE's adjustment TXT for earlier periods (see :meth:`adjustment_rows`)."""
+        return self._text(self.adjustment_rows(simplified=simplified))
 
     def ple_text(self) -> str:
         """The PLE 14.1 TXT: a line per entry, fields joined and ended by ``|``, CRLF; empty month: ``""``."""
@@ -697,30 +898,50 @@ class SalesRegister:
         return ple_file_name(self.ruc, self.period, has_data=any(e.in_ple for e in self.entries))
 
     @property
+    def ple_simplified_name(self) -> str:
+        """The PLE 14.2 file name."""
+        return ple_simplified_file_name(self.ruc, self.period, has_data=any(e.in_ple for e in self.entries))
+
+    def adjustment_name(self, *, simplified: bool = False, sequence: int = 1) -> str:
+        """The adjustment TXT's name (CC ``04``, or ``05`` simplified; the zip takes the same base name)."""
+        has_data = any(e.in_ple and e.state in ADJUSTMENT_STATES for e in self.entries)
+        return sire_adjustment_file_name(
+            self.ruc, self.period, simplified=simplified, has_data=has_data, sequence=sequence
+        )
+
+    def adjustment_zip(self, *, simplified: bool = False, sequence: int = 1) -> bytes:
+        """The adjustment TXT inside a zip of the same base name."""
+        return _zipped(
+            self.adjustment_name(simplified=simplified, sequence=sequence),
+            self.adjustment_text(simplified=simplified),
+        )
+
+    @property
     def sire_name(self) -> str:
         """The RVIE TXT's name (the zip takes the same base name)."""
-        return sire_file_name(self.ruc, self.period, has_data=bool(self.sire_rows()))
+        return sire_file_name(self.ruc, self.period, has_data=any(e.in_sire for e in self.entries))
 
     def ple_bytes(self) -> bytes:
         """The PLE file's bytes (ASCII: text fields are folded, see the docs)."""
         return self.ple_text().encode("ascii")
 
+    def ple_simplified_bytes(self) -> bytes:
+        """The PLE 14.2 file's bytes (ASCII)."""
+        return self.ple_simplified_text().encode("ascii")
+
     def sire_zip(self) -> bytes:
         """The RVIE replacement TXT inside a zip of the same base name, as SUNAT takes it."""
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(self.sire_name, self.sire_text().encode("ascii"))
-        return buffer.getvalue()
+        return _zipped(self.sire_name, self.sire_text())
 
     # -- figures -------------------------------------------------------------------------------------
 
     def totals(self) -> dict[str, Decimal]:
         """Fields 13–25 (PLE numbering) added up over every line: what the documents add to."""
-        sums: dict[str, Decimal] = {}
-        rows = self.ple_rows()
-        for name, column in zip(PLE_FIELDS[12:25], range(12, 25), strict=True):
-            sums[name] = sum((Decimal(row[column]) for row in rows), ZERO)
-        return sums
+        texts = [entry.money_texts for entry in self.entries if entry.in_ple]  # the lines' fields 13-25
+        return {
+            name: sum((Decimal(text[place]) for text in texts), ZERO)
+            for place, name in enumerate(PLE_FIELDS[12:25])
+        }
 
     # -- files ---------------------------------------------------------------------------------------
 
@@ -768,20 +989,27 @@ class SalesRegister:
         return buffer.getvalue()
 
     def write(self, folder: str | Path, kinds: Iterable[str] = ("ple", "sire", "excel")) -> list[Path]:
-        """Write the files (``ple``: the TXT, ``sire``: the zip, ``excel``: the workbook) into ``folder``;
-        returns their paths."""
+        """Write the files (``ple``: the 14.1 TXT, ``ple-simplified``: the 14.2 TXT, ``sire``: the RVIE
+        zip, ``adjustments`` / ``adjustments-simplified``: SIRE's adjustment zip for earlier periods in
+        the 14.1 / 14.2 layout, ``excel``: the workbook) into ``folder``; returns their paths."""
         target = Path(folder)
         target.mkdir(parents=True, exist_ok=True)
         written = []
         for kind in kinds:
             if kind == "ple":
                 path, content = target / self.ple_name, self.ple_bytes()
+            elif kind == "ple-simplified":
+                path, content = target / self.ple_simplified_name, self.ple_simplified_bytes()
             elif kind == "sire":
                 path, content = target / (self.sire_name[:-4] + ".zip"), self.sire_zip()
+            elif kind in ("adjustments", "adjustments-simplified"):
+                simplified = kind == "adjustments-simplified"
+                name = self.adjustment_name(simplified=simplified)[:-4] + ".zip"
+                path, content = target / name, self.adjustment_zip(simplified=simplified)
             elif kind == "excel":
                 path, content = target / f"registro_ventas_{self.period}.xlsx", self.excel_bytes()
             else:
-                raise ValueError(f"unknown kind {kind!r} (ple, sire or excel)")
+                raise ValueError(f"unknown kind {kind!r} (one of {', '.join(FILE_KINDS)})")
             path.write_bytes(content)
             written.append(path)
         return written

@@ -51,6 +51,7 @@ PAGES = {
         st.Page(
             "views/sale_notes.py", title="Notas de venta / Cotizaciones", icon=":material/request_quote:"
         ),
+        st.Page("views/commerce.py", title="Análisis comercial", icon=":material/insights:"),
     ],
 }
 

@@ -331,24 +331,27 @@ def table_frame(df: pd.DataFrame) -> pd.DataFrame:
     """The documents as the table shows them: Spanish type and state labels, newest first.
 
     Keeps the original column names (the page maps them to Spanish headers with ``column_config``) and
-    adds ``document_type`` and ``state`` (a one-element list, for a colored label column).
+    adds ``document_type`` and ``state`` (a one-element list, for a colored label column);
+    ``sale_note_number`` is the sale note the document was made from ('' when none).
     """
     out = pd.DataFrame(index=df.index)
     out["date_of_issue"] = pd.to_datetime(df["date_of_issue"]) if len(df) else df["date_of_issue"]
     out["number"] = _text(df, "number")
-    out["document_type"] = [
-        type_label(code, desc)
-        for code, desc in zip(
-            _text(df, "document_type_id"), _text(df, "document_type_description"), strict=True
-        )
-    ]
+    codes, descriptions = _text(df, "document_type_id"), _text(df, "document_type_description")
+    pairs = list(zip(codes.tolist(), descriptions.tolist(), strict=True))
+    type_labels = {pair: type_label(*pair) for pair in set(pairs)}  # a few types: labelled once each
+    out["document_type"] = [type_labels[pair] for pair in pairs]
     out["customer_number"] = _text(df, "customer_number")
     out["customer_name"] = _text(df, "customer_name")
     out["currency_type_id"] = _text(df, "currency_type_id")
+    out["sale_note_number"] = _text(df, "sale_note_number")  # '' when none or the tenant does not say
     for column in AMOUNT_COLUMNS:
         out[column] = df[column].astype("float64") if column in df else 0.0
-    out["state"] = [[state_label(code)] for code in _text(df, "state_type_id")]
-    out["state_type_id"] = _text(df, "state_type_id")
+    states = _text(df, "state_type_id")
+    codes = states.tolist()
+    state_labels = {code: state_label(code) for code in set(codes)}
+    out["state"] = [[state_labels[code]] for code in codes]  # a list per row: its own label column
+    out["state_type_id"] = states
     out["external_id"] = _text(df, "external_id")
     for flag in ("has_xml", "has_pdf", "has_cdr"):
         out[flag] = df[flag].astype(bool) if flag in df else False

@@ -1,5 +1,5 @@
-"""Widgets several pages share: the KPI cards, the period picker (a month or a range) and the text of a
-refused request."""
+"""Widgets several pages share: the KPI cards, the period picker (a month or a range), the range of issue
+dates and the text of a refused request."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import streamlit as st
 from connector import FacturadorError
 from connector.register import Period
 from connector.sales import SalesSummary
-from dashboard import figures
+from dashboard import data, figures
 from sunat.calendar import peru_today
 
-__all__ = ["month_options", "pick_period", "refusal", "show_kpis"]
+__all__ = ["month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
 
 
 def show_kpis(summary: SalesSummary) -> None:
@@ -38,6 +38,30 @@ def month_options(today: dt.date | None = None, count: int = 24) -> list[Period]
     return months
 
 
+def pick_range(
+    label: str,
+    key: str,
+    *,
+    help: str | None = None,  # noqa: A002 - Streamlit's own name for it
+    value: tuple[dt.date, dt.date] | None = None,
+    max_value: dt.date | None = None,
+) -> tuple[dt.date, dt.date] | None:
+    """Two issue dates (by default the last 30 days, :func:`data.default_range`), both included; ``None``
+    (with a hint) while only the first one is chosen."""
+    picked = st.date_input(
+        label,
+        value=value or data.default_range(),
+        max_value=max_value,
+        format="DD/MM/YYYY",
+        key=key,
+        help=help,
+    )
+    if isinstance(picked, tuple | list) and len(picked) == 2:
+        return picked[0], picked[1]
+    st.info("Elige la fecha final del rango.")
+    return None
+
+
 def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
     """A month (default: this one) or a range of issue dates; ``None`` while a range is half chosen."""
     mode = st.segmented_control(
@@ -45,16 +69,7 @@ def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
     )
     if mode == "Rango":
         today = peru_today()
-        picked = st.date_input(
-            "Rango de fechas de emisión",
-            value=(today.replace(day=1), today),
-            format="DD/MM/YYYY",
-            key=f"{key}_range",
-        )
-        if isinstance(picked, tuple | list) and len(picked) == 2:
-            return picked[0], picked[1]
-        st.info("Elige la fecha final del rango.")
-        return None
+        return pick_range("Rango de fechas de emisión", f"{key}_range", value=(today.replace(day=1), today))
     months = month_options()
     month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
     return month.start, month.end

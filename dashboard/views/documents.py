@@ -24,7 +24,7 @@ from dashboard.session import (
     require_connection,
     show_flash,
 )
-from dashboard.widgets import show_kpis
+from dashboard.widgets import pick_range, show_kpis
 
 
 def money(amount: float, currency: str) -> str:
@@ -33,18 +33,11 @@ def money(amount: float, currency: str) -> str:
 
 
 def _range() -> tuple[date, date] | None:
-    start, end = data.default_range()
-    picked = st.date_input(
+    return pick_range(
         "Rango de fechas de emisión",
-        value=(start, end),
-        format="DD/MM/YYYY",
-        key="docs_range",
+        "docs_range",
         help="Fechas de emisión, ambas incluidas (por defecto, los últimos 30 días).",
     )
-    if isinstance(picked, tuple | list) and len(picked) == 2:
-        return picked[0], picked[1]
-    st.info("Elige la fecha final del rango.")
-    return None
 
 
 def _filters(df: pd.DataFrame) -> data.Filters:
@@ -92,6 +85,9 @@ COLUMN_CONFIG = {
         width=105,
     ),
     "has_cdr": st.column_config.CheckboxColumn("CDR", width=60),
+    "sale_note_number": st.column_config.TextColumn(
+        "Nota de venta", width=95, help="La nota de venta de la que salió el documento."
+    ),
 }
 #: Columns shown, sized to fit a laptop screen; every amount is in the CSV/Excel exports.
 COLUMN_ORDER = [
@@ -105,6 +101,7 @@ COLUMN_ORDER = [
     "total_igv",
     "total",
     "has_cdr",
+    "sale_note_number",
 ]
 
 
@@ -164,9 +161,11 @@ def _selected(active: Active, row: pd.Series) -> None:
         head, badge = st.columns([4, 1])
         head.markdown(f"#### {row['number']} · {row['customer_name']}")
         badge.badge(data.state_label(code), color=style.badge if style else "gray")
+        origin = str(row.get("sale_note_number") or "")
         st.caption(
             f"{row['document_type']} del {pd.Timestamp(row['date_of_issue']):%d/%m/%Y} · "
             f"{money(float(row['total']), str(row['currency_type_id']))} · `{ext}`"
+            + (f" · de la nota de venta {origin}" if origin else "")
         )
         docs = active.client.documents
         c1, c2, c3, c4 = st.columns(4)

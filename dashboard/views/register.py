@@ -1,8 +1,11 @@
-"""Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT, the SIRE RVIE
-replacement zip and Excel (:mod:`connector.register`; rules in ``docs/sales_register.md``), its totals
-and warnings, and the comparison with SUNAT's RVIE proposal uploaded by the accountant."""
+"""Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT (and its 14.2
+simplified form), the SIRE RVIE replacement zip, SIRE's adjustment zips for earlier periods and Excel
+(:mod:`connector.register`; rules in ``docs/sales_register.md``), its totals and warnings, and the
+comparison with SUNAT's RVIE proposal uploaded by the accountant."""
 
 from __future__ import annotations
+
+import functools
 
 import pandas as pd
 import streamlit as st
@@ -28,8 +31,7 @@ def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool
     return kept[key]
 
 
-def _lines_frame(register: SalesRegister) -> pd.DataFrame:
-    rows = register.ple_rows()
+def _lines_frame(rows: list[list[str]]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(PLE_FIELDS))
     shown = [
         "Fecha de emisión",
@@ -89,6 +91,40 @@ def _downloads(register: SalesRegister) -> None:
         key="register_excel",
         on_click="ignore",
     )
+    adjustments = len(register.adjustment_rows())
+    why = (
+        f"{figures.plural(adjustments, 'línea', 'líneas')} de periodos anteriores (estados 8 y 9)."
+        if adjustments
+        else "Sin líneas de periodos anteriores (estados 8 y 9) este mes."
+    )
+    left, middle, right, _ = st.columns([1.3, 1.3, 1.3, 1.7])
+    left.download_button(
+        "PLE 14.2 simplificado (TXT)",
+        data=lambda: register.ple_simplified_bytes(),
+        file_name=register.ple_simplified_name,
+        mime="text/plain",
+        icon=":material/download:",
+        key="register_ple_simplified",
+        on_click="ignore",
+        help="Registro de Ventas simplificado: las mismas líneas en los 26 campos del formato 14.2.",
+    )
+    for column, simplified, label, key in (
+        (middle, False, "Ajustes SIRE 5.1 (ZIP)", "register_adjustments"),
+        (right, True, "Ajustes SIRE 5.2 (ZIP)", "register_adjustments_simplified"),
+    ):
+        column.download_button(
+            label,
+            data=functools.partial(register.adjustment_zip, simplified=simplified),
+            file_name=register.adjustment_name(simplified=simplified)[:-4] + ".zip",
+            mime="application/zip",
+            icon=":material/download:",
+            key=key,
+            on_click="ignore",
+            disabled=not adjustments,
+            help=why
+            + (" Formato 14.2 (Anexo 5.2)." if simplified else " Formato 14.1 (Anexo 5.1).")
+            + " Para periodos anteriores al SIRE.",
+        )
 
 
 def _compare(register: SalesRegister) -> None:
@@ -142,9 +178,10 @@ def main() -> None:
         "Importes en soles (cada documento en moneda extranjera a su tipo de cambio). Reglas y decisiones: "
         "docs/sales_register.md."
     )
+    lines = register.ple_rows()  # built once for the page (20,000 documents: a quarter of a second each)
     totals = register.totals()
     cards = [
-        ("Líneas PLE", f"{len(register.ple_rows()):,}"),
+        ("Líneas PLE", f"{len(lines):,}"),
         ("Líneas RVIE", f"{len(register.sire_rows()):,}"),
         (
             "Base imponible",
@@ -161,11 +198,11 @@ def main() -> None:
         with st.expander(figures.plural(len(register.warnings), "aviso", "avisos") + " antes de presentar"):
             for warning in register.warnings:
                 st.markdown(f"- {warning}")
-    if not register.ple_rows():
+    if not lines:
         st.info("Sin documentos en el periodo: el archivo PLE va vacío (indicador 0 en su nombre).")
     else:
         st.dataframe(
-            _lines_frame(register),
+            _lines_frame(lines),
             hide_index=True,
             key="register_lines",
             column_config={

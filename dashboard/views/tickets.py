@@ -16,7 +16,7 @@ from datetime import date
 import streamlit as st
 
 from connector import FacturadorError, NotFoundError, SummaryRecord
-from dashboard import data, ticket_box, tickets
+from dashboard import ticket_box, tickets
 from dashboard.session import (
     Active,
     flash,
@@ -27,6 +27,7 @@ from dashboard.session import (
     ticket_book,
     ticket_resource,
 )
+from dashboard.widgets import pick_range
 from sunat.calendar import peru_today
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -52,19 +53,12 @@ COLUMN_CONFIG = {
 
 
 def _range() -> tuple[date, date] | None:
-    start, end = data.default_range()
-    picked = st.date_input(
+    return pick_range(
         "Generados entre",
-        value=(start, end),
+        "tickets_range",
         max_value=peru_today(),
-        format="DD/MM/YYYY",
-        key="tickets_range",
         help="Fecha en que se generaron los resúmenes y comunicaciones de baja (por defecto, 30 días).",
     )
-    if isinstance(picked, tuple | list) and len(picked) == 2:
-        return picked[0], picked[1]
-    st.info("Elige la fecha final del rango.")
-    return None
 
 
 def _listed(active: Active, start: date, end: date, *, refresh: bool) -> list[SummaryRecord] | None:

@@ -131,8 +131,24 @@ def test_sales_register_through_the_connector_and_the_cli(
         main, ["register", "acme", f"{today:%Y-%m}", "--tenants", str(tenants), "--folder", str(out)]
     )
     assert done.exit_code == 0, done.output
-    assert re.search(r"\d+ PLE lines, \d+ RVIE lines, total S/ [\d,]+\.\d{2}", done.output)
+    assert re.search(
+        r"\d+ PLE lines, \d+ RVIE lines, 0 adjustment lines .* total S/ [\d,]+\.\d{2}", done.output
+    )
     assert sorted(p.suffix for p in out.iterdir()) == [".TXT", ".xlsx", ".zip"]
+    more = tmp_path / "more"
+    asked = ["--format", "ple-simplified", "--format", "adjustments", "--format", "adjustments-simplified"]
+    done = CliRunner().invoke(
+        main, ["register", "acme", f"{today:%Y-%m}", "--tenants", str(tenants), "--folder", str(more), *asked]
+    )
+    assert done.exit_code == 0, done.output
+    simplified = more / register.ple_simplified_name
+    assert str(simplified) in done.output and simplified.name.endswith("00140200001111.TXT")
+    assert all(len(line.split("|")) == 27 for line in simplified.read_text("ascii").splitlines())
+    zips = sorted(p.name for p in more.glob("*.zip"))
+    assert zips == [
+        f"LE{ACME_RUC}{today:%Y%m}0014040004101201.zip",
+        f"LE{ACME_RUC}{today:%Y%m}0014040005101201.zip",
+    ]
     bad = CliRunner().invoke(main, ["register", "nobody", "2026-01", "--tenants", str(tenants)])
     assert bad.exit_code != 0 and "no tenant 'nobody'" in bad.output
     wrong = CliRunner().invoke(main, ["register", "acme", "enero", "--tenants", str(tenants)])

@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 
 from connector.models import DocumentList
-from connector.parsing import gc_paused, parse_date, parse_decimal
-from connector.register import SalesRegister, _amount, _fold
+from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal, split_number
+from connector.register import SalesRegister, _amount, _fold, sire_file_name
 from connector.sales import (
     NOT_COUNTED,
     SOLES,
     Amounts,
     Sale,
     SalesSummary,
+    _affected_number,
     by_customer,
     by_day,
     by_series,
@@ -78,6 +79,22 @@ def plain_round2(value: Decimal) -> Decimal:
     return to_decimal(value).quantize(Decimal("0.01"), context=Context(prec=80, rounding=ROUND_HALF_UP))
 
 
+def plain_in_soles(sale: Sale) -> Amounts | None:
+    signed = sale.amounts if sale.sign == 1 else sale.amounts.scaled(sale.sign)
+    if sale.currency == SOLES:
+        return signed
+    if sale.rate is None:
+        return None
+    rate = sale.rate
+    parts = {
+        name: plain_round2(getattr(signed, name) * rate)
+        for name in ("taxed", "exonerated", "unaffected", "export", "free", "igv", "icbper")
+    }
+    other = plain_round2(signed.other * rate)
+    total = sum((parts[k] for k in parts if k != "free"), Decimal(0)) + other
+    return Amounts(**parts, total=total, documents=1)
+
+
 def plain_summarize(sales: list[Sale]) -> SalesSummary:
     per_currency: dict[str, Amounts] = {}
     soles = Amounts()
@@ -90,7 +107,7 @@ def plain_summarize(sales: list[Sale]) -> SalesSummary:
             excluded += 1
             continue
         per_currency[sale.currency] = per_currency.get(sale.currency, Amounts()) + sale.signed
-        converted = sale.in_soles()
+        converted = plain_in_soles(sale)
         if converted is None:
             unconverted.append(sale.number)
             continue
@@ -107,7 +124,7 @@ def plain_groups(sales: list[Sale], key: Any) -> tuple[list[tuple[str, str, Amou
     for sale in sales:
         if sale.state in NOT_COUNTED:
             continue
-        converted = sale.in_soles()
+        converted = plain_in_soles(sale)
         if converted is None:
             unconverted.append(sale.number)
             continue
@@ -299,3 +316,125 @@ def test_a_list_builds_its_sales_once_for_itself_and_its_cached_copies() -> None
     assert listed.sales()[0] is built[0] and listed.cached_copy().sales()[5] is built[5]
     built.clear()  # callers get their own list
     assert len(listed.sales()) == len(ROWS)
+
+
+def tenant_shaped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same documents as a real tenant or an odd row might send them: no series nor correlative,
+    ``d-m-Y`` dates, amounts as numbers or with thousands commas, 0/1 flags, the modified document as a
+    ``"F001-1"`` string, no identity type; some registered late (state 8) or voided in April (state 9)."""
+    rng = random.Random(11)
+    out = []
+    for i, row in enumerate(rows):
+        row = dict(row)
+        if i % 5 == 0:
+            row.pop("series"), row.pop("correlative")
+            row["date_of_issue"] = "-".join(reversed(row["date_of_issue"].split("-")))
+            row["total"] = "1," + row["total"] if i % 10 == 0 else float(row["total"])
+            row["has_cdr"] = rng.choice([0, 1, "1", "true"])
+            if row["affected_document"]:
+                row["affected_document"] = "F001-1"
+            row.pop("customer_identity_document_type_id")
+        if i % 3 == 0 and row["date_of_issue"] >= "2026-03-26":
+            row["created_at"] = "2026-04-02 09:00:00"  # registered after the month ended
+        if i % 11 == 0:
+            row["exchange_rate_sale"] = rng.choice([None, "0", "3.7", 3.75])
+        if i % 13 == 0:
+            row["total_plastic_bag_taxes"] = None
+        out.append(row)
+    return out
+
+
+@pytest.mark.parametrize("consolidate", [False, True])
+@pytest.mark.parametrize("period", ["2026-03", "2026-04"])
+def test_register_from_raw_rows_equals_register_from_records(period: str, consolidate: bool) -> None:
+    rows = ROWS + tenant_shaped(ROWS)
+    options: dict[str, Any] = {"ruc": "20100066603", "name": "EMPRESA Ñ", "consolidate_boletas": consolidate}
+    from_rows = SalesRegister.build(rows, period, **options)
+    from_records = SalesRegister.build(list(DocumentList(rows)), period, **options)
+    assert from_rows.entries == from_records.entries and from_rows.warnings == from_records.warnings
+    assert from_rows.ple_text() == from_records.ple_text()
+    assert from_rows.sire_text() == from_records.sire_text()
+    states = {e.state for e in from_rows.entries}
+    assert states >= ({"1", "2"} if period == "2026-03" else {"8", "9"})  # every kind of line was made
+
+
+def test_amounts_in_cents_keep_their_text_without_rounding() -> None:
+    for value in ["0.05", "-0.05", "118.00", "-1234.50", "1.005", "12.3", "1E+2", "-0.001", "0.10"]:
+        text = f"{plain_round2(Decimal(value)):f}"
+        assert _amount(Decimal(value)) == ("0.00" if text in ("0.00", "-0.00") else text)
+
+
+def plain_sales_of(rows: list[dict[str, Any]]) -> list[Sale]:
+    """The sales built field by field through the dataclasses' own ``__init__``."""
+    out = []
+    for position, row in enumerate(rows):
+        day = parse_date(row.get("date_of_issue"))
+        if day is None:
+            continue
+        number = str(row.get("number") or "")
+        series, correlative = split_number(number)
+        if row.get("series"):
+            series = str(row["series"])
+        amounts = Amounts(
+            *(plain_parse_decimal(row.get(f"total_{k}")) for k in (
+                "taxed", "exonerated", "unaffected", "exportation", "free", "igv", "plastic_bag_taxes")),
+            total=plain_parse_decimal(row.get("total")),
+            documents=1,
+        )  # fmt: skip
+        currency = str(row.get("currency_type_id") or SOLES)
+        out.append(
+            Sale(
+                position,
+                day,
+                number,
+                series,
+                correlative,
+                str(row.get("document_type_id") or ""),
+                str(row.get("state_type_id") or ""),
+                currency,
+                exchange_rate_of(row) if currency != SOLES else None,
+                str(row.get("customer_identity_document_type_id") or ""),
+                str(row.get("customer_number") or ""),
+                str(row.get("customer_name") or ""),
+                amounts,
+                _affected_number(row.get("affected_document")),
+                None,
+                str(row.get("has_cdr")).strip().lower() in ("1", "true"),
+            )
+        )
+    return out
+
+
+def test_sales_built_without_init_equal_sales_built_with_it() -> None:
+    rows = ROWS + tenant_shaped(ROWS)
+    fast, plain = sales_of(rows), plain_sales_of(rows)
+    assert fast == plain and [repr(s) for s in fast] == [repr(s) for s in plain]
+    for quick, slow in zip(fast, plain, strict=True):
+        assert [str(v) for v in vars(quick.amounts).values()] == [str(v) for v in vars(slow.amounts).values()]
+        assert quick.signed == slow.signed and quick.soles == slow.soles and quick.in_soles() == slow.soles
+        assert hash(quick.amounts) == hash(slow.amounts)
+    assert any(s.document_type == "07" and s.currency == SOLES for s in fast)  # the lazy branch too
+
+
+def test_sales_in_soles_are_the_ones_converted_part_by_part() -> None:
+    sales = sales_of(ROWS + tenant_shaped(ROWS))
+    assert sum(s.currency != SOLES and s.rate is not None for s in sales) > 100
+    for sale in sales:
+        fast, plain = sale.in_soles(), plain_in_soles(sale)
+        assert fast == plain and repr(fast) == repr(plain)  # same values and exponents
+        assert sale.soles == plain
+
+
+def test_register_totals_are_the_sums_of_its_lines_text() -> None:
+    for period in ("2026-03", "2026-04"):
+        register = SalesRegister.build(ROWS + tenant_shaped(ROWS), period, ruc="20100066603", name="X")
+        rows = register.ple_rows()
+        plain = {
+            name: sum((Decimal(row[column]) for row in rows), Decimal(0))
+            for name, column in zip(register.totals(), range(12, 25), strict=True)
+        }
+        totals = register.totals()
+        assert totals == plain and [str(v) for v in totals.values()] == [str(v) for v in plain.values()]
+        assert register.sire_name == sire_file_name(
+            "20100066603", register.period, has_data=bool(register.sire_rows())
+        )

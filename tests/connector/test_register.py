@@ -14,7 +14,17 @@ from typing import Any
 import pytest
 
 from connector import DocumentRecord
-from connector.register import PLE_FIELDS, SIRE_FIELDS, Period, SalesRegister, ple_file_name, sire_file_name
+from connector.register import (
+    PLE_FIELDS,
+    PLE_SIMPLIFIED_FIELDS,
+    SIRE_FIELDS,
+    Period,
+    SalesRegister,
+    ple_file_name,
+    ple_simplified_file_name,
+    sire_adjustment_file_name,
+    sire_file_name,
+)
 from connector.sales import sales_of, summarize
 
 RUC, NAME = "20123456786", "EMPRESA DEMO S.A.C."
@@ -411,3 +421,85 @@ def test_a_history_loaded_later_stays_in_its_own_months() -> None:
     assert [row[7] for row in march.ple_rows()] == ["2"]
     january = SalesRegister.build(records, "2025-01", ruc=RUC, name=NAME)
     assert [(row[7], row[34]) for row in january.ple_rows()] == [("1", "1")]
+
+
+# ----------------------------------------------------------------------- PLE 14.2 and SIRE adjustments
+
+
+def test_simplified_file_names() -> None:
+    assert ple_simplified_file_name(RUC, MARCH, has_data=True) == "LE2012345678620250300140200001111.TXT"
+    assert ple_simplified_file_name(RUC, MARCH, has_data=False) == "LE2012345678620250300140200001011.TXT"
+    general = sire_adjustment_file_name(RUC, MARCH, simplified=False, has_data=True)
+    assert general == "LE2012345678620250300140400041112" + "01.TXT"
+    simplified = sire_adjustment_file_name(RUC, MARCH, simplified=True, has_data=False, sequence=3)
+    assert simplified == "LE2012345678620250300140400051012" + "03.TXT"
+    with pytest.raises(ValueError, match="sequence"):
+        sire_adjustment_file_name(RUC, MARCH, simplified=True, has_data=True, sequence=100)
+
+
+def test_ple_simplified_has_26_fields_that_add_up(register: SalesRegister) -> None:
+    rows = lines(register.ple_simplified_text())
+    full = register.ple_rows()
+    assert len(rows) == len(full) and len(PLE_SIMPLIFIED_FIELDS) == 26
+    for row, long in zip(rows, full, strict=True):
+        assert len(row) == 27 and row[-1] == ""  # 26 fields and the trailing pipe
+        assert row[:12] == long[:12]  # period ... customer: the same fields
+        assert row[17:23] == long[25:31] and row[23:26] == long[32:35]  # currency ... reference; 33-35
+        assert row[14] == long[22] and row[16] == long[24]  # ICBPER, total
+        assert D(row[12]) == D(long[13]) + D(long[14])  # base with its discount
+        assert D(row[13]) == D(long[15]) + D(long[16])  # IGV with its discount
+        assert sum(D(text) for text in row[12:16]) == D(row[16])  # 13+14+15+16 = 17
+        assert all(re.fullmatch(r"-?\d+\.\d\d", text) and text != "-0.00" for text in row[12:17])
+
+
+def test_ple_simplified_lines_by_case(register: SalesRegister) -> None:
+    rows = by_number(lines(register.ple_simplified_text()), 6)
+    assert rows["F001-123"][12:18] == ["1000.00", "180.00", "0.00", "0.00", "1180.00", "PEN"]
+    assert rows["B001-45"][12:17] == ["50.00", "9.00", "0.50", "0.00", "59.50"]
+    # a note on February's factura: its base and IGV (discount columns in 14.1) in 13 and 14
+    assert rows["FC01-8"][12:17] == ["-100.00", "-18.00", "0.00", "0.00", "-118.00"]
+    assert rows["FC01-8"][19:23] == ["27/02/2025", "01", "F001", "98"]
+    assert rows["F001-124"][12:19] == ["1862.50", "335.25", "0.00", "0.00", "2197.75", "USD", "3.725"]
+    assert rows["F001-125"][25] == "2" and rows["F001-99"][25] == "8" and rows["F001-97"][25] == "9"
+
+
+def test_other_charges_of_the_simplified_layout() -> None:
+    """14.2 has no export, exonerated, unaffected nor ISC columns: what the total carries besides the
+    taxed base, IGV and ICBPER is in field 16, so the line still adds up."""
+    mixed = record(
+        "F001-1", "01", "2025-03-03", taxed="100.00", igv="18.00", exonerated="50.00", unaffected="7.00",
+        exportation="20.00", plastic_bag_taxes="0.50", total="196.50",
+    )  # fmt: skip
+    (row,) = SalesRegister.build([mixed], MARCH, ruc=RUC, name=NAME).ple_simplified_rows()
+    assert row[12:17] == ["100.00", "18.00", "0.50", "78.00", "196.50"]
+
+
+def test_adjustment_files_carry_only_states_8_and_9(register: SalesRegister, tmp_path: Any) -> None:
+    general = lines(register.adjustment_text())
+    assert [(row[6] + "-" + row[7], row[0], row[2], row[34]) for row in general] == [
+        ("F001-97", "20250200", "M1", "9"),
+        ("F001-99", "20250200", "M2", "8"),
+    ]
+    assert all(len(row) == 36 for row in general)  # 14.1 layout (Anexo 5.1)
+    full = {row[1]: row for row in register.ple_rows()}
+    assert [row[3:35] for row in general] == [full[row[1]][3:] for row in general]  # the PLE's lines
+    simplified = lines(register.adjustment_text(simplified=True))
+    assert [len(row) for row in simplified] == [27, 27] and [r[25] for r in simplified] == ["9", "8"]
+    written = register.write(tmp_path, ["adjustments", "adjustments-simplified", "ple-simplified"])
+    assert [p.name for p in written] == [
+        "LE2012345678620250300140400041112" + "01.zip",
+        "LE2012345678620250300140400051112" + "01.zip",
+        "LE2012345678620250300140200001111.TXT",
+    ]
+    with zipfile.ZipFile(written[0]) as archive:
+        assert archive.namelist() == ["LE2012345678620250300140400041112" + "01.TXT"]
+        assert archive.read(archive.namelist()[0]).decode("ascii") == register.adjustment_text()
+    assert written[2].read_bytes().decode("ascii") == register.ple_simplified_text()
+
+
+def test_a_month_without_adjustments() -> None:
+    plain = SalesRegister.build(RECORDS[:2], MARCH, ruc=RUC, name=NAME)
+    assert plain.adjustment_rows() == [] and plain.adjustment_text(simplified=True) == ""
+    assert plain.adjustment_name() == "LE2012345678620250300140400041012" + "01.TXT"
+    with pytest.raises(ValueError, match="unknown kind"):
+        plain.write(".", ["ple-14.2"])

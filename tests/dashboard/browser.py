@@ -52,10 +52,10 @@ def require_browser() -> Any:
 
 
 @contextlib.contextmanager
-def streamlit_app(folder: Path, tenants: Path) -> Iterator[str]:
-    """``streamlit run`` of the dashboard on a free loopback port with the tenants file ``tenants``;
-    yields its URL (the log goes to ``folder/streamlit.log``)."""
-    port = free_port()
+def streamlit_app(folder: Path, tenants: Path, port: int | None = None) -> Iterator[str]:
+    """``streamlit run`` of the dashboard on loopback (on ``port``, or a free one) with the tenants file
+    ``tenants``; yields its URL (the log goes to ``folder/streamlit.log``)."""
+    port = port or free_port()
     env = {
         **os.environ,
         "FACTURADOR_TENANTS": str(tenants),

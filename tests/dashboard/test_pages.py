@@ -70,7 +70,17 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
     at = page("views/register.py")
     assert at.title[0].value == "Registro de ventas"
     labels = {b.label for b in at.get("download_button")}
-    assert labels == {"PLE 14.1 (TXT)", "SIRE RVIE (ZIP)", "Excel"}
+    assert labels == {
+        "PLE 14.1 (TXT)",
+        "SIRE RVIE (ZIP)",
+        "Excel",
+        "PLE 14.2 simplificado (TXT)",
+        "Ajustes SIRE 5.1 (ZIP)",
+        "Ajustes SIRE 5.2 (ZIP)",
+    }
+    adjustments = [b for b in at.get("download_button") if b.label.startswith("Ajustes SIRE")]
+    assert all(b.proto.disabled for b in adjustments)  # this month has no state 8 or 9 line
+    assert "Sin líneas de periodos anteriores" in adjustments[0].proto.help
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Líneas PLE"].replace(",", "")) >= 3 and metrics["Importe total"].startswith("S/ ")
     lines = at.dataframe[0].value
