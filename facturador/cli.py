@@ -442,6 +442,11 @@ DEMO_PLUGINS = (
     "plugins.payments",
     "plugins.perception",
     "plugins.retention",
+    "plugins.line_allowances",
+    "plugins.item_attributes",
+    "plugins.references",
+    "plugins.cargo_transport",
+    "plugins.isc",
 )
 
 
@@ -668,8 +673,10 @@ def dashboard_password(tenants_file: str | None, password: str) -> None:
     "--format",
     "formats",
     multiple=True,
-    type=click.Choice(["ple", "sire", "excel"]),
-    help="Files to write (repeatable; default all three).",
+    type=click.Choice(["ple", "ple-simplified", "sire", "adjustments", "adjustments-simplified", "excel"]),
+    help="Files to write (repeatable; default ple, sire and excel): PLE 14.1 TXT, PLE 14.2 (simplified) "
+    "TXT, SIRE RVIE zip, SIRE adjustment zip for earlier periods (states 8 and 9; Anexo 5.1, or 5.2 "
+    "simplified), Excel.",
 )
 @click.option("--consolidate-boletas", is_flag=True, help="PLE: boletas under S/ 700 by day and series.")
 def register_command(
@@ -680,7 +687,8 @@ def register_command(
     formats: tuple[str, ...],
     consolidate_boletas: bool,
 ) -> None:
-    """Write the sales register of PERIOD (YYYY-MM) of TENANT: PLE 14.1 TXT, SIRE RVIE zip and Excel."""
+    """Write the sales register of PERIOD (YYYY-MM) of TENANT: PLE 14.1 TXT, SIRE RVIE zip and Excel (and,
+    asked with --format, the PLE 14.2 TXT and SIRE's adjustment zips)."""
     from connector import FacturadorError
     from connector.config import TenantConfigError, load_tenants
 
@@ -698,11 +706,14 @@ def register_command(
     total = register.totals()["Importe total"]
     click.echo(
         f"{register.period}: {len(register.ple_rows())} PLE lines, {len(register.sire_rows())} RVIE lines, "
-        f"total S/ {total:,.2f}"
+        f"{len(register.adjustment_rows())} adjustment lines (states 8 and 9), total S/ {total:,.2f}"
     )
     names = {
         "ple": register.ple_name,
+        "ple-simplified": register.ple_simplified_name,
         "sire": register.sire_name[:-4] + ".zip",
+        "adjustments": register.adjustment_name()[:-4] + ".zip",
+        "adjustments-simplified": register.adjustment_name(simplified=True)[:-4] + ".zip",
         "excel": f"registro_ventas_{register.period}.xlsx",
     }
     for kind in kinds:

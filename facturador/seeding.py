@@ -4,7 +4,7 @@ ticket flows: the boletas of most past days declared in daily summaries, a few r
 in voided communications and a few declared boletas voided in summaries (process 3), with their tickets
 waited for.
 
-Last, a few retentions and perceptions of this month.
+Last, a few retentions and perceptions of this month, and today's dispatch guides (one for a factura).
 
 Some sales carry the blocks a tenant turns on with its plugins: global discounts (02) and charges (49),
 payments received (``pagos``) and a perception (operation 2001), drawn from a random generator of
@@ -25,9 +25,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
+from connector.backoffice import NoteLine, Quotation, SaleNote, SaleNoteRef
 from connector.builders import (
     Builder,
     Charge,
@@ -36,10 +37,13 @@ from connector.builders import (
     DebitNote,
     Discount,
     Invoice,
+    Isc,
     Line,
     Receipt,
 )
 from connector.builders import Payment as Paid
+from connector.dispatches import CarrierGuide, Driver, GuideItem, Place, PrivateTransport, SenderGuide
+from connector.dispatches import Party as GuideParty
 from connector.resources import TicketResource
 from connector.withholding import Payment, Perception, Retention
 from sunat.calendar import peru_now, peru_today
@@ -120,6 +124,9 @@ VOID_WINDOW_DAYS = 7
 TICKET_TIMEOUT = 60.0
 
 BAG = Product("B001", "Bolsa plástica", Decimal("0.10"), sunat_code="24111503")
+#: Beer sold by the six-pack: ISC of the specific system (02), S/ 2.25 a litre on 6 x 355 ml.
+BEER = Product("L001", "Cerveza Cusqueña 355 ml (six pack)", Decimal("19.50"), sunat_code="50202203")
+BEER_ISC = Isc("02", per_unit=Decimal("4.79"))
 GIFT = Product("G001", "Muestra gratuita", Decimal("15.00"), "15", "NIU", "50202301")
 
 
@@ -151,6 +158,8 @@ class SeedReport:
     tickets: Counter[str] = field(default_factory=Counter)
     #: Retentions (20) and perceptions (40) issued, by family.
     withholding: Counter[str] = field(default_factory=Counter)
+    #: The back office: products, suppliers, quotations, sale notes, and what was converted.
+    backoffice: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> str:
         types = ", ".join(f"{k}: {v}" for k, v in sorted(self.by_type.items()))
@@ -167,6 +176,13 @@ class SeedReport:
         if self.withholding:
             counts = self.withholding
             text += f"; {counts['retentions']} retentions, {counts['perceptions']} perceptions"
+        if self.backoffice:
+            office = self.backoffice
+            text += (
+                f"; {office['products']} products, {office['quotations']} quotations "
+                f"({office['quotations converted']} converted), {office['sale notes']} sale notes "
+                f"({office['sale notes converted']} into documents)"
+            )
         if self.errors:
             text += f"; {len(self.errors)} refused by the service, first: {self.errors[0]}"
         return text
@@ -332,7 +348,8 @@ class Generator:
 
     def with_blocks(self, invoice: Invoice) -> Builder:
         """A cash factura in soles, sometimes with a global discount 02 or charge 49 (a share of its
-        taxed base) or a perception (operation 2001, 2 % of its total), and maybe its payment."""
+        taxed base), a perception (operation 2001, 2 % of its total) or a line of beer with its ISC
+        (system 02, monto fijo), and maybe its payment."""
         if invoice.currency != "PEN":
             return self.paid(invoice)
         kind = self.blocks.random()
@@ -353,6 +370,16 @@ class Generator:
             invoice = dataclasses.replace(
                 invoice, operation_type="2001", extra={**invoice.extra, "percepcion": perception}
             )
+        elif kind < 0.30:
+            beer = Line(
+                BEER.description,
+                self.blocks.randint(1, 10),
+                unit_value=BEER.price,
+                code=BEER.code,
+                sunat_code=BEER.sunat_code,
+                isc=BEER_ISC,
+            )
+            invoice = dataclasses.replace(invoice, lines=[*invoice.lines, beer])
         return self.paid(invoice)
 
     def paid(self, sale: Builder) -> Builder:
@@ -541,7 +568,9 @@ def seed(
     if tickets:
         _tickets(client, generator.rng, run_today, issued, noted, documents, report, stage)
     _withholding(client, generator, max(1, documents // 60), report, stage)
+    _guides(client, generator, [invoice for _, invoice in reversed(invoices)], report, stage)
     report.by_state = Counter(item.state for item in issued)
+    _backoffice(client, generator, max(4, documents // 10), report, stage)
     return report
 
 
@@ -698,3 +727,264 @@ def _withholding(
             report.withholding[family] += 1
             if not result.accepted:
                 report.errors.append(f"{result.number}: {result.response}")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Dispatch guides
+
+#: The demo's driver and vehicle (formats SUNAT's GRE rules take).
+GUIDE_DRIVER = Driver("1", "41234567", "HUAMAN QUISPE, CARLOS", "Q41234567")
+GUIDE_PLATE = "BKT482"
+GUIDE_ORIGIN = Place("150101", "Av. Argentina 2450, Lima", establishment="0000")
+
+
+def _guides(
+    client: Client,
+    generator: Generator,
+    invoices: list[dict[str, Any]],
+    report: SeedReport,
+    stage: Callable[[str], None] | None,
+) -> None:
+    """Issue today's dispatch guides: one for the latest accepted factura (``from_document``: its lines,
+    the factura cited, the stock left as the factura moved it), two for sales of goods (reason 01,
+    their stock taken out: one sent, one left registered), one between the company's establishments
+    (04) and one carrier's guide (31); all sent but one, their tickets waited for. Failures are
+    reported in ``report.errors``."""
+    if not invoices:
+        return
+    if stage is not None:
+        stage("Guides")
+    rng = random.Random(len(invoices) * 7907 + generator.days)
+    transport = PrivateTransport(GUIDE_DRIVER, plate=GUIDE_PLATE)
+    guides: list[SenderGuide | CarrierGuide] = []
+
+    def delivery(customer: Customer) -> Place:
+        return Place(customer.ubigeo or "150101", customer.address or "Jr. de la Unión 500, Lima")
+
+    for invoice in invoices:  # the latest one still accepted (not voided since)
+        try:
+            guides.append(
+                client.dispatches.from_document(
+                    invoice["external_id"],
+                    origin=GUIDE_ORIGIN,
+                    delivery=delivery(invoice["customer"]),
+                    transport=transport,
+                    weight=Decimal(rng.randint(5, 400)),
+                    days=generator.days + 5,
+                    packages=rng.randint(1, 12),
+                )
+            )
+            break
+        except (FacturadorError, ValueError):
+            continue
+    for invoice in rng.sample(invoices, min(2, len(invoices))):
+        customer: Customer = invoice["customer"]
+        if customer.identity_type != "6":
+            continue
+        guides.append(
+            SenderGuide(
+                customer=GuideParty("6", customer.number, customer.name),
+                origin=GUIDE_ORIGIN,
+                delivery=delivery(customer),
+                transport=transport,
+                weight=Decimal(rng.randint(5, 400)),
+                items=[
+                    GuideItem(line.description, line.quantity, line.unit, line.code)
+                    for line in invoice["lines"]
+                ],
+                reason_description="Venta",
+            )
+        )
+    refs = []
+    for guide in guides:
+        try:
+            refs.append(client.dispatches.issue(guide))
+        except FacturadorError as exc:
+            report.errors.append(f"guía: {exc}")
+    if not refs:
+        return
+    registered = refs[-1].external_id if len(refs) >= 2 else ""  # left to send from the dashboard
+    ruc = refs[0].filename.split("-", 1)[0]
+    name = rng.choice(generator.companies).name
+    more: list[SenderGuide | CarrierGuide] = [
+        SenderGuide(
+            customer=GuideParty("6", ruc, "NUESTRA EMPRESA"),
+            origin=GUIDE_ORIGIN,
+            delivery=Place("150122", "Av. Larco 1150, Miraflores (almacén)"),
+            transport=transport,
+            weight=Decimal(rng.randint(5, 400)),
+            items=[GuideItem("Mercadería para reposición de tienda", rng.randint(5, 40), "BX")],
+            reason="04",
+            reason_description="Traslado entre establecimientos de la misma empresa",
+        ),
+        CarrierGuide(
+            sender=GuideParty("6", generator.companies[0].number, generator.companies[0].name),
+            recipient=GuideParty("6", generator.companies[1].number, name),
+            origin=Place("150101", "Av. Argentina 2450, Lima"),
+            delivery=Place("130101", "Av. Industrial 560, Trujillo"),
+            transport=PrivateTransport(GUIDE_DRIVER, plate=GUIDE_PLATE, certificate="TUC0048213"),
+            mtc="MTC1548",
+            weight=Decimal(rng.randint(500, 9000)),
+            items=[GuideItem("Sacos de fertilizante de 50 kg", rng.randint(10, 180), "NIU")],
+        ),
+    ]
+    for guide in more:
+        try:
+            refs.append(client.dispatches.issue(guide))
+        except FacturadorError as exc:
+            report.errors.append(f"guía: {exc}")
+    for ref in refs:
+        if ref.external_id == registered:
+            continue
+        try:
+            client.dispatches.send(ref.external_id)
+            status = wait_for_ticket(
+                client.dispatches, external_id=ref.external_id, timeout=TICKET_TIMEOUT, initial=0.2
+            )
+        except (FacturadorError, TicketTimeout) as exc:
+            report.errors.append(f"{ref.number}: {exc}")
+            continue
+        if not status.accepted:
+            report.errors.append(f"{ref.number}: {status.message}")
+
+
+# The commercial back office: products with stock, suppliers, quotations and sale notes
+
+
+@dataclass(frozen=True)
+class StockedProduct:
+    """A product of the shop's catalog: sale price with IGV, purchase cost, and the stock it starts with."""
+
+    code: str
+    description: str
+    price: Decimal
+    cost: Decimal
+    stock: int
+
+
+SHOP_PRODUCTS = (
+    StockedProduct("A001", "Termo de acero 1 L", Decimal("59.00"), Decimal("32.00"), 120),
+    StockedProduct("A002", "Mochila escolar", Decimal("89.90"), Decimal("48.00"), 60),
+    StockedProduct("A003", "Cuaderno A4 100 hojas", Decimal("5.90"), Decimal("2.80"), 800),
+    StockedProduct("A004", "Lapicero azul (caja x 12)", Decimal("12.50"), Decimal("6.10"), 300),
+    StockedProduct("A005", "Taza de cerámica", Decimal("11.80"), Decimal("4.50"), 200),
+    StockedProduct("A006", "Audífonos Bluetooth", Decimal("149.00"), Decimal("82.00"), 40),
+    StockedProduct("A007", "Cargador USB-C 20 W", Decimal("45.00"), Decimal("21.50"), 75),
+    StockedProduct("A008", "Botella deportiva 750 ml", Decimal("24.90"), Decimal("11.00"), 150),
+)
+SUPPLIERS = (
+    ("20100128056", "IMPORTADORA DEL PACIFICO S.A.C."),
+    ("20512345671", "LIBRERIA MAYORISTA LIMA E.I.R.L."),
+)
+
+
+def _backoffice(
+    client: Client, generator: Generator, count: int, report: SeedReport, stage: Callable[[str], None] | None
+) -> None:
+    """The shop's back office over the run's days: its catalog with cost and stock (a purchase entry
+    each), two suppliers, ``count`` quotations (a third of them converted into sale notes) and
+    ``count`` sale notes to the run's customers (a third turned into boletas or facturas today, the
+    facturas sent). Runs last, so the documents it makes are today's and follow the run's numbers;
+    their states join ``report.by_state``."""
+    if stage is not None:
+        stage("Back office")
+    rng, today, now = generator.rng, generator.today, generator.now
+    office = report.backoffice
+    try:
+        ids = _stock_catalog(client, rng, office)
+        [series, *_] = client.sale_notes.series()
+    except (FacturadorError, ValueError) as exc:
+        report.errors.append(f"back office: {exc}")
+        return
+    for number, name in SUPPLIERS:
+        try:
+            client.persons.save(number=number, name=name, identity_type="6", person_type="suppliers")
+            office["suppliers"] += 1
+        except FacturadorError:
+            pass  # already registered (a second run on the same tenant)
+    buyers = [*generator.companies[:6], *generator.people]
+
+    def lines() -> list[NoteLine]:
+        picked = rng.sample(SHOP_PRODUCTS, rng.randint(1, 3))
+        return [NoteLine(rng.randint(1, 6), unit_price=p.price, item_id=ids[p.code]) for p in picked]
+
+    def when() -> tuple[dt.date, dt.time]:
+        day = generator.day()
+        return day, generator.time(day)
+
+    for _ in range(count):
+        day, time = when()
+        quotation = Quotation(
+            customer=rng.choice(buyers),
+            lines=lines(),
+            issue_date=day,
+            issue_time=time,
+            description="Precios válidos por 15 días",
+            date_of_due=day + dt.timedelta(days=15),
+        )
+        try:
+            client.quotations.create(quotation)
+            office["quotations"] += 1
+        except FacturadorError as exc:
+            report.errors.append(f"quotation: {exc}")
+    notes: list[tuple[SaleNoteRef, Customer]] = []
+    for _ in range(count):
+        day, time = when()
+        buyer = rng.choice(buyers)
+        note = SaleNote(series_id=series.id, customer=buyer, lines=lines(), issue_date=day, issue_time=time)
+        try:
+            notes.append((client.sale_notes.issue(note), buyer))
+            office["sale notes"] += 1
+        except FacturadorError as exc:
+            report.errors.append(f"sale note: {exc}")
+    # a third of the quotations became sale notes, today
+    quotations = client.quotations.list(
+        start=today - dt.timedelta(days=generator.days), end=today, fresh=True
+    )
+    for record in rng.sample(quotations, len(quotations) // 3):
+        try:
+            client.sale_notes.issue(
+                client.quotations.to_sale_note(record, series_id=series.id, issue_date=today, issue_time=now)
+            )
+            office["quotations converted"] += 1
+            office["sale notes"] += 1
+        except (FacturadorError, ValueError) as exc:
+            report.errors.append(f"{record.number}: {exc}")
+    # a third of the sale notes became a boleta (a factura for a company), today, in the run's order
+    for ref, buyer in rng.sample(notes, len(notes) // 3):
+        kind: Literal["01", "03"] = "01" if buyer.identity_type == "6" else "03"
+        try:
+            made = client.sale_notes.generate_cpe(
+                ref.id, document_type=kind, issue_date=today, issue_time=now
+            )
+            state = made.state_type_id
+            if kind == "01":
+                state = client.documents.send(made.external_id).state_type_id
+        except FacturadorError as exc:
+            report.errors.append(f"{ref.number}: {exc}")
+            continue
+        office["sale notes converted"] += 1
+        report.by_state[state] += 1
+
+
+def _stock_catalog(client: Client, rng: random.Random, office: Counter[str]) -> dict[str, int]:
+    """The id of every product of :data:`SHOP_PRODUCTS`, registered with its cost and opening stock (or
+    found, on a second run) and given a purchase entry."""
+    ids: dict[str, int] = {}
+    for product in SHOP_PRODUCTS:
+        found = [p for p in client.items.search(product.code, fresh=True) if p.code == product.code]
+        if found:
+            ids[product.code] = found[0].id
+        else:
+            created = client.items.create(
+                code=product.code,
+                description=product.description,
+                sale_price=product.price,
+                stock=product.stock,
+                purchase_unit_price=str(product.cost),
+                stock_min=5,
+            )
+            ids[product.code] = created.id
+            office["products"] += 1
+        client.inventory.add(product.code, rng.randint(5, 40))  # a purchase received
+    return ids

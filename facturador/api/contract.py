@@ -188,6 +188,13 @@ DOCUMENT_ROW = _component(
             "affected_document": {"type": ["object", "null"]},
             "note_type_id": _string(nullable=True),
             "purchase_order": _string(nullable=True),
+            "sales_note": {
+                "type": "array",
+                "description": "La nota de venta de la que salió el documento (vacío si ninguna).",
+                "items": _object(
+                    {"id": {"type": "integer"}, "number_full": _string(), "external_id": _string()}
+                ),
+            },
             "created_at": _string(nullable=True),
             "updated_at": _string(nullable=True),
         }

@@ -164,5 +164,57 @@ def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
     }
     assert any(items > value for items, value in lines_value.values()), "some facturas have a discount"
     assert any(items < value for items, value in lines_value.values()), "some facturas have a charge"
+    beer = [r for r in records if any(i["description"].startswith("Cerveza") for i in r.raw["items"])]
+    assert any(r.state_type_id == "05" for r in beer), "some facturas sell beer with its ISC, accepted"
     customers = Counter(r.customer_number for r in records if r.document_type_id == "01")
     assert customers.most_common(1)[0][1] >= 3 * max(1, sorted(customers.values())[len(customers) // 2])
+
+
+def test_a_seed_issues_guides_one_for_a_factura(first: tuple[Shop, SeedReport]) -> None:
+    shop, report = first
+    with shop.client() as client:
+        guides = client.dispatches.list(peru_today(), peru_today())
+        assert {g.document_type_id for g in guides} == {"09", "31"}, report.errors
+        states = Counter(g.state_type_id for g in guides)
+        assert states["05"] >= 3 and states["01"] == 1, (states, report.errors)
+        cited = [
+            g
+            for g in guides
+            if b"<cbc:DocumentTypeCode" in (xml := client.dispatches.download(g.external_id, "xml"))
+            and b">01</cbc:DocumentTypeCode>" in xml
+        ]
+        assert len(cited) == 1
+    assert not [e for e in report.errors if "gu" in e.lower() or e.startswith(("T001", "V001"))], (
+        report.errors
+    )
+
+
+def test_the_demo_has_a_back_office(first: tuple[Shop, SeedReport]) -> None:
+    """Customers, products with cost and stock, suppliers, quotations (some converted into sale notes)
+    and sale notes (some turned into boletas or facturas), all listed by the service."""
+    shop, report = first
+    office = report.backoffice
+    assert office["products"] == 8 and office["suppliers"] == 2, report.summary()
+    assert office["quotations"] >= 4 and office["quotations converted"] >= 1, report.summary()
+    assert office["sale notes converted"] >= 1, report.summary()
+    assert "sale notes" in report.summary()
+    today = peru_today()
+    with shop.client() as client:
+        products = {p.code: p for p in client.items.search("A00", limit=20, fresh=True)}
+        assert len(products) == 8
+        assert all(p.stock > 0 and p.purchase_price > 0 for p in products.values())
+        assert len(client.persons.records("suppliers", fresh=True)) == 2
+        assert len(client.persons.records(fresh=True)) >= 10
+        quotations = client.quotations.list(start=today - dt.timedelta(days=DAYS + 10), end=today, fresh=True)
+        assert len(quotations) == office["quotations"]
+        converted = [q for q in quotations if q.converted]
+        assert len(converted) == office["quotations converted"] and all(q.sale_note for q in converted)
+        notes = client.sale_notes.list(start=today - dt.timedelta(days=DAYS + 10), end=today, fresh=True)
+        assert len(notes) == office["sale notes"]
+        made = [n for n in notes if n.converted]
+        assert len(made) == office["sale notes converted"]
+        assert {n.quotation for n in notes if n.quotation} == {q.number for q in converted}
+        documents = client.documents.list(today, today, fresh=True)
+        origins = {d.number: d.sale_note for d in documents if d.sale_note}
+        assert origins == {n.document: n.number for n in made}
+        assert all(d.state_type_id in ("01", "05") for d in documents if d.sale_note)
