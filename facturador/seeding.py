@@ -492,6 +492,7 @@ def seed(
     seed: int = 7,
     workers: int = 4,
     today: dt.date | None = None,
+    now: dt.time | None = None,
     progress: Callable[[int], None] | None = None,
     tickets: bool = True,
     stage: Callable[[str], None] | None = None,
@@ -504,9 +505,12 @@ def seed(
     :data:`VOID_WINDOW_DAYS` days (a voided communication per day) and a few declared boletas (a
     summary with process 3 per day), and wait for every ticket (:func:`wait_for_ticket`). ``stage`` is
     called with a short name of each phase (``"Issuing"``, ``"Declaring"``, ``"Voiding"``).
+    ``today`` and ``now`` pin the run's clock (by default Lima's), so that a run that crosses midnight
+    makes the same data as one that does not.
     """
     run_today = today or peru_today()
-    now = peru_now().time().replace(microsecond=0, tzinfo=None) if today is None else None
+    if now is None and today is None:
+        now = peru_now().time().replace(microsecond=0, tzinfo=None)
     generator = Generator(seed, run_today, days, now)
     notes = max(0, documents // 12)
     used = highest_numbers(client, run_today)
@@ -623,6 +627,10 @@ def _tickets(
     past = [day for day in days if day < today]
     pending = {today} | ({past[-1]} if past else set())
     pending |= {day for day in past if rng.random() < 0.1}
+    # ... but at least one day of the voiding window is declared, so that a boleta can be voided
+    recent = [day for day in past if day >= today - dt.timedelta(days=VOID_WINDOW_DAYS - 1)]
+    if recent and all(day in pending for day in recent):
+        pending.discard(recent[0])
     by_day = _by_day(registered)
     for day in days:
         if day in pending:
@@ -772,6 +780,7 @@ def _guides(
                     weight=Decimal(rng.randint(5, 400)),
                     days=generator.days + 5,
                     packages=rng.randint(1, 12),
+                    issue_date=generator.today,
                 )
             )
             break
@@ -793,6 +802,7 @@ def _guides(
                     for line in invoice["lines"]
                 ],
                 reason_description="Venta",
+                issue_date=generator.today,
             )
         )
     refs = []
@@ -816,6 +826,7 @@ def _guides(
             items=[GuideItem("Mercadería para reposición de tienda", rng.randint(5, 40), "BX")],
             reason="04",
             reason_description="Traslado entre establecimientos de la misma empresa",
+            issue_date=generator.today,
         ),
         CarrierGuide(
             sender=GuideParty("6", generator.companies[0].number, generator.companies[0].name),
@@ -826,6 +837,7 @@ def _guides(
             mtc="MTC1548",
             weight=Decimal(rng.randint(500, 9000)),
             items=[GuideItem("Sacos de fertilizante de 50 kg", rng.randint(10, 180), "NIU")],
+            issue_date=generator.today,
         ),
     ]
     for guide in more:

@@ -12,11 +12,13 @@ import pytest
 
 from connector import Client
 from facturador.seeding import VOID_WINDOW_DAYS, SeedReport, seed
-from sunat.calendar import peru_today
+from sunat.calendar import peru_now, peru_today
 from tests.conftest import LiveService
 from tests.shops import Shop, new_shop
 
 DOCUMENTS, DAYS = 90, 20
+#: The module's clock, pinned: the runs compare equal even when the module crosses Lima's midnight.
+TODAY, NOW = peru_today(), peru_now().time().replace(microsecond=0, tzinfo=None)
 #: What ``facturador seed`` sets while seeding (``cli.backdating``).
 BACKDATING = {
     "restrict_receipt_date": False,
@@ -28,7 +30,7 @@ BACKDATING = {
 def seeded(live: LiveService, prefix: str) -> tuple[Shop, SeedReport]:
     shop = new_shop(live, prefix, **BACKDATING)
     with shop.client() as client:
-        report = seed(client, DOCUMENTS, DAYS, seed=11, workers=3)
+        report = seed(client, DOCUMENTS, DAYS, seed=11, workers=3, today=TODAY, now=NOW)
     return shop, report
 
 
@@ -39,9 +41,8 @@ def first(live: LiveService) -> tuple[Shop, SeedReport]:
 
 def listed(shop: Shop) -> list[tuple[dt.date, str, str, str]]:
     """``(day, type, state, total)`` of every document of the shop, sorted."""
-    today = peru_today()
     with shop.client() as client:
-        rows = client.documents.list(today - dt.timedelta(days=DAYS + 10), today)
+        rows = client.documents.list(TODAY - dt.timedelta(days=DAYS + 10), TODAY)
     return sorted(
         (r.date_of_issue, r.document_type_id, r.state_type_id, str(r.total)) for r in rows if r.date_of_issue
     )
@@ -66,7 +67,7 @@ def test_a_seed_declares_and_voids(first: tuple[Shop, SeedReport]) -> None:
             records = getattr(client, family).latest()
             assert len(records) == report.withholding[family]
             assert {r.state_type_id for r in records} == {"05"}
-            assert all(r.date_of_issue.month == peru_today().month for r in records)
+            assert all(r.date_of_issue.month == TODAY.month for r in records)
 
     rows = listed(shop)
     states = Counter((kind, state) for _, kind, state, _ in rows)
@@ -78,9 +79,9 @@ def test_a_seed_declares_and_voids(first: tuple[Shop, SeedReport]) -> None:
     assert not any(state in ("03", "13") for _, _, state, _ in rows)  # every ticket was answered
 
     # only recent documents are voided; today's boletas are never declared
-    window = peru_today() - dt.timedelta(days=VOID_WINDOW_DAYS - 1)
+    window = TODAY - dt.timedelta(days=VOID_WINDOW_DAYS - 1)
     assert all(day >= window for day, _, state, _ in rows if state == "11")
-    assert all(state == "01" for day, kind, state, _ in rows if kind == "03" and day == peru_today())
+    assert all(state == "01" for day, kind, state, _ in rows if kind == "03" and day == TODAY)
 
 
 def test_the_same_seed_gives_the_same_data(live: LiveService, first: tuple[Shop, SeedReport]) -> None:
@@ -109,7 +110,7 @@ def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
     documents and their notes carry a plausible rate of their day, credit notes vary and return real
     lines, and a few customers buy often."""
     shop, _ = first
-    today = peru_today()
+    today = TODAY
     with shop.client() as client:
         records = list(client.documents.list(today - dt.timedelta(days=DAYS + 10), today, details=True))
     by_series: dict[str, list[tuple[int, dt.date, str]]] = {}
@@ -173,7 +174,7 @@ def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
 def test_a_seed_issues_guides_one_for_a_factura(first: tuple[Shop, SeedReport]) -> None:
     shop, report = first
     with shop.client() as client:
-        guides = client.dispatches.list(peru_today(), peru_today())
+        guides = client.dispatches.list(TODAY, TODAY)
         assert {g.document_type_id for g in guides} == {"09", "31"}, report.errors
         states = Counter(g.state_type_id for g in guides)
         assert states["05"] >= 3 and states["01"] == 1, (states, report.errors)
@@ -198,7 +199,7 @@ def test_the_demo_has_a_back_office(first: tuple[Shop, SeedReport]) -> None:
     assert office["quotations"] >= 4 and office["quotations converted"] >= 1, report.summary()
     assert office["sale notes converted"] >= 1, report.summary()
     assert "sale notes" in report.summary()
-    today = peru_today()
+    today = TODAY
     with shop.client() as client:
         products = {p.code: p for p in client.items.search("A00", limit=20, fresh=True)}
         assert len(products) == 8
