@@ -440,7 +440,8 @@ class DocumentList(Sequence[DocumentRecord]):
         from connector.frames import documents_frame
 
         if self._frame is None:  # built once per list; callers get their own copy to modify
-            self._frame = documents_frame(self.rows)
+            with gc_paused():
+                self._frame = documents_frame(self.rows)
         return self._frame.copy()
 
     def sales(self) -> list[Sale]:

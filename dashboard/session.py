@@ -20,6 +20,7 @@ import streamlit as st
 
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from connector.parsing import gc_paused
 from connector.resources import TicketResource
 from connector.sales import Sale
 from dashboard import data
@@ -235,8 +236,9 @@ class Loaded:
 
 
 def _loaded(listed: Any) -> Loaded:
-    frame = listed.to_dataframe() if len(listed) else data.empty_documents()
-    sales = {sale.position: sale for sale in listed.sales()}
+    with gc_paused():
+        frame = listed.to_dataframe() if len(listed) else data.empty_documents()
+        sales = {sale.position: sale for sale in listed.sales()}
     return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
 
 
