@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from connector.parsing import gc_paused
 from connector.receivables import AGES, CustomerAging, OpenInstalment
 from connector.sales import (
     Comparison,
@@ -254,6 +255,16 @@ def _empty(fig: go.Figure, text: str = "Sin documentos en este rango") -> go.Fig
     return fig
 
 
+def loading_figure(title: str) -> go.Figure:
+    """An empty frame titled like the chart to come, shown while its documents load (the browser
+    meanwhile loads plotly's code, so the real chart is drawn as soon as it arrives)."""
+    return _empty(_layout(go.Figure(), title, legend=False), "Cargando…")
+
+
+DAILY_TITLE = "Valor de venta por día y tipo (S/, sin IGV)"
+CUSTOMERS_TITLE = "Principales clientes (valor de venta, S/)"
+
+
 def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figure:
     """Net valor de venta in soles per day, stacked by document type (credit notes below zero)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
@@ -293,7 +304,7 @@ def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figu
         },
         yaxis={"tickprefix": "S/ ", "tickformat": ",.0f"},
     )
-    _layout(fig, "Valor de venta por día y tipo (S/, sin IGV)")
+    _layout(fig, DAILY_TITLE)
     return fig if values else _empty(fig)
 
 
@@ -336,7 +347,7 @@ def customers_figure(groups: Sequence[GroupTotal], n: int = 10) -> go.Figure:
         )
     )
     fig.update_xaxes(tickprefix="S/ ", tickformat=",.0f")
-    _layout(fig, "Principales clientes (valor de venta, S/)", legend=False)
+    _layout(fig, CUSTOMERS_TITLE, legend=False)
     return fig if best else _empty(fig)
 
 
@@ -433,14 +444,15 @@ def documents_view(
 ) -> DocumentsView:
     """The KPIs, the three charts and the table of the documents of ``frame`` that pass ``filters``
     (``sales_of`` gives the :class:`~connector.sales.Sale` of a part of ``frame``)."""
-    filtered = data.apply_filters(frame, filters)
-    sales = sales_of(filtered)
-    customers, _ = group_totals(sales, by_customer)
-    return DocumentsView(
-        filtered,
-        summarize(sales),
-        daily_figure(sales, start, end),
-        data.state_totals_figure(filtered),
-        customers_figure(customers),
-        data.table_frame(filtered),
-    )
+    with gc_paused():  # tens of thousands of short-lived objects beside the range's parsed rows
+        filtered = data.apply_filters(frame, filters)
+        sales = sales_of(filtered)
+        customers, _ = group_totals(sales, by_customer)
+        return DocumentsView(
+            filtered,
+            summarize(sales),
+            daily_figure(sales, start, end),
+            data.state_totals_figure(filtered),
+            customers_figure(customers),
+            data.table_frame(filtered),
+        )

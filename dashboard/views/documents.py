@@ -62,11 +62,32 @@ def _filters(df: pd.DataFrame) -> data.Filters:
     return data.Filters(tuple(types), tuple(picked_states), tuple(series), tuple(currencies), customer)
 
 
-def _charts(view: figures.DocumentsView) -> None:
-    st.plotly_chart(view.daily, width="stretch", key="chart_daily")
-    left, right = st.columns(2)
-    left.plotly_chart(view.states, width="stretch", key="chart_states")
-    right.plotly_chart(view.customers, width="stretch", key="chart_customers")
+class ChartSlots:
+    """The page's three charts, laid out before the documents load with empty frames in their place:
+    the browser loads plotly's code while the service answers, and each chart is drawn in its frame
+    as soon as it is computed."""
+
+    def __init__(self) -> None:
+        self.daily = st.empty()
+        left, right = st.columns(2)
+        self.states, self.customers = left.empty(), right.empty()
+        for slot, title, key in (
+            (self.daily, figures.DAILY_TITLE, "loading_daily"),
+            (self.states, "Documentos por estado", "loading_states"),
+            (self.customers, figures.CUSTOMERS_TITLE, "loading_customers"),
+        ):
+            slot.plotly_chart(figures.loading_figure(title), width="stretch", key=key)
+
+    def fill(self, view: figures.DocumentsView) -> None:
+        """Draw the charts of ``view`` in their frames."""
+        self.daily.plotly_chart(view.daily, width="stretch", key="chart_daily")
+        self.states.plotly_chart(view.states, width="stretch", key="chart_states")
+        self.customers.plotly_chart(view.customers, width="stretch", key="chart_customers")
+
+    def clear(self) -> None:
+        """Remove the frames (nothing to chart)."""
+        for slot in (self.daily, self.states, self.customers):
+            slot.empty()
 
 
 COLUMN_CONFIG = {
@@ -245,25 +266,31 @@ def main() -> None:
         return
     start, end = picked
     show_flash()
+    filters_area, kpis_area = st.container(), st.container()
+    charts = ChartSlots()
     try:
-        with st.spinner("Cargando documentos…"):
+        with filters_area, st.spinner("Cargando documentos…"):
             got = loaded(active, start, end, refresh=refresh)
             df = got.frame
     except FacturadorError as exc:
+        charts.clear()
         forget_connection()
         st.error(f"No se pudo cargar la lista: {exc.message}")
         return
     if df.empty:
+        charts.clear()
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
         return
-    filters = _filters(df)
+    with filters_area:
+        filters = _filters(df)
     view = got.memo(
         ("documents", filters, start, end),
         lambda: figures.documents_view(got.frame, got.sales_of, filters, start, end),
     )
     filtered = view.filtered
-    show_kpis(view.summary)
-    _charts(view)
+    with kpis_area:
+        show_kpis(view.summary)
+    charts.fill(view)
     st.subheader(figures.plural(len(filtered), "documento", "documentos"), anchor=False)
     row = _table(view.table)
     _exports(filtered, start, end)

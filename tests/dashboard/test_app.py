@@ -81,6 +81,7 @@ def test_documents_page_lists_the_range_with_kpis_and_charts(tenants: Path, issu
     daily = figures[0]
     assert {trace["name"] for trace in daily["data"]} >= {"Factura", "Boleta"}
     assert "Valor de venta por día" in daily["layout"]["title"]["text"]
+    assert not any("Cargando" in json.dumps(spec) for spec in figures)  # the loading frames were replaced
 
 
 def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None:

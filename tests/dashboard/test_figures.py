@@ -43,3 +43,12 @@ def test_charts_come_from_the_decimal_figures() -> None:
     assert customers.data[0].y[-1] == "CLIENTE DEMO S.A."  # the best on top
     empty = figures.daily_figure([], dt.date(2026, 3, 1), dt.date(2026, 3, 2))
     assert empty.layout.annotations[0].text == "Sin documentos en este rango"
+
+
+def test_a_loading_frame_has_the_chart_title_and_no_data() -> None:
+    """The frames the Documentos page shows while its documents load hold no trace (so nothing reads
+    them as figures, and the benchmark does not count them as charts drawn)."""
+    frame = figures.loading_figure(figures.DAILY_TITLE)
+    assert frame.layout.title.text == figures.DAILY_TITLE
+    assert not frame.data
+    assert [a.text for a in frame.layout.annotations] == ["Cargando…"]
