@@ -35,7 +35,8 @@ from tests.shops import Shop, new_shop
 
 @pytest.fixture(scope="module")
 def shop(live: LiveService) -> Shop:
-    return new_shop(live, "guias", authority_ticket_delay=1.0)
+    # the ticket stays "in process" long enough to be seen so, even on a loaded machine
+    return new_shop(live, "guias", authority_ticket_delay=2.5)
 
 
 @pytest.fixture
