@@ -361,6 +361,28 @@ class ItemsResource(_ItemsFamily):
         data = _data(Transport.json(response), response.url)
         return [Product.from_row(row) for row in data.get("items") or [] if isinstance(row, Mapping)]
 
+    def every(self, text: str = "", *, fresh: bool = False) -> tuple[list[Product], bool]:
+        """Every product whose description or code contains ``text``, a page of 100 at a time (this
+        service's ``page``), and whether that is all of them: ``False`` when the tenant ignored ``page``
+        (real tenants answer the first 100 to every page) and may hold more."""
+        products: list[Product] = []
+        seen: set[int] = set()
+        for page in range(1, 100_001):
+            response = self._transport.get(
+                f"/api/document/search-items?{urlencode({'input': text, 'limit': 100, 'page': page})}",
+                fresh=fresh,
+                tag=f"{self.family}.lists",
+            )
+            data = _data(Transport.json(response), response.url)
+            found = [Product.from_row(row) for row in data.get("items") or [] if isinstance(row, Mapping)]
+            if found and found[0].id in seen:  # the same page again: the tenant does not page
+                return products, False
+            products.extend(found)
+            seen.update(product.id for product in found)
+            if len(found) < 100:
+                break
+        return products, True
+
     def frame(self, text: str = "", *, limit: int = 100) -> pd.DataFrame:
         """:meth:`search` as a DataFrame (columns :data:`PRODUCT_COLUMNS`)."""
         return _frame(self.search(text, limit=limit), PRODUCT_COLUMNS)

@@ -18,9 +18,6 @@ from dashboard import commerce, figures
 from dashboard.session import Active, loaded, require_connection
 from dashboard.widgets import pick_range, refusal
 
-#: Products the stock valuation reads (the service's search answers at most 100 at a time).
-STOCK_LIMIT = 100
-
 
 def _range() -> tuple[date, date] | None:
     return pick_range(
@@ -64,7 +61,7 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
 def _stock(active: Active) -> None:
     st.subheader("Valorización del stock", anchor=False)
     try:
-        products = active.client.items.search("", limit=STOCK_LIMIT, fresh=True)
+        products, complete = active.client.items.every(fresh=True)
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar los productos", exc))
         return
@@ -82,8 +79,11 @@ def _stock(active: Active) -> None:
         )
     st.plotly_chart(commerce.stock_figure(values), width="stretch", key="commerce_stock")
     st.dataframe(commerce.stock_frame(values), hide_index=True, key="commerce_stock_table")
-    if len(products) >= STOCK_LIMIT:
-        st.caption(f"Se valorizan los primeros {STOCK_LIMIT} productos por descripción.")
+    if not complete:
+        st.caption(
+            f"Se valorizan los primeros {len(products)} productos por descripción: este servicio no "
+            "da los siguientes."
+        )
 
 
 def _quotations(active: Active, start: date, end: date) -> None:

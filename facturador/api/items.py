@@ -108,6 +108,10 @@ async def update(request: Request, id: ItemIdParameter) -> dict[str, Any]:  # no
     return {"success": True, "msg": "Producto editado con éxito", "data": row}
 
 
+#: The last page a search may ask for (100,000 pages of 100 products: more than any catalogue).
+MAX_SEARCH_PAGE = 100_000
+
+
 @router.get(
     "/api/document/search-items",
     summary="Products whose description or internal code contains the text, with stock and prices",
@@ -125,7 +129,17 @@ def search(
         ),
     ] = "",  # noqa: A002
     limit: Annotated[int, Query(ge=1, le=100, description="Cuántos productos como máximo.")] = SEARCH_LIMIT,
+    page: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=MAX_SEARCH_PAGE,
+            description="Qué página de `limit` productos (desde 1). Una extensión de este servicio: los "
+            "tenants reales la ignoran y dan siempre la primera.",
+        ),
+    ] = 1,
 ) -> FastJSON:
     tenant, _caller = authenticated(request)
     text = path_parameter(DESCRIPTION.but(required=False, max_length=100), input, "input")
-    return FastJSON({"success": True, "data": {"items": service(request).search(tenant, text, limit)}})
+    items = service(request).search(tenant, text, limit, page)
+    return FastJSON({"success": True, "data": {"items": items}})

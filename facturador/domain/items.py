@@ -235,15 +235,22 @@ class ItemService:
             stocks = self._warehouses(connection, tenant.id, [item_id])
         return item_row(row, stocks[item_id])
 
-    def search(self, tenant: TenantInfo, text: str, limit: int = SEARCH_LIMIT) -> list[dict[str, Any]]:
+    def search(
+        self, tenant: TenantInfo, text: str, limit: int = SEARCH_LIMIT, page: int = 1
+    ) -> list[dict[str, Any]]:
         """Active products whose description or internal code contains ``text`` (accents and case aside,
-        see facturador.store.search), by description."""
+        see facturador.store.search), by description: the ``page``-th ``limit`` of them."""
         order = ITEM_ORDER  # the description's first 200 characters, then the id: a total order
         active = ITEMS.c.active.is_(True)
+        offset = (page - 1) * limit
         with self.context.engine.connect() as connection:
             # SQLite's walk reads search_text from ix_items_search, never a row: it needs no gathering
             gathering = text and connection.dialect.name != "sqlite"
-            found = gather(connection, ITEMS, tenant.id, active, text, order, limit) if gathering else None
+            found = (
+                gather(connection, ITEMS, tenant.id, active, text, order, limit, offset)
+                if gathering
+                else None
+            )
             if found is not None:  # few matches, gathered and ordered
                 ids = found.ids
             else:  # no text, or matches everywhere: the ordered index is walked until a page is full
@@ -251,7 +258,9 @@ class ItemService:
                 if text:
                     condition &= contains(ITEMS.c.search_text, text)
                 ids = list(
-                    connection.scalars(select(ITEMS.c.id).where(condition).order_by(*order).limit(limit))
+                    connection.scalars(
+                        select(ITEMS.c.id).where(condition).order_by(*order).limit(limit).offset(offset)
+                    )
                 )
             rows = connection.execute(select(ITEMS).where(ITEMS.c.id.in_(ids)).order_by(*order)).all()
             stocks = self._warehouses(connection, tenant.id, [row.id for row in rows])

@@ -23,6 +23,7 @@ from connector.backoffice import (
 )
 from connector.builders import Customer
 from tests.conftest import LiveService
+from tests.connector.standin import Answer, StandIn
 from tests.shops import Shop, new_shop
 
 FAMILIES = ("persons", "items", "inventory", "sale_notes", "quotations")
@@ -239,3 +240,45 @@ def test_builders_refuse_incomplete_lines() -> None:
         NoteLine(1, unit_price=2)  # neither item_id nor code and description
     with pytest.raises(ValueError):
         Quotation(lines=[NoteLine(1, unit_price=2, item_id=1)])  # no customer
+
+
+def test_every_product_page_by_page(live: LiveService) -> None:
+    """``items.every`` reads a catalogue of more than one page of 100, and says it has all of it."""
+    shop = new_shop(live, "connector-catalogue")
+    with shop.client() as client:
+        for index in range(103):
+            client.items.create(code=f"CAT-{index:03d}", description=f"Artículo {index:03d}", sale_price=1)
+        assert len(client.items.search("", limit=100)) == 100
+        products, complete = client.items.every(fresh=True)
+        assert complete and [p.code for p in products] == [f"CAT-{i:03d}" for i in range(103)]
+        few, complete = client.items.every("ARTICULO 10", fresh=True)  # accents and case aside
+        assert complete and [p.code for p in few] == ["CAT-100", "CAT-101", "CAT-102"]
+
+
+def test_every_product_of_a_tenant_that_does_not_page(standin: StandIn) -> None:
+    """A real tenant ignores ``page`` and answers its first 100 again: ``every`` stops and says it may
+    not have every product."""
+    rows = [
+        {
+            "id": index,
+            "item_id": index,
+            "internal_id": f"R{index:03d}",
+            "description": f"Real {index:03d}",
+            "unit_type_id": "NIU",
+            "currency_type_id": "PEN",
+            "sale_unit_price": "1.00",
+            "sale_affectation_igv_type_id": "10",
+            "stock": "1",
+        }
+        for index in range(1, 101)
+    ]
+    for page in (1, 2):
+        standin.on(
+            "GET",
+            f"/api/document/search-items?input=&limit=100&page={page}",
+            Answer(200, {"success": True, "data": {"items": rows}}),
+        )
+    with Client(standin.root, "real-token", cache=False) as client:
+        products, complete = client.items.every()
+    assert not complete and len(products) == 100
+    assert standin.count("GET", "/api/document/search-items?input=&limit=100&page=2") == 1

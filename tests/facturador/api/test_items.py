@@ -215,6 +215,13 @@ def test_search_limit_and_order(client: httpx.Client) -> None:
     assert len(search(client, "limitado", limit=100)) == 25
     assert_error(client.get("/api/document/search-items", params={"limit": 0}), 422)
     assert_error(client.get("/api/document/search-items", params={"input": "x" * 101}), 422)
+    # pages (this service's extension): the same order, page after page, then nothing
+    pages = [search(client, "limitado", limit=10, page=page) for page in (1, 2, 3, 4)]
+    assert [len(p) for p in pages] == [10, 10, 5, 0]
+    assert [r["internal_id"] for p in pages for r in p] == [f"LIM-{i:02d}" for i in range(25)]
+    assert search(client, "limitado", limit=10) == pages[0]  # page 1 by default
+    for page in (0, -1, 100_001, "x"):
+        assert_error(client.get("/api/document/search-items", params={"page": page}), 422)
 
 
 def test_products_never_cross_tenants(live: LiveService, client: httpx.Client) -> None:
