@@ -928,8 +928,10 @@ def check_totals(
     charges: Decimal | None = None,
     discounts: Decimal | None = None,
     prepaid: Decimal = ZERO,
+    computed: DocumentTotals | None = None,
 ) -> list[Discrepancy]:
-    """The header totals against the sums of the lines (:func:`compute_totals`), ± 1.00.
+    """The header totals against the sums of the lines (:func:`compute_totals`, or ``computed``: what it
+    gave for these lines, allowances and ``prepaid``, when the caller has it), ± 1.00.
 
     All IGV lines (10-16) must carry the same percent (4438, reported on the first line that differs).
 
@@ -951,7 +953,7 @@ def check_totals(
                 found.append(_percent_discrepancy(index, "4438", (first_percent,), line.igv_percent))
     for position, allowance in enumerate(allowances):
         found += check_allowance(allowance, f"{_allowance_key(allowance)}.{position}")
-    expected = compute_totals(lines, allowances, prepaid=prepaid)
+    expected = computed if computed is not None else compute_totals(lines, allowances, prepaid=prepaid)
     added = expected.charges if charges is None else to_decimal(charges)
     taken = expected.discounts if discounts is None else to_decimal(discounts)
     payable = expected.subtotal + added - taken - to_decimal(prepaid)

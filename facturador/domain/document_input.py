@@ -775,9 +775,10 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     allowances = _allowances(values["descuentos"], values["cargos"])
     prepayments = _prepayments(values["anticipos"], doc_type, values["pago_anticipado"])
     _check_prepayment_discounts(allowances, prepayments)
-    totals = sunat_totals.sunat_totals(_totals(values["totales"], lines, allowances, prepayments))
+    computed = sunat_totals.compute_totals(lines, allowances, prepaid=_prepaid(prepayments))
+    totals = sunat_totals.sunat_totals(_totals(values["totales"], computed))
     _check_prepaid_amount(totals)
-    _check_amounts(lines, totals, issue_date, allowances, prepayments, note=is_note)
+    _check_amounts(lines, totals, issue_date, allowances, prepayments, note=is_note, computed=computed)
     perception = _withholding(body, "percepcion", values["percepcion"], doc_type)
     retention = _withholding(body, "retencion", values["retencion"], doc_type)
     _check_withholdings(perception, retention, operation_type, instalments, customer, totals, currency)
@@ -811,7 +812,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         _check_note_reference(series, affected)
     # blocks whose amounts the client derived from its own total keep that total (see _with_sunat_figures)
     if not (instalments or detraction or perception or retention or values["pagos"]):
-        lines, totals = _with_sunat_figures(lines, totals, allowances, prepayments, note=is_note)
+        lines, totals = _with_sunat_figures(lines, computed, allowances, prepayments, note=is_note)
     format_pdf = actions["formato_pdf"] or "a4"
     return DocumentRequest(
         doc_type=doc_type,
@@ -1521,16 +1522,10 @@ _TOTALS_KEYS = {
 _AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
 
 
-def _totals(
-    values: Mapping[str, Any],
-    lines: tuple[Line, ...],
-    allowances: tuple[AllowanceCharge, ...],
-    prepayments: tuple[Prepayment, ...],
-) -> Totals:
-    """Header totals; optional ones the client leaves out are taken from the lines, the global
-    discounts and charges and the advances (and must fit n(12,2)). ``subtotal_venta`` defaults to value +
-    taxes."""
-    computed = sunat_totals.compute_totals(lines, allowances, prepaid=_prepaid(prepayments))
+def _totals(values: Mapping[str, Any], computed: sunat_totals.DocumentTotals) -> Totals:
+    """Header totals; optional ones the client leaves out are taken from ``computed`` (the lines, the
+    global discounts and charges and the advances: ``sunat.totals.compute_totals``), and must fit
+    n(12,2). ``subtotal_venta`` defaults to value + taxes."""
     amounts = {}
     for name, key in _TOTALS_KEYS.items():
         given = values[key]
@@ -1655,8 +1650,10 @@ def _check_amounts(
     prepayments: tuple[Prepayment, ...] = (),
     *,
     note: bool = False,
+    computed: sunat_totals.DocumentTotals | None = None,
 ) -> None:
-    """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``)."""
+    """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``);
+    ``computed`` is what ``compute_totals`` gave for these lines, when the caller has it."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
     rate = icbper_rate(issue_date)
     discrepancies = []
@@ -1665,7 +1662,7 @@ def _check_amounts(
             line, i, allowed_percents=percents, icbper_rate=rate, note=note
         )
     discrepancies += sunat_totals.check_totals(
-        lines, totals, allowances=allowances, prepaid=_prepaid(prepayments)
+        lines, totals, allowances=allowances, prepaid=_prepaid(prepayments), computed=computed
     )
     if discrepancies:
         errors = [FieldError(d.field, f"{d.message} (regla SUNAT {d.code})") for d in discrepancies]
@@ -1680,7 +1677,7 @@ def _check_amounts(
 
 def _with_sunat_figures(
     lines: tuple[Line, ...],
-    totals: Totals,
+    computed: sunat_totals.DocumentTotals,
     allowances: tuple[AllowanceCharge, ...],
     prepayments: tuple[Prepayment, ...],
     *,
@@ -1688,7 +1685,8 @@ def _with_sunat_figures(
 ) -> tuple[tuple[Line, ...], Totals]:
     """The checked lines and totals with SUNAT's own figures: amounts a client sent within SUNAT's
     tolerance are accepted (:func:`_check_amounts`) and the document carries what SUNAT computes
-    (``sunat.totals.sunat_figures`` per line, ``compute_totals`` for the header).
+    (``sunat.totals.sunat_figures`` per line, ``compute_totals`` for the header: ``computed``, the
+    client's lines' totals, when SUNAT's lines are the client's).
 
     Not applied when the body carries instalments, a detraction, a perception, a retention or payments:
     their amounts were derived by the client from its own total (Σ cuotas = total - detraction to the
@@ -1700,7 +1698,8 @@ def _with_sunat_figures(
     figured = tuple(sunat_totals.sunat_figures(line, note=note) for line in lines)
     if all(_within_a_cent(given, sunat) for given, sunat in zip(lines, figured, strict=True)):
         figured = lines  # a price with IGV kept to the cent is a rounding, not a correction
-    computed = sunat_totals.compute_totals(figured, allowances, prepaid=_prepaid(prepayments))
+    else:
+        computed = sunat_totals.compute_totals(figured, allowances, prepaid=_prepaid(prepayments))
     return figured, Totals(**{name: getattr(computed, name) for name in Totals.__dataclass_fields__})
 
 
