@@ -3,7 +3,9 @@ age, in Decimal.
 
 The service records no collections, so every instalment counts as unpaid; credit notes on a credit
 factura reduce what it is owed, taken from its last instalments first (the usual way: a return or a
-discount lowers the final payments). Voided and rejected facturas owe nothing. Amounts stay in the
+discount lowers the final payments). A credit note of type 13 (adjustment of amounts and payment dates)
+replaces the factura's instalments with its own (the latest such note, when there are several). Voided
+and rejected facturas owe nothing. Amounts stay in the
 document's currency; :attr:`OpenInstalment.in_soles` converts at the document's own rate.
 
 Input: the rows of ``client.documents.list(start, end, details=True)`` (each with ``payment_condition_id``
@@ -76,27 +78,52 @@ class OpenInstalment:
         return round2(self.amount * self.rate) if self.rate is not None else None
 
 
-def _credit_notes(rows: Iterable[Mapping[str, Any]]) -> dict[str, Decimal]:
-    """Totals of counted credit notes by the number of the document they modify."""
-    notes: dict[str, Decimal] = defaultdict(lambda: ZERO)
+def _affected_number(row: Mapping[str, Any]) -> str:
+    """The number of the document a note modifies ('' when the row does not say)."""
+    affected = row.get("affected_document")
+    if isinstance(affected, Mapping) and affected.get("series"):
+        return f"{affected['series']}-{affected.get('number')}"
+    if isinstance(affected, str):
+        return affected.strip()
+    return ""
+
+
+def _credit_notes(
+    rows: Iterable[Mapping[str, Any]],
+) -> tuple[dict[str, Decimal], dict[str, list[tuple[dt.date | None, Decimal]]]]:
+    """Of the counted credit notes, by the number of the document they modify: their totals, and the
+    instalments of the latest note of type 13 (adjustment of amounts and payment dates) that has them."""
+    totals: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    adjusted: dict[str, tuple[tuple[str, str, int], list[tuple[dt.date | None, Decimal]]]] = {}
     for row in rows:
         if str(row.get("document_type_id")) != "07" or str(row.get("state_type_id")) in NOT_COUNTED:
             continue
-        affected = row.get("affected_document")
-        if isinstance(affected, Mapping) and affected.get("series"):
-            number = f"{affected['series']}-{affected.get('number')}"
-        elif isinstance(affected, str):
-            number = affected.strip()
-        else:
+        number = _affected_number(row)
+        if not number:
             continue
-        notes[number] += parse_decimal(row.get("total"))
-    return notes
+        totals[number] += parse_decimal(row.get("total"))
+        fees = [f for f in row.get("fee") or [] if isinstance(f, Mapping)]
+        if str(row.get("note_type_id") or "") == "13" and fees:
+            issued = parse_date(row.get("date_of_issue"))
+            moment = (issued.isoformat() if issued else "", str(row.get("time_of_issue") or ""), _id(row))
+            if number not in adjusted or moment > adjusted[number][0]:
+                owed = [(parse_date(f.get("date")), parse_decimal(f.get("amount"))) for f in fees]
+                adjusted[number] = (moment, owed)
+    return totals, {number: owed for number, (_, owed) in adjusted.items()}
+
+
+def _id(row: Mapping[str, Any]) -> int:
+    try:
+        return int(row.get("id") or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def open_instalments(rows: Sequence[Mapping[str, Any]]) -> tuple[list[OpenInstalment], int]:
-    """The instalments still owed of the counted credit sales in ``rows`` (credit notes applied, last
-    instalments first), by due date; and how many facturas came without their payment terms."""
-    reductions = _credit_notes(rows)
+    """The instalments still owed of the counted credit sales in ``rows`` (as a note of type 13 left
+    them, credit notes applied, last instalments first), by due date; and how many facturas came
+    without their payment terms."""
+    reductions, adjustments = _credit_notes(rows)
     out: list[OpenInstalment] = []
     without_terms = 0
     for row in rows:
@@ -112,7 +139,10 @@ def open_instalments(rows: Sequence[Mapping[str, Any]]) -> tuple[list[OpenInstal
         if str(row.get("payment_condition_id") or "") != CREDIT or not fees:
             continue
         number = str(row.get("number") or "")
-        owed = [(parse_date(f.get("date")), parse_decimal(f.get("amount"))) for f in fees]
+        owed = adjustments.get(number) or [
+            (parse_date(f.get("date")), parse_decimal(f.get("amount"))) for f in fees
+        ]
+        owed = list(owed)  # a copy: the credit notes lower it below
         left = reductions.get(number, ZERO)
         for index in range(len(owed) - 1, -1, -1):  # credit notes lower the last instalments first
             if left <= 0:

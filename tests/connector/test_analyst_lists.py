@@ -12,7 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from connector import Client
-from connector.builders import CreditNote, Customer, Invoice, Line
+from connector.builders import CreditNote, Customer, Instalment, Invoice, Line
 from connector.consult import check_document
 from connector.documents import new_idempotency_key
 from connector.receivables import open_instalments
@@ -93,6 +93,50 @@ def test_details_lines_instalments_and_the_affected_date(client: Client) -> None
     owed, without_terms = open_instalments(detailed.rows)
     mine = [i for i in owed if i.document == credit.number]
     assert [i.amount for i in mine] == [1180 - 590] and without_terms == 0  # less the credit note
+
+
+def test_a_note_13_moves_the_instalments_receivables_show(client: Client) -> None:
+    """A credit note of type 13 gives the factura new payment dates: the receivables follow the latest
+    one, and a later return still lowers the last instalment."""
+    today = peru_today()
+    credit = client.documents.issue(
+        Invoice(
+            customer=CUSTOMER,
+            lines=[Line("Termo 1 L", 2, unit_value=50)],
+            instalments=[
+                Instalment(today + dt.timedelta(days=30), 59),
+                Instalment(today + dt.timedelta(days=60), 59),
+            ],
+        )
+    )
+
+    def adjustment(days: int) -> CreditNote:
+        return CreditNote(
+            customer=CUSTOMER,
+            lines=[Line("Ajuste de fechas de pago", 1, unit_value=0, unit="ZZ")],
+            affected_external_id=credit.external_id,
+            note_type="13",
+            reason="Nuevas fechas de pago",
+            instalments=[
+                Instalment(today + dt.timedelta(days=days), 59),
+                Instalment(today + dt.timedelta(days=2 * days), 59),
+            ],
+        )
+
+    client.documents.issue(adjustment(45))
+    client.documents.issue(adjustment(50))
+    client.documents.issue(
+        CreditNote(
+            customer=CUSTOMER,
+            lines=[Line("Termo 1 L", 1, unit_value=50)],
+            affected_external_id=credit.external_id,
+            note_type="07",
+            reason="Devolución de un termo",
+        )
+    )
+    owed, _ = open_instalments(client.documents.list(today, today, details=True, fresh=True).rows)
+    mine = [(i.due_date, i.amount) for i in owed if i.document == credit.number]
+    assert mine == [(today + dt.timedelta(days=50), 59)]  # the second, 59, taken by the return of 59.00
 
 
 def test_a_voided_documents_pdf_says_anulado(live: LiveService) -> None:
