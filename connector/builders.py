@@ -477,8 +477,11 @@ class Builder:
         payload["datos_del_cliente_o_receptor"] = self.customer.to_payload()
         payload["totales"] = totals_payload(totals)
         payload["items"] = [line.to_payload(a) for line, a in zip(self.lines, amounts, strict=True)]
-        if any(line.free for line in self.lines):
-            payload["leyendas"] = [{"codigo": "1002", "valor": catalogs.LEGENDS["1002"]}]
+        legends = ["1002"] if any(line.free for line in self.lines) else []
+        if getattr(self, "detraction", None) is not None:
+            legends.append("2006")  # without it SUNAT observes the detraction (4265)
+        if legends:
+            payload["leyendas"] = [{"codigo": code, "valor": catalogs.LEGENDS[code]} for code in legends]
         blocks: dict[str, Sequence[_Entry]] = {
             "descuentos": self.global_discounts(),
             "cargos": self.charges,

@@ -31,11 +31,14 @@ from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_fo
 from connector.backoffice import NoteLine, Quotation, SaleNote, SaleNoteRef
 from connector.builders import (
     Builder,
+    CargoTrip,
     Charge,
     CreditNote,
     Customer,
     DebitNote,
+    Detraction,
     Discount,
+    Instalment,
     Invoice,
     Isc,
     Line,
@@ -128,6 +131,15 @@ BAG = Product("B001", "Bolsa plástica", Decimal("0.10"), sunat_code="24111503")
 BEER = Product("L001", "Cerveza Cusqueña 355 ml (six pack)", Decimal("19.50"), sunat_code="50202203")
 BEER_ISC = Isc("02", per_unit=Decimal("4.79"))
 GIFT = Product("G001", "Muestra gratuita", Decimal("15.00"), "15", "NIU", "50202301")
+#: Freight the company bills with the cargo transport detraction (operation 1004, 4 %): the route's
+#: origin and destination (ubigeo, address) and what is carried.
+ROUTES = (
+    ("150101", "Av. Argentina 2050, Lima", "040101", "Av. Parra 300, Arequipa", "12 t de cemento"),
+    ("150101", "Av. Colonial 1500, Lima", "130101", "Av. Industrial 560, Trujillo", "8 t de fertilizante"),
+    ("200101", "Carretera Sullana km 3, Piura", "150101", "Av. Argentina 2450, Lima", "20 t de mango"),
+)
+#: The company's account at the Banco de la Nación for detractions.
+DETRACTION_ACCOUNT = "00-068-123456"
 
 
 def make_ruc(prefix: str, rng: random.Random, *, valid: bool = True) -> str:
@@ -349,7 +361,7 @@ class Generator:
     def with_blocks(self, invoice: Invoice) -> Builder:
         """A cash factura in soles, sometimes with a global discount 02 or charge 49 (a share of its
         taxed base), a perception (operation 2001, 2 % of its total) or a line of beer with its ISC
-        (system 02, monto fijo), and maybe its payment."""
+        (system 02, monto fijo), and maybe its payment; or a freight bill (:meth:`freight`)."""
         if invoice.currency != "PEN":
             return self.paid(invoice)
         kind = self.blocks.random()
@@ -380,7 +392,30 @@ class Generator:
                 isc=BEER_ISC,
             )
             invoice = dataclasses.replace(invoice, lines=[*invoice.lines, beer])
+        elif kind < 0.33:
+            return self.freight(invoice)
         return self.paid(invoice)
+
+    def freight(self, invoice: Invoice) -> Invoice:
+        """The factura turned into a freight bill with the cargo transport detraction (1004, 4 %): one
+        service line, the trip with its reference values."""
+        origin, origin_address, destination, destination_address, load = self.blocks.choice(ROUTES)
+        value = Decimal(self.blocks.randrange(800, 3000, 50))
+        trip = CargoTrip(
+            f"Traslado de {load}",
+            origin,
+            origin_address,
+            destination,
+            destination_address,
+            service_value=value * Decimal("1.10"),
+            effective_load_value=value * Decimal("0.90"),
+            payload_value=value * Decimal("0.95"),
+        )
+        return dataclasses.replace(
+            invoice,
+            lines=[Line(f"Servicio de transporte de {load}", 1, unit_value=value, unit="ZZ")],
+            detraction=Detraction("027", 4, DETRACTION_ACCOUNT, trip=trip),
+        )
 
     def paid(self, sale: Builder) -> Builder:
         """The sale with its payment received (cash, cards, transfer) about a third of the time."""
@@ -410,7 +445,8 @@ class Generator:
 
     def note(self, invoice: dict[str, Any]) -> Builder:
         """A credit note (mostly) or a debit note against an issued factura, tied to its real lines: a
-        return of some of its items, a global discount, its whole voiding; or interest for late payment."""
+        return of some of its items, a global discount, its whole voiding, new payment dates for a sale
+        on credit (type 13); or interest for late payment."""
         day = dt.date.fromisoformat(invoice["date"])
         day = min(self.today, day + dt.timedelta(days=self.rng.randint(0, 5)))
         lines: list[Line] = [line for line in invoice["lines"] if not line.free]
@@ -422,6 +458,19 @@ class Generator:
             "issue_time": self.time(day),
             "exchange_rate": self.rate(day) if invoice["currency"] != "PEN" else None,
         }
+        cuotas = invoice.get("cuotas") or []
+        if cuotas and self.blocks.random() < 0.4:  # new payment dates for a sale on credit (type 13)
+            later = dt.timedelta(days=self.blocks.choice((15, 30)))
+            return CreditNote(
+                **common,
+                lines=[Line("Ajuste de fechas de pago", 1, unit_value=0, unit="ZZ")],
+                note_type="13",
+                reason="Nuevas fechas de pago",
+                instalments=[
+                    Instalment(dt.date.fromisoformat(c["fecha"]) + later, Decimal(str(c["monto"])))
+                    for c in cuotas
+                ],
+            )
         kind = self.rng.random()
         if kind < 0.45 and lines:  # partial return: some units of some lines
             returned = []
@@ -548,6 +597,7 @@ def seed(
                                     "currency": builder.currency,
                                     "lines": list(builder.lines),
                                     "value": builder.totals().value,
+                                    "cuotas": builder.extra.get("cuotas"),
                                 },
                             )
                         )

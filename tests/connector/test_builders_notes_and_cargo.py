@@ -61,6 +61,7 @@ def test_cargo_invoice_on_credit(acme: httpx.Client) -> None:
     assert block["monto"] == 47.2 and block["ubigeo_destino"] == "040101"
     assert block["valor_referencial_servicio_transporte"] == 1100.0
     assert payload["codigo_condicion_de_pago"] == "02" and len(payload["cuotas"]) == 2
+    assert payload["leyendas"] == [{"codigo": "2006", "valor": "Operación sujeta a detracción"}]
     issue(acme, payload)
 
 

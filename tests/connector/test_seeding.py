@@ -11,7 +11,8 @@ from decimal import Decimal
 import pytest
 
 from connector import Client
-from facturador.seeding import VOID_WINDOW_DAYS, SeedReport, seed
+from connector.builders import CreditNote, Invoice
+from facturador.seeding import VOID_WINDOW_DAYS, Generator, SeedReport, seed
 from sunat.calendar import peru_now, peru_today
 from tests.conftest import LiveService
 from tests.shops import Shop, new_shop
@@ -138,11 +139,13 @@ def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
     for note in credit_notes:
         assert note.affected is not None
         affected = rows.get(note.affected.full_number)
-        if affected is None or note.note_type_id == "04":
+        if affected is None or note.note_type_id in ("04", "13"):  # a discount, new payment dates
             continue
         descriptions = {item["description"] for item in affected["items"]}
         assert {item["description"] for item in rows[note.number]["items"]} <= descriptions
-    credit = [r.raw for r in records if r.raw.get("payment_condition_id") == "02"]
+    credit = [
+        r.raw for r in records if r.document_type_id == "01" and r.raw.get("payment_condition_id") == "02"
+    ]
     assert credit, "some facturas are sold on credit"
     for row in credit:
         instalments = sum(Decimal(str(f["amount"])) for f in row["fee"])
@@ -219,3 +222,34 @@ def test_the_demo_has_a_back_office(first: tuple[Shop, SeedReport]) -> None:
         origins = {d.number: d.sale_note for d in documents if d.sale_note}
         assert origins == {n.document: n.number for n in made}
         assert all(d.state_type_id in ("01", "05") for d in documents if d.sale_note)
+
+
+def test_the_demo_bills_freight_and_moves_payment_dates(live: LiveService) -> None:
+    """Among its facturas the demo has freight bills with the cargo transport detraction (1004), and
+    among its notes credit notes of type 13 that give a sale on credit new payment dates: both accepted."""
+    generator = Generator(5, TODAY, DAYS, NOW)
+    sales = [generator.sale() for _ in range(600)]
+    freight = [s for s in sales if isinstance(s, Invoice) and s.detraction is not None]
+    on_credit = [s for s in sales if isinstance(s, Invoice) and s.extra.get("cuotas")]
+    assert freight and all(s.operation == "1004" and s.detraction.trip for s in freight)
+    assert on_credit
+    shop = new_shop(live, "seed-blocks", **BACKDATING)
+    with shop.client() as client:
+        bill = client.documents.issue(freight[0])
+        assert bill.response is not None and bill.response.code == "0", bill.response
+        sale = on_credit[0]
+        issued = client.documents.issue(sale)
+        invoice = {
+            "external_id": issued.external_id,
+            "customer": sale.customer,
+            "date": sale.issue_date.isoformat(),
+            "currency": sale.currency,
+            "lines": list(sale.lines),
+            "value": sale.totals().value,
+            "cuotas": sale.extra["cuotas"],
+        }
+        notes = [generator.note(invoice) for _ in range(30)]
+        adjustment = next(n for n in notes if isinstance(n, CreditNote) and n.note_type == "13")
+        assert adjustment.totals().total == 0
+        answer = client.documents.issue(adjustment)
+        assert answer.response is not None and answer.response.code == "0", answer.response
