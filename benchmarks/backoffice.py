@@ -67,11 +67,10 @@ import httpx
 from connector import Client
 from facturador.config import Settings
 from facturador.context import ServiceContext
-from facturador.domain.tenants import create_tenant
 from facturador.seeding import seed
 
 sys.path.insert(0, str(Path(__file__).parent))
-from issue import RUC, TOKEN, socket_port  # noqa: E402
+from issue import TOKEN, create_bench_tenant, socket_port  # noqa: E402
 
 WORDS = (
     "agua gaseosa galleta arroz azúcar aceite leche yogur café té chocolate fideo harina atún sardina "
@@ -219,17 +218,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.resolve(Path(tmp), args.database_url)
-        context = ServiceContext(settings)
-        with context.session() as session, session.begin():
-            create_tenant(
-                session,
-                settings,
-                "bench",
-                ruc=RUC,
-                name="BENCH S.A.C.",
-                token=TOKEN,
-                overrides={"restrict_receipt_date": False, "authority_check_deadlines": False},
-            )
+        context = create_bench_tenant(
+            settings, overrides={"restrict_receipt_date": False, "authority_check_deadlines": False}
+        )
         started = time.perf_counter()
         fill(context, args.products, args.customers, rng)
         took = time.perf_counter() - started

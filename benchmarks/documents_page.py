@@ -36,13 +36,11 @@ from connector import CacheSettings, Client
 from connector.sales import by_customer, group_totals, summarize
 from dashboard import data, figures
 from facturador.config import Settings
-from facturador.context import ServiceContext
-from facturador.domain.tenants import create_tenant
 from facturador.seeding import seed
 from sunat.calendar import peru_today
 
 sys.path.insert(0, str(Path(__file__).parent))
-from issue import RUC, TOKEN, start_server  # noqa: E402
+from issue import RUC, TOKEN, create_bench_tenant, start_server  # noqa: E402
 
 
 def dashboard_work(client: Client, start, end) -> tuple[int, dict[str, float]]:  # type: ignore[no-untyped-def]
@@ -92,18 +90,8 @@ def main() -> None:
         seeded = Path(tmp) / f"seeded-{args.documents}-{args.days}"
         settings = Settings.resolve(Path(tmp), None)
         if not seeded.exists():
-            context = ServiceContext(settings)
-            with context.session() as session, session.begin():
-                create_tenant(
-                    session,
-                    settings,
-                    "bench",
-                    ruc=RUC,
-                    name="BENCH S.A.C.",
-                    token=TOKEN,
-                    overrides={"restrict_receipt_date": False, "authority_check_deadlines": False},
-                )
-            context.engine.dispose()
+            overrides = {"restrict_receipt_date": False, "authority_check_deadlines": False}
+            create_bench_tenant(settings, overrides=overrides).engine.dispose()
         process, root = start_server(settings, 2)
         try:
             base = f"{root}/t/bench"

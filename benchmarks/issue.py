@@ -32,6 +32,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -131,6 +132,16 @@ class InProcess:
         for _ in range(rounds):
             self.identity.key.sign(data, padding.PKCS1v15(), hashes.SHA1())  # noqa: S303
         return (time.perf_counter() - start) / rounds
+
+
+def create_bench_tenant(settings: Settings, **fields: Any) -> ServiceContext:
+    """The service of ``settings`` with the benchmarks' tenant ``bench`` (:data:`RUC`, :data:`TOKEN`);
+    ``fields`` are more of ``create_tenant``'s keywords (address, overrides...). The caller disposes of
+    the context's engine."""
+    context = ServiceContext(settings)
+    with context.session() as session, session.begin():
+        create_tenant(session, settings, "bench", ruc=RUC, name="BENCH S.A.C.", token=TOKEN, **fields)
+    return context
 
 
 def start_server(settings: Settings, workers: int) -> tuple[subprocess.Popen, str]:
@@ -249,19 +260,7 @@ def main() -> None:
     runs: list[tuple[float, list[float]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.resolve(Path(tmp), args.database)
-        context = ServiceContext(settings)
-        with context.session() as session, session.begin():
-            create_tenant(
-                session,
-                settings,
-                "bench",
-                ruc=RUC,
-                name="BENCH S.A.C.",
-                token=TOKEN,
-                address="Av. Lima 1",
-                ubigeo="150101",
-            )
-        context.engine.dispose()
+        create_bench_tenant(settings, address="Av. Lima 1", ubigeo="150101").engine.dispose()
         process, root = start_server(settings, args.workers)
         try:
             base = f"{root}/t/bench"
