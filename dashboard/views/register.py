@@ -183,6 +183,7 @@ def main() -> None:
     cards = [
         ("Líneas PLE", f"{len(lines):,}"),
         ("Líneas RVIE", f"{len(register.sire_rows()):,}"),
+        ("Avisos antes de presentar", f"{len(register.warnings):,}"),
         (
             "Base imponible",
             figures.money(totals["Base imponible gravada"] + totals["Descuento base imponible"]),
@@ -190,7 +191,7 @@ def main() -> None:
         ("IGV", figures.money(totals["IGV / IPM"] + totals["Descuento IGV / IPM"])),
         ("Importe total", figures.money(totals["Importe total"])),
     ]
-    for row in (cards[:2], cards[2:]):  # amounts three a row: shown whole
+    for row in (cards[:3], cards[3:]):  # three a row: amounts shown whole
         for column, (label, value) in zip(st.columns(3, border=True), row, strict=False):
             column.metric(label, value)
     _downloads(register)

@@ -83,6 +83,7 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
     assert "Sin líneas de periodos anteriores" in adjustments[0].proto.help
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Líneas PLE"].replace(",", "")) >= 3 and metrics["Importe total"].startswith("S/ ")
+    assert metrics["Avisos antes de presentar"].isdigit()  # no empty card beside the line counts
     lines = at.dataframe[0].value
     assert set(lines["Estado"]) <= {
         "1 · del periodo",
