@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
 from facturador.model import Guide
@@ -56,26 +56,7 @@ def find_document(
     number: str = "",
 ) -> LinkedDocument | None:
     """The tenant's factura or boleta with ``external_id``, or of ``doc_type`` numbered ``number``."""
-    condition = (DOCUMENTS.c.tenant_id == tenant_id) & DOCUMENTS.c.document_type_id.in_(SALES_TYPES)
-    if external_id:
-        condition &= DOCUMENTS.c.external_id == external_id
-    else:
-        parts = _split(number)
-        if parts is None or doc_type not in SALES_TYPES:
-            return None
-        condition &= (
-            (DOCUMENTS.c.document_type_id == doc_type)
-            & (DOCUMENTS.c.series == parts[0])
-            & (DOCUMENTS.c.number == parts[1])
-        )
-    row = connection.execute(
-        select(DOCUMENTS.c.id, DOCUMENTS.c.document_type_id, DOCUMENTS.c.series, DOCUMENTS.c.number).where(
-            condition
-        )
-    ).first()
-    if row is None:
-        return None
-    return LinkedDocument(row.id, row.document_type_id, f"{row.series}-{row.number}")
+    return _find(connection, DOCUMENTS, SALES_TYPES, tenant_id, external_id, doc_type, number)
 
 
 def find_guide(
@@ -87,22 +68,33 @@ def find_guide(
     number: str = "",
 ) -> LinkedDocument | None:
     """The tenant's guide (09 or 31) with ``external_id``, or of ``doc_type`` numbered ``number``."""
-    condition = DISPATCHES.c.tenant_id == tenant_id
+    return _find(connection, DISPATCHES, GUIDE_TYPES, tenant_id, external_id, doc_type, number)
+
+
+def _find(
+    connection: Connection,
+    table: Table,
+    types: tuple[str, ...],
+    tenant_id: int,
+    external_id: str,
+    doc_type: str,
+    number: str,
+) -> LinkedDocument | None:
+    """The tenant's row of ``table`` of one of ``types``, by ``external_id`` or by type and number."""
+    condition = (table.c.tenant_id == tenant_id) & table.c.document_type_id.in_(types)
     if external_id:
-        condition &= DISPATCHES.c.external_id == external_id
+        condition &= table.c.external_id == external_id
     else:
         parts = _split(number)
-        if parts is None or doc_type not in GUIDE_TYPES:
+        if parts is None or doc_type not in types:
             return None
         condition &= (
-            (DISPATCHES.c.document_type_id == doc_type)
-            & (DISPATCHES.c.series == parts[0])
-            & (DISPATCHES.c.number == parts[1])
+            (table.c.document_type_id == doc_type)
+            & (table.c.series == parts[0])
+            & (table.c.number == parts[1])
         )
     row = connection.execute(
-        select(
-            DISPATCHES.c.id, DISPATCHES.c.document_type_id, DISPATCHES.c.series, DISPATCHES.c.number
-        ).where(condition)
+        select(table.c.id, table.c.document_type_id, table.c.series, table.c.number).where(condition)
     ).first()
     if row is None:
         return None
