@@ -40,15 +40,22 @@ def make_engine(url: str) -> Engine:
 
 
 def private_file(path: Path) -> None:
-    """Create ``path`` if missing (an empty file is an empty SQLite database) and make it readable by its
-    owner only (0600); SQLite gives its ``-wal`` and ``-shm`` files the database file's permissions."""
+    """Create ``path`` if missing (an empty file is an empty SQLite database) and make it and its ``-wal``
+    and ``-shm`` files readable by their owner only (0600).
+
+    An existing file is changed by its path and never opened: closing any descriptor of a SQLite file
+    drops every POSIX lock this process holds on it, so a connection already open in this process (the
+    background sender beside a worker) would look absent to other processes, and the next one to close
+    its last connection would checkpoint and delete the WAL under the server's feet."""
     if not path.parent.is_dir():
         return  # SQLite will report the missing directory
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(name, 0o600)
 
 
 def is_sqlite(engine: Engine) -> bool:
