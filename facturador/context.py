@@ -20,8 +20,9 @@ from facturador.config import Settings
 from facturador.model import Issuer
 from facturador.store.db import Database
 from facturador.store.identities import load_identity
-from facturador.store.models import Establishment, Series, Tenant, User, tenant_settings
+from facturador.store.models import Establishment, Series, Tenant, TenantSecret, User, tenant_settings
 from facturador.store.registry import SqlRegistry
+from facturador.store.secrets import Vault
 from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.signing import SigningIdentity
 from sunat.calendar import peru_today
@@ -84,6 +85,10 @@ class ServiceContext:
         )
         self.engine = self.db.engine
         self.sessions = self.db.sessions
+        #: The key of the tenants' secrets; a key that does not open them is refused here, at start.
+        self.vault = Vault.open(settings.data_dir)
+        with self.session() as session:
+            self.vault.check(session.scalars(select(TenantSecret.value)))
         self.today = today
         self._lock = threading.Lock()
         #: Whether issuing runs on the event loop's thread instead of a worker thread. On SQLite every
@@ -182,6 +187,16 @@ class ServiceContext:
             return Caller(user.id, user.establishment_id) if user else None
 
         return self._cached(self._tokens, (tenant.id, token_hash), load)
+
+    def tenant_secret(self, tenant_id: int, name: str) -> str | None:
+        """A tenant's secret in clear (its SOL password...), or None when it was never set."""
+        with self.session() as session:
+            token = session.scalar(
+                select(TenantSecret.value).where(
+                    TenantSecret.tenant_id == tenant_id, TenantSecret.name == name
+                )
+            )
+        return None if token is None else self.vault.decrypt(token)
 
     # -- signing and the authority -----------------------------------------------------------------
 
