@@ -12,9 +12,19 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from facturador.authority.soap.protocol import DESTINATIONS
 from facturador.config import Settings
 from facturador.store.identities import ensure_identity
-from facturador.store.models import DEFAULT_SETTINGS, Establishment, Series, Tenant, User, tenant_settings
+from facturador.store.models import (
+    DEFAULT_SETTINGS,
+    Establishment,
+    Series,
+    Tenant,
+    TenantSecret,
+    User,
+    tenant_settings,
+)
+from facturador.store.secrets import SECRET_NAMES, Vault
 from sunat.catalogs import DOCUMENT_TYPES
 from sunat.identity import is_valid_ruc
 from sunat.series import is_contingency_series, is_valid_series
@@ -35,6 +45,8 @@ DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
 )
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+URL_RE = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+USER_RE = re.compile(r"^[A-Za-z0-9]{1,30}$")
 
 
 class TenantError(ValueError):
@@ -80,6 +92,12 @@ def parse_setting(key: str, raw: str) -> Any:
         return value
     if key == "authority_mode" and raw not in {"test", "strict"}:
         raise TenantError("authority_mode is test or strict")
+    if key == "sunat_sending" and raw not in DESTINATIONS:
+        raise TenantError(f"sunat_sending is one of {', '.join(DESTINATIONS)}")
+    if key.endswith("_url") and raw and not URL_RE.match(raw):
+        raise TenantError(f"{key} takes an http:// or https:// URL (or nothing)")
+    if key in ("sol_user", "gre_username") and raw and not USER_RE.match(raw):
+        raise TenantError(f"{key} takes letters and digits only (at most 30)")
     if key == "authority_rules_dir":
         return rules_dir(raw)
     return raw
@@ -182,6 +200,30 @@ def get_tenant(session: Session, slug: str) -> Tenant:
     if tenant is None:
         raise TenantError(f"no tenant named {slug!r}")
     return tenant
+
+
+def set_secret(session: Session, vault: Vault, slug: str, name: str, value: str | None) -> None:
+    """Keep a tenant's secret ``name`` encrypted (``value`` None or empty: forget it)."""
+    if name not in SECRET_NAMES:
+        raise TenantError(f"unknown secret {name!r}; known: {', '.join(sorted(SECRET_NAMES))}")
+    tenant = get_tenant(session, slug)
+    row = session.get(TenantSecret, (tenant.id, name))
+    if not value:
+        if row is not None:
+            session.delete(row)
+        return
+    if len(value) > 200 or any(ord(char) < 32 for char in value):
+        raise TenantError(f"{name} must be at most 200 characters, without control characters")
+    if row is None:
+        session.add(TenantSecret(tenant_id=tenant.id, name=name, value=vault.encrypt(value)))
+    else:
+        row.value = vault.encrypt(value)
+    session.flush()
+
+
+def secrets_set(session: Session, tenant_id: int) -> set[str]:
+    """The names of the secrets a tenant holds (never their values)."""
+    return set(session.scalars(select(TenantSecret.name).where(TenantSecret.tenant_id == tenant_id)))
 
 
 def add_series(
