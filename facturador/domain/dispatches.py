@@ -46,7 +46,7 @@ from facturador.config import private_directory
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain.dispatch_input import DEFAULT_SERIES, GUIDE_QUERY, DocumentFinder, read_dispatch
 from facturador.domain.dispatch_links import LinkedDocument, find_document, moved_stock
-from facturador.domain.inventory import record_guide_lines
+from facturador.domain.inventory import guide_products, record_guide_lines
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.persons import Page
 from facturador.errors import ServiceError, conflict, not_found
@@ -199,6 +199,7 @@ class DispatchService:
         series_id = self._series(tenant, doc_type, guide.series)
         identity = self.context.identity(tenant)
         external_id = str(uuid.uuid4())
+        products = guide_products(guide.lines)
         with self.context.writing() as connection:
             if guide.number == 0:
                 number = take_next_number(connection, series_id)
@@ -254,7 +255,7 @@ class DispatchService:
                     connection,
                     tenant_id=tenant.id,
                     establishment_id=caller.establishment_id,
-                    lines=numbered.lines,
+                    products=products,
                     direction=moves,
                     label=f"Guía de remisión {numbered.document_id}",
                     dispatch_id=int(dispatch_id),

@@ -40,7 +40,7 @@ from facturador.domain.document_input import (
 )
 from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
-from facturador.domain.sales import record_sale
+from facturador.domain.sales import products_of, record_sale
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.model import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
@@ -222,6 +222,7 @@ class DocumentService:
         # which serializes the issuers of a series (on SQLite, every writer): inside it only the number,
         # one digest, one RSA signature and the inserts
         prepared = prepare_sales_document(draft)
+        products = products_of(request)
         row = self._row(tenant, caller, request, draft, group)
         row.affected_document_id = affected_row.id if affected_row is not None else None
         row.idempotency_key, row.idempotency_hash = key, digest
@@ -256,6 +257,7 @@ class DocumentService:
                     row.id,
                     f"{row.series}-{number}",
                     request,
+                    products,
                     # a guide of this sale that moved its goods already (dispatch_links' stock rule)
                     move_stock=move_stock and not moved_stock(connection, guides=guide_ids),
                 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -29,13 +30,15 @@ from facturador.errors import field_error, not_found
 from facturador.model import DispatchLine, Line
 from facturador.store.backoffice import (
     add_stock,
-    move_stock,
+    add_stocks,
     record_move,
+    record_moves,
     take_stock,
-    upsert_item,
+    upsert_items,
     warehouse_of,
 )
 from facturador.store.models import INVENTORY_MOVES, ITEMS, WAREHOUSES
+from facturador.store.search import search_text
 from sunat import catalogs
 
 DIRECTIONS = {"input": catalogs.INVENTORY_INPUT_TYPES, "output": catalogs.INVENTORY_OUTPUT_TYPES}
@@ -179,37 +182,12 @@ class InventoryService:
         )
 
 
-def record_lines(
-    connection: Connection,
-    *,
-    tenant_id: int,
-    establishment_id: int,
-    lines: Iterable[Line],
-    currency: str,
-    direction: int,
-    label: str,
-    update_description: Iterable[bool],
-    document_id: int | None = None,
-    sale_note_id: int | None = None,
-) -> None:
-    """The products of a sale's lines with a ``codigo_interno`` (created when new) and, when
-    ``direction`` is -1 (a sale) or +1 (a return), their stock moved with a kardex line each."""
-    # locks are taken in one order: the warehouse first (its first sale creates it), then the products
-    # in the order of their codes; two sales taking them in another order would each hold a row the
-    # other waits for (a deadlock on PostgreSQL)
-    coded = sorted(
-        (
-            (line, rewrite)
-            for line, rewrite in zip(lines, update_description, strict=True)
-            if line.internal_code
-        ),
-        key=lambda pair: pair[0].internal_code,
-    )
-    warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if coded and direction else None
-    for line, rewrite in coded:
-        item_id = upsert_item(
-            connection,
-            tenant_id,
+def sale_products(lines: Iterable[Line], currency: str, rewrites: Iterable[bool]) -> list[ProductLine]:
+    """The products of a sale's lines with a ``codigo_interno`` (``rewrites``: whether each line rewrites
+    its product's description), for :func:`record_lines`; made before the issuing transaction, which
+    then only writes them."""
+    return [
+        ProductLine.of(
             {
                 "internal_id": line.internal_code,
                 "description": line.description,
@@ -220,41 +198,18 @@ def record_lines(
                 "item_code": line.sunat_code,
             },
             rewrite,
+            line.quantity,
         )
-        if warehouse_id is None:
-            continue
-        move_stock(
-            connection,
-            tenant_id=tenant_id,
-            item_id=item_id,
-            warehouse_id=warehouse_id,
-            quantity=line.quantity * direction,
-            description=label,
-            transaction_id=SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
-            document_id=document_id,
-            sale_note_id=sale_note_id,
-        )
+        for line, rewrite in zip(lines, rewrites, strict=True)
+        if line.internal_code
+    ]
 
 
-def record_guide_lines(
-    connection: Connection,
-    *,
-    tenant_id: int,
-    establishment_id: int,
-    lines: Iterable[DispatchLine],
-    direction: int,
-    label: str,
-    dispatch_id: int,
-) -> None:
-    """The products of a guide's lines with a ``codigo_interno`` (created when new, their description
-    kept otherwise) and, when ``direction`` is -1 (reason 01, venta) or +1 (02, compra), their stock moved
-    with a kardex line naming the guide. Locks are taken in the order of :func:`record_lines`."""
-    coded = sorted((line for line in lines if line.code), key=lambda line: line.code)
-    warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if coded and direction else None
-    for line in coded:
-        item_id = upsert_item(
-            connection,
-            tenant_id,
+def guide_products(lines: Iterable[DispatchLine]) -> list[ProductLine]:
+    """The products of a guide's lines with a ``codigo_interno`` (their description never rewritten),
+    for :func:`record_guide_lines`."""
+    return [
+        ProductLine.of(
             {
                 "internal_id": line.code,
                 "description": line.description,
@@ -262,16 +217,135 @@ def record_guide_lines(
                 "item_code": line.sunat_code,
             },
             False,
+            line.quantity,
         )
-        if warehouse_id is None:
-            continue
-        move_stock(
-            connection,
-            tenant_id=tenant_id,
-            item_id=item_id,
-            warehouse_id=warehouse_id,
-            quantity=line.quantity * direction,
-            description=label,
-            transaction_id=GUIDE_SALE if direction < 0 else GUIDE_PURCHASE,
-            dispatch_id=dispatch_id,
+        for line in lines
+        if line.code
+    ]
+
+
+def record_lines(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    establishment_id: int,
+    products: list[ProductLine],
+    direction: int,
+    label: str,
+    document_id: int | None = None,
+    sale_note_id: int | None = None,
+) -> None:
+    """The products of a sale (:func:`sale_products`), created when new and, when ``direction`` is -1
+    (a sale) or +1 (a return), their stock moved with a kardex line each."""
+    move_products(
+        connection,
+        tenant_id=tenant_id,
+        establishment_id=establishment_id,
+        products=products,
+        direction=direction,
+        kardex={
+            "description": label,
+            "transaction_id": SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
+            "document_id": document_id,
+            "sale_note_id": sale_note_id,
+        },
+    )
+
+
+def record_guide_lines(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    establishment_id: int,
+    products: list[ProductLine],
+    direction: int,
+    label: str,
+    dispatch_id: int,
+) -> None:
+    """The products of a guide (:func:`guide_products`), created when new and, when ``direction`` is -1
+    (reason 01, venta) or +1 (02, compra), their stock moved with a kardex line naming the guide."""
+    move_products(
+        connection,
+        tenant_id=tenant_id,
+        establishment_id=establishment_id,
+        products=products,
+        direction=direction,
+        kardex={
+            "description": label,
+            "transaction_id": GUIDE_SALE if direction < 0 else GUIDE_PURCHASE,
+            "dispatch_id": dispatch_id,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class ProductLine:
+    """What one line of a sale or guide does to a product: the values it is created with (its code is
+    ``internal_id``), whether the line rewrites its description, and the quantity the line moves."""
+
+    values: dict[str, Any]
+    rewrite: bool
+    quantity: Decimal
+
+    @classmethod
+    def of(cls, values: dict[str, Any], rewrite: bool, quantity: Decimal) -> ProductLine:
+        """The line with its product's ``search_text`` computed (what the column's default would do
+        inside the transaction)."""
+        folded = search_text(values["description"], values["internal_id"])
+        return cls({**values, "search_text": folded}, rewrite, quantity)
+
+
+def move_products(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    establishment_id: int,
+    products: list[ProductLine],
+    direction: int,
+    kardex: dict[str, Any],
+) -> None:
+    """Create or update the products of ``products`` and, when ``direction`` is -1 or +1, move their
+    stock by each line's quantity in that direction with a kardex line each (``kardex``: the other
+    fields of those lines), as if line after line, in a few statements whatever the number of lines.
+
+    A product named by several lines is created with its first line's values and keeps the description
+    of the last line that rewrites it; its kardex lines follow the document's order with the balance
+    after each. Rows are locked in one order, the warehouse first (its first sale creates it), then the
+    products in the order of their codes: two sales taking them in another order would each hold a row
+    the other waits for (a deadlock on PostgreSQL)."""
+    ordered = sorted(products, key=lambda product: product.values["internal_id"])  # stable: lines keep order
+    warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if ordered and direction else None
+    changes: dict[str, tuple[dict[str, Any], bool]] = {}
+    for product in ordered:
+        code = product.values["internal_id"]
+        first = changes.get(code)
+        if first is None:
+            changes[code] = (product.values, product.rewrite)
+        elif product.rewrite:
+            rewritten = {key: product.values[key] for key in ("description", "search_text")}
+            changes[code] = ({**first[0], **rewritten}, True)
+    ids = upsert_items(connection, tenant_id, list(changes.values()))
+    if warehouse_id is None:
+        return
+    moved: dict[int, Decimal] = {}
+    for product in ordered:
+        item_id = ids[product.values["internal_id"]]
+        moved[item_id] = moved.get(item_id, Decimal(0)) + product.quantity * direction
+    stocks = add_stocks(connection, warehouse_id, moved)
+    balances = {item_id: stocks[item_id] - quantity for item_id, quantity in moved.items()}
+    moves = []
+    for product in ordered:
+        item_id = ids[product.values["internal_id"]]
+        quantity = product.quantity * direction
+        balances[item_id] += quantity
+        moves.append(
+            {
+                "tenant_id": tenant_id,
+                "item_id": item_id,
+                "warehouse_id": warehouse_id,
+                "quantity": quantity,
+                "balance": balances[item_id],
+                **kardex,
+            }
         )
+    record_moves(connection, moves)

@@ -34,7 +34,7 @@ from facturador.domain import states
 from facturador.domain.document_input import AMOUNT, CUSTOMER, PERCENT, UNIT_VALUE
 from facturador.domain.documents import DocumentService, Issued
 from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Date, List, Number, Object, Text, Time
-from facturador.domain.inventory import record_lines
+from facturador.domain.inventory import record_lines, sale_products
 from facturador.domain.items import escape_like
 from facturador.domain.numbering import take_next_number
 from facturador.domain.persons import upsert_document_customer
@@ -311,11 +311,9 @@ class SaleNoteService:
                 connection,
                 tenant_id=tenant.id,
                 establishment_id=establishment_id,
-                lines=lines,
-                currency=values["currency_type_id"],
+                products=sale_products(lines, values["currency_type_id"], [False] * len(lines)),
                 direction=-1,
                 label=f"Nota de venta {series.number}-{number}",
-                update_description=[False] * len(lines),
                 sale_note_id=note_id,
             )
         return SavedNote(note_id, f"{series.number}-{number}", external_id, filename, format_pdf)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from facturador.domain.document_input import DocumentRequest
-from facturador.domain.inventory import record_lines
+from facturador.domain.inventory import ProductLine, record_lines, sale_products
 from facturador.domain.persons import upsert_document_customer
 from sunat.catalogs import DOCUMENT_TYPES, RETURN_CREDIT_NOTE_TYPES
 
@@ -36,6 +36,12 @@ def rewrites_description(raw_items: Any, count: int) -> list[bool]:
     return flags
 
 
+def products_of(request: DocumentRequest) -> list[ProductLine]:
+    """The products of the document's lines, made before its issuing transaction (:func:`record_sale`)."""
+    rewrites = rewrites_description(request.raw.get("items"), len(request.lines))
+    return sale_products(request.lines, request.currency, rewrites)
+
+
 def record_sale(
     connection: Connection,
     tenant_id: int,
@@ -43,20 +49,20 @@ def record_sale(
     document_id: int,
     number: str,
     request: DocumentRequest,
+    products: list[ProductLine],
     *,
     move_stock: bool = True,
 ) -> None:
-    """Record the back-office side of an issued document (``move_stock`` false: a document made from a
+    """Record the back-office side of an issued document: its customer, and its ``products``
+    (:func:`products_of`) with their stock moved unless ``move_stock`` is false (a document made from a
     sale note, whose stock the note already took)."""
     upsert_document_customer(connection, tenant_id, request.customer)
     record_lines(
         connection,
         tenant_id=tenant_id,
         establishment_id=establishment_id,
-        lines=request.lines,
-        currency=request.currency,
+        products=products,
         direction=stock_direction(request) if move_stock else 0,
         label=f"{DOCUMENT_TYPES.get(request.doc_type, request.doc_type)} {number}",
-        update_description=rewrites_description(request.raw.get("items"), len(request.lines)),
         document_id=document_id,
     )

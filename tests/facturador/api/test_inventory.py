@@ -216,3 +216,77 @@ def test_concurrent_sales_of_the_same_products_in_any_order(live: LiveService) -
     assert statuses == [200] * 30
     with live.client(fresh.slug, fresh.token) as client:
         assert (stock_of(client, "RACE-A"), stock_of(client, "RACE-B")) == (40, 40)
+
+
+def sale_of(lines: list[tuple[str, int, str, bool]]) -> dict[str, Any]:
+    """A factura F001 of ``lines`` (code, quantity, description, whether it rewrites the product's
+    description), each unit 50.00 + IGV."""
+    body = invoice_body()
+    template = body["items"][0]
+    body["items"] = [
+        {
+            **template,
+            "codigo_interno": code,
+            "descripcion": description,
+            "actualizar_descripcion": rewrite,
+            "cantidad": quantity,
+            "total_base_igv": 50 * quantity,
+            "total_igv": 9 * quantity,
+            "total_impuestos": 9 * quantity,
+            "total_valor_item": 50 * quantity,
+            "total_item": 59 * quantity,
+        }
+        for code, quantity, description, rewrite in lines
+    ]
+    units = sum(quantity for _code, quantity, _description, _rewrite in lines)
+    body["totales"] = {
+        "total_operaciones_gravadas": 50 * units,
+        "total_igv": 9 * units,
+        "total_impuestos": 9 * units,
+        "total_valor": 50 * units,
+        "total_venta": 59 * units,
+    }
+    return body
+
+
+def test_a_product_on_several_lines_of_one_document(live: LiveService) -> None:
+    """Each line moves the stock with a kardex line of its own, in the document's order, with the
+    balance after it; the product keeps the description of the last line that rewrites it, and a
+    product new to the shop is created with its first line's."""
+    fresh = new_shop(live, "stock-lines")
+    with live.client(fresh.slug, fresh.token) as client:
+        known = product(client, "LINES-A", stock=10)
+        sale = sale_of(
+            [
+                ("LINES-A", 2, "Primero", True),
+                ("LINES-N", 1, "Nuevo, sin reescribir", False),
+                ("LINES-A", 3, "No reescribe", False),
+                ("LINES-N", 4, "Nuevo, reescrito", True),
+                ("LINES-A", 1, "Último que reescribe", True),
+                ("LINES-K", 1, "Guarda el primero", True),
+                ("LINES-K", 1, "No cambia el primero", False),
+            ]
+        )
+        issued = client.post("/api/documents", json=sale)
+        assert issued.status_code == 200, issued.text
+        number = issued.json()["data"]["number"]
+        assert [
+            (r["type"], r["quantity"], r["balance"], r["description"]) for r in kardex(client, known["id"])
+        ] == [
+            ("input", "10.0000", "10.0000", "Stock inicial"),
+            ("output", "-2.0000", "8.0000", f"Factura {number}"),
+            ("output", "-3.0000", "5.0000", f"Factura {number}"),
+            ("output", "-1.0000", "4.0000", f"Factura {number}"),
+        ]
+        found = {
+            row["internal_id"]: row
+            for row in client.get("/api/document/search-items", params={"input": "LINES-"}).json()["data"][
+                "items"
+            ]
+        }
+        assert {code: (row["description"], row["stock"]) for code, row in found.items()} == {
+            "LINES-A": ("Último que reescribe", 4),
+            "LINES-N": ("Nuevo, reescrito", -5),
+            "LINES-K": ("Guarda el primero", -2),
+        }
+        assert [r["balance"] for r in kardex(client, found["LINES-N"]["id"])] == ["-1.0000", "-5.0000"]
