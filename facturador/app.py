@@ -33,6 +33,7 @@ from facturador.api import (
     voided,
 )
 from facturador.api.common import TENANT_SCOPE_KEY
+from facturador.api.heavy import HeavyWork
 from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -198,6 +199,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
         redoc_url=None,
     )
     app.state.context = context
+    app.state.heavy = HeavyWork(context.settings.data_dir / "locks")
     app.state.documents = DocumentService(context)
     app.state.summaries = SummaryService(context)
     app.state.other_documents = OtherDocumentService(context)

@@ -105,12 +105,6 @@ class ServiceContext:
             self.vault.check(session.scalars(select(TenantSecret.value)))
         self.today = today
         self._lock = threading.Lock()
-        #: Whether issuing runs on the event loop's thread instead of a worker thread. On SQLite every
-        #: writer queues on one lock and issuing is pure CPU: in a thread pool the lock holder competes
-        #: for the GIL with the process's other requests and holds the lock ~2x longer (2 workers, 8
-        #: clients: 121-128 docs/s threaded, 150-173 on the loop). On PostgreSQL commits wait on the
-        #: server's fsync, which a thread pool overlaps (104 docs/s threaded, 83 on the loop).
-        self.issue_on_event_loop = self.db.is_sqlite
         #: What the driver raises for a unique or foreign key violation on the DB-API cursor.
         self.dbapi_integrity_error = self.db.integrity_error
         self._tenants: dict[str, _Cached] = {}

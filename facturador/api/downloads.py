@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from facturador.api import contract
+from facturador.api import contract, heavy
 from facturador.api.common import ExternalIdParameter, current_tenant, path_parameter
 from facturador.domain import documents, summaries
 from facturador.domain.document_input import EXTERNAL_ID
@@ -72,26 +72,42 @@ async def document_pdf(
 async def _document_file(request: Request, kind: str, external_id: str, fmt: str | None) -> Response:
     tenant = current_tenant(request)
     external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
-    gone = threading.Event()
-    watcher = asyncio.create_task(_watch_disconnect(request, gone))
-    try:
-        download = await run_in_threadpool(
-            request.app.state.documents.download, tenant, kind, external_id, fmt, gone.is_set
-        )
-    except RenderCancelled:
-        log.info("rendering the PDF of %s stopped: the client disconnected", external_id)
-        return Response(status_code=CLIENT_CLOSED_REQUEST)
-    finally:
-        watcher.cancel()
-    disposition = "inline" if download.media_type == "application/pdf" else "attachment"
+    found = await heavy.light(request.app.state.documents.download, tenant, kind, external_id, fmt)
+    if isinstance(found, documents.PdfToRender):
+        try:
+            content = await _rendered(request, found, external_id)
+        except heavy.ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        found = documents.Download(content, found.filename, "application/pdf")
+    disposition = "inline" if found.media_type == "application/pdf" else "attachment"
     return Response(
-        content=download.content,
-        media_type=download.media_type,
-        headers={"Content-Disposition": f'{disposition}; filename="{download.filename}"'},
+        content=found.content,
+        media_type=found.media_type,
+        headers={"Content-Disposition": f'{disposition}; filename="{found.filename}"'},
     )
 
 
-async def _watch_disconnect(request: Request, gone: threading.Event) -> None:
+async def _rendered(request: Request, pdf: documents.PdfToRender, external_id: str) -> bytes:
+    """The PDF rendered in the heavy lane, once for every request that wants it meanwhile; raises
+    :class:`~facturador.api.heavy.ClientGone` when this request's client leaves first. The rendering
+    stops when every client that asked for it has left."""
+
+    def render(abandoned: Callable[[], bool]) -> bytes:
+        try:
+            return pdf.render(abandoned)
+        except RenderCancelled:
+            log.info("rendering the PDF of %s stopped: the client disconnected", external_id)
+            raise
+
+    gone = asyncio.Event()
+    watcher = asyncio.create_task(_watch_disconnect(request, gone))
+    try:
+        return await request.app.state.heavy.shared(pdf.key, render, gone)
+    finally:
+        watcher.cancel()
+
+
+async def _watch_disconnect(request: Request, gone: asyncio.Event) -> None:
     """Set ``gone`` when the client disconnects (checked every 50 ms) so a long rendering stops."""
     while not await request.is_disconnected():
         await asyncio.sleep(DISCONNECT_POLL_SECONDS)

@@ -17,6 +17,9 @@ stored with the time the pending sender takes it if its sending does not get an 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -151,6 +154,7 @@ UPDATE_STATUS_BODY = Object(
     one_of_keys=("externail_id", "external_id"),
     one_of_message="El campo external_id (o externail_id) es obligatorio.",
 )
+log = logging.getLogger("facturador.documents")
 #: States whose printed representation carries a mark across every page.
 PDF_MARKS = {states.VOIDED: "ANULADO", states.REJECTED: "RECHAZADO"}
 
@@ -171,6 +175,20 @@ class Download:
     content: bytes
     filename: str
     media_type: str
+
+
+@dataclass(frozen=True)
+class PdfToRender:
+    """A document's PDF not stored yet. ``render(cancelled)`` renders and stores it (heavy work: the API
+    runs it in its heavy lane); concurrent requests for the same ``key`` share one rendering."""
+
+    key: str
+    filename: str
+    render: Callable[[Callable[[], bool]], bytes]
+
+
+#: What a document download gives: a file, or the PDF to render first.
+File = Download | PdfToRender
 
 
 class DocumentService:
@@ -617,17 +635,10 @@ class DocumentService:
                 select(Artifact.content).where(Artifact.document_id == row.id, Artifact.kind == kind)
             )
 
-    def download(
-        self,
-        tenant: TenantInfo,
-        kind: str,
-        external_id: str,
-        fmt: str | None = None,
-        cancelled: Callable[[], bool] | None = None,
-    ) -> Download:
-        """The signed XML, the CDR zip or the PDF (rendered on first request and kept; a rendering that
-        ``cancelled`` stops raises :class:`~facturador.render.pdf.RenderCancelled` and keeps nothing).
-        ``fmt``, the PDF's format in the path, must be a known one whatever the kind."""
+    def download(self, tenant: TenantInfo, kind: str, external_id: str, fmt: str | None = None) -> File:
+        """The signed XML, the CDR zip, or the PDF when stored (rendered on first request and kept); a PDF
+        not stored yet comes as the :class:`PdfToRender` that makes it. ``fmt``, the PDF's format in the
+        path, must be a known one whatever the kind."""
         if fmt is not None and fmt not in PDF_DOWNLOAD_FORMATS:
             raise not_found(f"El formato {fmt} no existe.", "FORMAT_NOT_FOUND")
         row = self.find(tenant, external_id)
@@ -646,19 +657,40 @@ class DocumentService:
                 raise not_found(f"El formato {pdf_format} no existe.", "FORMAT_NOT_FOUND")
             # a voided or rejected document is printed with its mark, kept apart from the plain one
             stored = f"pdf-{pdf_format}" + (f"-{row.state_type_id}" if row.state_type_id in PDF_MARKS else "")
-            content = self._artifact(row, stored) or self._render_pdf(
-                tenant, row, pdf_format, stored, cancelled
+            content = self._artifact(row, stored)
+            if content is not None:
+                return Download(content, f"{row.filename}.pdf", "application/pdf")
+            return PdfToRender(
+                key=f"document-pdf:{row.id}:{stored}",
+                filename=f"{row.filename}.pdf",
+                render=functools.partial(self._stored_pdf, tenant, row, pdf_format, stored),
             )
-            return Download(content, f"{row.filename}.pdf", "application/pdf")
         raise not_found(f"El tipo de archivo {kind} no existe.", "FILE_TYPE_NOT_FOUND")
 
+    def _stored_pdf(
+        self, tenant: TenantInfo, row: Document, pdf_format: str, stored: str, cancelled: Callable[[], bool]
+    ) -> bytes:
+        """The PDF stored as ``stored``: the one another request stored meanwhile, else rendered now and
+        stored (the first stored wins). A rendering ``cancelled`` stops raises
+        :class:`~facturador.render.pdf.RenderCancelled` and stores nothing."""
+        content = self._artifact(row, stored)
+        if content is not None:
+            return content
+        started = time.perf_counter()
+        content = self._render_pdf(tenant, row, pdf_format, cancelled)
+        log.info(
+            "rendered the %s PDF of %s in %.2f s", stored, row.external_id, time.perf_counter() - started
+        )
+        try:
+            with self.context.writing() as connection:
+                store_artifact(connection, row.id, stored, content)
+        except (IntegrityError, self.context.dbapi_integrity_error):  # stored concurrently: the first wins
+            content = self._artifact(row, stored) or content
+        return content
+
+    @staticmethod
     def _render_pdf(
-        self,
-        tenant: TenantInfo,
-        row: Document,
-        pdf_format: str,
-        stored: str,
-        cancelled: Callable[[], bool] | None,
+        tenant: TenantInfo, row: Document, pdf_format: str, cancelled: Callable[[], bool]
     ) -> bytes:
         request = parse_document(row.data_json, today=row.date_of_issue)
         note = None
@@ -670,21 +702,14 @@ class DocumentService:
             )
             note = NoteInfo(row.note_type_id or "", row.note_description or "", affected)
         document = replace(sales_document(tenant.issuer, request, note), number=row.number)
-        mark = PDF_MARKS.get(row.state_type_id, "")
-        content = render_pdf(
+        return render_pdf(
             document,
             digest_value=row.hash,
             qr_text=row.qr_text,
             fmt=pdf_format,
-            mark=mark,
+            mark=PDF_MARKS.get(row.state_type_id, ""),
             cancelled=cancelled,
         )
-        try:
-            with self.context.writing() as connection:
-                store_artifact(connection, row.id, stored, content)
-        except (IntegrityError, self.context.dbapi_integrity_error):  # rendered concurrently: keep the first
-            pass
-        return content
 
 
 def sales_document(issuer: Issuer, request: DocumentRequest, note: NoteInfo | None = None) -> SalesDocument:
