@@ -26,6 +26,7 @@ from facturador.api.common import (
     json_object,
     parse_range,
 )
+from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import PAGE_LINKS, PAGE_META, component, obj, paginated
 from facturador.domain.dispatch_input import CARRIER_BODY, DISPATCH_BODY, GUIDE_QUERY
 from facturador.domain.dispatches import GRE_MOUNT, RECORDS_PER_PAGE, DispatchService
@@ -109,7 +110,9 @@ def _created_responses() -> dict[int | str, Any]:
 async def _create(request: Request, doc_type: str) -> dict[str, Any]:
     tenant, caller = authenticated(request)
     body = await json_object(request)
-    data = await run_in_threadpool(service(request).create, tenant, caller, body, doc_type)
+    data = await heavy_work(request).by_lines(
+        line_count(body), service(request).create, tenant, caller, body, doc_type
+    )
     return {"success": True, "data": data, "links": links(request, data["external_id"], cdr=False)}
 
 

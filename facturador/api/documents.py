@@ -19,7 +19,7 @@ from facturador.api.common import (
     json_object,
     parse_range,
 )
-from facturador.api.heavy import HeavyWork, line_count
+from facturador.api.heavy import heavy_work, line_count
 from facturador.domain import idempotency, states
 from facturador.domain.document_input import DOCUMENT
 from facturador.domain.documents import (
@@ -148,8 +148,9 @@ async def issue(request: Request) -> FastJSON:
     body = await json_object(request)
     service = _service(request)
     key_header = request.headers.get(idempotency.HEADER)
-    heavy: HeavyWork = request.app.state.heavy  # a big document is heavy work (facturador/api/heavy.py)
-    issued = await heavy.by_lines(line_count(body), service.issue, tenant, caller, body, key_header)
+    issued = await heavy_work(request).by_lines(
+        line_count(body), service.issue, tenant, caller, body, key_header
+    )
     row = issued.document
     return FastJSON(
         {

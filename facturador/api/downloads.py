@@ -102,7 +102,7 @@ async def _rendered(request: Request, pdf: documents.PdfToRender, external_id: s
     gone = asyncio.Event()
     watcher = asyncio.create_task(_watch_disconnect(request, gone))
     try:
-        return await request.app.state.heavy.shared(pdf.key, render, gone)
+        return await heavy.heavy_work(request).shared(pdf.key, render, gone)
     finally:
         watcher.cancel()
 

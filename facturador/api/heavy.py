@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import anyio
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
 
 T = TypeVar("T")
 
@@ -158,3 +159,9 @@ class HeavyWork:
             yield
         finally:
             os.close(descriptor)  # releases the lock (flock locks belong to this open file only)
+
+
+def heavy_work(request: Request) -> HeavyWork:
+    """The heavy lane of the application serving ``request`` (``create_app`` makes it)."""
+    lane: HeavyWork = request.app.state.heavy
+    return lane

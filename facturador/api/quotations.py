@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, Response
-from starlette.concurrency import run_in_threadpool
 
 from facturador.api import contract
 from facturador.api.common import (
@@ -19,6 +18,7 @@ from facturador.api.common import (
     path_parameter,
     query_range,
 )
+from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import INTEGER, NUMBER, component, obj, string
 from facturador.api.sale_notes import NOTE_EXAMPLE, EndDate, StartDate
 from facturador.domain.document_input import EXTERNAL_ID
@@ -140,7 +140,7 @@ def service(request: Request) -> QuotationService:
 async def create(request: Request) -> dict[str, Any]:
     tenant, caller = authenticated(request)
     body = await json_object(request)
-    data = await run_in_threadpool(service(request).issue, tenant, caller, body)
+    data = await heavy_work(request).by_lines(line_count(body), service(request).issue, tenant, caller, body)
     printed = f"{base_url(request)}/quotations/print/{data['external_id']}"
     return {
         "success": True,
@@ -178,7 +178,7 @@ def rows(
 async def print_pdf(request: Request, external_id: ExternalIdParameter, format: QuotationFormat) -> Response:  # noqa: A002
     tenant = current_tenant(request)
     external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
-    content, filename = await run_in_threadpool(service(request).pdf, tenant, external_id, format)
+    content, filename = await heavy_work(request).run(service(request).pdf, tenant, external_id, format)
     return Response(
         content=content,
         media_type="application/pdf",

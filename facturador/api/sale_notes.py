@@ -21,6 +21,7 @@ from facturador.api.common import (
     query_range,
 )
 from facturador.api.documents import authority_response, links
+from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import INTEGER, component, obj, string
 from facturador.domain import states
 from facturador.domain.document_input import EXTERNAL_ID
@@ -248,7 +249,7 @@ def service(request: Request) -> SaleNoteService:
 async def create(request: Request) -> dict[str, Any]:
     tenant, caller = authenticated(request)
     body = await json_object(request)
-    note = await run_in_threadpool(service(request).issue, tenant, caller, body)
+    note = await heavy_work(request).by_lines(line_count(body), service(request).issue, tenant, caller, body)
     pdf = f"{base_url(request)}/downloads/salenote/sale_note/{note.external_id}"
     return {
         "success": True,
@@ -361,7 +362,7 @@ async def pdf_format(request: Request, external_id: ExternalIdParameter, fmt: Sa
 async def _pdf(request: Request, external_id: str, fmt: str | None) -> Response:
     tenant = current_tenant(request)
     external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
-    content, filename = await run_in_threadpool(service(request).pdf, tenant, external_id, fmt)
+    content, filename = await heavy_work(request).run(service(request).pdf, tenant, external_id, fmt)
     return Response(
         content=content,
         media_type="application/pdf",
