@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import itertools
+import uuid
 import zipfile
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +27,7 @@ from facturador.authority.soap.protocol import (
 from facturador.domain.tenants import set_secret
 from facturador.ubl.signing import SigningIdentity, generate_identity
 from sunat.calendar import peru_today
+from sunat.identity import ruc_check_digit
 from tests.conftest import LiveService
 from tests.samples.ubl_xml import filename_for, invoice, package
 from tests.shops import Shop, new_shop
@@ -177,6 +179,12 @@ class Taxpayer:
     def call(self, live: LiveService, path: str, operation: str, **fields: str | bytes) -> Answer:
         body = envelope(operation, dict(fields), user=self.username, password=self.password)
         return post(live, path, body, action=f"urn:{operation}")
+
+
+def random_ruc() -> str:
+    """A valid RUC (check digit included) that no test tenant has."""
+    first10 = "20" + str(uuid.uuid4().int % 10**8).zfill(8)
+    return first10 + str(ruc_check_digit(first10))
 
 
 def new_taxpayer(live: LiveService, prefix: str, **settings: Any) -> Taxpayer:
