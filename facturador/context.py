@@ -27,7 +27,7 @@ from facturador.authority.soap.protocol import (
 from facturador.config import Settings
 from facturador.model import Issuer
 from facturador.store.db import Database
-from facturador.store.identities import load_identity
+from facturador.store.identities import ENCRYPTED_KEY_FILE, identity_version, load_identity
 from facturador.store.models import Establishment, Series, Tenant, TenantSecret, User, tenant_settings
 from facturador.store.registry import SqlRegistry
 from facturador.store.secrets import Vault
@@ -103,6 +103,11 @@ class ServiceContext:
         self.vault = Vault.open(settings.data_dir)
         with self.session() as session:
             self.vault.check(session.scalars(select(TenantSecret.value)))
+        tenants = settings.data_dir / "tenants"
+        if tenants.is_dir():  # imported signing keys are encrypted with the same key
+            self.vault.check(
+                path.read_text("ascii").strip() for path in tenants.glob(f"*/{ENCRYPTED_KEY_FILE}")
+            )
         self.today = today
         self._lock = threading.Lock()
         #: Whether issuing runs on the event loop's thread instead of a worker thread. On SQLite every
@@ -116,7 +121,7 @@ class ServiceContext:
         self._tenants: dict[str, _Cached] = {}
         self._hosts: dict[str, _Cached] = {}
         self._tokens: dict[tuple[int, str], _Cached] = {}
-        self._identities: dict[int, SigningIdentity] = {}
+        self._identities: dict[int, tuple[int, SigningIdentity]] = {}
         self._series: dict[tuple[int, str, str], int] = {}
         self._authority_identity: SigningIdentity | None = None
         self._stylesheets: dict[str, Any] = {}
@@ -215,14 +220,18 @@ class ServiceContext:
     # -- signing and the authority -----------------------------------------------------------------
 
     def identity(self, tenant: TenantInfo) -> SigningIdentity:
-        identity = self._identities.get(tenant.id)
-        if identity is None:
+        """The tenant's signing key and certificate, loaded once per process and again when a new
+        certificate is imported (``facturador tenant certificate``)."""
+        directory = self.settings.tenant_dir(tenant.slug)
+        version = identity_version(directory)
+        cached = self._identities.get(tenant.id)
+        if cached is None or cached[0] != version:
             with self.session() as session:
                 row = session.get(Tenant, tenant.id)
                 assert row is not None
-                identity = load_identity(self.settings.tenant_dir(row.slug), row.ruc, row.name)
-            self._identities[tenant.id] = identity
-        return identity
+                identity = load_identity(directory, row.ruc, row.name, self.vault)
+            cached = self._identities[tenant.id] = (identity_version(directory), identity)
+        return cached[1]
 
     def authority_identity(self) -> SigningIdentity:
         """The simulated SUNAT's own certificate (signs CDRs), created once in the data directory."""
