@@ -20,8 +20,9 @@ it). Answers are classified by SUNAT's code families, whatever shape they come i
 
 A request that never reached the server (a refused connection, a time-out while connecting, HTTP 502/503/
 504 without a SOAP answer) is retried at once ``retries`` times with a short back-off. Answers without a
-SUNAT code get codes of our own that say what happened (``HTTP-503``, ``TIMEOUT``, ``CONNECTION``,
-``BAD-ANSWER``); they count as exceptions. Passwords never appear in errors, logs or ``repr``.
+SUNAT code get codes of our own that say what happened: ``CONNECTION`` and ``HTTP-503`` (never reached
+SUNAT), ``TIMEOUT``, ``CUT`` and ``BAD-ANSWER`` (may have reached it); they count as exceptions.
+Passwords never appear in errors, logs or ``repr``.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ log = logging.getLogger("facturador.sunat")
 #: Codes after which SUNAT already holds the document: its CDR is asked for instead of sending again.
 ALREADY_REGISTERED = frozenset({"1033", "0402", "4000"})
 #: Our codes for answers that carry no SUNAT code (they count as exceptions: nothing processed or unknown).
-TIMEOUT, CONNECTION, BAD_ANSWER = "TIMEOUT", "CONNECTION", "BAD-ANSWER"
+TIMEOUT, CONNECTION, CUT, BAD_ANSWER = "TIMEOUT", "CONNECTION", "CUT", "BAD-ANSWER"
 #: billConsultService's getStatusCdr answer when the CDR exists and comes in ``content``.
 CDR_EXISTS = "0004"
 _RETRY_STATUSES = frozenset({502, 503, 504})
@@ -324,9 +325,9 @@ class SoapGateway:
         except requests.ConnectionError as exc:
             if _never_connected(exc):
                 raise _NotSent(CONNECTION, f"no se pudo conectar con {_host(url)}") from None
-            raise _Maybe(CONNECTION, f"la conexión con {_host(url)} se cortó") from None
+            raise _Maybe(CUT, f"la conexión con {_host(url)} se cortó") from None
         except requests.RequestException as exc:  # chunked encoding, content decoding...
-            raise _Maybe(BAD_ANSWER, f"respuesta cortada de {_host(url)} ({type(exc).__name__})") from None
+            raise _Maybe(CUT, f"respuesta cortada de {_host(url)} ({type(exc).__name__})") from None
         try:
             root = etree.fromstring(body, safe_parser())
         except etree.XMLSyntaxError:
