@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from facturador.authority.soap.app import SoapEndpoint, Taxpayer, create_soap_app
+from facturador.authority.soap.app import SimulatorEndpoint, Taxpayer, create_soap_app
 from facturador.authority.soap.protocol import BETA_SOL_PASSWORD, BETA_SOL_USER
 from facturador.context import CACHE_SECONDS, ServiceContext
 from facturador.store.faults import SqlFaultStore
@@ -83,6 +83,6 @@ class ServiceTaxpayers:
         return Taxpayer(ruc, self.context.simulator(ruc, settings), ose=bool(settings.get("authority_ose")))
 
 
-def service_soap_app(context: ServiceContext, *, ose: bool = False) -> SoapEndpoint:
+def service_soap_app(context: ServiceContext, *, ose: bool = False) -> SimulatorEndpoint:
     """The SOAP endpoint of a service (``ose``: every rejection answered with a CDR)."""
     return create_soap_app(ServiceTaxpayers(context), SqlFaultStore(context.db), ose=ose)

@@ -420,6 +420,10 @@ class OtherDocument(Base):
     hash: Mapped[str] = mapped_column(String(100), default="")
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: How many answers the authority gave so far, and when a document it did not process (an
+    #: exception) is sent again (naive UTC; None once answered with a state).
+    send_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    next_send_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     xml: Mapped[bytes] = mapped_column(LargeBinary)
     cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -404,7 +404,7 @@ async def _hold(receive: Receive, seconds: float) -> None:
             pass
 
 
-class SoapEndpoint:
+class SimulatorEndpoint:
     """The ASGI application (see module doc)."""
 
     def __init__(self, taxpayers: Taxpayers, faults: FaultStore, *, ose: bool = False, threads: int = 8):
@@ -598,8 +598,8 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 
 def create_soap_app(
     taxpayers: Taxpayers, faults: FaultStore, *, ose: bool = False, threads: int = 8
-) -> SoapEndpoint:
+) -> SimulatorEndpoint:
     """The ASGI application answering SUNAT's SOAP services with the simulator (see module doc):
     ``taxpayers`` checks the credentials and gives each taxpayer its simulator, ``faults`` the injected
     failures; ``ose`` answers every taxpayer's rejections with a CDR; ``threads`` bounds its workers."""
-    return SoapEndpoint(taxpayers, faults, ose=ose, threads=threads)
+    return SimulatorEndpoint(taxpayers, faults, ose=ose, threads=threads)

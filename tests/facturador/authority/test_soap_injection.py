@@ -20,8 +20,9 @@ import pytest
 from click.testing import CliRunner
 from lxml import etree
 
-from facturador.authority.soap.injection import Fault
-from facturador.authority.soap.protocol import BILL_BETA_PATH
+from facturador.authority.soap.client import SoapEndpoint, SoapGateway
+from facturador.authority.soap.injection import KINDS, Fault
+from facturador.authority.soap.protocol import BILL_BETA_PATH, sunat_urls
 from facturador.cli import main
 from facturador.store.faults import SqlFaultStore
 from facturador.ubl.signing import SigningIdentity, generate_identity
@@ -288,3 +289,34 @@ def test_facturador_sunat_serves_the_endpoint_alone(live: LiveService, tmp_path:
             process.terminate()
             process.wait(timeout=30)
     assert "Serving SUNAT's SOAP services as an OSE on" in (tmp_path / "sunat.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "kind", ["reset-after", "cut", "timeout", "truncated-zip", "garbage", "duplicate", "reset", "503"]
+)
+def test_the_services_soap_client_survives_each_failure(
+    live: LiveService, payer: Taxpayer, kind: str
+) -> None:
+    """The service's own SOAP gateway (the client side) against this endpoint: whatever failure is
+    injected on ``sendBill``, the document ends accepted exactly once - recovered with ``getStatusCdr``
+    when it was registered, or answered as an exception (to send again) when it was not."""
+    gateway = SoapGateway(
+        SoapEndpoint(
+            urls=sunat_urls("production", live.root + "/sunat"),
+            username=payer.username,
+            password=payer.password,
+            timeout=2.0,
+            retries=0,
+        )
+    )
+    inject(live, payer, kind, operation="sendBill", seconds=30.0 if kind == "timeout" else 0.0)
+    name, data = payer.factura()
+    answer = gateway.send_bill(name, data)
+    if KINDS[kind]:  # registered before the failure: the client recovers SUNAT's CDR
+        assert (answer.code, answer.kind.value) == ("0", "accepted"), answer
+        assert answer.cdr_zip is not None
+    else:  # not registered: an exception, and the same document is accepted when sent again
+        assert answer.kind.value == "exception", answer
+        assert registered(live, payer, name) == "0011"
+        assert gateway.send_bill(name, data).code == "0"
+    assert registered(live, payer, name) == "0001"

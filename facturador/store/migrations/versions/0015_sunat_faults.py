@@ -1,7 +1,7 @@
 """sunat_faults: failures the simulator's SOAP endpoint injects, seen by every worker process
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-11-28
 
 ``facturador sunat-fault add`` (and the tests) make the SOAP endpoint of the simulator fail on purpose: a
@@ -13,8 +13,8 @@ worker process of ``facturador serve`` applies it.
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014"
-down_revision = "0013"
+revision = "0015"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
