@@ -413,7 +413,7 @@ class SimulatorEndpoint:
         self.ose = ose
         self.limiter = anyio.CapacityLimiter(threads)
         self.paths = {path.path: path for path in PATHS}
-        #: ``<folder>/<file>`` of the files the WSDLs import -> (service, file name).
+        #: ``<folder>/<file>`` of each file a WSDL imports -> the file's name in the package.
         self.side_files = {
             f"{path.path.rsplit('/', 1)[0]}/{name}": name
             for path in PATHS
@@ -475,12 +475,10 @@ class SimulatorEndpoint:
 
     async def operation(self, service_path: ServicePath, scope: Scope, receive: Receive, send: Send) -> None:
         """Read, authenticate, apply an injected failure, answer (see module doc)."""
-        body = await _read_body(scope, receive)
-        if body is None:
-            return  # the client left
         try:
-            if len(body) > MAX_BODY_BYTES:
-                raise SoapFault(None, f"El mensaje supera el límite de {MAX_BODY_BYTES} bytes", status=413)
+            body = await _read_body(scope, receive)
+            if body is None:
+                return  # the client left
             request = parse_request(body)
             handler = self.handler(service_path, request.operation)
             taxpayer = await self.sign_in(request.username, request.password, beta=service_path.beta)
@@ -567,10 +565,12 @@ class SimulatorEndpoint:
 
 
 async def _read_body(scope: Scope, receive: Receive) -> bytes | None:
-    """The request body, read up to one byte past :data:`MAX_BODY_BYTES`; None when the client left."""
+    """The request body; None when the client left; a 413 fault past :data:`MAX_BODY_BYTES` (refused on
+    its ``Content-Length``, or as soon as the bytes received pass the limit)."""
+    too_large = SoapFault(None, f"El mensaje supera el límite de {MAX_BODY_BYTES} bytes", status=413)
     declared = dict(scope["headers"]).get(b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return b"\0" * (MAX_BODY_BYTES + 1)  # refused without reading it
+        raise too_large
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -580,7 +580,7 @@ async def _read_body(scope: Scope, receive: Receive) -> bytes | None:
         chunk = message_.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
-            return b"\0" * (MAX_BODY_BYTES + 1)
+            raise too_large
         chunks.append(chunk)
         if not message_.get("more_body", False):
             return b"".join(chunks)

@@ -21,6 +21,7 @@ from facturador.authority.registry import InMemoryRegistry
 from facturador.authority.tickets import InMemoryTicketStore
 from facturador.model import Issuer
 from facturador.store.models import DEFAULT_SETTINGS
+from facturador.ubl.retention import sign_other_document
 from facturador.ubl.signing import sign
 from facturador.ubl.summaries import (
     ADD,
@@ -30,9 +31,11 @@ from facturador.ubl.summaries import (
     VoidedLine,
     build_summary,
     build_voided,
+    sign_summary,
 )
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
+from tests.facturador.authority.test_other_documents import document as other_document
 from tests.samples.ubl_xml import ISSUER_RUC, invoice, package
 from tests.sunat_soap import (
     BETA,
@@ -231,6 +234,42 @@ def test_the_other_cpe_path_takes_retentions_and_not_facturas(live: LiveService,
         live, f"{payer.ruc}-20-R001-1", zip_document(f"{payer.ruc}-20-R001-1", b"<x/>")
     )
     assert retention.fault[0].startswith("soap-env:Client.0")
+
+
+def test_retentions_perceptions_and_their_reversion_on_the_other_cpe_path(live: LiveService) -> None:
+    payer = new_taxpayer(live, "ret")
+    issuer = Issuer(payer.ruc, "RET S.A.C.", address="Av. Lima 1", ubigeo="150101")
+    for doc_type in ("20", "40"):
+        signed = sign_other_document(other_document(doc_type, number=1, issuer=issuer), payer.identity)
+        answer = payer.send_bill(live, signed.filename, zip_document(signed.filename, signed.xml), OTHER_BETA)
+        names, xml = cdr_entries(answer.zip("applicationResponse"))
+        assert names == ["dummy/", f"R-{signed.filename}.xml"]
+        assert cdr_mod.parse_cdr(xml).code == "0"
+    today = peru_today()
+    reversion = VoidedCommunication(
+        issuer=issuer,
+        identifier=f"RR-{today:%Y%m%d}-1",
+        reference_date=today,
+        issue_date=today,
+        lines=(VoidedLine("20", "R001", 1, "Error en el monto"),),
+    )
+    signed = sign_summary(reversion, payer.identity)
+    sent = payer.call(
+        live,
+        OTHER_BETA,
+        "sendSummary",
+        fileName=f"{signed.filename}.zip",
+        contentFile=zip_document(signed.filename, signed.xml),
+    )
+    status = payer.call(live, OTHER_BETA, "getStatus", ticket=sent.field("ticket"))
+    assert status.field("status/statusCode") == "0"
+    assert cdr_code(status.zip("status/content")) == "0"
+    # a factura's daily summary is not taken by the other-CPE service
+    assert (
+        payer.call(live, OTHER_BETA, "sendSummary", fileName="x.zip", contentFile=b"PK")
+        .fault[0]
+        .startswith("soap-env:Client.0")
+    )
 
 
 # -- summaries and tickets -----------------------------------------------------------------------------
