@@ -229,8 +229,8 @@ def test_the_cli_adds_lists_and_clears_injections(live: LiveService, payer: Taxp
 def test_every_worker_process_counts_the_same_injection(
     live: LiveService, payer: Taxpayer, tmp_path: Path
 ) -> None:
-    """``facturador serve --workers 2`` on the live service's data: 3 injected faults for 8 requests spread
-    over both workers fail exactly 3 of them."""
+    """``facturador serve --workers 2`` on the live service's data: 3 injected faults for 8 requests, each on
+    a new connection (answered by whichever worker takes it), fail exactly 3 of them."""
     inject(live, payer, "fault", code="0130", remaining=3)
     with serve(
         live.settings, tmp_path / "serve.log", "--workers", "2", "--send-pending-every", "0"
