@@ -6,7 +6,7 @@ import contextlib
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from facturador.authority.soap.protocol import (
 from facturador.config import Settings
 from facturador.model import Issuer
 from facturador.store.db import Database
-from facturador.store.identities import load_identity
+from facturador.store.identities import ENCRYPTED_KEY_FILE, identity_version, load_identity
 from facturador.store.models import Establishment, Series, Tenant, TenantSecret, User, tenant_settings
 from facturador.store.registry import SqlRegistry
 from facturador.store.secrets import Vault
@@ -103,6 +103,11 @@ class ServiceContext:
         self.vault = Vault.open(settings.data_dir)
         with self.session() as session:
             self.vault.check(session.scalars(select(TenantSecret.value)))
+        tenants = settings.data_dir / "tenants"
+        if tenants.is_dir():  # imported signing keys are encrypted with the same key
+            self.vault.check(
+                path.read_text("ascii").strip() for path in tenants.glob(f"*/{ENCRYPTED_KEY_FILE}")
+            )
         self.today = today
         self._lock = threading.Lock()
         #: What the driver raises for a unique or foreign key violation on the DB-API cursor.
@@ -110,7 +115,7 @@ class ServiceContext:
         self._tenants: dict[str, _Cached] = {}
         self._hosts: dict[str, _Cached] = {}
         self._tokens: dict[tuple[int, str], _Cached] = {}
-        self._identities: dict[int, SigningIdentity] = {}
+        self._identities: dict[int, tuple[int, SigningIdentity]] = {}
         self._series: dict[tuple[int, str, str], int] = {}
         self._authority_identity: SigningIdentity | None = None
         self._stylesheets: dict[str, Any] = {}
@@ -209,14 +214,18 @@ class ServiceContext:
     # -- signing and the authority -----------------------------------------------------------------
 
     def identity(self, tenant: TenantInfo) -> SigningIdentity:
-        identity = self._identities.get(tenant.id)
-        if identity is None:
+        """The tenant's signing key and certificate, loaded once per process and again when a new
+        certificate is imported (``facturador tenant certificate``)."""
+        directory = self.settings.tenant_dir(tenant.slug)
+        version = identity_version(directory)
+        cached = self._identities.get(tenant.id)
+        if cached is None or cached[0] != version:
             with self.session() as session:
                 row = session.get(Tenant, tenant.id)
                 assert row is not None
-                identity = load_identity(self.settings.tenant_dir(row.slug), row.ruc, row.name)
-            self._identities[tenant.id] = identity
-        return identity
+                identity = load_identity(directory, row.ruc, row.name, self.vault)
+            cached = self._identities[tenant.id] = (identity_version(directory), identity)
+        return cached[1]
 
     def authority_identity(self) -> SigningIdentity:
         """The simulated SUNAT's own certificate (signs CDRs), created once in the data directory."""
@@ -244,20 +253,35 @@ class ServiceContext:
         day (a sandbox loading history; see ``authority_check_deadlines``, which also turns off the date
         rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds.
         """
-        settings = tenant.settings
         if sends_remotely(tenant):
             return SoapGateway(self.soap_endpoint(tenant))
+        return self.simulator(
+            tenant.ruc, tenant.settings, registry=registry, received_on=received_on, tickets=tickets
+        )
+
+    def simulator(
+        self,
+        ruc: str,
+        settings: Mapping[str, Any],
+        *,
+        registry: SqlRegistry | None = None,
+        received_on: dt.date | None = None,
+        tickets: SqlTicketStore | None = None,
+    ) -> SunatSimulator:
+        """The built-in SUNAT simulator as taxpayer ``ruc`` (its SOL user's RUC) sees it, with the
+        ``authority_*`` settings of ``settings`` (a tenant's; :data:`DEFAULT_SETTINGS` for a RUC that is
+        no tenant): the in-process gateway and the SOAP endpoint answer alike. See :meth:`gateway`."""
         rules_dir = str(settings.get("authority_rules_dir") or "")
         return SunatSimulator(
             self.authority_identity(),
-            registry or SqlRegistry(self.db),
+            registry if registry is not None else SqlRegistry(self.db),
             mode=settings.get("authority_mode", "test"),
             today=(lambda: received_on) if received_on is not None else self.today,
             outage=bool(settings.get("authority_outage", False)),
-            tickets=tickets or SqlTicketStore(self.db),
+            tickets=tickets if tickets is not None else SqlTicketStore(self.db),
             ticket_delay=float(settings.get("authority_ticket_delay", DEFAULT_TICKET_DELAY)),
             check_deadlines=bool(settings.get("authority_check_deadlines", True)),
-            user_ruc=tenant.ruc,
+            user_ruc=ruc,
             stylesheets=self.sunat_stylesheets(rules_dir) if rules_dir else None,
         )
 

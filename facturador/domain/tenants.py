@@ -221,6 +221,23 @@ def set_secret(session: Session, vault: Vault, slug: str, name: str, value: str 
     session.flush()
 
 
+def check_sending(session: Session, tenant: Tenant, settings: dict[str, Any]) -> None:
+    """Refuse to send to SUNAT's production or an OSE without what it takes: the SOL user and password
+    (and the OSE's URL). SUNAT's beta takes its public credentials when none are set."""
+    destination = settings.get("sunat_sending", "simulator")
+    if destination not in ("production", "ose"):
+        return
+    missing = []
+    if destination == "ose" and not settings.get("ose_url"):
+        missing.append(f"the OSE's URL (facturador tenant set {tenant.slug} ose_url=https://...)")
+    if not settings.get("sol_user"):
+        missing.append(f"the SOL user (facturador tenant set {tenant.slug} sol_user=USUARIO)")
+    if "sol_password" not in secrets_set(session, tenant.id):
+        missing.append(f"the SOL password (facturador tenant secret {tenant.slug} sol_password)")
+    if missing:
+        raise TenantError(f"sending to {destination} needs " + "; ".join(missing))
+
+
 def secrets_set(session: Session, tenant_id: int) -> set[str]:
     """The names of the secrets a tenant holds (never their values)."""
     return set(session.scalars(select(TenantSecret.name).where(TenantSecret.tenant_id == tenant_id)))
@@ -263,6 +280,8 @@ def add_series(
 
 def update_settings(session: Session, slug: str, changes: dict[str, Any]) -> dict[str, Any]:
     tenant = get_tenant(session, slug)
-    tenant.settings = {**tenant_settings(tenant), **_checked(changes)}
+    settings = {**tenant_settings(tenant), **_checked(changes)}
+    check_sending(session, tenant, settings)
+    tenant.settings = settings
     session.flush()
     return tenant.settings

@@ -6,8 +6,9 @@
 with lxml; every request validates against SUNAT's own XSD files shipped in ``wsdl/`` (the tests check
 it). Answers are classified by SUNAT's code families, whatever shape they come in:
 
-- ``0``: accepted (observations 4000+ kept); 2000-3999: rejected (the number is consumed), with its CDR
-  when SUNAT gave one and without when it answered a fault;
+- ``0``: accepted (observations 4000+ kept); 2000-3999: rejected (the number is consumed), with its CDR:
+  SUNAT answers a rejection with a fault, and its CDR is then asked for with ``getStatusCdr`` (kept when
+  SUNAT gives it);
 - 0100-1999: an exception, nothing processed: the document stays to be sent again, the same signed XML
   with the same number. A fault's code is read after the last dot of ``faultcode``
   (``soap-env:Client.0111``), or from ``faultstring`` when it is only digits (as some OSEs answer), and is
@@ -20,8 +21,9 @@ it). Answers are classified by SUNAT's code families, whatever shape they come i
 
 A request that never reached the server (a refused connection, a time-out while connecting, HTTP 502/503/
 504 without a SOAP answer) is retried at once ``retries`` times with a short back-off. Answers without a
-SUNAT code get codes of our own that say what happened (``HTTP-503``, ``TIMEOUT``, ``CONNECTION``,
-``BAD-ANSWER``); they count as exceptions. Passwords never appear in errors, logs or ``repr``.
+SUNAT code get codes of our own that say what happened: ``CONNECTION`` and ``HTTP-503`` (never reached
+SUNAT), ``TIMEOUT``, ``CUT`` and ``BAD-ANSWER`` (may have reached it); they count as exceptions.
+Passwords never appear in errors, logs or ``repr``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 
 from facturador.authority.cdr import CdrError, parse_cdr, read_cdr, safe_parser
-from facturador.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
+from facturador.authority.gateway import AuthorityError, AuthorityResponse, ResponseKind, TicketStatus
 from facturador.authority.packaging import PackagingError, base_name, read_zip
 from facturador.authority.soap.protocol import (
     BILL_SERVICE_NS,
@@ -56,7 +58,7 @@ log = logging.getLogger("facturador.sunat")
 #: Codes after which SUNAT already holds the document: its CDR is asked for instead of sending again.
 ALREADY_REGISTERED = frozenset({"1033", "0402", "4000"})
 #: Our codes for answers that carry no SUNAT code (they count as exceptions: nothing processed or unknown).
-TIMEOUT, CONNECTION, BAD_ANSWER = "TIMEOUT", "CONNECTION", "BAD-ANSWER"
+TIMEOUT, CONNECTION, CUT, BAD_ANSWER = "TIMEOUT", "CONNECTION", "CUT", "BAD-ANSWER"
 #: billConsultService's getStatusCdr answer when the CDR exists and comes in ``content``.
 CDR_EXISTS = "0004"
 _RETRY_STATUSES = frozenset({502, 503, 504})
@@ -254,7 +256,12 @@ class SoapGateway:
         if isinstance(answer, _Fault):
             if answer.code in ALREADY_REGISTERED:
                 return self._recover(name, answer.code, answer.description)
-            return AuthorityResponse(code=answer.code, description=answer.description)
+            rejection = AuthorityResponse(code=answer.code, description=answer.description)
+            if rejection.kind is ResponseKind.REJECTED:  # SUNAT keeps a CDR of it: ask for it, to keep it
+                found = self._cdr_of(name)
+                if found is not None and found.code == answer.code:
+                    return found
+            return rejection
         content = _child_text(answer, "applicationResponse")
         try:
             response = read_cdr(base64.b64decode(content, validate=False))
@@ -269,13 +276,21 @@ class SoapGateway:
     def _recover(self, name: str, code: str, description: str) -> AuthorityResponse:
         """SUNAT's CDR of document ``name`` when it has one that belongs to it; else the exception
         (``code``, ``description``): the document stays to be sent again."""
-        ruc, doc_type, series, number = _parts(name)
-        if number is not None:
-            found = self.get_status_cdr(ruc, doc_type, series, number)
-            if found is not None and _belongs(found, ruc, f"{series}-{number}"):
-                log.info("recovered the CDR of %s from SUNAT (after %s)", name, code)
-                return found
+        found = self._cdr_of(name)
+        if found is not None:
+            log.info("recovered the CDR of %s from SUNAT (after %s)", name, code)
+            return found
         return AuthorityResponse.exception(code, description)
+
+    def _cdr_of(self, name: str) -> AuthorityResponse | None:
+        """SUNAT's CDR of document ``name`` (``RUC-TT-SSSS-N``) when it has one that answers it."""
+        ruc, doc_type, series, number = _parts(name)
+        if number is None:
+            return None
+        found = self.get_status_cdr(ruc, doc_type, series, number)
+        if found is None or not _belongs(found, ruc, f"{series}-{number}"):
+            return None
+        return found
 
     def _send_summary(self, url: str, filename: str, zip_bytes: bytes) -> str:
         name = base_name(filename)
@@ -324,9 +339,9 @@ class SoapGateway:
         except requests.ConnectionError as exc:
             if _never_connected(exc):
                 raise _NotSent(CONNECTION, f"no se pudo conectar con {_host(url)}") from None
-            raise _Maybe(CONNECTION, f"la conexión con {_host(url)} se cortó") from None
+            raise _Maybe(CUT, f"la conexión con {_host(url)} se cortó") from None
         except requests.RequestException as exc:  # chunked encoding, content decoding...
-            raise _Maybe(BAD_ANSWER, f"respuesta cortada de {_host(url)} ({type(exc).__name__})") from None
+            raise _Maybe(CUT, f"respuesta cortada de {_host(url)} ({type(exc).__name__})") from None
         try:
             root = etree.fromstring(body, safe_parser())
         except etree.XMLSyntaxError:
