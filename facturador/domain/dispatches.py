@@ -2,8 +2,9 @@
 ticket (reference/facturador-api.md §8.10-8.13, reference/sunat.md §4.3).
 
 - :meth:`DispatchService.create` reads the body (:mod:`facturador.domain.dispatch_input`), numbers the
-  guide in its series (T001 / V001 are registered on first use), signs the ``DespatchAdvice``, renders
-  its A4 PDF and stores it in state 01 (not sent), as real tenants do.
+  guide in its series (T001 / V001 are registered on first use), signs the ``DespatchAdvice`` and stores
+  it in state 01 (not sent), as real tenants do; then renders its A4 PDF and keeps it (a guide whose
+  process stopped before gets it on its first download).
 - :meth:`DispatchService.send` posts the zipped guide to the GRE API through a
   :class:`~facturador.authority.gre.client.GreGateway` (HTTP: the built-in simulator mounted at ``/gre``
   by default, SUNAT with the tenant's ``gre_*`` settings) and keeps the ticket: state 03.
@@ -44,6 +45,7 @@ from facturador.authority.gre.simulator import (
 from facturador.authority.packaging import read_zip, zip_document
 from facturador.config import private_directory
 from facturador.context import Caller, ServiceContext, TenantInfo
+from facturador.domain import failpoints
 from facturador.domain.dispatch_input import DEFAULT_SERIES, GUIDE_QUERY, DocumentFinder, read_dispatch
 from facturador.domain.dispatch_links import LinkedDocument, find_document, moved_stock
 from facturador.domain.inventory import guide_products, record_guide_lines
@@ -54,7 +56,7 @@ from facturador.model import Dispatch
 from facturador.render.despatch_pdf import render_despatch_pdf
 from facturador.store.models import DISPATCHES, GRE_TICKETS, SERIES, TENANTS, Establishment
 from facturador.store.tickets import SqlTicketStore
-from facturador.ubl.despatch import sign_despatch
+from facturador.ubl.despatch import prepare_despatch
 
 __all__ = ["GRE_MOUNT", "DispatchService", "service_gre_simulator", "tenant_gateway"]
 
@@ -199,6 +201,9 @@ class DispatchService:
         series_id = self._series(tenant, doc_type, guide.series)
         identity = self.context.identity(tenant)
         external_id = str(uuid.uuid4())
+        # built before the numbering transaction (which serializes the issuers of the series, and on
+        # SQLite every writer); inside it only the number, one signature and the inserts
+        prepared = prepare_despatch(guide)
         products = guide_products(guide.lines)
         with self.context.writing() as connection:
             if guide.number == 0:
@@ -213,8 +218,7 @@ class DispatchService:
                     )
                 claim_number(connection, series_id, number)
             numbered = _renumber(guide, number)
-            signed = sign_despatch(numbered, identity)
-            pdf = render_despatch_pdf(numbered, signed.digest_value)
+            signed = prepared.sign(identity, number)
             dispatch_id = connection.execute(
                 insert(DISPATCHES)
                 .values(
@@ -242,7 +246,7 @@ class DispatchService:
                     response=None,
                     data_json={"body": body},
                     xml=signed.xml,
-                    pdf=pdf,
+                    pdf=None,
                     cdr_zip=None,
                 )
                 .returning(DISPATCHES.c.id)
@@ -260,7 +264,26 @@ class DispatchService:
                     label=f"Guía de remisión {numbered.document_id}",
                     dispatch_id=int(dispatch_id),
                 )
+        failpoints.after_issue_commit()
+        # its PDF shows the number and the hash: rendered once they are stored, outside the transaction
+        self._keep_pdf(int(dispatch_id), render_despatch_pdf(numbered, signed.digest_value))
         return {"number": numbered.document_id, "filename": signed.filename, "external_id": external_id}
+
+    def _keep_pdf(self, dispatch_id: int, pdf: bytes) -> bytes:
+        """Store a guide's first PDF, unless one is stored already (then that one is returned)."""
+        with self.context.writing() as connection:
+            stored = connection.execute(
+                update(DISPATCHES)
+                .where(DISPATCHES.c.id == dispatch_id, DISPATCHES.c.pdf.is_(None))
+                .values(pdf=pdf)
+            )
+            if stored.rowcount == 0:
+                pdf = bytes(
+                    connection.execute(
+                        select(DISPATCHES.c.pdf).where(DISPATCHES.c.id == dispatch_id)
+                    ).scalar_one()
+                )
+        return pdf
 
     def _finder(self, tenant: TenantInfo) -> DocumentFinder:
         """Finds the tenant's facturas and boletas a guide names (see :mod:`dispatch_links`)."""
@@ -484,17 +507,29 @@ class DispatchService:
         return Page([_listed(row) for row in rows], page, max(1, math.ceil(total / RECORDS_PER_PAGE)), total)
 
     def file(self, tenant: TenantInfo, external_id: str, kind: str) -> tuple[bytes, str, str]:
-        """``(content, media type, file name)`` of a guide's XML, PDF or CDR; 404 when absent."""
+        """``(content, media type, file name)`` of a guide's XML, PDF or CDR; 404 when absent. A guide
+        stored without its PDF (its process stopped between the two) gets it rendered now."""
         column = {"xml": DISPATCHES.c.xml, "pdf": DISPATCHES.c.pdf, "cdr": DISPATCHES.c.cdr_zip}[kind]
         with self.context.engine.connect() as connection:
             row = connection.execute(
-                select(column, DISPATCHES.c.filename).where(
-                    DISPATCHES.c.tenant_id == tenant.id, DISPATCHES.c.external_id == external_id
-                )
+                select(
+                    column.label("content"),
+                    DISPATCHES.c.filename,
+                    DISPATCHES.c.id,
+                    DISPATCHES.c.number,
+                    DISPATCHES.c.document_type_id,
+                    DISPATCHES.c.date_of_issue,
+                    DISPATCHES.c.hash,
+                    DISPATCHES.c.qr_url,
+                ).where(DISPATCHES.c.tenant_id == tenant.id, DISPATCHES.c.external_id == external_id)
             ).first()
         if row is None:
             raise not_found(UNKNOWN, "DISPATCH_NOT_FOUND", "external_id")
-        content, filename = row[0], row[1]
+        content, filename = row.content, row.filename
+        if content is None and kind == "pdf":
+            content = self._keep_pdf(
+                row.id, render_despatch_pdf(self._guide(tenant, row), row.hash, row.qr_url)
+            )
         if content is None:
             raise not_found("La guía aún no tiene constancia de recepción (CDR).", "CDR_NOT_FOUND", "kind")
         media = {"xml": "application/xml", "pdf": "application/pdf", "cdr": "application/zip"}[kind]

@@ -1,10 +1,10 @@
 """Test-only failpoints: a real crash at a chosen moment, armed by an environment variable.
 
-``FACTURADOR_TEST_KILL_AFTER_COMMIT=PATH``: the first issue (POST /api/documents) that commits its
-document while the file PATH exists removes the file and kills its own process with SIGKILL before it
-sends the document or answers, as a power cut or an OOM kill would. Tests use it to show that nothing is
-left unsent (the pending sender finds the document). Unset, as in any real deployment, it costs one
-check of a module constant per issue.
+``FACTURADOR_TEST_KILL_AFTER_COMMIT=PATH``: the first issue (POST /api/documents, or of a guide) that
+commits its document while the file PATH exists removes the file and kills its own process with SIGKILL
+before it sends the document (or stores the guide's PDF) and answers, as a power cut or an OOM kill
+would. Tests use it to show that nothing is left unsent (the pending sender finds the document) and that
+a guide gets its PDF. Unset, as in any real deployment, it costs one check of a module constant per issue.
 """
 
 from __future__ import annotations

@@ -486,7 +486,7 @@ class DispatchGuide(Base):
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     data_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     xml: Mapped[bytes] = mapped_column(LargeBinary)
-    pdf: Mapped[bytes] = mapped_column(LargeBinary)
+    pdf: Mapped[bytes | None] = mapped_column(LargeBinary)  # rendered after the guide is stored
     cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[dt.datetime] = mapped_column(

@@ -3,7 +3,8 @@
 
 :func:`build_despatch` turns a :class:`Dispatch` into an unsigned lxml tree in the XSD's element order;
 :func:`sign_despatch` signs it with the tenant's identity like every other document (enveloped XML-DSig,
-``facturador.ubl.signing``) and returns a :class:`~facturador.ubl.invoice.SignedXml`.
+``facturador.ubl.signing``) and returns a :class:`~facturador.ubl.invoice.SignedXml`;
+:func:`prepare_despatch` builds it before its number is known (signed with it later, as a factura).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from lxml import etree
 
 from facturador.model import Dispatch, DispatchDocument, DispatchLine, DispatchParty, Driver, Place
 
-from .invoice import SignedXml
+from .invoice import PreparedDocument, SignedXml, prepare_numbered
 from .namespaces import CAC, CBC, DESPATCH_ADVICE, EXT, nsmap_for
 from .parts import fmt_decimal, fmt_quantity, one_line, sub
 from .signing import SIGNATURE_ID, SigningIdentity, sign
@@ -25,6 +26,7 @@ __all__ = [
     "Driver",
     "Place",
     "build_despatch",
+    "prepare_despatch",
     "sign_despatch",
 ]
 
@@ -212,3 +214,9 @@ def sign_despatch(dispatch: Dispatch, identity: SigningIdentity, *, sha256: bool
     """Build and sign a dispatch guide (RSA-SHA1 unless ``sha256``)."""
     xml, digest = sign(build_despatch(dispatch), identity, sha256=sha256)
     return SignedXml(xml=xml, digest_value=digest, filename=dispatch.filename)
+
+
+def prepare_despatch(dispatch: Dispatch) -> PreparedDocument:
+    """Build the guide's XML with a token where its number goes (any ``dispatch.number`` is ignored):
+    :meth:`PreparedDocument.sign <facturador.ubl.invoice.PreparedDocument.sign>` fills it in and signs."""
+    return prepare_numbered(build_despatch(dispatch), dispatch)

@@ -30,6 +30,7 @@ from facturador.model import (
     RETENTION,
     AllowanceCharge,
     Detraction,
+    Dispatch,
     Guide,
     Instalment,
     Payment,
@@ -255,10 +256,11 @@ class PreparedDocument:
 
     The issuing service prepares the XML outside the numbering transaction and, inside it, only fills
     in the number and signs (one digest and one RSA signature): the transaction, which serializes every
-    issuer of the series, stays short. Made by :func:`prepare_sales_document`.
+    issuer of the series, stays short. Made by :func:`prepare_sales_document` (and, for a guide, by
+    :func:`facturador.ubl.despatch.prepare_despatch`).
     """
 
-    document: SalesDocument  # as given; its number is replaced by sign()
+    document: SalesDocument | Dispatch  # as given; its number is replaced by sign()
     unsigned: UnsignedXml
     token: str  # stands for the number in the document's cbc:ID until sign()
 
@@ -273,10 +275,15 @@ class PreparedDocument:
 
 def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:
     """Build ``doc``'s XML with a unique token where its number goes (any ``doc.number`` is ignored)."""
-    root = build_sales_document(doc)
+    return prepare_numbered(build_sales_document(doc), doc)
+
+
+def prepare_numbered(root: etree._Element, doc: SalesDocument | Dispatch) -> PreparedDocument:
+    """``root``, the unsigned XML of ``doc``, serialized with a unique token in its own ``cbc:ID``
+    (SERIE-NUMERO) where the number goes: the only place a document's XML carries its number."""
     token = f"N{uuid.uuid4().hex}"
-    document_id = root.find(CBC("ID"))  # the root's own cbc:ID, SERIE-NUMERO
-    assert document_id is not None and document_id.text == doc.full_number
+    document_id = root.find(CBC("ID"))
+    assert document_id is not None and document_id.text == f"{doc.series}-{doc.number}"
     document_id.text = f"{doc.series}-{token}"
     return PreparedDocument(document=doc, unsigned=prepare(root), token=token)
 

@@ -22,6 +22,7 @@ from facturador.authority import cdr as cdr_mod
 from facturador.authority.gre import client as gre_client
 from facturador.authority.gre.client import GreEndpoint
 from facturador.authority.gre.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET
+from facturador.domain.failpoints import KILL_AFTER_COMMIT_ENV
 from facturador.ubl import xsd
 from facturador.ubl.signing import verify
 from sunat.calendar import peru_today
@@ -342,6 +343,34 @@ def test_restart_between_send_and_status(live: LiveService, shop: Shop, tmp_path
             done = wait_status(api, data["external_id"])
             assert done.status_code == 200, done.text + second.output()
             assert done.json()["data"]["state_type_id"] == "05"
+
+
+def test_a_guide_whose_worker_died_before_its_pdf_gets_it_on_download(
+    live: LiveService, shop: Shop, tmp_path: Any
+) -> None:
+    """A guide is stored first and its PDF rendered after (no writer waits for a rendering): a worker
+    killed in between leaves the guide, numbered and signed, and its PDF is rendered on first download."""
+    headers = {"Authorization": f"Bearer {shop.token}"}
+    trigger = tmp_path / "kill-next-issue"
+    env = {KILL_AFTER_COMMIT_ENV: str(trigger)}
+    with serve(live.settings, tmp_path / "serve.log", "--workers", "2", env=env) as served:
+        with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as api:
+            before = {g["number"] for g in guides(api)}
+            trigger.touch()
+            with pytest.raises(httpx.TransportError):  # the worker died before answering
+                api.post("/api/dispatches", json=dispatch_body())
+            assert not trigger.exists()
+            [lost] = [g for g in guides(api) if g["number"] not in before]
+            assert lost["state_type_id"] == "01"
+            pdf = api.get(f"/downloads/dispatch/pdf/{lost['external_id']}")
+            assert pdf.status_code == 200, pdf.text
+            assert pdf.content.startswith(b"%PDF")
+            assert api.get(f"/downloads/dispatch/pdf/{lost['external_id']}").content == pdf.content  # kept
+            xml = api.get(f"/downloads/dispatch/xml/{lost['external_id']}").content
+            assert verify(xml).digest_value and lost["number"].encode() in xml
+            # the next guide follows it
+            following = issue(api, dispatch_body())["data"]["number"]
+            assert int(following.split("-")[1]) == int(lost["number"].split("-")[1]) + 1
 
 
 # -- the reference's sample body and the printed guide ------------------------------------------------

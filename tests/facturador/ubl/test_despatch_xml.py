@@ -16,7 +16,7 @@ from lxml import etree
 from facturador.authority.gre.rules import check_guide, gre_file_name
 from facturador.authority.rules.context import Answer
 from facturador.ubl import xsd
-from facturador.ubl.despatch import sign_despatch
+from facturador.ubl.despatch import prepare_despatch, sign_despatch
 from facturador.ubl.namespaces import CBC
 from facturador.ubl.signing import SigningIdentity, generate_identity, verify
 from tests import reference
@@ -97,6 +97,20 @@ def test_guides_are_schema_valid_and_signed(identity: SigningIdentity, kind: str
     assert signed.filename == f"{GRE_RUC}-{doc_type}-{'T001' if doc_type == '09' else 'V001'}-1"
     root = etree.fromstring(signed.xml)
     assert root.findtext(CBC("CustomizationID")) == "2.0" and root.findtext(CBC("UBLVersionID")) == "2.1"
+
+
+@pytest.mark.parametrize("kind", GUIDES)
+def test_a_guide_built_before_its_number_signs_as_one_built_with_it(
+    identity: SigningIdentity, kind: str
+) -> None:
+    """The service builds a guide outside its numbering transaction and signs it inside with the number
+    it takes: byte for byte what building and signing the numbered guide gives."""
+    mode, doc_type = GUIDES[kind]
+    prepared = prepare_despatch(guide(mode, doc_type=doc_type, number=0))
+    for number in (1, 87, 99999999):
+        assert prepared.sign(identity, number) == sign_despatch(
+            guide(mode, doc_type=doc_type, number=number), identity
+        )
 
 
 @pytest.mark.requires_shared
