@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,7 +35,7 @@ from facturador.api import (
     voided,
 )
 from facturador.api.common import TENANT_SCOPE_KEY
-from facturador.api.heavy import HeavyWork
+from facturador.api.heavy import GIL_SWITCH_SECONDS, HeavyWork
 from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -314,5 +315,7 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
 
 
 def app_from_env() -> ASGIApp:
-    """Factory for ``uvicorn --factory`` workers: settings come from FACTURADOR_DATA_DIR / _DATABASE_URL."""
+    """Factory for ``uvicorn --factory`` workers: settings come from FACTURADOR_DATA_DIR / _DATABASE_URL.
+    The worker hands the GIL over every :data:`~facturador.api.heavy.GIL_SWITCH_SECONDS`."""
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
     return create_app(ServiceContext(Settings.resolve(), migrate=False))

@@ -96,7 +96,7 @@ async def _rendered(request: Request, pdf: documents.PdfToRender, external_id: s
         try:
             return pdf.render(abandoned)
         except RenderCancelled:
-            log.info("rendering the PDF of %s stopped: the client disconnected", external_id)
+            log.info("rendering the PDF of %s stopped: every client that asked for it left", external_id)
             raise
 
     gone = asyncio.Event()

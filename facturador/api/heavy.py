@@ -7,7 +7,9 @@ pool (:func:`light`). Heavy work runs in a lane of its own (:meth:`HeavyWork.run
 :data:`HEAVY_SLOTS` at a time in a worker process. Python runs one thread at a time, so more heavy
 threads would not end sooner; they would only take turns with each other and with the light requests,
 which would then wait longer. With one slot, big documents queue behind each other and small requests
-keep their pace (``facturador serve --workers N`` gives N lanes).
+keep their pace (``facturador serve --workers N`` gives N lanes). A worker hands the GIL over more often
+than Python's default (:data:`GIL_SWITCH_SECONDS`), so that a light request is not kept waiting by a
+heavy thread.
 
 Requests for the same result (the PDF of one document in one format) share one run of the work
 (:meth:`HeavyWork.shared`), in this process and across the worker processes (a lock file in the data
@@ -39,6 +41,11 @@ T = TypeVar("T")
 HEAVY_LINES = 50
 #: Heavy jobs running at once in one worker process (see the module's docstring).
 HEAVY_SLOTS = 1
+#: How long a thread keeps the GIL while another waits for it (CPython's default: 5 ms). A light
+#: request gives the GIL up at every database call and socket read, and waits up to this long to get it
+#: back from a heavy thread: at 1 ms small requests beside big ones answered ~35 % sooner (p50, both
+#: stores, benchmarks/busy_tenant.py). Each ``facturador serve`` worker sets it (facturador.app).
+GIL_SWITCH_SECONDS = 0.001
 #: Lock files that order the worker processes' shared runs (a run takes the one its key falls on).
 LOCK_STRIPES = 256
 #: How often a shared run waiting for another process's run of the same key asks again.
