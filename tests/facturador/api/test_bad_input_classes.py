@@ -9,7 +9,6 @@ number used to reach SQL and fail there.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import json
 import socket
 from collections.abc import Iterator
@@ -27,11 +26,10 @@ from facturador.domain.tenants import add_series
 from facturador.store.models import DOCUMENTS, SERIES, SUMMARIES, TENANTS
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.samples.bodies import credit_note_body, invoice_body
+from tests.samples.bodies import credit_note_body, full_invoice, invoice_body
 from tests.shops import Shop, new_shop
 
 TODAY = peru_today()
-DUE = (TODAY + dt.timedelta(days=30)).isoformat()
 #: Characters XML 1.0 cannot carry: NUL, other C0 controls, a lone surrogate of each kind, U+FFFE/U+FFFF.
 UNSAFE = ["\x00", "\x01", "\x08", "\x0b", "\x1f", "\ud800", "\udfff", "\ufffe", "\uffff"]
 EXHAUSTED_SERIES = "F998"
@@ -99,43 +97,6 @@ def refused(response: httpx.Response, status: int, field: str | None = None, cod
 
 
 # ------------------------------------------------------------------------------------------------ bodies
-
-
-def full_invoice() -> dict[str, Any]:
-    """A valid factura with every block the service reads: detraction, two instalments, a legend, the
-    optional customer and item fields, actions and an unknown key (1,180.00; 47.20 withheld)."""
-    body = invoice_body(
-        codigo_tipo_operacion="1001",
-        factor_tipo_de_cambio=1,
-        codigo_condicion_de_pago="02",
-        detraccion={
-            "codigo_tipo_detraccion": "008",
-            "porcentaje": 4,
-            "monto": 47.20,
-            "codigo_metodo_pago": "001",
-            "cuenta_bancaria": "00-068-123456",
-        },
-        cuotas=[
-            {"fecha": DUE, "codigo_tipo_moneda": "PEN", "monto": 566.40, "codigo_metodo_de_pago": "01"},
-            {"fecha": DUE, "codigo_tipo_moneda": "PEN", "monto": "566.40"},
-        ],
-        leyendas=[{"codigo": "2006", "valor": "Operación sujeta a detracción"}],
-        acciones={"enviar_xml_firmado": True, "formato_pdf": "a4"},
-        x_extra={"nota": "una clave desconocida se guarda", "lista": ["a", 1]},
-    )
-    body["datos_del_cliente_o_receptor"]["nombre_comercial"] = "Los Andes"
-    item = body["items"][0]
-    item.update(cantidad=20, total_base_igv=1000, total_igv=180, total_impuestos=180, total_valor_item=1000)
-    item.update(total_item=1180, total_impuestos_bolsa_plastica=0)
-    body["totales"].update(
-        total_operaciones_gravadas=1000,
-        total_igv=180,
-        total_impuestos=180,
-        total_valor=1000,
-        total_venta=1180,
-        total_pendiente_pago=1132.80,
-    )
-    return body
 
 
 def note_with_fields() -> dict[str, Any]:
