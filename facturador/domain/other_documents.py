@@ -160,6 +160,7 @@ def _body(doc_type: str) -> Object:
             ),
             "pagos": List(
                 "El pago (uno por entrada).",
+                required=True,
                 item=payment,
                 max_items=1,
                 min_items=1,

@@ -289,6 +289,9 @@ BAD_INPUTS = [
         lambda b: b["documentos"][0].pop("fecha_de_retencion"),
         "documentos.0.fecha_de_retencion",
     ),
+    # a document without its payment was left out of the retention (the other one was issued alone)
+    ("no payment", lambda b: b["documentos"][0].pop("pagos"), "documentos.0.pagos"),
+    ("null payment", lambda b: b["documentos"][1].update(pagos=None), "documentos.1.pagos"),
 ]
 
 
@@ -305,6 +308,23 @@ def test_bad_input_is_a_4xx_naming_the_field_and_stores_nothing(
     assert payload["success"] is False
     assert field in [error["field"] for error in payload["errors"]], payload
     assert count(client, "retentions") == before
+
+
+@pytest.mark.parametrize("payments", ["absent", None, []])
+def test_a_perception_whose_only_document_has_no_payment_is_a_422(
+    client: httpx.Client, payments: Any
+) -> None:
+    """It was a 500: the XML builder got a perception without documents."""
+    before = count(client, "perceptions")
+    body = perception()
+    if payments == "absent":
+        del body["documentos"][0]["pagos"]
+    else:
+        body["documentos"][0]["pagos"] = payments
+    response = client.post("/api/perceptions", json=body)
+    assert response.status_code == 422, response.text
+    assert "documentos.0.pagos" in [error["field"] for error in response.json()["errors"]]
+    assert count(client, "perceptions") == before
 
 
 def test_bodies_that_are_not_objects_and_missing_tokens(shop: Shop, client: httpx.Client) -> None:
