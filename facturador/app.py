@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
@@ -32,7 +32,7 @@ from facturador.api import (
     summaries,
     voided,
 )
-from facturador.api.common import TENANT_SCOPE_KEY
+from facturador.api.common import TENANT_SCOPE_KEY, checked_path
 from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -196,6 +196,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
         openapi_url=None,  # served below, with the server URL of the tenant that asks
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(checked_path)],  # every path parameter of every route, one check
     )
     app.state.context = context
     app.state.documents = DocumentService(context)

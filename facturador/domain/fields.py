@@ -25,7 +25,8 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import unquote_to_bytes
 
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError
@@ -34,6 +35,9 @@ from facturador.errors import FieldError, ServiceError
 XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 #: The same rule as a JSON Schema pattern (a JSON string cannot name a lone surrogate in a pattern).
 XML_TEXT_PATTERN = r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]*$"
+#: The longest path parameter taken: external ids have 36 characters, dates 10, record ids 10 digits, and
+#: the GRE API's client ids and file names fewer than 60.
+MAX_PATH_PARAMETER = 100
 #: Deepest nesting a body may have (the declared bodies use 4 levels; unknown keys get some room).
 MAX_DEPTH = 32
 #: Integers anywhere in a body fit in 64 bits (every store and serializer holds them).
@@ -588,7 +592,35 @@ def check_text(value: str, name: str) -> None:
     found = XML_UNSAFE.search(value)
     if found:
         message = _unsafe_message(name, found.group())
-        raise ServiceError(422, message, "INVALID_CHARACTERS", [FieldError(name, message)])
+        _refuse(name, message, "INVALID_CHARACTERS")
+
+
+def check_path_parameters(parameters: Mapping[str, str], raw_path: bytes) -> None:
+    """The one check every path parameter of every route gets before the route reads it (the service
+    installs it for all its routes, and the GRE API it mounts for its own): text that arrived as UTF-8,
+    that XML can carry, of at most :data:`MAX_PATH_PARAMETER` characters; else 422 naming the
+    parameter. ``raw_path`` is the path as sent (percent-encoded): the server decodes bytes that are not
+    UTF-8 to U+FFFD, so only the raw path tells them from a U+FFFD that was sent."""
+    for name, value in parameters.items():
+        if "\ufffd" in value and _not_utf8(raw_path):
+            _refuse(name, f"El campo {name} no es texto UTF-8 válido.", "INVALID_CHARACTERS")
+        check_text(value, name)
+        if len(value) > MAX_PATH_PARAMETER:
+            _refuse(
+                name, f"El campo {name} no debe superar {MAX_PATH_PARAMETER} caracteres.", "INVALID_FIELDS"
+            )
+
+
+def _not_utf8(raw_path: bytes) -> bool:
+    try:
+        unquote_to_bytes(raw_path).decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _refuse(name: str, message: str, code: str) -> NoReturn:
+    raise ServiceError(422, message, code, [FieldError(name, message)])
 
 
 def too_deep() -> ServiceError:

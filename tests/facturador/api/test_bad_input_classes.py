@@ -308,20 +308,21 @@ def test_unsafe_character_in_other_endpoints(
 URL_UNSAFE = [c for c in UNSAFE if not 0xD800 <= ord(c) <= 0xDFFF]
 
 
-#: (path with {} for the bad text, status, field named): downloads name their external_id; an unknown file
-#: kind or format is looked up after the document (404); list dates are 422 INVALID_DATE.
+#: (path with {} for the bad text, status, field named): every path parameter goes through one check before
+#: its route reads it (test_bad_input_routes.py tries every one of every route).
 PATHS = [
     ("/downloads/document/xml/{}", 422, "external_id"),
     ("/downloads/document/cdr/{}", 422, "external_id"),
     ("/downloads/document/pdf/{}", 422, "external_id"),
     ("/downloads/document/pdf/{}/a4", 422, "external_id"),
-    ("/downloads/document/pdf/00000000-0000-4000-8000-000000000000/{}", 404, None),
-    ("/downloads/document/{}/00000000-0000-4000-8000-000000000000", 404, None),
+    ("/downloads/document/pdf/00000000-0000-4000-8000-000000000000/{}", 422, "fmt"),
+    ("/downloads/document/{}/00000000-0000-4000-8000-000000000000", 422, "kind"),
     ("/downloads/summary/xml/{}", 422, "external_id"),
     ("/downloads/voided/cdr/{}", 422, "external_id"),
-    ("/api/documents/lists/{}/2026-01-01", 422, None),
-    ("/api/summaries/lists/2026-01-01/{}", 422, None),
-    ("/api/voided/lists/{}/2026-01-01", 422, None),
+    ("/downloads/dispatch/xml/{}", 422, "external_id"),
+    ("/api/documents/lists/{}/2026-01-01", 422, "start"),
+    ("/api/summaries/lists/2026-01-01/{}", 422, "end"),
+    ("/api/voided/lists/{}/2026-01-01", 422, "start"),
 ]
 
 
