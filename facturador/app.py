@@ -13,9 +13,10 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.api import (
@@ -32,7 +33,7 @@ from facturador.api import (
     summaries,
     voided,
 )
-from facturador.api.common import TENANT_SCOPE_KEY, checked_path
+from facturador.api.common import CLIENT_CLOSED_REQUEST, TENANT_SCOPE_KEY, checked_path
 from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -70,15 +71,17 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def log_config() -> dict[str, Any]:
+def log_config(level: str = "warning") -> dict[str, Any]:
     """uvicorn's logging configuration with :class:`RedactTokens` on its handlers (each worker process
-    applies it)."""
+    applies it); the service's own ``facturador`` logger writes at ``level`` through uvicorn's handler,
+    in the same format as the server's lines."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {"redact_tokens": {"()": f"{__name__}.RedactTokens"}}
     for handler in config["handlers"].values():
         handler["filters"] = ["redact_tokens"]
+    config["loggers"]["facturador"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
     return config
 
 
@@ -242,6 +245,12 @@ def create_app(context: ServiceContext) -> ASGIApp:
         }
         message, code = messages.get(exc.status_code, (str(exc.detail), "HTTP_ERROR"))
         return _envelope(exc.status_code, message, code, headers=exc.headers)  # 405 keeps its Allow
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_left(request: Request, _exc: ClientDisconnect) -> Response:
+        """A client that aborts its upload is normal: one line, no traceback, an answer nobody reads."""
+        log.warning("%s %s: the client left before its body arrived", request.method, request.url.path)
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - bugs only

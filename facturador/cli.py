@@ -113,7 +113,7 @@ def serve(
             port=port,
             workers=workers,
             log_level=log_level,
-            log_config=log_config(),
+            log_config=log_config(log_level),
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         )
     finally:

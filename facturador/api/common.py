@@ -26,6 +26,9 @@ from facturador.domain.tenants import hash_token
 from facturador.errors import NOT_AUTHENTICATED, FieldError, ServiceError
 
 TENANT_SCOPE_KEY = "facturador.tenant_slug"
+#: The status logged for a request whose client left before the answer (nginx's convention; nobody
+#: receives it).
+CLIENT_CLOSED_REQUEST = 499
 
 #: ``{external_id}`` of a download path: documented from the declaration :func:`path_parameter` reads with.
 ExternalIdParameter = Annotated[

@@ -23,7 +23,7 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
@@ -96,6 +96,8 @@ def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
             answer = await run_in_threadpool(simulator.receive, ruc, request.path_params["name"], body)
         except GreError as exc:
             return JSONResponse(exc.body(), exc.status)
+        except ClientDisconnect:
+            raise  # the client left: the service logs one line (a bare simulator has nobody to tell)
         except Exception:  # pragma: no cover - bugs only
             logger.exception("GRE simulator failed receiving %s", request.path_params["name"])
             return JSONResponse({"cod": "0100", "msg": "Error interno del servicio"}, 500)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import copy
 import json
 import socket
+import time
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -27,6 +29,7 @@ from facturador.store.models import DOCUMENTS, SERIES, SUMMARIES, TENANTS
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.samples.bodies import credit_note_body, full_invoice, invoice_body
+from tests.served import serve
 from tests.shops import Shop, new_shop
 
 TODAY = peru_today()
@@ -512,6 +515,39 @@ def test_content_length_over_the_limit_is_refused_before_the_body(live: LiveServ
         answer = connection.recv(65536).decode()
     assert answer.startswith("HTTP/1.1 413 "), answer
     assert '"error_code":"BODY_TOO_LARGE"' in answer
+
+
+def test_a_client_that_leaves_mid_body_is_one_line_of_log(
+    live: LiveService, shop: Shop, tmp_path: Path
+) -> None:
+    """An upload the client aborts is normal: one line in the server's log (no traceback, no "unexpected
+    error"), nothing stored, and the service goes on (a real ``facturador serve`` on the same store)."""
+    before = stored(live, shop.slug)
+    with serve(live.settings, tmp_path / "serve.log", "--send-pending-every", "0") as served:
+        host, port = served.root.removeprefix("http://").split(":")
+        body = json.dumps(full_invoice()).encode()
+        for _ in range(3):
+            head = [
+                f"POST /t/{shop.slug}/api/documents HTTP/1.1",
+                f"Host: {host}:{port}",
+                f"Authorization: Bearer {shop.token}",
+                "Content-Type: application/json",
+                f"Content-Length: {len(body)}",
+            ]
+            with socket.create_connection((host, int(port)), timeout=10) as connection:
+                connection.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[: len(body) // 2])
+                time.sleep(0.2)  # the server is reading the body when the client goes
+        deadline = time.monotonic() + 20
+        while served.output().count("left before") < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert stored(live, shop.slug) == before
+        with served.client(shop.slug, shop.token) as client:
+            assert post(client, "/api/documents", invoice_body()).status_code == 200
+    output = served.output()
+    assert "Traceback" not in output and "unexpected error" not in output, output[-3000:]
+    lines = [line for line in output.splitlines() if "left before" in line]
+    assert len(lines) == 3, output[-3000:]
+    assert f"POST /t/{shop.slug}/api/documents" in lines[0]
 
 
 def body_with(path: str) -> dict[str, Any]:
