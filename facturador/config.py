@@ -3,7 +3,9 @@ and whether answers are compressed."""
 
 from __future__ import annotations
 
+import logging
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +26,41 @@ DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
 def default_database_url(data_dir: Path) -> str:
     """The SQLite database inside the data directory."""
     return f"sqlite:///{(data_dir / 'facturador.db').resolve()}"
+
+
+#: What the service keeps in its data directory besides the database: each tenant's key and certificate
+#: (``tenants/SLUG``), the simulated authority's and its token secret and stylesheets (``authority``), the
+#: demo's tenants file and the lock that orders SQLite writers.
+PRIVATE_TREES = ("tenants", "authority")
+PRIVATE_FILES = ("tenants.toml", "sqlite-writer.lock")
+
+log = logging.getLogger("facturador")
+
+
+def private_contents(data_dir: Path) -> None:
+    """Make what the service keeps in ``data_dir`` (:data:`PRIVATE_TREES`, :data:`PRIVATE_FILES`) its
+    owner's only again, as on every start the data directory and the database are: an operator may have
+    loosened a key to 0644. Group and other permissions are taken away (keys 0600, directories 0700);
+    symbolic links are not followed, and a file this user may not change is reported, not fatal."""
+    for name in PRIVATE_TREES:
+        for directory, _subdirectories, files in os.walk(data_dir / name):  # does not follow links
+            _owner_only(Path(directory))
+            for file in files:
+                _owner_only(Path(directory, file))
+    for name in PRIVATE_FILES:
+        _owner_only(data_dir / name)
+
+
+def _owner_only(path: Path) -> None:
+    try:
+        status = path.lstat()
+        mode = stat.S_IMODE(status.st_mode)
+        if mode & 0o077 and not stat.S_ISLNK(status.st_mode):
+            path.chmod(mode & 0o700)
+    except FileNotFoundError:
+        pass
+    except PermissionError as exc:
+        log.warning("could not make %s readable by its owner only: %s", path, exc)
 
 
 def private_directory(path: Path) -> Path:
@@ -55,6 +92,7 @@ class Settings:
         """Settings from explicit values, then the environment, then the defaults."""
         directory = Path(data_dir or os.environ.get(DATA_DIR_ENV) or user_data_dir("facturador")).expanduser()
         private_directory(directory)
+        private_contents(directory)
         url = database_url or os.environ.get(DATABASE_URL_ENV) or default_database_url(directory)
         limit = max_body_bytes or int(os.environ.get(MAX_BODY_BYTES_ENV) or DEFAULT_MAX_BODY_BYTES)
         if limit <= 0:
