@@ -101,6 +101,67 @@ class TenantPrefix:
         await self.app(scope, receive, send)
 
 
+class TrustedHost:
+    """Links and redirects name a host the service trusts, never whatever a client sent.
+
+    Starlette builds every absolute URL (the links of an answer, the ``Location`` of a redirect) from the
+    ``Host`` header. It is kept when it names the address the connection reached (``127.0.0.1:8000``,
+    and ``localhost`` on a loopback address), a host of ``FACTURADOR_ALLOWED_HOSTS`` (the names a proxy in
+    front answers on) or the configured host of the tenant asked for; otherwise it is replaced, before
+    anything reads it, by that tenant's host or else the address the connection reached. A tenant served
+    by its host keeps being found by it (its host is trusted); an unknown host still finds no tenant."""
+
+    def __init__(self, app: ASGIApp, context: ServiceContext):
+        self.app = app
+        self.context = context
+        self.allowed = frozenset(split_host(host)[0] for host in context.settings.allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            sent = next((value for key, value in scope["headers"] if key == b"host"), b"")
+            trusted = self.trusted(scope, sent.decode("latin-1").strip().lower())
+            if trusted.encode("latin-1") != sent:
+                headers = [(key, value) for key, value in scope["headers"] if key != b"host"]
+                scope = {**scope, "headers": [(b"host", trusted.encode("latin-1")), *headers]}
+        await self.app(scope, receive, send)
+
+    def trusted(self, scope: Scope, sent: str) -> str:
+        """The Host to keep: ``sent`` when trusted, else the tenant's host or the server's address."""
+        name, port = split_host(sent)
+        server = scope.get("server")
+        own = authority(server, scope.get("scheme", "http")) if server and server[1] else "localhost"
+        if sent == own or name in self.allowed:
+            return sent
+        if server and server[0] in LOOPBACK and name == "localhost" and port in (None, server[1]):
+            return sent
+        slug = scope.get(TENANT_SCOPE_KEY)
+        tenant = self.context.tenant_by_slug(slug) if slug else self.context.tenant_by_host(name)
+        host = tenant.host if tenant is not None else None
+        if host and name == host.lower():
+            return sent
+        return host or own
+
+
+def split_host(value: str) -> tuple[str, int | None]:
+    """The name and port of a ``Host`` value (``[::1]:8000`` -> ``("::1", 8000)``)."""
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest.removeprefix(":")
+    else:
+        name, colon, port = value.rpartition(":")
+        if not colon:
+            name, port = value, ""
+    return name, int(port) if port.isdigit() else None
+
+
+def authority(server: tuple[str, int], scheme: str) -> str:
+    """``host:port`` of a server address, the port left out when it is the scheme's default."""
+    host, port = server
+    name = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443}.get(scheme)
+    return name if port == default else f"{name}:{port}"
+
+
 class BodyLimit:
     """Refuse a request body over ``max_bytes`` with 413: at once when ``Content-Length`` says so, else
     as soon as the bytes received pass the limit (chunked bodies), so no body is ever buffered whole."""
@@ -274,7 +335,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
-    return TenantPrefix(Compression(limited, context.settings.compression))
+    return TenantPrefix(TrustedHost(Compression(limited, context.settings.compression), context))
 
 
 TITLE = "facturador-kit service"

@@ -15,6 +15,7 @@ DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
 DATABASE_URL_ENV = "FACTURADOR_DATABASE_URL"
 MAX_BODY_BYTES_ENV = "FACTURADOR_MAX_BODY_BYTES"
 COMPRESSION_ENV = "FACTURADOR_COMPRESSION"
+ALLOWED_HOSTS_ENV = "FACTURADOR_ALLOWED_HOSTS"
 #: When answers are gzipped for clients that accept it: ``remote`` (not on loopback, where compressing
 #: 31 MB of a 20,000-document list costs more CPU than the bytes it saves), ``always`` or ``never``.
 COMPRESSION_MODES = ("remote", "always", "never")
@@ -74,12 +75,15 @@ def private_directory(path: Path) -> Path:
 @dataclass(frozen=True)
 class Settings:
     """The service's settings. ``database_url`` defaults to SQLite inside ``data_dir``;
-    ``max_body_bytes`` bounds every request body (larger ones get 413 before they are read whole)."""
+    ``max_body_bytes`` bounds every request body (larger ones get 413 before they are read whole);
+    ``allowed_hosts`` are the host names (lower case, no port) links and redirects may name when a client
+    sends them in ``Host``, besides the address it reached and the tenant's own host."""
 
     data_dir: Path
     database_url: str
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     compression: str = "remote"
+    allowed_hosts: tuple[str, ...] = ()
 
     @classmethod
     def resolve(
@@ -88,6 +92,7 @@ class Settings:
         database_url: str | None = None,
         max_body_bytes: int | None = None,
         compression: str | None = None,
+        allowed_hosts: str | None = None,
     ) -> Settings:
         """Settings from explicit values, then the environment, then the defaults."""
         directory = Path(data_dir or os.environ.get(DATA_DIR_ENV) or user_data_dir("facturador")).expanduser()
@@ -101,7 +106,14 @@ class Settings:
         if mode not in COMPRESSION_MODES:
             modes = ", ".join(COMPRESSION_MODES)
             raise ValueError(f"{COMPRESSION_ENV} must be one of {modes} (got {mode!r})")
-        return cls(data_dir=directory.resolve(), database_url=url, max_body_bytes=limit, compression=mode)
+        hosts = allowed_hosts if allowed_hosts is not None else os.environ.get(ALLOWED_HOSTS_ENV, "")
+        return cls(
+            data_dir=directory.resolve(),
+            database_url=url,
+            max_body_bytes=limit,
+            compression=mode,
+            allowed_hosts=tuple(dict.fromkeys(host.lower() for host in hosts.replace(",", " ").split())),
+        )
 
     def export(self) -> dict[str, str]:
         """Environment variables that make another process (a server worker) use these settings."""
@@ -110,6 +122,7 @@ class Settings:
             DATABASE_URL_ENV: self.database_url,
             MAX_BODY_BYTES_ENV: str(self.max_body_bytes),
             COMPRESSION_ENV: self.compression,
+            ALLOWED_HOSTS_ENV: ",".join(self.allowed_hosts),
         }
 
     def tenant_dir(self, slug: str) -> Path:
