@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from facturador.cli import DEMO_NAME, DEMO_SLUG, DEMO_TOKEN
+from facturador.domain.document_input import DOCUMENT
 from facturador.domain.tenants import create_tenant
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
@@ -125,3 +126,14 @@ def test_the_connector_example_issues_voids_and_declares(demo: LiveService) -> N
     assert issued == f"{number} Aceptado La Factura numero {number}, ha sido aceptada"
     assert re.fullmatch(r"True 0 La Comunicacion de baja RA-\d{8}-\d+, ha sido aceptada", voided)
     assert re.fullmatch(r"B001-\d+ True El Resumen diario RC-\d{8}-\d+, ha sido aceptado", declared)
+
+
+def test_the_readme_and_the_contract_give_the_bound_the_service_enforces() -> None:
+    """The additional information of a factura: the README's largest accepted factura and the contract's
+    table of limits say what the declaration enforces (the README once said 3,000 for a bound of 1,000)."""
+    limit = DOCUMENT.fields["informacion_adicional"].max_length
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    contract = (REPOSITORY / "docs" / "api_contract.md").read_text(encoding="utf-8")
+    stated = re.findall(r"([\d,]+) characters of additional information", readme)
+    assert stated and {int(number.replace(",", "")) for number in stated} == {limit}, stated
+    assert f"| `informacion_adicional` | {limit} |" in contract
