@@ -20,6 +20,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.api import (
+    company,
     contract,
     dispatches,
     documents,
@@ -271,6 +272,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(voided.router)
     app.include_router(downloads.router)
     app.include_router(other_documents.router)
+    app.include_router(company.router)
     # the commercial back office
     app.state.persons = PersonService(context)
     app.include_router(persons.router)

@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from facturador.store.secrets import SECRET_NAMES
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before it is killed
@@ -51,8 +53,12 @@ def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _context(settings: Any) -> Any:
     from facturador.context import ServiceContext
+    from facturador.store.secrets import SecretKeyError
 
-    return ServiceContext(settings)
+    try:
+        return ServiceContext(settings)
+    except SecretKeyError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
@@ -227,9 +233,12 @@ def tenant_create(settings: Any, slug: str, authority_mode: str, **fields: Any) 
 @tenant.command("list")
 @storage_options
 def tenant_list(settings: Any) -> None:
-    """List tenants with their RUC, host and settings."""
+    """List tenants with their RUC, host, settings, where they send and their certificate (secrets are
+    shown as "set" or "not set", never their values)."""
     from sqlalchemy import select
 
+    from facturador.domain.tenants import secrets_set
+    from facturador.store.identities import stored_certificate
     from facturador.store.models import Tenant, tenant_settings
 
     context = _context(settings)
@@ -243,6 +252,105 @@ def tenant_list(settings: Any) -> None:
                 f"{row.slug:<20} {row.ruc}  {row.name:<40} host={row.host or '-'}  "
                 f"mode={options['authority_mode']}  base_url={tenant_base_url(row.slug)}"
             )
+            held = secrets_set(session, row.id)
+            sending = options["sunat_sending"]
+            where = {"ose": options["ose_url"], "simulator": "built in"}.get(sending) or (
+                options["sunat_url"] or "SUNAT"
+            )
+            click.echo(
+                f"{'':<20} sending={sending} ({where})  sol_user={options['sol_user'] or '-'}  "
+                + "  ".join(f"{name}={'set' if name in held else 'not set'}" for name in sorted(SECRET_NAMES))
+            )
+            certificate = stored_certificate(settings.tenant_dir(row.slug))
+            if certificate is not None:
+                kind = "self-signed, for the simulator" if certificate.self_signed else certificate.issuer
+                click.echo(
+                    f"{'':<20} certificate: {certificate.subject} ({kind}); expires "
+                    f"{certificate.not_after:%d/%m/%Y}, in {certificate.days_left()} days"
+                )
+
+
+@tenant.command("secret")
+@storage_options
+@click.argument("slug")
+@click.argument("name", type=click.Choice(sorted(SECRET_NAMES)))
+@click.option(
+    "--from-env",
+    "variable",
+    metavar="VARIABLE",
+    default=None,
+    help="Read the value from this environment variable instead of asking for it.",
+)
+@click.option("--clear", is_flag=True, help="Forget the secret.")
+def tenant_secret(settings: Any, slug: str, name: str, variable: str | None, clear: bool) -> None:
+    """Keep a tenant's secret NAME (its SOL password, the GRE client secret) encrypted in the database.
+
+    The value is asked for without echo, or read from an environment variable (--from-env): never from
+    the command line, where other users and the shell history would see it."""
+    from facturador.domain.tenants import TenantError, set_secret
+
+    value: str | None = None
+    if not clear:
+        if variable:
+            value = os.environ.get(variable)
+            if not value:
+                raise click.ClickException(f"the environment variable {variable} is not set or empty")
+        else:
+            value = click.prompt(f"{name} of {slug}", hide_input=True, confirmation_prompt=True)
+    context = _context(settings)
+    try:
+        with context.session() as session, session.begin():
+            set_secret(session, context.vault, slug, name, value)
+    except TenantError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{name} of {slug} {'forgotten' if clear else 'kept, encrypted'}.")
+
+
+@tenant.command("certificate")
+@storage_options
+@click.argument("slug")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--password-env",
+    "variable",
+    metavar="VARIABLE",
+    default=None,
+    help="Read the file's password from this environment variable instead of asking for it.",
+)
+def tenant_certificate(settings: Any, slug: str, path: Path, variable: str | None) -> None:
+    """Sign tenant SLUG's documents with the company's own certificate PATH (.pfx or .p12).
+
+    The file is checked (password, RSA key of 2048 bits or more matching the certificate, valid today) and
+    kept in the data directory, its key encrypted; the password is not kept."""
+    from facturador.domain.tenants import TenantError, get_tenant
+    from facturador.store.identities import CertificateError, import_certificate
+
+    if variable:
+        password = os.environ.get(variable)
+        if password is None:
+            raise click.ClickException(f"the environment variable {variable} is not set")
+    else:
+        password = click.prompt(f"Password of {path.name}", hide_input=True, default="", show_default=False)
+    context = _context(settings)
+    with context.session() as session:
+        try:
+            get_tenant(session, slug)
+        except TenantError as exc:
+            raise click.ClickException(str(exc)) from exc
+    try:
+        info = import_certificate(settings.tenant_dir(slug), path.read_bytes(), password, context.vault)
+    except CertificateError as exc:
+        raise click.ClickException(f"{path.name}: {exc}") from exc
+    click.echo(f"{slug} signs with {info.subject}, issued by {info.issuer}.")
+    click.echo(f"Valid until {info.not_after:%d/%m/%Y} ({info.days_left()} days).")
+
+
+@main.command("secret-key")
+def secret_key() -> None:
+    """Print a new secret key, for FACTURADOR_SECRET_KEY (every node of a deployment must share one)."""
+    from facturador.store.secrets import Vault
+
+    click.echo(Vault.new_key())
 
 
 @tenant.command("set")
@@ -266,6 +374,16 @@ def tenant_set(settings: Any, slug: str, assignments: tuple[str, ...]) -> None:
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(", ".join(f"{k}={v}" for k, v in sorted(result.items())))
+    from facturador.store.identities import stored_certificate
+
+    certificate = stored_certificate(settings.tenant_dir(slug))
+    if result["sunat_sending"] in ("production", "ose") and (certificate is None or certificate.self_signed):
+        click.echo(
+            f"Warning: {slug} signs with a self-signed certificate, which SUNAT refuses in production "
+            "(2325): "
+            f"import the company's certificate with 'facturador tenant certificate {slug} FILE.pfx'.",
+            err=True,
+        )
 
 
 @main.group()

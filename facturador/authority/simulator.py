@@ -56,7 +56,10 @@ DEFAULT_TICKET_DELAY = 2.0
 
 _INFLIGHT: set[RegistryKey] = set()
 _INFLIGHT_LOCK = threading.Lock()
-_TICKETS_INFLIGHT: set[str] = set()
+#: Tickets being processed in this process, each with the event set when its answer is stored.
+_TICKETS_INFLIGHT: dict[str, threading.Event] = {}
+#: Seconds a query waits for a concurrent query of this process that is processing the same ticket.
+_TICKET_WAIT_SECONDS = 30.0
 _SEQUENCE = itertools.count(1)
 
 
@@ -209,9 +212,16 @@ class SunatSimulator:
         if _utc(self.clock()) < record.ready_at:
             return TicketStatus("98")
         with _INFLIGHT_LOCK:
-            if ticket in _TICKETS_INFLIGHT:  # another query is processing it right now
+            processing = _TICKETS_INFLIGHT.get(ticket)
+            if processing is None:
+                done = _TICKETS_INFLIGHT[ticket] = threading.Event()
+        if processing is not None:  # another query is processing it right now: its answer is the answer
+            if not processing.wait(_TICKET_WAIT_SECONDS):
                 return TicketStatus("98")
-            _TICKETS_INFLIGHT.add(ticket)
+            stored = self.tickets.get(ticket)
+            if stored is None or not stored.processed or stored.cdr_zip is None:
+                return TicketStatus("98")
+            return TicketStatus(stored.status_code, cdr_mod.read_cdr(stored.cdr_zip))
         try:
             status_code, cdr_zip = process_ticket(
                 record,
@@ -227,7 +237,8 @@ class SunatSimulator:
             raise AuthorityError("0100", _description("0100", f"{type(exc).__name__}: {exc}")) from exc
         finally:
             with _INFLIGHT_LOCK:
-                _TICKETS_INFLIGHT.discard(ticket)
+                _TICKETS_INFLIGHT.pop(ticket, None)
+            done.set()
         return TicketStatus(status_code, cdr_mod.read_cdr(cdr_zip))
 
     # --------------------------------------------------------------------------------------------------

@@ -56,6 +56,20 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
     "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
     "authority_rules_dir": "",  # a folder of SUNAT's published stylesheets the simulator runs too ("": none)
+    # where documents go (docs/going_live.md): "simulator" (built in), SUNAT "beta" or "production", "ose"
+    "sunat_sending": "simulator",
+    "sunat_url": "",  # beta/production at this base URL instead of SUNAT's host (e.g. the SOAP simulator)
+    "ose_url": "",  # the OSE's billService URL (every document type goes there)
+    "ose_consult_url": "",  # the OSE's billConsultService URL, when it offers one ("": no CDR consultation)
+    "sol_user": "",  # the SOL secondary user (the SOAP user name is RUC + this); its password is a secret
+    "sunat_timeout": 30.0,  # seconds to wait for SUNAT's answer to one request
+    "sunat_retries": 2,  # quick retries of a request that never reached SUNAT (refused connection, 503)
+    # the GRE REST API of dispatch guides ("": the built-in simulator); the client secret is a secret
+    "gre_token_url": "",
+    "gre_api_url": "",
+    "gre_client_id": "",
+    "gre_username": "",  # RUC + SOL user ("": RUC + sol_user)
+    "gre_timeout": 30.0,
 }
 
 
@@ -81,6 +95,20 @@ class Tenant(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     establishments: Mapped[list[Establishment]] = relationship(back_populates="tenant")
+
+
+class TenantSecret(Base):
+    """A tenant's secret (its SOL password, GRE client secret...), encrypted with the service's key
+    (:mod:`facturador.store.secrets`); never returned by the API nor printed."""
+
+    __tablename__ = "tenant_secrets"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
 
 
 class Establishment(Base):
@@ -370,6 +398,10 @@ class OtherDocument(Base):
     hash: Mapped[str] = mapped_column(String(100), default="")
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: How many answers the authority gave so far, and when a document it did not process (an
+    #: exception) is sent again (naive UTC; None once answered with a state).
+    send_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    next_send_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     xml: Mapped[bytes] = mapped_column(LargeBinary)
     cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
