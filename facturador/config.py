@@ -11,6 +11,8 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
+from facturador.store.secrets import KEY_FILE as SECRET_KEY_FILE
+
 DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
 DATABASE_URL_ENV = "FACTURADOR_DATABASE_URL"
 MAX_BODY_BYTES_ENV = "FACTURADOR_MAX_BODY_BYTES"
@@ -31,9 +33,9 @@ def default_database_url(data_dir: Path) -> str:
 
 #: What the service keeps in its data directory besides the database: each tenant's key and certificate
 #: (``tenants/SLUG``), the simulated authority's and its token secret and stylesheets (``authority``), the
-#: demo's tenants file and the lock that orders SQLite writers.
+#: key that encrypts the tenants' secrets, the demo's tenants file and the lock that orders SQLite writers.
 PRIVATE_TREES = ("tenants", "authority")
-PRIVATE_FILES = ("tenants.toml", "sqlite-writer.lock")
+PRIVATE_FILES = (SECRET_KEY_FILE, "tenants.toml", "sqlite-writer.lock")
 
 log = logging.getLogger("facturador")
 

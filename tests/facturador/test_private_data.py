@@ -19,7 +19,7 @@ import pytest
 
 from facturador.app import redact_tokens
 from facturador.config import Settings
-from tests.conftest import LiveService
+from tests.conftest import _fresh_postgres
 from tests.samples.bodies import invoice_body
 from tests.served import serve
 
@@ -142,17 +142,31 @@ def test_the_data_directory_is_readable_by_its_owner_only(tmp_path: Path, defaul
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
 
 
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[str | None]:
+    """The database of a fresh service: SQLite in its data directory (None), or a new PostgreSQL database
+    when the suite runs on PostgreSQL (FACTURADOR_TEST_DATABASE_URL), dropped afterwards."""
+    server = os.environ.get("FACTURADOR_TEST_DATABASE_URL")
+    if not server:
+        yield None
+        return
+    database_url, drop = _fresh_postgres(server)
+    try:
+        yield database_url
+    finally:
+        drop()
+
+
 def test_keys_and_secrets_an_operator_loosened_are_private_again_at_start(
-    live: LiveService, tmp_path: Path, default_umask: None
+    store: str | None, tmp_path: Path, default_umask: None
 ) -> None:
-    """Tenant keys and certificates, the simulated authority's key and token secret, the tenants file and
-    the writer lock made 0644 (their directories 0755) by an operator are 0600 (0700) again as soon as
-    ``facturador serve`` has started, as the data directory and the database are; a link that leads out of
-    the data directory is not followed. On the store the suite runs on (SQLite in the data directory, or
-    the PostgreSQL database of the run)."""
+    """Tenant keys and certificates, the simulated authority's key and token secret, the key of the
+    tenants' secrets, the tenants file and the writer lock made 0644 (their directories 0755) by an
+    operator are 0600 (0700) again as soon as ``facturador serve`` has started, as the data directory and
+    the database are; a link that leads out of the data directory is not followed. On SQLite and on
+    PostgreSQL."""
     data_dir = tmp_path / "data"
-    database_url = live.settings.database_url if live.context.db.is_sqlite is False else None
-    settings = Settings.resolve(data_dir, database_url)
+    settings = Settings.resolve(data_dir, store)
     slug = f"llaves-{uuid.uuid4().hex[:6]}"
     _create_tenant(settings, slug)
     with serve(settings, tmp_path / "first.log", "--send-pending-every", "0") as served:
@@ -168,6 +182,7 @@ def test_keys_and_secrets_an_operator_loosened_are_private_again_at_start(
         "authority/identity/signing-key.pem",
         "authority/identity/certificate.pem",
         "authority/gre-token-secret",
+        "secret.key",
         "tenants.toml",
         "sqlite-writer.lock",
     ]
@@ -179,7 +194,7 @@ def test_keys_and_secrets_an_operator_loosened_are_private_again_at_start(
     assert len(_loose(data_dir)) >= 10
     with serve(settings, tmp_path / "second.log", "--send-pending-every", "0") as served:
         assert _loose(data_dir) == []  # at start, before any request
-        for name in secrets[:5]:
+        for name in secrets[:6]:
             assert stat.S_IMODE((data_dir / name).stat().st_mode) == 0o600, name
         with served.client(slug, TOKEN) as client:
             assert client.post("/api/documents", json=invoice_body()).status_code == 200
