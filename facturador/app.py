@@ -47,6 +47,7 @@ from facturador.domain.persons import PersonService
 from facturador.domain.quotations import QuotationService
 from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
+from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
 
 log = logging.getLogger("facturador")
@@ -161,6 +162,24 @@ def authority(server: tuple[str, int], scheme: str) -> str:
     name = f"[{host}]" if ":" in host else host
     default = {"http": 80, "https": 443}.get(scheme)
     return name if port == default else f"{name}:{port}"
+
+
+class SunatMount:
+    """Serve the simulator's SOAP endpoint at ``/sunat`` (``/sunat/ol-ti-itcpfegem-beta/billService``...),
+    before the service's own layers: SOAP clients get SUNAT's faults rather than the API's JSON errors,
+    and the endpoint gets the server's own connection (to inject a reset or a cut answer)."""
+
+    def __init__(self, app: ASGIApp, endpoint: ASGIApp):
+        self.app = app
+        self.endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == SUNAT_MOUNT or path.startswith(SUNAT_MOUNT + "/")):
+            scope = {**scope, "root_path": scope.get("root_path", "") + SUNAT_MOUNT}
+            await self.endpoint(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -337,7 +356,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
-    return TenantPrefix(TrustedHost(Compression(limited, context.settings.compression), context))
+    service = TenantPrefix(TrustedHost(Compression(limited, context.settings.compression), context))
+    return SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
 
 
 TITLE = "facturador-kit service"

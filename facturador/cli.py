@@ -895,5 +895,122 @@ def demo(
         click.echo(f"{name} stopped; stopping the rest.")
 
 
+# -- the simulator as SUNAT's SOAP services (docs/going_live.md, "The standalone SUNAT endpoint") -------
+
+SUNAT_PORT = 8300
+
+
+@main.command("sunat")
+@storage_options
+@click.option("--host", default=DEFAULT_HOST, show_default=True)
+@click.option("--port", default=SUNAT_PORT, show_default=True, type=int)
+@click.option("--ose", is_flag=True, help="Answer every rejection with its CDR, as an OSE does.")
+@click.option("--log-level", default="warning", show_default=True)
+def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: str) -> None:
+    """Serve the built-in SUNAT simulator alone as SUNAT's SOAP services, on the data directory's tenants
+    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC). ``facturador serve`` also serves
+    them, at /sunat."""
+    import uvicorn
+
+    from facturador.authority.soap.protocol import PATHS
+    from facturador.domain.sunat_endpoint import service_soap_app
+
+    ensure_port_free(host, port, "the SUNAT endpoint", "--port")
+    context = _context(settings)
+    click.echo(f"Serving SUNAT's SOAP services{' as an OSE' if ose else ''} on http://{host}:{port}:")
+    for path in PATHS:
+        environment = "beta" if path.beta else "production"
+        click.echo(f"  http://{host}:{port}{path.path}  ({path.service.value}, {environment})")
+    try:
+        uvicorn.run(service_soap_app(context, ose=ose), host=host, port=port, log_level=log_level)
+    finally:
+        context.engine.dispose()
+
+
+@main.group("sunat-fault")
+def sunat_fault() -> None:
+    """Make the simulator's SOAP endpoint fail on purpose (kinds in docs/going_live.md)."""
+
+
+@sunat_fault.command("add")
+@storage_options
+@click.argument("kind")
+@click.option("--ruc", default=None, help="Only this taxpayer's requests (default: every RUC).")
+@click.option("--operation", default="", help="Only sendBill, sendSummary, getStatus or getStatusCdr.")
+@click.option("--code", default="", help="SUNAT's code of a fault or a duplicate (0109, 1033 by default).")
+@click.option("--times", type=int, default=None, help="The next N requests (1 unless --for is given).")
+@click.option("--for", "seconds", type=float, default=None, help="For this many seconds.")
+@click.option("--hold", type=float, default=0.0, help="Seconds a timeout holds the answer (default 60).")
+def sunat_fault_add(
+    settings: Any,
+    kind: str,
+    ruc: str | None,
+    operation: str,
+    code: str,
+    times: int | None,
+    seconds: float | None,
+    hold: float,
+) -> None:
+    """Inject KIND: fault, 503, reset, reset-after, cut, timeout, truncated-zip, garbage or duplicate."""
+    import datetime as dt
+
+    from facturador.authority.soap.injection import Fault
+    from facturador.store.faults import SqlFaultStore
+
+    until = None
+    if seconds is not None:
+        until = dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(seconds=seconds)
+    fault = Fault(
+        kind=kind,
+        ruc=ruc,
+        operation=operation,
+        code=code,
+        seconds=hold,
+        remaining=times if times is not None or seconds is not None else 1,
+        until=until,
+    )
+    context = _context(settings)
+    try:
+        added = SqlFaultStore(context.db).add(fault)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        context.engine.dispose()
+    click.echo(f"Injected {added.describe()}")
+
+
+@sunat_fault.command("list")
+@storage_options
+@click.option("--ruc", default=None, help="Only those that apply to this taxpayer.")
+def sunat_fault_list(settings: Any, ruc: str | None) -> None:
+    """List the injected failures that still apply."""
+    from facturador.store.faults import SqlFaultStore
+
+    context = _context(settings)
+    try:
+        faults = SqlFaultStore(context.db).active(ruc)
+    finally:
+        context.engine.dispose()
+    for fault in faults:
+        click.echo(fault.describe())
+    if not faults:
+        click.echo("No failures injected.")
+
+
+@sunat_fault.command("clear")
+@storage_options
+@click.option("--ruc", default=None, help="Only this taxpayer's (default: every injection).")
+def sunat_fault_clear(settings: Any, ruc: str | None) -> None:
+    """Remove injected failures."""
+    from facturador.store.faults import SqlFaultStore
+
+    context = _context(settings)
+    try:
+        removed = SqlFaultStore(context.db).clear(ruc)
+    finally:
+        context.engine.dispose()
+    click.echo(f"Removed {removed} injected failure(s).")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

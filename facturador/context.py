@@ -6,7 +6,7 @@ import contextlib
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,20 +259,35 @@ class ServiceContext:
         day (a sandbox loading history; see ``authority_check_deadlines``, which also turns off the date
         rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds.
         """
-        settings = tenant.settings
         if sends_remotely(tenant):
             return SoapGateway(self.soap_endpoint(tenant))
+        return self.simulator(
+            tenant.ruc, tenant.settings, registry=registry, received_on=received_on, tickets=tickets
+        )
+
+    def simulator(
+        self,
+        ruc: str,
+        settings: Mapping[str, Any],
+        *,
+        registry: SqlRegistry | None = None,
+        received_on: dt.date | None = None,
+        tickets: SqlTicketStore | None = None,
+    ) -> SunatSimulator:
+        """The built-in SUNAT simulator as taxpayer ``ruc`` (its SOL user's RUC) sees it, with the
+        ``authority_*`` settings of ``settings`` (a tenant's; :data:`DEFAULT_SETTINGS` for a RUC that is
+        no tenant): the in-process gateway and the SOAP endpoint answer alike. See :meth:`gateway`."""
         rules_dir = str(settings.get("authority_rules_dir") or "")
         return SunatSimulator(
             self.authority_identity(),
-            registry or SqlRegistry(self.db),
+            registry if registry is not None else SqlRegistry(self.db),
             mode=settings.get("authority_mode", "test"),
             today=(lambda: received_on) if received_on is not None else self.today,
             outage=bool(settings.get("authority_outage", False)),
-            tickets=tickets or SqlTicketStore(self.db),
+            tickets=tickets if tickets is not None else SqlTicketStore(self.db),
             ticket_delay=float(settings.get("authority_ticket_delay", DEFAULT_TICKET_DELAY)),
             check_deadlines=bool(settings.get("authority_check_deadlines", True)),
-            user_ruc=tenant.ruc,
+            user_ruc=ruc,
             stylesheets=self.sunat_stylesheets(rules_dir) if rules_dir else None,
         )
 

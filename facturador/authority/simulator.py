@@ -131,6 +131,8 @@ class SunatSimulator:
             file = identification.file_name(base_name(filename))
         except Answer as answer:
             return AuthorityResponse.exception(answer.code, _description(answer.code, answer.detail))
+        if foreign := self._foreign_file(file.name):
+            return foreign
         try:
             with self._exclusive(file.key):
                 return self._process(file, received_at, zip_bytes)
@@ -143,6 +145,8 @@ class SunatSimulator:
     def send_other_bill(self, filename: str, zip_bytes: bytes) -> AuthorityResponse:
         """The otros-CPE ``sendBill``: a retention (20) or perception (40) answered with its CDR
         (:mod:`~facturador.authority.rules.other_documents`)."""
+        if foreign := self._foreign_file(base_name(filename)):
+            return foreign
         try:
             return other_documents.send_other_bill(self, filename, zip_bytes)
         except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
@@ -243,6 +247,13 @@ class SunatSimulator:
 
     # --------------------------------------------------------------------------------------------------
     # Steps
+
+    def _foreign_file(self, name: str) -> AuthorityResponse | None:
+        """0154 for a file whose RUC is not the SOL user's (``user_ruc``); None otherwise."""
+        ruc = name[:11]
+        if self.user_ruc is None or not (len(ruc) == 11 and ruc.isdigit()) or ruc == self.user_ruc:
+            return None
+        return AuthorityResponse.exception("0154", _description("0154", f"file RUC {ruc}"))
 
     def _process(self, file: FileName, received_at: datetime, zip_bytes: bytes) -> AuthorityResponse:
         """Read the zip, run :data:`CHECKS` in order and answer (the first failing check decides)."""

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Computed,
     Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -56,6 +57,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
     "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
     "authority_rules_dir": "",  # a folder of SUNAT's published stylesheets the simulator runs too ("": none)
+    "authority_ose": False,  # the SOAP endpoint answers this RUC's rejections with a CDR, as an OSE does
     # where documents go (docs/going_live.md): "simulator" (built in), SUNAT "beta" or "production", "ose"
     "sunat_sending": "simulator",
     "sunat_url": "",  # beta/production at this base URL instead of SUNAT's host (e.g. the SOAP simulator)
@@ -281,6 +283,26 @@ class AuthorityRecord(Base):
     )
 
 
+class SunatFault(Base):
+    """A failure the simulator's SOAP endpoint injects (``facturador sunat-fault``): for ``ruc`` (None:
+    every taxpayer) and ``operation`` ("": every one), the next ``remaining`` requests (None: no count)
+    until ``until`` (naive UTC; None: no end). ``kind``, ``code`` and ``seconds`` say what happens
+    (:mod:`facturador.authority.soap.injection`). Kept in the database so every worker process sees it."""
+
+    __tablename__ = "sunat_faults"
+    __table_args__ = (Index("ix_sunat_faults_ruc", "ruc"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ruc: Mapped[str | None] = mapped_column(String(11))
+    operation: Mapped[str] = mapped_column(String(32), default="")
+    kind: Mapped[str] = mapped_column(String(16))
+    code: Mapped[str] = mapped_column(String(8), default="")
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    remaining: Mapped[int | None] = mapped_column(Integer)
+    until: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Summary(Base):
     """A daily summary (RC) or voided communication (RA) the tenant sent, with its ticket and answer.
 
@@ -499,6 +521,7 @@ AUTHORITY_RECORDS: Table = AuthorityRecord.__table__  # type: ignore[assignment]
 SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
 SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
+SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
 OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]
