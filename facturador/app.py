@@ -110,7 +110,8 @@ class TrustedHost:
     ``Host`` header. It is kept when it names the address the connection reached (``127.0.0.1:8000``,
     and ``localhost`` on a loopback address), a host of ``FACTURADOR_ALLOWED_HOSTS`` (the names a proxy in
     front answers on) or the configured host of the tenant asked for; otherwise it is replaced, before
-    anything reads it, by that tenant's host or else the address the connection reached. A tenant served
+    anything reads it (the outermost layer: the SOAP simulator's WSDL names its address too), by that
+    tenant's host or else the address the connection reached. A tenant served
     by its host keeps being found by it (its host is trusted); an unknown host still finds no tenant."""
 
     def __init__(self, app: ASGIApp, context: ServiceContext):
@@ -136,8 +137,8 @@ class TrustedHost:
             return sent
         if server and server[0] in LOOPBACK and name == "localhost" and port in (None, server[1]):
             return sent
-        slug = scope.get(TENANT_SCOPE_KEY)
-        tenant = self.context.tenant_by_slug(slug) if slug else self.context.tenant_by_host(name)
+        prefix = PREFIX_RE.match(scope.get("path", ""))
+        tenant = self.context.tenant_by_slug(prefix.group(1)) if prefix else self.context.tenant_by_host(name)
         host = tenant.host if tenant is not None else None
         if host and name == host.lower():
             return sent
@@ -356,8 +357,9 @@ def create_app(context: ServiceContext) -> ASGIApp:
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
-    service = TenantPrefix(TrustedHost(Compression(limited, context.settings.compression), context))
-    return SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
+    service = TenantPrefix(Compression(limited, context.settings.compression))
+    soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
+    return TrustedHost(soap, context)  # before anything reads Host
 
 
 TITLE = "facturador-kit service"

@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from facturador.authority.soap.protocol import BILL_BETA_PATH
+from facturador.domain.sunat_endpoint import SUNAT_MOUNT
 from tests.conftest import LiveService
 from tests.samples.bodies import invoice_body
 from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN
@@ -111,3 +113,11 @@ def test_allowed_hosts_are_kept(live: LiveService, tmp_path: Path) -> None:
             other = client.post("/api/documents", json=invoice_body(), headers={"Host": EVIL})
     assert allowed.json()["links"]["cdr"].startswith(f"http://api.example.com/t/{ACME}/downloads/")
     assert other.json()["links"]["cdr"].startswith(f"{served.root}/t/{ACME}/downloads/")
+
+
+def test_the_soap_simulators_wsdl_names_the_server(live: LiveService) -> None:
+    """The SOAP endpoint mounted at /sunat writes its own address into the WSDL it serves."""
+    answer = httpx.get(f"{live.root}{SUNAT_MOUNT}{BILL_BETA_PATH}?wsdl", headers={"Host": EVIL})
+    assert answer.status_code == 200, answer.text
+    assert f'location="{live.root}{SUNAT_MOUNT}{BILL_BETA_PATH}"'.encode() in answer.content
+    assert EVIL.encode() not in answer.content
