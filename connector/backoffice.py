@@ -17,10 +17,10 @@ Sale notes and quotations name customers and products by their ids on the servic
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, TypeVar
 from urllib.parse import urlencode
 
 from connector.builders import Customer, money, unit
@@ -74,10 +74,12 @@ __all__ = [
     "SaleNoteRef",
     "SaleNoteSeries",
     "SaleNotesResource",
+    "Listing",
     "WarehouseStock",
 ]
 
 PersonType = Literal["customers", "suppliers"]
+R = TypeVar("R", bound="_Numbered")
 #: The most pages a list follows (a safety stop against a service whose ``next`` never ends).
 MAX_PAGES = 10_000
 
@@ -907,17 +909,91 @@ def _range_query(search: str, start: dt.date | None, end: dt.date | None, **more
     return f"?{urlencode(params)}" if params else ""
 
 
-class SaleNoteList(list[SaleNoteRecord]):
-    """Sale notes as :meth:`SaleNotesResource.list` found them: ``complete`` is False when the tenant
-    may hold more of those asked than it returned, and ``note`` then says, in one sentence, what it
-    returned."""
+class Listing(list[R]):
+    """Records as a list call found them: ``complete`` is False when the tenant may hold more of those
+    asked than it returned, and ``note`` then says, in one sentence, what it returned."""
 
-    def __init__(
-        self, records: Iterable[SaleNoteRecord] = (), *, complete: bool = True, note: str = ""
-    ) -> None:
+    def __init__(self, records: Iterable[R] = (), *, complete: bool = True, note: str = "") -> None:
         super().__init__(records)
         self.complete = complete
         self.note = note
+
+
+class _Numbered(Protocol):
+    """A listed record numbered ``PREFIX-N`` (sale notes ``NV01-25``, quotations ``COT-8``)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def number(self) -> str: ...
+    @property
+    def date_of_issue(self) -> dt.date | None: ...
+
+
+def _in_range(
+    transport: Transport,
+    latest: Sequence[R],
+    answer: Callable[[str], list[R]],
+    start: dt.date,
+    end: dt.date,
+    *,
+    searched: bool,
+    what: str,
+) -> Listing[R]:
+    """The records of ``start``..``end`` from a real tenant's list, which ignores dates and answers only
+    its latest: the dates are applied here and, while the oldest answered is not older than ``start``,
+    older ones are asked for one number at a time (their lists filter ``input`` by number) within
+    :data:`PAGE_BACK_LIMIT` requests. ``answer(text)`` asks the list with ``input=text``."""
+    found = {r.id: r for r in latest}
+    complete = True
+    if latest and not any(r.date_of_issue is not None and r.date_of_issue < start for r in latest):
+        complete = not searched and _page_back(transport, found, answer, start, what)
+    chosen = sorted(
+        (r for r in found.values() if r.date_of_issue is not None and start <= r.date_of_issue <= end),
+        key=lambda r: (r.date_of_issue, split_number(r.number)[1] or 0),
+        reverse=True,
+    )
+    note = ""
+    if not complete:
+        note = (
+            f"La empresa devolvió solo sus últimas {len(latest)} {what}, sin filtrar por fecha: se "
+            f"muestran las {len(chosen)} emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y} que están "
+            "entre ellas, y puede haber más."
+        )
+    return Listing(chosen, complete=complete, note=note)
+
+
+def _page_back(
+    transport: Transport, found: dict[int, R], answer: Callable[[str], list[R]], start: dt.date, what: str
+) -> bool:
+    """Ask for the records numbered below the lowest listed of each prefix, one number a request, until
+    one was issued before ``start``; False when the tenant does not filter by number, a number cannot
+    be had (a gap, or more newer records share its digits) or the budget ran out."""
+    budget = PAGE_BACK_LIMIT
+    for prefix in sorted({split_number(r.number)[0] for r in found.values()}):
+        numbers = [n for r in found.values() if (n := _number_in(prefix, r)) is not None]
+        number = min(numbers, default=0) - 1
+        while number > 0:
+            if budget == 0:
+                return False
+            budget -= 1
+            transport.say(f"Buscando {what} anteriores: {prefix}-{number}.")
+            answered = answer(str(number))
+            if answered and not any(str(number) in r.number.rpartition("-")[2] for r in answered):
+                return False  # the tenant ignores the number (pro5)
+            found.update((r.id, r) for r in answered)
+            record = next((r for r in answered if r.number == f"{prefix}-{number}"), None)
+            if record is None:
+                return False
+            if record.date_of_issue is not None and record.date_of_issue < start:
+                break
+            number -= 1
+    return True
+
+
+def _number_in(prefix: str, record: _Numbered) -> int | None:
+    head, number = split_number(record.number)
+    return number if head == prefix else None
 
 
 #: Requests a range of sale notes may spend asking a real tenant for older notes one number at a time.
@@ -1088,7 +1164,7 @@ class SaleNotesResource(_SaleNotesFamily):
         end: dt.date | None = None,
         details: bool = False,
         fresh: bool = False,
-    ) -> SaleNoteList:
+    ) -> Listing[SaleNoteRecord]:
         """Sale notes, newest first: the latest ones, or (``start`` and ``end``) those issued between the
         two dates; filtered by number or customer; ``details`` adds each note's lines (this service).
 
@@ -1099,65 +1175,25 @@ class SaleNotesResource(_SaleNotesFamily):
         says what the tenant returned."""
         query = _range_query(search, start, end, details=int(details))
         if not self._transport.is_laravel():
-            return SaleNoteList(self._answer(query, fresh))
+            return Listing(self._answer(query, fresh))
         latest = self._answer(f"?{urlencode({'input': search})}" if search else "", fresh)
         if start is None or end is None:
-            return SaleNoteList(latest)
-        notes = {n.id: n for n in latest}
-        complete = True
-        if latest and not _before(latest, start):
-            complete = not search and self._page_back(notes, start, fresh)
-        chosen = sorted(
-            (n for n in notes.values() if n.date_of_issue is not None and start <= n.date_of_issue <= end),
-            key=lambda n: (n.date_of_issue, n.number),
-            reverse=True,
+            return Listing(latest)
+        return _in_range(
+            self._transport,
+            latest,
+            lambda text: self._answer(f"?{urlencode({'input': text})}", fresh),
+            start,
+            end,
+            searched=bool(search),
+            what="notas de venta",
         )
-        note = ""
-        if not complete:
-            note = (
-                f"La empresa devolvió solo sus últimas {len(latest)} notas de venta, sin filtrar por fecha: "
-                f"se muestran las {len(chosen)} emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y} que "
-                "están entre ellas, y puede haber más."
-            )
-        return SaleNoteList(chosen, complete=complete, note=note)
-
-    def _page_back(self, notes: dict[int, SaleNoteRecord], start: dt.date, fresh: bool) -> bool:
-        """Ask for the notes numbered below the lowest listed of each series, one number a request,
-        until one was issued before ``start``; False when the tenant does not filter by number or the
-        budget ran out."""
-        budget = PAGE_BACK_LIMIT
-        for series in sorted({split_number(n.number)[0] for n in notes.values()}):
-            numbers = {
-                split_number(n.number)[1] for n in notes.values() if split_number(n.number)[0] == series
-            }
-            number = min((n for n in numbers if n is not None), default=0) - 1
-            while number > 0:
-                if budget == 0:
-                    return False
-                budget -= 1
-                self._transport.say(f"Buscando notas de venta anteriores: {series}-{number}.")
-                answer = self._answer(f"?{urlencode({'input': str(number)})}", fresh)
-                if answer and not any(str(number) in n.number.rpartition("-")[2] for n in answer):
-                    return False  # the tenant ignores the number (pro5): it cannot page back
-                notes.update((n.id, n) for n in answer)
-                found = next((n for n in answer if n.number == f"{series}-{number}"), None)
-                if found is None:
-                    return False  # a gap, or more than a page share the digits: stop honestly
-                if found.date_of_issue is not None and found.date_of_issue < start:
-                    break
-                number -= 1
-        return True
 
     def frame(
         self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None
     ) -> pd.DataFrame:
         """:meth:`list` as a DataFrame (columns :data:`SALE_NOTE_COLUMNS`; amounts are Decimal)."""
         return _frame(self.list(search, start=start, end=end, fresh=True), SALE_NOTE_COLUMNS)
-
-
-def _before(notes: Sequence[SaleNoteRecord], start: dt.date) -> bool:
-    """Whether the listed notes reach back before ``start`` (so none of the range is missing)."""
-    return any(n.date_of_issue is not None and n.date_of_issue < start for n in notes)
 
 
 # -- quotations -----------------------------------------------------------------------------------
@@ -1269,6 +1305,12 @@ class QuotationsResource(_QuotationsFamily):
         self._plugins.issued(self.family, body, result)
         return result
 
+    def _answer(self, query: str, fresh: bool) -> list[QuotationRecord]:
+        response = self._transport.get(
+            f"/api/quotations/list{query}", fresh=fresh, tag=f"{self.family}.lists"
+        )
+        return [QuotationRecord.from_row(row) for row in _rows_of(Transport.parse(response), response.url)]
+
     def list(
         self,
         search: str = "",
@@ -1276,14 +1318,27 @@ class QuotationsResource(_QuotationsFamily):
         start: dt.date | None = None,
         end: dt.date | None = None,
         fresh: bool = False,
-    ) -> list[QuotationRecord]:
-        """The latest 20 quotations, or (``start`` and ``end``, this service only) all issued between
-        the two dates; filtered by number or customer."""
-        response = self._transport.get(
-            f"/api/quotations/list{_range_query(search, start, end)}", fresh=fresh, tag=f"{self.family}.lists"
+    ) -> Listing[QuotationRecord]:
+        """The latest 20 quotations, or (``start`` and ``end``) all issued between the two dates;
+        filtered by number or customer (real tenants: by the number only).
+
+        Real tenants ignore the dates: they are applied here, older quotations of the range asked for one
+        number at a time, as :meth:`SaleNotesResource.list` does (``complete`` and ``note`` say what
+        could not be had)."""
+        if not self._transport.is_laravel():
+            return Listing(self._answer(_range_query(search, start, end), fresh))
+        latest = self._answer(f"?{urlencode({'input': search})}" if search else "", fresh)
+        if start is None or end is None:
+            return Listing(latest)
+        return _in_range(
+            self._transport,
+            latest,
+            lambda text: self._answer(f"?{urlencode({'input': text})}", fresh),
+            start,
+            end,
+            searched=bool(search),
+            what="cotizaciones",
         )
-        body = Transport.json(response)
-        return [QuotationRecord.from_row(row) for row in body.get("data") or [] if isinstance(row, Mapping)]
 
     def frame(
         self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None

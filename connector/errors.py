@@ -172,8 +172,12 @@ class ServerError(FacturadorError):
 
 class OutcomeUnknownError(ServerError):
     """An issuing call answered HTTP 5xx: real tenants answer their business refusals that way too, so
-    the document may or may not exist. ``message`` has the service's words and how to check before
-    issuing again."""
+    the document may or may not exist. ``message`` starts with the service's words (also in
+    ``reason``) and says how to check before issuing again."""
+
+    def __init__(self, message: str, *, reason: str = "", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.reason = reason
 
 
 class RateLimitError(ServerError):

@@ -410,11 +410,12 @@ class Transport:
             error = error_from_response(response.status_code, _body_of(response), response.url)
             assert error is not None
             raise OutcomeUnknownError(
-                f"El servicio respondió con un error (HTTP {response.status_code}: {error.message}); "
-                f"pudo haberse registrado igual. {check}",
+                f"{error.message} — el servicio respondió HTTP {response.status_code} y pudo haberlo "
+                f"registrado igual. {check}",
                 status=response.status_code,
                 body=error.body,
                 url=response.url,
+                reason=error.message,
             )
         return response
 

@@ -326,11 +326,13 @@ class ReversionsResource(TicketResource):
 class RetentionReversions(ReversionsResource):
     family: ClassVar[str] = "retentions"
     path: ClassVar[str] = "/api/retentions/voided"
+    listed: ClassVar[str] = "la lista de reversiones de sus retenciones"
 
 
 class PerceptionReversions(ReversionsResource):
     family: ClassVar[str] = "perceptions"
     path: ClassVar[str] = "/api/perceptions/voided"
+    listed: ClassVar[str] = "la lista de reversiones de sus percepciones"
 
 
 class WithholdingResource(Resource):

@@ -142,7 +142,7 @@ def seed(tenant: Tenant, today: dt.date | None = None) -> dict[str, Any]:
     person = tenant.persons[0]
     for index in range(25):  # more sale notes than Pro9 lists (20)
         day = today - dt.timedelta(days=24 - index)
-        tenant.store_sale_note(_sale_note(day, person.id, product.id), "")
+        tenant.store_sale_note(sale_note_body(day, person.id, product.id), "")
         tenant.sale_notes[-1].created_at = dt.datetime.combine(day, dt.time(9, 0, index))
     quotation = {
         "prefix": "COT",
@@ -162,7 +162,8 @@ def seed(tenant: Tenant, today: dt.date | None = None) -> dict[str, Any]:
     return made
 
 
-def _sale_note(day: dt.date, customer_id: int, item_id: int) -> dict[str, Any]:
+def sale_note_body(day: dt.date, customer_id: int, item_id: int) -> dict[str, Any]:
+    """A ``POST /api/sale-note`` body as the real web form sends it (internal keys, by ids)."""
     return {
         "series_id": 10,
         "prefix": "NV",

@@ -546,7 +546,7 @@ class Tenant:
             person_id=person.id,
             customer=person.customer_json(),
             currency=currency,
-            exchange_rate=_money(body.get("factor_tipo_de_cambio") or 1),
+            exchange_rate=to_decimal(body.get("factor_tipo_de_cambio") or 1).quantize(Decimal("0.001")),
             totals={internal: _money(totals.get(key)) for key, internal in TOTAL_KEYS.items()},
             state_type_id="01",
             items=[dict(item) for item in items],
