@@ -143,8 +143,9 @@ class RateLimit:
             limit = self.limit
         if wait > 0:
             if self.progress is not None:
-                per = f"{limit} solicitudes" if limit else "un número limitado de solicitudes"
-                self.progress(f"Esperando {wait:.0f} s: la empresa atiende {per} por minuto.")
+                many = f"{limit} solicitudes" if limit else "un número limitado de solicitudes"
+                per = "por minuto" if self.window == 60 else f"cada {self.window:g} s"
+                self.progress(f"Esperando {wait:.0f} s: la empresa atiende {many} {per}.")
             self.sleep(wait)
         with self._lock:
             self.remaining, self.started = None, None
