@@ -109,13 +109,15 @@ def test_every_page_works_or_says_what_the_tenant_lacks(tenant: StandIn) -> None
     assert "no se revisaron sus tickets.**" in texts(at.info)  # one period, not two
 
 
-def test_documents_figures_match_the_tenant_to_the_cent(tenant: StandIn) -> None:
-    at = page("views/documents.py")
-    start = peru_today() - dt.timedelta(days=29)
+def _total(tenant: StandIn, start: dt.date, end: dt.date) -> Decimal:
+    """The importe total in soles of the documents of ``start``..``end`` as an accountant adds them:
+    credit notes subtract, each dollar amount converted at its document's rate and rounded; documents
+    whose rate the tenant does not list (pro5) stay apart."""
     expected = Decimal(0)
-    listed_rates = tenant.variant.list_exchange_rate  # pro5's rows have no rate: those stay apart
     for document in tenant.tenant.documents:
-        if document.date_of_issue < start or (document.currency != "PEN" and not listed_rates):
+        if not start <= document.date_of_issue <= end:
+            continue
+        if document.currency != "PEN" and not tenant.variant.list_exchange_rate:
             continue
         sign = -1 if document.document_type_id == "07" else 1
         rate = document.exchange_rate if document.currency != "PEN" else Decimal(1)
@@ -123,11 +125,25 @@ def test_documents_figures_match_the_tenant_to_the_cent(tenant: StandIn) -> None
             document.totals[k] for k in ("total_taxed", "total_exonerated", "total_unaffected", "total_igv")
         )
         expected += sign * sum((round2(p * rate) for p in parts), Decimal(0))
+    return expected
+
+
+def test_figures_match_the_tenant_to_the_cent(tenant: StandIn) -> None:
+    today = peru_today()
+    month = today.replace(day=1)
+    start = today - dt.timedelta(days=29)
+    at = page("views/documents.py")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Importe total"] == f"S/ {expected:,.2f}"
-    if not listed_rates:
-        assert "US$ 49.80" in texts(at.caption)  # shown by currency, never added at a guessed rate
+    assert metrics["Importe total"] == f"S/ {_total(tenant, start, today):,.2f}"
     assert int(metrics["Documentos"]) == sum(1 for d in tenant.tenant.documents if d.date_of_issue >= start)
+    if not tenant.variant.list_exchange_rate:
+        assert "US$ 49.80" in texts(at.caption)  # shown by currency, never added at a guessed rate
+    for path in ("views/home.py", "views/periods.py"):  # this month
+        metrics = {m.label: m.value for m in page(path).metric}
+        assert metrics["Importe total"] == f"S/ {_total(tenant, month, today):,.2f}", path
+    if tenant.variant.list_exchange_rate:
+        metrics = {m.label: m.value for m in page("views/register.py").metric}
+        assert metrics["Importe total"] == f"S/ {_total(tenant, month, today):,.2f}"
 
 
 def test_register_knows_what_each_note_modifies(tenant: StandIn) -> None:
