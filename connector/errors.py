@@ -29,7 +29,10 @@ Envelopes understood by :func:`error_from_response` (reference §2.3):
 * real tenants' business errors, **HTTP 500** ``{"success": false, "message": "La serie ingresada F001,
   es incorrecta."}`` (+ ``file``/``line`` in P5). They are mapped to :class:`ServerError` like any 500,
   with the service's message: a client cannot tell a business rule from a PHP crash by the status, and
-  guessing from message texts would break silently when a tenant changes them. Read ``message``;
+  guessing from message texts would break silently when a tenant changes them. Read ``message``.
+  Three texts are read, because the framework under every real tenant writes them, not the tenant:
+  the rate limit's refusal (:func:`throttled`), a file not on disk (:func:`missing_file`) and a route
+  that does not exist (:func:`missing_route`); see ``docs/real_tenants.md``;
 * HTTP 200 with ``{"success": false, "message": ...}`` (login, dispatches, inventory) →
   :class:`ValidationError` with ``status == 200``;
 * Laravel validation, HTTP 422 whose ``message`` is ``{"field": ["msg", ...]}`` → ``field_errors``;

@@ -149,8 +149,8 @@ class TicketResource(Resource):
     ``facturador_issued`` with the :class:`TicketRef`, and drops this client's cached document lists
     (the documents changed state). Status polls are idempotent and go through the retrying read path
     (:meth:`Transport.poll`); a processed answer also drops the cached lists. :meth:`latest` and
-    :meth:`list` read this service's lists of summaries (real tenants have none: 404, a
-    :class:`~connector.errors.NotFoundError`).
+    :meth:`list` read this service's lists of summaries (real tenants have none: a
+    :class:`~connector.errors.NotOfferedError` says so).
     """
 
     #: ``POST`` path that creates one, and its ``/status``.
