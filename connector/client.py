@@ -13,6 +13,7 @@ from connector.backoffice import (
     QuotationsResource,
     SaleNotesResource,
 )
+from connector.company import CompanyResource
 from connector.dispatches import DispatchesResource
 from connector.documents import DocumentsResource
 from connector.errors import (
@@ -99,6 +100,7 @@ class Client:
         self.inventory = InventoryResource(transport, host)
         self.retentions = RetentionsResource(transport, host)
         self.perceptions = PerceptionsResource(transport, host)
+        self.company = CompanyResource(transport, host)
 
     @property
     def base_url(self) -> str:

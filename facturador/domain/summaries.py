@@ -32,7 +32,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
@@ -55,8 +55,6 @@ from facturador.store.models import (
     SUMMARY_DOCUMENTS,
     TENANTS,
 )
-from facturador.store.registry import SqlRegistry
-from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.summaries import (
     ADD,
     VOID,
@@ -201,6 +199,18 @@ class SentSummary:
 
 
 @dataclass(frozen=True)
+class _Prepared:
+    """A summary numbered, signed and stored, not sent yet."""
+
+    id: int
+    external_id: str
+    identifier: str
+    filename: str
+    xml: bytes
+    documents: int
+
+
+@dataclass(frozen=True)
 class TicketAnswer:
     """What ``status`` found: the summary, and the authority's answer once its ticket was processed.
 
@@ -339,14 +349,13 @@ class SummaryService:
         day: dt.date,
         choose: _Chooser,
     ) -> list[SentSummary]:
-        """Choose, number, build, sign and send the summaries, and store them with their documents' new
-        states, all in one transaction (see the module doc); returns them in order."""
+        """Choose, number, build, sign and store the summaries with their documents' new states (one
+        transaction), then send each (no transaction open: SUNAT may take seconds) and keep its ticket;
+        returns them in order. See the module doc for what a refusal or a lost answer leaves."""
         identity = self.context.identity(tenant)
-        tickets = SqlTicketStore(self.context.db, deferred=True)
-        gateway = self.context.gateway(tenant, tickets=tickets)
         today = self.context.today()
         new_state = states.SENT if process == DECLARE else states.CANCELING
-        sent: list[SentSummary] = []
+        prepared: list[_Prepared] = []
         try:
             with self.context.writing() as connection:
                 # one sender per tenant at a time: numbering and the choice of documents stay consistent
@@ -362,9 +371,6 @@ class SummaryService:
                     identifier = f"{summary_type}-{today:%Y%m%d}-{sequence}"
                     document = _build(tenant, summary_type, process, identifier, day, today, chunk)
                     signed = sign_summary(document, identity)
-                    ticket = _send_summary(
-                        gateway, signed.filename, zip_document(signed.filename, signed.xml)
-                    )
                     external_id = str(uuid.uuid4())
                     summary_id = connection.execute(
                         SUMMARIES.insert().returning(SUMMARIES.c.id),
@@ -379,8 +385,8 @@ class SummaryService:
                             "filename": signed.filename,
                             "date_of_issue": today,
                             "date_of_reference": day,
-                            "state_type_id": states.SENT,
-                            "ticket": ticket,
+                            "state_type_id": states.REGISTERED,  # not sent yet: no ticket
+                            "ticket": "",
                             "hash": signed.digest_value,
                             "response": None,
                             "xml": signed.xml,
@@ -400,12 +406,63 @@ class SummaryService:
                         ],
                     )
                     _move(connection, [row for row, _reason in chunk], new_state)
-                    sent.append(SentSummary(external_id, ticket, identifier, signed.filename, len(chunk)))
+                    prepared.append(
+                        _Prepared(
+                            summary_id, external_id, identifier, signed.filename, signed.xml, len(chunk)
+                        )
+                    )
                     sequence += 1
-                tickets.flush(connection)
         except IntegrityError as exc:  # another process numbered or took the same documents meanwhile
             raise _concurrent_change() from exc
+        gateway = self.context.gateway(tenant)
+        sent: list[SentSummary] = []
+        for index, summary in enumerate(prepared):
+            try:
+                ticket = gateway.send_summary(summary.filename, zip_document(summary.filename, summary.xml))
+            except AuthorityError as exc:
+                if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again when asked about
+                    for later in prepared[index + 1 :]:
+                        self._withdraw(later.id)
+                    raise _lost_answer(exc, summary) from exc
+                for unsent in prepared[index:]:
+                    self._withdraw(unsent.id)
+                raise _authority_error(exc) from exc
+            self.keep_ticket(summary.id, ticket)
+            sent.append(
+                SentSummary(
+                    summary.external_id, ticket, summary.identifier, summary.filename, summary.documents
+                )
+            )
         return sent
+
+    def keep_ticket(self, summary_id: int, ticket: str) -> None:
+        """The summary was taken: its ticket, state 03 (sent)."""
+        with self.context.writing() as connection:
+            connection.execute(
+                update(SUMMARIES)
+                .where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
+                .values(ticket=ticket, state_type_id=states.SENT)
+            )
+
+    def _withdraw(self, summary_id: int) -> None:
+        """SUNAT did not take the summary (or it was never sent): as if it had not been made; its
+        documents go back to the state they had."""
+        with self.context.writing() as connection:
+            links = connection.execute(
+                select(SUMMARY_DOCUMENTS.c.document_id, SUMMARY_DOCUMENTS.c.previous_state).where(
+                    SUMMARY_DOCUMENTS.c.summary_id == summary_id
+                )
+            ).all()
+            for link in links:
+                connection.execute(
+                    update(DOCUMENTS)
+                    .where(DOCUMENTS.c.id == link.document_id)
+                    .values(state_type_id=link.previous_state)
+                )
+            connection.execute(SUMMARY_DOCUMENTS.delete().where(SUMMARY_DOCUMENTS.c.summary_id == summary_id))
+            connection.execute(
+                SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
+            )
 
     # -- tickets -----------------------------------------------------------------------------------
 
@@ -428,38 +485,39 @@ class SummaryService:
                 f"{'SUMMARY' if summary_type == RC else 'VOIDED'}_NOT_FOUND",
                 "ticket",
             )
-        registry = SqlRegistry(self.context.db, deferred=True)
-        tickets = SqlTicketStore(self.context.db, deferred=True)
-        gateway = self.context.gateway(tenant, registry, tickets=tickets)
-        query = (
-            select(*_SUMMARY_COLUMNS)
-            .where(SUMMARIES.c.tenant_id == tenant.id, SUMMARIES.c.summary_type == summary_type, condition)
-            .order_by(SUMMARIES.c.id)
-            .limit(1)
-            .with_for_update(key_share=True)
+        query = select(*_SUMMARY_COLUMNS).where(
+            SUMMARIES.c.tenant_id == tenant.id, SUMMARIES.c.summary_type == summary_type, condition
         )
+        with self.context.engine.connect() as connection:
+            row = connection.execute(query.order_by(SUMMARIES.c.id).limit(1)).first()
+        if row is None:
+            raise missing
+        if row.state_type_id not in (states.SENT, states.REGISTERED):  # answered before: served as stored
+            return _answer(row, row.state_type_id, row.response)
+        gateway = self.context.gateway(tenant)
+        if not row.ticket:  # its answer was lost when it was sent: send the same file again
+            row = self._send_again(row, gateway)
+        try:
+            status = gateway.get_status(row.ticket)
+        except AuthorityError as exc:
+            raise _authority_error(exc) from exc
+        if status.in_process or status.response is None:
+            return _answer(row, row.state_type_id, None)
+        answer = status.response
+        response = {
+            "code": answer.code,
+            "description": answer.description,
+            "notes": list(answer.notes),
+            "status_code": int(status.status_code),
+        }
+        state = states.ACCEPTED if status.accepted else states.REJECTED
         with self.context.writing() as connection:
-            row = connection.execute(query).first()
-            if row is None:
-                raise missing
-            if row.state_type_id != states.SENT:  # answered before: served as stored
-                return _answer(row, row.state_type_id, row.response)
-            try:
-                status = gateway.get_status(row.ticket)
-            except AuthorityError as exc:
-                raise _authority_error(exc) from exc
-            if status.in_process or status.response is None:
-                return _answer(row, row.state_type_id, None)
-            registry.flush(connection)
-            tickets.flush(connection)
-            answer = status.response
-            response = {
-                "code": answer.code,
-                "description": answer.description,
-                "notes": list(answer.notes),
-                "status_code": int(status.status_code),
-            }
-            state = states.ACCEPTED if status.accepted else states.REJECTED
+            # the first answer read moves the states; a concurrent query that got there first wins
+            current = connection.execute(
+                select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id).with_for_update(key_share=True)
+            ).one()
+            if current.state_type_id != states.SENT:
+                return _answer(current, current.state_type_id, current.response)
             connection.execute(
                 update(SUMMARIES)
                 .where(SUMMARIES.c.id == row.id)
@@ -467,6 +525,20 @@ class SummaryService:
             )
             _settle_documents(connection, row.id, row.process_type, status.accepted)
         return _answer(row, state, response)
+
+    def _send_again(self, row: DbRow, gateway: AuthorityGateway) -> DbRow:
+        """Send a summary whose first sending got no answer (its stored signed file, unchanged) and keep
+        the ticket; raises 502 while SUNAT still cannot be reached."""
+        with self.context.engine.connect() as connection:
+            xml = connection.execute(select(SUMMARIES.c.xml).where(SUMMARIES.c.id == row.id)).scalar_one()
+        send = cast(Any, gateway).send_other_summary if row.summary_type == "RR" else gateway.send_summary
+        try:
+            ticket = send(row.filename, zip_document(row.filename, xml))
+        except AuthorityError as exc:
+            raise _authority_error(exc) from exc
+        self.keep_ticket(row.id, ticket)
+        with self.context.engine.connect() as connection:
+            return connection.execute(select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id)).one()
 
     # -- files -------------------------------------------------------------------------------------
 
@@ -673,11 +745,22 @@ def _summary_line(row: DbRow, condition: str) -> SummaryLine:
     )
 
 
-def _send_summary(gateway: AuthorityGateway, filename: str, zip_bytes: bytes) -> str:
-    try:
-        return gateway.send_summary(filename, zip_bytes)
-    except AuthorityError as exc:
-        raise _authority_error(exc) from exc
+def may_have_arrived(code: str) -> bool:
+    """Whether a sending that failed with ``code`` may still have reached SUNAT: no SUNAT code came back
+    (a time-out or a cut answer; codes of our own that are not digits), except a connection that was
+    never made and HTTP 502/503/504 (see :mod:`facturador.authority.soap.client`)."""
+    return not code.isdigit() and code not in ("CONNECTION", "HTTP-502", "HTTP-503", "HTTP-504")
+
+
+def _lost_answer(exc: AuthorityError, summary: _Prepared) -> ServiceError:
+    """502 for a summary that may have reached SUNAT: it is kept, and sent again when its status is
+    asked for (``external_id``)."""
+    return ServiceError(
+        502,
+        f"{exc}. El resumen {summary.identifier} quedó registrado (external_id {summary.external_id}) y se "
+        "volverá a enviar al consultar su estado.",
+        "AUTHORITY_EXCEPTION",
+    )
 
 
 def _authority_error(exc: AuthorityError) -> ServiceError:
