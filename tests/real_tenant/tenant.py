@@ -16,7 +16,7 @@ import itertools
 import threading
 import uuid
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -1807,6 +1807,3 @@ def cdr_zip(document: Document) -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(f"R-{document.filename}.xml", xml)
     return buffer.getvalue()
-
-
-Seeder = Callable[[Tenant], None]

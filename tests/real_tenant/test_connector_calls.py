@@ -245,17 +245,12 @@ def test_sale_note_by_product_code_and_customer_data(target: Target) -> None:
 
 
 def test_sale_note_list_of_a_range(target: Target) -> None:
-    start, end = peru_today() - dt.timedelta(days=30), peru_today()
+    start, end = peru_today() - dt.timedelta(days=20), peru_today()
     notes = target.client.sale_notes.list(start=start, end=end)
     assert all(n.date_of_issue is not None and start <= n.date_of_issue <= end for n in notes)
-    if target.standin is not None:
-        seeded = {n.number_full for n in target.standin.tenant.sale_notes}
-        listed = {n.number for n in notes}
-        if getattr(notes, "complete", False):
-            assert seeded <= listed
-        else:  # a tenant that cannot say more says what it returned
-            assert "notas de venta" in getattr(notes, "note", "")
-        assert len(listed) > 20 or not getattr(notes, "complete", True) or target.variant == "kit"
+    if target.standin is not None:  # 21 seeded notes in the range: more than Pro9 and Tukifac answer
+        seeded = {n.number_full for n in target.standin.tenant.sale_notes if n.date_of_issue >= start}
+        assert notes.complete and seeded == {n.number for n in notes} and not notes.note
 
 
 def test_quotation_create_list_and_pdf(target: Target) -> None:

@@ -96,6 +96,9 @@ def test_sale_notes_paged_back_by_number_where_the_tenant_filters_by_it() -> Non
         assert "Buscando notas de venta anteriores: NV01-5." in said
         searched = client.sale_notes.list("NV01", start=start - dt.timedelta(days=30), end=peru_today())
         assert not searched.complete and "sus últimas 20 notas de venta" in searched.note
+        # NV01-1 cannot be asked for: "1" is in the series' name, so that search answers the latest 20
+        whole = client.sale_notes.list(start=start - dt.timedelta(days=10), end=peru_today())
+        assert not whole.complete and "NV01-1" not in {n.number for n in whole} and len(whole) == 24
 
 
 def test_sale_notes_of_a_tenant_that_cannot_page_back_say_so() -> None:
