@@ -1,19 +1,21 @@
 """Widgets several pages share: the KPI cards, the period picker (a month or a range), the range of issue
-dates and the text of a refused request."""
+dates, the text of a refused request and what a page shows when a call fails."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import streamlit as st
 
 from connector import FacturadorError
+from connector.errors import NotOfferedError
 from connector.register import Period
 from connector.sales import SalesSummary
 from dashboard import data, figures
 from sunat.calendar import peru_today
 
-__all__ = ["month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
+__all__ = ["failed", "month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
 
 
 def show_kpis(summary: SalesSummary) -> None:
@@ -73,6 +75,15 @@ def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
     months = month_options()
     month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
     return month.start, month.end
+
+
+def failed(what: str, exc: FacturadorError, place: Any = st) -> None:
+    """Show why a call failed: the one sentence of a tenant that does not offer the endpoint (real
+    tenants lack some lists), or the refusal (:func:`refusal`) as an error."""
+    if isinstance(exc, NotOfferedError):
+        place.info(exc.message, icon=":material/info:")
+    else:
+        place.error(refusal(what, exc), icon=":material/error:")
 
 
 def refusal(what: str, exc: FacturadorError) -> str:

@@ -147,12 +147,13 @@ def _log_pending_to_stderr(level: str) -> None:
     "--force", is_flag=True, help="Send every pending document now, even before its next attempt time."
 )
 def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) -> None:
-    """Send once the facturas and notes left registered (state 01) that the service owes the authority.
+    """Send once the facturas, notes, retentions and perceptions left registered (state 01) that the
+    service owes the authority, and ask SUNAT about the due tickets of summaries.
 
     For cron, beside or instead of the background sender of ``facturador serve``. A document is due
     send_retry_seconds (a tenant setting, 60 by default) after it was issued, then after waits that
     double with each answer that leaves it pending (up to 30 minutes); --force ignores those times."""
-    from facturador.domain.pending import PendingSender
+    from facturador.domain.pending import PendingSender, TicketPoller
     from facturador.domain.send_policy import utc_now
     from facturador.domain.tenants import TenantError, get_tenant
 
@@ -177,10 +178,14 @@ def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) ->
                 )
             due = sum(1 for document in documents if force or document.due(now))
             click.echo(f"{len(documents)} pending, {due} due now (dry run: nothing sent).")
+            tickets = TicketPoller(context).due(tenant=slug)
+            if tickets:
+                click.echo(f"{len(tickets)} ticket(s) of summaries to ask about (dry run: not asked).")
             return
         outcomes = sender.send_due(
             tenant=slug, force=force, report=lambda outcome: click.echo(outcome.describe())
         )
+        TicketPoller(context).poll_due(tenant=slug, report=lambda polled: click.echo(polled.describe()))
         left = len(sender.pending(tenant=slug))
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc

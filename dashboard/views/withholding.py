@@ -21,6 +21,7 @@ from connector.withholding import Payment, Perception, Retention, WithholdingRes
 from dashboard.downloads import download_button
 from dashboard.figures import money
 from dashboard.session import Active, require_connection
+from dashboard.widgets import failed
 from dashboard.withholding import AMOUNT, monthly, monthly_figure
 from sunat import withholding
 from sunat.calendar import peru_today
@@ -136,7 +137,7 @@ def _reversions(family: str, resource: WithholdingResource) -> None:
     try:
         rows = resource.reversions.latest(fresh=True)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar las reversiones: {exc.message}")
+        failed("No se pudo cargar las reversiones", exc)
         return
     if not rows:
         st.caption(f"No hay reversiones de {FAMILIES[family].lower()}.")
@@ -181,7 +182,7 @@ def main() -> None:
     try:
         records = resource.latest(fresh=True)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar la lista: {exc.message}")
+        failed("No se pudo cargar la lista", exc)
         return
     if not records:
         st.info(f"No hay {FAMILIES[family].lower()} emitidas.")

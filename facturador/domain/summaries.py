@@ -46,6 +46,7 @@ from facturador.domain.document_input import EXTERNAL_ID
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Object, Text
 from facturador.domain.reader import Reader
+from facturador.domain.send_policy import utc_now
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.store.models import (
     DOCUMENTS,
@@ -69,7 +70,7 @@ from facturador.ubl.summaries import (
 FILE_KINDS = ("xml", "cdr")
 #: A result row of a Core query (columns read as attributes).
 DbRow = Any
-RC, RA = "RC", "RA"
+RC, RA, RR = "RC", "RA", "RR"
 DECLARE, CANCEL = "1", "3"  # codigo_tipo_proceso
 #: Lines of one summary; more documents make more summaries (the real services take 500 per summary).
 MAX_LINES = 500
@@ -420,9 +421,10 @@ class SummaryService:
             try:
                 ticket = gateway.send_summary(summary.filename, zip_document(summary.filename, summary.xml))
             except AuthorityError as exc:
-                if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again when asked about
+                if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again (the poller, a status)
                     for later in prepared[index + 1 :]:
                         self._withdraw(later.id)
+                    self.plan_poll(summary.id, 0, poll_delay(1), str(exc))
                     raise _lost_answer(exc, summary) from exc
                 for unsent in prepared[index:]:
                     self._withdraw(unsent.id)
@@ -441,7 +443,12 @@ class SummaryService:
             connection.execute(
                 update(SUMMARIES)
                 .where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
-                .values(ticket=ticket, state_type_id=states.SENT)
+                .values(
+                    ticket=ticket,
+                    state_type_id=states.SENT,
+                    poll_attempts=0,
+                    next_poll_at=utc_now() + poll_delay(1),
+                )
             )
 
     def _withdraw(self, summary_id: int) -> None:
@@ -521,10 +528,77 @@ class SummaryService:
             connection.execute(
                 update(SUMMARIES)
                 .where(SUMMARIES.c.id == row.id)
-                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip)
+                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip, next_poll_at=None)
             )
-            _settle_documents(connection, row.id, row.process_type, status.accepted)
+            if row.summary_type == RR:
+                _settle_reversed(connection, row.id, status.accepted)
+            else:
+                _settle_documents(connection, row.id, row.process_type, status.accepted)
         return _answer(row, state, response)
+
+    # -- the background poller ---------------------------------------------------------------------
+
+    def due_for_polling(self, now: dt.datetime, tenant_slug: str | None = None) -> list[tuple[str, int]]:
+        """``(tenant slug, summary id)`` of the summaries whose ticket (or whose sending, when its answer
+        was lost) is due to be asked about again, the longest due first."""
+        query = (
+            select(TENANTS.c.slug, SUMMARIES.c.id)
+            .join(TENANTS, TENANTS.c.id == SUMMARIES.c.tenant_id)
+            .where(
+                SUMMARIES.c.next_poll_at.is_not(None),
+                SUMMARIES.c.next_poll_at <= now,
+                SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+            )
+            .order_by(SUMMARIES.c.next_poll_at, SUMMARIES.c.id)
+        )
+        if tenant_slug is not None:
+            query = query.where(TENANTS.c.slug == tenant_slug)
+        with self.context.engine.connect() as connection:
+            return [(row.slug, row.id) for row in connection.execute(query)]
+
+    def poll(self, tenant: TenantInfo, summary_id: int) -> TicketAnswer | None:
+        """Ask about one summary's ticket (sending it again first when its answer was lost), as
+        ``POST .../status`` does, and plan the next question: doubling waits from
+        :data:`POLL_SECONDS` while SUNAT answers 98 or cannot be reached, none once it answered, and
+        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). Returns the
+        answer, or None when another process changed the summary first."""
+        with self.context.engine.connect() as connection:
+            row = connection.execute(
+                select(SUMMARIES.c.external_id, SUMMARIES.c.summary_type, SUMMARIES.c.poll_attempts).where(
+                    SUMMARIES.c.id == summary_id, SUMMARIES.c.tenant_id == tenant.id
+                )
+            ).first()
+        if row is None:
+            return None
+        attempts = (row.poll_attempts or 0) + 1
+        try:
+            answer = self.status(tenant, row.summary_type, {"external_id": row.external_id})
+        except ServiceError as exc:
+            unknown = exc.message.startswith(UNKNOWN_TICKET)
+            self.plan_poll(summary_id, attempts, None if unknown else poll_delay(attempts + 1), exc.message)
+            raise
+        self.plan_poll(summary_id, attempts, poll_delay(attempts + 1) if answer.in_process else None, None)
+        return answer
+
+    def plan_poll(
+        self, summary_id: int, attempts: int, delay: dt.timedelta | None, error: str | None
+    ) -> None:
+        """When the poller asks about the summary next (``delay`` None: never), and the last error."""
+        values: dict[str, Any] = {
+            "poll_attempts": attempts,
+            "next_poll_at": None if delay is None else utc_now() + delay,
+        }
+        if error is not None:
+            values["poll_error"] = error[:500]
+        with self.context.writing() as connection:
+            connection.execute(
+                update(SUMMARIES)
+                .where(
+                    SUMMARIES.c.id == summary_id,
+                    SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+                )
+                .values(**values)
+            )
 
     def _send_again(self, row: DbRow, gateway: AuthorityGateway) -> DbRow:
         """Send a summary whose first sending got no answer (its stored signed file, unchanged) and keep
@@ -743,6 +817,38 @@ def _summary_line(row: DbRow, condition: str) -> SummaryLine:
         reference_type=affected.get("document_type_id", "") if affected else "",
         reference_id=reference_id,
     )
+
+
+#: The first wait before a summary's ticket is asked about in the background; it doubles up to
+#: :data:`MAX_POLL_SECONDS` while SUNAT answers 98 (in process) or cannot be reached.
+POLL_SECONDS = 10.0
+MAX_POLL_SECONDS = 1800.0
+#: How a status error starts when SUNAT does not know the ticket (0125-0127): never asked again.
+UNKNOWN_TICKET = "Code: 012"
+
+
+def poll_delay(attempts: int) -> dt.timedelta:
+    """The wait before the ``attempts``-th background question about a ticket."""
+    return dt.timedelta(seconds=min(POLL_SECONDS * 2 ** min(max(attempts - 1, 0), 20), MAX_POLL_SECONDS))
+
+
+def _settle_reversed(connection: Connection, summary_id: int, accepted: bool) -> None:
+    """A reversion's documents once SUNAT answered its ticket: 11 (accepted) or the state they had
+    (rejected); only documents still in 13 move."""
+    links = connection.execute(
+        select(OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state).where(
+            OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id
+        )
+    ).all()
+    for link in links:
+        connection.execute(
+            update(OTHER_DOCUMENTS)
+            .where(
+                OTHER_DOCUMENTS.c.id == link.other_document_id,
+                OTHER_DOCUMENTS.c.state_type_id == states.CANCELING,
+            )
+            .values(state_type_id=states.VOIDED if accepted else link.previous_state)
+        )
 
 
 def may_have_arrived(code: str) -> bool:

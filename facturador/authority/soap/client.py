@@ -6,8 +6,9 @@
 with lxml; every request validates against SUNAT's own XSD files shipped in ``wsdl/`` (the tests check
 it). Answers are classified by SUNAT's code families, whatever shape they come in:
 
-- ``0``: accepted (observations 4000+ kept); 2000-3999: rejected (the number is consumed), with its CDR
-  when SUNAT gave one and without when it answered a fault;
+- ``0``: accepted (observations 4000+ kept); 2000-3999: rejected (the number is consumed), with its CDR:
+  SUNAT answers a rejection with a fault, and its CDR is then asked for with ``getStatusCdr`` (kept when
+  SUNAT gives it);
 - 0100-1999: an exception, nothing processed: the document stays to be sent again, the same signed XML
   with the same number. A fault's code is read after the last dot of ``faultcode``
   (``soap-env:Client.0111``), or from ``faultstring`` when it is only digits (as some OSEs answer), and is
@@ -40,7 +41,7 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 
 from facturador.authority.cdr import CdrError, parse_cdr, read_cdr, safe_parser
-from facturador.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
+from facturador.authority.gateway import AuthorityError, AuthorityResponse, ResponseKind, TicketStatus
 from facturador.authority.packaging import PackagingError, base_name, read_zip
 from facturador.authority.soap.protocol import (
     BILL_SERVICE_NS,
@@ -255,7 +256,12 @@ class SoapGateway:
         if isinstance(answer, _Fault):
             if answer.code in ALREADY_REGISTERED:
                 return self._recover(name, answer.code, answer.description)
-            return AuthorityResponse(code=answer.code, description=answer.description)
+            rejection = AuthorityResponse(code=answer.code, description=answer.description)
+            if rejection.kind is ResponseKind.REJECTED:  # SUNAT keeps a CDR of it: ask for it, to keep it
+                found = self._cdr_of(name)
+                if found is not None and found.code == answer.code:
+                    return found
+            return rejection
         content = _child_text(answer, "applicationResponse")
         try:
             response = read_cdr(base64.b64decode(content, validate=False))
@@ -270,13 +276,21 @@ class SoapGateway:
     def _recover(self, name: str, code: str, description: str) -> AuthorityResponse:
         """SUNAT's CDR of document ``name`` when it has one that belongs to it; else the exception
         (``code``, ``description``): the document stays to be sent again."""
-        ruc, doc_type, series, number = _parts(name)
-        if number is not None:
-            found = self.get_status_cdr(ruc, doc_type, series, number)
-            if found is not None and _belongs(found, ruc, f"{series}-{number}"):
-                log.info("recovered the CDR of %s from SUNAT (after %s)", name, code)
-                return found
+        found = self._cdr_of(name)
+        if found is not None:
+            log.info("recovered the CDR of %s from SUNAT (after %s)", name, code)
+            return found
         return AuthorityResponse.exception(code, description)
+
+    def _cdr_of(self, name: str) -> AuthorityResponse | None:
+        """SUNAT's CDR of document ``name`` (``RUC-TT-SSSS-N``) when it has one that answers it."""
+        ruc, doc_type, series, number = _parts(name)
+        if number is None:
+            return None
+        found = self.get_status_cdr(ruc, doc_type, series, number)
+        if found is None or not _belongs(found, ruc, f"{series}-{number}"):
+            return None
+        return found
 
     def _send_summary(self, url: str, filename: str, zip_bytes: bytes) -> str:
         name = base_name(filename)

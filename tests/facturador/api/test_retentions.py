@@ -23,7 +23,7 @@ from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.withholding import perception, retention, today
-from tests.served import serve
+from tests.served import NO_POLLER, serve
 
 
 @pytest.fixture(scope="module")
@@ -546,7 +546,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
     """Revert through one server process, stop it, and ask the ticket through a new one."""
     shop.set(authority_ticket_delay=3.0)
     try:
-        with serve(live.settings, tmp_path / "first.log") as first_server:
+        with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as first_server:
             with first_server.client(shop.slug, shop.token) as first:
                 issued = issue(first, "/api/retentions", retention())
                 external_id = issued["data"]["external_id"]
@@ -554,7 +554,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
                 assert sent.status_code == 200, sent.text
                 data = sent.json()["data"]
                 assert first.post("/api/retentions/voided/status", json=data).status_code == 202
-        with serve(live.settings, tmp_path / "second.log") as second_server:
+        with serve(live.settings, tmp_path / "second.log", *NO_POLLER) as second_server:
             with second_server.client(shop.slug, shop.token) as second:
                 assert state(second, "retentions", external_id) == "13"
                 answer = wait_for(second, "/api/retentions/voided/status", {"ticket": data["ticket"]})
