@@ -676,7 +676,8 @@ NOT_TIMES = ["24:00:00", "7:60:00", "7:59:60", "123:00:00", "7", "7:5", "7:59:48
 
 @pytest.mark.parametrize("value", NOT_TIMES, ids=[repr(v) for v in NOT_TIMES])
 def test_a_time_that_is_no_time(client: httpx.Client, unchanged: None, value: Any) -> None:
-    refused(post(client, "/api/documents", at(full_invoice(), "hora_de_emision", value)), 422, "hora_de_emision")
+    body = at(full_invoice(), "hora_de_emision", value)
+    refused(post(client, "/api/documents", body), 422, "hora_de_emision")
 
 
 NOT_DATES = ["2026-02-30 10:00:00", "2026-05-14 25:00:00", "2026-05-14 10:00:00 PM", "2026-05-14X10:00:00"]
