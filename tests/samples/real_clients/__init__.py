@@ -44,14 +44,14 @@ DECISIONS: dict[str, Decision] = {
         422,
         field="items.0.total_impuestos",
         reason="the line has no total_impuestos (the plugin writes 'total_impuesto'); real PRO stores "
-        "the line's total_taxes column, NOT NULL, and fails",
+        "it in the line's total_taxes column, NOT NULL, and fails",
     ),
     "wp_api_facturaloperu/factura_postcode_ubigeo.json": Decision(
         ISSUED,
         422,
         field="datos_del_cliente_o_receptor.ubigeo",
-        reason="a 5-digit postcode is no INEI ubigeo (catalog 13); real PRO's customer upsert looks the "
-        "district up and fails",
+        reason="a 5-digit postcode is no INEI ubigeo (catalog 13); real PRO stores it as the customer's "
+        "district_id, a foreign key to districts, and fails",
     ),
     "facturalo_app/boleta_string_amounts.json": Decision(ISSUED, 200, state="01"),
     "facturalo_app/factura_bag_placeholder.json": Decision(ISSUED, 200, state="05"),
