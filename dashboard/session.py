@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from connector import Client, FacturadorError
-from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
 from connector.resources import TicketResource
 from connector.sales import Sale
@@ -66,9 +66,11 @@ def _tenants() -> tuple[dict[str, TenantConfig], str | None]:
     """The configured tenants, or an explanation (in Spanish) of why there are none."""
     path = tenants_path()
     if not path.is_file():
+        looked = ", ".join(f"`{place}`" for place in tenants_candidates())
         return {}, (
-            f"No se encontró el archivo de empresas `{path}`. Créalo con una tabla `[tenants.<slug>]` por "
-            "empresa (o apunta `FACTURADOR_TENANTS` a uno)."
+            f"No se encontró el archivo de empresas (se buscó en {looked}). Arranca la demo "
+            "(`bash scripts/demo.sh`) o crea uno con una tabla `[tenants.<slug>]` por empresa (o apunta "
+            "`FACTURADOR_TENANTS` a uno)."
         )
     try:
         tenants = load_tenants(path)

@@ -150,6 +150,7 @@ def test_missing_tenants_file_explains(tmp_path: Path, monkeypatch: pytest.Monke
     at = app()
     assert not at.exception
     assert "No se encontró el archivo de empresas" in texts(at.sidebar.error)
+    assert f"se buscó en `{tmp_path / 'nope.toml'}`" in texts(at.sidebar.error)  # where it looked
     assert "[tenants.demo]" in at.sidebar.code[0].value
 
 
