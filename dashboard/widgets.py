@@ -63,7 +63,8 @@ def pick_range(
 
 
 def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
-    """A month (default: this one) or a range of issue dates; ``None`` while a range is half chosen."""
+    """A month (default: this one, up to today) or a range of issue dates; ``None`` while a range is half
+    chosen."""
     mode = st.segmented_control(
         "Periodo", ["Mes", "Rango"], default="Mes", key=f"{key}_mode", label_visibility="collapsed"
     )
@@ -72,7 +73,7 @@ def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
         return pick_range("Rango de fechas de emisión", f"{key}_range", value=(today.replace(day=1), today))
     months = month_options()
     month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
-    return month.start, month.end
+    return month.start, min(month.end, peru_today())  # this month: up to today, the days it has so far
 
 
 def refusal(what: str, exc: FacturadorError) -> str:

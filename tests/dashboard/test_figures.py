@@ -52,3 +52,50 @@ def test_a_loading_frame_has_the_chart_title_and_no_data() -> None:
     assert frame.layout.title.text == figures.DAILY_TITLE
     assert not frame.data
     assert [a.text for a in frame.layout.annotations] == ["Cargando…"]
+
+
+def test_the_months_chart_draws_the_previous_period_as_the_previous_period() -> None:
+    """Valor de venta por mes: the months of the period before are gray "Periodo anterior" bars (they were
+    drawn as "Periodo elegido"), the chosen ones blue, each trace naming its dates."""
+    from tests.connector.test_sales import row
+
+    now = sales_of([row("F001-2", "01", day=dt.date(2026, 11, 5), taxed=200, igv=36, total=236)])
+    before = sales_of([row("F001-1", "01", day=dt.date(2026, 10, 5), taxed=160, igv="28.80", total="188.80")])
+    chosen, previous = (
+        (dt.date(2026, 11, 1), dt.date(2026, 11, 26)),
+        (dt.date(2026, 10, 1), dt.date(2026, 10, 26)),
+    )
+    fig = figures.months_figure(now, before, chosen, previous)
+    traces = {trace.name: trace for trace in fig.data}
+    assert set(traces) == {
+        "Periodo anterior (01/10/2026 – 26/10/2026)",
+        "Periodo elegido (01/11/2026 – 26/11/2026)",
+    }
+    old = traces["Periodo anterior (01/10/2026 – 26/10/2026)"]
+    new = traces["Periodo elegido (01/11/2026 – 26/11/2026)"]
+    assert (list(old.x), list(old.y)) == (["10/2026"], [160.0])
+    assert (list(new.x), list(new.y)) == (["11/2026"], [200.0])
+    assert fig.layout.xaxis.type == "category"
+
+
+def test_the_period_caption_says_what_is_compared() -> None:
+    assert figures.comparison_text(
+        (dt.date(2026, 11, 1), dt.date(2026, 11, 26)), (dt.date(2026, 10, 1), dt.date(2026, 10, 26))
+    ) == (
+        "Del 01/11/2026 al 26/11/2026, comparado con los mismos días del mes anterior "
+        "(01/10/2026 – 26/10/2026)"
+    )
+    assert figures.comparison_text(
+        (dt.date(2026, 10, 1), dt.date(2026, 10, 31)), (dt.date(2026, 9, 1), dt.date(2026, 9, 30))
+    ) == ("Del 01/10/2026 al 31/10/2026, comparado con el mes anterior (01/09/2026 – 30/09/2026)")
+    assert figures.comparison_text(
+        (dt.date(2026, 10, 3), dt.date(2026, 10, 9)), (dt.date(2026, 9, 26), dt.date(2026, 10, 2))
+    ) == ("Del 03/10/2026 al 09/10/2026, comparado con los 7 días anteriores (26/09/2026 – 02/10/2026)")
+
+
+def test_the_mix_shows_no_sliver_percentages() -> None:
+    """A share under 1 % is not written on the donut ("0.00472%"); the hover still gives it."""
+    fig = figures.mix_figure({"Gravado": D("1000"), "Exonerado": D("500"), "Gratuito": D("0.07")})
+    texts = list(fig.data[0].text)
+    assert texts[:2] == ["66.7 %", "33.3 %"] and texts[2] == ""
+    assert fig.data[0].textinfo == "text"
