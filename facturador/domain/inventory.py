@@ -11,10 +11,10 @@ with reason 01 or 02 moves it too (:func:`record_guide_lines`, see
 :mod:`facturador.domain.dispatch_links`). Every move is a kardex line with the balance after it.
 
 Stock never goes below zero, whatever takes it out (:func:`take_sold`): a product has a stock once
-something put it in its warehouse (the initial stock of ``POST /api/item``, an input, a purchase guide,
-a returned credit note), and from then on a sale, sale note or guide that asks for more than there is
-is refused with 422 naming the line's quantity, and nothing of it is written. A product never stocked
-(created by a document's ``codigo_interno``, or a service) has no stock to take: its sales move nothing.
+something put it in its warehouse (the initial stock of ``POST /api/item``, an input, a purchase guide),
+and from then on a sale, sale note or guide that asks for more than there is is refused with 422 naming
+the line's quantity, and nothing of it is written. A product never stocked (created by a document's
+``codigo_interno``, or a service) has no stock to take: its sales, and their returns, move nothing.
 """
 
 from __future__ import annotations
@@ -290,6 +290,8 @@ def record_lines(
                 sale_note_id=sale_note_id,
             )
             continue
+        if stock_held(connection, item_id, warehouse_id) is None:
+            continue  # never stocked: its sale took nothing, so its return brings nothing back
         move_stock(
             connection,
             tenant_id=tenant_id,
