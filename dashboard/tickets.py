@@ -28,6 +28,7 @@ import pandas as pd
 
 from connector import SummaryRecord, TicketRef, TicketStatus
 from dashboard.data import BadgeColor, newest_first, type_label
+from dashboard.figures import plural
 from sunat.calendar import SENDING_DAYS
 
 __all__ = [
@@ -317,9 +318,13 @@ _RECORD_STATES: dict[str, TicketState] = {"05": "accepted", "09": "rejected"}
 
 def entry_from_record(record: SummaryRecord) -> TicketEntry:
     """An entry from a row of the service's list of summaries or voided communications (its
-    documents' numbers are not listed: only their count). ``created_at`` is taken to Lima's time."""
+    documents' numbers are not listed: only their count). ``created_at`` is taken to Lima's time, on the
+    summary's own generation date when that is earlier (a summary generated for a past day, as the
+    demo's history: the date SUNAT reads in it)."""
     if record.created_at is not None:
         created = record.created_at + LIMA_OFFSET
+        if record.date_of_issue is not None and record.date_of_issue < created.date():
+            created = datetime.combine(record.date_of_issue, created.time())
     else:
         created = datetime.combine(record.date_of_issue or date.min, time.min)
     answer = record.response
@@ -453,7 +458,8 @@ def tickets_frame(entries: Sequence[TicketEntry]) -> pd.DataFrame:
             "kind": entry.kind,
             "identifier": entry.identifier,
             "day": entry.day,
-            "documents": ", ".join(entry.documents) or (f"{entry.count} documento(s)" if entry.count else ""),
+            "documents": ", ".join(entry.documents)
+            or (plural(entry.count, "documento", "documentos") if entry.count else ""),
             "state": [TICKET_STATES[entry.state].label],
             "code": entry.code,
             "description": entry.description,

@@ -269,3 +269,18 @@ def test_every_product_ends_with_a_plausible_stock(first: tuple[Shop, SeedReport
     assert all(p.stock >= 0 for p in products), [(p.code, p.stock) for p in products if p.stock < 0]
     for product in sold.values():
         assert product.stock > 0 and 0 < product.purchase_price < product.sale_price, product
+
+
+def test_past_days_summaries_are_sent_on_their_days(first: tuple[Shop, SeedReport]) -> None:
+    """Each seeded summary of a past day is generated the day after its documents or a little later (as an
+    accountant sends it, within SUNAT's 7 days), never all of them today."""
+    shop, _ = first
+    with shop.client() as client:
+        summaries = client.summaries.list(TODAY - dt.timedelta(days=DAYS + 10), TODAY)
+    declared = [s for s in summaries if s.process_type == "1"]
+    assert len(declared) >= 3
+    for summary in declared:
+        assert summary.date_of_issue and summary.date_of_reference, summary
+        late = (summary.date_of_issue - summary.date_of_reference).days
+        assert 1 <= late <= 3 or summary.date_of_issue == TODAY, summary
+    assert len({s.date_of_issue for s in declared}) >= 3
