@@ -206,6 +206,55 @@ def candidate_label(row: pd.Series | dict[str, object]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Review:
+    """What an irreversible request would send, to read before confirming it: its documents (a table
+    with Spanish headers), how many, their issue dates and their totals per currency."""
+
+    frame: pd.DataFrame
+    count: int
+    days: tuple[date, ...]
+    totals: tuple[tuple[str, float], ...]
+
+    def lines(self, verb: str) -> list[str]:
+        """The review in words: ``Vas a anular **3 documentos** emitidos el 24/11/2026, por **PEN 354.00 y
+        USD 120.00** en total.``"""
+        days = " y ".join(f"{day:%d/%m/%Y}" for day in self.days)
+        amounts = " y ".join(f"{currency} {total:,.2f}" for currency, total in self.totals)
+        what = plural(self.count, "documento", "documentos")
+        issued = "emitido" if self.count == 1 else "emitidos"
+        return [f"Vas a {verb} **{what}** {issued} el {days}, por **{amounts}** en total."]
+
+
+def review(df: pd.DataFrame, external_ids: Iterable[str] | None = None) -> Review:
+    """The review of the documents of ``df`` (those of ``external_ids`` when given, in their order):
+    number, type, issue date, customer, currency and total of each."""
+    if external_ids is not None:
+        wanted = [str(e) for e in external_ids]
+        by_id = {str(e): position for position, e in enumerate(df["external_id"].astype(str))}
+        df = df.iloc[[by_id[e] for e in wanted if e in by_id]]
+    dates = pd.to_datetime(df["date_of_issue"]).dt.date if len(df) else pd.Series([], dtype="object")
+    frame = pd.DataFrame(
+        {
+            "Número": df["number"].astype(str).tolist(),
+            "Tipo": [type_label(code) for code in df["document_type_id"].astype(str)],
+            "Fecha": [f"{day:%d/%m/%Y}" for day in dates],
+            "Cliente": df["customer_name"].fillna("").astype(str).tolist(),
+            "Moneda": df["currency_type_id"].astype(str).tolist(),
+            "Total": df["total"].astype("float64").round(2).tolist(),
+        }
+    )
+    totals = (
+        frame.groupby("Moneda", sort=True)["Total"].sum().round(2) if len(frame) else pd.Series(dtype=float)
+    )
+    return Review(
+        frame=frame,
+        count=len(frame),
+        days=tuple(sorted(set(dates))),
+        totals=tuple((str(currency), float(total)) for currency, total in totals.items()),
+    )
+
+
 # --------------------------------------------------------------------------------------------- tickets
 
 

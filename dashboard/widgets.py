@@ -11,9 +11,10 @@ from connector import FacturadorError
 from connector.register import Period
 from connector.sales import SalesSummary
 from dashboard import data, figures
+from dashboard.tickets import Review
 from sunat.calendar import peru_today
 
-__all__ = ["month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
+__all__ = ["confirm", "month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
 
 
 def show_kpis(summary: SalesSummary) -> None:
@@ -82,3 +83,55 @@ def refusal(what: str, exc: FacturadorError) -> str:
         f"\n- {e.field}: {e.message}" if e.field else f"\n- {e.message}" for e in exc.field_errors
     )
     return f"{what}: {exc.message}{details}"
+
+
+def confirm(
+    key: str,
+    review: Review,
+    *,
+    verb: str,
+    action: str,
+    warning: str,
+    asked: object,
+) -> bool:
+    """The second step of an irreversible or bulk action: once its first button set ``asked`` (any value
+    naming what was asked: the day and the documents), show what it will do (``review``: the documents,
+    their count, dates and totals) and a warning, and require a checked box and a second button. True
+    when confirmed; a changed request (``asked`` no longer what the review was made for) or «Cancelar»
+    drops the review."""
+    state = f"{key}_asked"
+    if st.session_state.get(state) not in (None, asked):
+        st.session_state.pop(state, None)
+    if st.session_state.get(state) is None:
+        return False
+    with st.container(border=True, key=f"{key}_review"):
+        st.markdown(f"**Revisa antes de {verb}**")
+        for line in review.lines(verb):
+            st.markdown(line)
+        st.dataframe(
+            review.frame,
+            hide_index=True,
+            key=f"{key}_review_table",
+            column_config={"Total": st.column_config.NumberColumn("Total", format="%,.2f")},
+            height=min(300, 38 + 35 * max(1, review.count)),
+        )
+        st.warning(warning, icon=":material/warning:")
+        these = "este documento" if review.count == 1 else f"estos {review.count:,} documentos"
+        sure = st.checkbox(f"Sí, quiero {verb} {these}", key=f"{key}_sure")
+        left, right = st.columns(2)
+        confirmed = left.button(
+            action, key=f"{key}_confirm", type="primary", disabled=not sure, width="stretch"
+        )
+        if right.button("Cancelar", key=f"{key}_cancel", width="stretch"):
+            st.session_state.pop(state, None)
+            st.session_state.pop(f"{key}_sure", None)
+            st.rerun()
+    if confirmed:
+        st.session_state.pop(state, None)
+        st.session_state.pop(f"{key}_sure", None)
+    return confirmed
+
+
+def ask(key: str, asked: object) -> None:
+    """Record that the first button of ``key``'s action was pressed for ``asked`` (see :func:`confirm`)."""
+    st.session_state[f"{key}_asked"] = asked
