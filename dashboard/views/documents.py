@@ -24,7 +24,8 @@ from dashboard.session import (
     require_connection,
     show_flash,
 )
-from dashboard.widgets import pick_range, show_kpis
+from dashboard.tickets import review
+from dashboard.widgets import ask, confirm, pick_range, show_kpis
 
 
 def money(amount: float, currency: str) -> str:
@@ -234,10 +235,21 @@ def _selected(active: Active, row: pd.Series) -> None:
             "Cambiar estado a",
             codes,
             index=codes.index(code) if code in codes else 0,
-            format_func=lambda c: f"{data.state_label(c)} · {c}",
+            format_func=data.state_label,
             key="new_state",
         )
-        if s2.button("Actualizar estado", key="update_status", width="stretch", disabled=new_state == code):
+        asked = (ext, new_state)
+        if s2.button("Actualizar estado…", key="update_status", width="stretch", disabled=new_state == code):
+            ask("status", asked)
+        warning = (
+            f"El estado de {row['number']} pasa de {data.state_label(code)} a {data.state_label(new_state)} "
+            "solo en el servicio: no se informa nada a SUNAT (para anular, usa la página Anular)."
+        )
+        one = pd.DataFrame([{**row.to_dict(), "document_type_id": row["document_type"]}])
+        action = f"Sí, cambiar a {data.state_label(new_state)}"
+        if confirm(
+            "status", review(one), verb="cambiar el estado de", action=action, warning=warning, asked=asked
+        ):
             try:
                 docs.update_status(ext, new_state)
             except FacturadorError as exc:
