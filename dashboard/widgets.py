@@ -4,6 +4,7 @@ dates and the text of a refused request."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 import streamlit as st
 
@@ -14,15 +15,37 @@ from dashboard import data, figures
 from dashboard.tickets import Review
 from sunat.calendar import peru_today
 
-__all__ = ["confirm", "month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
+__all__ = [
+    "ask",
+    "confirm",
+    "month_options",
+    "pick_period",
+    "pick_range",
+    "refusal",
+    "show_cards",
+    "show_kpis",
+]
+
+
+#: Cards a row: three leave every amount whole (S/ 15,110,275.77) from 1280 px on; six overlapped.
+CARDS_A_ROW = 3
+
+
+def show_cards(cards: Sequence[tuple[str, str] | figures.Kpi]) -> None:
+    """Metric cards (label and value, or a :class:`figures.Kpi` with its help), :data:`CARDS_A_ROW` a
+    row so that no amount is cut or runs into the next card."""
+    for row in range(0, len(cards), CARDS_A_ROW):
+        part = cards[row : row + CARDS_A_ROW]
+        for column, card in zip(st.columns(CARDS_A_ROW, border=True), part, strict=False):
+            if isinstance(card, figures.Kpi):
+                column.metric(card.label, card.value, help=card.help)
+            else:
+                column.metric(*card)
 
 
 def show_kpis(summary: SalesSummary) -> None:
     """The KPI cards, three a row so every amount is shown in full, and the figures per currency."""
-    cards = figures.kpis(summary)
-    for row in range(0, len(cards), 3):
-        for column, card in zip(st.columns(3, border=True), cards[row : row + 3], strict=False):
-            column.metric(card.label, card.value, help=card.help)
+    show_cards(figures.kpis(summary))
     lines = figures.currency_lines(summary)
     if len(lines) > 1 or summary.unconverted:
         st.caption("Por moneda, sin convertir: " + " — ".join(lines))

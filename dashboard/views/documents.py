@@ -53,12 +53,22 @@ def _filters(df: pd.DataFrame) -> data.Filters:
         format_func=lambda c: type_labels.get(c, c),
         key="f_types",
         placeholder="Todos",
+        select_all=False,  # Streamlit's «Select all» is in English; empty already means all
     )
     picked_states = cols[1].multiselect(
-        "Estado", states, format_func=lambda c: state_labels.get(c, c), key="f_states", placeholder="Todos"
+        "Estado",
+        states,
+        format_func=lambda c: state_labels.get(c, c),
+        key="f_states",
+        placeholder="Todos",
+        select_all=False,
     )
-    series = cols[2].multiselect("Serie", options["series"], key="f_series", placeholder="Todas")
-    currencies = cols[3].multiselect("Moneda", options["currencies"], key="f_currencies", placeholder="Todas")
+    series = cols[2].multiselect(
+        "Serie", options["series"], key="f_series", placeholder="Todas", select_all=False
+    )
+    currencies = cols[3].multiselect(
+        "Moneda", options["currencies"], key="f_currencies", placeholder="Todas", select_all=False
+    )
     customer = cols[4].text_input("Cliente", key="f_customer", placeholder="Nombre o RUC/DNI")
     return data.Filters(tuple(types), tuple(picked_states), tuple(series), tuple(currencies), customer)
 
