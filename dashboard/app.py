@@ -25,7 +25,9 @@ st.html(
     "<style>[data-testid='stMetricValue'] > div {overflow: visible; text-overflow: clip; white-space: nowrap;"
     " font-size: 1.9rem;} [data-testid='stMetricLabel'] p {white-space: normal;}"
     # Streamlit's own English hints under a field ("Press Enter to apply") are hidden: Enter still applies
-    " [data-testid='InputInstructions'] {display: none;}</style>"
+    " [data-testid='InputInstructions'] {display: none;}"
+    # plotly's toolbar (English tooltips) drew over the charts' titles; the chart's full screen stays
+    " .js-plotly-plot .modebar-container {display: none;}</style>"
 )
 
 PAGES = {

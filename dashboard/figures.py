@@ -50,6 +50,7 @@ __all__ = [
     "plural",
     "products_figure",
     "products_frame",
+    "quantity",
     "rejection_figure",
 ]
 
@@ -72,6 +73,14 @@ def money(amount: Decimal, currency: str = "PEN") -> str:
     """``S/ 1,234.50`` / ``US$ -12.00``: the full amount, never cut."""
     symbol = CURRENCY_SYMBOLS.get(currency, currency)
     return f"{symbol} {amount:,.2f}"
+
+
+def quantity(amount: Decimal | float | int) -> str:
+    """A quantity as an accountant writes it: ``1,234`` (no stray ``.0``), ``12.5``, ``0.125``."""
+    value = Decimal(str(amount)).normalize()
+    if value == value.to_integral_value():
+        return f"{value:,.0f}"
+    return f"{value:,f}"
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -366,8 +375,8 @@ def months_figure(
     period in blue, each trace naming its dates (a month so far is compared with the same days)."""
     fig = go.Figure()
     for label, part, period, color in (
-        ("Periodo anterior", previous, before, "#bdbdbd"),
-        ("Periodo elegido", sales, chosen, "#2f80ed"),
+        ("Anterior", previous, before, "#bdbdbd"),
+        ("Elegido", sales, chosen, "#2f80ed"),
     ):
         groups, _ = group_totals(part, by_month)
         name = f"{label} ({_dates(period)})"
@@ -382,6 +391,8 @@ def months_figure(
         )
     fig.update_layout(xaxis={"type": "category"}, yaxis={"tickprefix": "S/ ", "tickformat": ",.0f"})
     _layout(fig, MONTHS_TITLE)
+    # the periods' names are long: under the chart, where they never run into the title
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.12, "xanchor": "left", "x": 0})
     return fig if any(len(trace.x) for trace in fig.data) else _empty(fig)
 
 

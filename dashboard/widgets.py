@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
@@ -158,3 +160,37 @@ def confirm(
 def ask(key: str, asked: object) -> None:
     """Record that the first button of ``key``'s action was pressed for ``asked`` (see :func:`confirm`)."""
     st.session_state[f"{key}_asked"] = asked
+
+
+#: Words of a column's name that say it holds money: shown with thousands separators and two decimals.
+MONEY_WORDS = (
+    "total", "valor", "igv", "icbper", "isc", "importe", "precio", "costo", "monto", "pendiente",
+    "vencido", "vencer", "días", "retenido", "percibido", "pagado", "gravado", "exonerado", "inafecto",
+    "exportación", "gratuito", "anterior", "saldo", "cotizado",
+)  # fmt: skip
+
+
+def number_formats(frame: pd.DataFrame) -> dict[str, Any]:
+    """How each numeric column of ``frame`` is shown, one way on every page: money (by its name,
+    :data:`MONEY_WORDS`) as ``3,528,226.08``; other numbers as whole numbers with separators when every
+    value is whole (``131,440``, never ``17.0``), else with two decimals."""
+    config: dict[str, Any] = {}
+    for name in frame.columns:
+        values = frame[name]
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        label = str(name)
+        if any(word in label.casefold() for word in MONEY_WORDS):
+            shown = "%,.2f"
+        else:
+            whole = values.dropna()
+            shown = "%,d" if bool(((whole % 1) == 0).all()) else "%,.2f"
+        config[label] = st.column_config.NumberColumn(label, format=shown)
+    return config
+
+
+def data_table(data: Any, *, column_config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """``st.dataframe`` of ``data`` (a DataFrame, or rows as dicts) with the numbers formatted as
+    :func:`number_formats` says (what ``column_config`` gives wins); what ``st.dataframe`` answers."""
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    return st.dataframe(frame, column_config={**number_formats(frame), **(column_config or {})}, **kwargs)

@@ -26,6 +26,7 @@ from connector.dispatches import (
 from connector.models import DocumentRecord
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
+from dashboard.widgets import data_table
 from sunat.calendar import peru_today
 
 STATES = {"01": "Registrada", "03": "Enviada (en proceso)", "05": "Aceptada", "09": "Rechazada"}
@@ -270,7 +271,7 @@ def main() -> None:
     if frame.empty:
         st.info("No hay guías en esas fechas.", icon=":material/info:")
     else:
-        st.dataframe(
+        data_table(
             frame[["number", "tipo", "fecha", "customer_name", "estado", "ticket"]].rename(
                 columns={
                     "number": "Número",

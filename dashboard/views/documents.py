@@ -25,7 +25,7 @@ from dashboard.session import (
     show_flash,
 )
 from dashboard.tickets import review
-from dashboard.widgets import ask, confirm, pick_range, show_kpis
+from dashboard.widgets import ask, confirm, data_table, pick_range, show_kpis
 
 
 def money(amount: float, currency: str) -> str:
@@ -139,7 +139,7 @@ COLUMN_ORDER = [
 
 def _table(table: pd.DataFrame) -> pd.Series | None:
     """Show the table; return the selected row (of ``table``) or ``None``."""
-    event = st.dataframe(
+    event = data_table(
         table,
         hide_index=True,
         column_order=COLUMN_ORDER,

@@ -26,7 +26,7 @@ from connector.sales import (
 )
 from dashboard import figures
 from dashboard.session import forget_connection, loaded, require_connection
-from dashboard.widgets import pick_period, show_kpis
+from dashboard.widgets import data_table, pick_period, show_kpis
 
 AMOUNTS = ("Valor de venta", "IGV", "ICBPER", "Importe total", "Periodo anterior")
 GROUPS = {
@@ -41,7 +41,7 @@ def _table(frame, key: str) -> None:  # type: ignore[no-untyped-def]
     config = {name: st.column_config.NumberColumn(name, format="%,.2f") for name in AMOUNTS if name in frame}
     if "Variación %" in frame:
         config["Variación %"] = st.column_config.NumberColumn("Variación %", format="%+.1f %%")
-    st.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch")
+    data_table(frame, hide_index=True, column_config=config, key=key, width="stretch")
 
 
 def main() -> None:
@@ -91,7 +91,7 @@ def main() -> None:
             )
         else:
             config = {n: st.column_config.NumberColumn(n, format="%,.2f") for n in AMOUNTS}
-            st.dataframe(
+            data_table(
                 figures.products_frame(products),
                 hide_index=True,
                 column_config=config,

@@ -14,7 +14,7 @@ from connector import FacturadorError
 from connector.receivables import AGES, aging, open_instalments
 from dashboard import figures
 from dashboard.session import forget_connection, loaded, require_connection
-from dashboard.widgets import show_cards
+from dashboard.widgets import data_table, show_cards
 from sunat.calendar import peru_today
 
 #: How far back the page looks for credit sales.
@@ -62,14 +62,14 @@ def main() -> None:
             ]
         )
         amount = st.column_config.NumberColumn(format="%,.2f")
-        st.dataframe(
+        data_table(
             figures.aging_frame(mine),
             hide_index=True,
             key=f"aging_{currency}",
             column_config={name: amount for name in (*AGES, "Vencido", "Total")},
         )
     with st.expander(figures.plural(len(items), "cuota pendiente", "cuotas pendientes")):
-        st.dataframe(
+        data_table(
             figures.instalments_frame(items, today),
             hide_index=True,
             key="instalments",

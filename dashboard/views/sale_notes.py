@@ -20,7 +20,7 @@ from connector.backoffice import NoteLine, Person, Product, Quotation, SaleNote
 from dashboard import figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import pick_range, refusal
+from dashboard.widgets import data_table, pick_range, refusal
 
 KINDS = {"sale_note": "Nota de venta", "quotation": "Cotización"}
 CPE = {"03": "Boleta", "01": "Factura"}
@@ -104,7 +104,7 @@ def _form(active: Active) -> None:
     else:
         sheet = Quotation(customer_id=customer_id, lines=lines)
     amounts, totals = sheet.line_amounts(), sheet.totals()
-    st.dataframe(
+    data_table(
         [
             {
                 "Producto": products[line.item_id].description if line.item_id else "",
@@ -168,7 +168,7 @@ def _sale_notes(active: Active) -> None:
             icon=":material/info:",
         )
         return
-    st.dataframe(
+    data_table(
         [
             {
                 "Número": n.number,
@@ -236,7 +236,7 @@ def _quotations(active: Active) -> None:
             icon=":material/info:",
         )
         return
-    st.dataframe(
+    data_table(
         [
             {
                 "Número": r.number,

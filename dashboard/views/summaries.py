@@ -25,7 +25,7 @@ from dashboard.session import (
     require_connection,
     show_flash,
 )
-from dashboard.widgets import ask, confirm
+from dashboard.widgets import ask, confirm, data_table
 from sunat.calendar import peru_today
 
 #: Days back the page looks for pending boletas.
@@ -49,7 +49,7 @@ def _pending_days(active: Active, today: date, *, refresh: bool) -> None:
             f"No hay boletas por declarar en los últimos {LOOK_BACK_DAYS} días.", icon=":material/task_alt:"
         )
         return
-    st.dataframe(
+    data_table(
         days,
         hide_index=True,
         key="summary_days",
@@ -115,7 +115,7 @@ def main() -> None:
     )
     if len(pending):
         table = data.table_frame(pending)
-        st.dataframe(
+        data_table(
             table,
             hide_index=True,
             column_order=["number", "document_type", "customer_name", "currency_type_id", "total", "state"],

@@ -21,6 +21,7 @@ from connector.withholding import Payment, Perception, Retention, WithholdingRes
 from dashboard.downloads import download_button
 from dashboard.figures import money
 from dashboard.session import Active, require_connection
+from dashboard.widgets import data_table
 from dashboard.withholding import AMOUNT, monthly, monthly_figure
 from sunat import withholding
 from sunat.calendar import peru_today
@@ -141,7 +142,7 @@ def _reversions(family: str, resource: WithholdingResource) -> None:
     if not rows:
         st.caption(f"No hay reversiones de {FAMILIES[family].lower()}.")
         return
-    st.dataframe(
+    data_table(
         pd.DataFrame(
             [
                 {
@@ -192,7 +193,7 @@ def main() -> None:
     left.metric(f"{AMOUNT[family]} (últimas {len(records)})", money(total))
     right.metric("Comprobantes aceptados", int(frame["Comprobantes"].sum()) if len(frame) else 0)
     st.plotly_chart(monthly_figure(frame, family), key=f"withholding_chart_{family}")
-    st.dataframe(
+    data_table(
         pd.DataFrame(
             [
                 {

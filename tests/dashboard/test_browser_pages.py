@@ -49,7 +49,7 @@ ENGLISH = ("View ", "Select all", "Press Enter", "Help agents", "Deploy", "Runni
 WRONG = {
     "fecha ISO": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
     "importe sin separador de miles": re.compile(r"(?<![\d,.])\d{4,}\.\d{2}\b"),
-    "cantidad con .0": re.compile(r"(?<![\d.])\d+\.0(?![\d%.])\b"),
+    "cantidad con .0": re.compile(r"(?<![\d.])\d+\.0(?![\d.]| ?%)\b"),
     "plural (s)": re.compile(r"\w\(s\)"),
 }
 #: What overlaps or is cut: a metric's amount wider than its card, a button's text cut, the main area

@@ -68,11 +68,11 @@ def test_the_months_chart_draws_the_previous_period_as_the_previous_period() -> 
     fig = figures.months_figure(now, before, chosen, previous)
     traces = {trace.name: trace for trace in fig.data}
     assert set(traces) == {
-        "Periodo anterior (01/10/2026 – 26/10/2026)",
-        "Periodo elegido (01/11/2026 – 26/11/2026)",
+        "Anterior (01/10/2026 – 26/10/2026)",
+        "Elegido (01/11/2026 – 26/11/2026)",
     }
-    old = traces["Periodo anterior (01/10/2026 – 26/10/2026)"]
-    new = traces["Periodo elegido (01/11/2026 – 26/11/2026)"]
+    old = traces["Anterior (01/10/2026 – 26/10/2026)"]
+    new = traces["Elegido (01/11/2026 – 26/11/2026)"]
     assert (list(old.x), list(old.y)) == (["10/2026"], [160.0])
     assert (list(new.x), list(new.y)) == (["11/2026"], [200.0])
     assert fig.layout.xaxis.type == "category"
@@ -99,3 +99,38 @@ def test_the_mix_shows_no_sliver_percentages() -> None:
     texts = list(fig.data[0].text)
     assert texts[:2] == ["66.7 %", "33.3 %"] and texts[2] == ""
     assert fig.data[0].textinfo == "text"
+
+
+def test_numbers_read_one_way_in_every_table() -> None:
+    """Money by its column's name as 3,528,226.08, whole numbers as 131,440 (never 17.0), others with two
+    decimals; and every page draws its tables through that one place."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from dashboard import widgets
+
+    frame = pd.DataFrame(
+        {
+            "Valor de venta": [552048.0, 3528226.08],
+            "Importe total": [1.0, 2.0],
+            "Cantidad": [131440.0, 17.0],
+            "Peso": [12.5, 3.0],
+            "Documentos": [50, 6],
+            "Cliente": ["A", "B"],
+            "Activo": [True, False],
+        }
+    )
+    shown = {name: column["type_config"]["format"] for name, column in widgets.number_formats(frame).items()}
+    assert shown == {
+        "Valor de venta": "%,.2f",
+        "Importe total": "%,.2f",
+        "Cantidad": "%,d",
+        "Peso": "%,.2f",
+        "Documentos": "%,d",
+    }
+    assert figures.quantity(D("17.0000")) == "17" and figures.quantity(D("131440")) == "131,440"
+    assert figures.quantity(D("12.5000")) == "12.5"
+    views = Path(widgets.__file__).parent / "views"
+    raw = [p.name for p in sorted(views.glob("*.py")) if ".dataframe(" in p.read_text(encoding="utf-8")]
+    assert raw == [], f"tables drawn without widgets.data_table: {raw}"
