@@ -9,8 +9,10 @@ measures, in one run, in headless Chromium against ``streamlit run`` of the dash
   cached (Streamlit, connector): what an analyst waits for when opening the dashboard;
 - warm: the page opened again in a new tab (the year's documents cached for ``LIST_TTL``);
 
-each from navigation to the alerts shown (the «Revisado: ...» caption and every alert box), and the same
-work without a browser (list of the year, Sale objects, summaries' lists, alerts) for the breakdown.
+each from navigation to the alerts shown (the «Revisado: ...» caption and every alert box), and from the
+page shown (its title drawn: Streamlit's own shell, the same for every page, is loaded) to the alerts:
+what the analyst waits for under «Revisando documentos…», the issue's target of 2 s. Also the same work
+without a browser (list of the year, Sale objects, summaries' lists, alerts) for the breakdown.
 
 The tenant: the demo's by default, seeded like ``facturador demo`` (3,000 documents over 90 days, with
 summaries and voidings) on a throw-away service; or ``--base``/``--token`` of a running one (say,
@@ -42,6 +44,8 @@ from issue import TOKEN, create_bench_tenant, start_server  # noqa: E402
 
 #: As ``dashboard/views/home.py`` looks back.
 LOOK_BACK_DAYS = 366
+#: True once the page is there: Inicio's title drawn (Streamlit's shell loaded, the script running).
+PAGE_SHOWN = """() => [...document.querySelectorAll("h1")].some((h) => h.innerText.trim() === "Inicio")"""
 #: True once Inicio shows its alerts: the «Revisado» caption is drawn after they are computed.
 ALERTS_SHOWN = """() => [...document.querySelectorAll("[data-testid='stCaptionContainer']")]
   .some((c) => c.innerText.startsWith("Revisado: documentos emitidos"))
@@ -73,20 +77,26 @@ def browser_runs(base: str, token: str, folder: Path, repeat: int) -> dict[str, 
 
     tenants = folder / "tenants.toml"
     tenants.write_text(f'[tenants.demo]\nname = "Demo"\nbase_url = "{base}"\ntoken = "{token}"\n')
-    runs: dict[str, list[float]] = {"first visit": [], "cold": [], "warm": []}
+    runs: dict[str, list[float]] = {
+        name: []
+        for kind in ("first visit", "cold", "warm")
+        for name in (kind, f"{kind}, after the page shows")
+    }
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=False
         )
 
-        def home(url: str) -> float:
+        def home(url: str) -> tuple[float, float]:
             page = browser.new_page(viewport={"width": 1440, "height": 1400})
             started = time.perf_counter()
             page.goto(url)
-            page.wait_for_function(ALERTS_SHOWN, timeout=120_000)
-            took = time.perf_counter() - started
+            page.wait_for_function(PAGE_SHOWN, timeout=120_000, polling=20)
+            shown = time.perf_counter()
+            page.wait_for_function(ALERTS_SHOWN, timeout=120_000, polling=20)
+            done = time.perf_counter()
             page.close()
-            return took
+            return done - started, done - shown
 
         for attempt in range(repeat):
             for kind in ("first visit", "cold"):
@@ -98,9 +108,13 @@ def browser_runs(base: str, token: str, folder: Path, repeat: int) -> dict[str, 
                         warm_up.goto(f"{url}/search")
                         wait_for_app(warm_up)
                         warm_up.close()
-                    runs[kind].append(home(url))
+                    total, alerts_after = home(url)
+                    runs[kind].append(total)
+                    runs[f"{kind}, after the page shows"].append(alerts_after)
                     if kind == "cold":
-                        runs["warm"].append(home(url))
+                        total, alerts_after = home(url)
+                        runs["warm"].append(total)
+                        runs["warm, after the page shows"].append(alerts_after)
         browser.close()
     return runs
 
@@ -144,7 +158,7 @@ def main() -> None:
     print(f"connector work (no browser): {statistics.median(w['total'] for w in work):6.3f} s = {steps}")
     for kind, timings in runs.items():
         print(
-            f"browser, Inicio {kind:11} to its alerts: {statistics.median(timings):6.3f} s "
+            f"browser, Inicio {kind:32} to its alerts: {statistics.median(timings):6.3f} s "
             f"(min {min(timings):.3f}, max {max(timings):.3f}; target < 2 s)"
         )
 

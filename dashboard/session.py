@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import Any, TypeVar, cast
 
 import pandas as pd
@@ -205,13 +206,21 @@ def require_connection() -> Active:
 @dataclass(frozen=True)
 class Loaded:
     """A loaded date range: the DataFrame (read-only: pages filter copies of it) and the same documents as
-    :class:`connector.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps."""
+    :class:`connector.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps.
 
-    frame: pd.DataFrame
+    ``source`` is the DataFrame, or what builds it: it is built on first use of :attr:`frame`, so a page
+    that reads only the sales (Inicio's alerts over a year of documents) does not wait for it."""
+
+    source: pd.DataFrame | Callable[[], pd.DataFrame]
     sales: dict[int, Sale]
     has_details: bool = False
     rows: tuple[dict[str, Any], ...] = ()
     _memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The documents as a DataFrame (built once, on first use)."""
+        return self.source() if callable(self.source) else self.source
 
     def memo(self, key: Hashable, build: Callable[[], T]) -> T:
         """What ``build()`` gives for these documents and ``key`` (say, the page and its filters),
@@ -239,8 +248,12 @@ class Loaded:
 
 def _loaded(listed: Any) -> Loaded:
     with gc_paused():
-        frame = listed.to_dataframe() if len(listed) else data.empty_documents()
         sales = {sale.position: sale for sale in listed.sales()}
+
+    def frame() -> pd.DataFrame:
+        with gc_paused():
+            return listed.to_dataframe() if len(listed) else data.empty_documents()
+
     return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
 
 
