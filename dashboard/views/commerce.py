@@ -48,7 +48,8 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
     if view.products:
         data_table(figures.products_frame(view.products), hide_index=True, key="commerce_products_table")
     if view.customers:
-        data_table(figures.groups_frame(view.customers), hide_index=True, key="commerce_customers_table")
+        customers = figures.groups_frame(view.customers).rename(columns={"Grupo": "Cliente"})
+        data_table(customers, hide_index=True, key="commerce_customers_table")
     if view.without_lines:
         st.caption(f"{figures.plural(view.without_lines, 'documento', 'documentos')} sin líneas listadas.")
     if view.unconverted:

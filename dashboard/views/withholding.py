@@ -18,6 +18,7 @@ import streamlit as st
 from connector import FacturadorError
 from connector.builders import Customer
 from connector.withholding import Payment, Perception, Retention, WithholdingResource
+from dashboard import data
 from dashboard.downloads import download_button
 from dashboard.figures import money
 from dashboard.session import Active, require_connection
@@ -27,6 +28,7 @@ from sunat import withholding
 from sunat.calendar import peru_today
 
 FAMILIES = {"retentions": "Retenciones", "perceptions": "Percepciones"}
+ONE = {"retentions": "retención", "perceptions": "percepción"}
 PARTY = {"retentions": "Proveedor", "perceptions": "Cliente"}
 NET = {"retentions": "Neto pagado", "perceptions": "Total cobrado"}
 LAST = "withholding_last"
@@ -176,7 +178,7 @@ def main() -> None:
         or "retentions"
     )
     resource: WithholdingResource = getattr(active.client, family)
-    with st.expander(f"Emitir una {FAMILIES[family][:-2].lower()}", expanded=False):
+    with st.expander(f"Emitir una {ONE[family]}", expanded=False):
         _form(active, family, resource)
     _last(family, resource)
     try:
@@ -203,12 +205,21 @@ def main() -> None:
                     "Régimen": f"{r.regime} · {r.percent.normalize():f} %",
                     AMOUNT[family]: float(r.total),
                     NET[family]: float(r.total_net),
-                    "Estado": r.state_type_id,
+                    "Estado": [data.state_label(r.state_type_id)],
                 }
                 for r in records
             ]
         ),
         hide_index=True,
+        key=f"withholding_table_{family}",
+        column_config={
+            "Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY"),
+            "Estado": st.column_config.MultiselectColumn(
+                "Estado",
+                options=[style.label for style in data.STATES.values()],
+                color=[style.color for style in data.STATES.values()],
+            ),
+        },
     )
     _reversions(family, resource)
 

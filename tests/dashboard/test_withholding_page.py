@@ -53,6 +53,8 @@ def test_issue_a_retention_and_a_perception_from_the_page(tenants: Path) -> None
     tables = [t.value for t in at.dataframe]
     assert tables and "Retenido" in tables[0].columns
     assert 30.0 in set(tables[0]["Retenido"])  # 3 % of 1000.00, computed with sunat.withholding
+    assert ["Aceptado"] in list(tables[0]["Estado"])  # the state's name, never "05"
+    assert "Emitir una retención" in [e.label for e in at.expander]
     assert len(at.get("plotly_chart")) == 1
     at.segmented_control(key="withholding_family").set_value("perceptions").run()
     fill(at, "perceptions", paid="500.00")
