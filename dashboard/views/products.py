@@ -198,8 +198,8 @@ def main() -> None:
                     "Descripción": p.description,
                     "Unidad": p.unit,
                     "Moneda": p.currency,
-                    "Precio": str(p.sale_price),
-                    "Stock": str(p.stock),
+                    "Precio": float(p.sale_price),
+                    "Stock": float(p.stock),
                 }
                 for p in products
             ],

@@ -108,10 +108,10 @@ def _form(active: Active) -> None:
         [
             {
                 "Producto": products[line.item_id].description if line.item_id else "",
-                "Cantidad": str(a.quantity),
-                "Valor unitario": str(a.unit_value),
-                "IGV": str(a.igv),
-                "Total": str(a.total),
+                "Cantidad": float(a.quantity),
+                "Valor unitario": float(a.unit_value),
+                "IGV": float(a.igv),
+                "Total": float(a.total),
             }
             for line, a in zip(lines, amounts, strict=True)
         ],
@@ -175,7 +175,7 @@ def _sale_notes(active: Active) -> None:
                 "Fecha": n.date_of_issue,
                 "Cliente": n.customer_name,
                 "Moneda": n.currency,
-                "Total": str(n.total),
+                "Total": float(n.total),
                 "Comprobante": n.document,
                 "Cotización": n.quotation,
             }
@@ -243,13 +243,14 @@ def _quotations(active: Active) -> None:
                 "Fecha": r.date_of_issue,
                 "Cliente": r.customer_name,
                 "Moneda": r.currency,
-                "Total": str(r.total),
+                "Total": float(r.total),
                 "Convertida": "Sí" if r.converted else "No",
                 "Nota de venta": r.sale_note,
             }
             for r in records
         ],
         hide_index=True,
+        column_config={"Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY")},
     )
     st.metric("Total cotizado (listadas)", f"S/ {sum((r.total for r in records), Decimal(0)):,.2f}")
     by_number = {r.number: r for r in records}
