@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from connector.company import CertificateStatus
 from connector.models import SummaryRecord
 from connector.sales import Sale
 from sunat.calendar import SENDING_DAYS, sending_deadline
@@ -128,7 +129,7 @@ def tickets_in_process(records: Sequence[SummaryRecord] | None, today: dt.date) 
         return Alert(
             "tickets",
             "info",
-            "Este servicio no lista resúmenes: no se pudo revisar los tickets.",
+            "Esta empresa no lista sus resúmenes ni comunicaciones de baja: no se revisaron sus tickets",
             "Consulte los tickets enviados desde la página Tickets.",
         )
     found = [r for r in records if r.processing]
@@ -198,10 +199,50 @@ def voided_late(records: Sequence[SummaryRecord] | None, sales: Iterable[Sale], 
     )
 
 
+def certificate(status: CertificateStatus) -> Alert:
+    """The signing certificate: SUNAT's last certificate error (2325-2328), an expired or soon expiring
+    certificate, or a generated one while sending to SUNAT's production or an OSE."""
+    action = (
+        "Importe el certificado vigente de la empresa (facturador tenant certificate) y regístrelo en SUNAT "
+        "Operaciones en Línea (SOL)."
+    )
+    if status.last_error is not None:
+        error = status.last_error
+        return Alert(
+            "certificate",
+            "error",
+            f"SUNAT rechazó {error.get('number', '')} por el certificado ({error.get('code', '')}): "
+            f"{error.get('description', '')}",
+            action,
+        )
+    when = f"{status.not_after:%d/%m/%Y}" if status.not_after else ""
+    if status.days_left is not None and status.days_left < 0:
+        return Alert("certificate", "error", f"El certificado digital venció el {when}", action)
+    if status.self_signed and status.sending in ("production", "ose"):
+        return Alert(
+            "certificate",
+            "error",
+            "Se firma con un certificado de prueba mientras se envía a producción",
+            action,
+        )
+    if status.expires_soon and status.days_left is not None:
+        return Alert(
+            "certificate",
+            "warning",
+            f"El certificado digital vence en {_plural(status.days_left, 'día', 'días')} ({when})",
+            "Renuévelo con su entidad certificadora e impórtelo antes de esa fecha.",
+        )
+    return Alert("certificate", "ok", f"El certificado digital está vigente hasta el {when}.", "")
+
+
 def alerts(
-    sales: Sequence[Sale], today: dt.date, records: Sequence[SummaryRecord] | None = None
+    sales: Sequence[Sale],
+    today: dt.date,
+    records: Sequence[SummaryRecord] | None = None,
+    certificate_status: CertificateStatus | None = None,
 ) -> list[Alert]:
-    """Every alert, the most serious first (those with nothing to report last)."""
+    """Every alert, the most serious first (those with nothing to report last). ``certificate_status``
+    is None for a tenant that does not tell it (a real tenant): no certificate alert then."""
     found = [
         boletas_not_declared(sales, today),
         facturas_without_cdr(sales),
@@ -209,5 +250,7 @@ def alerts(
         tickets_in_process(records, today),
         voided_late(records, sales, today),
     ]
+    if certificate_status is not None:
+        found.append(certificate(certificate_status))
     order = {"error": 0, "warning": 1, "info": 2, "ok": 3}
     return sorted(found, key=lambda a: order[a.severity])

@@ -169,6 +169,12 @@ def sidebar() -> Active | None:
         else:
             st.error(message, icon=":material/cloud_off:")
         st.button("Comprobar conexión", on_click=_recheck, icon=":material/refresh:", width="stretch")
+        progress = st.empty()  # the connector's long waits and walks of this run (rate limit, pages)
+
+        def tell(sentence: str) -> None:
+            progress.caption(f":material/hourglass_top: {sentence}")
+
+        client.progress = tell
     active = Active(tenant=tenant, client=client, key=tenant_key(tenant), ok=ok, message=message)
     st.session_state["_active"] = active
     st.session_state.pop("_problem", None)

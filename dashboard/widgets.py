@@ -1,5 +1,5 @@
 """Widgets several pages share: the KPI cards, the period picker (a month or a range), the range of issue
-dates and the text of a refused request."""
+dates, the text of a refused request and what a page shows when a call fails."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
+from connector.errors import NotOfferedError
 from connector.register import Period
 from connector.sales import SalesSummary
 from dashboard import data, figures
@@ -20,7 +21,10 @@ from sunat.calendar import peru_today
 __all__ = [
     "ask",
     "confirm",
+    "data_table",
+    "failed",
     "month_options",
+    "number_formats",
     "pick_period",
     "pick_range",
     "refusal",
@@ -100,6 +104,15 @@ def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
     months = month_options()
     month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
     return month.start, min(month.end, peru_today())  # this month: up to today, the days it has so far
+
+
+def failed(what: str, exc: FacturadorError, place: Any = st) -> None:
+    """Show why a call failed: the one sentence of a tenant that does not offer the endpoint (real
+    tenants lack some lists), or the refusal (:func:`refusal`) as an error."""
+    if isinstance(exc, NotOfferedError):
+        place.info(exc.message, icon=":material/info:")
+    else:
+        place.error(refusal(what, exc), icon=":material/error:")
 
 
 def refusal(what: str, exc: FacturadorError) -> str:

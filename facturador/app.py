@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.api import (
+    company,
     contract,
     dispatches,
     documents,
@@ -47,6 +48,7 @@ from facturador.domain.persons import PersonService
 from facturador.domain.quotations import QuotationService
 from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
+from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
 
 log = logging.getLogger("facturador")
@@ -98,6 +100,24 @@ class TenantPrefix:
                 scope["root_path"] = scope.get("root_path", "") + match.group(0)
                 scope[TENANT_SCOPE_KEY] = match.group(1)
         await self.app(scope, receive, send)
+
+
+class SunatMount:
+    """Serve the simulator's SOAP endpoint at ``/sunat`` (``/sunat/ol-ti-itcpfegem-beta/billService``...),
+    before the service's own layers: SOAP clients get SUNAT's faults rather than the API's JSON errors,
+    and the endpoint gets the server's own connection (to inject a reset or a cut answer)."""
+
+    def __init__(self, app: ASGIApp, endpoint: ASGIApp):
+        self.app = app
+        self.endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == SUNAT_MOUNT or path.startswith(SUNAT_MOUNT + "/")):
+            scope = {**scope, "root_path": scope.get("root_path", "") + SUNAT_MOUNT}
+            await self.endpoint(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -208,6 +228,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(voided.router)
     app.include_router(downloads.router)
     app.include_router(other_documents.router)
+    app.include_router(company.router)
     # the commercial back office
     app.state.persons = PersonService(context)
     app.include_router(persons.router)
@@ -273,7 +294,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
-    return TenantPrefix(Compression(limited, context.settings.compression))
+    service = TenantPrefix(Compression(limited, context.settings.compression))
+    return SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

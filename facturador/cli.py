@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from facturador.store.secrets import SECRET_NAMES
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before it is killed
@@ -51,8 +53,12 @@ def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _context(settings: Any) -> Any:
     from facturador.context import ServiceContext
+    from facturador.store.secrets import SecretKeyError
 
-    return ServiceContext(settings)
+    try:
+        return ServiceContext(settings)
+    except SecretKeyError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
@@ -141,12 +147,13 @@ def _log_pending_to_stderr(level: str) -> None:
     "--force", is_flag=True, help="Send every pending document now, even before its next attempt time."
 )
 def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) -> None:
-    """Send once the facturas and notes left registered (state 01) that the service owes the authority.
+    """Send once the facturas, notes, retentions and perceptions left registered (state 01) that the
+    service owes the authority, and ask SUNAT about the due tickets of summaries.
 
     For cron, beside or instead of the background sender of ``facturador serve``. A document is due
     send_retry_seconds (a tenant setting, 60 by default) after it was issued, then after waits that
     double with each answer that leaves it pending (up to 30 minutes); --force ignores those times."""
-    from facturador.domain.pending import PendingSender
+    from facturador.domain.pending import PendingSender, TicketPoller
     from facturador.domain.send_policy import utc_now
     from facturador.domain.tenants import TenantError, get_tenant
 
@@ -171,10 +178,14 @@ def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) ->
                 )
             due = sum(1 for document in documents if force or document.due(now))
             click.echo(f"{len(documents)} pending, {due} due now (dry run: nothing sent).")
+            tickets = TicketPoller(context).due(tenant=slug)
+            if tickets:
+                click.echo(f"{len(tickets)} ticket(s) of summaries to ask about (dry run: not asked).")
             return
         outcomes = sender.send_due(
             tenant=slug, force=force, report=lambda outcome: click.echo(outcome.describe())
         )
+        TicketPoller(context).poll_due(tenant=slug, report=lambda polled: click.echo(polled.describe()))
         left = len(sender.pending(tenant=slug))
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -227,9 +238,12 @@ def tenant_create(settings: Any, slug: str, authority_mode: str, **fields: Any) 
 @tenant.command("list")
 @storage_options
 def tenant_list(settings: Any) -> None:
-    """List tenants with their RUC, host and settings."""
+    """List tenants with their RUC, host, settings, where they send and their certificate (secrets are
+    shown as "set" or "not set", never their values)."""
     from sqlalchemy import select
 
+    from facturador.domain.tenants import secrets_set
+    from facturador.store.identities import stored_certificate
     from facturador.store.models import Tenant, tenant_settings
 
     context = _context(settings)
@@ -243,6 +257,105 @@ def tenant_list(settings: Any) -> None:
                 f"{row.slug:<20} {row.ruc}  {row.name:<40} host={row.host or '-'}  "
                 f"mode={options['authority_mode']}  base_url={tenant_base_url(row.slug)}"
             )
+            held = secrets_set(session, row.id)
+            sending = options["sunat_sending"]
+            where = {"ose": options["ose_url"], "simulator": "built in"}.get(sending) or (
+                options["sunat_url"] or "SUNAT"
+            )
+            click.echo(
+                f"{'':<20} sending={sending} ({where})  sol_user={options['sol_user'] or '-'}  "
+                + "  ".join(f"{name}={'set' if name in held else 'not set'}" for name in sorted(SECRET_NAMES))
+            )
+            certificate = stored_certificate(settings.tenant_dir(row.slug))
+            if certificate is not None:
+                kind = "self-signed, for the simulator" if certificate.self_signed else certificate.issuer
+                click.echo(
+                    f"{'':<20} certificate: {certificate.subject} ({kind}); expires "
+                    f"{certificate.not_after:%d/%m/%Y}, in {certificate.days_left()} days"
+                )
+
+
+@tenant.command("secret")
+@storage_options
+@click.argument("slug")
+@click.argument("name", type=click.Choice(sorted(SECRET_NAMES)))
+@click.option(
+    "--from-env",
+    "variable",
+    metavar="VARIABLE",
+    default=None,
+    help="Read the value from this environment variable instead of asking for it.",
+)
+@click.option("--clear", is_flag=True, help="Forget the secret.")
+def tenant_secret(settings: Any, slug: str, name: str, variable: str | None, clear: bool) -> None:
+    """Keep a tenant's secret NAME (its SOL password, the GRE client secret) encrypted in the database.
+
+    The value is asked for without echo, or read from an environment variable (--from-env): never from
+    the command line, where other users and the shell history would see it."""
+    from facturador.domain.tenants import TenantError, set_secret
+
+    value: str | None = None
+    if not clear:
+        if variable:
+            value = os.environ.get(variable)
+            if not value:
+                raise click.ClickException(f"the environment variable {variable} is not set or empty")
+        else:
+            value = click.prompt(f"{name} of {slug}", hide_input=True, confirmation_prompt=True)
+    context = _context(settings)
+    try:
+        with context.session() as session, session.begin():
+            set_secret(session, context.vault, slug, name, value)
+    except TenantError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{name} of {slug} {'forgotten' if clear else 'kept, encrypted'}.")
+
+
+@tenant.command("certificate")
+@storage_options
+@click.argument("slug")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--password-env",
+    "variable",
+    metavar="VARIABLE",
+    default=None,
+    help="Read the file's password from this environment variable instead of asking for it.",
+)
+def tenant_certificate(settings: Any, slug: str, path: Path, variable: str | None) -> None:
+    """Sign tenant SLUG's documents with the company's own certificate PATH (.pfx or .p12).
+
+    The file is checked (password, RSA key of 2048 bits or more matching the certificate, valid today) and
+    kept in the data directory, its key encrypted; the password is not kept."""
+    from facturador.domain.tenants import TenantError, get_tenant
+    from facturador.store.identities import CertificateError, import_certificate
+
+    if variable:
+        password = os.environ.get(variable)
+        if password is None:
+            raise click.ClickException(f"the environment variable {variable} is not set")
+    else:
+        password = click.prompt(f"Password of {path.name}", hide_input=True, default="", show_default=False)
+    context = _context(settings)
+    with context.session() as session:
+        try:
+            get_tenant(session, slug)
+        except TenantError as exc:
+            raise click.ClickException(str(exc)) from exc
+    try:
+        info = import_certificate(settings.tenant_dir(slug), path.read_bytes(), password, context.vault)
+    except CertificateError as exc:
+        raise click.ClickException(f"{path.name}: {exc}") from exc
+    click.echo(f"{slug} signs with {info.subject}, issued by {info.issuer}.")
+    click.echo(f"Valid until {info.not_after:%d/%m/%Y} ({info.days_left()} days).")
+
+
+@main.command("secret-key")
+def secret_key() -> None:
+    """Print a new secret key, for FACTURADOR_SECRET_KEY (every node of a deployment must share one)."""
+    from facturador.store.secrets import Vault
+
+    click.echo(Vault.new_key())
 
 
 @tenant.command("set")
@@ -266,6 +379,16 @@ def tenant_set(settings: Any, slug: str, assignments: tuple[str, ...]) -> None:
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(", ".join(f"{k}={v}" for k, v in sorted(result.items())))
+    from facturador.store.identities import stored_certificate
+
+    certificate = stored_certificate(settings.tenant_dir(slug))
+    if result["sunat_sending"] in ("production", "ose") and (certificate is None or certificate.self_signed):
+        click.echo(
+            f"Warning: {slug} signs with a self-signed certificate, which SUNAT refuses in production "
+            "(2325): "
+            f"import the company's certificate with 'facturador tenant certificate {slug} FILE.pfx'.",
+            err=True,
+        )
 
 
 @main.group()
@@ -778,6 +901,123 @@ def demo(
         if stopped.returncode != 0:
             raise click.ClickException(f"{name} stopped with exit code {stopped.returncode}")
         click.echo(f"{name} stopped; stopping the rest.")
+
+
+# -- the simulator as SUNAT's SOAP services (docs/going_live.md, "The standalone SUNAT endpoint") -------
+
+SUNAT_PORT = 8300
+
+
+@main.command("sunat")
+@storage_options
+@click.option("--host", default=DEFAULT_HOST, show_default=True)
+@click.option("--port", default=SUNAT_PORT, show_default=True, type=int)
+@click.option("--ose", is_flag=True, help="Answer every rejection with its CDR, as an OSE does.")
+@click.option("--log-level", default="warning", show_default=True)
+def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: str) -> None:
+    """Serve the built-in SUNAT simulator alone as SUNAT's SOAP services, on the data directory's tenants
+    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC). ``facturador serve`` also serves
+    them, at /sunat."""
+    import uvicorn
+
+    from facturador.authority.soap.protocol import PATHS
+    from facturador.domain.sunat_endpoint import service_soap_app
+
+    ensure_port_free(host, port, "the SUNAT endpoint", "--port")
+    context = _context(settings)
+    click.echo(f"Serving SUNAT's SOAP services{' as an OSE' if ose else ''} on http://{host}:{port}:")
+    for path in PATHS:
+        environment = "beta" if path.beta else "production"
+        click.echo(f"  http://{host}:{port}{path.path}  ({path.service.value}, {environment})")
+    try:
+        uvicorn.run(service_soap_app(context, ose=ose), host=host, port=port, log_level=log_level)
+    finally:
+        context.engine.dispose()
+
+
+@main.group("sunat-fault")
+def sunat_fault() -> None:
+    """Make the simulator's SOAP endpoint fail on purpose (kinds in docs/going_live.md)."""
+
+
+@sunat_fault.command("add")
+@storage_options
+@click.argument("kind")
+@click.option("--ruc", default=None, help="Only this taxpayer's requests (default: every RUC).")
+@click.option("--operation", default="", help="Only sendBill, sendSummary, getStatus or getStatusCdr.")
+@click.option("--code", default="", help="SUNAT's code of a fault or a duplicate (0109, 1033 by default).")
+@click.option("--times", type=int, default=None, help="The next N requests (1 unless --for is given).")
+@click.option("--for", "seconds", type=float, default=None, help="For this many seconds.")
+@click.option("--hold", type=float, default=0.0, help="Seconds a timeout holds the answer (default 60).")
+def sunat_fault_add(
+    settings: Any,
+    kind: str,
+    ruc: str | None,
+    operation: str,
+    code: str,
+    times: int | None,
+    seconds: float | None,
+    hold: float,
+) -> None:
+    """Inject KIND: fault, 503, reset, reset-after, cut, timeout, truncated-zip, garbage or duplicate."""
+    import datetime as dt
+
+    from facturador.authority.soap.injection import Fault
+    from facturador.store.faults import SqlFaultStore
+
+    until = None
+    if seconds is not None:
+        until = dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(seconds=seconds)
+    fault = Fault(
+        kind=kind,
+        ruc=ruc,
+        operation=operation,
+        code=code,
+        seconds=hold,
+        remaining=times if times is not None or seconds is not None else 1,
+        until=until,
+    )
+    context = _context(settings)
+    try:
+        added = SqlFaultStore(context.db).add(fault)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        context.engine.dispose()
+    click.echo(f"Injected {added.describe()}")
+
+
+@sunat_fault.command("list")
+@storage_options
+@click.option("--ruc", default=None, help="Only those that apply to this taxpayer.")
+def sunat_fault_list(settings: Any, ruc: str | None) -> None:
+    """List the injected failures that still apply."""
+    from facturador.store.faults import SqlFaultStore
+
+    context = _context(settings)
+    try:
+        faults = SqlFaultStore(context.db).active(ruc)
+    finally:
+        context.engine.dispose()
+    for fault in faults:
+        click.echo(fault.describe())
+    if not faults:
+        click.echo("No failures injected.")
+
+
+@sunat_fault.command("clear")
+@storage_options
+@click.option("--ruc", default=None, help="Only this taxpayer's (default: every injection).")
+def sunat_fault_clear(settings: Any, ruc: str | None) -> None:
+    """Remove injected failures."""
+    from facturador.store.faults import SqlFaultStore
+
+    context = _context(settings)
+    try:
+        removed = SqlFaultStore(context.db).clear(ruc)
+    finally:
+        context.engine.dispose()
+    click.echo(f"Removed {removed} injected failure(s).")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,7 +6,7 @@ import contextlib
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,12 +16,21 @@ from sqlalchemy.orm import Session
 
 from facturador.authority.gateway import AuthorityGateway
 from facturador.authority.simulator import DEFAULT_TICKET_DELAY, SunatSimulator
+from facturador.authority.soap.client import SoapEndpoint, SoapGateway
+from facturador.authority.soap.protocol import (
+    BETA_SOL_PASSWORD,
+    BETA_SOL_USER,
+    ServiceUrls,
+    soap_username,
+    sunat_urls,
+)
 from facturador.config import Settings
 from facturador.model import Issuer
 from facturador.store.db import Database
-from facturador.store.identities import load_identity
-from facturador.store.models import Establishment, Series, Tenant, User, tenant_settings
+from facturador.store.identities import ENCRYPTED_KEY_FILE, identity_version, load_identity
+from facturador.store.models import Establishment, Series, Tenant, TenantSecret, User, tenant_settings
 from facturador.store.registry import SqlRegistry
+from facturador.store.secrets import Vault
 from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.signing import SigningIdentity
 from sunat.calendar import peru_today
@@ -58,6 +67,12 @@ class TenantInfo:
     establishment_id: int
 
 
+def sends_remotely(tenant: TenantInfo) -> bool:
+    """Whether ``tenant`` sends over SOAP (SUNAT's beta or production, an OSE) rather than to the
+    built-in simulator in this process."""
+    return tenant.settings.get("sunat_sending", "simulator") != "simulator"
+
+
 @dataclass(frozen=True)
 class Caller:
     """The authenticated user of a request."""
@@ -84,6 +99,15 @@ class ServiceContext:
         )
         self.engine = self.db.engine
         self.sessions = self.db.sessions
+        #: The key of the tenants' secrets; a key that does not open them is refused here, at start.
+        self.vault = Vault.open(settings.data_dir)
+        with self.session() as session:
+            self.vault.check(session.scalars(select(TenantSecret.value)))
+        tenants = settings.data_dir / "tenants"
+        if tenants.is_dir():  # imported signing keys are encrypted with the same key
+            self.vault.check(
+                path.read_text("ascii").strip() for path in tenants.glob(f"*/{ENCRYPTED_KEY_FILE}")
+            )
         self.today = today
         self._lock = threading.Lock()
         #: Whether issuing runs on the event loop's thread instead of a worker thread. On SQLite every
@@ -97,7 +121,7 @@ class ServiceContext:
         self._tenants: dict[str, _Cached] = {}
         self._hosts: dict[str, _Cached] = {}
         self._tokens: dict[tuple[int, str], _Cached] = {}
-        self._identities: dict[int, SigningIdentity] = {}
+        self._identities: dict[int, tuple[int, SigningIdentity]] = {}
         self._series: dict[tuple[int, str, str], int] = {}
         self._authority_identity: SigningIdentity | None = None
         self._stylesheets: dict[str, Any] = {}
@@ -183,17 +207,31 @@ class ServiceContext:
 
         return self._cached(self._tokens, (tenant.id, token_hash), load)
 
+    def tenant_secret(self, tenant_id: int, name: str) -> str | None:
+        """A tenant's secret in clear (its SOL password...), or None when it was never set."""
+        with self.session() as session:
+            token = session.scalar(
+                select(TenantSecret.value).where(
+                    TenantSecret.tenant_id == tenant_id, TenantSecret.name == name
+                )
+            )
+        return None if token is None else self.vault.decrypt(token)
+
     # -- signing and the authority -----------------------------------------------------------------
 
     def identity(self, tenant: TenantInfo) -> SigningIdentity:
-        identity = self._identities.get(tenant.id)
-        if identity is None:
+        """The tenant's signing key and certificate, loaded once per process and again when a new
+        certificate is imported (``facturador tenant certificate``)."""
+        directory = self.settings.tenant_dir(tenant.slug)
+        version = identity_version(directory)
+        cached = self._identities.get(tenant.id)
+        if cached is None or cached[0] != version:
             with self.session() as session:
                 row = session.get(Tenant, tenant.id)
                 assert row is not None
-                identity = load_identity(self.settings.tenant_dir(row.slug), row.ruc, row.name)
-            self._identities[tenant.id] = identity
-        return identity
+                identity = load_identity(directory, row.ruc, row.name, self.vault)
+            cached = self._identities[tenant.id] = (identity_version(directory), identity)
+        return cached[1]
 
     def authority_identity(self) -> SigningIdentity:
         """The simulated SUNAT's own certificate (signs CDRs), created once in the data directory."""
@@ -212,7 +250,8 @@ class ServiceContext:
         received_on: dt.date | None = None,
         tickets: SqlTicketStore | None = None,
     ) -> AuthorityGateway:
-        """The authority this tenant sends to: the built-in SUNAT simulator with the tenant's settings.
+        """The authority this tenant sends to: SUNAT, an OSE or the simulator's SOAP endpoint over SOAP
+        (:func:`sends_remotely`), else the built-in SUNAT simulator with the tenant's settings.
 
         ``registry`` and ``tickets`` let the caller collect the simulator's registry and ticket writes and
         commit them together with its own (see the ``deferred`` mode of :class:`SqlRegistry` and
@@ -220,19 +259,68 @@ class ServiceContext:
         day (a sandbox loading history; see ``authority_check_deadlines``, which also turns off the date
         rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds.
         """
-        settings = tenant.settings
+        if sends_remotely(tenant):
+            return SoapGateway(self.soap_endpoint(tenant))
+        return self.simulator(
+            tenant.ruc, tenant.settings, registry=registry, received_on=received_on, tickets=tickets
+        )
+
+    def simulator(
+        self,
+        ruc: str,
+        settings: Mapping[str, Any],
+        *,
+        registry: SqlRegistry | None = None,
+        received_on: dt.date | None = None,
+        tickets: SqlTicketStore | None = None,
+    ) -> SunatSimulator:
+        """The built-in SUNAT simulator as taxpayer ``ruc`` (its SOL user's RUC) sees it, with the
+        ``authority_*`` settings of ``settings`` (a tenant's; :data:`DEFAULT_SETTINGS` for a RUC that is
+        no tenant): the in-process gateway and the SOAP endpoint answer alike. See :meth:`gateway`."""
         rules_dir = str(settings.get("authority_rules_dir") or "")
         return SunatSimulator(
             self.authority_identity(),
-            registry or SqlRegistry(self.db),
+            registry if registry is not None else SqlRegistry(self.db),
             mode=settings.get("authority_mode", "test"),
             today=(lambda: received_on) if received_on is not None else self.today,
             outage=bool(settings.get("authority_outage", False)),
-            tickets=tickets or SqlTicketStore(self.db),
+            tickets=tickets if tickets is not None else SqlTicketStore(self.db),
             ticket_delay=float(settings.get("authority_ticket_delay", DEFAULT_TICKET_DELAY)),
             check_deadlines=bool(settings.get("authority_check_deadlines", True)),
-            user_ruc=tenant.ruc,
+            user_ruc=ruc,
             stylesheets=self.sunat_stylesheets(rules_dir) if rules_dir else None,
+        )
+
+    def soap_endpoint(self, tenant: TenantInfo) -> SoapEndpoint:
+        """Where and as whom ``tenant`` sends over SOAP (its ``sunat_sending`` settings and SOL password).
+
+        SUNAT's beta takes ``RUC + MODDATOS`` / ``moddatos`` when no SOL user is set; production and an OSE
+        need the tenant's SOL user and password (refused when set without them, see
+        :func:`facturador.domain.tenants.check_sending`). An OSE's user given whole (starting with the
+        RUC) is sent as it is."""
+        settings = tenant.settings
+        destination = settings.get("sunat_sending", "simulator")
+        sol_user = str(settings.get("sol_user") or "")
+        password = self.tenant_secret(tenant.id, "sol_password") or ""
+        if destination == "ose":
+            url = str(settings.get("ose_url") or "")
+            consult = str(settings.get("ose_consult_url") or "")
+            urls = ServiceUrls(bill=url, other=url, consult=consult)
+            username = sol_user if sol_user.startswith(tenant.ruc) else soap_username(tenant.ruc, sol_user)
+        else:
+            base = str(settings.get("sunat_url") or "")
+            urls = sunat_urls(destination, base)
+            consult = "" if destination == "beta" and not base else urls.consult  # SUNAT's beta has none
+            if not sol_user and destination == "beta":
+                sol_user, password = BETA_SOL_USER, BETA_SOL_PASSWORD
+            username = soap_username(tenant.ruc, sol_user)
+        return SoapEndpoint(
+            urls=urls,
+            username=username,
+            password=password,
+            timeout=float(settings.get("sunat_timeout", 30.0)),
+            retries=int(settings.get("sunat_retries", 2)),
+            consult=bool(consult),
         )
 
     def sunat_stylesheets(self, folder: str) -> Any:

@@ -1191,11 +1191,24 @@ RESPONSE_CODES: dict[str, str] = {
     "0103": "El Usuario ingresado no existe",
     "0104": "La Clave ingresada es incorrecta",
     "0105": "El Usuario no está activo",
+    "0106": "El Usuario no es válido",
     "0109": "El sistema no puede responder su solicitud. (El servicio de autenticación no está disponible)",
+    "0110": "No se pudo obtener la informacion del tipo de usuario",
     "0111": "No tiene el perfil para enviar comprobantes electronicos",
+    "0112": "El usuario debe ser secundario",
+    "0113": "El usuario no esta afiliado a Factura Electronica",
     "0125": "No se pudo obtener la constancia",
     "0126": "El ticket no le pertenece al usuario",
     "0127": "El ticket no existe",
+    "0130": "El sistema no puede responder su solicitud. (No se pudo obtener el ticket de proceso)",
+    "0131": "El sistema no puede responder su solicitud. (No se pudo grabar el archivo en el directorio)",
+    "0132": "El sistema no puede responder su solicitud. (No se pudo grabar escribir en el archivo zip)",
+    "0133": "El sistema no puede responder su solicitud. (No se pudo grabar la entrada del log)",
+    "0134": "El sistema no puede responder su solicitud. (No se pudo grabar en el storage)",
+    "0135": "El sistema no puede responder su solicitud. (No se pudo encolar el pedido)",
+    "0136": "El sistema no puede responder su solicitud. (No se pudo recibir una respuesta del batch)",
+    "0137": "El sistema no puede responder su solicitud. (Se obtuvo una respuesta nula)",
+    "0138": "El sistema no puede responder su solicitud. (Error en Base de Datos)",
     "0151": "El nombre del archivo ZIP es incorrecto",
     "0152": "No se puede enviar por este método un archivo de resumen",
     "0153": "No se puede enviar por este método un archivo por lotes",
@@ -1210,7 +1223,15 @@ RESPONSE_CODES: dict[str, str] = {
     "0159": "El nombre del archivo XML es incorrecto",
     "0160": "El archivo XML esta vacio",
     "0161": "El nombre del archivo XML no coincide con el nombre del archivo ZIP",
+    "0200": "No se pudo procesar su solicitud. (Ocurrio un error en el batch)",
+    "0201": "No se pudo procesar su solicitud. (Llego un requerimiento nulo al batch)",
+    "0202": "No se pudo procesar su solicitud. (No llego información del archivo ZIP)",
+    "0203": "No se pudo procesar su solicitud. (No se encontro archivos en la informacion del archivo ZIP)",
+    "0204": "No se pudo procesar su solicitud. (Este tipo de requerimiento solo acepta 1 archivo)",
+    "0300": "No se encontró la raíz documento xml",
+    "0305": "El sistema no puede procesar el archivo xml",
     "0306": "No se puede leer (parsear) el archivo XML",
+    "0307": "No se pudo recuperar la constancia",
     "0402": "La numeracion o nombre del documento ya ha sido enviado anteriormente",
     "1001": "ID - El dato SERIE-CORRELATIVO no cumple con el formato de acuerdo al tipo de comprobante",
     "1003": (
@@ -1739,6 +1760,28 @@ RESPONSE_CODES.update(
         "4392": "El Numero de Registro MTC del transportista no cumple con el formato establecido",
     }
 )
+
+
+#: The ``statusCode`` / ``statusMessage`` pairs of SUNAT's ``billConsultService`` (``getStatus`` of one
+#: document). ``getStatusCdr`` answers 0004 with its own message when it returns the CDR: the same number
+#: means two things depending on the operation.
+CONSULT_STATUS: dict[str, str] = {
+    "0001": "El comprobante existe y está aceptado.",
+    "0002": "El comprobante existe pero está rechazado.",
+    "0003": "El comprobante existe pero está de baja.",
+    "0004": "Formato de RUC no es válido (debe de contener 11 caracteres numéricos).",
+    "0005": "Formato del tipo de comprobante no es válido (debe de contener 2 caracteres).",
+    "0006": "Formato de serie inválido (debe de contener 4 caracteres).",
+    "0007": "El numero de comprobante debe de ser mayor que cero.",
+    "0008": "El número de RUC no está inscrito en los registros de la SUNAT.",
+    "0009": "EL tipo de comprobante debe de ser (01, 07 o 08).",
+    "0010": "Sólo se puede consultar facturas, notas de crédito y debito electrónicas, cuya serie empieza "
+    'con "F"',
+    "0011": "El comprobante de pago electrónico no existe.",
+    "0012": "El comprobante de pago electrónico no le pertenece.",
+}
+#: ``getStatusCdr``'s answer when it returns the CDR (``statusCode`` 0004).
+CDR_EXISTS = "La constancia existe"
 
 
 def response_message(code: str) -> str:

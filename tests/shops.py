@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from connector import Client
-from facturador.domain.tenants import create_tenant
+from facturador.domain.tenants import create_tenant, set_secret
 from sunat.identity import ruc_check_digit
 from tests.conftest import LiveService
 
@@ -38,6 +38,12 @@ class Shop:
     def set(self, **settings: Any) -> None:
         """Change the tenant's settings (e.g. ``authority_ticket_delay``)."""
         self.live.set_tenant(self.slug, **settings)
+
+    def set_secret(self, name: str, value: str | None) -> None:
+        """Keep (or, with None, forget) one of the tenant's secrets, e.g. ``sol_password``."""
+        context = self.live.context
+        with context.session() as session, session.begin():
+            set_secret(session, context.vault, self.slug, name, value)
 
 
 def new_shop(live: LiveService, prefix: str, **settings: Any) -> Shop:

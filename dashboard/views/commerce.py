@@ -35,6 +35,8 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar las ventas", exc))
         return
+    if not notes.complete:  # real tenants answer only their latest notes
+        st.info(f"{notes.note} Las cifras llevan solo esas notas de venta.", icon=":material/info:")
     view = commerce.sales_view(list(got.sales.values()), notes, top)
     st.caption(
         "Valor de venta en soles de facturas, boletas y notas (las de crédito restan; las rechazadas y "
@@ -94,6 +96,8 @@ def _quotations(active: Active, start: date, end: date) -> None:
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar las cotizaciones", exc))
         return
+    if not quotations.complete:  # real tenants answer only their latest quotations
+        st.info(f"{quotations.note} Las cifras llevan solo esas cotizaciones.", icon=":material/info:")
     rows = commerce.conversions(quotations)
     if not rows:
         st.info("No hay cotizaciones en este rango.", icon=":material/info:")

@@ -26,7 +26,7 @@ from connector.dispatches import (
 from connector.models import DocumentRecord
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import data_table
+from dashboard.widgets import data_table, failed
 from sunat.calendar import peru_today
 
 STATES = {"01": "Registrada", "03": "Enviada (en proceso)", "05": "Aceptada", "09": "Rechazada"}
@@ -237,11 +237,12 @@ def main() -> None:
     )
     start, end = chosen if isinstance(chosen, tuple) and len(chosen) == 2 else (today, today)
     assert isinstance(start, date) and isinstance(end, date)
+    offered = True
     try:
         records = active.client.dispatches.list(start, end)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar las guías: {exc.message}")
-        records = []
+        failed("No se pudo cargar las guías", exc)
+        records, offered = [], False
     frame = pd.DataFrame(
         [
             {
@@ -270,7 +271,8 @@ def main() -> None:
         ],
     )
     if frame.empty:
-        st.info("No hay guías en esas fechas.", icon=":material/info:")
+        if offered:
+            st.info("No hay guías en esas fechas.", icon=":material/info:")
     else:
         data_table(
             frame[["number", "tipo", "fecha", "customer_name", "estado", "ticket"]].rename(

@@ -66,13 +66,14 @@ def main() -> None:
         with st.spinner("Revisando documentos…"):
             year = loaded(active, start, today)
             records = _records(active, start, today)
+            certificate = active.client.company.certificate()
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo cargar los documentos: {exc.message}")
         return
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
-    for index, alert in enumerate(alerts(year.all_sales, today, records)):
+    for index, alert in enumerate(alerts(year.all_sales, today, records, certificate)):
         show_alert(alert, index)
     month_start = today.replace(day=1)
     this_month = [s for s in year.all_sales if s.date >= month_start]

@@ -15,7 +15,7 @@ from connector import FacturadorError
 from connector.backoffice import Product
 from dashboard import figures
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import data_table, refusal
+from dashboard.widgets import data_table, failed, refusal
 from sunat.catalogs import AFFECTATIONS, INVENTORY_INPUT_TYPES, INVENTORY_OUTPUT_TYPES
 
 UNITS = {
@@ -148,7 +148,7 @@ def _detail(active: Active, product: Product) -> None:
     try:
         moves = active.client.inventory.kardex(product.id, fresh=True)
     except FacturadorError as exc:
-        right.error(refusal("No se pudo cargar el kárdex", exc))
+        failed("No se pudo cargar el kárdex", exc, right)
         moves = []
     right.caption("Kárdex")
     with right:

@@ -166,10 +166,18 @@ def main() -> None:
         st.error(f"No se pudo cargar la lista: {exc.message}")
         return
     if records is None:
-        st.caption("El servicio no lista resúmenes: se muestran los enviados o buscados en esta sesión.")
+        st.info(
+            "Esta empresa no lista sus resúmenes ni sus comunicaciones de baja por su API: se muestran los "
+            "enviados o buscados en esta sesión.",
+            icon=":material/info:",
+        )
         entries = book.ordered()
     else:
         entries = tickets.merge_entries(book.ordered(), records, (start, end))
+    if not entries and records is None:
+        st.caption("Esta sesión aún no envió ni buscó ninguno: usa **Resúmenes** y **Anular**, o busca uno.")
+        _look_up(active)
+        return
     if not entries:
         st.info(
             f"No hay resúmenes ni comunicaciones de baja generados entre el {start:%d/%m/%Y} y el "

@@ -11,12 +11,11 @@ ticket is kept in the session's book (:func:`dashboard.session.ticket_book`) and
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any, cast
+from typing import Any
 
 import streamlit as st
 
 from connector import FacturadorError, TicketRef
-from connector.resources import DateFormat
 from dashboard import ticket_box, tickets
 from dashboard.figures import plural
 from dashboard.session import (
@@ -62,15 +61,14 @@ def _recent_days(active: Active, group: str, today: date, place: Any) -> None:
         place.caption(f"No hay documentos que se puedan anular en {window}.")
 
 
-def _send(
-    active: Active, group: str, day: date, picked: list[str], reason: str, date_format: str
-) -> TicketRef | None:
-    """Send the request; ``None`` (and the service's message shown) when it was refused."""
+def _send(active: Active, group: str, day: date, picked: list[str], reason: str) -> TicketRef | None:
+    """Send the request; ``None`` (and the service's message shown) when it was refused. The connector
+    writes the date as the tenant reads it (Pro9 and Tukifac ``d-m-Y``, the others ``Y-m-d``)."""
     pairs = [(external_id, reason) for external_id in picked]
     try:
         with st.spinner("Enviando a SUNAT…"):
             if group == tickets.FACTURAS:
-                ref = active.client.voided.void(day, pairs, date_format=cast(DateFormat, date_format))
+                ref = active.client.voided.void(day, pairs)
             else:
                 ref = active.client.summaries.void(day, pairs)
     except FacturadorError as exc:
@@ -141,18 +139,8 @@ def main() -> None:
         if group == tickets.FACTURAS
         else "Queda en la solicitud; el resumen diario no lo lleva a SUNAT.",
     )
-    date_format = "Y-m-d"
-    if group == tickets.FACTURAS:
-        with st.expander("Opciones del servicio"):
-            date_format = st.radio(
-                "Formato de la fecha en /api/voided",
-                ["Y-m-d", "d-m-Y"],
-                horizontal=True,
-                key="void_date_format",
-                help="Los Facturador PRO 9 leen la fecha como d-m-Y; este servicio acepta ambos.",
-            )
     count = len(picked)
-    asked = (group, day.isoformat(), tuple(picked), reason.strip(), date_format)
+    asked = (group, day.isoformat(), tuple(picked), reason.strip())
     label = f"Anular {plural(count, 'documento', 'documentos')}…" if count else "Anular"
     if st.button(label, key="void_submit", type="primary", icon=":material/block:", disabled=not count):
         if not reason.strip():
@@ -167,7 +155,7 @@ def main() -> None:
     action = f"Sí, anular {plural(count, 'documento', 'documentos')}"
     review = tickets.review(candidates, picked)
     if confirm("void", review, verb="anular", action=action, warning=warning, asked=asked):
-        ref = _send(active, group, day, picked, reason.strip(), date_format)
+        ref = _send(active, group, day, picked, reason.strip())
         if ref is not None:
             numbers = [numbers_of[e] for e in picked]
             entries = ticket_box.remember(

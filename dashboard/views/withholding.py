@@ -22,7 +22,7 @@ from dashboard import data
 from dashboard.downloads import download_button
 from dashboard.figures import money
 from dashboard.session import Active, require_connection
-from dashboard.widgets import data_table
+from dashboard.widgets import data_table, failed
 from dashboard.withholding import AMOUNT, monthly, monthly_figure
 from sunat import withholding
 from sunat.calendar import peru_today
@@ -139,7 +139,7 @@ def _reversions(family: str, resource: WithholdingResource) -> None:
     try:
         rows = resource.reversions.latest(fresh=True)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar las reversiones: {exc.message}")
+        failed("No se pudo cargar las reversiones", exc)
         return
     if not rows:
         st.caption(f"No hay reversiones de {FAMILIES[family].lower()}.")
@@ -184,7 +184,7 @@ def main() -> None:
     try:
         records = resource.latest(fresh=True)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar la lista: {exc.message}")
+        failed("No se pudo cargar la lista", exc)
         return
     if not records:
         st.info(f"No hay {FAMILIES[family].lower()} emitidas.")

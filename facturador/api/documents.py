@@ -19,6 +19,7 @@ from facturador.api.common import (
     json_object,
     parse_range,
 )
+from facturador.context import sends_remotely
 from facturador.domain import idempotency, states
 from facturador.domain.document_input import DOCUMENT
 from facturador.domain.documents import (
@@ -147,7 +148,7 @@ async def issue(request: Request) -> FastJSON:
     body = await json_object(request)
     service = _service(request)
     key_header = request.headers.get(idempotency.HEADER)
-    if service.context.issue_on_event_loop:  # see ServiceContext.issue_on_event_loop
+    if service.context.issue_on_event_loop and not sends_remotely(tenant):  # see issue_on_event_loop
         issued = service.issue(tenant, caller, body, key_header)
     else:
         issued = await run_in_threadpool(service.issue, tenant, caller, body, key_header)

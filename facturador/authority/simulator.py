@@ -56,7 +56,10 @@ DEFAULT_TICKET_DELAY = 2.0
 
 _INFLIGHT: set[RegistryKey] = set()
 _INFLIGHT_LOCK = threading.Lock()
-_TICKETS_INFLIGHT: set[str] = set()
+#: Tickets being processed in this process, each with the event set when its answer is stored.
+_TICKETS_INFLIGHT: dict[str, threading.Event] = {}
+#: Seconds a query waits for a concurrent query of this process that is processing the same ticket.
+_TICKET_WAIT_SECONDS = 30.0
 _SEQUENCE = itertools.count(1)
 
 
@@ -128,6 +131,8 @@ class SunatSimulator:
             file = identification.file_name(base_name(filename))
         except Answer as answer:
             return AuthorityResponse.exception(answer.code, _description(answer.code, answer.detail))
+        if foreign := self._foreign_file(file.name):
+            return foreign
         try:
             with self._exclusive(file.key):
                 return self._process(file, received_at, zip_bytes)
@@ -140,6 +145,8 @@ class SunatSimulator:
     def send_other_bill(self, filename: str, zip_bytes: bytes) -> AuthorityResponse:
         """The otros-CPE ``sendBill``: a retention (20) or perception (40) answered with its CDR
         (:mod:`~facturador.authority.rules.other_documents`)."""
+        if foreign := self._foreign_file(base_name(filename)):
+            return foreign
         try:
             return other_documents.send_other_bill(self, filename, zip_bytes)
         except Exception as exc:  # a simulator bug must not become a 500: SUNAT's "system error" instead
@@ -209,9 +216,16 @@ class SunatSimulator:
         if _utc(self.clock()) < record.ready_at:
             return TicketStatus("98")
         with _INFLIGHT_LOCK:
-            if ticket in _TICKETS_INFLIGHT:  # another query is processing it right now
+            processing = _TICKETS_INFLIGHT.get(ticket)
+            if processing is None:
+                done = _TICKETS_INFLIGHT[ticket] = threading.Event()
+        if processing is not None:  # another query is processing it right now: its answer is the answer
+            if not processing.wait(_TICKET_WAIT_SECONDS):
                 return TicketStatus("98")
-            _TICKETS_INFLIGHT.add(ticket)
+            stored = self.tickets.get(ticket)
+            if stored is None or not stored.processed or stored.cdr_zip is None:
+                return TicketStatus("98")
+            return TicketStatus(stored.status_code, cdr_mod.read_cdr(stored.cdr_zip))
         try:
             status_code, cdr_zip = process_ticket(
                 record,
@@ -227,11 +241,19 @@ class SunatSimulator:
             raise AuthorityError("0100", _description("0100", f"{type(exc).__name__}: {exc}")) from exc
         finally:
             with _INFLIGHT_LOCK:
-                _TICKETS_INFLIGHT.discard(ticket)
+                _TICKETS_INFLIGHT.pop(ticket, None)
+            done.set()
         return TicketStatus(status_code, cdr_mod.read_cdr(cdr_zip))
 
     # --------------------------------------------------------------------------------------------------
     # Steps
+
+    def _foreign_file(self, name: str) -> AuthorityResponse | None:
+        """0154 for a file whose RUC is not the SOL user's (``user_ruc``); None otherwise."""
+        ruc = name[:11]
+        if self.user_ruc is None or not (len(ruc) == 11 and ruc.isdigit()) or ruc == self.user_ruc:
+            return None
+        return AuthorityResponse.exception("0154", _description("0154", f"file RUC {ruc}"))
 
     def _process(self, file: FileName, received_at: datetime, zip_bytes: bytes) -> AuthorityResponse:
         """Read the zip, run :data:`CHECKS` in order and answer (the first failing check decides)."""

@@ -112,19 +112,23 @@ def service_gre_simulator(context: ServiceContext) -> GreSimulator:
     )
 
 
-def tenant_gateway(tenant: TenantInfo, own_url: str) -> GreGateway:
-    """The GRE API of a tenant: its ``gre_*`` settings (SUNAT's hosts and credentials), else this
-    service's simulator at ``own_url`` with beta credentials."""
+def tenant_gateway(
+    tenant: TenantInfo, own_url: str, secret: Callable[[str], str | None] = lambda _name: None
+) -> GreGateway:
+    """The GRE API of a tenant: its ``gre_*`` settings (SUNAT's hosts and client id) with its secrets
+    (``gre_client_secret``; ``gre_password``, else its SOL password), else this service's simulator at
+    ``own_url`` with beta credentials. ``secret`` reads a tenant's secret by name."""
     settings = tenant.settings
     api = settings.get("gre_api_url") or own_url
+    sol_user = settings.get("sol_user") or "MODDATOS"
     return GreClient(
         GreEndpoint(
             token_url=settings.get("gre_token_url") or api,
             api_url=api,
             client_id=settings.get("gre_client_id") or SIMULATOR_CLIENT_ID,
-            client_secret=settings.get("gre_client_secret") or SIMULATOR_CLIENT_SECRET,
-            username=settings.get("gre_username") or f"{tenant.ruc}MODDATOS",
-            password=settings.get("gre_password") or BETA_PASSWORD,
+            client_secret=secret("gre_client_secret") or SIMULATOR_CLIENT_SECRET,
+            username=settings.get("gre_username") or f"{tenant.ruc}{sol_user}",
+            password=secret("gre_password") or secret("sol_password") or BETA_PASSWORD,
         ),
         timeout=float(settings.get("gre_timeout", 30.0)),
     )
@@ -170,7 +174,7 @@ class DispatchService:
     def __init__(
         self,
         context: ServiceContext,
-        gateway: Callable[[TenantInfo, str], GreGateway] = tenant_gateway,
+        gateway: Callable[[TenantInfo, str, Callable[[str], str | None]], GreGateway] = tenant_gateway,
     ) -> None:
         self.context = context
         self.gateway = gateway
@@ -329,6 +333,9 @@ class DispatchService:
             raise not_found(UNKNOWN, "DISPATCH_NOT_FOUND", "external_id")
         return row
 
+    def _gateway(self, tenant: TenantInfo, own_url: str) -> GreGateway:
+        return self.gateway(tenant, own_url, lambda name: self.context.tenant_secret(tenant.id, name))
+
     def send(self, tenant: TenantInfo, body: Any, own_url: str) -> Answer:
         """Send a registered guide to the GRE API; 409 when it was sent already, 502 when the API (or
         its token) refuses, with the guide left as it was."""
@@ -340,7 +347,7 @@ class DispatchService:
                 "DISPATCH_ALREADY_SENT",
                 "external_id",
             )
-        gateway = self.gateway(tenant, own_url)
+        gateway = self._gateway(tenant, own_url)
         try:
             receipt = gateway.send(row.filename, zip_document(row.filename, row.xml))
         except GreClientError as exc:
@@ -370,7 +377,7 @@ class DispatchService:
         if row.state_type_id in ("05", "09"):
             return _final(row, row.state_type_id, (row.response or {}).get("message", ""), row.qr_url)
         try:
-            ticket = self.gateway(tenant, own_url).status(row.ticket)
+            ticket = self._gateway(tenant, own_url).status(row.ticket)
         except GreClientError as exc:
             raise _gateway_error(exc) from exc
         if ticket.in_process:

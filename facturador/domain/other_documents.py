@@ -13,9 +13,13 @@ Each document of ``documentos`` carries one payment (``pagos`` holds one element
 payment per related document line, so a second payment of the same document is a second entry, numbered
 2 (payments are counted per related document in order).
 
-Issuing runs in one write transaction: the number is taken (``#``) or claimed, the XML is built and signed
-with the tenant's certificate, sent to the authority's other-documents ``sendBill`` and stored with the
-CDR. An authority exception (not processed, e.g. 0109) rolls everything back: 502 with SUNAT's code.
+Issuing stores the document first, in one write transaction: the number is taken (``#``) or claimed, the
+XML is built and signed with the tenant's certificate and the row is kept in state 01 (registered). Then,
+with no transaction open, it is sent to the authority's other-documents ``sendBill``, and the answer is
+stored: its state and CDR. An authority exception (not processed, e.g. 0109, or an answer lost on the way)
+leaves the document registered, with the authority's code, to be sent again with the same number and XML
+by the pending sender (``facturador send-pending``), as facturas are: a number is never given back nor
+used twice.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.reader import Reader
-from facturador.domain.summaries import TICKET_QUERY, TicketAnswer
+from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
+from facturador.domain.summaries import TICKET_QUERY, SummaryService, may_have_arrived, poll_delay
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.model import Issuer
 from facturador.render.other_documents import OtherDocumentView, render_other_pdf
@@ -51,7 +56,6 @@ from facturador.store.models import (
     Establishment,
 )
 from facturador.store.registry import SqlRegistry
-from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.retention import OtherDocument, PaymentLine, Receiver, sign_other_document
 from facturador.ubl.summaries import VoidedCommunication, VoidedLine, sign_summary
 from sunat import catalogs, withholding
@@ -461,12 +465,6 @@ class OtherDocumentService:
             message = f"La serie {request.series} no está registrada para el tipo de documento {doc_type}."
             raise ServiceError(422, message, "SERIES_NOT_FOUND", [FieldError("serie_documento", message)])
         identity = self.context.identity(tenant)
-        registry = SqlRegistry(self.context.db, deferred=True)
-        gateway = self.context.gateway(tenant, registry)
-        if not isinstance(gateway, OtherDocumentsGateway):  # pragma: no cover - the simulator takes them
-            raise ServiceError(
-                502, "La autoridad configurada no recibe retenciones ni percepciones.", "AUTHORITY_EXCEPTION"
-            )
         try:
             with self.context.writing() as connection:
                 number = request.number
@@ -505,12 +503,6 @@ class OtherDocumentService:
                     note=request.note,
                 )
                 signed = sign_other_document(document, identity)
-                answer = gateway.send_other_bill(signed.filename, zip_document(signed.filename, signed.xml))
-                if answer.kind is ResponseKind.EXCEPTION:
-                    raise ServiceError(
-                        502, f"Code: {answer.code}; Description: {answer.description}", "AUTHORITY_EXCEPTION"
-                    )
-                state, _regularize = states.state_after_answer(answer.code, answer.notes, states.REGISTERED)
                 values = {
                     "tenant_id": tenant.id,
                     "external_id": str(uuid.uuid4()),
@@ -528,25 +520,65 @@ class OtherDocumentService:
                     "percent": request.percent,
                     "total": request.total_amount,
                     "total_net": request.total_net,
-                    "state_type_id": state,
+                    "state_type_id": states.REGISTERED,
                     "hash": signed.digest_value,
-                    "response": {
-                        "code": answer.code,
-                        "description": answer.description,
-                        "notes": list(answer.notes),
-                    },
+                    "response": None,
                     "data": {**request.data, "note": request.note},
                     "xml": signed.xml,
-                    "cdr_zip": answer.cdr_zip,
+                    "cdr_zip": None,
+                    # claimed by this request; should it die before the answer, the pending sender sends it
+                    "next_send_at": utc_now() + dt.timedelta(seconds=CLAIM_SECONDS),
                 }
                 row_id = connection.execute(
                     OTHER_DOCUMENTS.insert().returning(OTHER_DOCUMENTS.c.id), values
                 ).scalar_one()
-                registry.flush(connection)
-                row = connection.execute(select(OTHER_DOCUMENTS).where(OTHER_DOCUMENTS.c.id == row_id)).one()
         except IntegrityError as exc:  # another request took the same number meanwhile
             raise _duplicate(request.series, request.number or 0) from exc
-        return Issued(row, answer.cdr_zip is not None)
+        return self._send(tenant, row_id, signed.filename, signed.xml, attempts=0)
+
+    def send_stored(self, tenant: TenantInfo, row_id: int) -> Issued:
+        """Send again a stored retention or perception the authority did not process (its signed XML,
+        unchanged) and store the answer (the pending sender's way)."""
+        with self.context.engine.connect() as connection:
+            row = connection.execute(
+                select(
+                    OTHER_DOCUMENTS.c.filename, OTHER_DOCUMENTS.c.xml, OTHER_DOCUMENTS.c.send_attempts
+                ).where(OTHER_DOCUMENTS.c.id == row_id, OTHER_DOCUMENTS.c.tenant_id == tenant.id)
+            ).one()
+        return self._send(tenant, row_id, row.filename, row.xml, attempts=row.send_attempts or 0)
+
+    def _send(self, tenant: TenantInfo, row_id: int, filename: str, xml: bytes, *, attempts: int) -> Issued:
+        """Send the signed XML (no transaction open) and store the answer: state and CDR, or, for an
+        exception, the code and the time of the next attempt."""
+        registry = SqlRegistry(self.context.db, deferred=True)
+        gateway = self.context.gateway(tenant, registry)
+        if not isinstance(gateway, OtherDocumentsGateway):  # pragma: no cover - every gateway takes them
+            raise ServiceError(
+                502, "La autoridad configurada no recibe retenciones ni percepciones.", "AUTHORITY_EXCEPTION"
+            )
+        answer = gateway.send_other_bill(filename, zip_document(filename, xml))
+        state, _regularize = states.state_after_answer(answer.code, answer.notes, states.REGISTERED)
+        attempts += 1
+        pending = answer.kind is ResponseKind.EXCEPTION
+        with self.context.writing() as connection:
+            registry.flush(connection)
+            connection.execute(
+                update(OTHER_DOCUMENTS)
+                .where(OTHER_DOCUMENTS.c.id == row_id, OTHER_DOCUMENTS.c.state_type_id == states.REGISTERED)
+                .values(
+                    state_type_id=state,
+                    response={
+                        "code": answer.code,
+                        "description": answer.description,
+                        "notes": list(answer.notes),
+                    },
+                    cdr_zip=answer.cdr_zip,
+                    send_attempts=attempts,
+                    next_send_at=utc_now() + retry_delay(attempts, tenant.settings) if pending else None,
+                )
+            )
+            row = connection.execute(select(OTHER_DOCUMENTS).where(OTHER_DOCUMENTS.c.id == row_id)).one()
+        return Issued(row, row.cdr_zip is not None)
 
     def _issuer(self, tenant: TenantInfo, code: str, doc_type: str) -> Issuer:
         """The tenant as issuer at establishment ``code`` (retentions name it, perceptions use the main)."""
@@ -736,8 +768,9 @@ class SentReversion:
 def reverse(
     context: ServiceContext, tenant: TenantInfo, caller: Caller, doc_type: str, body: Mapping[str, Any]
 ) -> SentReversion:
-    """``POST /api/{retentions|perceptions}/voided``: number, build, sign and send the reversion of the
-    listed accepted documents of that issue date, and store it with its ticket (one transaction)."""
+    """``POST /api/{retentions|perceptions}/voided``: number, build, sign and store the reversion of the
+    listed accepted documents of that issue date (one transaction), then send it (no transaction open) and
+    keep its ticket; a refusal withdraws it, a lost answer keeps it to be sent again (as summaries do)."""
     values = REVERSION_BODIES[doc_type].read_body(body)
     day: dt.date = values[REVERSION_DATE]
     entries = values["documentos"]
@@ -751,8 +784,7 @@ def reverse(
         seen[entry["external_id"]] = index
     reader.raise_if_errors()
     identity = context.identity(tenant)
-    tickets = SqlTicketStore(context.db, deferred=True)
-    gateway = context.gateway(tenant, tickets=tickets)
+    gateway = context.gateway(tenant)
     if not isinstance(gateway, ReversionGateway):  # pragma: no cover - the simulator takes them
         raise ServiceError(502, "La autoridad configurada no recibe reversiones.", "AUTHORITY_EXCEPTION")
     today = context.today()
@@ -822,12 +854,6 @@ def reverse(
                 lines=tuple(VoidedLine(doc_type, row.series, row.number, reason) for row, reason in chosen),
             )
             signed = sign_summary(document, identity)
-            try:
-                ticket = gateway.send_other_summary(
-                    signed.filename, zip_document(signed.filename, signed.xml)
-                )
-            except AuthorityError as exc:
-                raise ServiceError(502, str(exc), "AUTHORITY_EXCEPTION") from exc
             external_id = str(uuid.uuid4())
             summary_id = connection.execute(
                 SUMMARIES.insert().returning(SUMMARIES.c.id),
@@ -842,8 +868,8 @@ def reverse(
                     "filename": signed.filename,
                     "date_of_issue": today,
                     "date_of_reference": day,
-                    "state_type_id": states.SENT,
-                    "ticket": ticket,
+                    "state_type_id": states.REGISTERED,  # not sent yet: no ticket
+                    "ticket": "",
                     "hash": signed.digest_value,
                     "response": None,
                     "xml": signed.xml,
@@ -872,21 +898,29 @@ def reverse(
                 )
                 if moved.rowcount != 1:
                     raise _concurrent()
-            tickets.flush(connection)
     except IntegrityError as exc:
         raise _concurrent() from exc
+    summaries = SummaryService(context)
+    try:
+        ticket = gateway.send_other_summary(signed.filename, zip_document(signed.filename, signed.xml))
+    except AuthorityError as exc:
+        if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again (the poller, a status)
+            summaries.plan_poll(summary_id, 0, poll_delay(1), str(exc))
+            raise ServiceError(
+                502,
+                f"{exc}. La reversión {identifier} quedó registrada (external_id {external_id}) y se volverá "
+                "a enviar al consultar su estado.",
+                "AUTHORITY_EXCEPTION",
+            ) from exc
+        _withdraw_reversion(context, summary_id)
+        raise ServiceError(502, str(exc), "AUTHORITY_EXCEPTION") from exc
+    summaries.keep_ticket(summary_id, ticket)
     return SentReversion(external_id, ticket, identifier, signed.filename)
 
 
-def settle_reversion(context: ServiceContext, answer: TicketAnswer) -> None:
-    """Once SUNAT answered a reversion's ticket: its documents become 11 (accepted) or go back to the
-    state they had (rejected). Idempotent: only documents still in 13 move."""
-    if answer.in_process:
-        return
+def _withdraw_reversion(context: ServiceContext, summary_id: int) -> None:
+    """SUNAT did not take the reversion: its documents go back to the state they had, and it is gone."""
     with context.writing() as connection:
-        summary_id = connection.execute(
-            select(SUMMARIES.c.id).where(SUMMARIES.c.external_id == answer.external_id)
-        ).scalar_one()
         links = connection.execute(
             select(
                 OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state
@@ -895,12 +929,13 @@ def settle_reversion(context: ServiceContext, answer: TicketAnswer) -> None:
         for link in links:
             connection.execute(
                 update(OTHER_DOCUMENTS)
-                .where(
-                    OTHER_DOCUMENTS.c.id == link.other_document_id,
-                    OTHER_DOCUMENTS.c.state_type_id == states.CANCELING,
-                )
-                .values(state_type_id=states.VOIDED if answer.accepted else link.previous_state)
+                .where(OTHER_DOCUMENTS.c.id == link.other_document_id)
+                .values(state_type_id=link.previous_state)
             )
+        connection.execute(
+            OTHER_DOCUMENT_REVERSALS.delete().where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
+        )
+        connection.execute(SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == ""))
 
 
 def _concurrent() -> ServiceError:

@@ -32,7 +32,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
@@ -46,6 +46,7 @@ from facturador.domain.document_input import EXTERNAL_ID
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Object, Text
 from facturador.domain.reader import Reader
+from facturador.domain.send_policy import utc_now
 from facturador.errors import FieldError, ServiceError, field_error, not_found
 from facturador.store.models import (
     DOCUMENTS,
@@ -55,8 +56,6 @@ from facturador.store.models import (
     SUMMARY_DOCUMENTS,
     TENANTS,
 )
-from facturador.store.registry import SqlRegistry
-from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.summaries import (
     ADD,
     VOID,
@@ -71,7 +70,7 @@ from facturador.ubl.summaries import (
 FILE_KINDS = ("xml", "cdr")
 #: A result row of a Core query (columns read as attributes).
 DbRow = Any
-RC, RA = "RC", "RA"
+RC, RA, RR = "RC", "RA", "RR"
 DECLARE, CANCEL = "1", "3"  # codigo_tipo_proceso
 #: Lines of one summary; more documents make more summaries (the real services take 500 per summary).
 MAX_LINES = 500
@@ -204,6 +203,18 @@ class SentSummary:
     ticket: str
     identifier: str  # RC-YYYYMMDD-n / RA-YYYYMMDD-n
     filename: str  # RUC-RC-YYYYMMDD-n
+    documents: int
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A summary numbered, signed and stored, not sent yet."""
+
+    id: int
+    external_id: str
+    identifier: str
+    filename: str
+    xml: bytes
     documents: int
 
 
@@ -378,15 +389,14 @@ class SummaryService:
         choose: _Chooser,
         generated: dt.date | None = None,
     ) -> list[SentSummary]:
-        """Choose, number, build, sign and send the summaries (generated ``generated``, by default
-        today), and store them with their documents' new states, all in one transaction (see the module
-        doc); returns them in order."""
+        """Choose, number, build, sign and store the summaries (generated ``generated``, by default
+        today) with their documents' new states (one transaction), then send each (no transaction open:
+        SUNAT may take seconds) and keep its ticket; returns them in order. See the module doc for what a
+        refusal or a lost answer leaves."""
         identity = self.context.identity(tenant)
-        tickets = SqlTicketStore(self.context.db, deferred=True)
-        gateway = self.context.gateway(tenant, tickets=tickets)
         today = generated or self.context.today()
         new_state = states.SENT if process == DECLARE else states.CANCELING
-        sent: list[SentSummary] = []
+        prepared: list[_Prepared] = []
         try:
             with self.context.writing() as connection:
                 # one sender per tenant at a time: numbering and the choice of documents stay consistent
@@ -402,9 +412,6 @@ class SummaryService:
                     identifier = f"{summary_type}-{today:%Y%m%d}-{sequence}"
                     document = _build(tenant, summary_type, process, identifier, day, today, chunk)
                     signed = sign_summary(document, identity)
-                    ticket = _send_summary(
-                        gateway, signed.filename, zip_document(signed.filename, signed.xml)
-                    )
                     external_id = str(uuid.uuid4())
                     summary_id = connection.execute(
                         SUMMARIES.insert().returning(SUMMARIES.c.id),
@@ -419,8 +426,8 @@ class SummaryService:
                             "filename": signed.filename,
                             "date_of_issue": today,
                             "date_of_reference": day,
-                            "state_type_id": states.SENT,
-                            "ticket": ticket,
+                            "state_type_id": states.REGISTERED,  # not sent yet: no ticket
+                            "ticket": "",
                             "hash": signed.digest_value,
                             "response": None,
                             "xml": signed.xml,
@@ -440,12 +447,69 @@ class SummaryService:
                         ],
                     )
                     _move(connection, [row for row, _reason in chunk], new_state)
-                    sent.append(SentSummary(external_id, ticket, identifier, signed.filename, len(chunk)))
+                    prepared.append(
+                        _Prepared(
+                            summary_id, external_id, identifier, signed.filename, signed.xml, len(chunk)
+                        )
+                    )
                     sequence += 1
-                tickets.flush(connection)
         except IntegrityError as exc:  # another process numbered or took the same documents meanwhile
             raise _concurrent_change() from exc
+        gateway = self.context.gateway(tenant)
+        sent: list[SentSummary] = []
+        for index, summary in enumerate(prepared):
+            try:
+                ticket = gateway.send_summary(summary.filename, zip_document(summary.filename, summary.xml))
+            except AuthorityError as exc:
+                if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again (the poller, a status)
+                    for later in prepared[index + 1 :]:
+                        self._withdraw(later.id)
+                    self.plan_poll(summary.id, 0, poll_delay(1), str(exc))
+                    raise _lost_answer(exc, summary) from exc
+                for unsent in prepared[index:]:
+                    self._withdraw(unsent.id)
+                raise _authority_error(exc) from exc
+            self.keep_ticket(summary.id, ticket)
+            sent.append(
+                SentSummary(
+                    summary.external_id, ticket, summary.identifier, summary.filename, summary.documents
+                )
+            )
         return sent
+
+    def keep_ticket(self, summary_id: int, ticket: str) -> None:
+        """The summary was taken: its ticket, state 03 (sent)."""
+        with self.context.writing() as connection:
+            connection.execute(
+                update(SUMMARIES)
+                .where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
+                .values(
+                    ticket=ticket,
+                    state_type_id=states.SENT,
+                    poll_attempts=0,
+                    next_poll_at=utc_now() + poll_delay(1),
+                )
+            )
+
+    def _withdraw(self, summary_id: int) -> None:
+        """SUNAT did not take the summary (or it was never sent): as if it had not been made; its
+        documents go back to the state they had."""
+        with self.context.writing() as connection:
+            links = connection.execute(
+                select(SUMMARY_DOCUMENTS.c.document_id, SUMMARY_DOCUMENTS.c.previous_state).where(
+                    SUMMARY_DOCUMENTS.c.summary_id == summary_id
+                )
+            ).all()
+            for link in links:
+                connection.execute(
+                    update(DOCUMENTS)
+                    .where(DOCUMENTS.c.id == link.document_id)
+                    .values(state_type_id=link.previous_state)
+                )
+            connection.execute(SUMMARY_DOCUMENTS.delete().where(SUMMARY_DOCUMENTS.c.summary_id == summary_id))
+            connection.execute(
+                SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
+            )
 
     # -- tickets -----------------------------------------------------------------------------------
 
@@ -468,45 +532,127 @@ class SummaryService:
                 f"{'SUMMARY' if summary_type == RC else 'VOIDED'}_NOT_FOUND",
                 "ticket",
             )
-        registry = SqlRegistry(self.context.db, deferred=True)
-        tickets = SqlTicketStore(self.context.db, deferred=True)
-        gateway = self.context.gateway(tenant, registry, tickets=tickets)
-        query = (
-            select(*_SUMMARY_COLUMNS)
-            .where(SUMMARIES.c.tenant_id == tenant.id, SUMMARIES.c.summary_type == summary_type, condition)
-            .order_by(SUMMARIES.c.id)
-            .limit(1)
-            .with_for_update(key_share=True)
+        query = select(*_SUMMARY_COLUMNS).where(
+            SUMMARIES.c.tenant_id == tenant.id, SUMMARIES.c.summary_type == summary_type, condition
         )
+        with self.context.engine.connect() as connection:
+            row = connection.execute(query.order_by(SUMMARIES.c.id).limit(1)).first()
+        if row is None:
+            raise missing
+        if row.state_type_id not in (states.SENT, states.REGISTERED):  # answered before: served as stored
+            return _answer(row, row.state_type_id, row.response)
+        gateway = self.context.gateway(tenant)
+        if not row.ticket:  # its answer was lost when it was sent: send the same file again
+            row = self._send_again(row, gateway)
+        try:
+            status = gateway.get_status(row.ticket)
+        except AuthorityError as exc:
+            raise _authority_error(exc) from exc
+        if status.in_process or status.response is None:
+            return _answer(row, row.state_type_id, None)
+        answer = status.response
+        response = {
+            "code": answer.code,
+            "description": answer.description,
+            "notes": list(answer.notes),
+            "status_code": int(status.status_code),
+        }
+        state = states.ACCEPTED if status.accepted else states.REJECTED
         with self.context.writing() as connection:
-            row = connection.execute(query).first()
-            if row is None:
-                raise missing
-            if row.state_type_id != states.SENT:  # answered before: served as stored
-                return _answer(row, row.state_type_id, row.response)
-            try:
-                status = gateway.get_status(row.ticket)
-            except AuthorityError as exc:
-                raise _authority_error(exc) from exc
-            if status.in_process or status.response is None:
-                return _answer(row, row.state_type_id, None)
-            registry.flush(connection)
-            tickets.flush(connection)
-            answer = status.response
-            response = {
-                "code": answer.code,
-                "description": answer.description,
-                "notes": list(answer.notes),
-                "status_code": int(status.status_code),
-            }
-            state = states.ACCEPTED if status.accepted else states.REJECTED
+            # the first answer read moves the states; a concurrent query that got there first wins
+            current = connection.execute(
+                select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id).with_for_update(key_share=True)
+            ).one()
+            if current.state_type_id != states.SENT:
+                return _answer(current, current.state_type_id, current.response)
             connection.execute(
                 update(SUMMARIES)
                 .where(SUMMARIES.c.id == row.id)
-                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip)
+                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip, next_poll_at=None)
             )
-            _settle_documents(connection, row.id, row.process_type, status.accepted)
+            if row.summary_type == RR:
+                _settle_reversed(connection, row.id, status.accepted)
+            else:
+                _settle_documents(connection, row.id, row.process_type, status.accepted)
         return _answer(row, state, response)
+
+    # -- the background poller ---------------------------------------------------------------------
+
+    def due_for_polling(self, now: dt.datetime, tenant_slug: str | None = None) -> list[tuple[str, int]]:
+        """``(tenant slug, summary id)`` of the summaries whose ticket (or whose sending, when its answer
+        was lost) is due to be asked about again, the longest due first."""
+        query = (
+            select(TENANTS.c.slug, SUMMARIES.c.id)
+            .join(TENANTS, TENANTS.c.id == SUMMARIES.c.tenant_id)
+            .where(
+                SUMMARIES.c.next_poll_at.is_not(None),
+                SUMMARIES.c.next_poll_at <= now,
+                SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+            )
+            .order_by(SUMMARIES.c.next_poll_at, SUMMARIES.c.id)
+        )
+        if tenant_slug is not None:
+            query = query.where(TENANTS.c.slug == tenant_slug)
+        with self.context.engine.connect() as connection:
+            return [(row.slug, row.id) for row in connection.execute(query)]
+
+    def poll(self, tenant: TenantInfo, summary_id: int) -> TicketAnswer | None:
+        """Ask about one summary's ticket (sending it again first when its answer was lost), as
+        ``POST .../status`` does, and plan the next question: doubling waits from
+        :data:`POLL_SECONDS` while SUNAT answers 98 or cannot be reached, none once it answered, and
+        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). Returns the
+        answer, or None when another process changed the summary first."""
+        with self.context.engine.connect() as connection:
+            row = connection.execute(
+                select(SUMMARIES.c.external_id, SUMMARIES.c.summary_type, SUMMARIES.c.poll_attempts).where(
+                    SUMMARIES.c.id == summary_id, SUMMARIES.c.tenant_id == tenant.id
+                )
+            ).first()
+        if row is None:
+            return None
+        attempts = (row.poll_attempts or 0) + 1
+        try:
+            answer = self.status(tenant, row.summary_type, {"external_id": row.external_id})
+        except ServiceError as exc:
+            unknown = exc.message.startswith(UNKNOWN_TICKET)
+            self.plan_poll(summary_id, attempts, None if unknown else poll_delay(attempts + 1), exc.message)
+            raise
+        self.plan_poll(summary_id, attempts, poll_delay(attempts + 1) if answer.in_process else None, None)
+        return answer
+
+    def plan_poll(
+        self, summary_id: int, attempts: int, delay: dt.timedelta | None, error: str | None
+    ) -> None:
+        """When the poller asks about the summary next (``delay`` None: never), and the last error."""
+        values: dict[str, Any] = {
+            "poll_attempts": attempts,
+            "next_poll_at": None if delay is None else utc_now() + delay,
+        }
+        if error is not None:
+            values["poll_error"] = error[:500]
+        with self.context.writing() as connection:
+            connection.execute(
+                update(SUMMARIES)
+                .where(
+                    SUMMARIES.c.id == summary_id,
+                    SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+                )
+                .values(**values)
+            )
+
+    def _send_again(self, row: DbRow, gateway: AuthorityGateway) -> DbRow:
+        """Send a summary whose first sending got no answer (its stored signed file, unchanged) and keep
+        the ticket; raises 502 while SUNAT still cannot be reached."""
+        with self.context.engine.connect() as connection:
+            xml = connection.execute(select(SUMMARIES.c.xml).where(SUMMARIES.c.id == row.id)).scalar_one()
+        send = cast(Any, gateway).send_other_summary if row.summary_type == "RR" else gateway.send_summary
+        try:
+            ticket = send(row.filename, zip_document(row.filename, xml))
+        except AuthorityError as exc:
+            raise _authority_error(exc) from exc
+        self.keep_ticket(row.id, ticket)
+        with self.context.engine.connect() as connection:
+            return connection.execute(select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id)).one()
 
     # -- files -------------------------------------------------------------------------------------
 
@@ -713,11 +859,54 @@ def _summary_line(row: DbRow, condition: str) -> SummaryLine:
     )
 
 
-def _send_summary(gateway: AuthorityGateway, filename: str, zip_bytes: bytes) -> str:
-    try:
-        return gateway.send_summary(filename, zip_bytes)
-    except AuthorityError as exc:
-        raise _authority_error(exc) from exc
+#: The first wait before a summary's ticket is asked about in the background; it doubles up to
+#: :data:`MAX_POLL_SECONDS` while SUNAT answers 98 (in process) or cannot be reached.
+POLL_SECONDS = 10.0
+MAX_POLL_SECONDS = 1800.0
+#: How a status error starts when SUNAT does not know the ticket (0125-0127): never asked again.
+UNKNOWN_TICKET = "Code: 012"
+
+
+def poll_delay(attempts: int) -> dt.timedelta:
+    """The wait before the ``attempts``-th background question about a ticket."""
+    return dt.timedelta(seconds=min(POLL_SECONDS * 2 ** min(max(attempts - 1, 0), 20), MAX_POLL_SECONDS))
+
+
+def _settle_reversed(connection: Connection, summary_id: int, accepted: bool) -> None:
+    """A reversion's documents once SUNAT answered its ticket: 11 (accepted) or the state they had
+    (rejected); only documents still in 13 move."""
+    links = connection.execute(
+        select(OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state).where(
+            OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id
+        )
+    ).all()
+    for link in links:
+        connection.execute(
+            update(OTHER_DOCUMENTS)
+            .where(
+                OTHER_DOCUMENTS.c.id == link.other_document_id,
+                OTHER_DOCUMENTS.c.state_type_id == states.CANCELING,
+            )
+            .values(state_type_id=states.VOIDED if accepted else link.previous_state)
+        )
+
+
+def may_have_arrived(code: str) -> bool:
+    """Whether a sending that failed with ``code`` may still have reached SUNAT: no SUNAT code came back
+    (a time-out or a cut answer; codes of our own that are not digits), except a connection that was
+    never made and HTTP 502/503/504 (see :mod:`facturador.authority.soap.client`)."""
+    return not code.isdigit() and code not in ("CONNECTION", "HTTP-502", "HTTP-503", "HTTP-504")
+
+
+def _lost_answer(exc: AuthorityError, summary: _Prepared) -> ServiceError:
+    """502 for a summary that may have reached SUNAT: it is kept, and sent again when its status is
+    asked for (``external_id``)."""
+    return ServiceError(
+        502,
+        f"{exc}. El resumen {summary.identifier} quedó registrado (external_id {summary.external_id}) y se "
+        "volverá a enviar al consultar su estado.",
+        "AUTHORITY_EXCEPTION",
+    )
 
 
 def _authority_error(exc: AuthorityError) -> ServiceError:

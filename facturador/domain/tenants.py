@@ -12,9 +12,19 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from facturador.authority.soap.protocol import DESTINATIONS
 from facturador.config import Settings
 from facturador.store.identities import ensure_identity
-from facturador.store.models import DEFAULT_SETTINGS, Establishment, Series, Tenant, User, tenant_settings
+from facturador.store.models import (
+    DEFAULT_SETTINGS,
+    Establishment,
+    Series,
+    Tenant,
+    TenantSecret,
+    User,
+    tenant_settings,
+)
+from facturador.store.secrets import SECRET_NAMES, Vault
 from sunat.catalogs import DOCUMENT_TYPES
 from sunat.identity import is_valid_ruc
 from sunat.series import is_contingency_series, is_valid_series
@@ -35,6 +45,8 @@ DEFAULT_SERIES: tuple[tuple[str, str], ...] = (
 )
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+URL_RE = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+USER_RE = re.compile(r"^[A-Za-z0-9]{1,30}$")
 
 
 class TenantError(ValueError):
@@ -80,6 +92,12 @@ def parse_setting(key: str, raw: str) -> Any:
         return value
     if key == "authority_mode" and raw not in {"test", "strict"}:
         raise TenantError("authority_mode is test or strict")
+    if key == "sunat_sending" and raw not in DESTINATIONS:
+        raise TenantError(f"sunat_sending is one of {', '.join(DESTINATIONS)}")
+    if key.endswith("_url") and raw and not URL_RE.match(raw):
+        raise TenantError(f"{key} takes an http:// or https:// URL (or nothing)")
+    if key in ("sol_user", "gre_username") and raw and not USER_RE.match(raw):
+        raise TenantError(f"{key} takes letters and digits only (at most 30)")
     if key == "authority_rules_dir":
         return rules_dir(raw)
     return raw
@@ -184,6 +202,47 @@ def get_tenant(session: Session, slug: str) -> Tenant:
     return tenant
 
 
+def set_secret(session: Session, vault: Vault, slug: str, name: str, value: str | None) -> None:
+    """Keep a tenant's secret ``name`` encrypted (``value`` None or empty: forget it)."""
+    if name not in SECRET_NAMES:
+        raise TenantError(f"unknown secret {name!r}; known: {', '.join(sorted(SECRET_NAMES))}")
+    tenant = get_tenant(session, slug)
+    row = session.get(TenantSecret, (tenant.id, name))
+    if not value:
+        if row is not None:
+            session.delete(row)
+        return
+    if len(value) > 200 or any(ord(char) < 32 for char in value):
+        raise TenantError(f"{name} must be at most 200 characters, without control characters")
+    if row is None:
+        session.add(TenantSecret(tenant_id=tenant.id, name=name, value=vault.encrypt(value)))
+    else:
+        row.value = vault.encrypt(value)
+    session.flush()
+
+
+def check_sending(session: Session, tenant: Tenant, settings: dict[str, Any]) -> None:
+    """Refuse to send to SUNAT's production or an OSE without what it takes: the SOL user and password
+    (and the OSE's URL). SUNAT's beta takes its public credentials when none are set."""
+    destination = settings.get("sunat_sending", "simulator")
+    if destination not in ("production", "ose"):
+        return
+    missing = []
+    if destination == "ose" and not settings.get("ose_url"):
+        missing.append(f"the OSE's URL (facturador tenant set {tenant.slug} ose_url=https://...)")
+    if not settings.get("sol_user"):
+        missing.append(f"the SOL user (facturador tenant set {tenant.slug} sol_user=USUARIO)")
+    if "sol_password" not in secrets_set(session, tenant.id):
+        missing.append(f"the SOL password (facturador tenant secret {tenant.slug} sol_password)")
+    if missing:
+        raise TenantError(f"sending to {destination} needs " + "; ".join(missing))
+
+
+def secrets_set(session: Session, tenant_id: int) -> set[str]:
+    """The names of the secrets a tenant holds (never their values)."""
+    return set(session.scalars(select(TenantSecret.name).where(TenantSecret.tenant_id == tenant_id)))
+
+
 def add_series(
     session: Session, slug: str, doc_type: str, series: str, *, contingency: bool = False
 ) -> Series:
@@ -221,6 +280,8 @@ def add_series(
 
 def update_settings(session: Session, slug: str, changes: dict[str, Any]) -> dict[str, Any]:
     tenant = get_tenant(session, slug)
-    tenant.settings = {**tenant_settings(tenant), **_checked(changes)}
+    settings = {**tenant_settings(tenant), **_checked(changes)}
+    check_sending(session, tenant, settings)
+    tenant.settings = settings
     session.flush()
     return tenant.settings

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Computed,
     Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -56,6 +57,21 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
     "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
     "authority_rules_dir": "",  # a folder of SUNAT's published stylesheets the simulator runs too ("": none)
+    "authority_ose": False,  # the SOAP endpoint answers this RUC's rejections with a CDR, as an OSE does
+    # where documents go (docs/going_live.md): "simulator" (built in), SUNAT "beta" or "production", "ose"
+    "sunat_sending": "simulator",
+    "sunat_url": "",  # beta/production at this base URL instead of SUNAT's host (e.g. the SOAP simulator)
+    "ose_url": "",  # the OSE's billService URL (every document type goes there)
+    "ose_consult_url": "",  # the OSE's billConsultService URL, when it offers one ("": no CDR consultation)
+    "sol_user": "",  # the SOL secondary user (the SOAP user name is RUC + this); its password is a secret
+    "sunat_timeout": 30.0,  # seconds to wait for SUNAT's answer to one request
+    "sunat_retries": 2,  # quick retries of a request that never reached SUNAT (refused connection, 503)
+    # the GRE REST API of dispatch guides ("": the built-in simulator); the client secret is a secret
+    "gre_token_url": "",
+    "gre_api_url": "",
+    "gre_client_id": "",
+    "gre_username": "",  # RUC + SOL user ("": RUC + sol_user)
+    "gre_timeout": 30.0,
 }
 
 
@@ -81,6 +97,20 @@ class Tenant(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     establishments: Mapped[list[Establishment]] = relationship(back_populates="tenant")
+
+
+class TenantSecret(Base):
+    """A tenant's secret (its SOL password, GRE client secret...), encrypted with the service's key
+    (:mod:`facturador.store.secrets`); never returned by the API nor printed."""
+
+    __tablename__ = "tenant_secrets"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
 
 
 class Establishment(Base):
@@ -253,6 +283,26 @@ class AuthorityRecord(Base):
     )
 
 
+class SunatFault(Base):
+    """A failure the simulator's SOAP endpoint injects (``facturador sunat-fault``): for ``ruc`` (None:
+    every taxpayer) and ``operation`` ("": every one), the next ``remaining`` requests (None: no count)
+    until ``until`` (naive UTC; None: no end). ``kind``, ``code`` and ``seconds`` say what happens
+    (:mod:`facturador.authority.soap.injection`). Kept in the database so every worker process sees it."""
+
+    __tablename__ = "sunat_faults"
+    __table_args__ = (Index("ix_sunat_faults_ruc", "ruc"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ruc: Mapped[str | None] = mapped_column(String(11))
+    operation: Mapped[str] = mapped_column(String(32), default="")
+    kind: Mapped[str] = mapped_column(String(16))
+    code: Mapped[str] = mapped_column(String(8), default="")
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    remaining: Mapped[int | None] = mapped_column(Integer)
+    until: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Summary(Base):
     """A daily summary (RC) or voided communication (RA) the tenant sent, with its ticket and answer.
 
@@ -288,6 +338,11 @@ class Summary(Base):
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     xml: Mapped[bytes] = mapped_column(LargeBinary)
     cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: When the background poller asks SUNAT about the ticket next (naive UTC; None: nothing to ask),
+    #: how many times it asked, and the last error it got.
+    next_poll_at: Mapped[dt.datetime | None] = mapped_column(DateTime, index=True)
+    poll_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    poll_error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -370,6 +425,10 @@ class OtherDocument(Base):
     hash: Mapped[str] = mapped_column(String(100), default="")
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: How many answers the authority gave so far, and when a document it did not process (an
+    #: exception) is sent again (naive UTC; None once answered with a state).
+    send_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    next_send_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     xml: Mapped[bytes] = mapped_column(LargeBinary)
     cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
@@ -467,6 +526,7 @@ AUTHORITY_RECORDS: Table = AuthorityRecord.__table__  # type: ignore[assignment]
 SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
 SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
+SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
 OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]

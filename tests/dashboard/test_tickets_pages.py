@@ -305,8 +305,9 @@ def test_tickets_page_of_a_tenant_without_lists(
     at = app()
     at.switch_page("views/tickets.py").run()
     assert not at.exception, at.exception
-    assert "El servicio no lista resúmenes" in texts(at.caption)
-    assert "No hay resúmenes" in texts(at.info)
+    assert "Esta empresa no lista sus resúmenes" in texts(at.info)
+    assert "Esta sesión aún no envió ni buscó ninguno" in texts(at.caption)  # not "no hay" in the range
+    assert "No hay resúmenes" not in texts(at.info)
     at.radio(key="lookup_family").set_value("voided")
     at.text_input(key="lookup_handle").set_value("1700000000000123")
     next(b for b in at.button if b.label == "Buscar").click().run()

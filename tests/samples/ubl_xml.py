@@ -336,7 +336,7 @@ def package(
 
 
 def expired_identity() -> SigningIdentity:
-    """An issuer key whose self-signed certificate expired yesterday."""
+    """An issuer key whose self-signed certificate expired two days ago."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, ISSUER_RUC)])
     now = dt.datetime.now(dt.UTC)
@@ -347,7 +347,7 @@ def expired_identity() -> SigningIdentity:
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(days=30))
-        .not_valid_after(now - dt.timedelta(days=1))
+        .not_valid_after(now - dt.timedelta(days=2))  # before yesterday in Lima too (UTC-5)
         .sign(key, hashes.SHA256())
     )
     return SigningIdentity(key=key, cert_pem=cert.public_bytes(serialization.Encoding.PEM).decode())

@@ -656,3 +656,51 @@ def test_amounts_are_stored_alike_on_every_database(live: LiveService, client: h
             select(DOCUMENTS.c.exchange_rate_sale).where(DOCUMENTS.c.external_id == external_id)
         ).scalar_one()
     assert Decimal(rate) == Decimal("999999.999999")
+
+
+# ----------------------------------------------------------------------------------------------------
+# What real clients send (docs/scenarios.md): the leniencies keep refusing what is not a boolean, a time
+# or a date, with a 422 naming the field and nothing stored.
+
+NOT_BOOLEANS = ["maybe", "yes", "si", "2", " true", "verdadero", 2, -1, 0.5, [], {}]
+
+
+@pytest.mark.parametrize("value", NOT_BOOLEANS, ids=[repr(v) for v in NOT_BOOLEANS])
+@pytest.mark.parametrize("path", ["acciones.enviar_xml_firmado", "pago_anticipado"])
+def test_a_text_that_is_no_boolean(client: httpx.Client, unchanged: None, path: str, value: Any) -> None:
+    refused(post(client, "/api/documents", at(full_invoice(), path, value)), 422, path)
+
+
+NOT_TIMES = ["24:00:00", "7:60:00", "7:59:60", "123:00:00", "7", "7:5", "7:59:48 PM", "07.59.48", "", 75948]
+
+
+@pytest.mark.parametrize("value", NOT_TIMES, ids=[repr(v) for v in NOT_TIMES])
+def test_a_time_that_is_no_time(client: httpx.Client, unchanged: None, value: Any) -> None:
+    body = at(full_invoice(), "hora_de_emision", value)
+    refused(post(client, "/api/documents", body), 422, "hora_de_emision")
+
+
+NOT_DATES = ["2026-02-30 10:00:00", "2026-05-14 25:00:00", "2026-05-14 10:00:00 PM", "2026-05-14X10:00:00"]
+
+
+@pytest.mark.parametrize("value", NOT_DATES)
+def test_a_date_and_time_that_is_no_date(client: httpx.Client, unchanged: None, value: str) -> None:
+    body = at(full_invoice(), "fecha_de_vencimiento", value)
+    refused(post(client, "/api/documents", body), 422, "fecha_de_vencimiento")
+
+
+@pytest.mark.parametrize(
+    ("sent", "sends"), [("True", True), ("FALSE", False), ("1", True), ("0", False), ("", False)]
+)
+def test_php_booleans_are_read(live: LiveService, client: httpx.Client, sent: str, sends: bool) -> None:
+    body = at(full_invoice(), "acciones.enviar_xml_firmado", sent)
+    response = post(client, "/api/documents", body)
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["state_type_id"] == ("05" if sends else "01")
+
+
+def test_an_hour_without_its_leading_zero_is_stored_with_it(client: httpx.Client) -> None:
+    response = post(client, "/api/documents", at(full_invoice(), "hora_de_emision", "7:59:48"))
+    assert response.status_code == 200, response.text
+    xml = httpx.get(response.json()["links"]["xml"]).text
+    assert "<cbc:IssueTime>07:59:48</cbc:IssueTime>" in xml

@@ -172,7 +172,7 @@ def test_status_of_an_unsent_guide_is_409(api: httpx.Client) -> None:
 
 def test_wrong_gre_credentials_are_a_502_and_the_guide_stays_unsent(api: httpx.Client, shop: Shop) -> None:
     data = issue(api, dispatch_body())["data"]
-    shop.set(gre_password="wrong-password")
+    shop.set_secret("gre_password", "wrong-password")
     try:
         response = api.post("/api/dispatches/send", json={"external_id": data["external_id"]})
         assert response.status_code == 502
@@ -180,7 +180,7 @@ def test_wrong_gre_credentials_are_a_502_and_the_guide_stays_unsent(api: httpx.C
         assert "invalid_grant" in response.json()["message"]
         assert {g["external_id"]: g for g in guides(api)}[data["external_id"]]["state_type_id"] == "01"
     finally:
-        shop.set(gre_password="")
+        shop.set_secret("gre_password", None)
     assert api.post("/api/dispatches/send", json={"external_id": data["external_id"]}).status_code == 200
 
 

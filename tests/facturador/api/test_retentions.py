@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from facturador.authority.cdr import parse_cdr
+from facturador.domain.pending import PendingSender
 from sunat import withholding
 from sunat.calendar import peru_today
 from tests import reference, sunat_rules
@@ -22,7 +23,7 @@ from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.withholding import perception, retention, today
-from tests.served import serve
+from tests.served import NO_POLLER, serve
 
 
 @pytest.fixture(scope="module")
@@ -336,19 +337,30 @@ def test_another_tenant_sees_nothing(client: httpx.Client, rival: Shop) -> None:
     assert client.get(f"/downloads/perception/xml/{external_id}").status_code == 404
 
 
-def test_an_authority_outage_stores_nothing(shop: Shop, client: httpx.Client) -> None:
+def test_an_authority_outage_keeps_the_retention_registered_and_sends_it_later(
+    shop: Shop, client: httpx.Client, live: LiveService
+) -> None:
     before = count(client, "retentions")
-    shop.set(authority_outage=True)
+    shop.set(authority_outage=True, send_retry_seconds=0.0)
     try:
         response = client.post("/api/retentions", json=retention())
     finally:
         shop.set(authority_outage=False)
-    assert response.status_code == 502 and response.json()["message"].startswith("Code: 0109")
-    assert count(client, "retentions") == before
-    # the number was given back
-    numbers = [int(row["number"].split("-")[1]) for row in client.get("/api/retentions/lists").json()["data"]]
+    assert response.status_code == 200, response.text
+    data = response.json()["data"]
+    assert data["state_type_id"] == "01" and response.json()["response"]["code"] == "0109"
+    assert response.json()["links"]["cdr"] == ""
+    assert count(client, "retentions") == before + 1  # kept, with its number: never given back
+    # the next retention takes the next number
     after = issue(client, "/api/retentions", retention())
-    assert int(after["data"]["number"].split("-")[1]) == max(numbers) + 1
+    assert int(after["data"]["number"].split("-")[1]) == int(data["number"].split("-")[1]) + 1
+    # the pending sender sends the same signed XML again, once SUNAT answers
+    sent = PendingSender(live.context).send_due(tenant=shop.slug)
+    assert [(outcome.document.number, outcome.state) for outcome in sent] == [(data["number"], "05")]
+    rows = {row["number"]: row for row in client.get("/api/retentions/lists").json()["data"]}
+    assert rows[data["number"]]["state_type_id"] == "05"
+    assert rows[data["number"]]["external_id"] == data["external_id"]
+    assert client.get(f"/downloads/retention/cdr/{data['external_id']}").status_code == 200
 
 
 # --------------------------------------------------------------------------------------------------
@@ -514,7 +526,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
     """Revert through one server process, stop it, and ask the ticket through a new one."""
     shop.set(authority_ticket_delay=3.0)
     try:
-        with serve(live.settings, tmp_path / "first.log") as first_server:
+        with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as first_server:
             with first_server.client(shop.slug, shop.token) as first:
                 issued = issue(first, "/api/retentions", retention())
                 external_id = issued["data"]["external_id"]
@@ -522,7 +534,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
                 assert sent.status_code == 200, sent.text
                 data = sent.json()["data"]
                 assert first.post("/api/retentions/voided/status", json=data).status_code == 202
-        with serve(live.settings, tmp_path / "second.log") as second_server:
+        with serve(live.settings, tmp_path / "second.log", *NO_POLLER) as second_server:
             with second_server.client(shop.slug, shop.token) as second:
                 assert state(second, "retentions", external_id) == "13"
                 answer = wait_for(second, "/api/retentions/voided/status", {"ticket": data["ticket"]})

@@ -26,7 +26,7 @@ from tests.conftest import LiveService
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.tenants import ACME_TOKEN
-from tests.served import serve
+from tests.served import NO_POLLER, serve
 
 IN_PROCESS = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 
@@ -398,12 +398,12 @@ def test_a_restart_between_sending_and_querying_loses_nothing(
     headers = {"Authorization": f"Bearer {shop.token}"}
     shop.set(authority_ticket_delay=3.0)
     try:
-        with serve(live.settings, tmp_path / "first.log") as served:
+        with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as served:
             with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as first:
                 boleta = issue(first, boleta_body())
                 data = declare(first)
                 assert first.post("/api/summaries/status", json=data).status_code == 202
-        with serve(live.settings, tmp_path / "second.log") as served:
+        with serve(live.settings, tmp_path / "second.log", *NO_POLLER) as served:
             with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as second:
                 assert state_of(second, boleta["external_id"]) == "03"
                 answer = wait_for(second, "/api/summaries/status", {"ticket": data["ticket"]})

@@ -1,0 +1,60 @@
+"""``client.company``: what our service tells a tenant about its own sending (its signing certificate and
+SUNAT's last certificate error). Real Facturador PRO tenants have no such endpoint: the calls answer
+``None`` there, and callers show nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from connector.errors import NotFoundError
+from connector.http import Transport
+
+__all__ = ["CertificateStatus", "CompanyResource"]
+
+#: Days before expiry from which the certificate deserves a warning.
+EXPIRY_WARNING_DAYS = 30
+
+
+@dataclass(frozen=True)
+class CertificateStatus:
+    """The certificate a tenant signs with and SUNAT's latest certificate error (2325-2328) of the last
+    30 days, as ``GET /api/company/certificate`` tells."""
+
+    sending: str
+    subject: str | None
+    not_after: dt.date | None
+    days_left: int | None
+    self_signed: bool
+    last_error: dict[str, Any] | None
+
+    @property
+    def expires_soon(self) -> bool:
+        """Whether it expires within :data:`EXPIRY_WARNING_DAYS` days (or has expired)."""
+        return self.days_left is not None and self.days_left <= EXPIRY_WARNING_DAYS
+
+
+class CompanyResource:
+    """The tenant's own settings as our service exposes them (see module doc)."""
+
+    def __init__(self, transport: Transport, host: Any = None):
+        self._transport = transport
+
+    def certificate(self) -> CertificateStatus | None:
+        """The certificate status, or None when the tenant does not expose it (a real tenant)."""
+        try:
+            response = self._transport.get("/api/company/certificate", retry=False)
+            data = Transport.json(response).get("data") or {}
+        except NotFoundError:
+            return None
+        certificate = data.get("certificate") or {}
+        not_after = certificate.get("not_after")
+        return CertificateStatus(
+            sending=str(data.get("sending") or ""),
+            subject=certificate.get("subject"),
+            not_after=dt.date.fromisoformat(not_after) if not_after else None,
+            days_left=certificate.get("days_left"),
+            self_signed=bool(certificate.get("self_signed")),
+            last_error=data.get("last_certificate_error"),
+        )

@@ -1,0 +1,557 @@
+"""The simulator as SUNAT's SOAP endpoint, mounted by the live service at ``/sunat`` and spoken to over
+HTTP on loopback with hand-written envelopes: every operation on every path, the WSDL, the credentials
+and their refusals, SUNAT's faults, what real clients send, and the same answers as the in-process
+simulator for the same zip."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+
+import httpx
+import pytest
+from lxml import etree
+
+from facturador.authority import cdr as cdr_mod
+from facturador.authority.packaging import zip_document
+from facturador.authority.registry import InMemoryRegistry
+from facturador.authority.tickets import InMemoryTicketStore
+from facturador.model import Issuer
+from facturador.store.models import DEFAULT_SETTINGS
+from facturador.ubl.retention import sign_other_document
+from facturador.ubl.signing import sign
+from facturador.ubl.summaries import (
+    ADD,
+    DailySummary,
+    SummaryLine,
+    VoidedCommunication,
+    VoidedLine,
+    build_summary,
+    build_voided,
+    sign_summary,
+)
+from sunat.calendar import peru_today
+from tests.conftest import LiveService
+from tests.facturador.authority.test_other_documents import document as other_document
+from tests.samples.ubl_xml import ISSUER_RUC, invoice, package
+from tests.sunat_soap import (
+    BETA,
+    CONSULT,
+    MOUNT,
+    OTHER_BETA,
+    PRODUCTION,
+    SOAP,
+    TEXT,
+    Taxpayer,
+    cdr_code,
+    cdr_entries,
+    envelope,
+    new_taxpayer,
+    post,
+    shipped_schema,
+)
+
+BILL_XSD = "billService.xsd2.xsd"
+CONSULT_XSD = "billConsultService.xsd"
+
+
+@pytest.fixture(scope="module")
+def payer(live: LiveService) -> Taxpayer:
+    """A tenant with its own SOL user, answered as SUNAT answers (rejections are faults)."""
+    return new_taxpayer(live, "soap")
+
+
+@pytest.fixture(scope="module")
+def ose_payer(live: LiveService) -> Taxpayer:
+    """A tenant answered as an OSE answers (rejections come with their CDR)."""
+    return new_taxpayer(live, "ose", authority_ose=True)
+
+
+def assert_valid(answer_body: etree._Element, schema: str) -> None:
+    """The response element validates against SUNAT's schema shipped with the package."""
+    xsd = shipped_schema(schema)
+    assert xsd.validate(answer_body), xsd.error_log
+
+
+# -- sendBill ------------------------------------------------------------------------------------------
+
+
+def test_send_bill_answers_the_cdr_zip_as_sunat_zips_it(live: LiveService, payer: Taxpayer) -> None:
+    name, data = payer.factura()
+    answer = payer.send_bill(live, name, data)
+    assert answer.status == 200
+    assert answer.response.headers["content-type"].startswith("text/xml")
+    assert etree.QName(answer.body).localname == "sendBillResponse"
+    assert_valid(answer.body, BILL_XSD)
+    names, xml = cdr_entries(answer.zip("applicationResponse"))
+    assert names == ["dummy/", f"R-{name}.xml"]
+    cdr = cdr_mod.parse_cdr(xml)
+    assert (cdr.code, cdr.reference_id, cdr.receiver_ruc) == ("0", name.split("-", 2)[2], payer.ruc)
+    assert cdr.signed
+    # the same document again, unchanged: SUNAT's stored CDR, not a second registration
+    again = payer.send_bill(live, name, data)
+    assert cdr_entries(again.zip("applicationResponse"))[1] == xml
+
+
+def test_beta_takes_moddatos_for_any_ruc_and_production_does_not(live: LiveService, payer: Taxpayer) -> None:
+    name, data = package(invoice(doc_id="F001-9001", issue_date=peru_today()), payer.identity)
+    for user, password in ((f"{ISSUER_RUC}MODDATOS", "moddatos"), (f"{ISSUER_RUC}moddatos", "MODDATOS")):
+        body = envelope(
+            "sendBill", {"fileName": f"{name}.zip", "contentFile": data}, user=user, password=password
+        )
+        answer = post(live, BETA, body)
+        assert answer.status == 200 and cdr_code(answer.zip("applicationResponse")) == "0"
+        refused = post(live, PRODUCTION, body)
+        assert (refused.status, refused.fault[0]) == (500, "soap-env:Client.0102")
+    # a tenant's own user works on the production path too, and MODDATOS works for a tenant's RUC on beta
+    name, data = payer.factura()
+    assert cdr_code(payer.send_bill(live, name, data, PRODUCTION).zip("applicationResponse")) == "0"
+    body = envelope(
+        "sendBill", {"fileName": name, "contentFile": data}, user=f"{payer.ruc}MODDATOS", password="moddatos"
+    )
+    assert post(live, BETA, body).status == 200
+
+
+@pytest.mark.parametrize(
+    ("user", "password", "password_type", "code"),
+    [
+        (None, None, TEXT, "0101"),  # no wsse:Security at all
+        ("{ruc}FACTURAS1", None, TEXT, "0101"),  # no Password
+        ("{ruc}FACTURAS1", "Clave-SOL.9", "http://x#PasswordDigest", "0101"),  # a digest is not taken
+        ("{ruc}FACTURAS1", "clave-sol.9", TEXT, "0102"),  # the password is case-sensitive
+        ("{ruc}OTROUSER", "Clave-SOL.9", TEXT, "0102"),  # another SOL user
+        ("FACTURAS1", "Clave-SOL.9", TEXT, "0102"),  # no RUC
+        ("20100066603FACTURAS1", "Clave-SOL.9", TEXT, "0102"),  # another taxpayer's RUC
+    ],
+)
+def test_refused_credentials_get_sunat_faults(
+    live: LiveService, payer: Taxpayer, user: str | None, password: str | None, password_type: str, code: str
+) -> None:
+    name, data = payer.factura()
+    body = envelope(
+        "sendBill",
+        {"fileName": f"{name}.zip", "contentFile": data},
+        user=user.format(ruc=payer.ruc) if user else None,
+        password=password,
+        password_type=password_type,
+    )
+    answer = post(live, PRODUCTION, body)
+    assert answer.status == 500
+    faultcode, faultstring = answer.fault
+    assert faultcode == f"soap-env:Client.{code}"
+    assert faultstring.startswith({"0101": "El encabezado de seguridad es incorrecto"}.get(code, "Usuario o"))
+    assert password is None or password not in answer.response.text
+    # nothing was registered: the document is unknown to billConsultService
+    status = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
+    assert status.field("status/statusCode") == "0011"
+
+
+def consult_fields(ruc: str, name: str) -> dict[str, str]:
+    _ruc, doc_type, series, number = name.split("-")
+    return {
+        "rucComprobante": ruc,
+        "tipoComprobante": doc_type,
+        "serieComprobante": series,
+        "numeroComprobante": number,
+    }
+
+
+def test_a_file_of_another_ruc_is_0154(live: LiveService, payer: Taxpayer) -> None:
+    name, data = package(invoice(doc_id="F001-77", issue_date=peru_today()), payer.identity)
+    answer = payer.send_bill(live, name, data)
+    assert answer.fault[0] == "soap-env:Client.0154"
+    assert answer.fault[1].startswith("El RUC del archivo no corresponde al RUC del usuario")
+
+
+def test_rejections_are_faults_for_sunat_and_cdrs_for_an_ose(
+    live: LiveService, payer: Taxpayer, ose_payer: Taxpayer
+) -> None:
+    name, data = payer.factura(customer_scheme="7")  # a factura to a passport holder: 2800
+    answer = payer.send_bill(live, name, data)
+    assert (answer.status, answer.fault[0]) == (500, "soap-env:Client.2800")
+    assert "Detalle" in answer.fault[1]
+    # the number is consumed: SUNAT has the rejection and its CDR
+    status = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
+    assert (status.field("status/statusCode"), status.field("status/statusMessage")) == (
+        "0002",
+        "El comprobante existe pero está rechazado.",
+    )
+    cdr = payer.call(live, CONSULT, "getStatusCdr", **consult_fields(payer.ruc, name))
+    assert cdr.field("statusCdr/statusCode") == "0004"
+    assert cdr.field("statusCdr/statusMessage") == "La constancia existe"
+    assert cdr_code(cdr.zip("statusCdr/content")) == "2800"
+    assert_valid(cdr.body, CONSULT_XSD)
+
+    name, data = ose_payer.factura(customer_scheme="7")
+    answer = ose_payer.send_bill(live, name, data)
+    assert answer.status == 200 and cdr_code(answer.zip("applicationResponse")) == "2800"
+
+
+def test_exceptions_are_faults_and_register_nothing(live: LiveService, ose_payer: Taxpayer) -> None:
+    name, data = ose_payer.factura()
+    broken = ose_payer.send_bill(live, name, b"not a zip")
+    assert broken.fault == ("soap-env:Client.0156", broken.fault[1])
+    assert broken.fault[1].startswith("El archivo ZIP esta corrupto")
+    not_base64 = post(
+        live,
+        BETA,
+        envelope(
+            "sendBill",
+            {"fileName": f"{name}.zip", "contentFile": "%%%"},
+            user=ose_payer.username,
+            password=ose_payer.password,
+        ),
+    )
+    assert not_base64.fault[0] == "soap-env:Client.0156"
+    bad_name = ose_payer.send_bill(live, "factura", data)
+    assert bad_name.fault[0] == "soap-env:Client.0151"
+    # the same document then goes through
+    assert cdr_code(ose_payer.send_bill(live, name, data).zip("applicationResponse")) == "0"
+
+
+def test_an_outage_is_a_server_fault(live: LiveService) -> None:
+    payer = new_taxpayer(live, "down", authority_outage=True)
+    name, data = payer.factura()
+    answer = payer.send_bill(live, name, data)
+    assert answer.fault == (
+        "soap-env:Server.0109",
+        "El sistema no puede responder su solicitud. (El servicio de autenticación no está disponible)",
+    )
+
+
+# -- retentions and perceptions ------------------------------------------------------------------------
+
+
+def test_the_other_cpe_path_takes_retentions_and_not_facturas(live: LiveService, payer: Taxpayer) -> None:
+    name, data = payer.factura()
+    answer = payer.send_bill(live, name, data, OTHER_BETA)
+    assert answer.fault[0].startswith("soap-env:Client.0")  # a factura is not an "otros CPE" file
+    # and a retention name on billService is refused as SUNAT refuses it
+    retention = payer.send_bill(
+        live, f"{payer.ruc}-20-R001-1", zip_document(f"{payer.ruc}-20-R001-1", b"<x/>")
+    )
+    assert retention.fault[0].startswith("soap-env:Client.0")
+
+
+def test_retentions_perceptions_and_their_reversion_on_the_other_cpe_path(live: LiveService) -> None:
+    payer = new_taxpayer(live, "ret")
+    issuer = Issuer(payer.ruc, "RET S.A.C.", address="Av. Lima 1", ubigeo="150101")
+    for doc_type in ("20", "40"):
+        signed = sign_other_document(other_document(doc_type, number=1, issuer=issuer), payer.identity)
+        answer = payer.send_bill(live, signed.filename, zip_document(signed.filename, signed.xml), OTHER_BETA)
+        names, xml = cdr_entries(answer.zip("applicationResponse"))
+        assert names == ["dummy/", f"R-{signed.filename}.xml"]
+        assert cdr_mod.parse_cdr(xml).code == "0"
+    today = peru_today()
+    reversion = VoidedCommunication(
+        issuer=issuer,
+        identifier=f"RR-{today:%Y%m%d}-1",
+        reference_date=today,
+        issue_date=today,
+        lines=(VoidedLine("20", "R001", 1, "Error en el monto"),),
+    )
+    signed = sign_summary(reversion, payer.identity)
+    sent = payer.call(
+        live,
+        OTHER_BETA,
+        "sendSummary",
+        fileName=f"{signed.filename}.zip",
+        contentFile=zip_document(signed.filename, signed.xml),
+    )
+    status = payer.call(live, OTHER_BETA, "getStatus", ticket=sent.field("ticket"))
+    assert status.field("status/statusCode") == "0"
+    assert cdr_code(status.zip("status/content")) == "0"
+    # a factura's daily summary is not taken by the other-CPE service
+    assert (
+        payer.call(live, OTHER_BETA, "sendSummary", fileName="x.zip", contentFile=b"PK")
+        .fault[0]
+        .startswith("soap-env:Client.0")
+    )
+
+
+# -- summaries and tickets -----------------------------------------------------------------------------
+
+
+def _summary_zip(payer: Taxpayer, document: DailySummary | VoidedCommunication) -> tuple[str, bytes]:
+    root = build_summary(document) if isinstance(document, DailySummary) else build_voided(document)
+    xml, _digest = sign(root, payer.identity)
+    return document.filename, zip_document(document.filename, xml)
+
+
+def test_send_summary_then_get_status_with_padded_in_process_code(live: LiveService) -> None:
+    payer = new_taxpayer(live, "rc", authority_ticket_delay=30.0)
+    today = peru_today()
+    issuer = Issuer(ruc=payer.ruc, name="RC S.A.C.")
+    line = SummaryLine(
+        "03",
+        "B001-1",
+        ADD,
+        "PEN",
+        Decimal("118"),
+        taxed=Decimal("100"),
+        igv=Decimal("18"),
+        customer_type="1",
+        customer_number="44556677",
+    )
+    name, data = _summary_zip(payer, DailySummary(issuer, f"RC-{today:%Y%m%d}-1", today, today, (line,)))
+    sent = payer.call(live, BETA, "sendSummary", fileName=f"{name}.zip", contentFile=data)
+    assert_valid(sent.body, BILL_XSD)
+    ticket = sent.field("ticket")
+    assert ticket.isdigit()
+    status = payer.call(live, BETA, "getStatus", ticket=ticket)
+    assert status.field("status/statusCode") == "0098"
+    assert status.body.find("status/content") is None
+    assert_valid(status.body, BILL_XSD)
+    # the ticket belongs to its taxpayer only, and unknown tickets are 0127
+    other = new_taxpayer(live, "rc2")
+    assert other.call(live, BETA, "getStatus", ticket=ticket).fault[0] == "soap-env:Client.0126"
+    assert payer.call(live, BETA, "getStatus", ticket="123").fault == (
+        "soap-env:Client.0127",
+        "El ticket no existe",
+    )
+
+
+def test_a_processed_ticket_answers_0_with_the_cdr(live: LiveService) -> None:
+    payer = new_taxpayer(live, "ra")
+    today = peru_today()
+    name, data = payer.factura()
+    assert payer.send_bill(live, name, data).status == 200
+    number = int(name.rsplit("-", 1)[1])
+    issuer = Issuer(ruc=payer.ruc, name="RA S.A.C.")
+    voided = VoidedCommunication(
+        issuer, f"RA-{today:%Y%m%d}-1", today, today, (VoidedLine("01", "F001", number, "Error"),)
+    )
+    ra_name, ra_zip = _summary_zip(payer, voided)
+    ticket = payer.call(live, BETA, "sendSummary", fileName=ra_name, contentFile=ra_zip).field("ticket")
+    status = payer.call(live, BETA, "getStatus", ticket=ticket)
+    assert status.field("status/statusCode") == "0"
+    names, xml = cdr_entries(status.zip("status/content"))
+    assert names == ["dummy/", f"R-{ra_name}.xml"]
+    assert cdr_mod.parse_cdr(xml).code == "0"
+    consulted = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
+    assert consulted.field("status/statusCode") == "0003"  # de baja
+    # a summary sent as a bill is refused the way SUNAT refuses it
+    assert payer.send_bill(live, ra_name, ra_zip).fault[0] == "soap-env:Client.0152"
+
+
+# -- billConsultService --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ({"rucComprobante": "2010006660"}, "0004"),
+        ({"tipoComprobante": "1"}, "0005"),
+        ({"serieComprobante": "F01"}, "0006"),
+        ({"numeroComprobante": "0"}, "0007"),
+        ({"numeroComprobante": "x"}, "0007"),
+        ({"rucComprobante": "20100066604"}, "0008"),  # wrong check digit: no such RUC
+        ({"tipoComprobante": "03", "serieComprobante": "B001"}, "0009"),
+        ({"serieComprobante": "B001"}, "0010"),
+        ({"rucComprobante": "20100066603"}, "0012"),  # another taxpayer's document
+        ({"numeroComprobante": "99999"}, "0011"),
+    ],
+)
+def test_consult_answers_sunat_status_codes(
+    live: LiveService, payer: Taxpayer, changes: dict[str, str], code: str
+) -> None:
+    fields = {**consult_fields(payer.ruc, f"{payer.ruc}-01-F001-1"), **changes}
+    for operation, wrapper in (("getStatus", "status"), ("getStatusCdr", "statusCdr")):
+        answer = payer.call(live, CONSULT, operation, **fields)
+        assert answer.field(f"{wrapper}/statusCode") == code
+        assert answer.field(f"{wrapper}/statusMessage") != "La constancia existe"
+        assert answer.body.find(f"{wrapper}/content") is None
+        assert_valid(answer.body, CONSULT_XSD)
+
+
+def test_consult_of_an_accepted_factura(live: LiveService, payer: Taxpayer) -> None:
+    name, data = payer.factura()
+    sent = payer.send_bill(live, name, data)
+    status = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
+    assert status.field("status/statusMessage") == "El comprobante existe y está aceptado."
+    assert status.field("status/statusCode") == "0001"
+    cdr = payer.call(live, CONSULT, "getStatusCdr", **consult_fields(payer.ruc, name))
+    assert cdr_entries(cdr.zip("statusCdr/content")) == cdr_entries(sent.zip("applicationResponse"))
+    # MODDATOS is beta's: billConsultService (production only) refuses it
+    beta_user = envelope(
+        "getStatusCdr", consult_fields(payer.ruc, name), user=f"{payer.ruc}MODDATOS", password="moddatos"
+    )
+    assert post(live, CONSULT, beta_user).fault[0] == "soap-env:Client.0102"
+
+
+# -- what clients send ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("action", [None, "urn:sendBill", '"urn:sendBill"', '""'])
+@pytest.mark.parametrize(
+    ("prefixes", "qualified", "password_type"),
+    [
+        (("soapenv", "ser", "wsse"), False, TEXT),
+        (("SOAP-ENV", "ns1", "o"), False, None),  # no Type attribute (cpe-engine omits it)
+        (("s", "br", "sec"), True, TEXT),  # qualified children
+    ],
+)
+def test_what_real_clients_send_is_taken(
+    live: LiveService,
+    payer: Taxpayer,
+    action: str | None,
+    prefixes: tuple[str, str, str],
+    qualified: bool,
+    password_type: str | None,
+) -> None:
+    name, data = payer.factura()
+    body = envelope(
+        "sendBill",
+        {"fileName": f"{name}.zip", "contentFile": data},
+        user=payer.username.lower() if qualified else payer.username,  # the SOL user is not case-sensitive
+        password=payer.password,
+        password_type=password_type,
+        qualified=qualified,
+        prefixes=prefixes,
+    )
+    answer = post(live, PRODUCTION, body, action=action)
+    assert cdr_code(answer.zip("applicationResponse")) == "0"
+
+
+@pytest.mark.parametrize(
+    ("body", "faultcode"),
+    [
+        (b"not xml at all", "soap-env:Client"),
+        (b"<a><b></a>", "soap-env:Client"),
+        (b'<Envelope xmlns="urn:other"/>', "soap-env:Client"),
+        (f'<e:Envelope xmlns:e="{SOAP}"><e:Body/></e:Envelope>'.encode(), "soap-env:Client"),
+        (
+            b'<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body/></e:Envelope>',
+            "soap-env:VersionMismatch",
+        ),
+        (
+            b'<!DOCTYPE e [<!ENTITY x "xx"><!ENTITY y "&x;&x;&x;&x;">]>'
+            + f'<e:Envelope xmlns:e="{SOAP}"><e:Body><s:sendBill xmlns:s="http://service.sunat.gob.pe">'
+            f"<fileName>&y;</fileName></s:sendBill></e:Body></e:Envelope>".encode(),
+            "soap-env:Client.0101",
+        ),
+    ],
+)
+def test_bad_envelopes_get_soap_faults(live: LiveService, body: bytes, faultcode: str) -> None:
+    answer = post(live, BETA, body)
+    assert answer.status == 500
+    assert answer.fault[0] == faultcode
+
+
+def test_unknown_operations_and_methods(live: LiveService, payer: Taxpayer) -> None:
+    for operation in ("sendBillX", "getStatusAR"):
+        answer = payer.call(live, BETA, operation, ticket="1")
+        assert answer.status == 500 and answer.fault[0] == "soap-env:Client"
+        assert "Cannot find dispatch method" in answer.fault[1]
+    assert payer.call(live, CONSULT, "sendBill", fileName="x").fault[0] == "soap-env:Client"
+    assert payer.call(live, BETA, "sendPack", fileName="x").fault[0] == "soap-env:Server"
+    wrong_namespace = envelope("sendBill", {}, user=payer.username, password=payer.password).replace(
+        b"http://service.sunat.gob.pe", b"urn:elsewhere"
+    )
+    assert post(live, BETA, wrong_namespace).fault[0] == "soap-env:Client"
+    assert httpx.put(live.root + BETA).status_code == 405
+    assert httpx.get(live.root + MOUNT + "/ol-ti-itcpfegem-beta/otherService").status_code == 404
+    assert httpx.get(live.root + BETA).status_code == 200
+
+
+def test_a_body_over_the_limit_is_refused_with_a_fault(live: LiveService) -> None:
+    from facturador.authority.soap.app import MAX_BODY_BYTES
+
+    answer = post(live, BETA, b"<" + b"a" * MAX_BODY_BYTES + b"/>")
+    assert answer.status == 413 and answer.fault[0] == "soap-env:Client"
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted while it arrives
+        for _ in range(MAX_BODY_BYTES // 65536 + 2):
+            yield b"a" * 65536
+
+    chunked = httpx.post(live.root + BETA, content=chunks(), headers={"Content-Type": "text/xml"}, timeout=60)
+    assert chunked.status_code == 413 and b"faultcode" in chunked.content
+
+
+# -- the WSDL ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "imported"),
+    [
+        (BETA, ("billService.ns1.wsdl", "billService.xsd2.xsd")),
+        (OTHER_BETA, ("billService.ns1.wsdl", "billService.xsd2.xsd")),
+        (CONSULT, ("billConsultService.ns1.wsdl", "billConsultService.xsd")),
+    ],
+)
+def test_wsdl_is_served_with_this_address_and_its_imports(
+    live: LiveService, path: str, imported: tuple[str, str]
+) -> None:
+    wsdl = httpx.get(f"{live.root}{path}?wsdl")
+    assert wsdl.status_code == 200
+    addresses = re.findall(r'address location="([^"]+)"', wsdl.text)
+    assert addresses and set(addresses) == {live.root + path}
+    folder = path.rsplit("/", 1)[0]
+    stem = path.rsplit("/", 1)[1] + "."
+    for name in imported:
+        beside = httpx.get(f"{live.root}{folder}/{name}")
+        as_sunat = httpx.get(f"{live.root}{path}?{name.removeprefix(stem)}")
+        assert beside.status_code == as_sunat.status_code == 200
+        assert beside.content == as_sunat.content
+        etree.fromstring(beside.content)
+
+
+# -- the same answers as the in-process simulator ------------------------------------------------------
+
+
+def _comparable(xml: bytes) -> bytes:
+    """A CDR without what differs between two answers to the same document: its id, times, signature."""
+    root = etree.fromstring(xml)
+    cbc = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
+    for tag in ("ID", "IssueDate", "IssueTime", "ResponseDate", "ResponseTime"):
+        node = root.find(f"{{{cbc}}}{tag}")
+        assert node is not None
+        node.text = "-"
+    for signature in root.iter("{http://www.w3.org/2000/09/xmldsig#}Signature"):
+        signature.getparent().remove(signature)
+    return etree.tostring(root, method="c14n")
+
+
+def test_the_endpoint_answers_as_the_in_process_simulator(live: LiveService, ose_payer: Taxpayer) -> None:
+    """The same zips through the service's in-process simulator (as the tenant's settings make it, on a
+    registry of its own) and through SOAP: the same code, description, notes and CDR."""
+    settings = {**DEFAULT_SETTINGS, "authority_ose": True}
+    in_process = live.context.simulator(
+        ose_payer.ruc, settings, registry=InMemoryRegistry(), tickets=InMemoryTicketStore()
+    )  # type: ignore[arg-type]
+    cases = {
+        "accepted": ose_payer.factura(),
+        "observed": ose_payer.factura(
+            type_code="03", doc_id="B001-5", customer_scheme="1", customer_id="123"
+        ),
+        "rejected": ose_payer.factura(customer_scheme="7"),
+        "late": ose_payer.factura(issue_date=peru_today() - dt.timedelta(days=30)),
+        "exception": ose_payer.factura(doc_id="F001-000000001x"),
+    }
+    seen = set()
+    for label, (name, data) in cases.items():
+        expected = in_process.send_bill(name, data)
+        answer = ose_payer.send_bill(live, name, data)
+        seen.add(expected.kind)
+        if expected.cdr_zip is None:
+            assert answer.fault == (f"soap-env:Client.{expected.code}", expected.description), label
+            continue
+        got = cdr_mod.read_cdr(answer.zip("applicationResponse"))
+        assert (got.code, got.description, got.notes) == (
+            expected.code,
+            expected.description,
+            expected.notes,
+        ), label
+        _names, xml = cdr_entries(answer.zip("applicationResponse"))
+        assert _comparable(xml) == _comparable(cdr_mod.read_zip(expected.cdr_zip)[1]), label
+    assert {kind.value for kind in seen} == {"accepted", "observed", "rejected", "exception"}
+
+
+def test_contents_are_not_echoed_in_faults(live: LiveService, payer: Taxpayer) -> None:
+    """A fault names SUNAT's code and text, never the request's content (base64 of the zip)."""
+    name, data = payer.factura(customer_scheme="7")
+    answer = payer.send_bill(live, name, data)
+    assert base64.b64encode(data).decode()[:40] not in answer.response.text
