@@ -727,12 +727,13 @@ def _tickets(
     if recent and all(day in pending for day in recent):
         pending.discard(recent[0])
     by_day = _by_day(registered)
+    delays = random.Random(len(registered))  # its own: the run's other choices stay as they were
     for day in days:
         if day in pending:
             continue
         # sent as an accountant does: the next day mostly, at times two or three days later (SUNAT takes
         # them up to 7 days after the documents' date)
-        sent_on = min(today, day + dt.timedelta(days=rng.choice((1, 1, 1, 1, 2, 3))))
+        sent_on = min(today, day + dt.timedelta(days=delays.choice((1, 1, 1, 1, 2, 3))))
         try:
             ref = client.summaries.declare(day, generated_on=sent_on)
         except FacturadorError as exc:
