@@ -263,16 +263,26 @@ class SummariesResource(TicketResource):
     downloads: ClassVar[str] = "summary"
     listed: ClassVar[str] = "la lista de sus resúmenes diarios"
 
-    def declare(self, day: dt.date | str, *, form_values: Mapping[str, Any] | None = None) -> TicketRef:
+    def declare(
+        self,
+        day: dt.date | str,
+        *,
+        generated_on: dt.date | str | None = None,
+        form_values: Mapping[str, Any] | None = None,
+    ) -> TicketRef:
         """Declare the boletas and boleta notes issued on ``day`` that are still registered (01).
 
         The service chooses the documents (all of that day, 500 per summary: more summaries when there
-        are more, listed in :attr:`TicketRef.summaries`).
+        are more, listed in :attr:`TicketRef.summaries`). ``generated_on`` (this service's extension
+        ``fecha_de_generacion``, for a tenant that takes past dates, as while seeding history) dates the
+        summary between ``day`` and today instead of today.
 
         :raises ValidationError: no registered boletas that day (this service: 422 ``NO_DOCUMENTS``;
             real tenants answer HTTP 500, a :class:`ServerError`), or plugins found problems.
         """
         payload = {DATE_FIELD: coerce_date(day, "day").isoformat(), "codigo_tipo_proceso": "1"}
+        if generated_on is not None:
+            payload["fecha_de_generacion"] = coerce_date(generated_on, "generated_on").isoformat()
         return self._create(payload, form_values)
 
     def void(

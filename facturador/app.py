@@ -7,6 +7,7 @@ import copy
 import logging
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -17,6 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.api import (
@@ -350,16 +352,36 @@ def create_app(context: ServiceContext) -> ASGIApp:
             {**openapi_document(app), "servers": [{"url": request.scope.get("root_path") or "/"}]}
         )
 
+    app.mount(DOCS_ASSETS, StaticFiles(directory=docs_assets_folder()), name="docs-assets")
+
     @app.get("/docs", include_in_schema=False)
     def docs(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
         return get_swagger_ui_html(
-            openapi_url=f"{request.scope.get('root_path', '')}/openapi.json", title=TITLE
+            openapi_url=f"{root}/openapi.json",
+            title=TITLE,
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(limited, context.settings.compression))
     soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
     return TrustedHost(soap, context)  # before anything reads Host
+
+
+#: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine
+#: without internet would get a blank page).
+DOCS_ASSETS = "/docs/assets"
+
+
+def docs_assets_folder() -> Path:
+    """The Swagger UI files (``swagger-ui-bundle.js``, ``swagger-ui.css``, ``favicon.png``) that the
+    ``fastapi-offline`` package ships."""
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).resolve().parent / "static"
 
 
 TITLE = "facturador-kit service"

@@ -707,13 +707,16 @@ def start_server_process(
 
 def start_dashboard(tenants_file: Any, port: int, headless: bool, host: str) -> subprocess.Popen[bytes]:
     """``streamlit run`` of the dashboard on the given tenants file, listening on HOST:PORT, in a child
-    process."""
+    process that never asks anything: without ``headless`` Streamlit opens the browser, but its first-run
+    e-mail prompt (which reads end-of-input and exits 255 when there is no terminal, and otherwise waits
+    for Enter), its usage statistics and its notices for developers are off."""
     from dashboard import APP_PATH
 
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.port", str(port), "--server.headless", "true" if headless else "false"]
-    command += ["--server.address", host]
+    command += ["--server.address", host, "--server.showEmailPrompt", "false"]
     command += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+    command += ["--logger.hideWelcomeMessage", "true"]  # and the "help agents" toast: we print the URL
     return subprocess.Popen(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
 
 

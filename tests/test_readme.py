@@ -18,6 +18,7 @@ from facturador.cli import DEMO_NAME, DEMO_SLUG, DEMO_TOKEN
 from facturador.domain.document_input import DOCUMENT
 from facturador.domain.tenants import create_tenant
 from sunat.calendar import peru_today
+from tests import reference
 from tests.conftest import LiveService
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -137,3 +138,24 @@ def test_the_readme_and_the_contract_give_the_bound_the_service_enforces() -> No
     stated = re.findall(r"([\d,]+) characters of additional information", readme)
     assert stated and {int(number.replace(",", "")) for number in stated} == {limit}, stated
     assert f"| `informacion_adicional` | {limit} |" in contract
+
+
+def test_the_readme_says_how_to_get_what_ci_installs() -> None:
+    """Every Debian package `.ci/run` installs for the tests (and the reference folder) is named in the
+    README's table of what skips without it, with its `apt-get install`."""
+    ci = (REPOSITORY / ".ci" / "run").read_text(encoding="utf-8")
+    packages = re.findall(r"need_apt\+=\((\S+)\)", ci)
+    assert {"postgresql", "poppler-utils", "zbar-tools", "chromium"} <= set(packages), packages
+    section = README.read_text(encoding="utf-8").split("### What some tests need", 1)
+    assert len(section) == 2, "README.md has no section on what some tests need"
+    text = section[1].split("\n## ", 1)[0]
+    for package in packages:
+        assert f"apt-get install {package}" in text, package
+        assert package in text.split("All at once:", 1)[1], package
+    for variable in (
+        "FACTURADOR_REQUIRE_SHARED",
+        "FACTURADOR_REQUIRE_BROWSER",
+        "FACTURADOR_REQUIRE_POSTGRES",
+    ):
+        assert variable in ci and variable in text
+    assert f"`../{reference.NAME}`" in text

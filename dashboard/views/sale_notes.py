@@ -20,7 +20,7 @@ from connector.backoffice import NoteLine, Person, Product, Quotation, SaleNote
 from dashboard import figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import failed, pick_range, refusal
+from dashboard.widgets import data_table, failed, pick_range, refusal
 
 KINDS = {"sale_note": "Nota de venta", "quotation": "Cotización"}
 CPE = {"03": "Boleta", "01": "Factura"}
@@ -110,14 +110,14 @@ def _form(active: Active) -> None:
     else:
         sheet = Quotation(customer_id=customer_id, lines=lines)
     amounts, totals = sheet.line_amounts(), sheet.totals()
-    st.dataframe(
+    data_table(
         [
             {
                 "Producto": products[line.item_id].description if line.item_id else "",
-                "Cantidad": str(a.quantity),
-                "Valor unitario": str(a.unit_value),
-                "IGV": str(a.igv),
-                "Total": str(a.total),
+                "Cantidad": float(a.quantity),
+                "Valor unitario": float(a.unit_value),
+                "IGV": float(a.igv),
+                "Total": float(a.total),
             }
             for line, a in zip(lines, amounts, strict=True)
         ],
@@ -177,14 +177,14 @@ def _sale_notes(active: Active) -> None:
                 icon=":material/info:",
             )
         return
-    st.dataframe(
+    data_table(
         [
             {
                 "Número": n.number,
                 "Fecha": n.date_of_issue,
                 "Cliente": n.customer_name,
                 "Moneda": n.currency,
-                "Total": str(n.total),
+                "Total": float(n.total),
                 "Comprobante": n.document,
                 "Cotización": n.quotation,
             }
@@ -246,20 +246,21 @@ def _quotations(active: Active) -> None:
             icon=":material/info:",
         )
         return
-    st.dataframe(
+    data_table(
         [
             {
                 "Número": r.number,
                 "Fecha": r.date_of_issue,
                 "Cliente": r.customer_name,
                 "Moneda": r.currency,
-                "Total": str(r.total),
+                "Total": float(r.total),
                 "Convertida": "Sí" if r.converted else "No",
                 "Nota de venta": r.sale_note,
             }
             for r in records
         ],
         hide_index=True,
+        column_config={"Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY")},
     )
     st.metric("Total cotizado (listadas)", f"S/ {sum((r.total for r in records), Decimal(0)):,.2f}")
     by_number = {r.number: r for r in records}

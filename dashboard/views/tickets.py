@@ -27,7 +27,7 @@ from dashboard.session import (
     ticket_book,
     ticket_resource,
 )
-from dashboard.widgets import pick_range
+from dashboard.widgets import data_table, pick_range
 from sunat.calendar import peru_today
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -200,7 +200,7 @@ def main() -> None:
         with st.spinner("Consultando…"):
             _query_pending(active, pending)
         st.rerun()
-    st.dataframe(
+    data_table(
         tickets.tickets_frame(entries),
         hide_index=True,
         column_config=COLUMN_CONFIG,

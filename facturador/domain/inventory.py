@@ -6,10 +6,15 @@ takes it out with an operation type of its direction (``sunat.catalogs.INVENTORY
 by one conditional ``UPDATE``, so two concurrent outputs cannot both pass). Sales move stock too, inside
 their own issuing transaction (:func:`record_lines`): a factura, boleta or sale note takes out the
 quantity of each line with a ``codigo_interno`` (creating the product when new, as the real services
-do; a sale may leave the stock negative, as theirs), and a credit note that cancels or returns
-(catalog 09: 01, 06, 07) puts it back; a remitente guide with reason 01 or 02 moves it too
-(:func:`record_guide_lines`, see :mod:`facturador.domain.dispatch_links`). Every move is a kardex
-line with the balance after it.
+do), and a credit note that cancels or returns (catalog 09: 01, 06, 07) puts it back; a remitente guide
+with reason 01 or 02 moves it too (:func:`record_guide_lines`, see
+:mod:`facturador.domain.dispatch_links`). Every move is a kardex line with the balance after it.
+
+Stock never goes below zero, whatever takes it out (:func:`take_sold`): a product has a stock once
+something put it in its warehouse (the initial stock of ``POST /api/item``, an input, a purchase guide),
+and from then on a sale, sale note or guide that asks for more than there is is refused with 422 naming
+the line's quantity, and nothing of it is written. A product never stocked (created by a document's
+``codigo_interno``, or a service) has no stock to take: its sales, and their returns, move nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from facturador.store.backoffice import (
     add_stock,
     move_stock,
     record_move,
+    stock_held,
     take_stock,
     upsert_item,
     warehouse_of,
@@ -179,6 +185,50 @@ class InventoryService:
         )
 
 
+def take_sold(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    item_id: int,
+    warehouse_id: int,
+    quantity: Decimal,
+    field: str,
+    code: str,
+    description: str,
+    transaction_id: str,
+    document_id: int | None = None,
+    sale_note_id: int | None = None,
+    dispatch_id: int | None = None,
+) -> None:
+    """Take what a sale's line (the body's ``field``) carries out of a stocked product, with its kardex
+    line; refuse (422 on ``field``, ``INSUFFICIENT_STOCK``) when the warehouse holds less. A product that
+    was never stocked has nothing to take: no move, no kardex line."""
+    balance = take_stock(connection, item_id, warehouse_id, quantity)
+    if balance is None:
+        held = stock_held(connection, item_id, warehouse_id)
+        if held is None:
+            return
+        raise field_error(
+            field,
+            f"No hay stock suficiente del producto {code}: hay {held.normalize():f} en el almacén y se "
+            f"piden {quantity.normalize():f}. {NOT_ENOUGH}",
+            "INSUFFICIENT_STOCK",
+        )
+    record_move(
+        connection,
+        tenant_id=tenant_id,
+        item_id=item_id,
+        warehouse_id=warehouse_id,
+        quantity=-quantity,
+        balance=balance,
+        description=description,
+        transaction_id=transaction_id,
+        document_id=document_id,
+        sale_note_id=sale_note_id,
+        dispatch_id=dispatch_id,
+    )
+
+
 def record_lines(
     connection: Connection,
     *,
@@ -191,22 +241,24 @@ def record_lines(
     update_description: Iterable[bool],
     document_id: int | None = None,
     sale_note_id: int | None = None,
+    quantity_field: str = "items.{index}.cantidad",
 ) -> None:
     """The products of a sale's lines with a ``codigo_interno`` (created when new) and, when
-    ``direction`` is -1 (a sale) or +1 (a return), their stock moved with a kardex line each."""
+    ``direction`` is -1 (a sale: :func:`take_sold`, refused beyond the stock, naming
+    ``quantity_field`` of the line) or +1 (a return), their stock moved with a kardex line each."""
     # locks are taken in one order: the warehouse first (its first sale creates it), then the products
     # in the order of their codes; two sales taking them in another order would each hold a row the
     # other waits for (a deadlock on PostgreSQL)
     coded = sorted(
         (
-            (line, rewrite)
-            for line, rewrite in zip(lines, update_description, strict=True)
+            (index, line, rewrite)
+            for index, (line, rewrite) in enumerate(zip(lines, update_description, strict=True))
             if line.internal_code
         ),
-        key=lambda pair: pair[0].internal_code,
+        key=lambda entry: entry[1].internal_code,
     )
     warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if coded and direction else None
-    for line, rewrite in coded:
+    for index, line, rewrite in coded:
         item_id = upsert_item(
             connection,
             tenant_id,
@@ -223,14 +275,31 @@ def record_lines(
         )
         if warehouse_id is None:
             continue
+        if direction < 0:
+            take_sold(
+                connection,
+                tenant_id=tenant_id,
+                item_id=item_id,
+                warehouse_id=warehouse_id,
+                quantity=line.quantity,
+                field=quantity_field.format(index=index),
+                code=line.internal_code,
+                description=label,
+                transaction_id=SALE_TRANSACTION,
+                document_id=document_id,
+                sale_note_id=sale_note_id,
+            )
+            continue
+        if stock_held(connection, item_id, warehouse_id) is None:
+            continue  # never stocked: its sale took nothing, so its return brings nothing back
         move_stock(
             connection,
             tenant_id=tenant_id,
             item_id=item_id,
             warehouse_id=warehouse_id,
-            quantity=line.quantity * direction,
+            quantity=line.quantity,
             description=label,
-            transaction_id=SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
+            transaction_id=RETURN_TRANSACTION,
             document_id=document_id,
             sale_note_id=sale_note_id,
         )
@@ -249,9 +318,9 @@ def record_guide_lines(
     """The products of a guide's lines with a ``codigo_interno`` (created when new, their description
     kept otherwise) and, when ``direction`` is -1 (reason 01, venta) or +1 (02, compra), their stock moved
     with a kardex line naming the guide. Locks are taken in the order of :func:`record_lines`."""
-    coded = sorted((line for line in lines if line.code), key=lambda line: line.code)
+    coded = sorted(((i, line) for i, line in enumerate(lines) if line.code), key=lambda entry: entry[1].code)
     warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if coded and direction else None
-    for line in coded:
+    for index, line in coded:
         item_id = upsert_item(
             connection,
             tenant_id,
@@ -265,13 +334,27 @@ def record_guide_lines(
         )
         if warehouse_id is None:
             continue
+        if direction < 0:
+            take_sold(
+                connection,
+                tenant_id=tenant_id,
+                item_id=item_id,
+                warehouse_id=warehouse_id,
+                quantity=line.quantity,
+                field=f"items.{index}.cantidad",
+                code=line.code,
+                description=label,
+                transaction_id=GUIDE_SALE,
+                dispatch_id=dispatch_id,
+            )
+            continue
         move_stock(
             connection,
             tenant_id=tenant_id,
             item_id=item_id,
             warehouse_id=warehouse_id,
-            quantity=line.quantity * direction,
+            quantity=line.quantity,
             description=label,
-            transaction_id=GUIDE_SALE if direction < 0 else GUIDE_PURCHASE,
+            transaction_id=GUIDE_PURCHASE,
             dispatch_id=dispatch_id,
         )

@@ -317,6 +317,7 @@ class SaleNoteService:
                 label=f"Nota de venta {series.number}-{number}",
                 update_description=[False] * len(lines),
                 sale_note_id=note_id,
+                quantity_field="items.{index}.quantity",
             )
         return SavedNote(note_id, f"{series.number}-{number}", external_id, filename, format_pdf)
 

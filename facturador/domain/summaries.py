@@ -47,7 +47,7 @@ from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Object, Text
 from facturador.domain.reader import Reader
 from facturador.domain.send_policy import utc_now
-from facturador.errors import FieldError, ServiceError, not_found
+from facturador.errors import FieldError, ServiceError, field_error, not_found
 from facturador.store.models import (
     DOCUMENTS,
     OTHER_DOCUMENT_REVERSALS,
@@ -78,6 +78,8 @@ MAX_LINES = 500
 VOIDABLE = (states.ACCEPTED, states.OBSERVED)
 BOLETA_GROUP, FACTURA_GROUP = "02", "01"
 DATE_FIELD = "fecha_de_emision_de_documentos"
+#: Our extension: when a summary of a past day is generated (``restrict_receipt_date`` off only).
+GENERATED_FIELD = "fecha_de_generacion"
 IN_PROCESS_MESSAGE = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 NO_DOCUMENTS_TO_VOID = "No se enviaron documentos para la anulación."
 #: Not-found messages of the status endpoints (reference §8.7, §8.9), by summary type.
@@ -127,6 +129,11 @@ SUMMARY_BODY = Object(
         ),
         "documentos": _documents(
             _void_entry("SummaryVoidEntry", reason_required=False), "Con el proceso 3: las boletas a anular."
+        ),
+        GENERATED_FIELD: Date(
+            "Nuestra extensión: la fecha en que se genera y envía el resumen (por defecto, hoy). Solo donde "
+            "el servicio acepta documentos con fechas pasadas (restrict_receipt_date apagado, como al "
+            "sembrar una historia): entre la fecha de los documentos y hoy."
         ),
     },
 )
@@ -260,11 +267,42 @@ class SummaryService:
         items = _void_items(reader, body, values["documentos"]) if process == CANCEL else []
         reader.raise_if_errors()
         assert day is not None
+        generated = self._generated_on(tenant, day, values[GENERATED_FIELD])
         if process == DECLARE:
-            return self._send(tenant, caller, RC, DECLARE, day, lambda c: self._registered(c, tenant, day))
+            return self._send(
+                tenant, caller, RC, DECLARE, day, lambda c: self._registered(c, tenant, day), generated
+            )
         return self._send(
-            tenant, caller, RC, CANCEL, day, lambda c: self._voidable(c, tenant, day, items, BOLETA_GROUP)
+            tenant,
+            caller,
+            RC,
+            CANCEL,
+            day,
+            lambda c: self._voidable(c, tenant, day, items, BOLETA_GROUP),
+            generated,
         )
+
+    def _generated_on(self, tenant: TenantInfo, day: dt.date, given: dt.date | None) -> dt.date:
+        """The summary's generation date: today, or the ``fecha_de_generacion`` given where the tenant
+        takes documents dated in the past, between the documents' date and today (422 naming it else)."""
+        today = self.context.today()
+        if given is None or given == today:
+            return today
+        if tenant.settings.get("restrict_receipt_date", True):
+            message = (
+                f"El campo {GENERATED_FIELD} solo se acepta donde el servicio recibe documentos con fechas "
+                "pasadas (restrict_receipt_date apagado); el resumen se genera hoy."
+            )
+        elif given > today:
+            message = f"El campo {GENERATED_FIELD} no puede ser posterior a hoy ({today:%d/%m/%Y})."
+        elif given < day:
+            message = (
+                f"El campo {GENERATED_FIELD} no puede ser anterior a la fecha de los documentos "
+                f"({day:%d/%m/%Y})."
+            )
+        else:
+            return given
+        raise field_error(GENERATED_FIELD, message, "INVALID_FIELDS")
 
     def void(self, tenant: TenantInfo, caller: Caller, body: Mapping[str, Any]) -> list[SentSummary]:
         """``POST /api/voided``: a voided communication of the listed facturas and factura notes
@@ -349,12 +387,14 @@ class SummaryService:
         process: str,
         day: dt.date,
         choose: _Chooser,
+        generated: dt.date | None = None,
     ) -> list[SentSummary]:
-        """Choose, number, build, sign and store the summaries with their documents' new states (one
-        transaction), then send each (no transaction open: SUNAT may take seconds) and keep its ticket;
-        returns them in order. See the module doc for what a refusal or a lost answer leaves."""
+        """Choose, number, build, sign and store the summaries (generated ``generated``, by default
+        today) with their documents' new states (one transaction), then send each (no transaction open:
+        SUNAT may take seconds) and keep its ticket; returns them in order. See the module doc for what a
+        refusal or a lost answer leaves."""
         identity = self.context.identity(tenant)
-        today = self.context.today()
+        today = generated or self.context.today()
         new_state = states.SENT if process == DECLARE else states.CANCELING
         prepared: list[_Prepared] = []
         try:

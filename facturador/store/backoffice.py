@@ -147,6 +147,16 @@ def take_stock(connection: Connection, item_id: int, warehouse_id: int, quantity
     return None if found is None else Decimal(found)
 
 
+def stock_held(connection: Connection, item_id: int, warehouse_id: int) -> Decimal | None:
+    """The item's stock in the warehouse; ``None`` when nothing was ever put in (never stocked)."""
+    found = connection.scalar(
+        select(ITEM_STOCKS.c.stock).where(
+            ITEM_STOCKS.c.item_id == item_id, ITEM_STOCKS.c.warehouse_id == warehouse_id
+        )
+    )
+    return None if found is None else Decimal(found)
+
+
 def record_move(
     connection: Connection,
     *,
@@ -193,8 +203,9 @@ def move_stock(
     sale_note_id: int | None = None,
     dispatch_id: int | None = None,
 ) -> Decimal:
-    """Add ``quantity`` to the item's stock (negative: take it, even below zero) and write its kardex
-    line (:func:`add_stock` then :func:`record_move`); the new stock."""
+    """Add ``quantity`` to the item's stock and write its kardex line (:func:`add_stock` then
+    :func:`record_move`); the new stock. Outputs go through :func:`take_stock` instead, which never takes
+    the stock below zero."""
     balance = add_stock(connection, item_id, warehouse_id, quantity)
     record_move(
         connection,

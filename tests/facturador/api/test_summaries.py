@@ -647,3 +647,46 @@ def test_summary_lists(client: httpx.Client) -> None:
         str(client.base_url).rstrip("/") + "/api/summaries/lists", headers={"Authorization": "Bearer x"}
     )
     assert stranger.status_code == 401
+
+
+def test_a_past_days_summary_can_be_generated_on_its_day_where_past_dates_are_taken(
+    live: LiveService,
+) -> None:
+    """Our extension fecha_de_generacion: where the tenant takes documents dated in the past (as while
+    seeding history), the summary of a past day is generated on a date between that day and today: its
+    identifier, its XML's IssueDate and the lists say that date (seeded summaries all said today)."""
+    past = peru_today() - dt.timedelta(days=5)
+    sent_on = past + dt.timedelta(days=1)
+    shop = new_shop(
+        live, "rc-past", "2060000009", restrict_receipt_date=False, authority_check_deadlines=False
+    )
+    with shop.client() as client:
+        issue(client, boleta_body(fecha_de_emision=past.isoformat()))
+        body = {"fecha_de_emision_de_documentos": past.isoformat(), "codigo_tipo_proceso": "1"}
+        for wrong, says in (
+            (past - dt.timedelta(days=1), "anterior a la fecha de los documentos"),
+            (peru_today() + dt.timedelta(days=1), "posterior a hoy"),
+            ("31-02-2026", None),
+        ):
+            refused = client.post("/api/summaries", json={**body, "fecha_de_generacion": str(wrong)})
+            payload = assert_error(refused, 422, "INVALID_FIELDS")
+            assert payload["errors"][0]["field"] == "fecha_de_generacion", payload
+            assert says is None or says in payload["message"]
+        answer = client.post("/api/summaries", json={**body, "fecha_de_generacion": sent_on.isoformat()})
+        assert answer.status_code == 200, answer.text
+        data = answer.json()["data"]
+        status_of(client, data, accepted=True)
+        xml = client.get(f"/downloads/summary/xml/{data['external_id']}").content
+        assert f"<cbc:IssueDate>{sent_on.isoformat()}</cbc:IssueDate>".encode() in xml
+        assert f"<cbc:ReferenceDate>{past.isoformat()}</cbc:ReferenceDate>".encode() in xml
+        [row] = client.get(f"/api/summaries/lists/{sent_on.isoformat()}/{sent_on.isoformat()}").json()["data"]
+        assert row["filename"] == f"{shop.ruc}-RC-{sent_on:%Y%m%d}-1"
+        assert row["date_of_issue"] == sent_on.isoformat() and row["date_of_reference"] == past.isoformat()
+    # a tenant that refuses past dates generates its summaries today, and says so
+    with live.client("acme", ACME_TOKEN) as acme:
+        refused = acme.post(
+            "/api/summaries",
+            json={**body, "fecha_de_emision_de_documentos": today(), "fecha_de_generacion": past.isoformat()},
+        )
+        assert_error(refused, 422, "INVALID_FIELDS")
+        assert "restrict_receipt_date" in refused.json()["message"]
