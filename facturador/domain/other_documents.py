@@ -913,30 +913,10 @@ def reverse(
                 "a enviar al consultar su estado.",
                 "AUTHORITY_EXCEPTION",
             ) from exc
-        _withdraw_reversion(context, summary_id)
+        summaries.withdraw(summary_id, RR)
         raise ServiceError(502, str(exc), "AUTHORITY_EXCEPTION") from exc
     summaries.keep_ticket(summary_id, ticket)
     return SentReversion(external_id, ticket, identifier, signed.filename)
-
-
-def _withdraw_reversion(context: ServiceContext, summary_id: int) -> None:
-    """SUNAT did not take the reversion: its documents go back to the state they had, and it is gone."""
-    with context.writing() as connection:
-        links = connection.execute(
-            select(
-                OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state
-            ).where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
-        ).all()
-        for link in links:
-            connection.execute(
-                update(OTHER_DOCUMENTS)
-                .where(OTHER_DOCUMENTS.c.id == link.other_document_id)
-                .values(state_type_id=link.previous_state)
-            )
-        connection.execute(
-            OTHER_DOCUMENT_REVERSALS.delete().where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
-        )
-        connection.execute(SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == ""))
 
 
 def _concurrent() -> ServiceError:

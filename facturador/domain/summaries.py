@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Column, Table, func, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -463,11 +463,11 @@ class SummaryService:
             except AuthorityError as exc:
                 if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again (the poller, a status)
                     for later in prepared[index + 1 :]:
-                        self._withdraw(later.id)
+                        self.withdraw(later.id)
                     self.plan_poll(summary.id, 0, poll_delay(1), str(exc))
                     raise _lost_answer(exc, summary) from exc
                 for unsent in prepared[index:]:
-                    self._withdraw(unsent.id)
+                    self.withdraw(unsent.id)
                 raise _authority_error(exc) from exc
             self.keep_ticket(summary.id, ticket)
             sent.append(
@@ -491,22 +491,22 @@ class SummaryService:
                 )
             )
 
-    def _withdraw(self, summary_id: int) -> None:
-        """SUNAT did not take the summary (or it was never sent): as if it had not been made; its
-        documents go back to the state they had."""
+    def withdraw(self, summary_id: int, summary_type: str = RC) -> None:
+        """SUNAT did not take the summary, voided communication or reversion (or it was never sent): as
+        if it had not been made; its documents go back to the state they had."""
+        links, documents, document_id = _linked(summary_type)
         with self.context.writing() as connection:
-            links = connection.execute(
-                select(SUMMARY_DOCUMENTS.c.document_id, SUMMARY_DOCUMENTS.c.previous_state).where(
-                    SUMMARY_DOCUMENTS.c.summary_id == summary_id
+            for link in connection.execute(
+                select(document_id.label("document_id"), links.c.previous_state).where(
+                    links.c.summary_id == summary_id
                 )
-            ).all()
-            for link in links:
+            ).all():
                 connection.execute(
-                    update(DOCUMENTS)
-                    .where(DOCUMENTS.c.id == link.document_id)
+                    update(documents)
+                    .where(documents.c.id == link.document_id)
                     .values(state_type_id=link.previous_state)
                 )
-            connection.execute(SUMMARY_DOCUMENTS.delete().where(SUMMARY_DOCUMENTS.c.summary_id == summary_id))
+            connection.execute(links.delete().where(links.c.summary_id == summary_id))
             connection.execute(
                 SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
             )
@@ -870,6 +870,14 @@ UNKNOWN_TICKET = "Code: 012"
 def poll_delay(attempts: int) -> dt.timedelta:
     """The wait before the ``attempts``-th background question about a ticket."""
     return dt.timedelta(seconds=min(POLL_SECONDS * 2 ** min(max(attempts - 1, 0), 20), MAX_POLL_SECONDS))
+
+
+def _linked(summary_type: str) -> tuple[Table, Table, Column[Any]]:
+    """The table linking a summary to its documents, the documents' table and the link's column that
+    names a document: reversions link retentions and perceptions, the others facturas and boletas."""
+    if summary_type == RR:
+        return OTHER_DOCUMENT_REVERSALS, OTHER_DOCUMENTS, OTHER_DOCUMENT_REVERSALS.c.other_document_id
+    return SUMMARY_DOCUMENTS, DOCUMENTS, SUMMARY_DOCUMENTS.c.document_id
 
 
 def _settle_reversed(connection: Connection, summary_id: int, accepted: bool) -> None:
