@@ -129,7 +129,7 @@ def tickets_in_process(records: Sequence[SummaryRecord] | None, today: dt.date) 
         return Alert(
             "tickets",
             "info",
-            "Este servicio no lista resúmenes: no se pudo revisar los tickets.",
+            "Esta empresa no lista sus resúmenes ni comunicaciones de baja: no se revisaron sus tickets",
             "Consulte los tickets enviados desde la página Tickets.",
         )
     found = [r for r in records if r.processing]

@@ -17,17 +17,18 @@ Sale notes and quotations name customers and products by their ids on the servic
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, TypeVar
 from urllib.parse import urlencode
 
 from connector.builders import Customer, money, unit
-from connector.errors import ServerError, ValidationError
+from connector.errors import ConflictError, NotOfferedError, ServerError, ValidationError
 from connector.http import DOCUMENT_LISTS_TAG, Transport
 from connector.models import IssueResult
-from connector.parsing import parse_bool, parse_date, parse_decimal
+from connector.parsing import parse_bool, parse_date, parse_decimal, split_number
+from connector.person_types import classify
 from connector.resources import (
     InventoryResource as _InventoryFamily,
 )
@@ -42,12 +43,14 @@ from connector.resources import (
 )
 from connector.resources import (
     Resource,
+    offered,
 )
 from connector.resources import (
     SaleNotesResource as _SaleNotesFamily,
 )
 from sunat import catalogs
 from sunat.calendar import peru_now, peru_today
+from sunat.money import to_decimal
 from sunat.rates import IGV_PERCENT, icbper_rate
 from sunat.totals import DocumentTotals, LineAmounts, compute_line, compute_totals
 
@@ -71,18 +74,26 @@ __all__ = [
     "SaleNoteRef",
     "SaleNoteSeries",
     "SaleNotesResource",
+    "Listing",
     "WarehouseStock",
 ]
 
 PersonType = Literal["customers", "suppliers"]
+R = TypeVar("R", bound="_Numbered")
 #: The most pages a list follows (a safety stop against a service whose ``next`` never ends).
 MAX_PAGES = 10_000
 
 
 def _create(
-    resource: Resource, path: str, payload: Mapping[str, Any], form_values: Mapping[str, Any] | None
+    resource: Resource,
+    path: str,
+    payload: Mapping[str, Any],
+    form_values: Mapping[str, Any] | None,
+    *,
+    check: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Run the family's hooks, ``POST`` the final payload and return it with the answer's JSON."""
+    """Run the family's hooks, ``POST`` the final payload and return it with the answer's JSON
+    (``check``: see :meth:`Transport.post`)."""
     plugins = resource._plugins
     body = plugins.prepare_payload(resource.family, dict(payload), dict(form_values or {}))
     problems = plugins.validate_payload(resource.family, body)
@@ -94,7 +105,7 @@ def _create(
             field_errors=problems,
             body=None,
         )
-    response = resource._transport.post(path, body)
+    response = resource._transport.post(path, body, check=check)
     return body, Transport.json(response)
 
 
@@ -105,20 +116,36 @@ def _data(answer: Mapping[str, Any], url: str = "") -> Mapping[str, Any]:
     return data
 
 
-def _pages(transport: Transport, path: str, *, tag: str, fresh: bool) -> Iterator[Mapping[str, Any]]:
-    """The rows of a paginated list, page after page along ``links.next``."""
-    url: str | None = path
-    for _ in range(MAX_PAGES):
-        if not url:
-            return
-        relative = url[len(transport.base_url) :] if url.startswith(transport.base_url) else url
+def _rows_of(body: Any, url: str) -> list[Mapping[str, Any]]:
+    """The rows of a list answer: ``{"data": [...]}``, or the bare array some real endpoints return."""
+    rows = body.get("data") if isinstance(body, Mapping) else body
+    if not isinstance(rows, list):
+        raise ServerError("La lista del servicio no trae 'data'.", body=body, url=url)
+    return [row for row in rows if isinstance(row, Mapping)]
+
+
+def _pages(
+    transport: Transport, path: str, *, tag: str, fresh: bool, what: str = "la lista"
+) -> Iterator[Mapping[str, Any]]:
+    """The rows of a paginated list, page after page. The page URLs are built here (``page=N`` added to
+    the query of ``path``): real tenants' ``links.next`` drops the query (their controllers never
+    ``appends`` it to Laravel's paginator), so following it would walk another list. Stops after
+    ``meta.last_page`` (or when ``links.next`` is empty), telling ``progress`` of long walks."""
+    joiner = "&" if "?" in path else "?"
+    last: int | None = None
+    for page in range(1, MAX_PAGES + 1):
+        relative = f"{path}{joiner}page={page}"
+        if last is not None and last > 2:
+            transport.say(f"Leyendo {what}: página {page} de {last}.")
         body = Transport.json(transport.get(relative, fresh=fresh, tag=tag))
-        rows = body.get("data")
-        if not isinstance(rows, list):
-            raise ServerError("La lista del servicio no trae 'data'.", body=body, url=transport.url(relative))
-        yield from (row for row in rows if isinstance(row, Mapping))
-        links = body.get("links")
-        url = links.get("next") if isinstance(links, Mapping) else None
+        yield from _rows_of(body, transport.url(relative))
+        meta, links = body.get("meta"), body.get("links")
+        if isinstance(meta, Mapping) and meta.get("last_page") is not None:
+            last = int(meta["last_page"])
+            if page >= last:
+                return
+        elif not (isinstance(links, Mapping) and links.get("next")):
+            return
 
 
 def _frame(records: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
@@ -137,7 +164,8 @@ def _text(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Person:
-    """A customer or supplier as the service lists it; ``id`` is its ``customer_id``."""
+    """A customer or supplier as the service lists it; ``id`` is its ``customer_id``; ``type`` is
+    ``customers`` or ``suppliers`` (``""`` when the answer does not say)."""
 
     id: int
     number: str
@@ -150,9 +178,10 @@ class Person:
     country: str = "PE"
     district: str = ""
     enabled: bool = True
+    type: str = ""
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> Person:
+    def from_row(cls, row: Mapping[str, Any], *, person_type: str = "") -> Person:
         return cls(
             id=int(row["id"]),
             number=_text(row.get("number")),
@@ -165,15 +194,46 @@ class Person:
             country=_text(row.get("country_id")) or "PE",
             district=_text(row.get("district_id")),
             enabled=parse_bool(row.get("enabled", True)),
+            type=person_type or _text(row.get("type")),
         )
 
 
 PERSON_COLUMNS = ("id", "number", "name", "identity_type", "address", "email", "telephone", "district")
 
 
+class _PersonSearches:
+    """The customers' and suppliers' searches of a real tenant (see :mod:`connector.person_types`),
+    each text asked once."""
+
+    def __init__(self, transport: Transport, fresh: bool) -> None:
+        self._transport, self._fresh = transport, fresh
+        self._rows: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+
+    def rows(self, which: str, text: str) -> list[Mapping[str, Any]]:
+        key = (which, text)
+        if key not in self._rows:
+            path = (
+                "/api/document/search-customers"
+                if which == "customers"
+                else "/api/purchases/search-suppliers"
+            )
+            relative = f"{path}?{urlencode({'input': text})}"
+            body = Transport.parse(self._transport.get(relative, fresh=self._fresh, tag="persons.lists"))
+            if isinstance(body, Mapping) and isinstance(body.get("data"), Mapping):
+                body = body["data"].get("customers")  # {"success", "data": {"customers": [...]}}
+            self._rows[key] = _rows_of(body, self._transport.url(relative))
+        return self._rows[key]
+
+    def customers(self, text: str) -> set[int]:
+        return {int(row["id"]) for row in self.rows("customers", text)}
+
+    def suppliers(self, text: str) -> set[int]:
+        return {int(row["id"]) for row in self.rows("suppliers", text)}
+
+
 class PersonsResource(_PersonsFamily):
-    """Customers and suppliers: :meth:`save` (create, or edit with ``id``), :meth:`records` (every page),
-    :meth:`frame`."""
+    """Customers and suppliers: :meth:`save` (create, or edit with ``person_id``), :meth:`records`
+    (every page, of the type asked), :meth:`frame`."""
 
     def save(
         self,
@@ -190,8 +250,12 @@ class PersonsResource(_PersonsFamily):
         """Register a person (or edit person ``person_id``); ``fields`` are other keys of §8.15
         (``address``, ``email``, ``telephone``, ``district_id``, ``trade_name`` ...).
 
+        Real tenants' ``POST /api/person`` always registers a new person (``id`` is not fillable), so
+        an edit goes to their ``POST /api/persons/update`` (Pro9, Tukifac); pro5 has none.
+
         :raises ValidationError: a duplicate number or name of the type, a bad identity number, or
             plugins found problems (nothing sent).
+        :raises NotOfferedError: an edit on a tenant without ``/api/persons/update``.
         """
         payload: dict[str, Any] = {
             "type": person_type,
@@ -203,8 +267,13 @@ class PersonsResource(_PersonsFamily):
         }
         if person_id is not None:
             payload["id"] = person_id
-        body, answer = _create(self, "/api/person", payload, form_values)
-        result = Person.from_row(_data(answer))
+        if person_id is not None and self._transport.is_laravel():
+            with offered("la edición de clientes y proveedores"):
+                body, answer = _create(self, "/api/persons/update", payload, form_values)
+            result = Person.from_row(payload, person_type=person_type)  # the answer has no data
+        else:
+            body, answer = _create(self, "/api/person", payload, form_values)
+            result = Person.from_row(_data(answer), person_type=person_type)
         self._transport.invalidate(f"{self.family}.lists")
         self._plugins.issued(self.family, body, result)
         return result
@@ -212,15 +281,37 @@ class PersonsResource(_PersonsFamily):
     def records(
         self, person_type: PersonType = "customers", search: str = "", *, fresh: bool = False
     ) -> list[Person]:
-        """Every person of the type whose name or number contains ``search`` (all pages, by name)."""
+        """Every person of the type whose name or number contains ``search`` (all pages, by name).
+
+        Real tenants answer persons of both types when the name matches, without saying which:
+        :mod:`connector.person_types` tells them apart (a few more searches). pro5 has no paginated
+        list: its customers' and suppliers' searches give the candidates."""
         query = f"?{urlencode({'input': search})}" if search else ""
-        rows = _pages(
-            self._transport,
-            f"/api/persons/{person_type}/records{query}",
-            tag=f"{self.family}.lists",
-            fresh=fresh,
-        )
-        return [Person.from_row(row) for row in rows]
+        path = f"/api/persons/{person_type}/records{query}"
+        label = "la lista de clientes" if person_type == "customers" else "la lista de proveedores"
+        if not self._transport.is_laravel():  # this service filters by type itself
+            rows = _pages(self._transport, path, tag=f"{self.family}.lists", fresh=fresh, what=label)
+            return [Person.from_row(row, person_type=person_type) for row in rows]
+        searches = _PersonSearches(self._transport, fresh)
+        try:
+            with offered(label):
+                candidates = list(
+                    _pages(self._transport, path, tag=f"{self.family}.lists", fresh=fresh, what=label)
+                )
+        except NotOfferedError:
+            candidates = list(
+                {
+                    int(row["id"]): row
+                    for row in (*searches.rows("customers", search), *searches.rows("suppliers", search))
+                }.values()
+            )
+            candidates.sort(key=lambda row: _text(row.get("name")))
+        types = classify(candidates, search, searches.customers, searches.suppliers)
+        return [
+            Person.from_row(row, person_type=person_type)
+            for row in candidates
+            if types.get(int(row["id"])) == person_type
+        ]
 
     def frame(self, person_type: PersonType = "customers", search: str = "") -> pd.DataFrame:
         """:meth:`records` as a DataFrame (columns :data:`PERSON_COLUMNS`)."""
@@ -489,10 +580,18 @@ class InventoryResource(_InventoryFamily):
         return self._move("output", code, quantity, transaction, warehouse_id, form_values)
 
     def kardex(self, item_id: int, *, fresh: bool = False) -> list[KardexMove]:
-        """Every move of product ``item_id``, oldest first (all pages; this service only)."""
-        rows = _pages(
-            self._transport, f"/api/items/{int(item_id)}/kardex", tag=f"{self.family}.lists", fresh=fresh
-        )
+        """Every move of product ``item_id``, oldest first (all pages; this service only: real tenants
+        raise :class:`~connector.errors.NotOfferedError`)."""
+        with offered("el kárdex de sus productos"):
+            rows = list(
+                _pages(
+                    self._transport,
+                    f"/api/items/{int(item_id)}/kardex",
+                    tag=f"{self.family}.lists",
+                    fresh=fresh,
+                    what="el kárdex",
+                )
+            )
         return [KardexMove.from_row(row) for row in rows]
 
     def kardex_frame(self, item_id: int) -> pd.DataFrame:
@@ -551,14 +650,16 @@ class NoteLine:
             "total": money(amounts.total),
             "total_plastic_bag_taxes": money(amounts.icbper),
         }
+        # the embedded product goes always: real tenants store it with the line (sale_note_items.item is
+        # NOT NULL) and print the note from it; this service reads it only to create a product
+        item: dict[str, Any] = {"unit_type_id": self.unit}
+        if self.code:
+            item["internal_id"] = self.code
+        if self.description:
+            item["description"] = self.description
         if self.item_id is not None:
             line["item_id"] = self.item_id
-        else:
-            line["item"] = {
-                "internal_id": self.code,
-                "description": self.description,
-                "unit_type_id": self.unit,
-            }
+        line["item"] = item
         return line
 
 
@@ -575,6 +676,8 @@ class _Sheet:
     customer_id: int | None = None
     customer: Customer | None = None
     currency: str = "PEN"
+    #: Soles per unit of ``currency``; 1 in soles (real tenants' tables require a rate).
+    exchange_rate: Decimal | float | int | str | None = None
     issue_date: dt.date = field(default_factory=peru_today)
     issue_time: dt.time = field(default_factory=_now)
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -584,6 +687,16 @@ class _Sheet:
             raise ValueError("give exactly one of customer_id or customer")
         if not self.lines:
             raise ValueError("at least one line is needed")
+
+    @property
+    def by_ids(self) -> bool:
+        """Whether the customer and every product are named by their ids on the service."""
+        return self.customer is None and all(line.item_id is not None for line in self.lines)
+
+    def with_ids(self, customer_id: int, item_ids: Sequence[int]) -> Self:
+        """The same sheet naming its customer and products by these ids (see :attr:`by_ids`)."""
+        lines = [replace(line, item_id=item_id) for line, item_id in zip(self.lines, item_ids, strict=True)]
+        return replace(self, customer=None, customer_id=customer_id, lines=lines)
 
     def line_amounts(self) -> list[LineAmounts]:
         return [line.amounts(self.issue_date) for line in self.lines]
@@ -601,6 +714,10 @@ class _Sheet:
             "date_of_issue": self.issue_date.isoformat(),
             "time_of_issue": self.issue_time.strftime("%H:%M:%S"),
             "currency_type_id": self.currency,
+            "exchange_rate_sale": unit(to_decimal(self.exchange_rate))
+            if self.exchange_rate is not None
+            else 1,
+            "payments": [],
             "items": [line.to_payload(a) for line, a in zip(self.lines, amounts, strict=True)],
             "total_exportation": money(totals.export),
             "total_taxed": money(totals.taxed),
@@ -627,6 +744,9 @@ class _Sheet:
         return {}
 
 
+_SheetT = TypeVar("_SheetT", bound=_Sheet)
+
+
 @dataclass(frozen=True, kw_only=True)
 class SaleNote(_Sheet):
     """A sale note on the series ``series_id`` (see :meth:`SaleNotesResource.series`)."""
@@ -637,7 +757,11 @@ class SaleNote(_Sheet):
     quotation_id: int | None = None
 
     def _header(self) -> dict[str, Any]:
-        header: dict[str, Any] = {"series_id": self.series_id, "actions": {"format_pdf": self.pdf_format}}
+        header: dict[str, Any] = {
+            "series_id": self.series_id,
+            "prefix": "NV",  # sale_notes.prefix is NOT NULL in real tenants (char(2))
+            "actions": {"format_pdf": self.pdf_format},
+        }
         if self.quotation_id is not None:
             header["quotation_id"] = self.quotation_id
         return header
@@ -737,7 +861,8 @@ class SaleNoteRecord:
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> SaleNoteRecord:
         made = _first(row.get("documents"))
-        customer_id = row.get("customer_id")
+        model = row.get("sale_note") if isinstance(row.get("sale_note"), Mapping) else {}
+        customer_id = row.get("customer_id", model.get("customer_id"))  # type: ignore[union-attr]
         return cls(
             id=int(row["id"]),
             number=_text(row.get("number_full") or row.get("full_number")),
@@ -784,13 +909,160 @@ def _range_query(search: str, start: dt.date | None, end: dt.date | None, **more
     return f"?{urlencode(params)}" if params else ""
 
 
+class Listing(list[R]):
+    """Records as a list call found them: ``complete`` is False when the tenant may hold more of those
+    asked than it returned, and ``note`` then says, in one sentence, what it returned."""
+
+    def __init__(self, records: Iterable[R] = (), *, complete: bool = True, note: str = "") -> None:
+        super().__init__(records)
+        self.complete = complete
+        self.note = note
+
+
+class _Numbered(Protocol):
+    """A listed record numbered ``PREFIX-N`` (sale notes ``NV01-25``, quotations ``COT-8``)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def number(self) -> str: ...
+    @property
+    def date_of_issue(self) -> dt.date | None: ...
+
+
+def _in_range(
+    transport: Transport,
+    latest: Sequence[R],
+    answer: Callable[[str], list[R]],
+    start: dt.date,
+    end: dt.date,
+    *,
+    searched: bool,
+    what: str,
+) -> Listing[R]:
+    """The records of ``start``..``end`` from a real tenant's list, which ignores dates and answers only
+    its latest: the dates are applied here and, while the oldest answered is not older than ``start``,
+    older ones are asked for one number at a time (their lists filter ``input`` by number) within
+    :data:`PAGE_BACK_LIMIT` requests. ``answer(text)`` asks the list with ``input=text``."""
+    found = {r.id: r for r in latest}
+    complete = True
+    if latest and not any(r.date_of_issue is not None and r.date_of_issue < start for r in latest):
+        complete = not searched and _page_back(transport, found, answer, start, what)
+    chosen = sorted(
+        (r for r in found.values() if r.date_of_issue is not None and start <= r.date_of_issue <= end),
+        key=lambda r: (r.date_of_issue, split_number(r.number)[1] or 0),
+        reverse=True,
+    )
+    note = ""
+    if not complete:
+        note = (
+            f"La empresa devolvió solo sus últimas {len(latest)} {what}, sin filtrar por fecha: se "
+            f"muestran las {len(chosen)} emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y} que están "
+            "entre ellas, y puede haber más."
+        )
+    return Listing(chosen, complete=complete, note=note)
+
+
+def _page_back(
+    transport: Transport, found: dict[int, R], answer: Callable[[str], list[R]], start: dt.date, what: str
+) -> bool:
+    """Ask for the records numbered below the lowest listed of each prefix, one number a request, until
+    one was issued before ``start``; False when the tenant does not filter by number, a number cannot
+    be had (a gap, or more newer records share its digits) or the budget ran out."""
+    budget = PAGE_BACK_LIMIT
+    for prefix in sorted({split_number(r.number)[0] for r in found.values()}):
+        numbers = [n for r in found.values() if (n := _number_in(prefix, r)) is not None]
+        number = min(numbers, default=0) - 1
+        while number > 0:
+            if budget == 0:
+                return False
+            budget -= 1
+            transport.say(f"Buscando {what} anteriores: {prefix}-{number}.")
+            answered = answer(str(number))
+            if answered and not any(str(number) in r.number.rpartition("-")[2] for r in answered):
+                return False  # the tenant ignores the number (pro5)
+            found.update((r.id, r) for r in answered)
+            record = next((r for r in answered if r.number == f"{prefix}-{number}"), None)
+            if record is None:
+                return False
+            if record.date_of_issue is not None and record.date_of_issue < start:
+                break
+            number -= 1
+    return True
+
+
+def _number_in(prefix: str, record: _Numbered) -> int | None:
+    head, number = split_number(record.number)
+    return number if head == prefix else None
+
+
+#: Requests a range of sale notes may spend asking a real tenant for older notes one number at a time.
+PAGE_BACK_LIMIT = 120
+
+
+def _by_ids(resource: Resource, sheet: _SheetT) -> _SheetT:
+    """``sheet`` naming its customer and products by ids, registering those that are new: real tenants
+    cannot create them with the note (``force_create_if_not_exist`` makes persons without a district
+    and products without their code in Pro9; pro5 needs ``full_item``; quotations have no such path)."""
+    if sheet.by_ids:
+        return sheet
+    transport, plugins = resource._transport, resource._plugins
+    customer_id = sheet.customer_id
+    if sheet.customer is not None:
+        customer_id = _customer_id(PersonsResource(transport, plugins), sheet.customer)
+    items = ItemsResource(transport, plugins)
+    item_ids = []
+    for line, amounts in zip(sheet.lines, sheet.line_amounts(), strict=True):
+        if line.item_id is not None:
+            item_ids.append(line.item_id)
+            continue
+        found = [p for p in items.search(line.code, limit=50, fresh=True) if p.code == line.code]
+        product = (
+            found[0]
+            if found
+            else items.create(
+                code=line.code,
+                description=line.description,
+                sale_price=amounts.unit_price,
+                unit=line.unit,
+                currency=sheet.currency,
+                affectation=line.affectation,
+            )
+        )
+        item_ids.append(product.id)
+    assert customer_id is not None
+    return sheet.with_ids(customer_id, item_ids)
+
+
+def _customer_id(persons: PersonsResource, customer: Customer) -> int:
+    """The id of the customer with this identity number, registered when new."""
+    for row in _PersonSearches(persons._transport, True).rows("customers", customer.number):
+        if _text(row.get("number")) == customer.number and _text(row.get("identity_document_type_id")) in (
+            customer.identity_type,
+            "",
+        ):
+            return int(row["id"])
+    fields: dict[str, Any] = {
+        "address": customer.address,
+        "email": customer.email,
+        "district_id": customer.ubigeo,
+    }
+    return persons.save(
+        number=customer.number,
+        name=customer.name,
+        identity_type=customer.identity_type,
+        country=customer.country or "PE",
+        **{key: value for key, value in fields.items() if value},
+    ).id
+
+
 class SaleNotesResource(_SaleNotesFamily):
     """Sale notes: :meth:`series`, :meth:`issue` (a :class:`SaleNote` or a raw payload), :meth:`list`
     and :meth:`frame`, :meth:`generate_cpe` (its factura or boleta, once) and :meth:`download_pdf`."""
 
     def series(self) -> list[SaleNoteSeries]:
-        """The tenant's sale-note series (NV01 ...)."""
-        body = Transport.json(self._transport.get("/api/sale-note/series", fresh=True))
+        """The tenant's sale-note series (NV01 ...); real tenants answer a bare JSON array."""
+        response = self._transport.get("/api/sale-note/series", fresh=True)
         return [
             SaleNoteSeries(
                 id=int(row["id"]),
@@ -798,20 +1070,24 @@ class SaleNotesResource(_SaleNotesFamily):
                 establishment_id=int(row.get("establishment_id") or 0),
                 establishment=_text(row.get("establishment_description")),
             )
-            for row in body.get("data") or []
-            if isinstance(row, Mapping)
+            for row in _rows_of(Transport.parse(response), response.url)
         ]
 
     def issue(
         self, note: SaleNote | Mapping[str, Any], *, form_values: Mapping[str, Any] | None = None
     ) -> SaleNoteRef:
-        """Issue a sale note (not sent to SUNAT; its stock leaves the warehouse).
+        """Issue a sale note (not sent to SUNAT; its stock leaves the warehouse). On a real tenant a
+        customer given by its data and products given by code are looked up (or registered) first.
 
         :raises ValidationError: unknown series, customer or product, amounts that do not add up, or
             plugins found problems (nothing sent).
+        :raises OutcomeUnknownError: HTTP 5xx: the note may exist (see :meth:`list`).
         """
+        if isinstance(note, SaleNote) and self._transport.is_laravel():
+            note = _by_ids(self, note)
         payload = note.to_payload() if isinstance(note, SaleNote) else dict(note)
-        body, answer = _create(self, "/api/sale-note", payload, form_values)
+        check = "Búsquela en client.sale_notes.list(fresh=True) antes de emitirla otra vez."
+        body, answer = _create(self, "/api/sale-note", payload, form_values, check=check)
         result = SaleNoteRef.from_body(answer)
         self._transport.invalidate("items.lists")
         self._transport.invalidate(f"{self.family}.lists")
@@ -827,23 +1103,44 @@ class SaleNotesResource(_SaleNotesFamily):
         series: str | None = None,
         issue_date: dt.date | None = None,
         issue_time: dt.time | None = None,
+        due_date: dt.date | None = None,
     ) -> IssueResult:
         """The factura (01) or boleta (03) of a sale note, issued and not sent (send a factura with
-        ``client.documents.send``; boletas go in the day's summary).
+        ``client.documents.send``). Dated today and now unless given; due the day it is issued.
+
+        Real tenants copy the dates from this request (without them the document cannot be saved) and
+        would make a second document of a converted note: the connector refuses that itself when the
+        note is among their latest. Their boleta of a note is of group 01 (``generateCPE`` fixes it): it
+        is sent alone with ``client.documents.send``, a daily summary does not take it.
 
         :raises ConflictError: the note already made its document.
-        :raises NotFoundError: no sale note ``note_id`` in this tenant.
+        :raises NotFoundError: no sale note ``note_id`` in this tenant (real tenants: ``ServerError``).
+        :raises OutcomeUnknownError: HTTP 5xx: the document may exist (it carries the note's
+            external_id).
         """
+        day = issue_date or peru_today()
+        if self._transport.is_laravel():
+            listed = next((n for n in self.list(fresh=True) if n.id == int(note_id)), None)
+            if listed is not None and listed.converted:
+                raise ConflictError(
+                    f"La nota de venta {listed.number} ya generó el comprobante {listed.document}; esta "
+                    "empresa no lo impide y emitiría otro.",
+                    error_code="SALE_NOTE_CONVERTED",
+                )
         payload: dict[str, Any] = {
             "codigo_tipo_documento": document_type,
             "serie_documento": series or ("F001" if document_type == "01" else "B001"),
             "numero_documento": "#",
+            "fecha_de_emision": day.isoformat(),
+            "hora_de_emision": (issue_time or _now()).strftime("%H:%M:%S"),
+            "fecha_de_vencimiento": (due_date or day).isoformat(),
+            "codigo_condicion_de_pago": "01",
         }
-        if issue_date is not None:
-            payload["fecha_de_emision"] = issue_date.isoformat()
-        if issue_time is not None:
-            payload["hora_de_emision"] = issue_time.strftime("%H:%M:%S")
-        response = self._transport.post(f"/api/sale-note/{int(note_id)}/generate-cpe", payload)
+        response = self._transport.post(
+            f"/api/sale-note/{int(note_id)}/generate-cpe",
+            payload,
+            check="Búsquelo en client.documents.latest(fresh=True) antes de generarlo otra vez.",
+        )
         self._transport.invalidate(DOCUMENT_LISTS_TAG)
         self._transport.invalidate(f"{self.family}.lists")
         return IssueResult.from_body(Transport.json(response), response.url)
@@ -853,6 +1150,12 @@ class SaleNotesResource(_SaleNotesFamily):
         path = f"/downloads/salenote/sale_note/{external_id}" + (f"/{fmt}" if fmt else "")
         return Transport.content(self._transport.get(path, retry=False))
 
+    def _answer(self, query: str, fresh: bool) -> list[SaleNoteRecord]:
+        response = self._transport.get(
+            f"/api/sale-note/lists{query}", fresh=fresh, tag=f"{self.family}.lists"
+        )
+        return [SaleNoteRecord.from_row(row) for row in _rows_of(Transport.parse(response), response.url)]
+
     def list(
         self,
         search: str = "",
@@ -861,17 +1164,30 @@ class SaleNotesResource(_SaleNotesFamily):
         end: dt.date | None = None,
         details: bool = False,
         fresh: bool = False,
-    ) -> list[SaleNoteRecord]:
-        """Sale notes: the latest 50, or (``start`` and ``end``) all issued between the two dates,
-        newest first, filtered by number or customer; ``details`` adds each note's lines. Real tenants
-        answer their latest 50 whatever the parameters."""
-        response = self._transport.get(
-            f"/api/sale-note/lists{_range_query(search, start, end, details=int(details))}",
-            fresh=fresh,
-            tag=f"{self.family}.lists",
+    ) -> Listing[SaleNoteRecord]:
+        """Sale notes, newest first: the latest ones, or (``start`` and ``end``) those issued between the
+        two dates; filtered by number or customer; ``details`` adds each note's lines (this service).
+
+        Real tenants ignore the dates and answer their latest 20 (Pro9, Tukifac) or the first 50 by
+        number (pro5): the dates are applied here, and when older notes of the range may be missing the
+        connector asks for them one number at a time (Pro9 and Tukifac filter by number; at most
+        :data:`PAGE_BACK_LIMIT` requests). What could not be had makes ``complete`` False, and ``note``
+        says what the tenant returned."""
+        query = _range_query(search, start, end, details=int(details))
+        if not self._transport.is_laravel():
+            return Listing(self._answer(query, fresh))
+        latest = self._answer(f"?{urlencode({'input': search})}" if search else "", fresh)
+        if start is None or end is None:
+            return Listing(latest)
+        return _in_range(
+            self._transport,
+            latest,
+            lambda text: self._answer(f"?{urlencode({'input': text})}", fresh),
+            start,
+            end,
+            searched=bool(search),
+            what="notas de venta",
         )
-        body = Transport.json(response)
-        return [SaleNoteRecord.from_row(row) for row in body.get("data") or [] if isinstance(row, Mapping)]
 
     def frame(
         self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None
@@ -895,15 +1211,19 @@ class QuotationRef:
     pdf_url: str = ""
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any]) -> QuotationRef:
+    def from_body(cls, body: Mapping[str, Any], sent: Mapping[str, Any] | None = None) -> QuotationRef:
+        """From the answer; what pro5 leaves out comes from the request ``sent`` (its total and customer)
+        and from the number (quotations are numbered by their id: ``COT-8``)."""
         data = _data(body)
+        sent = sent or {}
         customer = data.get("customer") if isinstance(data.get("customer"), Mapping) else {}
+        number = _text(data.get("number_full"))
         return cls(
-            id=int(data["id"]),
-            number=_text(data.get("number_full")),
+            id=int(data.get("id") or split_number(number)[1] or 0),
+            number=number,
             external_id=_text(data.get("external_id")),
-            total=parse_decimal(data.get("total")),
-            customer_id=int(customer.get("id") or 0),  # type: ignore[union-attr]
+            total=parse_decimal(data.get("total", sent.get("total"))),
+            customer_id=int(customer.get("id") or sent.get("customer_id") or 0),  # type: ignore[union-attr]
             pdf_url=_text(data.get("print_a4")),
         )
 
@@ -968,17 +1288,28 @@ class QuotationsResource(_QuotationsFamily):
     def create(
         self, quotation: Quotation | Mapping[str, Any], *, form_values: Mapping[str, Any] | None = None
     ) -> QuotationRef:
-        """Register a quotation (no stock moves).
+        """Register a quotation (no stock moves). On a real tenant a customer given by its data and
+        products given by code are looked up (or registered) first.
 
         :raises ValidationError: unknown customer or product, amounts that do not add up, or plugins
             found problems (nothing sent).
+        :raises OutcomeUnknownError: HTTP 5xx: the quotation may exist (see :meth:`list`).
         """
+        if isinstance(quotation, Quotation) and self._transport.is_laravel():
+            quotation = _by_ids(self, quotation)  # real tenants register neither customers nor products here
         payload = quotation.to_payload() if isinstance(quotation, Quotation) else dict(quotation)
-        body, answer = _create(self, "/api/quotations", payload, form_values)
-        result = QuotationRef.from_body(answer)
+        check = "Búsquela en client.quotations.list(fresh=True) antes de registrarla otra vez."
+        body, answer = _create(self, "/api/quotations", payload, form_values, check=check)
+        result = QuotationRef.from_body(answer, body)
         self._transport.invalidate(f"{self.family}.lists")
         self._plugins.issued(self.family, body, result)
         return result
+
+    def _answer(self, query: str, fresh: bool) -> list[QuotationRecord]:
+        response = self._transport.get(
+            f"/api/quotations/list{query}", fresh=fresh, tag=f"{self.family}.lists"
+        )
+        return [QuotationRecord.from_row(row) for row in _rows_of(Transport.parse(response), response.url)]
 
     def list(
         self,
@@ -987,14 +1318,27 @@ class QuotationsResource(_QuotationsFamily):
         start: dt.date | None = None,
         end: dt.date | None = None,
         fresh: bool = False,
-    ) -> list[QuotationRecord]:
-        """The latest 20 quotations, or (``start`` and ``end``, this service only) all issued between
-        the two dates; filtered by number or customer."""
-        response = self._transport.get(
-            f"/api/quotations/list{_range_query(search, start, end)}", fresh=fresh, tag=f"{self.family}.lists"
+    ) -> Listing[QuotationRecord]:
+        """The latest 20 quotations, or (``start`` and ``end``) all issued between the two dates;
+        filtered by number or customer (real tenants: by the number only).
+
+        Real tenants ignore the dates: they are applied here, older quotations of the range asked for one
+        number at a time, as :meth:`SaleNotesResource.list` does (``complete`` and ``note`` say what
+        could not be had)."""
+        if not self._transport.is_laravel():
+            return Listing(self._answer(_range_query(search, start, end), fresh))
+        latest = self._answer(f"?{urlencode({'input': search})}" if search else "", fresh)
+        if start is None or end is None:
+            return Listing(latest)
+        return _in_range(
+            self._transport,
+            latest,
+            lambda text: self._answer(f"?{urlencode({'input': text})}", fresh),
+            start,
+            end,
+            searched=bool(search),
+            what="cotizaciones",
         )
-        body = Transport.json(response)
-        return [QuotationRecord.from_row(row) for row in body.get("data") or [] if isinstance(row, Mapping)]
 
     def frame(
         self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None

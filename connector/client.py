@@ -22,7 +22,7 @@ from connector.errors import (
     NotFoundError,
     TransportError,
 )
-from connector.http import CacheSettings, Transport
+from connector.http import CacheSettings, Progress, TenantProfile, Transport
 from connector.models import ConnectionStatus
 from connector.plugins import PluginHost, make_plugin_manager
 from connector.resources import SummariesResource, VoidedResource
@@ -48,6 +48,10 @@ class Client:
     :param load_entrypoints: also load installed plugins of the ``facturador`` entry-point group.
     :param plugins_dir: a folder of tenant-local plugin files (``*.py``).
     :param name: a display name (the company), used in :meth:`ping` messages and the repr.
+    :param rate_window: seconds of the tenant's rate-limit window (real tenants: 60 requests a minute);
+        the budget itself is read from their answers (see :class:`~connector.http.RateLimit`).
+    :param progress: called with a Spanish sentence during long waits and walks (the rate limit's
+        waits, pages of a list); settable later as :attr:`progress`.
 
     Resources: ``documents`` and the ticket families ``summaries`` (daily summaries: declare and void
     boletas) and ``voided`` (voided communications of facturas), complete; ``dispatches``,
@@ -67,6 +71,8 @@ class Client:
         load_entrypoints: bool = False,
         plugins_dir: str | Path | None = None,
         name: str | None = None,
+        rate_window: float = 60.0,
+        progress: Progress | None = None,
     ) -> None:
         if cache is True:
             settings: CacheSettings | None = CacheSettings()
@@ -77,7 +83,8 @@ class Client:
         else:
             raise TypeError("cache must be True, False or a CacheSettings")
         self.name = name
-        self._transport = Transport(base_url, token, timeout=timeout, cache=settings)
+        self._transport = Transport(base_url, token, timeout=timeout, cache=settings, rate_window=rate_window)
+        self._transport.progress = progress
         self._plugins = make_plugin_manager(
             plugins, load_entrypoints=load_entrypoints, plugins_dir=plugins_dir
         )
@@ -104,6 +111,20 @@ class Client:
     def timeout(self) -> float:
         """Seconds allowed for each request."""
         return self._transport.timeout
+
+    @property
+    def progress(self) -> Progress | None:
+        """Who hears of long waits and walks (a callable taking a Spanish sentence), or ``None``."""
+        return self._transport.progress
+
+    @progress.setter
+    def progress(self, value: Progress | None) -> None:
+        self._transport.progress = value
+
+    @property
+    def profile(self) -> TenantProfile:
+        """What the answers told of the tenant: a real Facturador PRO or this service, its date styles."""
+        return self._transport.profile
 
     @property
     def plugin_manager(self) -> PluginHost:

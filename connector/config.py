@@ -1,7 +1,8 @@
 """Tenants file: which companies a user works with, and how to reach them.
 
 The file is TOML, at ``$FACTURADOR_TENANTS`` or ``<user config dir>/facturador/tenants.toml``
-(``~/.config/facturador/tenants.toml`` on Linux)::
+(``~/.config/facturador/tenants.toml`` on Linux), else the demo's (:func:`tenants_candidates` lists where
+it is looked for)::
 
     [tenants.acme]
     name = "ACME S.A.C."
@@ -38,6 +39,7 @@ __all__ = [
     "TenantConfigError",
     "demo_tenants_path",
     "load_tenants",
+    "tenants_candidates",
     "tenants_path",
 ]
 
@@ -65,6 +67,10 @@ class TenantConfigError(ValueError):
 
 #: Environment variable of the service's data directory, where ``facturador demo`` writes its tenants file.
 DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
+#: The data directory ``bash scripts/demo.sh`` gives the demo: ``.facturador`` in the repository's root.
+DEMO_FOLDER = ".facturador"
+#: The source checkout this package runs from (an editable install), or ``None`` (an installed wheel).
+_CHECKOUT: Path | None = Path(__file__).resolve().parents[1]
 
 
 def demo_tenants_path() -> Path:
@@ -77,20 +83,38 @@ def demo_tenants_path() -> Path:
     return folder / "tenants.toml"
 
 
-def tenants_path() -> Path:
-    """Where the tenants file is: ``$FACTURADOR_TENANTS``; else ``<user config dir>/facturador/tenants.toml``
-    when it exists; else the demo's file (:func:`demo_tenants_path`) when it exists; else the user config
-    path (where to create one)."""
+def tenants_candidates(start: Path | None = None) -> list[Path]:
+    """Where a tenants file is looked for, in order (:func:`tenants_path` takes the first that exists):
+
+    1. ``$FACTURADOR_TENANTS`` alone, when it is set;
+    2. the user's own file, ``<user config dir>/facturador/tenants.toml``;
+    3. the demo's file in ``$FACTURADOR_DATA_DIR``, when it is set;
+    4. ``.facturador/tenants.toml`` in ``start`` (the current folder) or a folder above it: where
+       ``bash scripts/demo.sh`` writes it, found from the repository and from its ``notebooks/``;
+    5. the same in the source checkout the package runs from;
+    6. the demo's file in the user data folder (``facturador demo`` without a data directory).
+    """
     env = os.environ.get(TENANTS_ENV)
     if env:
-        return Path(env).expanduser()
+        return [Path(env).expanduser()]
     import platformdirs
 
-    user = Path(platformdirs.user_config_dir("facturador")) / "tenants.toml"
-    if user.is_file():
-        return user
-    demo = demo_tenants_path()
-    return demo if demo.is_file() else user
+    found = [Path(platformdirs.user_config_dir("facturador")) / "tenants.toml"]
+    if os.environ.get(DATA_DIR_ENV):
+        found.append(demo_tenants_path())
+    here = (start or Path.cwd()).resolve()
+    found += [folder / DEMO_FOLDER / "tenants.toml" for folder in (here, *here.parents)]
+    if _CHECKOUT is not None and (_CHECKOUT / "pyproject.toml").is_file():
+        found.append(_CHECKOUT / DEMO_FOLDER / "tenants.toml")
+    found.append(Path(platformdirs.user_data_dir("facturador")) / "tenants.toml")
+    return list(dict.fromkeys(found))  # each place once, in order
+
+
+def tenants_path(start: Path | None = None) -> Path:
+    """The tenants file: the first of :func:`tenants_candidates` that exists, else the user's config path
+    (where to create one); ``$FACTURADOR_TENANTS`` whenever it is set."""
+    candidates = tenants_candidates(start)
+    return next((path for path in candidates if path.is_file()), candidates[0])
 
 
 class TenantConfig:
@@ -255,10 +279,12 @@ def load_tenants(path: str | Path | None = None) -> dict[str, TenantConfig]:
     """
     file = Path(path).expanduser() if path is not None else tenants_path()
     if not file.is_file():
+        looked = [file] if path is not None else tenants_candidates()
         raise TenantConfigError(
-            f"No tenants file at {file}. Run `facturador demo` (it writes {demo_tenants_path()}), or "
-            f"create one with a [tenants.<slug>] table per company (base_url and token or token_env) and "
-            f"point {TENANTS_ENV} to it."
+            f"No tenants file: looked at {', '.join(map(str, looked))}. Run the demo (`bash "
+            f"scripts/demo.sh` writes {DEMO_FOLDER}/tenants.toml in the repository), or create a file with a "
+            f"[tenants.<slug>] table per company (base_url and token or token_env) and point {TENANTS_ENV} "
+            "to it."
         )
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))

@@ -39,7 +39,7 @@ from connector.errors import NotFoundError, ServerError, ValidationError
 from connector.http import Transport
 from connector.models import DocumentRecord
 from connector.parsing import coerce_date, parse_date
-from connector.resources import Resource
+from connector.resources import Resource, offered
 from sunat.calendar import peru_now, peru_today
 
 __all__ = [
@@ -449,8 +449,12 @@ class DispatchesResource(Resource):
                 field_errors=problems,
                 body=None,
             )
-        response = self._transport.post(path, body)
-        result = GuideRef.from_body(Transport.json(response), response.url)
+        what = "la guía del transportista" if path == "/api/dispatch-carrier" else "las guías de remisión"
+        with offered(what):
+            response = self._transport.post(
+                path, body, check="Revise las guías de la empresa antes de emitirla otra vez."
+            )
+            result = GuideRef.from_body(Transport.json(response), response.url)
         self._plugins.issued(self.family, body, result)
         return result
 
@@ -526,8 +530,9 @@ class DispatchesResource(Resource):
 
         :raises FacturadorError: unknown guide, already sent (409), or SUNAT's API refused (502).
         """
-        response = self._transport.post("/api/dispatches/send", {"external_id": external_id})
-        body = Transport.json(response)
+        with offered("el envío de guías a SUNAT"):
+            response = self._transport.post("/api/dispatches/send", {"external_id": external_id})
+            body = Transport.json(response)
         raw_data = body.get("data")
         data: Mapping[str, Any] = raw_data if isinstance(raw_data, Mapping) else {}
         ticket = str(data.get("ticket") or "")
@@ -543,11 +548,12 @@ class DispatchesResource(Resource):
         In process (this service's 202, real tenants' state 03) is ``processing=True``, not an error."""
         if not external_id:
             raise ValueError("status() of a guide needs its external_id")
-        response = self._transport.poll("/api/dispatches/status_ticket", {"external_id": external_id})
-        if response.status_code == 202:
-            body = Transport.body(response)
-        else:
-            body = Transport.json(response)
+        with offered("la consulta de tickets de guías"):
+            response = self._transport.poll("/api/dispatches/status_ticket", {"external_id": external_id})
+            if response.status_code == 202:
+                body = Transport.body(response)
+            else:
+                body = Transport.json(response)
         body = dict(body) if isinstance(body, Mapping) else {}
         raw_data = body.get("data")
         data: Mapping[str, Any] = raw_data if isinstance(raw_data, Mapping) else {}
@@ -567,12 +573,13 @@ class DispatchesResource(Resource):
 
     def list(self, start: dt.date | str, end: dt.date | str) -> list[GuideRecord]:
         """Guides issued from ``start`` to ``end`` (``GET /api/dispatches/lists/{start}/{end}``; this
-        service), newest first."""
+        service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
-        response = self._transport.get(
-            f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}", fresh=True
-        )
-        body = Transport.parse(response)
+        with offered("la lista de sus guías de remisión"):
+            response = self._transport.get(
+                f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}", fresh=True
+            )
+            body = Transport.parse(response)
         rows = body.get("data") if isinstance(body, Mapping) else None
         if not isinstance(rows, list):
             raise ServerError(

@@ -15,8 +15,8 @@ from xml.etree import ElementTree
 from connector.builders import Builder
 from connector.errors import FacturadorError, ServerError, ValidationError
 from connector.http import DOCUMENT_LISTS_TAG, Transport
-from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult
-from connector.parsing import coerce_date, gc_paused
+from connector.models import NOTES, DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
+from connector.parsing import coerce_date, gc_paused, parse_date, split_number
 from connector.plugins import PluginHost
 from connector.register import Period, SalesRegister
 from connector.resources import Resource
@@ -37,6 +37,17 @@ _CAC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-
 _CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
 
 
+def reference_of_xml(xml: bytes) -> tuple[str, str] | None:
+    """The document a signed note modifies (``BillingReference/InvoiceDocumentReference``): its number
+    (``F001-12``) and type code, or ``None`` when the XML names none."""
+    root = ElementTree.fromstring(xml)
+    reference = root.find(f"{_CAC}BillingReference/{_CAC}InvoiceDocumentReference")
+    if reference is None:
+        return None
+    number = (reference.findtext(f"{_CBC}ID") or "").strip()
+    return (number, (reference.findtext(f"{_CBC}DocumentTypeCode") or "").strip()) if number else None
+
+
 def issuer_of_xml(xml: bytes) -> tuple[str, str]:
     """The issuer's RUC and registration name in a signed UBL document (``AccountingSupplierParty``)."""
     root = ElementTree.fromstring(xml)
@@ -54,6 +65,18 @@ _PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
 
 def _day(value: dt.date | str, name: str) -> dt.date:
     return coerce_date(value, name)
+
+
+def _how_to_find(body: Mapping[str, Any]) -> str:
+    """How to look for a document whose issuing answered HTTP 5xx (see ``OutcomeUnknownError``)."""
+    series = str(body.get("serie_documento") or "").strip() or "SERIE"
+    number = str(body.get("numero_documento") or "#").strip()
+    if number != "#":
+        return f"Búsquelo con client.documents.find('{series}', {number}) antes de emitirlo otra vez."
+    return (
+        f"Búsquelo entre los últimos de la serie {series} (client.documents.latest(fresh=True)) antes de "
+        "emitirlo otra vez."
+    )
 
 
 class DocumentsResource(Resource):
@@ -100,6 +123,9 @@ class DocumentsResource(Resource):
             refused the payload (``field_errors`` name the fields).
         :raises ConflictError: the concrete number is already registered.
         :raises TransportError: no answer; the document may have been issued (see :meth:`find`).
+        :raises OutcomeUnknownError: HTTP 5xx: real tenants answer their refusals so (``message`` has
+            their words), but it may exist; the message says how to look for it. A request refused by the
+            tenant's rate limit is not one of these: it is sent again, unchanged, after the wait.
         """
         body = payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload))
         body = self._plugins.prepare_payload(self.family, body, dict(form_values or {}))
@@ -114,7 +140,7 @@ class DocumentsResource(Resource):
             )
         if idempotency_key is not None:
             body["offline_id"] = idempotency_key
-        response = self._transport.post("/api/documents", body)
+        response = self._transport.post("/api/documents", body, check=_how_to_find(body))
         result = IssueResult.from_body(Transport.json(response), response.url)
         self._transport.invalidate(_LISTS_TAG)
         self._plugins.issued(self.family, body, result)
@@ -159,6 +185,10 @@ class DocumentsResource(Resource):
                 body=body,
                 url=response.url,
             )
+        if rows and isinstance(rows[0], dict):
+            first = str(rows[0].get("date_of_issue") or "")
+            self._transport.profile.list_dates = "d-m-Y" if first[2:3] == "-" else "Y-m-d"
+        link_notes(rows)
         documents = DocumentList(rows, from_cache=from_cache, url=response.url)
         self._parsed[path] = (stamp, documents)  # one entry per path: the latest answer, parsed
         return documents
@@ -189,6 +219,7 @@ class DocumentsResource(Resource):
         """
         month = Period.of(period)
         listed = self.list(month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), month.end, fresh=fresh)
+        self._read_references(listed.rows, month.start, month.end)
         if ruc is None or name is None:
             found_ruc, found_name = self._issuer(listed[:1])
             ruc, name = ruc or found_ruc, name or found_name
@@ -198,6 +229,41 @@ class DocumentsResource(Resource):
         if folder is not None:
             register.write(folder, kinds)
         return register
+
+    def _read_references(self, rows: list[dict[str, Any]], start: dt.date, end: dt.date) -> None:
+        """The modified document of each note of ``start``..``end`` its row does not name, from the note's
+        signed XML (``BillingReference``; the XML is cached a day): real tenants' lists never say it. Its
+        date comes from the listed rows when that document is among them."""
+        pending = [
+            row
+            for row in rows
+            if row.get("document_type_id") in NOTES
+            and not row.get("affected_document")
+            and row.get("external_id")
+            and (day := parse_date(row.get("date_of_issue"))) is not None
+            and start <= day <= end
+        ]
+        if not pending:
+            return
+        dates = {str(row.get("number") or "").upper(): row.get("date_of_issue") for row in rows}
+        for index, note in enumerate(pending, 1):
+            self._transport.say(
+                f"Leyendo el documento modificado de {note.get('number')} ({index} de {len(pending)})."
+            )
+            try:
+                found = reference_of_xml(self.download_xml(str(note["external_id"])))
+            except (FacturadorError, ValueError, ElementTree.ParseError):
+                continue
+            if found is None:
+                continue
+            number, document_type = found
+            series, correlative = split_number(number)
+            note["affected_document"] = {
+                "document_type_id": document_type,
+                "series": series,
+                "number": correlative,
+                "date_of_issue": dates.get(number.upper()),
+            }
 
     def _issuer(self, records: Sequence[DocumentRecord]) -> tuple[str, str]:
         """The issuer's RUC and name from the first document's signed XML (cached a day); the RUC from a

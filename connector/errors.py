@@ -11,8 +11,14 @@ class                             when
                                   plugin's ``facturador_validate_payload`` found problems
                                   (then ``status`` is ``None``: nothing was sent)
 :class:`NotFoundError`            HTTP 404
+:class:`NotOfferedError`          HTTP 404 of a route the tenant's code base lacks (a
+                                  ``NotFoundError`` whose message says what it does not offer)
 :class:`ConflictError`            HTTP 409 (e.g. ``DUPLICATE_DOCUMENT``)
 :class:`ServerError`              HTTP 5xx, or a 2xx answer that is not the JSON expected
+:class:`OutcomeUnknownError`      HTTP 5xx to a call that issues something: it may exist
+                                  (a ``ServerError`` that says how to check)
+:class:`RateLimitError`           the tenant's rate limit refused the request again after the
+                                  waits (a ``ServerError``: nothing was processed)
 :class:`TransportError`           no HTTP answer: connection refused, DNS, timeout
 :class:`FacturadorError`          any other status (405, 413, 429 after retries, ...)
 ================================  ==========================================================
@@ -23,7 +29,10 @@ Envelopes understood by :func:`error_from_response` (reference §2.3):
 * real tenants' business errors, **HTTP 500** ``{"success": false, "message": "La serie ingresada F001,
   es incorrecta."}`` (+ ``file``/``line`` in P5). They are mapped to :class:`ServerError` like any 500,
   with the service's message: a client cannot tell a business rule from a PHP crash by the status, and
-  guessing from message texts would break silently when a tenant changes them. Read ``message``;
+  guessing from message texts would break silently when a tenant changes them. Read ``message``.
+  Three texts are read, because the framework under every real tenant writes them, not the tenant:
+  the rate limit's refusal (:func:`throttled`), a file not on disk (:func:`missing_file`) and a route
+  that does not exist (:func:`missing_route`); see ``docs/real_tenants.md``;
 * HTTP 200 with ``{"success": false, "message": ...}`` (login, dispatches, inventory) →
   :class:`ValidationError` with ``status == 200``;
 * Laravel validation, HTTP 422 whose ``message`` is ``{"field": ["msg", ...]}`` → ``field_errors``;
@@ -46,11 +55,28 @@ __all__ = [
     "FacturadorError",
     "FieldError",
     "NotFoundError",
+    "NotOfferedError",
+    "OutcomeUnknownError",
+    "RateLimitError",
     "ServerError",
     "TransportError",
     "ValidationError",
     "error_from_response",
+    "missing_file",
+    "missing_route",
+    "not_offered",
+    "throttled",
 ]
+
+#: How the real services' handler (and this service) say that a route does not exist.
+MISSING_ROUTE_MESSAGE = "No se encontró la URL especificada"
+#: What real tenants answer, as HTTP 500, for a file that is not on their disk (Flysystem 3 and 1).
+_MISSING_FILE = ("Unable to retrieve the file_size", "Unable to read file", "File not found at path")
+#: What a real tenant answers, as HTTP 500, when its rate limit refuses a request: Laravel's
+#: ``ThrottleRequestsException`` has code 0 and the handler builds its JSON answer with that status, which
+#: Symfony refuses with the second text (``app/Exceptions/Handler.php`` of Pro9, Tukifac, pro5); the
+#: first is the exception's own message, should a tenant's handler show it.
+THROTTLE_MESSAGES = frozenset({"Too Many Attempts.", 'The HTTP status code "0" is not valid.'})
 
 
 @dataclass(frozen=True)
@@ -131,6 +157,11 @@ class NotFoundError(FacturadorError):
     """HTTP 404: unknown document, unknown tenant or wrong URL."""
 
 
+class NotOfferedError(NotFoundError):
+    """The tenant has no such endpoint: its code base lacks the route (real tenants answer HTTP 404
+    ``No se encontró la URL especificada``). ``message`` says in one sentence what it does not offer."""
+
+
 class ConflictError(FacturadorError):
     """HTTP 409: the request clashes with stored data (a document number already registered)."""
 
@@ -140,6 +171,21 @@ class ServerError(FacturadorError):
 
     Real Facturador PRO tenants answer business errors as HTTP 500 ``{"success": false, "message"}``:
     the message is kept, so ``str(error)`` shows it."""
+
+
+class OutcomeUnknownError(ServerError):
+    """An issuing call answered HTTP 5xx: real tenants answer their business refusals that way too, so
+    the document may or may not exist. ``message`` starts with the service's words (also in
+    ``reason``) and says how to check before issuing again."""
+
+    def __init__(self, message: str, *, reason: str = "", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.reason = reason
+
+
+class RateLimitError(ServerError):
+    """The tenant refused the request for its rate limit (60 a minute) even after waiting for the
+    window to pass: nothing was processed; try again later."""
 
 
 class TransportError(FacturadorError):
@@ -220,3 +266,36 @@ def error_from_response(status: int, body: Any, url: str | None = None) -> Factu
     else:
         cls = _STATUS_CLASSES.get(status, FacturadorError)
     return cls(message, status=status, error_code=error_code, field_errors=field_errors, body=body, url=url)
+
+
+def _message_of(body: Any) -> str:
+    if isinstance(body, Mapping):
+        message = body.get("message")
+        return message.strip() if isinstance(message, str) else ""
+    return body.strip() if isinstance(body, str) else ""
+
+
+def throttled(status: int, body: Any) -> bool:
+    """Whether an answer is the tenant's rate limit refusing the request (HTTP 429, or a real tenant's
+    HTTP 500 with one of :data:`THROTTLE_MESSAGES`): the request was not processed."""
+    return status == 429 or (status == 500 and _message_of(body) in THROTTLE_MESSAGES)
+
+
+def missing_file(status: int, body: Any) -> bool:
+    """Whether an answer to a download says the file is not there (real tenants: HTTP 500)."""
+    return status == 500 and _message_of(body).startswith(_MISSING_FILE)
+
+
+def missing_route(error: FacturadorError) -> bool:
+    """Whether a 404 says the route itself does not exist (the tenant lacks the endpoint), not a record:
+    the handler's :data:`MISSING_ROUTE_MESSAGE`, or a page that is not JSON."""
+    if not isinstance(error, NotFoundError):
+        return False
+    return not isinstance(error.body, Mapping) or _message_of(error.body) == MISSING_ROUTE_MESSAGE
+
+
+def not_offered(what: str, error: FacturadorError) -> NotOfferedError:
+    """The :class:`NotOfferedError` of a missing route: "Esta empresa no ofrece ``what`` por su API."."""
+    return NotOfferedError(
+        f"Esta empresa no ofrece {what} por su API.", status=error.status, body=error.body, url=error.url
+    )

@@ -19,6 +19,15 @@ tenant must not share entries. Backends: SQLite (default) in ``<user cache dir>/
 token cannot be read back; or ``memory``, private to the :class:`Transport`. Expiry is explicit for
 every request: see :class:`CacheSettings`.
 
+**Rate limits.** Real tenants let a user make 60 requests a minute (Laravel's ``throttle:60,1``): every
+answer says ``X-RateLimit-Limit`` and ``X-RateLimit-Remaining``, and a request over the limit gets an
+HTTP 500 that was not processed (:func:`connector.errors.throttled`). :class:`RateLimit` reads those
+headers, waits for the window to pass before the budget runs out, and when a request was refused anyway
+waits and sends it again, the same request (reads and issuing alike: the refusal comes before the
+tenant's code runs), at most :data:`THROTTLE_RETRIES` times. The same headers tell a real tenant from
+this project's service (:attr:`TenantProfile.laravel`). Long waits and walks are reported through
+``progress`` (a callable taking a Spanish sentence).
+
 The token lives only in the sessions' headers: it is not logged, not stored by the cache, and not in
 any exception or ``repr``.
 """
@@ -30,9 +39,10 @@ import json
 import logging
 import os
 import re
+import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +50,16 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from connector.errors import ServerError, TransportError, error_from_response
+from connector.errors import (
+    NotFoundError,
+    OutcomeUnknownError,
+    RateLimitError,
+    ServerError,
+    TransportError,
+    error_from_response,
+    missing_file,
+    throttled,
+)
 
 _orjson: Any
 try:  # a faster JSON parser when the service extra is installed (20,000-row lists)
@@ -48,7 +67,14 @@ try:  # a faster JSON parser when the service extra is installed (20,000-row lis
 except ImportError:  # pragma: no cover - depends on the environment
     _orjson = None
 
-__all__ = ["DOCUMENT_LISTS_TAG", "CacheSettings", "Transport", "cache_directory"]
+__all__ = [
+    "DOCUMENT_LISTS_TAG",
+    "CacheSettings",
+    "RateLimit",
+    "TenantProfile",
+    "Transport",
+    "cache_directory",
+]
 
 logger = logging.getLogger("connector")
 
@@ -58,6 +84,93 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 #: Tag of the cached document lists (:meth:`Transport.invalidate`): every call that changes documents'
 #: states (issuing, sending, summaries, voided communications and their tickets) drops them.
 DOCUMENT_LISTS_TAG = "documents.lists"
+#: Times a request refused by the tenant's rate limit is sent again (each after the window passed).
+THROTTLE_RETRIES = 3
+#: Requests kept in reserve before the window's end is awaited (another tab of the same user may need one).
+RATE_RESERVE = 1
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class RateLimit:
+    """A tenant's request budget as its answers state it (``X-RateLimit-Limit``/``-Remaining``) and the
+    waits it imposes. The window opens with its first request and lasts ``window`` seconds (Laravel's
+    ``RateLimiter``); the start is taken as the moment of the first request seen with a higher
+    ``remaining`` than the one before (never earlier than the truth, so the waits are long enough)."""
+
+    window: float = 60.0
+    limit: int | None = None
+    remaining: int | None = None
+    started: float | None = None
+    progress: Progress | None = None
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def before(self) -> None:
+        """Wait for the next window when this one's budget is spent."""
+        with self._lock:
+            spent = self.limit is not None and self.remaining is not None and self.remaining <= RATE_RESERVE
+        if spent:
+            self._wait_for_window()
+
+    def after(self, response: requests.Response, sent: float) -> None:
+        """Read the budget an answer states (cached answers say nothing of now)."""
+        if getattr(response, "from_cache", False):
+            return
+        limit, remaining = (
+            _int_header(response, "X-RateLimit-Limit"),
+            _int_header(response, "X-RateLimit-Remaining"),
+        )
+        if limit is None or remaining is None:
+            return
+        with self._lock:
+            if self.remaining is None or remaining > self.remaining:
+                self.started = sent
+            self.limit, self.remaining = limit, remaining
+
+    def refused(self) -> None:
+        """The tenant refused a request for its limit: wait for the window to pass."""
+        with self._lock:
+            self.remaining = 0
+        self._wait_for_window()
+
+    def _wait_for_window(self) -> None:
+        with self._lock:
+            start = self.started if self.started is not None else self.clock()
+            wait = start + self.window - self.clock() + 0.05
+            limit = self.limit
+        if wait > 0:
+            if self.progress is not None:
+                many = f"{limit} solicitudes" if limit else "un número limitado de solicitudes"
+                per = "por minuto" if self.window == 60 else f"cada {self.window:g} s"
+                self.progress(f"Esperando {wait:.0f} s: la empresa atiende {many} {per}.")
+            self.sleep(wait)
+        with self._lock:
+            self.remaining, self.started = None, None
+
+
+def _int_header(response: requests.Response, name: str) -> int | None:
+    value = response.headers.get(name)
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+@dataclass
+class TenantProfile:
+    """What the connector learned of the tenant from its answers.
+
+    ``laravel`` is True for a real Facturador PRO tenant (its answers carry Laravel's rate-limit headers;
+    this project's service's do not), ``None`` before the first answer. ``list_dates`` is how its document
+    lists write dates (``"d-m-Y"`` in Pro9 and Tukifac, ``"Y-m-d"`` in pro5 and this service);
+    ``voided_dates`` how ``POST /api/voided`` read its date the last time it worked."""
+
+    laravel: bool | None = None
+    list_dates: str | None = None
+    voided_dates: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,7 +256,15 @@ def _body_of(response: requests.Response) -> Any:
 class Transport:
     """The HTTP side of one :class:`~connector.Client` (one tenant, one token)."""
 
-    def __init__(self, base_url: str, token: str, *, timeout: float, cache: CacheSettings | None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: float,
+        cache: CacheSettings | None,
+        rate_window: float = 60.0,
+    ) -> None:
         if not base_url or not re.match(r"^https?://", base_url):
             raise ValueError(f"base_url must start with http:// or https:// (got {base_url!r})")
         if not token:
@@ -152,6 +273,8 @@ class Transport:
         self.timeout = float(timeout)
         self.cache_settings = cache
         self._tagged: dict[str, set[str]] = {}
+        self.rate = RateLimit(window=float(rate_window))
+        self.profile = TenantProfile()
         headers = {
             "Authorization": f"Bearer {token}",
             "Accept": "application/json",
@@ -193,6 +316,27 @@ class Transport:
         return f"{self.base_url}/{path.lstrip('/')}"
 
     @property
+    def progress(self) -> Progress | None:
+        """Who hears of long waits and walks (a callable taking a Spanish sentence), or ``None``."""
+        return self.rate.progress
+
+    @progress.setter
+    def progress(self, value: Progress | None) -> None:
+        self.rate.progress = value
+
+    def say(self, sentence: str) -> None:
+        """Tell :attr:`progress` how a long walk goes."""
+        if self.rate.progress is not None:
+            self.rate.progress(sentence)
+
+    def is_laravel(self) -> bool:
+        """Whether the tenant is a real Facturador PRO (see :class:`TenantProfile`); asks its cheapest
+        endpoint (the sale-note series) when no answer told yet."""
+        if self.profile.laravel is None:
+            self._send(self._writes, "GET", "/api/sale-note/series", timeout=None)
+        return bool(self.profile.laravel)
+
+    @property
     def cached(self) -> bool:
         """True when reads go through a cache."""
         return self.cache_settings is not None
@@ -229,7 +373,8 @@ class Transport:
         retry: bool = True,
         tag: str | None = None,
     ) -> requests.Response:
-        """``GET`` through the cache (unless ``retry`` is False: then uncached and without retries).
+        """``GET`` through the cache (unless ``retry`` is False: then uncached, without retries and
+        without waiting for the tenant's rate limit).
 
         ``expire_after`` (seconds) overrides the default expiry; ``fresh`` sends the request even when a
         cached answer exists, and stores the new one; ``tag`` files the URL for :meth:`invalidate`."""
@@ -242,7 +387,7 @@ class Transport:
                 kwargs["force_refresh"] = True
             if tag is not None:
                 self._tagged.setdefault(tag, set()).add(self.url(path))
-        return self._send(session, "GET", path, timeout=timeout, **kwargs)
+        return self._send(session, "GET", path, timeout=timeout, patient=retry, **kwargs)
 
     def post(
         self,
@@ -251,11 +396,29 @@ class Transport:
         *,
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
+        check: str | None = None,
     ) -> requests.Response:
-        """``POST`` that changes state: never retried, never cached; ``headers`` are added to the tenant's
-        (e.g. ``Idempotency-Key``)."""
+        """``POST`` that changes state: never cached, and sent again only when the tenant's rate limit
+        refused it unprocessed; ``headers`` are added to the tenant's (e.g. ``Idempotency-Key``).
+
+        ``check`` marks a call that issues something: an HTTP 5xx answer (real tenants answer their
+        refusals so, and a crash after saving looks the same) raises
+        :class:`~connector.errors.OutcomeUnknownError`, whose message ends with ``check``: how to see
+        whether it exists before issuing again."""
         extra: dict[str, Any] = {"headers": dict(headers)} if headers else {}
-        return self._send(self._writes, "POST", path, json=dict(payload), timeout=timeout, **extra)
+        response = self._send(self._writes, "POST", path, json=dict(payload), timeout=timeout, **extra)
+        if check is not None and response.status_code >= 500:
+            error = error_from_response(response.status_code, _body_of(response), response.url)
+            assert error is not None
+            raise OutcomeUnknownError(
+                f"{error.message} — el servicio respondió HTTP {response.status_code} y pudo haberlo "
+                f"registrado igual. {check}",
+                status=response.status_code,
+                body=error.body,
+                url=response.url,
+                reason=error.message,
+            )
+        return response
 
     def poll(
         self, path: str, payload: Mapping[str, Any], *, timeout: float | None = None
@@ -265,16 +428,67 @@ class Transport:
         return self._send(self._reads, "POST", path, json=dict(payload), timeout=timeout)
 
     def _send(
-        self, session: requests.Session, method: str, path: str, *, timeout: float | None, **kwargs: Any
+        self,
+        session: requests.Session,
+        method: str,
+        path: str,
+        *,
+        timeout: float | None,
+        patient: bool = True,
+        **kwargs: Any,
     ) -> requests.Response:
+        """Send one request; a ``patient`` one waits out the tenant's rate limit (before the budget runs
+        out, and after a refusal, up to :data:`THROTTLE_RETRIES` times); an impatient one (a connection
+        check) raises :class:`RateLimitError` at the first refusal."""
         url = self.url(path)
+        retries = THROTTLE_RETRIES if patient else 0
+        for attempt in range(retries + 1):
+            if patient:
+                self.rate.before()
+            response = self._request(session, method, path, url, timeout, **kwargs)
+            if response.status_code not in (429, 500) or not throttled(
+                response.status_code, _body_of(response)
+            ):
+                return response  # (a list's body is only parsed once, by its reader)
+            if attempt == retries:
+                break
+            logger.info("%s %s refused by the rate limit; waiting for the next window", method, url)
+            self.rate.refused()
+        raise RateLimitError(
+            "La empresa rechazó la solicitud sin procesarla, varias veces, por su límite de solicitudes "
+            "por minuto (o porque la empresa está bloqueada): intente otra vez en unos minutos.",
+            status=response.status_code,
+            body=_body_of(response),
+            url=url,
+        )
+
+    def _request(
+        self,
+        session: requests.Session,
+        method: str,
+        path: str,
+        url: str,
+        timeout: float | None,
+        **kwargs: Any,
+    ) -> requests.Response:
         started = time.perf_counter()
+        sent = self.rate.clock()
         try:
             response = session.request(method, url, timeout=timeout or self.timeout, **kwargs)
         except requests.Timeout as exc:
             raise TransportError(_timeout_message(method, path, timeout or self.timeout), url=url) from exc
         except requests.RequestException as exc:
             raise TransportError(f"No se pudo conectar con el servicio ({_reason(exc)}).", url=url) from exc
+        self.rate.after(response, sent)
+        if (
+            path.startswith("/api/")
+            and not getattr(response, "from_cache", False)
+            and not self.profile.laravel
+        ):
+            if "X-RateLimit-Limit" in response.headers:
+                self.profile.laravel = True
+            elif 200 <= response.status_code < 300:  # errors before the middleware carry no headers
+                self.profile.laravel = False
         logger.debug(
             "%s %s -> %s in %.0f ms%s",
             method,
@@ -321,7 +535,15 @@ class Transport:
         """The bytes of a successful download; raise the mapped error otherwise."""
         if 200 <= response.status_code < 300:
             return bytes(response.content)
-        error = error_from_response(response.status_code, _body_of(response), response.url)
+        body = _body_of(response)
+        if missing_file(response.status_code, body):  # real tenants answer a missing file as HTTP 500
+            raise NotFoundError(
+                "El servicio no tiene ese archivo (aún no existe).",
+                status=response.status_code,
+                body=body,
+                url=response.url,
+            )
+        error = error_from_response(response.status_code, body, response.url)
         assert error is not None
         raise error
 

@@ -245,6 +245,42 @@ class AffectedRef:
         )
 
 
+NOTES = ("07", "08")
+
+
+def link_notes(rows: Sequence[dict[str, Any]]) -> int:
+    """Give each credit or debit note row without ``affected_document`` the document it modifies, when
+    that document is among ``rows``: real tenants never fill ``affected_document`` in their lists
+    (``DocumentCollection.php`` sets it to null), but each factura's and boleta's row lists its notes by
+    number (``notes[].description``). Returns how many notes stay without it (their document is not in
+    ``rows``, or the note named it by series and number only)."""
+    pending = [
+        row for row in rows if row.get("document_type_id") in NOTES and not row.get("affected_document")
+    ]
+    if not pending:
+        return 0
+    modified: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        for entry in row.get("notes") or ():
+            if isinstance(entry, Mapping) and entry.get("description"):
+                modified[str(entry["description"]).upper()] = row
+    unlinked = 0
+    for note in pending:
+        document = modified.get(str(note.get("number") or "").upper())
+        if document is None:
+            unlinked += 1
+            continue
+        series, number = split_number(str(document.get("number") or ""))
+        note["affected_document"] = {
+            "document_type_id": str(document.get("document_type_id") or ""),
+            "series": series,
+            "number": number,
+            "date_of_issue": document.get("date_of_issue"),
+            "external_id": str(document.get("external_id") or ""),
+        }
+    return unlinked
+
+
 @dataclass(frozen=True)
 class DocumentRecord:
     """One row of ``GET /api/documents/lists[/{start}/{end}]``, typed.

@@ -13,12 +13,21 @@ and callers can already name them (``family="dispatches"`` in hooks).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Literal
 
-from connector.errors import FieldError, ServerError, ValidationError
+from connector.errors import (
+    FieldError,
+    NotFoundError,
+    NotOfferedError,
+    ServerError,
+    ValidationError,
+    missing_route,
+    not_offered,
+)
 from connector.forms import FormField
 from connector.http import DOCUMENT_LISTS_TAG, Transport
 from connector.models import SummaryRecord, TicketRef, TicketStatus, in_process_message
@@ -28,6 +37,7 @@ from sunat.calendar import peru_today
 
 __all__ = [
     "TICKET_LISTS_TAG",
+    "offered",
     "InventoryResource",
     "ItemsResource",
     "PersonsResource",
@@ -47,6 +57,38 @@ DateFormat = Literal["Y-m-d", "d-m-Y"]
 DATE_FIELD = "fecha_de_emision_de_documentos"
 #: Tag of the cached lists of summaries and voided communications (dropped by every change).
 TICKET_LISTS_TAG = "tickets.lists"
+
+
+@contextlib.contextmanager
+def offered(what: str) -> Iterator[None]:
+    """Turn the 404 of a route the tenant lacks into a :class:`~connector.errors.NotOfferedError`
+    ("Esta empresa no ofrece ``what`` por su API."); a 404 of a record stays a ``NotFoundError``."""
+    try:
+        yield
+    except NotFoundError as exc:
+        if isinstance(exc, NotOfferedError) or not missing_route(exc):
+            raise
+        raise not_offered(what, exc) from exc
+
+
+#: What PHP's date parser says of a date in another format (``Carbon::createFromFormat``).
+_DATE_PARSE_ERRORS = (
+    "separation symbol",
+    "Trailing data",
+    "digit",
+    "Data missing",
+    "Unexpected data",
+    "Not enough data",
+)
+#: What the voided validation says when no document of that date matches (pro5 compares the text as is).
+_NO_DOCUMENT_THAT_DAY = "la fecha indica no corresponde"
+
+
+def _date_format_refused(error: ServerError, sent: str) -> bool:
+    """Whether a refused voided communication says the tenant reads its date the other way."""
+    return any(text in error.message for text in _DATE_PARSE_ERRORS) or (
+        sent == "d-m-Y" and _NO_DOCUMENT_THAT_DAY in error.message
+    )
 
 
 class Resource:
@@ -107,14 +149,16 @@ class TicketResource(Resource):
     ``facturador_issued`` with the :class:`TicketRef`, and drops this client's cached document lists
     (the documents changed state). Status polls are idempotent and go through the retrying read path
     (:meth:`Transport.poll`); a processed answer also drops the cached lists. :meth:`latest` and
-    :meth:`list` read this service's lists of summaries (real tenants have none: 404, a
-    :class:`~connector.errors.NotFoundError`).
+    :meth:`list` read this service's lists of summaries (real tenants have none: a
+    :class:`~connector.errors.NotOfferedError` says so).
     """
 
     #: ``POST`` path that creates one, and its ``/status``.
     path: ClassVar[str] = ""
     #: Folder of its files under ``/downloads/``.
     downloads: ClassVar[str] = ""
+    #: Its lists, as "Esta empresa no ofrece ... por su API." names them.
+    listed: ClassVar[str] = ""
 
     def _create(self, payload: dict[str, Any], form_values: Mapping[str, Any] | None) -> TicketRef:
         body = self._plugins.prepare_payload(self.family, payload, dict(form_values or {}))
@@ -164,8 +208,9 @@ class TicketResource(Resource):
         return result
 
     def _records(self, path: str, *, expire_after: float | None, fresh: bool) -> list[SummaryRecord]:
-        response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=TICKET_LISTS_TAG)
-        body = Transport.parse(response)
+        with offered(self.listed):  # real tenants have no lists of them
+            response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=TICKET_LISTS_TAG)
+            body = Transport.parse(response)
         rows = body.get("data") if isinstance(body, dict) else body
         if not isinstance(rows, list):
             raise ServerError(
@@ -177,7 +222,8 @@ class TicketResource(Resource):
         return [SummaryRecord.from_row(row) for row in rows if isinstance(row, Mapping)]
 
     def latest(self, *, fresh: bool = False) -> list[SummaryRecord]:
-        """The latest 100 of this family, newest first (``GET {path}/lists``; this service only)."""
+        """The latest 100 of this family, newest first (``GET {path}/lists``; this service only: real
+        tenants raise :class:`~connector.errors.NotOfferedError`)."""
         return self._records(f"{self.path}/lists", expire_after=None, fresh=fresh)
 
     def list(self, start: dt.date | str, end: dt.date | str, *, fresh: bool = False) -> list[SummaryRecord]:
@@ -215,17 +261,28 @@ class SummariesResource(TicketResource):
     family: ClassVar[str] = "summaries"
     path: ClassVar[str] = "/api/summaries"
     downloads: ClassVar[str] = "summary"
+    listed: ClassVar[str] = "la lista de sus resúmenes diarios"
 
-    def declare(self, day: dt.date | str, *, form_values: Mapping[str, Any] | None = None) -> TicketRef:
+    def declare(
+        self,
+        day: dt.date | str,
+        *,
+        generated_on: dt.date | str | None = None,
+        form_values: Mapping[str, Any] | None = None,
+    ) -> TicketRef:
         """Declare the boletas and boleta notes issued on ``day`` that are still registered (01).
 
         The service chooses the documents (all of that day, 500 per summary: more summaries when there
-        are more, listed in :attr:`TicketRef.summaries`).
+        are more, listed in :attr:`TicketRef.summaries`). ``generated_on`` (this service's extension
+        ``fecha_de_generacion``, for a tenant that takes past dates, as while seeding history) dates the
+        summary between ``day`` and today instead of today.
 
         :raises ValidationError: no registered boletas that day (this service: 422 ``NO_DOCUMENTS``;
             real tenants answer HTTP 500, a :class:`ServerError`), or plugins found problems.
         """
         payload = {DATE_FIELD: coerce_date(day, "day").isoformat(), "codigo_tipo_proceso": "1"}
+        if generated_on is not None:
+            payload["fecha_de_generacion"] = coerce_date(generated_on, "generated_on").isoformat()
         return self._create(payload, form_values)
 
     def void(
@@ -258,30 +315,50 @@ class VoidedResource(TicketResource):
     family: ClassVar[str] = "voided"
     path: ClassVar[str] = "/api/voided"
     downloads: ClassVar[str] = "voided"
+    listed: ClassVar[str] = "la lista de sus comunicaciones de baja"
 
     def void(
         self,
         day: dt.date | str,
         documents: VoidItems,
         *,
-        date_format: DateFormat = "Y-m-d",
+        date_format: DateFormat | None = None,
         form_values: Mapping[str, Any] | None = None,
     ) -> TicketRef:
         """Void facturas and factura notes issued on ``day``.
 
+        The date goes as the tenant reads it: Pro9 and Tukifac parse ``d-m-Y``, pro5 compares the text
+        with ``Y-m-d`` dates, this service takes both. The connector writes it as the tenant's document
+        lists write theirs (the same code bases differ the same way), ``Y-m-d`` before any list; when the
+        tenant refuses the date's format it sends the request once more with the other one (a refused
+        communication registers nothing) and remembers what worked.
+
         :param documents: ``(external_id, reason)`` pairs, or ``{external_id: reason}``; every reason is
             required.
-        :param date_format: how the tenant reads the date: ``"Y-m-d"`` (P4/P5 tenants, this service) or
-            ``"d-m-Y"`` (P9 tenants; this service takes both).
+        :param date_format: ``"Y-m-d"`` or ``"d-m-Y"`` to force one (no second try).
         :raises ValidationError: an empty list or a missing reason (nothing sent), or the service
             refused a document (unknown, another day, a boleta, not accepted).
         """
-        if date_format not in ("Y-m-d", "d-m-Y"):
+        if date_format not in (None, "Y-m-d", "d-m-Y"):
             raise ValueError(f"date_format must be 'Y-m-d' or 'd-m-Y' (got {date_format!r})")
         first = coerce_date(day, "day")
-        text = first.isoformat() if date_format == "Y-m-d" else first.strftime("%d-%m-%Y")
-        payload = {DATE_FIELD: text, "documentos": _void_documents(documents, reason_required=True)}
-        return self._create(copy.deepcopy(payload), form_values)
+        entries = _void_documents(documents, reason_required=True)
+        profile = self._transport.profile
+        style: DateFormat = date_format or profile.voided_dates or profile.list_dates or "Y-m-d"  # type: ignore[assignment]
+
+        def send(written: DateFormat) -> TicketRef:
+            text = first.isoformat() if written == "Y-m-d" else first.strftime("%d-%m-%Y")
+            return self._create(copy.deepcopy({DATE_FIELD: text, "documentos": entries}), form_values)
+
+        try:
+            result = send(style)
+        except ServerError as exc:
+            if date_format is not None or not _date_format_refused(exc, style):
+                raise
+            style = "d-m-Y" if style == "Y-m-d" else "Y-m-d"
+            result = send(style)
+        profile.voided_dates = style
+        return result
 
 
 class SaleNotesResource(Resource):

@@ -514,13 +514,18 @@ def group_totals(sales: Iterable[Sale], key: Key) -> tuple[list[GroupTotal], lis
 
 
 def previous_period(start: dt.date, end: dt.date) -> tuple[dt.date, dt.date]:
-    """The period just before ``start..end``: the previous calendar month(s) when the range is whole
-    months, else the same number of days right before."""
+    """The period just before ``start..end``, like with like: the previous calendar month(s) when the
+    range is whole months; the same days of the previous month when it is a month so far (1 to 26
+    November against 1 to 26 October, never the whole of October); else the same number of days right
+    before."""
     if start.day == 1 and (end + dt.timedelta(days=1)).day == 1:
         months = (end.year - start.year) * 12 + end.month - start.month + 1
         first_month = start.year * 12 + start.month - 1 - months
         prev_start = dt.date(first_month // 12, first_month % 12 + 1, 1)
         return prev_start, start - dt.timedelta(days=1)
+    if start.day == 1 and (end.year, end.month) == (start.year, start.month):
+        last_before = start - dt.timedelta(days=1)
+        return last_before.replace(day=1), last_before.replace(day=min(end.day, last_before.day))
     days = (end - start).days + 1
     return start - dt.timedelta(days=days), start - dt.timedelta(days=1)
 
@@ -566,6 +571,22 @@ def compare_periods(
                 figure(before[code].amounts) if code in before else ZERO,
             )
         )
+    return out
+
+
+def compare_months(
+    current: Sequence[GroupTotal],
+    previous: Sequence[GroupTotal],
+    figure: Callable[[Amounts], Decimal] = lambda a: a.value,
+) -> list[Comparison]:
+    """Months (groups of :func:`by_month`) against the months of the previous period in the same place:
+    the first month of each, then the second... (November against October, not against a "November" of
+    the period before, which it never has). A month of the chosen period without sales counts zero."""
+    before = sorted(previous, key=lambda g: g.key)
+    out = []
+    for index, group in enumerate(sorted(current, key=lambda g: g.key)):
+        earlier = figure(before[index].amounts) if index < len(before) else ZERO
+        out.append(Comparison(group.key, group.label, figure(group.amounts), earlier))
     return out
 
 

@@ -37,7 +37,7 @@ from connector.http import Transport
 from connector.models import AuthorityAnswer, TicketRef, TicketStatus
 from connector.parsing import coerce_date
 from connector.plugins import PluginHost
-from connector.resources import DATE_FIELD, Resource, TicketResource, VoidItems, _void_documents
+from connector.resources import DATE_FIELD, Resource, TicketResource, VoidItems, _void_documents, offered
 from sunat import withholding
 from sunat.calendar import peru_today
 from sunat.money import fmt2, to_decimal
@@ -326,11 +326,13 @@ class ReversionsResource(TicketResource):
 class RetentionReversions(ReversionsResource):
     family: ClassVar[str] = "retentions"
     path: ClassVar[str] = "/api/retentions/voided"
+    listed: ClassVar[str] = "la lista de reversiones de sus retenciones"
 
 
 class PerceptionReversions(ReversionsResource):
     family: ClassVar[str] = "perceptions"
     path: ClassVar[str] = "/api/perceptions/voided"
+    listed: ClassVar[str] = "la lista de reversiones de sus percepciones"
 
 
 class WithholdingResource(Resource):
@@ -338,6 +340,8 @@ class WithholdingResource(Resource):
 
     plural: ClassVar[str] = ""
     singular: ClassVar[str] = ""
+    #: The family's Spanish plural, for sentences.
+    named: ClassVar[str] = ""
     builder: ClassVar[type[_Withholding]]
 
     reversions_class: ClassVar[type[ReversionsResource]]
@@ -370,15 +374,20 @@ class WithholdingResource(Resource):
                 field_errors=problems,
                 body=None,
             )
-        response = self._transport.post(f"/api/{self.plural}", body)
+        response = self._transport.post(
+            f"/api/{self.plural}",
+            body,
+            check=f"Revise las {self.named} de la empresa antes de emitirla otra vez.",
+        )
         result = WithholdingResult.from_body(Transport.json(response), response.url)
         self._transport.invalidate(WITHHOLDING_LISTS_TAG)
         self._plugins.issued(self.family, body, result)
         return result
 
     def _records(self, path: str, fresh: bool) -> list[WithholdingRecord]:
-        response = self._transport.get(path, fresh=fresh, tag=WITHHOLDING_LISTS_TAG)
-        body = Transport.parse(response)
+        with offered(f"la lista de sus {self.named}"):  # real tenants only issue them
+            response = self._transport.get(path, fresh=fresh, tag=WITHHOLDING_LISTS_TAG)
+            body = Transport.parse(response)
         rows = body.get("data") if isinstance(body, dict) else None
         if not isinstance(rows, list):
             raise ServerError(
@@ -410,11 +419,13 @@ class WithholdingResource(Resource):
     ) -> TicketRef:
         """Revert accepted ones issued on ``day`` (RR): ``(external_id, reason)`` pairs. Answers a
         :class:`TicketRef`; follow it with ``wait_for_ticket(client.{family}.reversions, ...)``."""
-        return self.reversions.create(day, documents, form_values)
+        with offered(f"la reversión de {self.named}"):
+            return self.reversions.create(day, documents, form_values)
 
     def reversion_status(self, *, external_id: str | None = None, ticket: str | None = None) -> TicketStatus:
         """How a reversion's ticket stands (``reversions.status``)."""
-        return self.reversions.status(external_id=external_id, ticket=ticket)
+        with offered(f"la reversión de {self.named}"):
+            return self.reversions.status(external_id=external_id, ticket=ticket)
 
 
 class RetentionsResource(WithholdingResource):
@@ -423,6 +434,7 @@ class RetentionsResource(WithholdingResource):
     family: ClassVar[str] = "retentions"
     plural: ClassVar[str] = "retentions"
     singular: ClassVar[str] = "retention"
+    named: ClassVar[str] = "retenciones"
     builder = Retention
     reversions_class = RetentionReversions
 
@@ -433,5 +445,6 @@ class PerceptionsResource(WithholdingResource):
     family: ClassVar[str] = "perceptions"
     plural: ClassVar[str] = "perceptions"
     singular: ClassVar[str] = "perception"
+    named: ClassVar[str] = "percepciones"
     builder = Perception
     reversions_class = PerceptionReversions

@@ -23,7 +23,11 @@ st.set_page_config(page_title="Facturador · Analistas", page_icon="🧾", layou
 # KPI values are shown whole (S/ 8,393,245.67), never cut with an ellipsis
 st.html(
     "<style>[data-testid='stMetricValue'] > div {overflow: visible; text-overflow: clip; white-space: nowrap;"
-    " font-size: 1.9rem;} [data-testid='stMetricLabel'] p {white-space: normal;}</style>"
+    " font-size: 1.9rem;} [data-testid='stMetricLabel'] p {white-space: normal;}"
+    # Streamlit's own English hints under a field ("Press Enter to apply") are hidden: Enter still applies
+    " [data-testid='InputInstructions'] {display: none;}"
+    # plotly's toolbar (English tooltips) drew over the charts' titles; the chart's full screen stays
+    " .js-plotly-plot .modebar-container {display: none;}</style>"
 )
 
 PAGES = {
@@ -57,6 +61,6 @@ PAGES = {
 
 if not gate(st, tenants_path()):
     st.stop()
-navigation = st.navigation(PAGES)
+navigation = st.navigation(PAGES, expanded=True)  # every page listed, never Streamlit's «View 6 more»
 sidebar()
 navigation.run()

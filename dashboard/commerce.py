@@ -94,7 +94,7 @@ def stock_values(products: Iterable[Product]) -> list[StockValue]:
     for product in products:
         places = [(w.description or str(w.warehouse_id), w.stock) for w in product.warehouses]
         for warehouse, stock in places or [("", product.stock)]:
-            if stock > 0:  # documents may leave a product below zero: nothing to value
+            if stock > 0:  # a product never stocked (or sold out) has nothing to value
                 out.append(
                     StockValue(
                         product.code,

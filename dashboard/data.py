@@ -464,7 +464,8 @@ def ordered_states(codes: Iterable[str]) -> list[str]:
 
 
 def labels_for(codes: Sequence[str], kind: str) -> dict[str, str]:
-    """Display labels of filter options: ``kind`` is ``"state"`` or ``"type"``."""
+    """Display labels of filter options: ``kind`` is ``"state"`` or ``"type"``; names only (``Aceptado``,
+    ``Nota de crédito``), never the raw code an accountant does not read."""
     if kind == "state":
-        return {code: f"{state_label(code)} · {code}" for code in codes}
-    return {code: f"{code} · {type_label(code)}" for code in codes}
+        return {code: state_label(code) for code in codes}
+    return {code: type_label(code) for code in codes}

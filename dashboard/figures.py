@@ -27,6 +27,7 @@ from connector.sales import (
     Sale,
     SalesSummary,
     by_customer,
+    by_month,
     by_type,
     group_totals,
     summarize,
@@ -38,15 +39,18 @@ __all__ = [
     "Kpi",
     "aging_frame",
     "comparison_figure",
+    "comparison_text",
     "customers_figure",
     "daily_figure",
     "groups_frame",
     "kpis",
     "mix_figure",
+    "months_figure",
     "money",
     "plural",
     "products_figure",
     "products_frame",
+    "quantity",
     "rejection_figure",
 ]
 
@@ -69,6 +73,14 @@ def money(amount: Decimal, currency: str = "PEN") -> str:
     """``S/ 1,234.50`` / ``US$ -12.00``: the full amount, never cut."""
     symbol = CURRENCY_SYMBOLS.get(currency, currency)
     return f"{symbol} {amount:,.2f}"
+
+
+def quantity(amount: Decimal | float | int) -> str:
+    """A quantity as an accountant writes it: ``1,234`` (no stray ``.0``), ``12.5``, ``0.125``."""
+    value = Decimal(str(amount)).normalize()
+    if value == value.to_integral_value():
+        return f"{value:,.0f}"
+    return f"{value:,f}"
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -333,6 +345,60 @@ def comparison_figure(comparison: Sequence[Comparison], title: str) -> go.Figure
     return fig if comparison else _empty(fig)
 
 
+def _dates(period: tuple[dt.date, dt.date]) -> str:
+    return f"{period[0]:%d/%m/%Y} – {period[1]:%d/%m/%Y}"
+
+
+def comparison_text(chosen: tuple[dt.date, dt.date], previous: tuple[dt.date, dt.date]) -> str:
+    """What a period is compared with, in words: the month before, the same days of the month before (a
+    month so far), or the same number of days before (:func:`connector.sales.previous_period`)."""
+    start, end = chosen
+    whole_months = start.day == 1 and (end + dt.timedelta(days=1)).day == 1
+    if whole_months:
+        months = (end.year - start.year) * 12 + end.month - start.month + 1
+        what = "el mes anterior" if months == 1 else f"los {months} meses anteriores"
+    elif start.day == 1 and previous[0].day == 1 and (end.year, end.month) == (start.year, start.month):
+        what = "los mismos días del mes anterior"
+    else:
+        what = f"los {plural((end - start).days + 1, 'día anterior', 'días anteriores')}"
+        what = what.replace("los 1 día", "el día")
+    return f"Del {start:%d/%m/%Y} al {end:%d/%m/%Y}, comparado con {what} ({_dates(previous)})"
+
+
+def months_figure(
+    sales: Iterable[Sale],
+    previous: Iterable[Sale],
+    chosen: tuple[dt.date, dt.date],
+    before: tuple[dt.date, dt.date],
+) -> go.Figure:
+    """Valor de venta per month (soles): the months of the previous period in gray, those of the chosen
+    period in blue, each trace naming its dates (a month so far is compared with the same days)."""
+    fig = go.Figure()
+    for label, part, period, color in (
+        ("Anterior", previous, before, "#bdbdbd"),
+        ("Elegido", sales, chosen, "#2f80ed"),
+    ):
+        groups, _ = group_totals(part, by_month)
+        name = f"{label} ({_dates(period)})"
+        fig.add_trace(
+            go.Bar(
+                x=[g.label for g in groups],
+                y=[_cents(g.amounts.value) for g in groups],
+                name=name,
+                marker_color=color,
+                hovertemplate=f"%{{x}}<br>S/ %{{y:,.2f}}<extra>{name}</extra>",
+            )
+        )
+    fig.update_layout(xaxis={"type": "category"}, yaxis={"tickprefix": "S/ ", "tickformat": ",.0f"})
+    _layout(fig, MONTHS_TITLE)
+    # the periods' names are long: under the chart, where they never run into the title
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.12, "xanchor": "left", "x": 0})
+    return fig if any(len(trace.x) for trace in fig.data) else _empty(fig)
+
+
+MONTHS_TITLE = "Valor de venta por mes (S/)"
+
+
 def customers_figure(groups: Sequence[GroupTotal], n: int = 10) -> go.Figure:
     """The ``n`` customers with the largest net valor de venta (soles), the best on top."""
     best = sorted(groups, key=lambda g: g.amounts.value, reverse=True)[:n][::-1]
@@ -375,13 +441,19 @@ MIX_COLORS = ["#2f80ed", "#27ae60", "#f2c94c", "#9b51e0", "#bdbdbd"]
 def mix_figure(mix: dict[str, Decimal]) -> go.Figure:
     """The net amounts by affectation (soles) as a donut; gratuitas at their referential value."""
     shown = {k: v for k, v in mix.items() if v > 0}
+    whole = sum(shown.values(), Decimal(0))
+    shares = [v * 100 / whole for v in shown.values()] if whole else []
     fig = go.Figure(
         go.Pie(
             labels=list(shown),
             values=[_cents(v) for v in shown.values()],
             hole=0.5,
             marker={"colors": MIX_COLORS[: len(shown)]},
-            hovertemplate="%{label}<br>S/ %{value:,.2f} (%{percent})<extra></extra>",
+            # a share under 1 % is not written on the ring ("0.00472%"): the hover gives it
+            text=[f"{share:.1f} %" if share >= 1 else "" for share in shares],
+            textinfo="text",
+            customdata=[f"{share:.2f} %" for share in shares],
+            hovertemplate="%{label}<br>S/ %{value:,.2f} (%{customdata})<extra></extra>",
             sort=False,
         )
     )

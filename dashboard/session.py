@@ -13,13 +13,14 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import Any, TypeVar, cast
 
 import pandas as pd
 import streamlit as st
 
 from connector import Client, FacturadorError
-from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_path
+from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
 from connector.resources import TicketResource
 from connector.sales import Sale
@@ -66,9 +67,11 @@ def _tenants() -> tuple[dict[str, TenantConfig], str | None]:
     """The configured tenants, or an explanation (in Spanish) of why there are none."""
     path = tenants_path()
     if not path.is_file():
+        looked = ", ".join(f"`{place}`" for place in tenants_candidates())
         return {}, (
-            f"No se encontró el archivo de empresas `{path}`. Créalo con una tabla `[tenants.<slug>]` por "
-            "empresa (o apunta `FACTURADOR_TENANTS` a uno)."
+            f"No se encontró el archivo de empresas (se buscó en {looked}). Arranca la demo "
+            "(`bash scripts/demo.sh`) o crea uno con una tabla `[tenants.<slug>]` por empresa (o apunta "
+            "`FACTURADOR_TENANTS` a uno)."
         )
     try:
         tenants = load_tenants(path)
@@ -166,6 +169,12 @@ def sidebar() -> Active | None:
         else:
             st.error(message, icon=":material/cloud_off:")
         st.button("Comprobar conexión", on_click=_recheck, icon=":material/refresh:", width="stretch")
+        progress = st.empty()  # the connector's long waits and walks of this run (rate limit, pages)
+
+        def tell(sentence: str) -> None:
+            progress.caption(f":material/hourglass_top: {sentence}")
+
+        client.progress = tell
     active = Active(tenant=tenant, client=client, key=tenant_key(tenant), ok=ok, message=message)
     st.session_state["_active"] = active
     st.session_state.pop("_problem", None)
@@ -203,13 +212,21 @@ def require_connection() -> Active:
 @dataclass(frozen=True)
 class Loaded:
     """A loaded date range: the DataFrame (read-only: pages filter copies of it) and the same documents as
-    :class:`connector.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps."""
+    :class:`connector.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps.
 
-    frame: pd.DataFrame
+    ``source`` is the DataFrame, or what builds it: it is built on first use of :attr:`frame`, so a page
+    that reads only the sales (Inicio's alerts over a year of documents) does not wait for it."""
+
+    source: pd.DataFrame | Callable[[], pd.DataFrame]
     sales: dict[int, Sale]
     has_details: bool = False
     rows: tuple[dict[str, Any], ...] = ()
     _memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The documents as a DataFrame (built once, on first use)."""
+        return self.source() if callable(self.source) else self.source
 
     def memo(self, key: Hashable, build: Callable[[], T]) -> T:
         """What ``build()`` gives for these documents and ``key`` (say, the page and its filters),
@@ -237,8 +254,12 @@ class Loaded:
 
 def _loaded(listed: Any) -> Loaded:
     with gc_paused():
-        frame = listed.to_dataframe() if len(listed) else data.empty_documents()
         sales = {sale.position: sale for sale in listed.sales()}
+
+    def frame() -> pd.DataFrame:
+        with gc_paused():
+            return listed.to_dataframe() if len(listed) else data.empty_documents()
+
     return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from connector import SummaryRecord, TicketRef, TicketStatus
 from dashboard.data import BadgeColor, newest_first, type_label
+from dashboard.figures import plural
 from sunat.calendar import SENDING_DAYS
 
 __all__ = [
@@ -205,6 +206,55 @@ def candidate_label(row: pd.Series | dict[str, object]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Review:
+    """What an irreversible request would send, to read before confirming it: its documents (a table
+    with Spanish headers), how many, their issue dates and their totals per currency."""
+
+    frame: pd.DataFrame
+    count: int
+    days: tuple[date, ...]
+    totals: tuple[tuple[str, float], ...]
+
+    def lines(self, verb: str) -> list[str]:
+        """The review in words: ``Vas a anular **3 documentos** emitidos el 24/11/2026, por **PEN 354.00 y
+        USD 120.00** en total.``"""
+        days = " y ".join(f"{day:%d/%m/%Y}" for day in self.days)
+        amounts = " y ".join(f"{currency} {total:,.2f}" for currency, total in self.totals)
+        what = plural(self.count, "documento", "documentos")
+        issued = "emitido" if self.count == 1 else "emitidos"
+        return [f"Vas a {verb} **{what}** {issued} el {days}, por **{amounts}** en total."]
+
+
+def review(df: pd.DataFrame, external_ids: Iterable[str] | None = None) -> Review:
+    """The review of the documents of ``df`` (those of ``external_ids`` when given, in their order):
+    number, type, issue date, customer, currency and total of each."""
+    if external_ids is not None:
+        wanted = [str(e) for e in external_ids]
+        by_id = {str(e): position for position, e in enumerate(df["external_id"].astype(str))}
+        df = df.iloc[[by_id[e] for e in wanted if e in by_id]]
+    dates = pd.to_datetime(df["date_of_issue"]).dt.date if len(df) else pd.Series([], dtype="object")
+    frame = pd.DataFrame(
+        {
+            "Número": df["number"].astype(str).tolist(),
+            "Tipo": [type_label(code) for code in df["document_type_id"].astype(str)],
+            "Fecha": [f"{day:%d/%m/%Y}" for day in dates],
+            "Cliente": df["customer_name"].fillna("").astype(str).tolist(),
+            "Moneda": df["currency_type_id"].astype(str).tolist(),
+            "Total": df["total"].astype("float64").round(2).tolist(),
+        }
+    )
+    totals = (
+        frame.groupby("Moneda", sort=True)["Total"].sum().round(2) if len(frame) else pd.Series(dtype=float)
+    )
+    return Review(
+        frame=frame,
+        count=len(frame),
+        days=tuple(sorted(set(dates))),
+        totals=tuple((str(currency), float(total)) for currency, total in totals.items()),
+    )
+
+
 # --------------------------------------------------------------------------------------------- tickets
 
 
@@ -317,9 +367,13 @@ _RECORD_STATES: dict[str, TicketState] = {"05": "accepted", "09": "rejected"}
 
 def entry_from_record(record: SummaryRecord) -> TicketEntry:
     """An entry from a row of the service's list of summaries or voided communications (its
-    documents' numbers are not listed: only their count). ``created_at`` is taken to Lima's time."""
+    documents' numbers are not listed: only their count). ``created_at`` is taken to Lima's time, on the
+    summary's own generation date when that is earlier (a summary generated for a past day, as the
+    demo's history: the date SUNAT reads in it)."""
     if record.created_at is not None:
         created = record.created_at + LIMA_OFFSET
+        if record.date_of_issue is not None and record.date_of_issue < created.date():
+            created = datetime.combine(record.date_of_issue, created.time())
     else:
         created = datetime.combine(record.date_of_issue or date.min, time.min)
     answer = record.response
@@ -453,7 +507,8 @@ def tickets_frame(entries: Sequence[TicketEntry]) -> pd.DataFrame:
             "kind": entry.kind,
             "identifier": entry.identifier,
             "day": entry.day,
-            "documents": ", ".join(entry.documents) or (f"{entry.count} documento(s)" if entry.count else ""),
+            "documents": ", ".join(entry.documents)
+            or (plural(entry.count, "documento", "documentos") if entry.count else ""),
             "state": [TICKET_STATES[entry.state].label],
             "code": entry.code,
             "description": entry.description,

@@ -1,27 +1,57 @@
 """Widgets several pages share: the KPI cards, the period picker (a month or a range), the range of issue
-dates and the text of a refused request."""
+dates, the text of a refused request and what a page shows when a call fails."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
+from connector.errors import NotOfferedError
 from connector.register import Period
 from connector.sales import SalesSummary
 from dashboard import data, figures
+from dashboard.tickets import Review
 from sunat.calendar import peru_today
 
-__all__ = ["month_options", "pick_period", "pick_range", "refusal", "show_kpis"]
+__all__ = [
+    "ask",
+    "confirm",
+    "data_table",
+    "failed",
+    "month_options",
+    "number_formats",
+    "pick_period",
+    "pick_range",
+    "refusal",
+    "show_cards",
+    "show_kpis",
+]
+
+
+#: Cards a row: three leave every amount whole (S/ 15,110,275.77) from 1280 px on; six overlapped.
+CARDS_A_ROW = 3
+
+
+def show_cards(cards: Sequence[tuple[str, str] | figures.Kpi]) -> None:
+    """Metric cards (label and value, or a :class:`figures.Kpi` with its help), :data:`CARDS_A_ROW` a
+    row so that no amount is cut or runs into the next card."""
+    for row in range(0, len(cards), CARDS_A_ROW):
+        part = cards[row : row + CARDS_A_ROW]
+        for column, card in zip(st.columns(CARDS_A_ROW, border=True), part, strict=False):
+            if isinstance(card, figures.Kpi):
+                column.metric(card.label, card.value, help=card.help)
+            else:
+                column.metric(*card)
 
 
 def show_kpis(summary: SalesSummary) -> None:
     """The KPI cards, three a row so every amount is shown in full, and the figures per currency."""
-    cards = figures.kpis(summary)
-    for row in range(0, len(cards), 3):
-        for column, card in zip(st.columns(3, border=True), cards[row : row + 3], strict=False):
-            column.metric(card.label, card.value, help=card.help)
+    show_cards(figures.kpis(summary))
     lines = figures.currency_lines(summary)
     if len(lines) > 1 or summary.unconverted:
         st.caption("Por moneda, sin convertir: " + " — ".join(lines))
@@ -63,7 +93,8 @@ def pick_range(
 
 
 def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
-    """A month (default: this one) or a range of issue dates; ``None`` while a range is half chosen."""
+    """A month (default: this one, up to today) or a range of issue dates; ``None`` while a range is half
+    chosen."""
     mode = st.segmented_control(
         "Periodo", ["Mes", "Rango"], default="Mes", key=f"{key}_mode", label_visibility="collapsed"
     )
@@ -72,7 +103,16 @@ def pick_period(key: str) -> tuple[dt.date, dt.date] | None:
         return pick_range("Rango de fechas de emisión", f"{key}_range", value=(today.replace(day=1), today))
     months = month_options()
     month = st.selectbox("Mes", months, format_func=lambda p: f"{p.month:02d}/{p.year}", key=f"{key}_month")
-    return month.start, month.end
+    return month.start, min(month.end, peru_today())  # this month: up to today, the days it has so far
+
+
+def failed(what: str, exc: FacturadorError, place: Any = st) -> None:
+    """Show why a call failed: the one sentence of a tenant that does not offer the endpoint (real
+    tenants lack some lists), or the refusal (:func:`refusal`) as an error."""
+    if isinstance(exc, NotOfferedError):
+        place.info(exc.message, icon=":material/info:")
+    else:
+        place.error(refusal(what, exc), icon=":material/error:")
 
 
 def refusal(what: str, exc: FacturadorError) -> str:
@@ -81,3 +121,89 @@ def refusal(what: str, exc: FacturadorError) -> str:
         f"\n- {e.field}: {e.message}" if e.field else f"\n- {e.message}" for e in exc.field_errors
     )
     return f"{what}: {exc.message}{details}"
+
+
+def confirm(
+    key: str,
+    review: Review,
+    *,
+    verb: str,
+    action: str,
+    warning: str,
+    asked: object,
+) -> bool:
+    """The second step of an irreversible or bulk action: once its first button set ``asked`` (any value
+    naming what was asked: the day and the documents), show what it will do (``review``: the documents,
+    their count, dates and totals) and a warning, and require a checked box and a second button. True
+    when confirmed; a changed request (``asked`` no longer what the review was made for) or «Cancelar»
+    drops the review."""
+    state = f"{key}_asked"
+    if st.session_state.get(state) not in (None, asked):
+        st.session_state.pop(state, None)
+    if st.session_state.get(state) is None:
+        return False
+    with st.container(border=True, key=f"{key}_review"):
+        st.markdown(f"**Revisa antes de {verb}**")
+        for line in review.lines(verb):
+            st.markdown(line)
+        st.dataframe(
+            review.frame,
+            hide_index=True,
+            key=f"{key}_review_table",
+            column_config={"Total": st.column_config.NumberColumn("Total", format="%,.2f")},
+            height=min(300, 38 + 35 * max(1, review.count)),
+        )
+        st.warning(warning, icon=":material/warning:")
+        these = "este documento" if review.count == 1 else f"estos {review.count:,} documentos"
+        sure = st.checkbox(f"Sí, quiero {verb} {these}", key=f"{key}_sure")
+        left, right = st.columns(2)
+        confirmed = left.button(
+            action, key=f"{key}_confirm", type="primary", disabled=not sure, width="stretch"
+        )
+        if right.button("Cancelar", key=f"{key}_cancel", width="stretch"):
+            st.session_state.pop(state, None)
+            st.session_state.pop(f"{key}_sure", None)
+            st.rerun()
+    if confirmed:
+        st.session_state.pop(state, None)
+        st.session_state.pop(f"{key}_sure", None)
+    return confirmed
+
+
+def ask(key: str, asked: object) -> None:
+    """Record that the first button of ``key``'s action was pressed for ``asked`` (see :func:`confirm`)."""
+    st.session_state[f"{key}_asked"] = asked
+
+
+#: Words of a column's name that say it holds money: shown with thousands separators and two decimals.
+MONEY_WORDS = (
+    "total", "valor", "igv", "icbper", "isc", "importe", "precio", "costo", "monto", "pendiente",
+    "vencido", "vencer", "días", "retenido", "percibido", "pagado", "gravado", "exonerado", "inafecto",
+    "exportación", "gratuito", "anterior", "saldo", "cotizado",
+)  # fmt: skip
+
+
+def number_formats(frame: pd.DataFrame) -> dict[str, Any]:
+    """How each numeric column of ``frame`` is shown, one way on every page: money (by its name,
+    :data:`MONEY_WORDS`) as ``3,528,226.08``; other numbers as whole numbers with separators when every
+    value is whole (``131,440``, never ``17.0``), else with two decimals."""
+    config: dict[str, Any] = {}
+    for name in frame.columns:
+        values = frame[name]
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        label = str(name)
+        if any(word in label.casefold() for word in MONEY_WORDS):
+            shown = "%,.2f"
+        else:
+            whole = values.dropna()
+            shown = "%,d" if bool(((whole % 1) == 0).all()) else "%,.2f"
+        config[label] = st.column_config.NumberColumn(label, format=shown)
+    return config
+
+
+def data_table(data: Any, *, column_config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """``st.dataframe`` of ``data`` (a DataFrame, or rows as dicts) with the numbers formatted as
+    :func:`number_formats` says (what ``column_config`` gives wins); what ``st.dataframe`` answers."""
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    return st.dataframe(frame, column_config={**number_formats(frame), **(column_config or {})}, **kwargs)

@@ -8,15 +8,18 @@ import logging
 import re
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import ClientDisconnect
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.api import (
@@ -34,7 +37,7 @@ from facturador.api import (
     summaries,
     voided,
 )
-from facturador.api.common import TENANT_SCOPE_KEY
+from facturador.api.common import CLIENT_CLOSED_REQUEST, TENANT_SCOPE_KEY, checked_path
 from facturador.api.heavy import GIL_SWITCH_SECONDS, HeavyWork
 from facturador.authority.gre.app import create_gre_app
 from facturador.config import Settings
@@ -74,15 +77,17 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def log_config() -> dict[str, Any]:
+def log_config(level: str = "warning") -> dict[str, Any]:
     """uvicorn's logging configuration with :class:`RedactTokens` on its handlers (each worker process
-    applies it)."""
+    applies it); the service's own ``facturador`` logger writes at ``level`` through uvicorn's handler,
+    in the same format as the server's lines."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {"redact_tokens": {"()": f"{__name__}.RedactTokens"}}
     for handler in config["handlers"].values():
         handler["filters"] = ["redact_tokens"]
+    config["loggers"]["facturador"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
     return config
 
 
@@ -100,6 +105,68 @@ class TenantPrefix:
                 scope["root_path"] = scope.get("root_path", "") + match.group(0)
                 scope[TENANT_SCOPE_KEY] = match.group(1)
         await self.app(scope, receive, send)
+
+
+class TrustedHost:
+    """Links and redirects name a host the service trusts, never whatever a client sent.
+
+    Starlette builds every absolute URL (the links of an answer, the ``Location`` of a redirect) from the
+    ``Host`` header. It is kept when it names the address the connection reached (``127.0.0.1:8000``,
+    and ``localhost`` on a loopback address), a host of ``FACTURADOR_ALLOWED_HOSTS`` (the names a proxy in
+    front answers on) or the configured host of the tenant asked for; otherwise it is replaced, before
+    anything reads it (the outermost layer: the SOAP simulator's WSDL names its address too), by that
+    tenant's host or else the address the connection reached. A tenant served
+    by its host keeps being found by it (its host is trusted); an unknown host still finds no tenant."""
+
+    def __init__(self, app: ASGIApp, context: ServiceContext):
+        self.app = app
+        self.context = context
+        self.allowed = frozenset(split_host(host)[0] for host in context.settings.allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            sent = next((value for key, value in scope["headers"] if key == b"host"), b"")
+            trusted = self.trusted(scope, sent.decode("latin-1").strip().lower())
+            if trusted.encode("latin-1") != sent:
+                headers = [(key, value) for key, value in scope["headers"] if key != b"host"]
+                scope = {**scope, "headers": [(b"host", trusted.encode("latin-1")), *headers]}
+        await self.app(scope, receive, send)
+
+    def trusted(self, scope: Scope, sent: str) -> str:
+        """The Host to keep: ``sent`` when trusted, else the tenant's host or the server's address."""
+        name, port = split_host(sent)
+        server = scope.get("server")
+        own = authority(server, scope.get("scheme", "http")) if server and server[1] else "localhost"
+        if sent == own or name in self.allowed:
+            return sent
+        if server and server[0] in LOOPBACK and name == "localhost" and port in (None, server[1]):
+            return sent
+        prefix = PREFIX_RE.match(scope.get("path", ""))
+        tenant = self.context.tenant_by_slug(prefix.group(1)) if prefix else self.context.tenant_by_host(name)
+        host = tenant.host if tenant is not None else None
+        if host and name == host.lower():
+            return sent
+        return host or own
+
+
+def split_host(value: str) -> tuple[str, int | None]:
+    """The name and port of a ``Host`` value (``[::1]:8000`` -> ``("::1", 8000)``)."""
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest.removeprefix(":")
+    else:
+        name, colon, port = value.rpartition(":")
+        if not colon:
+            name, port = value, ""
+    return name, int(port) if port.isdigit() else None
+
+
+def authority(server: tuple[str, int], scheme: str) -> str:
+    """``host:port`` of a server address, the port left out when it is the scheme's default."""
+    host, port = server
+    name = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443}.get(scheme)
+    return name if port == default else f"{name}:{port}"
 
 
 class SunatMount:
@@ -218,6 +285,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
         openapi_url=None,  # served below, with the server URL of the tenant that asks
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(checked_path)],  # every path parameter of every route, one check
     )
     app.state.context = context
     app.state.heavy = HeavyWork(context.settings.data_dir / "locks")
@@ -266,6 +334,12 @@ def create_app(context: ServiceContext) -> ASGIApp:
         message, code = messages.get(exc.status_code, (str(exc.detail), "HTTP_ERROR"))
         return _envelope(exc.status_code, message, code, headers=exc.headers)  # 405 keeps its Allow
 
+    @app.exception_handler(ClientDisconnect)
+    async def client_left(request: Request, _exc: ClientDisconnect) -> Response:
+        """A client that aborts its upload is normal: one line, no traceback, an answer nobody reads."""
+        log.warning("%s %s: the client left before its body arrived", request.method, request.url.path)
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
+
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - bugs only
         log.exception("unexpected error", exc_info=exc)
@@ -281,15 +355,36 @@ def create_app(context: ServiceContext) -> ASGIApp:
             {**openapi_document(app), "servers": [{"url": request.scope.get("root_path") or "/"}]}
         )
 
+    app.mount(DOCS_ASSETS, StaticFiles(directory=docs_assets_folder()), name="docs-assets")
+
     @app.get("/docs", include_in_schema=False)
     def docs(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
         return get_swagger_ui_html(
-            openapi_url=f"{request.scope.get('root_path', '')}/openapi.json", title=TITLE
+            openapi_url=f"{root}/openapi.json",
+            title=TITLE,
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(limited, context.settings.compression))
-    return SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
+    soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
+    return TrustedHost(soap, context)  # before anything reads Host
+
+
+#: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine
+#: without internet would get a blank page).
+DOCS_ASSETS = "/docs/assets"
+
+
+def docs_assets_folder() -> Path:
+    """The Swagger UI files (``swagger-ui-bundle.js``, ``swagger-ui.css``, ``favicon.png``) that the
+    ``fastapi-offline`` package ships."""
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).resolve().parent / "static"
 
 
 TITLE = "facturador-kit service"

@@ -119,7 +119,7 @@ def serve(
             port=port,
             workers=workers,
             log_level=log_level,
-            log_config=log_config(),
+            log_config=log_config(log_level),
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         )
     finally:
@@ -147,12 +147,13 @@ def _log_pending_to_stderr(level: str) -> None:
     "--force", is_flag=True, help="Send every pending document now, even before its next attempt time."
 )
 def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) -> None:
-    """Send once the facturas and notes left registered (state 01) that the service owes the authority.
+    """Send once the facturas, notes, retentions and perceptions left registered (state 01) that the
+    service owes the authority, and ask SUNAT about the due tickets of summaries.
 
     For cron, beside or instead of the background sender of ``facturador serve``. A document is due
     send_retry_seconds (a tenant setting, 60 by default) after it was issued, then after waits that
     double with each answer that leaves it pending (up to 30 minutes); --force ignores those times."""
-    from facturador.domain.pending import PendingSender
+    from facturador.domain.pending import PendingSender, TicketPoller
     from facturador.domain.send_policy import utc_now
     from facturador.domain.tenants import TenantError, get_tenant
 
@@ -177,10 +178,14 @@ def send_pending(settings: Any, slug: str | None, dry_run: bool, force: bool) ->
                 )
             due = sum(1 for document in documents if force or document.due(now))
             click.echo(f"{len(documents)} pending, {due} due now (dry run: nothing sent).")
+            tickets = TicketPoller(context).due(tenant=slug)
+            if tickets:
+                click.echo(f"{len(tickets)} ticket(s) of summaries to ask about (dry run: not asked).")
             return
         outcomes = sender.send_due(
             tenant=slug, force=force, report=lambda outcome: click.echo(outcome.describe())
         )
+        TicketPoller(context).poll_due(tenant=slug, report=lambda polled: click.echo(polled.describe()))
         left = len(sender.pending(tenant=slug))
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -702,13 +707,16 @@ def start_server_process(
 
 def start_dashboard(tenants_file: Any, port: int, headless: bool, host: str) -> subprocess.Popen[bytes]:
     """``streamlit run`` of the dashboard on the given tenants file, listening on HOST:PORT, in a child
-    process."""
+    process that never asks anything: without ``headless`` Streamlit opens the browser, but its first-run
+    e-mail prompt (which reads end-of-input and exits 255 when there is no terminal, and otherwise waits
+    for Enter), its usage statistics and its notices for developers are off."""
     from dashboard import APP_PATH
 
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.port", str(port), "--server.headless", "true" if headless else "false"]
-    command += ["--server.address", host]
+    command += ["--server.address", host, "--server.showEmailPrompt", "false"]
     command += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+    command += ["--logger.hideWelcomeMessage", "true"]  # and the "help agents" toast: we print the URL
     return subprocess.Popen(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
 
 

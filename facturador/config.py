@@ -3,16 +3,21 @@ and whether answers are compressed."""
 
 from __future__ import annotations
 
+import logging
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import user_data_dir
 
+from facturador.store.secrets import KEY_FILE as SECRET_KEY_FILE
+
 DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
 DATABASE_URL_ENV = "FACTURADOR_DATABASE_URL"
 MAX_BODY_BYTES_ENV = "FACTURADOR_MAX_BODY_BYTES"
 COMPRESSION_ENV = "FACTURADOR_COMPRESSION"
+ALLOWED_HOSTS_ENV = "FACTURADOR_ALLOWED_HOSTS"
 #: When answers are gzipped for clients that accept it: ``remote`` (not on loopback, where compressing
 #: 31 MB of a 20,000-document list costs more CPU than the bytes it saves), ``always`` or ``never``.
 COMPRESSION_MODES = ("remote", "always", "never")
@@ -26,6 +31,41 @@ def default_database_url(data_dir: Path) -> str:
     return f"sqlite:///{(data_dir / 'facturador.db').resolve()}"
 
 
+#: What the service keeps in its data directory besides the database: each tenant's key and certificate
+#: (``tenants/SLUG``), the simulated authority's and its token secret and stylesheets (``authority``), the
+#: key that encrypts the tenants' secrets, the demo's tenants file and the lock that orders SQLite writers.
+PRIVATE_TREES = ("tenants", "authority")
+PRIVATE_FILES = (SECRET_KEY_FILE, "tenants.toml", "sqlite-writer.lock")
+
+log = logging.getLogger("facturador")
+
+
+def private_contents(data_dir: Path) -> None:
+    """Make what the service keeps in ``data_dir`` (:data:`PRIVATE_TREES`, :data:`PRIVATE_FILES`) its
+    owner's only again, as on every start the data directory and the database are: an operator may have
+    loosened a key to 0644. Group and other permissions are taken away (keys 0600, directories 0700);
+    symbolic links are not followed, and a file this user may not change is reported, not fatal."""
+    for name in PRIVATE_TREES:
+        for directory, _subdirectories, files in os.walk(data_dir / name):  # does not follow links
+            _owner_only(Path(directory))
+            for file in files:
+                _owner_only(Path(directory, file))
+    for name in PRIVATE_FILES:
+        _owner_only(data_dir / name)
+
+
+def _owner_only(path: Path) -> None:
+    try:
+        status = path.lstat()
+        mode = stat.S_IMODE(status.st_mode)
+        if mode & 0o077 and not stat.S_ISLNK(status.st_mode):
+            path.chmod(mode & 0o700)
+    except FileNotFoundError:
+        pass
+    except PermissionError as exc:
+        log.warning("could not make %s readable by its owner only: %s", path, exc)
+
+
 def private_directory(path: Path) -> Path:
     """Create ``path`` (and its parents) if missing and make it readable by its owner only (0700): the
     data directory holds the database, the signing keys and every document."""
@@ -37,12 +77,15 @@ def private_directory(path: Path) -> Path:
 @dataclass(frozen=True)
 class Settings:
     """The service's settings. ``database_url`` defaults to SQLite inside ``data_dir``;
-    ``max_body_bytes`` bounds every request body (larger ones get 413 before they are read whole)."""
+    ``max_body_bytes`` bounds every request body (larger ones get 413 before they are read whole);
+    ``allowed_hosts`` are the host names (lower case, no port) links and redirects may name when a client
+    sends them in ``Host``, besides the address it reached and the tenant's own host."""
 
     data_dir: Path
     database_url: str
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     compression: str = "remote"
+    allowed_hosts: tuple[str, ...] = ()
 
     @classmethod
     def resolve(
@@ -51,10 +94,12 @@ class Settings:
         database_url: str | None = None,
         max_body_bytes: int | None = None,
         compression: str | None = None,
+        allowed_hosts: str | None = None,
     ) -> Settings:
         """Settings from explicit values, then the environment, then the defaults."""
         directory = Path(data_dir or os.environ.get(DATA_DIR_ENV) or user_data_dir("facturador")).expanduser()
         private_directory(directory)
+        private_contents(directory)
         url = database_url or os.environ.get(DATABASE_URL_ENV) or default_database_url(directory)
         limit = max_body_bytes or int(os.environ.get(MAX_BODY_BYTES_ENV) or DEFAULT_MAX_BODY_BYTES)
         if limit <= 0:
@@ -63,7 +108,14 @@ class Settings:
         if mode not in COMPRESSION_MODES:
             modes = ", ".join(COMPRESSION_MODES)
             raise ValueError(f"{COMPRESSION_ENV} must be one of {modes} (got {mode!r})")
-        return cls(data_dir=directory.resolve(), database_url=url, max_body_bytes=limit, compression=mode)
+        hosts = allowed_hosts if allowed_hosts is not None else os.environ.get(ALLOWED_HOSTS_ENV, "")
+        return cls(
+            data_dir=directory.resolve(),
+            database_url=url,
+            max_body_bytes=limit,
+            compression=mode,
+            allowed_hosts=tuple(dict.fromkeys(host.lower() for host in hosts.replace(",", " ").split())),
+        )
 
     def export(self) -> dict[str, str]:
         """Environment variables that make another process (a server worker) use these settings."""
@@ -72,6 +124,7 @@ class Settings:
             DATABASE_URL_ENV: self.database_url,
             MAX_BODY_BYTES_ENV: str(self.max_body_bytes),
             COMPRESSION_ENV: self.compression,
+            ALLOWED_HOSTS_ENV: ",".join(self.allowed_hosts),
         }
 
     def tenant_dir(self, slug: str) -> Path:

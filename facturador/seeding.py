@@ -565,6 +565,7 @@ def seed(
     used = highest_numbers(client, run_today)
     sales = number_in_date_order([generator.sale() for _ in range(documents - notes)], used)
     report = SeedReport()
+    _stock_for_sales(client, sales, report)
     issued: list[_Issued] = []
     invoices: list[tuple[int, dict[str, Any]]] = []
 
@@ -629,6 +630,50 @@ def seed(
 
 
 # ----------------------------------------------------------------------------------------------------
+# The goods the sales take out, bought before
+
+
+#: What a seeded product of :data:`PRODUCTS` costs, as a share of its sale price.
+COST_SHARE = Decimal("0.62")
+#: The stock bought for the run: what its sales take out and this much more, so that every product ends
+#: with some left (the service never lets a sale take a product below zero).
+STOCK_MARGIN = Decimal("0.3")
+
+
+def _stock_for_sales(client: Client, sales: list[Builder], report: SeedReport) -> None:
+    """Register the goods the run's sales will take out (lines with a product code, services aside) with
+    their cost, and put in the stock they need and a margin (:data:`STOCK_MARGIN`): an opening stock for
+    a new product, a purchase for one a former run left. Failures go to ``report.errors``."""
+    needed: dict[str, Decimal] = {}
+    described: dict[str, Line] = {}
+    for builder in sales:
+        for line in getattr(builder, "lines", ()):
+            if line.code and line.unit != "ZZ":
+                needed[line.code] = needed.get(line.code, Decimal(0)) + Decimal(str(line.quantity))
+                described.setdefault(line.code, line)
+    for code, quantity in sorted(needed.items()):
+        line = described[code]
+        stock = (quantity * (1 + STOCK_MARGIN)).to_integral_value(rounding="ROUND_CEILING") + 10
+        price = Decimal(str(line.unit_price if line.unit_price is not None else line.unit_value))
+        try:
+            if any(p.code == code for p in client.items.search(code, fresh=True)):
+                client.inventory.add(code, stock)
+            else:
+                client.items.create(
+                    code=code,
+                    description=line.description,
+                    sale_price=price,
+                    unit=line.unit,
+                    affectation=line.affectation,
+                    stock=stock,
+                    purchase_unit_price=str((price * COST_SHARE).quantize(Decimal("0.01"))),
+                    stock_min=max(1, int(quantity / 20)),
+                )
+        except FacturadorError as exc:
+            report.errors.append(f"stock de {code}: {exc}")
+
+
+# ----------------------------------------------------------------------------------------------------
 # Summaries and voided communications
 
 
@@ -682,11 +727,15 @@ def _tickets(
     if recent and all(day in pending for day in recent):
         pending.discard(recent[0])
     by_day = _by_day(registered)
+    delays = random.Random(len(registered))  # its own: the run's other choices stay as they were
     for day in days:
         if day in pending:
             continue
+        # sent as an accountant does: the next day mostly, at times two or three days later (SUNAT takes
+        # them up to 7 days after the documents' date)
+        sent_on = min(today, day + dt.timedelta(days=delays.choice((1, 1, 1, 1, 2, 3))))
         try:
-            ref = client.summaries.declare(day)
+            ref = client.summaries.declare(day, generated_on=sent_on)
         except FacturadorError as exc:
             report.errors.append(f"summary of {day}: {exc}")
             continue
@@ -953,7 +1002,7 @@ def _backoffice(
     rng, today, now = generator.rng, generator.today, generator.now
     office = report.backoffice
     try:
-        ids = _stock_catalog(client, rng, office)
+        ids = _stock_catalog(client, rng, office, count)
         [series, *_] = client.sale_notes.series()
     except (FacturadorError, ValueError) as exc:
         report.errors.append(f"back office: {exc}")
@@ -1029,9 +1078,9 @@ def _backoffice(
         report.by_state[state] += 1
 
 
-def _stock_catalog(client: Client, rng: random.Random, office: Counter[str]) -> dict[str, int]:
+def _stock_catalog(client: Client, rng: random.Random, office: Counter[str], count: int) -> dict[str, int]:
     """The id of every product of :data:`SHOP_PRODUCTS`, registered with its cost and opening stock (or
-    found, on a second run) and given a purchase entry."""
+    found, on a second run) and given a purchase entry that covers ``count`` sale notes and quotations."""
     ids: dict[str, int] = {}
     for product in SHOP_PRODUCTS:
         found = [p for p in client.items.search(product.code, fresh=True) if p.code == product.code]
@@ -1048,5 +1097,6 @@ def _stock_catalog(client: Client, rng: random.Random, office: Counter[str]) -> 
             )
             ids[product.code] = created.id
             office["products"] += 1
-        client.inventory.add(product.code, rng.randint(5, 40))  # a purchase received
+        # a purchase received, enough for the run's sale notes (each takes 1 to 6 of up to 3 products)
+        client.inventory.add(product.code, 2 * count + rng.randint(5, 40))
     return ids

@@ -1193,7 +1193,7 @@ RESPONSE_CODES: dict[str, str] = {
     "0105": "El Usuario no está activo",
     "0106": "El Usuario no es válido",
     "0109": "El sistema no puede responder su solicitud. (El servicio de autenticación no está disponible)",
-    "0110": "No se pudo obtener la informacion del tipo de usuario",
+    "0110": "No se pudo obtener la información del tipo de usuario",
     "0111": "No tiene el perfil para enviar comprobantes electronicos",
     "0112": "El usuario debe ser secundario",
     "0113": "El usuario no esta afiliado a Factura Electronica",

@@ -19,6 +19,9 @@ from tests.conftest import free_port
 
 #: Seconds a child ``facturador serve`` may take to answer ``/health`` (imports, migrations, workers).
 START_SECONDS = 120
+#: Options of a ``facturador serve`` without its background sender and ticket poller, for tests that
+#: watch what one request does (the poller would settle a ticket on its own).
+NO_POLLER = ("--send-pending-every", "0")
 
 
 @dataclass

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from facturador.cli import DEMO_NAME, DEMO_SLUG, DEMO_TOKEN
+from facturador.domain.document_input import DOCUMENT
 from facturador.domain.tenants import create_tenant
 from sunat.calendar import peru_today
+from tests import reference
 from tests.conftest import LiveService
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -125,3 +127,35 @@ def test_the_connector_example_issues_voids_and_declares(demo: LiveService) -> N
     assert issued == f"{number} Aceptado La Factura numero {number}, ha sido aceptada"
     assert re.fullmatch(r"True 0 La Comunicacion de baja RA-\d{8}-\d+, ha sido aceptada", voided)
     assert re.fullmatch(r"B001-\d+ True El Resumen diario RC-\d{8}-\d+, ha sido aceptado", declared)
+
+
+def test_the_readme_and_the_contract_give_the_bound_the_service_enforces() -> None:
+    """The additional information of a factura: the README's largest accepted factura and the contract's
+    table of limits say what the declaration enforces (the README once said 3,000 for a bound of 1,000)."""
+    limit = DOCUMENT.fields["informacion_adicional"].max_length
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    contract = (REPOSITORY / "docs" / "api_contract.md").read_text(encoding="utf-8")
+    stated = re.findall(r"([\d,]+) characters of additional information", readme)
+    assert stated and {int(number.replace(",", "")) for number in stated} == {limit}, stated
+    assert f"| `informacion_adicional` | {limit} |" in contract
+
+
+def test_the_readme_says_how_to_get_what_ci_installs() -> None:
+    """Every Debian package `.ci/run` installs for the tests (and the reference folder) is named in the
+    README's table of what skips without it, with its `apt-get install`."""
+    ci = (REPOSITORY / ".ci" / "run").read_text(encoding="utf-8")
+    packages = re.findall(r"need_apt\+=\((\S+)\)", ci)
+    assert {"postgresql", "poppler-utils", "zbar-tools", "chromium"} <= set(packages), packages
+    section = README.read_text(encoding="utf-8").split("### What some tests need", 1)
+    assert len(section) == 2, "README.md has no section on what some tests need"
+    text = section[1].split("\n## ", 1)[0]
+    for package in packages:
+        assert f"apt-get install {package}" in text, package
+        assert package in text.split("All at once:", 1)[1], package
+    for variable in (
+        "FACTURADOR_REQUIRE_SHARED",
+        "FACTURADOR_REQUIRE_BROWSER",
+        "FACTURADOR_REQUIRE_POSTGRES",
+    ):
+        assert variable in ci and variable in text
+    assert f"`../{reference.NAME}`" in text

@@ -16,7 +16,7 @@ import streamlit as st
 from connector import FacturadorError
 from dashboard import commerce, figures
 from dashboard.session import Active, loaded, require_connection
-from dashboard.widgets import pick_range, refusal
+from dashboard.widgets import data_table, pick_range, refusal
 
 
 def _range() -> tuple[date, date] | None:
@@ -35,6 +35,8 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar las ventas", exc))
         return
+    if not notes.complete:  # real tenants answer only their latest notes
+        st.info(f"{notes.note} Las cifras llevan solo esas notas de venta.", icon=":material/info:")
     view = commerce.sales_view(list(got.sales.values()), notes, top)
     st.caption(
         "Valor de venta en soles de facturas, boletas y notas (las de crédito restan; las rechazadas y "
@@ -46,9 +48,10 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
         figures.customers_figure(view.customers, top), width="stretch", key="commerce_customers"
     )
     if view.products:
-        st.dataframe(figures.products_frame(view.products), hide_index=True, key="commerce_products_table")
+        data_table(figures.products_frame(view.products), hide_index=True, key="commerce_products_table")
     if view.customers:
-        st.dataframe(figures.groups_frame(view.customers), hide_index=True, key="commerce_customers_table")
+        customers = figures.groups_frame(view.customers).rename(columns={"Grupo": "Cliente"})
+        data_table(customers, hide_index=True, key="commerce_customers_table")
     if view.without_lines:
         st.caption(f"{figures.plural(view.without_lines, 'documento', 'documentos')} sin líneas listadas.")
     if view.unconverted:
@@ -78,7 +81,7 @@ def _stock(active: Active) -> None:
             f"{place} · a precio de venta", figures.money(price, currency)
         )
     st.plotly_chart(commerce.stock_figure(values), width="stretch", key="commerce_stock")
-    st.dataframe(commerce.stock_frame(values), hide_index=True, key="commerce_stock_table")
+    data_table(commerce.stock_frame(values), hide_index=True, key="commerce_stock_table")
     if not complete:
         st.caption(
             f"Se valorizan los primeros {len(products)} productos por descripción: este servicio no "
@@ -93,6 +96,8 @@ def _quotations(active: Active, start: date, end: date) -> None:
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar las cotizaciones", exc))
         return
+    if not quotations.complete:  # real tenants answer only their latest quotations
+        st.info(f"{quotations.note} Las cifras llevan solo esas cotizaciones.", icon=":material/info:")
     rows = commerce.conversions(quotations)
     if not rows:
         st.info("No hay cotizaciones en este rango.", icon=":material/info:")

@@ -12,7 +12,7 @@ import streamlit as st
 from connector import FacturadorError
 from connector.backoffice import Person
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import refusal
+from dashboard.widgets import data_table, refusal
 from sunat.catalogs import IDENTITY_TYPES
 
 KINDS = {"customers": "Clientes", "suppliers": "Proveedores"}
@@ -104,7 +104,7 @@ def main() -> None:
             "No hay registros que coincidan." if search else "Aún no hay registros.", icon=":material/info:"
         )
     else:
-        st.dataframe(
+        data_table(
             [
                 {
                     "Número": p.number,

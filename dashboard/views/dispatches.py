@@ -26,9 +26,11 @@ from connector.dispatches import (
 from connector.models import DocumentRecord
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
+from dashboard.widgets import data_table, failed
 from sunat.calendar import peru_today
 
 STATES = {"01": "Registrada", "03": "Enviada (en proceso)", "05": "Aceptada", "09": "Rechazada"}
+GUIDE_TYPES = {"09": "Remitente", "31": "Transportista"}
 MODES = {"02": "Transporte privado (conductor y vehículo)", "01": "Transporte público (transportista)"}
 
 
@@ -235,17 +237,18 @@ def main() -> None:
     )
     start, end = chosen if isinstance(chosen, tuple) and len(chosen) == 2 else (today, today)
     assert isinstance(start, date) and isinstance(end, date)
+    offered = True
     try:
         records = active.client.dispatches.list(start, end)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar las guías: {exc.message}")
-        records = []
+        failed("No se pudo cargar las guías", exc)
+        records, offered = [], False
     frame = pd.DataFrame(
         [
             {
                 "external_id": r.external_id,
                 "number": r.number,
-                "tipo": r.document_type_id,
+                "tipo": GUIDE_TYPES.get(r.document_type_id, r.document_type_id),
                 "fecha": r.date_of_issue,
                 "customer_name": r.customer_name,
                 "state_type_id": r.state_type_id,
@@ -268,9 +271,10 @@ def main() -> None:
         ],
     )
     if frame.empty:
-        st.info("No hay guías en esas fechas.", icon=":material/info:")
+        if offered:
+            st.info("No hay guías en esas fechas.", icon=":material/info:")
     else:
-        st.dataframe(
+        data_table(
             frame[["number", "tipo", "fecha", "customer_name", "estado", "ticket"]].rename(
                 columns={
                     "number": "Número",
@@ -282,6 +286,7 @@ def main() -> None:
                 }
             ),
             hide_index=True,
+            column_config={"Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY")},
         )
         _actions(active, frame)
     _from_document(active)

@@ -24,7 +24,8 @@ from dashboard.session import (
     require_connection,
     show_flash,
 )
-from dashboard.widgets import pick_range, show_kpis
+from dashboard.tickets import review
+from dashboard.widgets import ask, confirm, data_table, pick_range, show_kpis
 
 
 def money(amount: float, currency: str) -> str:
@@ -52,12 +53,22 @@ def _filters(df: pd.DataFrame) -> data.Filters:
         format_func=lambda c: type_labels.get(c, c),
         key="f_types",
         placeholder="Todos",
+        select_all=False,  # Streamlit's «Select all» is in English; empty already means all
     )
     picked_states = cols[1].multiselect(
-        "Estado", states, format_func=lambda c: state_labels.get(c, c), key="f_states", placeholder="Todos"
+        "Estado",
+        states,
+        format_func=lambda c: state_labels.get(c, c),
+        key="f_states",
+        placeholder="Todos",
+        select_all=False,
     )
-    series = cols[2].multiselect("Serie", options["series"], key="f_series", placeholder="Todas")
-    currencies = cols[3].multiselect("Moneda", options["currencies"], key="f_currencies", placeholder="Todas")
+    series = cols[2].multiselect(
+        "Serie", options["series"], key="f_series", placeholder="Todas", select_all=False
+    )
+    currencies = cols[3].multiselect(
+        "Moneda", options["currencies"], key="f_currencies", placeholder="Todas", select_all=False
+    )
     customer = cols[4].text_input("Cliente", key="f_customer", placeholder="Nombre o RUC/DNI")
     return data.Filters(tuple(types), tuple(picked_states), tuple(series), tuple(currencies), customer)
 
@@ -128,7 +139,7 @@ COLUMN_ORDER = [
 
 def _table(table: pd.DataFrame) -> pd.Series | None:
     """Show the table; return the selected row (of ``table``) or ``None``."""
-    event = st.dataframe(
+    event = data_table(
         table,
         hide_index=True,
         column_order=COLUMN_ORDER,
@@ -234,10 +245,21 @@ def _selected(active: Active, row: pd.Series) -> None:
             "Cambiar estado a",
             codes,
             index=codes.index(code) if code in codes else 0,
-            format_func=lambda c: f"{data.state_label(c)} · {c}",
+            format_func=data.state_label,
             key="new_state",
         )
-        if s2.button("Actualizar estado", key="update_status", width="stretch", disabled=new_state == code):
+        asked = (ext, new_state)
+        if s2.button("Actualizar estado…", key="update_status", width="stretch", disabled=new_state == code):
+            ask("status", asked)
+        warning = (
+            f"El estado de {row['number']} pasa de {data.state_label(code)} a {data.state_label(new_state)} "
+            "solo en el servicio: no se informa nada a SUNAT (para anular, usa la página Anular)."
+        )
+        one = pd.DataFrame([{**row.to_dict(), "document_type_id": row["document_type"]}])
+        action = f"Sí, cambiar a {data.state_label(new_state)}"
+        if confirm(
+            "status", review(one), verb="cambiar el estado de", action=action, warning=warning, asked=asked
+        ):
             try:
                 docs.update_status(ext, new_state)
             except FacturadorError as exc:

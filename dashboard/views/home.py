@@ -17,7 +17,7 @@ from connector.alerts import Alert, alerts
 from connector.sales import summarize
 from dashboard import figures
 from dashboard.session import Active, forget_connection, loaded, require_connection, show_flash
-from dashboard.widgets import show_kpis
+from dashboard.widgets import data_table, show_kpis
 from sunat.calendar import peru_today
 
 #: How far back the alerts look (a boleta never declared is found up to a year after its issue).
@@ -52,7 +52,7 @@ def show_alert(alert: Alert, index: int) -> None:
             }
             if "Total" in frame:
                 config["Total"] = st.column_config.NumberColumn("Total", format="%,.2f")
-            st.dataframe(frame, hide_index=True, column_config=config, key=f"alert_{alert.kind}_{index}")
+            data_table(frame, hide_index=True, column_config=config, key=f"alert_{alert.kind}_{index}")
 
 
 def main() -> None:

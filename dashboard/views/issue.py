@@ -28,6 +28,7 @@ from connector.forms import FormField
 from dashboard import data, issuing
 from dashboard.downloads import download_button
 from dashboard.session import Active, invalidate_documents, loaded, require_connection
+from dashboard.widgets import data_table
 from sunat.calendar import peru_today
 from sunat.catalogs import UNITS
 
@@ -268,7 +269,7 @@ def _totals(builder: Any, form: issuing.DocumentForm) -> None:
     shown = issuing.preview(builder)
     descriptions = [str(row["descripcion"]).strip() for _, row in issuing.item_rows(form.items)]
     with st.expander("Importes por ítem", expanded=False):
-        st.dataframe(
+        data_table(
             shown.lines_frame(descriptions),
             hide_index=True,
             width="stretch",

@@ -16,6 +16,7 @@ from connector.sales import (
     by_month,
     by_series,
     by_type,
+    compare_months,
     compare_periods,
     group_totals,
     previous_period,
@@ -25,7 +26,7 @@ from connector.sales import (
 )
 from dashboard import figures
 from dashboard.session import forget_connection, loaded, require_connection
-from dashboard.widgets import pick_period, show_kpis
+from dashboard.widgets import data_table, pick_period, show_kpis
 
 AMOUNTS = ("Valor de venta", "IGV", "ICBPER", "Importe total", "Periodo anterior")
 GROUPS = {
@@ -40,7 +41,7 @@ def _table(frame, key: str) -> None:  # type: ignore[no-untyped-def]
     config = {name: st.column_config.NumberColumn(name, format="%,.2f") for name in AMOUNTS if name in frame}
     if "Variación %" in frame:
         config["Variación %"] = st.column_config.NumberColumn("Variación %", format="%+.1f %%")
-    st.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch")
+    data_table(frame, hide_index=True, column_config=config, key=key, width="stretch")
 
 
 def main() -> None:
@@ -62,22 +63,22 @@ def main() -> None:
         return
     sales, previous = now.all_sales, then.all_sales
     st.caption(
-        f"Del {start:%d/%m/%Y} al {end:%d/%m/%Y}, comparado con el periodo anterior "
-        f"({before[0]:%d/%m/%Y} – {before[1]:%d/%m/%Y}). Cifras en soles: cada documento en otra moneda "
+        f"{figures.comparison_text((start, end), before)}. Cifras en soles: cada documento en otra moneda "
         "convertido a su propio tipo de cambio; notas de crédito restan; anulados y rechazados no cuentan."
     )
     show_kpis(summarize(sales))
     if not sales:
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
         return
-    _charts(sales, previous, start, end)
+    _charts(sales, previous, (start, end), before)
     st.subheader("Totales", anchor=False)
     tabs = st.tabs([*GROUPS, "Producto"])
     for tab, (name, key) in zip(tabs, GROUPS.items(), strict=False):
         with tab:
             groups, left_out = group_totals(sales, key)
             prev_groups, _ = group_totals(previous, key)
-            _table(figures.groups_frame(groups, compare_periods(groups, prev_groups)), f"periods_{name}")
+            compare = compare_months if key is by_month else compare_periods
+            _table(figures.groups_frame(groups, compare(groups, prev_groups)), f"periods_{name}")
             if left_out:
                 st.caption(f"Sin tipo de cambio (fuera de estos totales): {', '.join(left_out)}")
     with tabs[-1]:
@@ -90,7 +91,7 @@ def main() -> None:
             )
         else:
             config = {n: st.column_config.NumberColumn(n, format="%,.2f") for n in AMOUNTS}
-            st.dataframe(
+            data_table(
                 figures.products_frame(products),
                 hide_index=True,
                 column_config=config,
@@ -102,12 +103,9 @@ def main() -> None:
                 )
 
 
-def _charts(sales, previous, start: date, end: date) -> None:  # type: ignore[no-untyped-def]
-    st.plotly_chart(figures.daily_figure(sales, start, end), width="stretch", key="periods_daily")
+def _charts(sales, previous, chosen: tuple[date, date], before: tuple[date, date]) -> None:  # type: ignore[no-untyped-def]
+    st.plotly_chart(figures.daily_figure(sales, *chosen), width="stretch", key="periods_daily")
     left, right = st.columns(2)
-    months_now, _ = group_totals(sales, by_month)
-    months_before, _ = group_totals(previous, by_month)
-    by_months = compare_periods(months_now + months_before, [])
     left.plotly_chart(
         figures.comparison_figure(
             compare_periods(group_totals(sales, by_type)[0], group_totals(previous, by_type)[0]),
@@ -117,9 +115,7 @@ def _charts(sales, previous, start: date, end: date) -> None:  # type: ignore[no
         key="periods_compare",
     )
     right.plotly_chart(
-        figures.comparison_figure(by_months, "Valor de venta por mes (S/)"),
-        width="stretch",
-        key="periods_months",
+        figures.months_figure(sales, previous, chosen, before), width="stretch", key="periods_months"
     )
     left, right = st.columns(2)
     mix, _ = affectation_mix(sales)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
 from connector.backoffice import Product
+from dashboard import figures
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import refusal
+from dashboard.widgets import data_table, failed, refusal
 from sunat.catalogs import AFFECTATIONS, INVENTORY_INPUT_TYPES, INVENTORY_OUTPUT_TYPES
 
 UNITS = {
@@ -131,32 +133,42 @@ def _detail(active: Active, product: Product) -> None:
     """Stock per warehouse and kardex of the picked product, then its forms."""
     st.subheader(f"{product.code} · {product.description}", anchor=False)
     left, right = st.columns([1, 2])
-    left.metric("Stock total", f"{product.stock:,}")
-    left.dataframe(
-        [{"Almacén": w.description, "Stock": str(w.stock)} for w in product.warehouses],
-        hide_index=True,
-        key="item_warehouses",
-    )
+    left.metric("Stock total", figures.quantity(product.stock))
+    with left:
+        data_table(
+            pd.DataFrame(
+                {
+                    "Almacén": [w.description for w in product.warehouses],
+                    "Stock": [float(w.stock) for w in product.warehouses],
+                }
+            ),
+            hide_index=True,
+            key="item_warehouses",
+        )
     try:
         moves = active.client.inventory.kardex(product.id, fresh=True)
     except FacturadorError as exc:
-        right.error(refusal("No se pudo cargar el kárdex", exc))
+        failed("No se pudo cargar el kárdex", exc, right)
         moves = []
     right.caption("Kárdex")
-    right.dataframe(
-        [
-            {
-                "Fecha": m.date,
-                "Operación": m.transaction_description or m.transaction,
-                "Cantidad": str(m.quantity),
-                "Saldo": str(m.balance),
-                "Detalle": m.description,
-            }
-            for m in moves
-        ],
-        hide_index=True,
-        key="item_kardex",
-    )
+    with right:
+        data_table(
+            pd.DataFrame(
+                {
+                    # the service's time (UTC) in Lima's
+                    "Fecha": pd.to_datetime([m.date for m in moves], errors="coerce", utc=True)
+                    .tz_convert("America/Lima")
+                    .tz_localize(None),
+                    "Operación": [m.transaction_description or m.transaction for m in moves],
+                    "Cantidad": [float(m.quantity) for m in moves],
+                    "Saldo": [float(m.balance) for m in moves],
+                    "Detalle": [m.description for m in moves],
+                }
+            ),
+            hide_index=True,
+            key="item_kardex",
+            column_config={"Fecha": st.column_config.DatetimeColumn("Fecha", format="DD/MM/YYYY HH:mm")},
+        )
     _move_form(active, product)
     _edit_form(active, product)
 
@@ -179,15 +191,15 @@ def main() -> None:
             "No hay productos que coincidan." if search else "Aún no hay productos.", icon=":material/info:"
         )
     else:
-        st.dataframe(
+        data_table(
             [
                 {
                     "Código": p.code,
                     "Descripción": p.description,
                     "Unidad": p.unit,
                     "Moneda": p.currency,
-                    "Precio": str(p.sale_price),
-                    "Stock": str(p.stock),
+                    "Precio": float(p.sale_price),
+                    "Stock": float(p.stock),
                 }
                 for p in products
             ],

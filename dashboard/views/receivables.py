@@ -14,6 +14,7 @@ from connector import FacturadorError
 from connector.receivables import AGES, aging, open_instalments
 from dashboard import figures
 from dashboard.session import forget_connection, loaded, require_connection
+from dashboard.widgets import data_table, show_cards
 from sunat.calendar import peru_today
 
 #: How far back the page looks for credit sales.
@@ -54,19 +55,21 @@ def main() -> None:
         mine = [r for r in rows if r.currency == currency]
         totals = {age: sum((r.buckets[age] for r in mine), Decimal(0)) for age in AGES}
         st.subheader(f"En {currency}", anchor=False)
-        columns = st.columns(len(AGES) + 1, border=True)
-        columns[0].metric("Total por cobrar", figures.money(sum(totals.values(), Decimal(0)), currency))
-        for column, age in zip(columns[1:], AGES, strict=True):
-            column.metric(age, figures.money(totals[age], currency))
+        show_cards(
+            [
+                ("Total por cobrar", figures.money(sum(totals.values(), Decimal(0)), currency)),
+                *((age, figures.money(totals[age], currency)) for age in AGES),
+            ]
+        )
         amount = st.column_config.NumberColumn(format="%,.2f")
-        st.dataframe(
+        data_table(
             figures.aging_frame(mine),
             hide_index=True,
             key=f"aging_{currency}",
             column_config={name: amount for name in (*AGES, "Vencido", "Total")},
         )
     with st.expander(figures.plural(len(items), "cuota pendiente", "cuotas pendientes")):
-        st.dataframe(
+        data_table(
             figures.instalments_frame(items, today),
             hide_index=True,
             key="instalments",

@@ -14,7 +14,7 @@ from connector import FacturadorError
 from connector.register import PLE_FIELDS, Period, SalesRegister
 from dashboard import figures
 from dashboard.session import Active, forget_connection, require_connection
-from dashboard.widgets import month_options
+from dashboard.widgets import data_table, month_options
 
 REGISTERS = "_registers"
 STATES = {"1": "1 · del periodo", "2": "2 · anulado", "8": "8 · periodo anterior", "9": "9 · corrección"}
@@ -202,7 +202,7 @@ def main() -> None:
     if not lines:
         st.info("Sin documentos en el periodo: el archivo PLE va vacío (indicador 0 en su nombre).")
     else:
-        st.dataframe(
+        data_table(
             _lines_frame(lines),
             hide_index=True,
             key="register_lines",

@@ -20,7 +20,7 @@ from connector.backoffice import NoteLine, Person, Product, Quotation, SaleNote
 from dashboard import figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
-from dashboard.widgets import pick_range, refusal
+from dashboard.widgets import data_table, failed, pick_range, refusal
 
 KINDS = {"sale_note": "Nota de venta", "quotation": "Cotización"}
 CPE = {"03": "Boleta", "01": "Factura"}
@@ -59,6 +59,8 @@ def _lines(products: dict[int, Product]) -> list[NoteLine]:
                 Decimal(str(quantity)),
                 unit_price=unit_price,
                 item_id=product.id,
+                code=product.code,  # real tenants print the note from the line's own product data
+                description=product.description,
                 unit=product.unit or "NIU",
                 affectation=product.affectation or "10",
             )
@@ -69,11 +71,11 @@ def _lines(products: dict[int, Product]) -> list[NoteLine]:
 def _form(active: Active) -> None:
     """Customer, lines with their live totals, and the button that issues the note or quotation."""
     st.subheader("Nueva nota de venta o cotización", anchor=False)
-    try:
-        customers = {p.id: p for p in active.client.persons.records(fresh=True)}
-        products = {p.id: p for p in active.client.items.search("", limit=100, fresh=True)}
+    try:  # not fresh: every click reruns the page, and real tenants allow 60 requests a minute
+        customers = {p.id: p for p in active.client.persons.records()}
+        products = {p.id: p for p in active.client.items.search("", limit=100)}
     except FacturadorError as exc:
-        st.error(refusal("No se pudo cargar clientes y productos", exc))
+        failed("No se pudo cargar clientes y productos", exc)
         return
     if not customers or not products:
         st.info(
@@ -96,7 +98,11 @@ def _form(active: Active) -> None:
         return
     sheet: SaleNote | Quotation
     if kind == "sale_note":
-        series = active.client.sale_notes.series()
+        try:
+            series = active.client.sale_notes.series()
+        except FacturadorError as exc:
+            failed("No se pudo cargar las series de notas de venta", exc)
+            return
         if not series:
             st.error("La empresa no tiene series de notas de venta.")
             return
@@ -104,14 +110,14 @@ def _form(active: Active) -> None:
     else:
         sheet = Quotation(customer_id=customer_id, lines=lines)
     amounts, totals = sheet.line_amounts(), sheet.totals()
-    st.dataframe(
+    data_table(
         [
             {
                 "Producto": products[line.item_id].description if line.item_id else "",
-                "Cantidad": str(a.quantity),
-                "Valor unitario": str(a.unit_value),
-                "IGV": str(a.igv),
-                "Total": str(a.total),
+                "Cantidad": float(a.quantity),
+                "Valor unitario": float(a.unit_value),
+                "IGV": float(a.igv),
+                "Total": float(a.total),
             }
             for line, a in zip(lines, amounts, strict=True)
         ],
@@ -160,22 +166,25 @@ def _sale_notes(active: Active) -> None:
     try:
         notes = active.client.sale_notes.list(start=start, end=end, fresh=True)
     except FacturadorError as exc:
-        st.error(refusal("No se pudo cargar las notas de venta", exc))
+        failed("No se pudo cargar las notas de venta", exc)
         return
+    if not notes.complete:  # a real tenant answers only its latest notes, whatever the dates
+        st.info(notes.note, icon=":material/info:")
     if not notes:
-        st.info(
-            f"No hay notas de venta emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.",
-            icon=":material/info:",
-        )
+        if notes.complete:
+            st.info(
+                f"No hay notas de venta emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.",
+                icon=":material/info:",
+            )
         return
-    st.dataframe(
+    data_table(
         [
             {
                 "Número": n.number,
                 "Fecha": n.date_of_issue,
                 "Cliente": n.customer_name,
                 "Moneda": n.currency,
-                "Total": str(n.total),
+                "Total": float(n.total),
                 "Comprobante": n.document,
                 "Cotización": n.quotation,
             }
@@ -186,10 +195,11 @@ def _sale_notes(active: Active) -> None:
     )
     converted = [n for n in notes if n.converted]
     cols = st.columns(3)
+    listed = "" if notes.complete else ", las listadas"
     for column, currency in zip(cols[:2], ("PEN", "USD"), strict=True):
         amount = sum((n.total for n in notes if n.currency == currency), Decimal(0))
         if amount or currency == "PEN":
-            column.metric(f"Total en notas ({currency})", figures.money(amount, currency))
+            column.metric(f"Total en notas ({currency}{listed})", figures.money(amount, currency))
     cols[2].metric("Convertidas en comprobante", f"{len(converted)} de {len(notes)}")
     by_number = {n.number: n for n in notes}
     picked = st.selectbox("Nota de venta", list(by_number), key="note_picked")
@@ -228,7 +238,7 @@ def _quotations(active: Active) -> None:
     try:
         records = active.client.quotations.list(search.strip(), fresh=True)
     except FacturadorError as exc:
-        st.error(refusal("No se pudo cargar las cotizaciones", exc))
+        failed("No se pudo cargar las cotizaciones", exc)
         return
     if not records:
         st.info(
@@ -236,20 +246,21 @@ def _quotations(active: Active) -> None:
             icon=":material/info:",
         )
         return
-    st.dataframe(
+    data_table(
         [
             {
                 "Número": r.number,
                 "Fecha": r.date_of_issue,
                 "Cliente": r.customer_name,
                 "Moneda": r.currency,
-                "Total": str(r.total),
+                "Total": float(r.total),
                 "Convertida": "Sí" if r.converted else "No",
                 "Nota de venta": r.sale_note,
             }
             for r in records
         ],
         hide_index=True,
+        column_config={"Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY")},
     )
     st.metric("Total cotizado (listadas)", f"S/ {sum((r.total for r in records), Decimal(0)):,.2f}")
     by_number = {r.number: r for r in records}

@@ -15,6 +15,7 @@ from connector.sales import Sale
 from dashboard import data, figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, forget_connection, loaded, require_connection
+from dashboard.widgets import data_table
 from sunat.calendar import peru_today
 
 LOOK_BACK_DAYS = 366
@@ -101,7 +102,7 @@ def main() -> None:
     frame = got.frame.loc[[s.position for s in found]]
     table = data.table_frame(frame)
     st.subheader(figures.plural(len(found), "documento encontrado", "documentos encontrados"), anchor=False)
-    event = st.dataframe(
+    event = data_table(
         table,
         hide_index=True,
         column_order=[

@@ -1,5 +1,5 @@
 """Summaries page: declare a day's pending boletas and boleta notes (state 01) to SUNAT with a daily
-summary (RC, process 1), and follow its ticket.
+summary (RC, process 1), after reviewing and confirming what it declares, and follow its ticket.
 
 Boletas are not sent one by one: the service declares every registered boleta and boleta note of the
 chosen issue date (500 per summary). The page shows the days of the last weeks that still have some
@@ -14,6 +14,7 @@ import streamlit as st
 
 from connector import FacturadorError
 from dashboard import data, ticket_box, tickets
+from dashboard.figures import plural
 from dashboard.session import (
     Active,
     day_documents,
@@ -24,6 +25,7 @@ from dashboard.session import (
     require_connection,
     show_flash,
 )
+from dashboard.widgets import ask, confirm, data_table
 from sunat.calendar import peru_today
 
 #: Days back the page looks for pending boletas.
@@ -47,7 +49,7 @@ def _pending_days(active: Active, today: date, *, refresh: bool) -> None:
             f"No hay boletas por declarar en los últimos {LOOK_BACK_DAYS} días.", icon=":material/task_alt:"
         )
         return
-    st.dataframe(
+    data_table(
         days,
         hide_index=True,
         key="summary_days",
@@ -113,7 +115,7 @@ def main() -> None:
     )
     if len(pending):
         table = data.table_frame(pending)
-        st.dataframe(
+        data_table(
             table,
             hide_index=True,
             column_order=["number", "document_type", "customer_name", "currency_type_id", "total", "state"],
@@ -137,10 +139,23 @@ def main() -> None:
             f"No hay boletas ni notas registradas (01) emitidas el {day:%d/%m/%Y}.", icon=":material/info:"
         )
     count = len(pending)
-    label = (
-        f"Declarar {count} documento{'' if count == 1 else 's'} del {day:%d/%m/%Y}" if count else "Declarar"
-    )
+    what = plural(count, "documento", "documentos")
+    label = f"Declarar {what} del {day:%d/%m/%Y}…" if count else "Declarar"
+    asked = (day.isoformat(), tuple(str(e) for e in pending["external_id"]))
     if st.button(label, key="summary_submit", type="primary", icon=":material/outbox:", disabled=not count):
+        ask("summary", asked)
+    warning = (
+        "Un resumen enviado no se retira: SUNAT recibe estas boletas y notas como emitidas ese día (si "
+        "alguna tuviera un error, después se anula con otro resumen)."
+    )
+    if confirm(
+        "summary",
+        tickets.review(pending),
+        verb="declarar",
+        action=f"Sí, declarar {what}",
+        warning=warning,
+        asked=asked,
+    ):
         try:
             with st.spinner("Enviando el resumen a SUNAT…"):
                 ref = active.client.summaries.declare(day)
@@ -152,7 +167,7 @@ def main() -> None:
                 active, ref, process=tickets.DECLARE, day=day, documents=numbers, last_key=LAST
             )
             parts = f" en {len(entries)} resúmenes" if len(entries) > 1 else ""
-            flash("success", f"Resumen diario enviado{parts}: ticket **{ref.ticket}** ({count} documentos).")
+            flash("success", f"Resumen diario enviado{parts}: ticket **{ref.ticket}** ({what}).")
             invalidate_documents()
             st.rerun()
     ticket_box.show_last(active, last_key=LAST, title="Último resumen", key="summary_ticket")

@@ -27,7 +27,7 @@ from dashboard.session import (
     ticket_book,
     ticket_resource,
 )
-from dashboard.widgets import pick_range
+from dashboard.widgets import data_table, pick_range
 from sunat.calendar import peru_today
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -166,10 +166,18 @@ def main() -> None:
         st.error(f"No se pudo cargar la lista: {exc.message}")
         return
     if records is None:
-        st.caption("El servicio no lista resúmenes: se muestran los enviados o buscados en esta sesión.")
+        st.info(
+            "Esta empresa no lista sus resúmenes ni sus comunicaciones de baja por su API: se muestran los "
+            "enviados o buscados en esta sesión.",
+            icon=":material/info:",
+        )
         entries = book.ordered()
     else:
         entries = tickets.merge_entries(book.ordered(), records, (start, end))
+    if not entries and records is None:
+        st.caption("Esta sesión aún no envió ni buscó ninguno: usa **Resúmenes** y **Anular**, o busca uno.")
+        _look_up(active)
+        return
     if not entries:
         st.info(
             f"No hay resúmenes ni comunicaciones de baja generados entre el {start:%d/%m/%Y} y el "
@@ -192,7 +200,7 @@ def main() -> None:
         with st.spinner("Consultando…"):
             _query_pending(active, pending)
         st.rerun()
-    st.dataframe(
+    data_table(
         tickets.tickets_frame(entries),
         hide_index=True,
         column_config=COLUMN_CONFIG,

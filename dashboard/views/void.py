@@ -1,5 +1,6 @@
 """Void page: pick accepted facturas and their notes for a voided communication (RA), or accepted boletas
-and their notes for a daily summary with process 3 (RC), give the reason, send, and follow the ticket.
+and their notes for a daily summary with process 3 (RC), give the reason, review what will be voided
+(count, dates, amounts) and confirm it, send, and follow the ticket.
 
 The documents of a request share their issue date (``fecha_de_emision_de_documentos``), so the page
 works on one day at a time. Candidates come from :func:`dashboard.tickets.voidable`; the
@@ -10,13 +11,13 @@ ticket is kept in the session's book (:func:`dashboard.session.ticket_book`) and
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any, cast
+from typing import Any
 
 import streamlit as st
 
 from connector import FacturadorError, TicketRef
-from connector.resources import DateFormat
 from dashboard import ticket_box, tickets
+from dashboard.figures import plural
 from dashboard.session import (
     Active,
     day_documents,
@@ -27,6 +28,7 @@ from dashboard.session import (
     require_connection,
     show_flash,
 )
+from dashboard.widgets import ask, confirm
 from sunat.calendar import peru_today
 
 KINDS = {
@@ -59,15 +61,14 @@ def _recent_days(active: Active, group: str, today: date, place: Any) -> None:
         place.caption(f"No hay documentos que se puedan anular en {window}.")
 
 
-def _send(
-    active: Active, group: str, day: date, picked: list[str], reason: str, date_format: str
-) -> TicketRef | None:
-    """Send the request; ``None`` (and the service's message shown) when it was refused."""
+def _send(active: Active, group: str, day: date, picked: list[str], reason: str) -> TicketRef | None:
+    """Send the request; ``None`` (and the service's message shown) when it was refused. The connector
+    writes the date as the tenant reads it (Pro9 and Tukifac ``d-m-Y``, the others ``Y-m-d``)."""
     pairs = [(external_id, reason) for external_id in picked]
     try:
         with st.spinner("Enviando a SUNAT…"):
             if group == tickets.FACTURAS:
-                ref = active.client.voided.void(day, pairs, date_format=cast(DateFormat, date_format))
+                ref = active.client.voided.void(day, pairs)
             else:
                 ref = active.client.summaries.void(day, pairs)
     except FacturadorError as exc:
@@ -127,6 +128,7 @@ def main() -> None:
         key="void_docs",
         placeholder="Elige uno o más documentos aceptados" if labels else "Sin documentos para anular",
         disabled=not labels,
+        select_all=False,  # one by one: "Select all" (in English) armed the voiding of a whole day
     )
     reason = st.text_input(
         "Motivo de la anulación",
@@ -137,35 +139,35 @@ def main() -> None:
         if group == tickets.FACTURAS
         else "Queda en la solicitud; el resumen diario no lo lleva a SUNAT.",
     )
-    date_format = "Y-m-d"
-    if group == tickets.FACTURAS:
-        with st.expander("Opciones del servicio"):
-            date_format = st.radio(
-                "Formato de la fecha en /api/voided",
-                ["Y-m-d", "d-m-Y"],
-                horizontal=True,
-                key="void_date_format",
-                help="Los Facturador PRO 9 leen la fecha como d-m-Y; este servicio acepta ambos.",
-            )
     count = len(picked)
-    label = f"Anular {count} documento{'' if count == 1 else 's'}" if count else "Anular"
+    asked = (group, day.isoformat(), tuple(picked), reason.strip())
+    label = f"Anular {plural(count, 'documento', 'documentos')}…" if count else "Anular"
     if st.button(label, key="void_submit", type="primary", icon=":material/block:", disabled=not count):
         if not reason.strip():
             st.error("Indica el motivo de la anulación.", icon=":material/error:")
         else:
-            ref = _send(active, group, day, picked, reason.strip(), date_format)
-            if ref is not None:
-                numbers = [numbers_of[e] for e in picked]
-                entries = ticket_box.remember(
-                    active, ref, process=tickets.VOID, day=day, documents=numbers, last_key=LAST
-                )
-                st.session_state[RESET] = True
-                flash(
-                    "success",
-                    f"{entries[0].kind} enviada: ticket **{ref.ticket}** ({', '.join(numbers)} por anular).",
-                )
-                invalidate_documents()
-                st.rerun()
+            ask("void", asked)
+    warning = "La anulación no se puede deshacer: SUNAT da de baja estos comprobantes y dejan de valer. " + (
+        f"La comunicación de baja lleva el motivo «{reason.strip()}»."
+        if group == tickets.FACTURAS
+        else "Las boletas se anulan con un resumen diario (proceso 3)."
+    )
+    action = f"Sí, anular {plural(count, 'documento', 'documentos')}"
+    review = tickets.review(candidates, picked)
+    if confirm("void", review, verb="anular", action=action, warning=warning, asked=asked):
+        ref = _send(active, group, day, picked, reason.strip())
+        if ref is not None:
+            numbers = [numbers_of[e] for e in picked]
+            entries = ticket_box.remember(
+                active, ref, process=tickets.VOID, day=day, documents=numbers, last_key=LAST
+            )
+            st.session_state[RESET] = True
+            flash(
+                "success",
+                f"{entries[0].kind} enviada: ticket **{ref.ticket}** ({', '.join(numbers)} por anular).",
+            )
+            invalidate_documents()
+            st.rerun()
     ticket_box.show_last(active, last_key=LAST, title="Última anulación", key="void_ticket")
 
 

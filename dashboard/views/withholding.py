@@ -18,14 +18,17 @@ import streamlit as st
 from connector import FacturadorError
 from connector.builders import Customer
 from connector.withholding import Payment, Perception, Retention, WithholdingResource
+from dashboard import data
 from dashboard.downloads import download_button
 from dashboard.figures import money
 from dashboard.session import Active, require_connection
+from dashboard.widgets import data_table, failed
 from dashboard.withholding import AMOUNT, monthly, monthly_figure
 from sunat import withholding
 from sunat.calendar import peru_today
 
 FAMILIES = {"retentions": "Retenciones", "perceptions": "Percepciones"}
+ONE = {"retentions": "retención", "perceptions": "percepción"}
 PARTY = {"retentions": "Proveedor", "perceptions": "Cliente"}
 NET = {"retentions": "Neto pagado", "perceptions": "Total cobrado"}
 LAST = "withholding_last"
@@ -136,12 +139,12 @@ def _reversions(family: str, resource: WithholdingResource) -> None:
     try:
         rows = resource.reversions.latest(fresh=True)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar las reversiones: {exc.message}")
+        failed("No se pudo cargar las reversiones", exc)
         return
     if not rows:
         st.caption(f"No hay reversiones de {FAMILIES[family].lower()}.")
         return
-    st.dataframe(
+    data_table(
         pd.DataFrame(
             [
                 {
@@ -175,13 +178,13 @@ def main() -> None:
         or "retentions"
     )
     resource: WithholdingResource = getattr(active.client, family)
-    with st.expander(f"Emitir una {FAMILIES[family][:-2].lower()}", expanded=False):
+    with st.expander(f"Emitir una {ONE[family]}", expanded=False):
         _form(active, family, resource)
     _last(family, resource)
     try:
         records = resource.latest(fresh=True)
     except FacturadorError as exc:
-        st.error(f"No se pudo cargar la lista: {exc.message}")
+        failed("No se pudo cargar la lista", exc)
         return
     if not records:
         st.info(f"No hay {FAMILIES[family].lower()} emitidas.")
@@ -192,7 +195,7 @@ def main() -> None:
     left.metric(f"{AMOUNT[family]} (últimas {len(records)})", money(total))
     right.metric("Comprobantes aceptados", int(frame["Comprobantes"].sum()) if len(frame) else 0)
     st.plotly_chart(monthly_figure(frame, family), key=f"withholding_chart_{family}")
-    st.dataframe(
+    data_table(
         pd.DataFrame(
             [
                 {
@@ -202,12 +205,21 @@ def main() -> None:
                     "Régimen": f"{r.regime} · {r.percent.normalize():f} %",
                     AMOUNT[family]: float(r.total),
                     NET[family]: float(r.total_net),
-                    "Estado": r.state_type_id,
+                    "Estado": [data.state_label(r.state_type_id)],
                 }
                 for r in records
             ]
         ),
         hide_index=True,
+        key=f"withholding_table_{family}",
+        column_config={
+            "Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY"),
+            "Estado": st.column_config.MultiselectColumn(
+                "Estado",
+                options=[style.label for style in data.STATES.values()],
+                color=[style.color for style in data.STATES.values()],
+            ),
+        },
     )
     _reversions(family, resource)
 

@@ -12,12 +12,23 @@ from fastapi import Path, Request, Response
 
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain.document_input import EXTERNAL_ID
-from facturador.domain.fields import DATE_PATTERN, XML_TEXT_PATTERN, Field, check_json, check_text, too_deep
+from facturador.domain.fields import (
+    DATE_PATTERN,
+    XML_TEXT_PATTERN,
+    Field,
+    check_json,
+    check_path_parameters,
+    check_text,
+    too_deep,
+)
 from facturador.domain.reader import Reader
 from facturador.domain.tenants import hash_token
 from facturador.errors import NOT_AUTHENTICATED, FieldError, ServiceError
 
 TENANT_SCOPE_KEY = "facturador.tenant_slug"
+#: The status logged for a request whose client left before the answer (nginx's convention; nobody
+#: receives it).
+CLIENT_CLOSED_REQUEST = 499
 
 #: ``{external_id}`` of a download path: documented from the declaration :func:`path_parameter` reads with.
 ExternalIdParameter = Annotated[
@@ -100,6 +111,12 @@ class FastJSON(Response):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
+
+
+async def checked_path(request: Request) -> None:
+    """A dependency of every route of the application: its path parameters go through
+    :func:`check_path_parameters` before the route reads them (async: it runs on the event loop)."""
+    check_path_parameters(request.path_params, request.scope.get("raw_path") or b"")
 
 
 def path_parameter(declared: Field, value: str, name: str) -> Any:

@@ -25,11 +25,13 @@ from facturador.api.common import (
     current_tenant,
     json_object,
     parse_range,
+    path_parameter,
 )
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import PAGE_LINKS, PAGE_META, component, obj, paginated
 from facturador.domain.dispatch_input import CARRIER_BODY, DISPATCH_BODY, GUIDE_QUERY
 from facturador.domain.dispatches import GRE_MOUNT, RECORDS_PER_PAGE, DispatchService
+from facturador.domain.document_input import EXTERNAL_ID
 
 router = APIRouter(tags=["dispatches"])
 
@@ -262,6 +264,7 @@ def download(
 ) -> Response:
     """As the documents' downloads: the tenant's guide by its external_id (the id is the capability)."""
     tenant = current_tenant(request)
+    external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
     content, media, name = service(request).file(tenant, external_id, kind)
     return Response(
         content, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'}

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from facturador.api import contract, heavy
-from facturador.api.common import ExternalIdParameter, current_tenant, path_parameter
+from facturador.api.common import CLIENT_CLOSED_REQUEST, ExternalIdParameter, current_tenant, path_parameter
 from facturador.domain import documents, summaries
 from facturador.domain.document_input import EXTERNAL_ID
 from facturador.domain.summaries import RA, RC
@@ -42,9 +42,6 @@ SUMMARY_FILES = contract.responses(
 )
 log = logging.getLogger("facturador.downloads")
 DISCONNECT_POLL_SECONDS = 0.05
-#: The status logged for a request whose client left before the answer (nginx's convention; nobody
-#: receives it).
-CLIENT_CLOSED_REQUEST = 499
 
 
 @router.get(

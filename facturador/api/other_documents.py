@@ -39,7 +39,6 @@ from facturador.domain.other_documents import (
     OtherDocumentService,
     check_reversion_family,
     reverse,
-    settle_reversion,
 )
 from facturador.domain.summaries import FILE_KINDS as SUMMARY_FILE_KINDS
 from facturador.domain.summaries import TICKET_QUERY
@@ -322,7 +321,6 @@ def _reversion_routes(doc_type: str) -> None:
         body = await json_object(request)
         await run_in_threadpool(check_reversion_family, context_of(request), tenant, doc_type, body)
         answer = await run_in_threadpool(summaries_api.service(request).status, tenant, RR, body)
-        await run_in_threadpool(settle_reversion, context_of(request), answer)
         return summaries_api.ticket_answer(request, RR, answer)
 
     @router.get(

@@ -25,7 +25,8 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import unquote_to_bytes
 
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError
@@ -34,6 +35,9 @@ from facturador.errors import FieldError, ServiceError
 XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 #: The same rule as a JSON Schema pattern (a JSON string cannot name a lone surrogate in a pattern).
 XML_TEXT_PATTERN = r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]*$"
+#: The longest path parameter taken: external ids have 36 characters, dates 10, record ids 10 digits, and
+#: the GRE API's client ids and file names fewer than 60.
+MAX_PATH_PARAMETER = 100
 #: Deepest nesting a body may have (the declared bodies use 4 levels; unknown keys get some room).
 MAX_DEPTH = 32
 #: Integers anywhere in a body fit in 64 bits (every store and serializer holds them).
@@ -44,14 +48,23 @@ NUMBER_TEXT_PATTERN = r"^-?[0-9]+(\.[0-9]+)?$"
 #: Longest number accepted as text (12 integer digits, the point and far more decimals than SUNAT's 10).
 NUMBER_TEXT_MAX_LENGTH = 40
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+#: A date followed by a time of day, as PHP clients send ``Y-m-d H:i:s``: real PRO stores it in a DATE
+#: column (the time is dropped), so the date is read and the time ignored.
+DATE_TIME_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}(:[0-9]{2})?$"
 DMY_PATTERN = r"^[0-9]{2}-[0-9]{2}-[0-9]{4}$"
-TIME_PATTERN = r"^[0-9]{2}:[0-9]{2}(:[0-9]{2})?$"
+#: ``HH:MM:SS`` or ``HH:MM``; the hour may come without its leading zero (``7:59:48``, a 12-hour clock's
+#: or PHP's ``G:i:s``), as a SQL TIME column takes it.
+TIME_PATTERN = r"^[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
 _DATE = re.compile(DATE_PATTERN)
+_DATE_TIME = re.compile(DATE_TIME_PATTERN)
 _DMY = re.compile(DMY_PATTERN)
 _TIME = re.compile(TIME_PATTERN)
 #: Enough digits to round any bounded amount (12 integer digits, products and quotients of two of them).
 _WIDE = Context(prec=80, rounding=ROUND_HALF_UP)
-_BOOLEANS: dict[Any, bool] = {"0": False, "1": True, "false": False, "true": True}
+#: Texts read as booleans, compared in lower case: PHP clients send ``"True"``, ``"false"``, ``"1"``, and an
+#: empty text for false (``(string) false`` in PHP is ``""``).
+_BOOLEANS: dict[Any, bool] = {"": False, "0": False, "1": True, "false": False, "true": True}
+BOOLEAN_TEXT_PATTERN = "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01]|)$"
 
 JsonSchema = dict[str, Any]
 #: Named objects of the schema (``#/components/schemas/NAME``), filled as declarations emit their schema.
@@ -300,7 +313,8 @@ class Number(Field):
 
 @dataclass(frozen=True)
 class Date(Field):
-    """A calendar date ``AAAA-MM-DD`` (with ``day_first``, also ``DD-MM-AAAA``)."""
+    """A calendar date ``AAAA-MM-DD`` (with ``day_first``, also ``DD-MM-AAAA``); a date with a time of day
+    (``AAAA-MM-DD HH:MM:SS``) is read as its date."""
 
     day_first: bool = False
 
@@ -309,6 +323,9 @@ class Date(Field):
             try:
                 if _DATE.fullmatch(value):
                     return dt.date.fromisoformat(value)
+                if _DATE_TIME.fullmatch(value):
+                    dt.time.fromisoformat(_padded_time(value[11:]))  # the time must be a time too
+                    return dt.date.fromisoformat(value[:10])
                 if self.day_first and _DMY.fullmatch(value):
                     day, month, year = (int(part) for part in value.split("-"))
                     return dt.date(year, month, day)
@@ -319,23 +336,22 @@ class Date(Field):
         return None
 
     def _schema(self, components: Components) -> JsonSchema:
-        if self.day_first:
-            return {
-                "type": "string",
-                "pattern": f"({DATE_PATTERN})|({DMY_PATTERN})",
-                "examples": ["2026-11-22"],
-            }
-        return {"type": "string", "format": "date", "pattern": DATE_PATTERN}
+        patterns = [DATE_PATTERN, DATE_TIME_PATTERN] + ([DMY_PATTERN] if self.day_first else [])
+        return {
+            "type": "string",
+            "pattern": "|".join(f"({pattern})" for pattern in patterns),
+            "examples": ["2026-11-22"],
+        }
 
 
 @dataclass(frozen=True)
 class Time(Field):
-    """A time of day ``HH:MM:SS`` (or ``HH:MM``)."""
+    """A time of day ``HH:MM:SS`` (or ``HH:MM``), the hour with or without its leading zero."""
 
     def read(self, reader: Reader, value: Any, path: str) -> Any:
         if isinstance(value, str) and _TIME.fullmatch(value):
             try:
-                return dt.time.fromisoformat(value if value.count(":") == 2 else value + ":00")
+                return dt.time.fromisoformat(_padded_time(value))
             except ValueError:
                 pass
         reader.error(path, f"El campo {path} debe ser una hora válida con formato HH:MM:SS.")
@@ -347,7 +363,8 @@ class Time(Field):
 
 @dataclass(frozen=True)
 class Boolean(Field):
-    """True or false; also ``0``/``1`` and the texts ``"0"``, ``"1"``, ``"true"``, ``"false"``."""
+    """True or false; also ``0``/``1`` and the texts ``"0"``, ``"1"``, ``"true"``, ``"false"`` in any case
+    and ``""`` (false), as PHP clients write them. Any other text is refused."""
 
     fallback: bool = False
 
@@ -360,15 +377,18 @@ class Boolean(Field):
             return value
         if isinstance(value, int) and value in (0, 1):
             return bool(value)
-        if isinstance(value, str) and value in _BOOLEANS:
-            return _BOOLEANS[value]
+        if isinstance(value, str) and value.lower() in _BOOLEANS:
+            return _BOOLEANS[value.lower()]
         reader.error(path, f"El campo {path} debe ser verdadero o falso.")
         return self.fallback
 
     def _schema(self, components: Components) -> JsonSchema:
+        # pattern applies to texts only, minimum and maximum to numbers only
         return {
             "type": ["boolean", "integer", "string"],
-            "enum": [True, False, 0, 1, "0", "1", "true", "false"],
+            "minimum": 0,
+            "maximum": 1,
+            "pattern": BOOLEAN_TEXT_PATTERN,
         }
 
 
@@ -474,6 +494,12 @@ class Object(Field):
             return schema
         components[self.name] = schema
         return {"$ref": f"#/components/schemas/{self.name}"}
+
+
+def _padded_time(text: str) -> str:
+    """``H:MM[:SS]`` or ``HH:MM[:SS]`` as ``HH:MM:SS``."""
+    parts = text.split(":")
+    return ":".join([parts[0].zfill(2), *parts[1:], *(["00"] if len(parts) == 2 else [])])
 
 
 def _given(value: Any) -> bool:
@@ -588,7 +614,35 @@ def check_text(value: str, name: str) -> None:
     found = XML_UNSAFE.search(value)
     if found:
         message = _unsafe_message(name, found.group())
-        raise ServiceError(422, message, "INVALID_CHARACTERS", [FieldError(name, message)])
+        _refuse(name, message, "INVALID_CHARACTERS")
+
+
+def check_path_parameters(parameters: Mapping[str, str], raw_path: bytes) -> None:
+    """The one check every path parameter of every route gets before the route reads it (the service
+    installs it for all its routes, and the GRE API it mounts for its own): text that arrived as UTF-8,
+    that XML can carry, of at most :data:`MAX_PATH_PARAMETER` characters; else 422 naming the
+    parameter. ``raw_path`` is the path as sent (percent-encoded): the server decodes bytes that are not
+    UTF-8 to U+FFFD, so only the raw path tells them from a U+FFFD that was sent."""
+    for name, value in parameters.items():
+        if "\ufffd" in value and _not_utf8(raw_path):
+            _refuse(name, f"El campo {name} no es texto UTF-8 válido.", "INVALID_CHARACTERS")
+        check_text(value, name)
+        if len(value) > MAX_PATH_PARAMETER:
+            _refuse(
+                name, f"El campo {name} no debe superar {MAX_PATH_PARAMETER} caracteres.", "INVALID_FIELDS"
+            )
+
+
+def _not_utf8(raw_path: bytes) -> bool:
+    try:
+        unquote_to_bytes(raw_path).decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _refuse(name: str, message: str, code: str) -> NoReturn:
+    raise ServiceError(422, message, code, [FieldError(name, message)])
 
 
 def too_deep() -> ServiceError:

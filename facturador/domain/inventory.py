@@ -6,10 +6,15 @@ takes it out with an operation type of its direction (``sunat.catalogs.INVENTORY
 by one conditional ``UPDATE``, so two concurrent outputs cannot both pass). Sales move stock too, inside
 their own issuing transaction (:func:`record_lines`): a factura, boleta or sale note takes out the
 quantity of each line with a ``codigo_interno`` (creating the product when new, as the real services
-do; a sale may leave the stock negative, as theirs), and a credit note that cancels or returns
-(catalog 09: 01, 06, 07) puts it back; a remitente guide with reason 01 or 02 moves it too
-(:func:`record_guide_lines`, see :mod:`facturador.domain.dispatch_links`). Every move is a kardex
-line with the balance after it.
+do), and a credit note that cancels or returns (catalog 09: 01, 06, 07) puts it back; a remitente guide
+with reason 01 or 02 moves it too (:func:`record_guide_lines`, see
+:mod:`facturador.domain.dispatch_links`). Every move is a kardex line with the balance after it.
+
+Stock never goes below zero, whatever takes it out (:func:`move_products`): a product has a stock once
+something put it in its warehouse (the initial stock of ``POST /api/item``, an input, a purchase guide),
+and from then on a sale, sale note or guide that asks for more than there is is refused with 422 naming
+the line's quantity, and nothing of it is written. A product never stocked (created by a document's
+``codigo_interno``, or a service) has no stock to take: its sales, and their returns, move nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from facturador.store.backoffice import (
     add_stocks,
     record_move,
     record_moves,
+    stocks_held,
     take_stock,
     upsert_items,
     warehouse_of,
@@ -182,10 +188,15 @@ class InventoryService:
         )
 
 
-def sale_products(lines: Iterable[Line], currency: str, rewrites: Iterable[bool]) -> list[ProductLine]:
+def sale_products(
+    lines: Iterable[Line],
+    currency: str,
+    rewrites: Iterable[bool],
+    quantity_field: str = "items.{index}.cantidad",
+) -> list[ProductLine]:
     """The products of a sale's lines with a ``codigo_interno`` (``rewrites``: whether each line rewrites
-    its product's description), for :func:`record_lines`; made before the issuing transaction, which
-    then only writes them."""
+    its product's description; ``quantity_field``: the body field of a line's quantity), for
+    :func:`record_lines`; made before the issuing transaction, which then only writes them."""
     return [
         ProductLine.of(
             {
@@ -199,8 +210,9 @@ def sale_products(lines: Iterable[Line], currency: str, rewrites: Iterable[bool]
             },
             rewrite,
             line.quantity,
+            quantity_field.format(index=index),
         )
-        for line, rewrite in zip(lines, rewrites, strict=True)
+        for index, (line, rewrite) in enumerate(zip(lines, rewrites, strict=True))
         if line.internal_code
     ]
 
@@ -218,8 +230,9 @@ def guide_products(lines: Iterable[DispatchLine]) -> list[ProductLine]:
             },
             False,
             line.quantity,
+            f"items.{index}.cantidad",
         )
-        for line in lines
+        for index, line in enumerate(lines)
         if line.code
     ]
 
@@ -236,13 +249,15 @@ def record_lines(
     sale_note_id: int | None = None,
 ) -> None:
     """The products of a sale (:func:`sale_products`), created when new and, when ``direction`` is -1
-    (a sale) or +1 (a return), their stock moved with a kardex line each."""
+    (a sale, refused beyond the stock) or +1 (a return, of stocked products only), their stock moved
+    with a kardex line each."""
     move_products(
         connection,
         tenant_id=tenant_id,
         establishment_id=establishment_id,
         products=products,
         direction=direction,
+        stocks_new_products=False,
         kardex={
             "description": label,
             "transaction_id": SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
@@ -263,13 +278,15 @@ def record_guide_lines(
     dispatch_id: int,
 ) -> None:
     """The products of a guide (:func:`guide_products`), created when new and, when ``direction`` is -1
-    (reason 01, venta) or +1 (02, compra), their stock moved with a kardex line naming the guide."""
+    (reason 01, venta: refused beyond the stock) or +1 (02, compra), their stock moved with a kardex line
+    naming the guide."""
     move_products(
         connection,
         tenant_id=tenant_id,
         establishment_id=establishment_id,
         products=products,
         direction=direction,
+        stocks_new_products=True,
         kardex={
             "description": label,
             "transaction_id": GUIDE_SALE if direction < 0 else GUIDE_PURCHASE,
@@ -281,18 +298,24 @@ def record_guide_lines(
 @dataclass(frozen=True)
 class ProductLine:
     """What one line of a sale or guide does to a product: the values it is created with (its code is
-    ``internal_id``), whether the line rewrites its description, and the quantity the line moves."""
+    ``internal_id``), whether the line rewrites its description, the quantity the line moves and the
+    body field that gives it (named when there is not that much in stock)."""
 
     values: dict[str, Any]
     rewrite: bool
     quantity: Decimal
+    field: str
 
     @classmethod
-    def of(cls, values: dict[str, Any], rewrite: bool, quantity: Decimal) -> ProductLine:
+    def of(cls, values: dict[str, Any], rewrite: bool, quantity: Decimal, field: str) -> ProductLine:
         """The line with its product's ``search_text`` computed (what the column's default would do
         inside the transaction)."""
         folded = search_text(values["description"], values["internal_id"])
-        return cls({**values, "search_text": folded}, rewrite, quantity)
+        return cls({**values, "search_text": folded}, rewrite, quantity, field)
+
+    @property
+    def code(self) -> str:
+        return str(self.values["internal_id"])
 
 
 def move_products(
@@ -302,50 +325,64 @@ def move_products(
     establishment_id: int,
     products: list[ProductLine],
     direction: int,
+    stocks_new_products: bool,
     kardex: dict[str, Any],
 ) -> None:
     """Create or update the products of ``products`` and, when ``direction`` is -1 or +1, move their
     stock by each line's quantity in that direction with a kardex line each (``kardex``: the other
-    fields of those lines), as if line after line, in a few statements whatever the number of lines.
+    fields of those lines), as line after line would, in a few statements whatever the number of lines.
 
     A product named by several lines is created with its first line's values and keeps the description
     of the last line that rewrites it; its kardex lines follow the document's order with the balance
-    after each. Rows are locked in one order, the warehouse first (its first sale creates it), then the
-    products in the order of their codes: two sales taking them in another order would each hold a row
-    the other waits for (a deadlock on PostgreSQL)."""
-    ordered = sorted(products, key=lambda product: product.values["internal_id"])  # stable: lines keep order
+    after each. A line that takes more than the stock left is refused (422 naming its quantity,
+    ``INSUFFICIENT_STOCK``: the caller's transaction writes nothing). A product never stocked moves
+    nothing, unless ``stocks_new_products`` (a purchase guide puts its goods in).
+
+    Rows are locked in one order, the warehouse first (its first sale creates it), then the products in
+    the order of their codes, then their stocks: two sales taking them in another order would each hold
+    a row the other waits for (a deadlock on PostgreSQL)."""
+    ordered = sorted(products, key=lambda product: product.code)  # stable: a product's lines keep order
     warehouse_id = warehouse_of(connection, tenant_id, establishment_id) if ordered and direction else None
     changes: dict[str, tuple[dict[str, Any], bool]] = {}
     for product in ordered:
-        code = product.values["internal_id"]
-        first = changes.get(code)
+        first = changes.get(product.code)
         if first is None:
-            changes[code] = (product.values, product.rewrite)
+            changes[product.code] = (product.values, product.rewrite)
         elif product.rewrite:
             rewritten = {key: product.values[key] for key in ("description", "search_text")}
-            changes[code] = ({**first[0], **rewritten}, True)
+            changes[product.code] = ({**first[0], **rewritten}, True)
     ids = upsert_items(connection, tenant_id, list(changes.values()))
     if warehouse_id is None:
         return
-    moved: dict[int, Decimal] = {}
-    for product in ordered:
-        item_id = ids[product.values["internal_id"]]
-        moved[item_id] = moved.get(item_id, Decimal(0)) + product.quantity * direction
-    stocks = add_stocks(connection, warehouse_id, moved)
-    balances = {item_id: stocks[item_id] - quantity for item_id, quantity in moved.items()}
+    held = stocks_held(connection, warehouse_id, list(dict.fromkeys(ids[p.code] for p in ordered)))
+    stocks = dict(held)
     moves = []
     for product in ordered:
-        item_id = ids[product.values["internal_id"]]
+        item_id = ids[product.code]
+        stock = stocks.get(item_id)
+        if stock is None:
+            if not (stocks_new_products and direction > 0):
+                continue  # never stocked: nothing to take, and a return brings nothing back
+            stock = Decimal(0)
+        if direction < 0 and stock < product.quantity:
+            raise field_error(
+                product.field,
+                f"No hay stock suficiente del producto {product.code}: hay {stock.normalize():f} en el "
+                f"almacén y se piden {product.quantity.normalize():f}. {NOT_ENOUGH}",
+                "INSUFFICIENT_STOCK",
+            )
         quantity = product.quantity * direction
-        balances[item_id] += quantity
+        stocks[item_id] = stock + quantity
         moves.append(
             {
                 "tenant_id": tenant_id,
                 "item_id": item_id,
                 "warehouse_id": warehouse_id,
                 "quantity": quantity,
-                "balance": balances[item_id],
+                "balance": stocks[item_id],
                 **kardex,
             }
         )
+    changed = {item_id: stock - held.get(item_id, Decimal(0)) for item_id, stock in stocks.items()}
+    add_stocks(connection, warehouse_id, {item_id: change for item_id, change in changed.items() if change})
     record_moves(connection, moves)

@@ -44,7 +44,7 @@ from facturador.domain.fields import Code, Date, List, Number, Object, Text, Tim
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.reader import Reader
 from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
-from facturador.domain.summaries import TICKET_QUERY, SummaryService, TicketAnswer, may_have_arrived
+from facturador.domain.summaries import TICKET_QUERY, SummaryService, may_have_arrived, poll_delay
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.model import Issuer
 from facturador.render.other_documents import OtherDocumentView, render_other_pdf
@@ -164,6 +164,7 @@ def _body(doc_type: str) -> Object:
             ),
             "pagos": List(
                 "El pago (uno por entrada).",
+                required=True,
                 item=payment,
                 max_items=1,
                 min_items=1,
@@ -904,62 +905,18 @@ def reverse(
     try:
         ticket = gateway.send_other_summary(signed.filename, zip_document(signed.filename, signed.xml))
     except AuthorityError as exc:
-        if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again when asked about
+        if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again (the poller, a status)
+            summaries.plan_poll(summary_id, 0, poll_delay(1), str(exc))
             raise ServiceError(
                 502,
                 f"{exc}. La reversión {identifier} quedó registrada (external_id {external_id}) y se volverá "
                 "a enviar al consultar su estado.",
                 "AUTHORITY_EXCEPTION",
             ) from exc
-        _withdraw_reversion(context, summary_id)
+        summaries.withdraw(summary_id, RR)
         raise ServiceError(502, str(exc), "AUTHORITY_EXCEPTION") from exc
     summaries.keep_ticket(summary_id, ticket)
     return SentReversion(external_id, ticket, identifier, signed.filename)
-
-
-def _withdraw_reversion(context: ServiceContext, summary_id: int) -> None:
-    """SUNAT did not take the reversion: its documents go back to the state they had, and it is gone."""
-    with context.writing() as connection:
-        links = connection.execute(
-            select(
-                OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state
-            ).where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
-        ).all()
-        for link in links:
-            connection.execute(
-                update(OTHER_DOCUMENTS)
-                .where(OTHER_DOCUMENTS.c.id == link.other_document_id)
-                .values(state_type_id=link.previous_state)
-            )
-        connection.execute(
-            OTHER_DOCUMENT_REVERSALS.delete().where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
-        )
-        connection.execute(SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == ""))
-
-
-def settle_reversion(context: ServiceContext, answer: TicketAnswer) -> None:
-    """Once SUNAT answered a reversion's ticket: its documents become 11 (accepted) or go back to the
-    state they had (rejected). Idempotent: only documents still in 13 move."""
-    if answer.in_process:
-        return
-    with context.writing() as connection:
-        summary_id = connection.execute(
-            select(SUMMARIES.c.id).where(SUMMARIES.c.external_id == answer.external_id)
-        ).scalar_one()
-        links = connection.execute(
-            select(
-                OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state
-            ).where(OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id)
-        ).all()
-        for link in links:
-            connection.execute(
-                update(OTHER_DOCUMENTS)
-                .where(
-                    OTHER_DOCUMENTS.c.id == link.other_document_id,
-                    OTHER_DOCUMENTS.c.state_type_id == states.CANCELING,
-                )
-                .values(state_type_id=states.VOIDED if answer.accepted else link.previous_state)
-            )
 
 
 def _concurrent() -> ServiceError:

@@ -29,6 +29,8 @@ from facturador.domain import states
 from facturador.domain.documents import DocumentService
 from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
+from facturador.domain.summaries import SummaryService
+from facturador.errors import ServiceError
 from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, TENANTS
 
 log = logging.getLogger("facturador.pending")
@@ -202,16 +204,84 @@ class PendingSender:
         return outcome
 
 
+@dataclass(frozen=True)
+class PollOutcome:
+    """What asking about one summary's ticket gave: its state afterwards (03 while SUNAT still
+    processes it), SUNAT's code, or the error."""
+
+    tenant: str
+    identifier: str
+    state: str | None = None
+    code: str = ""
+    error: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.identifier} ({self.tenant})"
+        if self.error is not None:
+            return f"{where}: ticket not answered: {self.error}"
+        if self.state in (states.SENT, states.REGISTERED):
+            return f"{where}: ticket still in process"
+        return f"{where}: {self.state} {states.describe(self.state or '')} ({self.code})"
+
+
+class TicketPoller:
+    """Asks SUNAT about the tickets of summaries, voided communications and reversions still in process
+    (doubling waits), and sends again those whose answer was lost (see
+    :meth:`facturador.domain.summaries.SummaryService.poll`)."""
+
+    def __init__(self, context: ServiceContext):
+        self.context = context
+        self.summaries = SummaryService(context)
+
+    def due(self, *, tenant: str | None = None, now: dt.datetime | None = None) -> list[tuple[str, int]]:
+        """``(tenant slug, summary id)`` of the summaries to ask about at ``now`` (naive UTC)."""
+        return self.summaries.due_for_polling(now or utc_now(), tenant)
+
+    def poll_due(
+        self,
+        *,
+        tenant: str | None = None,
+        now: dt.datetime | None = None,
+        report: Callable[[PollOutcome], None] | None = None,
+    ) -> list[PollOutcome]:
+        """Ask about every summary due at ``now`` (naive UTC, by default now); what each gave."""
+        outcomes = []
+        for slug, summary_id in self.due(tenant=tenant, now=now):
+            info = self.context.tenant_by_slug(slug)
+            if info is None:  # pragma: no cover - deleted since the query
+                continue
+            try:
+                answer = self.summaries.poll(info, summary_id)
+            except ServiceError as exc:
+                outcome = PollOutcome(slug, str(summary_id), error=exc.message)
+            except Exception as exc:  # one failing ticket must not stop the others
+                log.exception("polling summary %s (%s) failed", summary_id, slug)
+                outcome = PollOutcome(slug, str(summary_id), error=f"{type(exc).__name__}: {exc}")
+            else:
+                if answer is None:
+                    continue
+                code = str((answer.response or {}).get("code", ""))
+                outcome = PollOutcome(slug, answer.identifier, state=answer.state_type_id, code=code)
+            outcomes.append(outcome)
+            if report is not None:
+                report(outcome)
+        return outcomes
+
+
 def run_sender(context: ServiceContext, every: float, stop: threading.Event) -> None:
-    """Send the due pending documents now and then every ``every`` seconds until ``stop`` is set (the
-    background sender of ``facturador serve``); a failing pass is logged and the next one runs."""
+    """Send the due pending documents and ask about the due tickets now and then every ``every``
+    seconds until ``stop`` is set (the background sender of ``facturador serve``); a failing pass is
+    logged and the next one runs."""
     sender = PendingSender(context)
+    poller = TicketPoller(context)
     while True:
         try:
             outcomes = sender.send_due()
             if outcomes:
                 settled = sum(outcome.settled for outcome in outcomes)
                 log.info("pending sender: %d sent, %d settled", len(outcomes), settled)
+            for polled in poller.poll_due():
+                log.info("ticket poller: %s", polled.describe())
         except Exception:
             log.exception("pending sender pass failed")
         if stop.wait(every):

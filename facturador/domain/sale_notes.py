@@ -311,7 +311,9 @@ class SaleNoteService:
                 connection,
                 tenant_id=tenant.id,
                 establishment_id=establishment_id,
-                products=sale_products(lines, values["currency_type_id"], [False] * len(lines)),
+                products=sale_products(
+                    lines, values["currency_type_id"], [False] * len(lines), "items.{index}.quantity"
+                ),
                 direction=-1,
                 label=f"Nota de venta {series.number}-{number}",
                 sale_note_id=note_id,

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Column, Table, func, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -46,7 +46,8 @@ from facturador.domain.document_input import EXTERNAL_ID
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Object, Text
 from facturador.domain.reader import Reader
-from facturador.errors import FieldError, ServiceError, not_found
+from facturador.domain.send_policy import utc_now
+from facturador.errors import FieldError, ServiceError, field_error, not_found
 from facturador.store.models import (
     DOCUMENTS,
     OTHER_DOCUMENT_REVERSALS,
@@ -69,7 +70,7 @@ from facturador.ubl.summaries import (
 FILE_KINDS = ("xml", "cdr")
 #: A result row of a Core query (columns read as attributes).
 DbRow = Any
-RC, RA = "RC", "RA"
+RC, RA, RR = "RC", "RA", "RR"
 DECLARE, CANCEL = "1", "3"  # codigo_tipo_proceso
 #: Lines of one summary; more documents make more summaries (the real services take 500 per summary).
 MAX_LINES = 500
@@ -77,6 +78,8 @@ MAX_LINES = 500
 VOIDABLE = (states.ACCEPTED, states.OBSERVED)
 BOLETA_GROUP, FACTURA_GROUP = "02", "01"
 DATE_FIELD = "fecha_de_emision_de_documentos"
+#: Our extension: when a summary of a past day is generated (``restrict_receipt_date`` off only).
+GENERATED_FIELD = "fecha_de_generacion"
 IN_PROCESS_MESSAGE = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 NO_DOCUMENTS_TO_VOID = "No se enviaron documentos para la anulación."
 #: Not-found messages of the status endpoints (reference §8.7, §8.9), by summary type.
@@ -126,6 +129,11 @@ SUMMARY_BODY = Object(
         ),
         "documentos": _documents(
             _void_entry("SummaryVoidEntry", reason_required=False), "Con el proceso 3: las boletas a anular."
+        ),
+        GENERATED_FIELD: Date(
+            "Nuestra extensión: la fecha en que se genera y envía el resumen (por defecto, hoy). Solo donde "
+            "el servicio acepta documentos con fechas pasadas (restrict_receipt_date apagado, como al "
+            "sembrar una historia): entre la fecha de los documentos y hoy."
         ),
     },
 )
@@ -259,11 +267,42 @@ class SummaryService:
         items = _void_items(reader, body, values["documentos"]) if process == CANCEL else []
         reader.raise_if_errors()
         assert day is not None
+        generated = self._generated_on(tenant, day, values[GENERATED_FIELD])
         if process == DECLARE:
-            return self._send(tenant, caller, RC, DECLARE, day, lambda c: self._registered(c, tenant, day))
+            return self._send(
+                tenant, caller, RC, DECLARE, day, lambda c: self._registered(c, tenant, day), generated
+            )
         return self._send(
-            tenant, caller, RC, CANCEL, day, lambda c: self._voidable(c, tenant, day, items, BOLETA_GROUP)
+            tenant,
+            caller,
+            RC,
+            CANCEL,
+            day,
+            lambda c: self._voidable(c, tenant, day, items, BOLETA_GROUP),
+            generated,
         )
+
+    def _generated_on(self, tenant: TenantInfo, day: dt.date, given: dt.date | None) -> dt.date:
+        """The summary's generation date: today, or the ``fecha_de_generacion`` given where the tenant
+        takes documents dated in the past, between the documents' date and today (422 naming it else)."""
+        today = self.context.today()
+        if given is None or given == today:
+            return today
+        if tenant.settings.get("restrict_receipt_date", True):
+            message = (
+                f"El campo {GENERATED_FIELD} solo se acepta donde el servicio recibe documentos con fechas "
+                "pasadas (restrict_receipt_date apagado); el resumen se genera hoy."
+            )
+        elif given > today:
+            message = f"El campo {GENERATED_FIELD} no puede ser posterior a hoy ({today:%d/%m/%Y})."
+        elif given < day:
+            message = (
+                f"El campo {GENERATED_FIELD} no puede ser anterior a la fecha de los documentos "
+                f"({day:%d/%m/%Y})."
+            )
+        else:
+            return given
+        raise field_error(GENERATED_FIELD, message, "INVALID_FIELDS")
 
     def void(self, tenant: TenantInfo, caller: Caller, body: Mapping[str, Any]) -> list[SentSummary]:
         """``POST /api/voided``: a voided communication of the listed facturas and factura notes
@@ -348,12 +387,14 @@ class SummaryService:
         process: str,
         day: dt.date,
         choose: _Chooser,
+        generated: dt.date | None = None,
     ) -> list[SentSummary]:
-        """Choose, number, build, sign and store the summaries with their documents' new states (one
-        transaction), then send each (no transaction open: SUNAT may take seconds) and keep its ticket;
-        returns them in order. See the module doc for what a refusal or a lost answer leaves."""
+        """Choose, number, build, sign and store the summaries (generated ``generated``, by default
+        today) with their documents' new states (one transaction), then send each (no transaction open:
+        SUNAT may take seconds) and keep its ticket; returns them in order. See the module doc for what a
+        refusal or a lost answer leaves."""
         identity = self.context.identity(tenant)
-        today = self.context.today()
+        today = generated or self.context.today()
         new_state = states.SENT if process == DECLARE else states.CANCELING
         prepared: list[_Prepared] = []
         try:
@@ -420,12 +461,13 @@ class SummaryService:
             try:
                 ticket = gateway.send_summary(summary.filename, zip_document(summary.filename, summary.xml))
             except AuthorityError as exc:
-                if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again when asked about
+                if may_have_arrived(exc.code):  # SUNAT may hold it: kept, sent again (the poller, a status)
                     for later in prepared[index + 1 :]:
-                        self._withdraw(later.id)
+                        self.withdraw(later.id)
+                    self.plan_poll(summary.id, 0, poll_delay(1), str(exc))
                     raise _lost_answer(exc, summary) from exc
                 for unsent in prepared[index:]:
-                    self._withdraw(unsent.id)
+                    self.withdraw(unsent.id)
                 raise _authority_error(exc) from exc
             self.keep_ticket(summary.id, ticket)
             sent.append(
@@ -441,25 +483,30 @@ class SummaryService:
             connection.execute(
                 update(SUMMARIES)
                 .where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
-                .values(ticket=ticket, state_type_id=states.SENT)
+                .values(
+                    ticket=ticket,
+                    state_type_id=states.SENT,
+                    poll_attempts=0,
+                    next_poll_at=utc_now() + poll_delay(1),
+                )
             )
 
-    def _withdraw(self, summary_id: int) -> None:
-        """SUNAT did not take the summary (or it was never sent): as if it had not been made; its
-        documents go back to the state they had."""
+    def withdraw(self, summary_id: int, summary_type: str = RC) -> None:
+        """SUNAT did not take the summary, voided communication or reversion (or it was never sent): as
+        if it had not been made; its documents go back to the state they had."""
+        links, documents, document_id = _linked(summary_type)
         with self.context.writing() as connection:
-            links = connection.execute(
-                select(SUMMARY_DOCUMENTS.c.document_id, SUMMARY_DOCUMENTS.c.previous_state).where(
-                    SUMMARY_DOCUMENTS.c.summary_id == summary_id
+            for link in connection.execute(
+                select(document_id.label("document_id"), links.c.previous_state).where(
+                    links.c.summary_id == summary_id
                 )
-            ).all()
-            for link in links:
+            ).all():
                 connection.execute(
-                    update(DOCUMENTS)
-                    .where(DOCUMENTS.c.id == link.document_id)
+                    update(documents)
+                    .where(documents.c.id == link.document_id)
                     .values(state_type_id=link.previous_state)
                 )
-            connection.execute(SUMMARY_DOCUMENTS.delete().where(SUMMARY_DOCUMENTS.c.summary_id == summary_id))
+            connection.execute(links.delete().where(links.c.summary_id == summary_id))
             connection.execute(
                 SUMMARIES.delete().where(SUMMARIES.c.id == summary_id, SUMMARIES.c.ticket == "")
             )
@@ -521,10 +568,77 @@ class SummaryService:
             connection.execute(
                 update(SUMMARIES)
                 .where(SUMMARIES.c.id == row.id)
-                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip)
+                .values(state_type_id=state, response=response, cdr_zip=answer.cdr_zip, next_poll_at=None)
             )
-            _settle_documents(connection, row.id, row.process_type, status.accepted)
+            if row.summary_type == RR:
+                _settle_reversed(connection, row.id, status.accepted)
+            else:
+                _settle_documents(connection, row.id, row.process_type, status.accepted)
         return _answer(row, state, response)
+
+    # -- the background poller ---------------------------------------------------------------------
+
+    def due_for_polling(self, now: dt.datetime, tenant_slug: str | None = None) -> list[tuple[str, int]]:
+        """``(tenant slug, summary id)`` of the summaries whose ticket (or whose sending, when its answer
+        was lost) is due to be asked about again, the longest due first."""
+        query = (
+            select(TENANTS.c.slug, SUMMARIES.c.id)
+            .join(TENANTS, TENANTS.c.id == SUMMARIES.c.tenant_id)
+            .where(
+                SUMMARIES.c.next_poll_at.is_not(None),
+                SUMMARIES.c.next_poll_at <= now,
+                SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+            )
+            .order_by(SUMMARIES.c.next_poll_at, SUMMARIES.c.id)
+        )
+        if tenant_slug is not None:
+            query = query.where(TENANTS.c.slug == tenant_slug)
+        with self.context.engine.connect() as connection:
+            return [(row.slug, row.id) for row in connection.execute(query)]
+
+    def poll(self, tenant: TenantInfo, summary_id: int) -> TicketAnswer | None:
+        """Ask about one summary's ticket (sending it again first when its answer was lost), as
+        ``POST .../status`` does, and plan the next question: doubling waits from
+        :data:`POLL_SECONDS` while SUNAT answers 98 or cannot be reached, none once it answered, and
+        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). Returns the
+        answer, or None when another process changed the summary first."""
+        with self.context.engine.connect() as connection:
+            row = connection.execute(
+                select(SUMMARIES.c.external_id, SUMMARIES.c.summary_type, SUMMARIES.c.poll_attempts).where(
+                    SUMMARIES.c.id == summary_id, SUMMARIES.c.tenant_id == tenant.id
+                )
+            ).first()
+        if row is None:
+            return None
+        attempts = (row.poll_attempts or 0) + 1
+        try:
+            answer = self.status(tenant, row.summary_type, {"external_id": row.external_id})
+        except ServiceError as exc:
+            unknown = exc.message.startswith(UNKNOWN_TICKET)
+            self.plan_poll(summary_id, attempts, None if unknown else poll_delay(attempts + 1), exc.message)
+            raise
+        self.plan_poll(summary_id, attempts, poll_delay(attempts + 1) if answer.in_process else None, None)
+        return answer
+
+    def plan_poll(
+        self, summary_id: int, attempts: int, delay: dt.timedelta | None, error: str | None
+    ) -> None:
+        """When the poller asks about the summary next (``delay`` None: never), and the last error."""
+        values: dict[str, Any] = {
+            "poll_attempts": attempts,
+            "next_poll_at": None if delay is None else utc_now() + delay,
+        }
+        if error is not None:
+            values["poll_error"] = error[:500]
+        with self.context.writing() as connection:
+            connection.execute(
+                update(SUMMARIES)
+                .where(
+                    SUMMARIES.c.id == summary_id,
+                    SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+                )
+                .values(**values)
+            )
 
     def _send_again(self, row: DbRow, gateway: AuthorityGateway) -> DbRow:
         """Send a summary whose first sending got no answer (its stored signed file, unchanged) and keep
@@ -743,6 +857,46 @@ def _summary_line(row: DbRow, condition: str) -> SummaryLine:
         reference_type=affected.get("document_type_id", "") if affected else "",
         reference_id=reference_id,
     )
+
+
+#: The first wait before a summary's ticket is asked about in the background; it doubles up to
+#: :data:`MAX_POLL_SECONDS` while SUNAT answers 98 (in process) or cannot be reached.
+POLL_SECONDS = 10.0
+MAX_POLL_SECONDS = 1800.0
+#: How a status error starts when SUNAT does not know the ticket (0125-0127): never asked again.
+UNKNOWN_TICKET = "Code: 012"
+
+
+def poll_delay(attempts: int) -> dt.timedelta:
+    """The wait before the ``attempts``-th background question about a ticket."""
+    return dt.timedelta(seconds=min(POLL_SECONDS * 2 ** min(max(attempts - 1, 0), 20), MAX_POLL_SECONDS))
+
+
+def _linked(summary_type: str) -> tuple[Table, Table, Column[Any]]:
+    """The table linking a summary to its documents, the documents' table and the link's column that
+    names a document: reversions link retentions and perceptions, the others facturas and boletas."""
+    if summary_type == RR:
+        return OTHER_DOCUMENT_REVERSALS, OTHER_DOCUMENTS, OTHER_DOCUMENT_REVERSALS.c.other_document_id
+    return SUMMARY_DOCUMENTS, DOCUMENTS, SUMMARY_DOCUMENTS.c.document_id
+
+
+def _settle_reversed(connection: Connection, summary_id: int, accepted: bool) -> None:
+    """A reversion's documents once SUNAT answered its ticket: 11 (accepted) or the state they had
+    (rejected); only documents still in 13 move."""
+    links = connection.execute(
+        select(OTHER_DOCUMENT_REVERSALS.c.other_document_id, OTHER_DOCUMENT_REVERSALS.c.previous_state).where(
+            OTHER_DOCUMENT_REVERSALS.c.summary_id == summary_id
+        )
+    ).all()
+    for link in links:
+        connection.execute(
+            update(OTHER_DOCUMENTS)
+            .where(
+                OTHER_DOCUMENTS.c.id == link.other_document_id,
+                OTHER_DOCUMENTS.c.state_type_id == states.CANCELING,
+            )
+            .values(state_type_id=states.VOIDED if accepted else link.previous_state)
+        )
 
 
 def may_have_arrived(code: str) -> bool:

@@ -140,17 +140,14 @@ def add_stock(connection: Connection, item_id: int, warehouse_id: int, quantity:
     return Decimal(connection.execute(_stock_add(connection.dialect.name), row).scalar_one())
 
 
-def add_stocks(
-    connection: Connection, warehouse_id: int, quantities: dict[int, Decimal]
-) -> dict[int, Decimal]:
-    """:func:`add_stock` of many items (item id -> quantity) in one statement, in the order given; the
-    new stock of each."""
-    rows = [
-        {"item_id": item_id, "warehouse_id": warehouse_id, "stock": quantity}
-        for item_id, quantity in quantities.items()
-    ]
-    added = connection.execute(_stock_add(connection.dialect.name), rows)
-    return {int(item_id): Decimal(stock) for stock, item_id in added}
+def add_stocks(connection: Connection, warehouse_id: int, quantities: dict[int, Decimal]) -> None:
+    """:func:`add_stock` of many items (item id -> quantity) in one statement, in the order given."""
+    if quantities:
+        rows = [
+            {"item_id": item_id, "warehouse_id": warehouse_id, "stock": quantity}
+            for item_id, quantity in quantities.items()
+        ]
+        connection.execute(_stock_add(connection.dialect.name), rows)
 
 
 def take_stock(connection: Connection, item_id: int, warehouse_id: int, quantity: Decimal) -> Decimal | None:
@@ -169,6 +166,19 @@ def take_stock(connection: Connection, item_id: int, warehouse_id: int, quantity
     )
     found = connection.execute(statement).scalar_one_or_none()
     return None if found is None else Decimal(found)
+
+
+def stocks_held(connection: Connection, warehouse_id: int, item_ids: Sequence[int]) -> dict[int, Decimal]:
+    """The stock of each of ``item_ids`` in the warehouse, their rows locked until the transaction ends
+    (``FOR UPDATE``; SQLite's writer lock serializes writers already); an item never stocked (nothing
+    was ever put in) is absent."""
+    query = (
+        select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
+        .where(ITEM_STOCKS.c.warehouse_id == warehouse_id, ITEM_STOCKS.c.item_id.in_(item_ids))
+        .order_by(ITEM_STOCKS.c.item_id)
+        .with_for_update()
+    )
+    return {int(item_id): Decimal(stock) for item_id, stock in connection.execute(query)}
 
 
 def record_move(
@@ -251,8 +261,9 @@ def move_stock(
     sale_note_id: int | None = None,
     dispatch_id: int | None = None,
 ) -> Decimal:
-    """Add ``quantity`` to the item's stock (negative: take it, even below zero) and write its kardex
-    line (:func:`add_stock` then :func:`record_move`); the new stock."""
+    """Add ``quantity`` to the item's stock and write its kardex line (:func:`add_stock` then
+    :func:`record_move`); the new stock. Outputs go through :func:`take_stock` instead, which never takes
+    the stock below zero."""
     balance = add_stock(connection, item_id, warehouse_id, quantity)
     record_move(
         connection,

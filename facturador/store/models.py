@@ -338,6 +338,11 @@ class Summary(Base):
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     xml: Mapped[bytes] = mapped_column(LargeBinary)
     cdr_zip: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: When the background poller asks SUNAT about the ticket next (naive UTC; None: nothing to ask),
+    #: how many times it asked, and the last error it got.
+    next_poll_at: Mapped[dt.datetime | None] = mapped_column(DateTime, index=True)
+    poll_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    poll_error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()

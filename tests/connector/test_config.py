@@ -155,3 +155,66 @@ def test_the_demos_tenants_file_is_found_without_setting_anything(
     mine.parent.mkdir(parents=True)
     mine.write_text('[tenants.mine]\nbase_url = "http://127.0.0.1:8000/t/mine"\ntoken = "t"\n')
     assert tenants_path() == mine  # the user's own file wins
+
+
+@pytest.fixture
+def nothing_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No variable, no user file, no source checkout's demo: only what a test writes under tmp_path."""
+    import connector.config
+
+    for name in ("FACTURADOR_TENANTS", "FACTURADOR_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(connector.config, "_CHECKOUT", None, raising=False)
+    return tmp_path
+
+
+def test_the_scripts_demo_file_is_found_from_the_repository_and_its_notebooks(
+    nothing_configured: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bash scripts/demo.sh` writes .facturador/tenants.toml in the repository; a notebook runs in
+    notebooks/ (Jupyter's folder is the notebook's): both find it with no variable set."""
+    repository = nothing_configured / "repo"
+    demo = repository / ".facturador" / "tenants.toml"
+    (repository / "notebooks").mkdir(parents=True)
+    demo.parent.mkdir()
+    demo.write_text('[tenants.demo]\nbase_url = "http://127.0.0.1:8000/t/demo"\ntoken = "t"\n')
+    for folder in (repository, repository / "notebooks"):
+        monkeypatch.chdir(folder)
+        assert tenants_path() == demo and list(load_tenants()) == ["demo"]
+
+
+def test_the_checkouts_demo_file_is_found_from_anywhere(
+    nothing_configured: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import connector.config
+
+    checkout = nothing_configured / "checkout"
+    (checkout / ".facturador").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text("")
+    (checkout / ".facturador" / "tenants.toml").write_text(
+        '[tenants.d]\nbase_url = "http://h"\ntoken = "t"\n'
+    )
+    monkeypatch.setattr(connector.config, "_CHECKOUT", checkout)
+    monkeypatch.chdir(nothing_configured)
+    assert tenants_path() == checkout / ".facturador" / "tenants.toml"
+
+
+def test_no_tenants_file_names_every_place_looked(
+    nothing_configured: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = nothing_configured / "repo" / "notebooks"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    with pytest.raises(TenantConfigError) as caught:
+        load_tenants()
+    message = str(caught.value)
+    for place in (
+        nothing_configured / "config" / "facturador" / "tenants.toml",
+        folder / ".facturador" / "tenants.toml",
+        nothing_configured / "repo" / ".facturador" / "tenants.toml",
+        nothing_configured / "data" / "facturador" / "tenants.toml",
+    ):
+        assert str(place) in message
+    assert "scripts/demo.sh" in message

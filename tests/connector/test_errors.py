@@ -20,7 +20,7 @@ from connector import (
     ValidationError,
 )
 from connector.builders import Customer, Invoice, Line
-from connector.errors import error_from_response
+from connector.errors import OutcomeUnknownError, error_from_response
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.samples.bodies import invoice_body
@@ -142,10 +142,11 @@ def test_real_tenant_500_with_business_message(standin: StandIn) -> None:
         Answer(500, {"success": False, "message": message, "file": "Functions.php", "line": 42}),
     )
     with Client(standin.root, "real-token", cache=False) as client:
-        with pytest.raises(ServerError) as caught:
+        with pytest.raises(OutcomeUnknownError) as caught:  # a ServerError whose document may exist
             client.documents.issue(invoice_body())
-    assert caught.value.status == 500 and caught.value.message == message
-    assert str(caught.value).startswith(message)
+    assert caught.value.status == 500 and caught.value.reason == message
+    assert str(caught.value).startswith(message) and "pudo haberlo registrado" in caught.value.message
+    assert "client.documents.latest(fresh=True)" in caught.value.message
     assert standin.hits[0][2]["Authorization"] == "Bearer real-token"
     assert standin.hits[0][2]["Accept"] == "application/json"
 

@@ -131,6 +131,15 @@ def test_previous_period_and_comparison() -> None:
         dt.date(2026, 3, 3),
         dt.date(2026, 3, 9),
     )
+    # a month so far (1-26 November) against the same days of the month before, like with like
+    assert sales.previous_period(dt.date(2026, 11, 1), dt.date(2026, 11, 26)) == (
+        dt.date(2026, 10, 1),
+        dt.date(2026, 10, 26),
+    )
+    assert sales.previous_period(dt.date(2026, 3, 1), dt.date(2026, 3, 30)) == (  # February has 28
+        dt.date(2026, 2, 1),
+        dt.date(2026, 2, 28),
+    )
     now = sales.sales_of([row("F001-1", "01", taxed=200, igv=36, total=236)])
     before = sales.sales_of(
         [row("F001-0", "01", day=dt.date(2026, 2, 5), taxed=160, igv="28.80", total="188.80")]
@@ -142,6 +151,9 @@ def test_previous_period_and_comparison() -> None:
         D("40.00"),
     )
     assert comparison.percent == D("25.0")
+    # by month: March against February (the same place in each period), never against nothing
+    (month,) = sales.compare_months(group_totals(now, by_month)[0], group_totals(before, by_month)[0])
+    assert (month.label, month.current, month.previous) == ("03/2026", D("200.00"), D("160.00"))
 
 
 def test_affectation_mix_and_rejection_rate() -> None:

@@ -69,6 +69,7 @@ def streamlit_app(folder: Path, tenants: Path, port: int | None = None) -> Itera
         "--server.port", str(port),
         "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",  # as facturador.cli.start_dashboard: no «Deploy»
         "--global.developmentMode", "false",
     ]  # fmt: skip
     log = (folder / "streamlit.log").open("wb")

@@ -123,7 +123,12 @@ def test_documents_page_selects_sends_and_changes_state(tenants: Path, issued: I
     at.session_state["docs_table"] = {"selection": {"rows": [position], "columns": [], "cells": []}}
     at.run()
     at.selectbox(key="new_state").set_value("13")
+    assert at.selectbox(key="new_state").value == "13" and "13" not in at.selectbox(key="new_state").options
     at.button(key="update_status").click().run()
+    # it only says what it will do (in the service only, nothing told to SUNAT) until confirmed
+    assert not at.main.success and "no se informa nada a SUNAT" in texts(at.warning)
+    at.checkbox(key="status_sure").check().run()
+    at.button(key="status_confirm").click().run()
     assert "estado cambiado a Por anular" in texts(at.success)
     table = at.dataframe[0].value
     assert table[table["number"] == issued.unsent.number].iloc[0]["state"] == ["Por anular"]
@@ -150,6 +155,7 @@ def test_missing_tenants_file_explains(tmp_path: Path, monkeypatch: pytest.Monke
     at = app()
     assert not at.exception
     assert "No se encontró el archivo de empresas" in texts(at.sidebar.error)
+    assert f"se buscó en `{tmp_path / 'nope.toml'}`" in texts(at.sidebar.error)  # where it looked
     assert "[tenants.demo]" in at.sidebar.code[0].value
 
 

@@ -98,7 +98,7 @@ def test_the_analyst_page_sums_sales_values_stock_and_counts_quotations(trading:
     # the boleta (2 termos, 100.00) + the note from the quotation (1 termo, 50.00); the open note: 5 tazas
     assert products["TER-1"]["Valor de venta"] == 150.0 and products["TER-1"]["Cantidad"] == 3.0
     assert products["TAZ-1"]["Valor de venta"] == 50.0 and products["TAZ-1"]["Cantidad"] == 5.0
-    customers = {row["Grupo"]: row for row in at.dataframe[1].value.to_dict("records")}
+    customers = {row["Cliente"]: row for row in at.dataframe[1].value.to_dict("records")}
     assert customers["DISTRIBUIDORA LOS ANDES S.A.C."]["Valor de venta"] == 100.0  # two open notes
     assert customers["ANA TORRES"]["Valor de venta"] == 100.0  # the boleta; its note is not counted again
 

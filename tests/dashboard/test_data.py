@@ -201,8 +201,8 @@ def test_exports_of_nothing() -> None:
 
 
 def test_labels() -> None:
-    assert data.labels_for(["05"], "state") == {"05": "Aceptado · 05"}
-    assert data.labels_for(["07"], "type") == {"07": "07 · Nota de crédito"}
+    assert data.labels_for(["05"], "state") == {"05": "Aceptado"}  # states by their name, never "05"
+    assert data.labels_for(["07"], "type") == {"07": "Nota de crédito"}
     assert data.ordered_states(["09", "01", "XX"]) == ["01", "09", "XX"]
     assert (
         data.document_label(
@@ -242,9 +242,9 @@ def test_sent_voiding_and_voided_states_are_shown_distinctly() -> None:
     options = data.filter_options(frame)["states"]
     assert data.ordered_states(options) == ["03", "05", "11", "13"]
     assert data.labels_for(["03", "11", "13"], "state") == {
-        "03": "Enviado · 03",
-        "11": "Anulado · 11",
-        "13": "Por anular · 13",
+        "03": "Enviado",
+        "11": "Anulado",
+        "13": "Por anular",
     }
     only_voided = data.apply_filters(frame, data.Filters(states=("11",)))
     assert list(only_voided["number"]) == ["F001-2"]

@@ -52,3 +52,85 @@ def test_a_loading_frame_has_the_chart_title_and_no_data() -> None:
     assert frame.layout.title.text == figures.DAILY_TITLE
     assert not frame.data
     assert [a.text for a in frame.layout.annotations] == ["Cargando…"]
+
+
+def test_the_months_chart_draws_the_previous_period_as_the_previous_period() -> None:
+    """Valor de venta por mes: the months of the period before are gray "Periodo anterior" bars (they were
+    drawn as "Periodo elegido"), the chosen ones blue, each trace naming its dates."""
+    from tests.connector.test_sales import row
+
+    now = sales_of([row("F001-2", "01", day=dt.date(2026, 11, 5), taxed=200, igv=36, total=236)])
+    before = sales_of([row("F001-1", "01", day=dt.date(2026, 10, 5), taxed=160, igv="28.80", total="188.80")])
+    chosen, previous = (
+        (dt.date(2026, 11, 1), dt.date(2026, 11, 26)),
+        (dt.date(2026, 10, 1), dt.date(2026, 10, 26)),
+    )
+    fig = figures.months_figure(now, before, chosen, previous)
+    traces = {trace.name: trace for trace in fig.data}
+    assert set(traces) == {
+        "Anterior (01/10/2026 – 26/10/2026)",
+        "Elegido (01/11/2026 – 26/11/2026)",
+    }
+    old = traces["Anterior (01/10/2026 – 26/10/2026)"]
+    new = traces["Elegido (01/11/2026 – 26/11/2026)"]
+    assert (list(old.x), list(old.y)) == (["10/2026"], [160.0])
+    assert (list(new.x), list(new.y)) == (["11/2026"], [200.0])
+    assert fig.layout.xaxis.type == "category"
+
+
+def test_the_period_caption_says_what_is_compared() -> None:
+    assert figures.comparison_text(
+        (dt.date(2026, 11, 1), dt.date(2026, 11, 26)), (dt.date(2026, 10, 1), dt.date(2026, 10, 26))
+    ) == (
+        "Del 01/11/2026 al 26/11/2026, comparado con los mismos días del mes anterior "
+        "(01/10/2026 – 26/10/2026)"
+    )
+    assert figures.comparison_text(
+        (dt.date(2026, 10, 1), dt.date(2026, 10, 31)), (dt.date(2026, 9, 1), dt.date(2026, 9, 30))
+    ) == ("Del 01/10/2026 al 31/10/2026, comparado con el mes anterior (01/09/2026 – 30/09/2026)")
+    assert figures.comparison_text(
+        (dt.date(2026, 10, 3), dt.date(2026, 10, 9)), (dt.date(2026, 9, 26), dt.date(2026, 10, 2))
+    ) == ("Del 03/10/2026 al 09/10/2026, comparado con los 7 días anteriores (26/09/2026 – 02/10/2026)")
+
+
+def test_the_mix_shows_no_sliver_percentages() -> None:
+    """A share under 1 % is not written on the donut ("0.00472%"); the hover still gives it."""
+    fig = figures.mix_figure({"Gravado": D("1000"), "Exonerado": D("500"), "Gratuito": D("0.07")})
+    texts = list(fig.data[0].text)
+    assert texts[:2] == ["66.7 %", "33.3 %"] and texts[2] == ""
+    assert fig.data[0].textinfo == "text"
+
+
+def test_numbers_read_one_way_in_every_table() -> None:
+    """Money by its column's name as 3,528,226.08, whole numbers as 131,440 (never 17.0), others with two
+    decimals; and every page draws its tables through that one place."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from dashboard import widgets
+
+    frame = pd.DataFrame(
+        {
+            "Valor de venta": [552048.0, 3528226.08],
+            "Importe total": [1.0, 2.0],
+            "Cantidad": [131440.0, 17.0],
+            "Peso": [12.5, 3.0],
+            "Documentos": [50, 6],
+            "Cliente": ["A", "B"],
+            "Activo": [True, False],
+        }
+    )
+    shown = {name: column["type_config"]["format"] for name, column in widgets.number_formats(frame).items()}
+    assert shown == {
+        "Valor de venta": "%,.2f",
+        "Importe total": "%,.2f",
+        "Cantidad": "%,d",
+        "Peso": "%,.2f",
+        "Documentos": "%,d",
+    }
+    assert figures.quantity(D("17.0000")) == "17" and figures.quantity(D("131440")) == "131,440"
+    assert figures.quantity(D("12.5000")) == "12.5"
+    views = Path(widgets.__file__).parent / "views"
+    raw = [p.name for p in sorted(views.glob("*.py")) if ".dataframe(" in p.read_text(encoding="utf-8")]
+    assert raw == [], f"tables drawn without widgets.data_table: {raw}"

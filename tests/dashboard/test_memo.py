@@ -20,3 +20,16 @@ def test_a_loaded_range_builds_each_view_once() -> None:
         got.memo(("documents", n), lambda n=n: build(n))  # type: ignore[misc]
     assert got.memo(("documents", 1), lambda: build(1)) == [1] and calls.count(1) == 2  # evicted, rebuilt
     assert Loaded(empty_documents(), {}).memo(("documents", 1), lambda: build(7)) == [7]  # per range
+
+
+def test_the_frame_is_built_only_when_a_page_reads_it() -> None:
+    """Inicio reads only the sales of a year of documents: their DataFrame is not built for it."""
+    built: list[int] = []
+
+    def frame():  # type: ignore[no-untyped-def]
+        built.append(1)
+        return empty_documents()
+
+    got = Loaded(frame, {})
+    assert got.all_sales == [] and built == []
+    assert got.frame is got.frame and built == [1]

@@ -230,7 +230,13 @@ def test_entries_from_the_service_list() -> None:
     )
     summary = tickets.entry_from_record(record("e-6", summary_type="RC", process_type="1"))
     assert summary.family == "summaries" and summary.kind == "Resumen diario" and summary.state == "sent"
-    assert tickets.tickets_frame([entry])["documents"].item() == "2 documento(s)"
+    assert tickets.tickets_frame([entry])["documents"].item() == "2 documentos"
+    # a summary generated for a past day (the demo's history) is shown on its own date, not the day the
+    # service stored it
+    seeded = tickets.entry_from_record(
+        record("e-5", date_of_issue="2026-11-18", created_at="2026-11-26 15:30:00")
+    )
+    assert seeded.created_at == datetime(2026, 11, 18, 10, 30)
 
 
 def test_merge_keeps_what_the_session_knows() -> None:

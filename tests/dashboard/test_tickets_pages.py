@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -75,9 +76,20 @@ def test_void_a_factura_query_its_ticket_and_see_it_voided(shop: Shop, client: C
     options = at.multiselect(key="void_docs").options
     assert len(options) == 2 and any(document.number in option for option in options)
     at.multiselect(key="void_docs").set_value([document.external_id]).run()
-    assert at.button(key="void_submit").label == "Anular 1 documento"
+    assert at.button(key="void_submit").label == "Anular 1 documento…"
     at.text_input(key="void_reason").set_value("Error en el RUC del cliente")
     at.button(key="void_submit").click().run()
+    assert not at.exception, at.exception
+    # nothing is sent yet: the page shows what would be voided and asks to confirm it
+    assert not at.main.success
+    review = texts(at.markdown)
+    assert f"Vas a anular **1 documento** emitido el {peru_today():%d/%m/%Y}, por **PEN 118.00**" in review
+    assert "no se puede deshacer" in texts(at.warning) and "Error en el RUC del cliente" in texts(at.warning)
+    assert list(review_table(at)["Número"]) == [document.number]
+    assert at.button(key="void_confirm").label == "Sí, anular 1 documento"
+    assert at.button(key="void_confirm").proto.disabled  # until the box is checked
+    assert client.documents.list(peru_today(), peru_today(), fresh=True)
+    confirm(at, "void")
     assert not at.exception, at.exception
     assert "Comunicación de baja enviada: ticket" in texts(at.success), texts(at.error)
     assert f"{document.number} por anular" in texts(at.success)
@@ -108,6 +120,45 @@ def test_void_a_factura_query_its_ticket_and_see_it_voided(shop: Shop, client: C
     assert row_of(at, kept.number)["state"] == ["Aceptado"]
 
 
+def review_table(at: AppTest) -> Any:
+    """The table of the documents an action would send (its review step)."""
+    columns = ["Número", "Tipo", "Fecha", "Cliente", "Moneda", "Total"]
+    return next(d.value for d in at.dataframe if list(d.value.columns) == columns)
+
+
+def confirm(at: AppTest, key: str) -> None:
+    """The second step of an irreversible action: check the box, then press «Sí, ...»."""
+    at.checkbox(key=f"{key}_sure").check().run()
+    assert not at.button(key=f"{key}_confirm").proto.disabled
+    at.button(key=f"{key}_confirm").click().run()
+
+
+def test_voiding_waits_for_a_confirmation_and_cancel_or_a_new_choice_sends_nothing(
+    shop: Shop, client: Client
+) -> None:
+    """«Anular N documentos» only shows what would be voided (count, dates, amounts per currency); the
+    box and «Sí, anular» send it. «Cancelar», or picking other documents, drops the review: nothing is
+    sent. The list of documents offers no «Select all»."""
+    first, second = factura(client), factura(client)
+    at = app()
+    at.switch_page("views/void.py").run()
+    assert at.multiselect(key="void_docs").proto.select_all == 0  # no «Select all» (in English)
+    at.multiselect(key="void_docs").set_value([first.external_id, second.external_id]).run()
+    at.button(key="void_submit").click().run()
+    review = texts(at.markdown)
+    assert "Vas a anular **2 documentos**" in review and "**PEN 236.00**" in review
+    at.button(key="void_cancel").click().run()
+    assert not at.checkbox and not at.main.success
+    at.button(key="void_submit").click().run()
+    at.checkbox(key="void_sure").check().run()
+    at.multiselect(key="void_docs").set_value([first.external_id]).run()  # another choice
+    assert not at.checkbox and "Vas a anular" not in texts(at.markdown)
+    states = {
+        r.external_id: r.state_type_id for r in client.documents.list(peru_today(), peru_today(), fresh=True)
+    }
+    assert states[first.external_id] == states[second.external_id] == "05"  # nothing was sent
+
+
 def test_void_page_needs_a_reason_reads_fresh_states_and_shows_service_errors(
     shop: Shop, client: Client
 ) -> None:
@@ -130,6 +181,7 @@ def test_void_page_needs_a_reason_reads_fresh_states_and_shows_service_errors(
         at.multiselect(key="void_docs").set_value([other.external_id]).run()
         at.text_input(key="void_reason").set_value("Otra razón")
         at.button(key="void_submit").click().run()
+        confirm(at, "void")
     finally:
         shop.set(authority_outage=False)
     assert not at.exception, at.exception
@@ -148,6 +200,7 @@ def test_void_boletas_with_a_summary(shop: Shop, client: Client) -> None:
     assert not at.expander  # no date format option for summaries
     at.multiselect(key="void_docs").set_value([receipt.external_id]).run()
     at.button(key="void_submit").click().run()
+    confirm(at, "void")
     assert not at.exception, at.exception
     assert "Anulación de boletas enviada" in texts(at.success), texts(at.error)
     at.button(key="void_ticket_query").click().run()
@@ -171,9 +224,14 @@ def test_summaries_page_declares_a_day(shop: Shop, client: Client) -> None:
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Boletas por declarar"] == "2" and metrics["Notas por declarar"] == "0"
     assert set(at.dataframe[1].value["number"]) == {first.number, second.number}
-    assert at.button(key="summary_submit").label == f"Declarar 2 documentos del {peru_today():%d/%m/%Y}"
+    assert at.button(key="summary_submit").label == f"Declarar 2 documentos del {peru_today():%d/%m/%Y}…"
 
     at.button(key="summary_submit").click().run()
+    assert not at.exception, at.exception
+    assert "Vas a declarar **2 documentos**" in texts(at.markdown)
+    assert set(review_table(at)["Número"]) == {first.number, second.number}
+    assert at.button(key="summary_confirm").proto.disabled
+    confirm(at, "summary")
     assert not at.exception, at.exception
     assert "Resumen diario enviado: ticket" in texts(at.success), texts(at.error)
     metrics = {m.label: m.value for m in at.metric}
@@ -205,7 +263,7 @@ def test_tickets_page_lists_queries_and_looks_up(shop: Shop, client: Client) -> 
         declared.external_id: "Resumen diario",
     }
     assert [s for s in table["state"]] == [["Enviado"], ["Enviado"]]
-    assert set(table["documents"]) == {"1 documento(s)"}
+    assert set(table["documents"]) == {"1 documento"}
     assert at.selectbox(key="ticket_pick").value == declared.external_id  # the newest
 
     at.button(key="tickets_query_pending").click().run()
@@ -247,8 +305,9 @@ def test_tickets_page_of_a_tenant_without_lists(
     at = app()
     at.switch_page("views/tickets.py").run()
     assert not at.exception, at.exception
-    assert "El servicio no lista resúmenes" in texts(at.caption)
-    assert "No hay resúmenes" in texts(at.info)
+    assert "Esta empresa no lista sus resúmenes" in texts(at.info)
+    assert "Esta sesión aún no envió ni buscó ninguno" in texts(at.caption)  # not "no hay" in the range
+    assert "No hay resúmenes" not in texts(at.info)
     at.radio(key="lookup_family").set_value("voided")
     at.text_input(key="lookup_handle").set_value("1700000000000123")
     next(b for b in at.button if b.label == "Buscar").click().run()
@@ -274,6 +333,6 @@ def test_documents_page_shows_declared_voiding_and_voided(shop: Shop, client: Cl
     assert row_of(at, voiding.number)["state"] == ["Por anular"]
     assert row_of(at, voided.number)["state"] == ["Anulado"]
     states = at.multiselect(key="f_states")
-    assert states.options == ["Enviado · 03", "Anulado · 11", "Por anular · 13"]
+    assert states.options == ["Enviado", "Anulado", "Por anular"]  # names, never the raw codes
     at.multiselect(key="f_states").set_value(["13"]).run()
     assert list(at.dataframe[0].value["number"]) == [voiding.number]

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from connector.withholding import WithholdingRecord
 from dashboard import APP_PATH
-from dashboard.withholding import monthly
+from dashboard.withholding import monthly, monthly_figure
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.dashboard.conftest import write_tenants
@@ -53,6 +53,8 @@ def test_issue_a_retention_and_a_perception_from_the_page(tenants: Path) -> None
     tables = [t.value for t in at.dataframe]
     assert tables and "Retenido" in tables[0].columns
     assert 30.0 in set(tables[0]["Retenido"])  # 3 % of 1000.00, computed with sunat.withholding
+    assert ["Aceptado"] in list(tables[0]["Estado"])  # the state's name, never "05"
+    assert "Emitir una retención" in [e.label for e in at.expander]
     assert len(at.get("plotly_chart")) == 1
     at.segmented_control(key="withholding_family").set_value("perceptions").run()
     fill(at, "perceptions", paid="500.00")
@@ -98,10 +100,15 @@ def test_monthly_counts_accepted_ones_only() -> None:
         ]
     )
     assert frame.to_dict("records") == [
-        {"Mes": "2026-10", "Comprobantes": 2, "Total": 36.0},
-        {"Mes": "2026-11", "Comprobantes": 1, "Total": 3.0},
+        {"Mes": "10/2026", "Comprobantes": 2, "Total": 36.0},
+        {"Mes": "11/2026", "Comprobantes": 1, "Total": 3.0},
     ]
     assert Decimal("0") == Decimal(0) and peru_today()
+    # the chart's axis reads months, never a date-time plotly guessed ("23:59:59.9996 Oct 31")
+    figure = monthly_figure(frame, "retentions")
+    assert figure.layout.xaxis.type == "category"
+    assert list(figure.data[0].x) == ["10/2026", "11/2026"]
+    assert figure.layout.yaxis.tickformat == ",.2f" and figure.layout.yaxis.tickprefix == "S/ "
 
 
 def test_the_reversions_of_each_family_are_listed(

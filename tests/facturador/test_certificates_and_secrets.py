@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -225,6 +226,16 @@ def test_an_imported_certificate_signs_and_no_secret_is_kept_or_shown_in_clear(
             assert issued.json()["data"]["state_type_id"] == "05"
             xml = httpx.get(issued.json()["links"]["xml"]).content
             answers = [issued.text, client.get("/api/company/certificate").text]
+            # now through SOAP, to this server's own SUNAT endpoint, with the SOL user and password
+            beta = _cli(
+                settings, "tenant", "set", SLUG, "sunat_sending=beta", f"sunat_url={served.root}/sunat"
+            )
+            assert beta.returncode == 0, beta.stderr
+            time.sleep(5.5)  # a running service re-reads a tenant's settings every 5 s
+            through_soap = client.post("/api/documents", json=invoice_body())
+            assert through_soap.status_code == 200, through_soap.text
+            assert through_soap.json()["data"]["state_type_id"] == "05", through_soap.text
+            answers.append(through_soap.text)
             answers.append(client.get("/api/documents/lists").text)
             status = client.get("/api/company/certificate").json()["data"]
     assert_signed(xml)
@@ -232,6 +243,7 @@ def test_an_imported_certificate_signs_and_no_secret_is_kept_or_shown_in_clear(
     assert signer is not None
     assert base64.b64decode(signer.text or "") == cert.public_bytes(serialization.Encoding.DER)
     assert status["certificate"]["days_left"] == 19 and status["certificate"]["self_signed"] is False
+    assert status["sending"] == "beta"
     assert status["last_certificate_error"] is None
 
     # nothing secret in clear: not in the data directory, the log, the CLI's output or the API's answers

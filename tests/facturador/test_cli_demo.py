@@ -1,6 +1,7 @@
 """The ``facturador`` commands that start processes, run as a user runs them: ``kill`` (SIGTERM) of the
 demo stops the service, its uvicorn workers and Streamlit, leaving no process and freeing the ports; a
-taken port fails at once, naming the port, before anything starts."""
+taken port fails at once, naming the port, before anything starts; the demo starts unattended (no
+terminal, a home where Streamlit never ran) and asks nothing."""
 
 from __future__ import annotations
 
@@ -92,14 +93,15 @@ def answers(url: str) -> bool:
 class Command:
     """A ``facturador`` command in a child process, its output (stdout and stderr) collected as it comes."""
 
-    def __init__(self, *args: str, cwd: Path) -> None:
+    def __init__(self, *args: str, cwd: Path, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [*FACTURADOR, *args],
             cwd=cwd,
+            stdin=subprocess.DEVNULL,  # as `bash scripts/demo.sh </dev/null &`: no terminal to answer
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
             start_new_session=True,  # its own process group, so a failed test can clean up everything
         )
         self.lines: list[str] = []
@@ -199,6 +201,37 @@ def test_sigterm_stops_the_dashboard_too(tmp_path: Path, commands: list[Command]
 
     assert_all_stopped(tree)
     assert port_is_free(port) and port_is_free(dashboard_port)
+
+
+def test_the_demo_starts_unattended_where_streamlit_never_ran(
+    tmp_path: Path, commands: list[Command]
+) -> None:
+    """Not headless (as `bash scripts/demo.sh` runs it), stdin at end of input, a home without
+    ~/.streamlit: Streamlit must not ask for an e-mail (it read EOF and exited 255) nor show its
+    first-run notices; the dashboard keeps running."""
+    home = tmp_path / "home"
+    home.mkdir()
+    port, dashboard_port = free_port(), free_port()
+    args = ["demo", "--data-dir", str(tmp_path / "data"), "--port", str(port), "--workers", "1"]
+    args += ["--documents", "0", "--dashboard-port", str(dashboard_port)]
+    # BROWSER: the browser Streamlit opens is a command that does nothing (xdg-open and Python's
+    # webbrowser both read it)
+    demo = Command(*args, cwd=tmp_path, env={"HOME": str(home), "BROWSER": "true", "DISPLAY": ""})
+    commands.append(demo)
+    demo.wait_for(READY)
+    deadline = time.monotonic() + 60
+    while not answers(f"http://127.0.0.1:{dashboard_port}/_stcore/health"):
+        assert demo.process.poll() is None, f"the demo stopped:\n{demo.output}"
+        assert time.monotonic() < deadline, f"the dashboard did not answer:\n{demo.output}"
+        time.sleep(0.2)
+    time.sleep(2)  # a prompt that reads EOF fails at once: give it the time to
+    assert demo.process.poll() is None, f"the demo stopped:\n{demo.output}"
+    output = demo.output
+    for asked in ("Email", "usage statistics", "Help agents"):
+        assert asked not in output, output
+    assert not (home / ".streamlit" / "credentials.toml").exists()
+
+    assert demo.stop() == 0
 
 
 def test_sigterm_while_seeding_stops_everything_and_restores_the_tenant(

@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 
 from facturador.app import redact_tokens
 from facturador.config import Settings
+from tests.conftest import _fresh_postgres
 from tests.samples.bodies import invoice_body
 from tests.served import serve
 
@@ -38,7 +40,7 @@ def _settings(data_dir: Path) -> Settings:
     return Settings(data_dir=data_dir, database_url=f"sqlite:///{data_dir / 'facturador.db'}")
 
 
-def _create_tenant(settings: Settings) -> None:
+def _create_tenant(settings: Settings, slug: str = SLUG) -> None:
     done = subprocess.run(
         [
             sys.executable,
@@ -46,7 +48,7 @@ def _create_tenant(settings: Settings) -> None:
             "facturador.cli",
             "tenant",
             "create",
-            SLUG,
+            slug,
             "--ruc",
             "20100066603",
             "--name",
@@ -102,6 +104,8 @@ def _loose(path: Path) -> list[str]:
     """Everything under ``path`` (itself included) that its group or others may read, write or enter."""
     found = []
     for entry in [path, *path.rglob("*")]:
+        if entry.is_symlink():
+            continue
         mode = stat.S_IMODE(entry.lstat().st_mode)
         if mode & 0o077:
             found.append(f"{entry.relative_to(path.parent)} {mode:o}")
@@ -136,3 +140,63 @@ def test_the_data_directory_is_readable_by_its_owner_only(tmp_path: Path, defaul
     for key in ("authority/identity/signing-key.pem", f"tenants/{SLUG}/signing-key.pem"):
         assert stat.S_IMODE((data_dir / key).stat().st_mode) == 0o600
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[str | None]:
+    """The database of a fresh service: SQLite in its data directory (None), or a new PostgreSQL database
+    when the suite runs on PostgreSQL (FACTURADOR_TEST_DATABASE_URL), dropped afterwards."""
+    server = os.environ.get("FACTURADOR_TEST_DATABASE_URL")
+    if not server:
+        yield None
+        return
+    database_url, drop = _fresh_postgres(server)
+    try:
+        yield database_url
+    finally:
+        drop()
+
+
+def test_keys_and_secrets_an_operator_loosened_are_private_again_at_start(
+    store: str | None, tmp_path: Path, default_umask: None
+) -> None:
+    """Tenant keys and certificates, the simulated authority's key and token secret, the key of the
+    tenants' secrets, the tenants file and the writer lock made 0644 (their directories 0755) by an
+    operator are 0600 (0700) again as soon as ``facturador serve`` has started, as the data directory and
+    the database are; a link that leads out of the data directory is not followed. On SQLite and on
+    PostgreSQL."""
+    data_dir = tmp_path / "data"
+    settings = Settings.resolve(data_dir, store)
+    slug = f"llaves-{uuid.uuid4().hex[:6]}"
+    _create_tenant(settings, slug)
+    with serve(settings, tmp_path / "first.log", "--send-pending-every", "0") as served:
+        with served.client(slug, TOKEN) as client:
+            assert client.post("/api/documents", json=invoice_body()).status_code == 200  # SUNAT signs a CDR
+    (data_dir / "tenants.toml").write_text("[tenants]\n", encoding="utf-8")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the service's", encoding="utf-8")
+    (data_dir / "tenants" / slug / "link-outside").symlink_to(outside)
+    secrets = [
+        f"tenants/{slug}/signing-key.pem",
+        f"tenants/{slug}/certificate.pem",
+        "authority/identity/signing-key.pem",
+        "authority/identity/certificate.pem",
+        "authority/gre-token-secret",
+        "secret.key",
+        "tenants.toml",
+        "sqlite-writer.lock",
+    ]
+    for entry in [data_dir / name for name in secrets if (data_dir / name).exists()]:
+        entry.chmod(0o644)
+    for directory in ("tenants", f"tenants/{slug}", "authority", "authority/identity"):
+        (data_dir / directory).chmod(0o755)
+    outside.chmod(0o644)
+    assert len(_loose(data_dir)) >= 10
+    with serve(settings, tmp_path / "second.log", "--send-pending-every", "0") as served:
+        assert _loose(data_dir) == []  # at start, before any request
+        for name in secrets[:6]:
+            assert stat.S_IMODE((data_dir / name).stat().st_mode) == 0o600, name
+        with served.client(slug, TOKEN) as client:
+            assert client.post("/api/documents", json=invoice_body()).status_code == 200
+    assert _loose(data_dir) == []
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o644

@@ -1,4 +1,5 @@
-"""The exploration notebook runs top to bottom against a seeded service, and is committed without outputs."""
+"""The exploration notebook runs top to bottom against a seeded service, finds the demo's tenants file the
+README's way (no variable), and is committed without outputs."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 from nbclient import NotebookClient
 
 from connector import Client
-from facturador.seeding import seed
 from facturador.domain.tenants import create_tenant
+from facturador.seeding import seed
 from tests.conftest import LiveService
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "explore_documents.ipynb"
@@ -66,3 +67,33 @@ def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytes
         if "application/vnd.plotly.v1+json" in o.get("data", {}) or "application/json" in o.get("data", {})
     ]
     assert len(figures) >= 3
+
+
+def test_notebook_finds_the_demos_tenants_the_readmes_way(
+    live: LiveService, seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After `bash scripts/demo.sh` (which writes .facturador/tenants.toml in the repository), Jupyter runs
+    the notebook in notebooks/ with no variable set: it must find that file and connect."""
+    repository = tmp_path / "repository"
+    (repository / "notebooks").mkdir(parents=True)
+    (repository / ".facturador").mkdir()
+    (repository / ".facturador" / "tenants.toml").write_text(
+        f'[tenants.demo]\nbase_url = "{live.base_url("notebook")}"\ntoken = "{TOKEN}"\n'
+    )
+    for name in ("FACTURADOR_TENANTS", "FACTURADOR_TENANT", "FACTURADOR_DATA_DIR", "FACTURADOR_DAYS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user file
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("PLOTLY_RENDERER", "json")
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    notebook.cells = [cell for cell in notebook.cells if cell.cell_type == "code"][:2]  # connect, load
+    NotebookClient(
+        notebook,
+        timeout=180,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(repository / "notebooks")}},
+    ).execute()
+    outputs = [o for cell in notebook.cells for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = "\n".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert f"Tenants file: {repository / '.facturador' / 'tenants.toml'} · tenant: demo" in text

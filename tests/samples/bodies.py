@@ -9,6 +9,7 @@ loaded body is a fresh copy dated today in Lima, so a test may change it freely.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from functools import cache
 from pathlib import Path
@@ -59,3 +60,41 @@ def credit_note_body(affected_external_id: str | None = None, **overrides: Any) 
     if affected_external_id is not None:
         note["documento_afectado"] = {"external_id": affected_external_id}
     return note
+
+
+def full_invoice() -> dict[str, Any]:
+    """A valid factura with every block the service reads: detraction, two instalments, a legend, the
+    optional customer and item fields, actions and an unknown key (1,180.00; 47.20 withheld)."""
+    due = (peru_today() + dt.timedelta(days=30)).isoformat()
+    body = invoice_body(
+        codigo_tipo_operacion="1001",
+        factor_tipo_de_cambio=1,
+        codigo_condicion_de_pago="02",
+        detraccion={
+            "codigo_tipo_detraccion": "008",
+            "porcentaje": 4,
+            "monto": 47.20,
+            "codigo_metodo_pago": "001",
+            "cuenta_bancaria": "00-068-123456",
+        },
+        cuotas=[
+            {"fecha": due, "codigo_tipo_moneda": "PEN", "monto": 566.40, "codigo_metodo_de_pago": "01"},
+            {"fecha": due, "codigo_tipo_moneda": "PEN", "monto": "566.40"},
+        ],
+        leyendas=[{"codigo": "2006", "valor": "Operación sujeta a detracción"}],
+        acciones={"enviar_xml_firmado": True, "formato_pdf": "a4"},
+        x_extra={"nota": "una clave desconocida se guarda", "lista": ["a", 1]},
+    )
+    body["datos_del_cliente_o_receptor"]["nombre_comercial"] = "Los Andes"
+    item = body["items"][0]
+    item.update(cantidad=20, total_base_igv=1000, total_igv=180, total_impuestos=180, total_valor_item=1000)
+    item.update(total_item=1180, total_impuestos_bolsa_plastica=0)
+    body["totales"].update(
+        total_operaciones_gravadas=1000,
+        total_igv=180,
+        total_impuestos=180,
+        total_valor=1000,
+        total_venta=1180,
+        total_pendiente_pago=1132.80,
+    )
+    return body

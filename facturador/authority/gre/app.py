@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from facturador.authority.gre.simulator import GreError, GreSimulator, TokenError
+from facturador.domain.fields import check_path_parameters
+from facturador.errors import ServiceError
 
 __all__ = ["API_PREFIX", "create_gre_app"]
 
@@ -36,6 +38,23 @@ logger = logging.getLogger(__name__)
 API_PREFIX = "/v1/contribuyente/gem/comprobantes"
 #: The largest request the API takes (SUNAT's limit for a guide's zip is far below it).
 MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
+Endpoint = Callable[[Request], Awaitable[JSONResponse]]
+
+
+def _checked(endpoint: Endpoint, refused: Callable[[str], JSONResponse]) -> Endpoint:
+    """``endpoint`` after the service's one check of path parameters; a refusal is ``refused(message)``,
+    in the shape of the endpoint's own errors."""
+
+    async def run(request: Request) -> JSONResponse:
+        try:
+            check_path_parameters(request.path_params, request.scope.get("raw_path") or b"")
+        except ServiceError as exc:
+            return refused(exc.message)
+        return await endpoint(request)
+
+    return run
 
 
 def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
@@ -77,6 +96,8 @@ def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
             answer = await run_in_threadpool(simulator.receive, ruc, request.path_params["name"], body)
         except GreError as exc:
             return JSONResponse(exc.body(), exc.status)
+        except ClientDisconnect:
+            raise  # the client left: the service logs one line (a bare simulator has nobody to tell)
         except Exception:  # pragma: no cover - bugs only
             logger.exception("GRE simulator failed receiving %s", request.path_params["name"])
             return JSONResponse({"cod": "0100", "msg": "Error interno del servicio"}, 500)
@@ -93,12 +114,22 @@ def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
             return JSONResponse({"cod": "0100", "msg": "Error interno del servicio"}, 500)
         return JSONResponse(answer)
 
+    def token_refused(message: str) -> JSONResponse:
+        return JSONResponse(TokenError(400, "invalid_request", message).body(), 400)
+
+    def api_refused(message: str) -> JSONResponse:
+        return JSONResponse(GreError(422, "0155", message).body(), 422)
+
     app = Starlette(
         routes=[
-            Route("/v1/clientessol/{client_id}/oauth2/token/", token, methods=["POST"]),
-            Route("/v1/clientessol/{client_id}/oauth2/token", token, methods=["POST"]),
-            Route(API_PREFIX + "/envios/{ticket}", status, methods=["GET"]),
-            Route(API_PREFIX + "/{name}", send, methods=["POST"]),
+            Route(
+                "/v1/clientessol/{client_id}/oauth2/token/", _checked(token, token_refused), methods=["POST"]
+            ),
+            Route(
+                "/v1/clientessol/{client_id}/oauth2/token", _checked(token, token_refused), methods=["POST"]
+            ),
+            Route(API_PREFIX + "/envios/{ticket}", _checked(status, api_refused), methods=["GET"]),
+            Route(API_PREFIX + "/{name}", _checked(send, api_refused), methods=["POST"]),
         ]
     )
     app.state.simulator = simulator

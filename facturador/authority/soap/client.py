@@ -243,9 +243,8 @@ class SoapGateway:
 
     def _send_document(self, url: str, filename: str, zip_bytes: bytes) -> AuthorityResponse:
         name = base_name(filename)
-        children = {"fileName": f"{name}.zip", "contentFile": base64.b64encode(zip_bytes).decode("ascii")}
         try:
-            answer = self._call(url, "sendBill", children)
+            answer = self._call(url, "sendBill", _file(name, zip_bytes))
         except _NotSent as exc:
             return AuthorityResponse.exception(exc.code, exc.detail)
         except _Maybe as exc:
@@ -294,9 +293,8 @@ class SoapGateway:
 
     def _send_summary(self, url: str, filename: str, zip_bytes: bytes) -> str:
         name = base_name(filename)
-        children = {"fileName": f"{name}.zip", "contentFile": base64.b64encode(zip_bytes).decode("ascii")}
         try:
-            answer = self._call(url, "sendSummary", children)
+            answer = self._call(url, "sendSummary", _file(name, zip_bytes))
         except (_Maybe, _NotSent) as exc:
             raise AuthorityError(exc.code, exc.detail) from None
         if isinstance(answer, _Fault):
@@ -364,6 +362,11 @@ class SoapGateway:
                 BAD_ANSWER, f"{_host(url)} respondió {_local(element.tag)} (HTTP {response.status_code})"
             )
         return element
+
+
+def _file(name: str, zip_bytes: bytes) -> dict[str, str]:
+    """The children of ``sendBill`` and ``sendSummary``: the zip's name and its bytes in base64."""
+    return {"fileName": f"{name}.zip", "contentFile": base64.b64encode(zip_bytes).decode("ascii")}
 
 
 def _read_limited(response: requests.Response) -> bytes:

@@ -9,11 +9,12 @@ number used to reach SQL and fail there.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import json
 import socket
+import time
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -27,11 +28,11 @@ from facturador.domain.tenants import add_series
 from facturador.store.models import DOCUMENTS, SERIES, SUMMARIES, TENANTS
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.samples.bodies import credit_note_body, invoice_body
+from tests.samples.bodies import credit_note_body, full_invoice, invoice_body
+from tests.served import serve
 from tests.shops import Shop, new_shop
 
 TODAY = peru_today()
-DUE = (TODAY + dt.timedelta(days=30)).isoformat()
 #: Characters XML 1.0 cannot carry: NUL, other C0 controls, a lone surrogate of each kind, U+FFFE/U+FFFF.
 UNSAFE = ["\x00", "\x01", "\x08", "\x0b", "\x1f", "\ud800", "\udfff", "\ufffe", "\uffff"]
 EXHAUSTED_SERIES = "F998"
@@ -99,43 +100,6 @@ def refused(response: httpx.Response, status: int, field: str | None = None, cod
 
 
 # ------------------------------------------------------------------------------------------------ bodies
-
-
-def full_invoice() -> dict[str, Any]:
-    """A valid factura with every block the service reads: detraction, two instalments, a legend, the
-    optional customer and item fields, actions and an unknown key (1,180.00; 47.20 withheld)."""
-    body = invoice_body(
-        codigo_tipo_operacion="1001",
-        factor_tipo_de_cambio=1,
-        codigo_condicion_de_pago="02",
-        detraccion={
-            "codigo_tipo_detraccion": "008",
-            "porcentaje": 4,
-            "monto": 47.20,
-            "codigo_metodo_pago": "001",
-            "cuenta_bancaria": "00-068-123456",
-        },
-        cuotas=[
-            {"fecha": DUE, "codigo_tipo_moneda": "PEN", "monto": 566.40, "codigo_metodo_de_pago": "01"},
-            {"fecha": DUE, "codigo_tipo_moneda": "PEN", "monto": "566.40"},
-        ],
-        leyendas=[{"codigo": "2006", "valor": "Operación sujeta a detracción"}],
-        acciones={"enviar_xml_firmado": True, "formato_pdf": "a4"},
-        x_extra={"nota": "una clave desconocida se guarda", "lista": ["a", 1]},
-    )
-    body["datos_del_cliente_o_receptor"]["nombre_comercial"] = "Los Andes"
-    item = body["items"][0]
-    item.update(cantidad=20, total_base_igv=1000, total_igv=180, total_impuestos=180, total_valor_item=1000)
-    item.update(total_item=1180, total_impuestos_bolsa_plastica=0)
-    body["totales"].update(
-        total_operaciones_gravadas=1000,
-        total_igv=180,
-        total_impuestos=180,
-        total_valor=1000,
-        total_venta=1180,
-        total_pendiente_pago=1132.80,
-    )
-    return body
 
 
 def note_with_fields() -> dict[str, Any]:
@@ -347,20 +311,21 @@ def test_unsafe_character_in_other_endpoints(
 URL_UNSAFE = [c for c in UNSAFE if not 0xD800 <= ord(c) <= 0xDFFF]
 
 
-#: (path with {} for the bad text, status, field named): downloads name their external_id; an unknown file
-#: kind or format is looked up after the document (404); list dates are 422 INVALID_DATE.
+#: (path with {} for the bad text, status, field named): every path parameter goes through one check before
+#: its route reads it (test_bad_input_routes.py tries every one of every route).
 PATHS = [
     ("/downloads/document/xml/{}", 422, "external_id"),
     ("/downloads/document/cdr/{}", 422, "external_id"),
     ("/downloads/document/pdf/{}", 422, "external_id"),
     ("/downloads/document/pdf/{}/a4", 422, "external_id"),
-    ("/downloads/document/pdf/00000000-0000-4000-8000-000000000000/{}", 404, None),
-    ("/downloads/document/{}/00000000-0000-4000-8000-000000000000", 404, None),
+    ("/downloads/document/pdf/00000000-0000-4000-8000-000000000000/{}", 422, "fmt"),
+    ("/downloads/document/{}/00000000-0000-4000-8000-000000000000", 422, "kind"),
     ("/downloads/summary/xml/{}", 422, "external_id"),
     ("/downloads/voided/cdr/{}", 422, "external_id"),
-    ("/api/documents/lists/{}/2026-01-01", 422, None),
-    ("/api/summaries/lists/2026-01-01/{}", 422, None),
-    ("/api/voided/lists/{}/2026-01-01", 422, None),
+    ("/downloads/dispatch/xml/{}", 422, "external_id"),
+    ("/api/documents/lists/{}/2026-01-01", 422, "start"),
+    ("/api/summaries/lists/2026-01-01/{}", 422, "end"),
+    ("/api/voided/lists/{}/2026-01-01", 422, "start"),
 ]
 
 
@@ -552,6 +517,39 @@ def test_content_length_over_the_limit_is_refused_before_the_body(live: LiveServ
     assert '"error_code":"BODY_TOO_LARGE"' in answer
 
 
+def test_a_client_that_leaves_mid_body_is_one_line_of_log(
+    live: LiveService, shop: Shop, tmp_path: Path
+) -> None:
+    """An upload the client aborts is normal: one line in the server's log (no traceback, no "unexpected
+    error"), nothing stored, and the service goes on (a real ``facturador serve`` on the same store)."""
+    before = stored(live, shop.slug)
+    with serve(live.settings, tmp_path / "serve.log", "--send-pending-every", "0") as served:
+        host, port = served.root.removeprefix("http://").split(":")
+        body = json.dumps(full_invoice()).encode()
+        for _ in range(3):
+            head = [
+                f"POST /t/{shop.slug}/api/documents HTTP/1.1",
+                f"Host: {host}:{port}",
+                f"Authorization: Bearer {shop.token}",
+                "Content-Type: application/json",
+                f"Content-Length: {len(body)}",
+            ]
+            with socket.create_connection((host, int(port)), timeout=10) as connection:
+                connection.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[: len(body) // 2])
+                time.sleep(0.2)  # the server is reading the body when the client goes
+        deadline = time.monotonic() + 20
+        while served.output().count("left before") < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert stored(live, shop.slug) == before
+        with served.client(shop.slug, shop.token) as client:
+            assert post(client, "/api/documents", invoice_body()).status_code == 200
+    output = served.output()
+    assert "Traceback" not in output and "unexpected error" not in output, output[-3000:]
+    lines = [line for line in output.splitlines() if "left before" in line]
+    assert len(lines) == 3, output[-3000:]
+    assert f"POST /t/{shop.slug}/api/documents" in lines[0]
+
+
 def body_with(path: str) -> dict[str, Any]:
     """The body where ``path`` belongs: the note for the note's fields, else the full factura."""
     return (
@@ -656,3 +654,51 @@ def test_amounts_are_stored_alike_on_every_database(live: LiveService, client: h
             select(DOCUMENTS.c.exchange_rate_sale).where(DOCUMENTS.c.external_id == external_id)
         ).scalar_one()
     assert Decimal(rate) == Decimal("999999.999999")
+
+
+# ----------------------------------------------------------------------------------------------------
+# What real clients send (docs/scenarios.md): the leniencies keep refusing what is not a boolean, a time
+# or a date, with a 422 naming the field and nothing stored.
+
+NOT_BOOLEANS = ["maybe", "yes", "si", "2", " true", "verdadero", 2, -1, 0.5, [], {}]
+
+
+@pytest.mark.parametrize("value", NOT_BOOLEANS, ids=[repr(v) for v in NOT_BOOLEANS])
+@pytest.mark.parametrize("path", ["acciones.enviar_xml_firmado", "pago_anticipado"])
+def test_a_text_that_is_no_boolean(client: httpx.Client, unchanged: None, path: str, value: Any) -> None:
+    refused(post(client, "/api/documents", at(full_invoice(), path, value)), 422, path)
+
+
+NOT_TIMES = ["24:00:00", "7:60:00", "7:59:60", "123:00:00", "7", "7:5", "7:59:48 PM", "07.59.48", "", 75948]
+
+
+@pytest.mark.parametrize("value", NOT_TIMES, ids=[repr(v) for v in NOT_TIMES])
+def test_a_time_that_is_no_time(client: httpx.Client, unchanged: None, value: Any) -> None:
+    body = at(full_invoice(), "hora_de_emision", value)
+    refused(post(client, "/api/documents", body), 422, "hora_de_emision")
+
+
+NOT_DATES = ["2026-02-30 10:00:00", "2026-05-14 25:00:00", "2026-05-14 10:00:00 PM", "2026-05-14X10:00:00"]
+
+
+@pytest.mark.parametrize("value", NOT_DATES)
+def test_a_date_and_time_that_is_no_date(client: httpx.Client, unchanged: None, value: str) -> None:
+    body = at(full_invoice(), "fecha_de_vencimiento", value)
+    refused(post(client, "/api/documents", body), 422, "fecha_de_vencimiento")
+
+
+@pytest.mark.parametrize(
+    ("sent", "sends"), [("True", True), ("FALSE", False), ("1", True), ("0", False), ("", False)]
+)
+def test_php_booleans_are_read(live: LiveService, client: httpx.Client, sent: str, sends: bool) -> None:
+    body = at(full_invoice(), "acciones.enviar_xml_firmado", sent)
+    response = post(client, "/api/documents", body)
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["state_type_id"] == ("05" if sends else "01")
+
+
+def test_an_hour_without_its_leading_zero_is_stored_with_it(client: httpx.Client) -> None:
+    response = post(client, "/api/documents", at(full_invoice(), "hora_de_emision", "7:59:48"))
+    assert response.status_code == 200, response.text
+    xml = httpx.get(response.json()["links"]["xml"]).text
+    assert "<cbc:IssueTime>07:59:48</cbc:IssueTime>" in xml

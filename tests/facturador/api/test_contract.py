@@ -24,7 +24,7 @@ import pytest
 
 from facturador.domain.document_input import DOCUMENT
 from facturador.domain.documents import SEND_BODY, UPDATE_STATUS_BODY
-from facturador.domain.fields import Object
+from facturador.domain.fields import DATE_PATTERN, DATE_TIME_PATTERN, Object
 from facturador.domain.inventory import TRANSACTION_BODY
 from facturador.domain.items import ITEM_BODY, ITEM_UPDATE_BODY
 from facturador.domain.persons import PERSON_BODY
@@ -346,7 +346,8 @@ def test_the_document_schema_carries_catalogs_lengths_and_bounds(served: dict[st
     assert item["properties"]["cantidad"]["exclusiveMinimum"] == 0
     assert item["properties"]["total_item"]["exclusiveMaximum"] == 10**12
     assert document["properties"]["items"]["maxItems"] == 999
-    assert document["properties"]["fecha_de_emision"]["format"] == "date"
+    # a date, or a date with a time of day as PHP clients send it (docs/scenarios.md)
+    assert document["properties"]["fecha_de_emision"]["pattern"] == f"({DATE_PATTERN})|({DATE_TIME_PATTERN})"
 
 
 def test_security_errors_and_downloads_are_described(served: dict[str, Any]) -> None:

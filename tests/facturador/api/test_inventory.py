@@ -218,6 +218,47 @@ def test_concurrent_sales_of_the_same_products_in_any_order(live: LiveService) -
         assert (stock_of(client, "RACE-A"), stock_of(client, "RACE-B")) == (40, 40)
 
 
+def test_no_sale_takes_a_stocked_product_below_zero(live: LiveService) -> None:
+    """The rule of the inventory transaction holds on every path that takes goods out: a factura, a
+    boleta, a sale note and a guide for a sale that ask for more than the warehouse holds are refused
+    with 422 naming the line's quantity, and nothing of them is written (no document, no number taken,
+    no stock moved, no kardex line). They used to go through and leave the stock negative."""
+    from tests.facturador.api.test_dispatch_links import goods
+    from tests.facturador.api.test_sale_notes import customer, line, note_body, series_id
+    from tests.samples.dispatches import dispatch_body
+
+    fresh = new_shop(live, "stock-floor")
+    with live.client(fresh.slug, fresh.token) as client:
+        item = product(client, "ARCH-A4", stock=3)  # the sample factura and boleta sell 2 of it
+        first = client.post("/api/documents", json=invoice_body())
+        assert first.status_code == 200, first.text
+        assert stock_of(client, "ARCH-A4") == 1
+        before = kardex(client, item["id"])
+        boleta = boleta_body()
+        boleta["items"][0]["codigo_interno"] = "ARCH-A4"  # 2 of them
+        for body in (invoice_body(), boleta):
+            refused = client.post("/api/documents", json=body)
+            assert_error(refused, 422, "INSUFFICIENT_STOCK", "items.0.cantidad")
+            assert "hay 1 en el almacén y se piden 2" in refused.json()["errors"][0]["message"]
+        note = note_body(
+            series_id(client), [line({"item_id": item["id"]})], customer_id=customer(client, "20100066603")
+        )
+        assert_error(client.post("/api/sale-note", json=note), 422, "INSUFFICIENT_STOCK", "items.0.quantity")
+        guide = dispatch_body(documento_relacionado=None, items=goods("ARCH-A4", 2))
+        assert_error(
+            client.post("/api/dispatches", json=guide), 422, "INSUFFICIENT_STOCK", "items.0.cantidad"
+        )
+        assert stock_of(client, "ARCH-A4") == 1 and kardex(client, item["id"]) == before
+        # once the goods are in, the same factura goes through, with the next number: none was taken
+        assert move(client, "ARCH-A4", "input", "02", 1).status_code == 200
+        second = client.post("/api/documents", json=invoice_body())
+        assert second.status_code == 200, second.text
+        number = int(first.json()["data"]["number"].rsplit("-", 1)[1])
+        assert second.json()["data"]["number"].endswith(f"-{number + 1}")
+        assert stock_of(client, "ARCH-A4") == 0
+        assert kardex(client, item["id"])[-1]["balance"] == "0.0000"
+
+
 def sale_of(lines: list[tuple[str, int, str, bool]]) -> dict[str, Any]:
     """A factura F001 of ``lines`` (code, quantity, description, whether it rewrites the product's
     description), each unit 50.00 + IGV."""
@@ -252,10 +293,15 @@ def sale_of(lines: list[tuple[str, int, str, bool]]) -> dict[str, Any]:
 def test_a_product_on_several_lines_of_one_document(live: LiveService) -> None:
     """Each line moves the stock with a kardex line of its own, in the document's order, with the
     balance after it; the product keeps the description of the last line that rewrites it, and a
-    product new to the shop is created with its first line's."""
+    product new to the shop is created with its first line's (never stocked, its lines move nothing).
+    The line that takes the stock below zero is the one named, counting what the lines before it took."""
     fresh = new_shop(live, "stock-lines")
     with live.client(fresh.slug, fresh.token) as client:
         known = product(client, "LINES-A", stock=10)
+        too_much = sale_of([("LINES-A", 4, "a", True), ("LINES-B", 1, "b", True), ("LINES-A", 7, "a", True)])
+        refused = client.post("/api/documents", json=too_much)
+        assert_error(refused, 422, "INSUFFICIENT_STOCK", "items.2.cantidad")
+        assert "hay 6 en el almacén y se piden 7" in refused.json()["errors"][0]["message"]
         sale = sale_of(
             [
                 ("LINES-A", 2, "Primero", True),
@@ -286,7 +332,7 @@ def test_a_product_on_several_lines_of_one_document(live: LiveService) -> None:
         }
         assert {code: (row["description"], row["stock"]) for code, row in found.items()} == {
             "LINES-A": ("Último que reescribe", 4),
-            "LINES-N": ("Nuevo, reescrito", -5),
-            "LINES-K": ("Guarda el primero", -2),
+            "LINES-N": ("Nuevo, reescrito", 0),
+            "LINES-K": ("Guarda el primero", 0),
         }
-        assert [r["balance"] for r in kardex(client, found["LINES-N"]["id"])] == ["-1.0000", "-5.0000"]
+        assert kardex(client, found["LINES-N"]["id"]) == kardex(client, found["LINES-K"]["id"]) == []

@@ -24,6 +24,11 @@ from typing import Any
 import click
 import httpx
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, pkcs12
+from cryptography.x509.oid import NameOID
 
 from facturador.cli import main as cli_main
 from facturador.config import Settings
@@ -37,8 +42,9 @@ pytestmark = pytest.mark.slow
 SLUG = "tienda"
 RUC = "20100066603"
 TOKEN = "tienda-live-store-token-0123456789-abcdefghijklm"
-#: Subcommands that never open the store: the dashboard reads only its tenants file (and talks HTTP).
-NOT_ON_THE_STORE = {"dashboard"}
+#: Subcommands that never open the store: the dashboard reads only its tenants file (and talks HTTP);
+#: secret-key prints a new key.
+NOT_ON_THE_STORE = {"dashboard", "secret-key"}
 
 
 def _all_commands(group: click.Group, prefix: str = "") -> set[str]:
@@ -76,12 +82,12 @@ class Run:
     def env(self) -> dict[str, str]:
         return {**os.environ, **self.settings.export()}
 
-    def cli(self, *arguments: str, expect: int = 0) -> str:
+    def cli(self, *arguments: str, expect: int = 0, env: dict[str, str] | None = None) -> str:
         """``facturador ARGUMENTS`` on the store; its output (the exit code must be ``expect``)."""
         self.ran.add(_command_name(arguments))
         done = subprocess.run(
             [sys.executable, "-m", "facturador.cli", *arguments],
-            env=self.env(),
+            env={**self.env(), **(env or {})},
             capture_output=True,
             text=True,
             timeout=300,
@@ -144,11 +150,33 @@ def _rows(http: httpx.Client) -> list[dict[str, Any]]:
 
 
 def _command_name(arguments: tuple[str, ...]) -> str:
-    return " ".join(arguments[:2]) if arguments[0] in ("tenant", "series") else arguments[0]
+    return " ".join(arguments[:2]) if arguments[0] in ("tenant", "series", "sunat-fault") else arguments[0]
 
 
 def _sequence(number: str) -> int:
     return int(number.split("-")[1])
+
+
+def _pfx(tmp_path: Path) -> Path:
+    """The company's own certificate, as a .pfx with the password "x"."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{RUC} TIENDA")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=365))
+        .sign(key, hashes.SHA256())
+    )
+    path = tmp_path / "tienda.pfx"
+    path.write_bytes(
+        pkcs12.serialize_key_and_certificates(b"tienda", key, cert, None, BestAvailableEncryption(b"x"))
+    )
+    return path
 
 
 def _tenants_file(run: Run, root: str) -> Path:
@@ -160,11 +188,11 @@ def _tenants_file(run: Run, root: str) -> Path:
     return path
 
 
-def _wait_for_health(root: str, process: subprocess.Popen[str]) -> None:
+def _wait_for_health(root: str, process: subprocess.Popen[str], path: str = "/health") -> None:
     deadline = time.monotonic() + 120
     while True:
         try:
-            httpx.get(f"{root}/health", timeout=1)
+            httpx.get(f"{root}{path}", timeout=1)
             return
         except httpx.TransportError:
             if time.monotonic() > deadline or process.poll() is not None:
@@ -190,6 +218,14 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
         run.issue(served.root)
         run.cli("series", "add", SLUG, "01", "F002")
         run.issue(served.root)
+        run.cli("tenant", "secret", SLUG, "sol_password", "--from-env", "SOL", env={"SOL": "clave-sol-1"})
+        run.issue(served.root)
+        run.cli("tenant", "certificate", SLUG, str(_pfx(tmp_path)), "--password-env", "PFX", env={"PFX": "x"})
+        run.issue(served.root)
+        run.cli("sunat-fault", "add", "fault", "--ruc", "20601030013", "--code", "0109", "--times", "1")
+        assert "0109" in run.cli("sunat-fault", "list")
+        run.cli("sunat-fault", "clear")
+        run.issue(served.root)
         # facturas left pending by an outage; the server's sender and a CLI send them at the same time
         run.cli("tenant", "set", SLUG, "authority_outage=true")
         time.sleep(5.5)  # the server re-reads a tenant's settings every 5 s
@@ -213,6 +249,17 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
         )
         run.cli("dashboard-password", "--tenants", str(tenants), "--password", "una-clave-larga")
         run.issue(served.root)
+        # the SUNAT endpoint served alone on the same store, asked while the server issues
+        sunat_port = free_port()
+        sunat = run.start_cli("sunat", "--port", str(sunat_port))
+        try:
+            _wait_for_health(
+                f"http://127.0.0.1:{sunat_port}", sunat, path="/ol-ti-itcpfegem-beta/billService?wsdl"
+            )
+            run.issue(served.root)
+        finally:
+            sunat.send_signal(signal.SIGTERM)
+            sunat.communicate(timeout=60)
         # a second server on the same store, issuing too, then stopped
         port = free_port()
         demo = run.start_cli(
@@ -222,9 +269,14 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
             _wait_for_health(f"http://127.0.0.1:{port}", demo)
             run.issue(f"http://127.0.0.1:{port}", 2)
             run.issue(served.root)
-        finally:
+        except AssertionError:
             demo.send_signal(signal.SIGTERM)
-            demo.communicate(timeout=60)
+            output, _ = demo.communicate(timeout=60)
+            raise AssertionError(f"the second server's output:\n{output[-6000:]}") from None
+        finally:
+            if demo.poll() is None:
+                demo.send_signal(signal.SIGTERM)
+                demo.communicate(timeout=60)
         run.issue(served.root, 2)
         before_sigterm = dict(run.answered)
     print(f"before SIGTERM: {len(before_sigterm)} answered")

@@ -23,7 +23,7 @@ from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.withholding import perception, retention, today
-from tests.served import serve
+from tests.served import NO_POLLER, serve
 
 
 @pytest.fixture(scope="module")
@@ -290,6 +290,9 @@ BAD_INPUTS = [
         lambda b: b["documentos"][0].pop("fecha_de_retencion"),
         "documentos.0.fecha_de_retencion",
     ),
+    # a document without its payment was left out of the retention (the other one was issued alone)
+    ("no payment", lambda b: b["documentos"][0].pop("pagos"), "documentos.0.pagos"),
+    ("null payment", lambda b: b["documentos"][1].update(pagos=None), "documentos.1.pagos"),
 ]
 
 
@@ -306,6 +309,23 @@ def test_bad_input_is_a_4xx_naming_the_field_and_stores_nothing(
     assert payload["success"] is False
     assert field in [error["field"] for error in payload["errors"]], payload
     assert count(client, "retentions") == before
+
+
+@pytest.mark.parametrize("payments", ["absent", None, []])
+def test_a_perception_whose_only_document_has_no_payment_is_a_422(
+    client: httpx.Client, payments: Any
+) -> None:
+    """It was a 500: the XML builder got a perception without documents."""
+    before = count(client, "perceptions")
+    body = perception()
+    if payments == "absent":
+        del body["documentos"][0]["pagos"]
+    else:
+        body["documentos"][0]["pagos"] = payments
+    response = client.post("/api/perceptions", json=body)
+    assert response.status_code == 422, response.text
+    assert "documentos.0.pagos" in [error["field"] for error in response.json()["errors"]]
+    assert count(client, "perceptions") == before
 
 
 def test_bodies_that_are_not_objects_and_missing_tokens(shop: Shop, client: httpx.Client) -> None:
@@ -526,7 +546,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
     """Revert through one server process, stop it, and ask the ticket through a new one."""
     shop.set(authority_ticket_delay=3.0)
     try:
-        with serve(live.settings, tmp_path / "first.log") as first_server:
+        with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as first_server:
             with first_server.client(shop.slug, shop.token) as first:
                 issued = issue(first, "/api/retentions", retention())
                 external_id = issued["data"]["external_id"]
@@ -534,7 +554,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
                 assert sent.status_code == 200, sent.text
                 data = sent.json()["data"]
                 assert first.post("/api/retentions/voided/status", json=data).status_code == 202
-        with serve(live.settings, tmp_path / "second.log") as second_server:
+        with serve(live.settings, tmp_path / "second.log", *NO_POLLER) as second_server:
             with second_server.client(shop.slug, shop.token) as second:
                 assert state(second, "retentions", external_id) == "13"
                 answer = wait_for(second, "/api/retentions/voided/status", {"ticket": data["ticket"]})

@@ -13,6 +13,7 @@ endpoint recovers.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -297,3 +298,51 @@ def test_a_summary_refused_is_withdrawn_and_one_never_answered_is_sent_again(
     assert [row["identifier"] for row in listed] == [f"RC-{today().replace('-', '')}-1"]
     assert {rows_state for rows_state in (r["state_type_id"] for r in listed)} == {"05"}
     assert len(boletas) == 2
+
+
+def _summary(live: LiveService, external_id: str) -> Any:
+    from facturador.store.models import SUMMARIES
+
+    with live.context.engine.connect() as connection:
+        return connection.execute(
+            select(SUMMARIES.c.state_type_id, SUMMARIES.c.next_poll_at, SUMMARIES.c.poll_attempts).where(
+                SUMMARIES.c.external_id == external_id
+            )
+        ).one()
+
+
+def test_the_background_poller_asks_with_doubling_waits_and_stops_at_an_unknown_ticket(
+    live: LiveService, faults: SqlFaultStore
+) -> None:
+    from facturador.domain.pending import TicketPoller
+    from facturador.domain.send_policy import utc_now
+
+    shop = soap_shop(live, "poller", authority_ticket_delay=4.0)
+    poller = TicketPoller(live.context)
+    with httpx.Client(
+        base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
+    ) as client:
+        issue(client, "/api/documents", boleta_body())
+        sent = declare(client)
+        first = _summary(live, sent["external_id"])
+        assert first.state_type_id == "03" and first.next_poll_at is not None
+        assert poller.poll_due(tenant=shop.slug) == []  # not due yet (10 s after sending)
+        later = utc_now() + dt.timedelta(seconds=15)
+        (polled,) = poller.poll_due(tenant=shop.slug, now=later)
+        assert polled.state == "03" and "still in process" in polled.describe()
+        second = _summary(live, sent["external_id"])
+        assert second.poll_attempts == 1
+        assert dt.timedelta(seconds=19) < second.next_poll_at - utc_now() <= dt.timedelta(seconds=21)
+        # SUNAT answers: the poller settles it without anybody asking
+        time.sleep(4.5)
+        (settled,) = poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(seconds=30))
+        assert settled.state == "05" and settled.code == "0"
+        assert _summary(live, sent["external_id"]).next_poll_at is None
+        # a ticket SUNAT does not know: reported once, never asked about again
+        issue(client, "/api/documents", boleta_body())
+        unknown = declare(client)
+        faults.add(Fault("fault", ruc=shop.ruc, operation="getStatus", code="0127", remaining=5))
+        (refused,) = poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(seconds=30))
+        assert refused.error is not None and "0127" in refused.error
+        assert _summary(live, unknown["external_id"]).next_poll_at is None
+        assert poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(hours=2)) == []

@@ -26,7 +26,7 @@ from tests.conftest import LiveService
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.tenants import ACME_TOKEN
-from tests.served import serve
+from tests.served import NO_POLLER, serve
 
 IN_PROCESS = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 
@@ -398,12 +398,12 @@ def test_a_restart_between_sending_and_querying_loses_nothing(
     headers = {"Authorization": f"Bearer {shop.token}"}
     shop.set(authority_ticket_delay=3.0)
     try:
-        with serve(live.settings, tmp_path / "first.log") as served:
+        with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as served:
             with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as first:
                 boleta = issue(first, boleta_body())
                 data = declare(first)
                 assert first.post("/api/summaries/status", json=data).status_code == 202
-        with serve(live.settings, tmp_path / "second.log") as served:
+        with serve(live.settings, tmp_path / "second.log", *NO_POLLER) as served:
             with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as second:
                 assert state_of(second, boleta["external_id"]) == "03"
                 answer = wait_for(second, "/api/summaries/status", {"ticket": data["ticket"]})
@@ -647,3 +647,46 @@ def test_summary_lists(client: httpx.Client) -> None:
         str(client.base_url).rstrip("/") + "/api/summaries/lists", headers={"Authorization": "Bearer x"}
     )
     assert stranger.status_code == 401
+
+
+def test_a_past_days_summary_can_be_generated_on_its_day_where_past_dates_are_taken(
+    live: LiveService,
+) -> None:
+    """Our extension fecha_de_generacion: where the tenant takes documents dated in the past (as while
+    seeding history), the summary of a past day is generated on a date between that day and today: its
+    identifier, its XML's IssueDate and the lists say that date (seeded summaries all said today)."""
+    past = peru_today() - dt.timedelta(days=5)
+    sent_on = past + dt.timedelta(days=1)
+    shop = new_shop(
+        live, "rc-past", "2060000009", restrict_receipt_date=False, authority_check_deadlines=False
+    )
+    with shop.client() as client:
+        issue(client, boleta_body(fecha_de_emision=past.isoformat()))
+        body = {"fecha_de_emision_de_documentos": past.isoformat(), "codigo_tipo_proceso": "1"}
+        for wrong, says in (
+            (past - dt.timedelta(days=1), "anterior a la fecha de los documentos"),
+            (peru_today() + dt.timedelta(days=1), "posterior a hoy"),
+            ("31-02-2026", None),
+        ):
+            refused = client.post("/api/summaries", json={**body, "fecha_de_generacion": str(wrong)})
+            payload = assert_error(refused, 422, "INVALID_FIELDS")
+            assert payload["errors"][0]["field"] == "fecha_de_generacion", payload
+            assert says is None or says in payload["message"]
+        answer = client.post("/api/summaries", json={**body, "fecha_de_generacion": sent_on.isoformat()})
+        assert answer.status_code == 200, answer.text
+        data = answer.json()["data"]
+        status_of(client, data, accepted=True)
+        xml = client.get(f"/downloads/summary/xml/{data['external_id']}").content
+        assert f"<cbc:IssueDate>{sent_on.isoformat()}</cbc:IssueDate>".encode() in xml
+        assert f"<cbc:ReferenceDate>{past.isoformat()}</cbc:ReferenceDate>".encode() in xml
+        [row] = client.get(f"/api/summaries/lists/{sent_on.isoformat()}/{sent_on.isoformat()}").json()["data"]
+        assert row["filename"] == f"{shop.ruc}-RC-{sent_on:%Y%m%d}-1"
+        assert row["date_of_issue"] == sent_on.isoformat() and row["date_of_reference"] == past.isoformat()
+    # a tenant that refuses past dates generates its summaries today, and says so
+    with live.client("acme", ACME_TOKEN) as acme:
+        refused = acme.post(
+            "/api/summaries",
+            json={**body, "fecha_de_emision_de_documentos": today(), "fecha_de_generacion": past.isoformat()},
+        )
+        assert_error(refused, 422, "INVALID_FIELDS")
+        assert "restrict_receipt_date" in refused.json()["message"]

@@ -1,7 +1,7 @@
 """a guide's PDF is rendered after the guide is stored, so it may be missing for a moment
 
-Revision ID: 0016
-Revises: 0015
+Revision ID: 0017
+Revises: 0016
 Create Date: 2026-11-28
 
 A guide is numbered, signed and stored in one short write transaction; its PDF (which shows the number and
@@ -12,8 +12,8 @@ rendering. A guide whose process stopped in between has no PDF until its first d
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016"
-down_revision = "0015"
+revision = "0017"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 
