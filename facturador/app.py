@@ -44,6 +44,7 @@ from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.dispatches import GRE_MOUNT, DispatchService, service_gre_simulator
 from facturador.domain.documents import DocumentService
+from facturador.domain.fields import check_path_parameters
 from facturador.domain.inventory import InventoryService
 from facturador.domain.items import ItemService
 from facturador.domain.other_documents import OtherDocumentService
@@ -311,7 +312,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(quotations.router)
     app.state.dispatches = DispatchService(context)
     app.include_router(dispatches.router)
-    app.mount(GRE_MOUNT, create_gre_app(service_gre_simulator(context)))  # SUNAT's GRE API, simulated
+    gre = create_gre_app(service_gre_simulator(context), check_path=check_path_parameters)
+    app.mount(GRE_MOUNT, gre)  # SUNAT's GRE API, simulated, its path parameters checked as the API's
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

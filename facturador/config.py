@@ -11,8 +11,6 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
-from facturador.store.secrets import KEY_FILE as SECRET_KEY_FILE
-
 DATA_DIR_ENV = "FACTURADOR_DATA_DIR"
 DATABASE_URL_ENV = "FACTURADOR_DATABASE_URL"
 MAX_BODY_BYTES_ENV = "FACTURADOR_MAX_BODY_BYTES"
@@ -35,6 +33,8 @@ def default_database_url(data_dir: Path) -> str:
 #: (``tenants/SLUG``), the simulated authority's and its token secret and stylesheets (``authority``), the
 #: key that encrypts the tenants' secrets, the demo's tenants file and the lock that orders SQLite writers.
 PRIVATE_TREES = ("tenants", "authority")
+#: The file of the key that encrypts the tenants' secrets (``facturador.store.secrets``).
+SECRET_KEY_FILE = "secret.key"
 PRIVATE_FILES = (SECRET_KEY_FILE, "tenants.toml", "sqlite-writer.lock")
 
 log = logging.getLogger("facturador")

@@ -30,7 +30,7 @@ PY
 then
   echo "== tests on PostgreSQL (the suites that touch the database, and the migrations)"
   PG_TESTS=("$@")
-  [ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/facturador/test_migrations.py tests/connector tests/plugins)
+  [ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/facturador/test_migrations.py tests/facturador/test_private_data.py tests/connector tests/plugins)
   FACTURADOR_TEST_DATABASE_URL="$PG_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider "${PG_TESTS[@]}"
 elif [ "${FACTURADOR_REQUIRE_POSTGRES:-0}" = "1" ]; then
   echo "PostgreSQL is required (FACTURADOR_REQUIRE_POSTGRES=1) but does not answer" >&2

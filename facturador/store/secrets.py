@@ -16,10 +16,12 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from facturador.config import SECRET_KEY_FILE
+
 __all__ = ["KEY_FILE", "SECRET_KEY_ENV", "SECRET_NAMES", "SecretKeyError", "Vault"]
 
 SECRET_KEY_ENV = "FACTURADOR_SECRET_KEY"
-KEY_FILE = "secret.key"
+KEY_FILE = SECRET_KEY_FILE
 #: The secrets a tenant may hold, and what each is.
 SECRET_NAMES = {
     "sol_password": "the SOL password of the tenant's secondary user (SOAP sending to SUNAT or an OSE)",

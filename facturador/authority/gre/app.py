@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -28,7 +28,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from facturador.authority.gre.simulator import GreError, GreSimulator, TokenError
-from facturador.domain.fields import check_path_parameters
 from facturador.errors import ServiceError
 
 __all__ = ["API_PREFIX", "create_gre_app"]
@@ -41,15 +40,22 @@ MAX_BODY_BYTES = 5 * 1024 * 1024
 
 
 Endpoint = Callable[[Request], Awaitable[JSONResponse]]
+#: The service's one check of path parameters (``facturador.domain.fields.check_path_parameters``):
+#: raises :class:`ServiceError` naming a parameter it refuses.
+PathCheck = Callable[[Mapping[str, str], bytes], None]
 
 
-def _checked(endpoint: Endpoint, refused: Callable[[str], JSONResponse]) -> Endpoint:
+def _no_check(_parameters: Mapping[str, str], _raw_path: bytes) -> None:
+    return None
+
+
+def _checked(endpoint: Endpoint, refused: Callable[[str], JSONResponse], check: PathCheck) -> Endpoint:
     """``endpoint`` after the service's one check of path parameters; a refusal is ``refused(message)``,
     in the shape of the endpoint's own errors."""
 
     async def run(request: Request) -> JSONResponse:
         try:
-            check_path_parameters(request.path_params, request.scope.get("raw_path") or b"")
+            check(request.path_params, request.scope.get("raw_path") or b"")
         except ServiceError as exc:
             return refused(exc.message)
         return await endpoint(request)
@@ -57,7 +63,9 @@ def _checked(endpoint: Endpoint, refused: Callable[[str], JSONResponse]) -> Endp
     return run
 
 
-def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
+def create_gre_app(
+    simulator: GreSimulator, *, threads: int = 8, check_path: PathCheck = _no_check
+) -> Starlette:
     """The ASGI application answering SUNAT's GRE REST API with ``simulator``.
 
     Its blocking work runs on worker threads of its own (at most ``threads`` at once), not on the
@@ -123,13 +131,19 @@ def create_gre_app(simulator: GreSimulator, *, threads: int = 8) -> Starlette:
     app = Starlette(
         routes=[
             Route(
-                "/v1/clientessol/{client_id}/oauth2/token/", _checked(token, token_refused), methods=["POST"]
+                "/v1/clientessol/{client_id}/oauth2/token/",
+                _checked(token, token_refused, check_path),
+                methods=["POST"],
             ),
             Route(
-                "/v1/clientessol/{client_id}/oauth2/token", _checked(token, token_refused), methods=["POST"]
+                "/v1/clientessol/{client_id}/oauth2/token",
+                _checked(token, token_refused, check_path),
+                methods=["POST"],
             ),
-            Route(API_PREFIX + "/envios/{ticket}", _checked(status, api_refused), methods=["GET"]),
-            Route(API_PREFIX + "/{name}", _checked(send, api_refused), methods=["POST"]),
+            Route(
+                API_PREFIX + "/envios/{ticket}", _checked(status, api_refused, check_path), methods=["GET"]
+            ),
+            Route(API_PREFIX + "/{name}", _checked(send, api_refused, check_path), methods=["POST"]),
         ]
     )
     app.state.simulator = simulator
