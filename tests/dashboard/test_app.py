@@ -31,6 +31,13 @@ def texts(elements: Any) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
+def confirm(at: AppTest, key: str) -> None:
+    """The second step of an irreversible action: check the box, then press «Sí, ...»."""
+    at.checkbox(key=f"{key}_sure").check().run()
+    assert not at.button(key=f"{key}_confirm").proto.disabled
+    at.button(key=f"{key}_confirm").click().run()
+
+
 def walk(block: Any) -> Iterator[Any]:
     """Every node under an AppTest block, depth first."""
     for child in getattr(block, "children", {}).values():

@@ -48,6 +48,11 @@ def test_home_is_the_first_page_and_shows_the_alerts(tenants: Path, issued: Issu
 def test_periods_page_totals_comparison_and_charts(tenants: Path, issued: Issued, history: History) -> None:
     at = page("views/periods.py")
     assert at.title[0].value == "Periodos"
+    # the month of the history's factura (issued ten days ago: on the 1st to the 10th, last month)
+    issued_on = peru_today() - dt.timedelta(days=history.days_ago)
+    month = next(m for m in at.selectbox(key="periods_month").options if m == f"{issued_on:%m/%Y}")
+    at.selectbox(key="periods_month").set_value(month).run()
+    assert not at.exception, at.exception
     assert len(at.get("plotly_chart")) == 7
     titles = [str(c.proto.spec) for c in at.get("plotly_chart")]
     assert any("Mezcla por afectación" in t for t in titles) and any("Tasa de rechazo" in t for t in titles)

@@ -20,7 +20,7 @@ from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.dashboard.conftest import write_tenants
-from tests.dashboard.test_app import app, texts
+from tests.dashboard.test_app import app, confirm, texts
 from tests.shops import Shop, new_shop
 
 PERSON = Customer.dni("46027862", "JUAN PEREZ QUISPE")
@@ -124,13 +124,6 @@ def review_table(at: AppTest) -> Any:
     """The table of the documents an action would send (its review step)."""
     columns = ["Número", "Tipo", "Fecha", "Cliente", "Moneda", "Total"]
     return next(d.value for d in at.dataframe if list(d.value.columns) == columns)
-
-
-def confirm(at: AppTest, key: str) -> None:
-    """The second step of an irreversible action: check the box, then press «Sí, ...»."""
-    at.checkbox(key=f"{key}_sure").check().run()
-    assert not at.button(key=f"{key}_confirm").proto.disabled
-    at.button(key=f"{key}_confirm").click().run()
 
 
 def test_voiding_waits_for_a_confirmation_and_cancel_or_a_new_choice_sends_nothing(

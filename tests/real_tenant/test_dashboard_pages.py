@@ -16,7 +16,7 @@ from dashboard import APP_PATH
 from sunat.calendar import peru_today
 from sunat.money import round2
 from tests.dashboard.conftest import write_tenants
-from tests.dashboard.test_app import texts
+from tests.dashboard.test_app import confirm, texts
 from tests.real_tenant.seed import CUSTOMERS, SUPPLIERS, seed
 from tests.real_tenant.server import StandIn, running, stand_in
 from tests.real_tenant.variants import VARIANTS
@@ -180,6 +180,8 @@ def test_void_a_factura_by_default(tenant: StandIn) -> None:
     assert not at.get("expander") or "Opciones del servicio" not in [e.label for e in at.expander]
     at.multiselect(key="void_docs").set_value([invoice.external_id]).run()
     at.button(key="void_submit").click().run()
+    assert invoice.state_type_id == "05"  # nothing is sent before the confirmation
+    confirm(at, "void")
     assert not at.exception, at.exception
     assert not at.error, texts(at.error)
     assert invoice.state_type_id == "13"  # the tenant took the date it reads

@@ -119,7 +119,8 @@ class Seeded:
 @pytest.fixture(scope="module")
 def seeded(client: httpx.Client, document: dict[str, Any]) -> Seeded:
     examples = {op.operation_id: op.example for op in operations(document)}
-    item = ok(client.post("/api/item", json=examples["createItem"]))
+    # stocked for every sale note the test makes (two units each; stock never goes below zero)
+    item = ok(client.post("/api/item", json={**examples["createItem"], "stock": 1_000_000}))
     [series] = ok(client.get("/api/sale-note/series"))
     accepted = ok(client.post("/api/documents", json=invoice_body()))["external_id"]
     unsent = ok(client.post("/api/documents", json=invoice_body(acciones={"enviar_xml_firmado": False})))
