@@ -219,12 +219,20 @@ class _Issued:
         return "02" if self.builder.series[:1].upper() == "B" else "01"
 
 
+#: The blocks of a cash factura in soles and the share of such facturas that carry each.
+BLOCK_SHARES = (("discount", 0.12), ("charge", 0.06), ("perception", 0.08), ("beer", 0.04), ("freight", 0.03))
+BLOCKS = tuple(kind for kind, _ in BLOCK_SHARES)
+
+
 class Generator:
     """Builds the documents of a seeding run from a seeded random generator."""
 
     def __init__(self, seed: int, today: dt.date, days: int, now: dt.time | None = None):
         self.rng = random.Random(seed)
         self.blocks = random.Random(seed * 7919 + 1)  # discounts, charges, payments, perceptions
+        # every run shows each block at least once: the first cash facturas take them in a shuffled order
+        self.first_blocks = list(BLOCKS)
+        self.blocks.shuffle(self.first_blocks)
         self.today = today
         self.now = now or dt.time(23, 59, 59)
         self.days = max(1, days)
@@ -364,25 +372,25 @@ class Generator:
         (system 02, monto fijo), and maybe its payment; or a freight bill (:meth:`freight`)."""
         if invoice.currency != "PEN":
             return self.paid(invoice)
-        kind = self.blocks.random()
         base = sum((a.igv_base for a in invoice.line_amounts() if a.affectation == "10"), Decimal("0"))
-        if kind < 0.12 and base > 0:
+        kind = self._block(base, first=invoice.customer != self.bad_ruc)
+        if kind == "discount":
             share = Decimal(self.blocks.choice((5, 10))) / 100
             discount = Discount(
                 "02", base=base, factor=share, description=f"Descuento por volumen {share:.0%}"
             )
             invoice = dataclasses.replace(invoice, discounts=[discount])
-        elif kind < 0.18 and base > 0:
+        elif kind == "charge":
             charge = Charge("49", base=base, factor=Decimal("0.03"), description="Recargo por envío")
             invoice = dataclasses.replace(invoice, charges=[charge])
-        elif kind < 0.26:
+        elif kind == "perception":
             total = invoice.totals().total
             perception = {"codigo": "51", "porcentaje": 2, "base": float(total)}
             perception["monto"] = float(round2(total * 2 / 100))
             invoice = dataclasses.replace(
                 invoice, operation_type="2001", extra={**invoice.extra, "percepcion": perception}
             )
-        elif kind < 0.30:
+        elif kind == "beer":
             beer = Line(
                 BEER.description,
                 self.blocks.randint(1, 10),
@@ -392,9 +400,25 @@ class Generator:
                 isc=BEER_ISC,
             )
             invoice = dataclasses.replace(invoice, lines=[*invoice.lines, beer])
-        elif kind < 0.33:
+        elif kind == "freight":
             return self.freight(invoice)
         return self.paid(invoice)
+
+    def _block(self, base: Decimal, *, first: bool) -> str:
+        """The block of a cash factura whose taxed base is ``base`` (a discount or a charge needs one):
+        the next of :attr:`first_blocks` while some is left (``first``), then one drawn at the shares
+        of :data:`BLOCK_SHARES`, or ``""`` for none."""
+        if first:
+            for kind in self.first_blocks:
+                if base > 0 or kind not in ("discount", "charge"):
+                    self.first_blocks.remove(kind)
+                    return kind
+        drawn, bound = self.blocks.random(), 0.0
+        for kind, share in BLOCK_SHARES:
+            bound += share
+            if drawn < bound:
+                return kind if base > 0 or kind not in ("discount", "charge") else ""
+        return ""
 
     def freight(self, invoice: Invoice) -> Invoice:
         """The factura turned into a freight bill with the cargo transport detraction (1004, 4 %): one

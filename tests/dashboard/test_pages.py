@@ -84,12 +84,18 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
         "Ajustes SIRE 5.2 (ZIP)",
     }
     adjustments = [b for b in at.get("download_button") if b.label.startswith("Ajustes SIRE")]
-    assert all(b.proto.disabled for b in adjustments)  # this month has no state 8 or 9 line
-    assert "Sin líneas de periodos anteriores" in adjustments[0].proto.help
+    lines = at.dataframe[0].value
+    # the history's documents were issued up to ten days ago and registered today: those of last month
+    # (on the 1st to the 10th) are this month's state 8 lines, and only then are the adjustments offered
+    today = peru_today()
+    late = any((today - dt.timedelta(days=days)).month != today.month for days in (history.days_ago, 2, 1))
+    assert ("8 · periodo anterior" in set(lines["Estado"])) == late
+    assert all(b.proto.disabled != late for b in adjustments)
+    if not late:
+        assert "Sin líneas de periodos anteriores" in adjustments[0].proto.help
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Líneas PLE"].replace(",", "")) >= 3 and metrics["Importe total"].startswith("S/ ")
     assert metrics["Avisos antes de presentar"].isdigit()  # no empty card beside the line counts
-    lines = at.dataframe[0].value
     assert set(lines["Estado"]) <= {
         "1 · del periodo",
         "2 · anulado",

@@ -109,16 +109,26 @@ def seed(tenant: Tenant, today: dt.date | None = None) -> dict[str, Any]:
         )
     tenant.restrict_receipt_date = False
     made: dict[str, Any] = {}
+
+    def issue(body: dict[str, Any]) -> dict[str, Any]:
+        """Issue ``body`` as the tenant did on its day: a past day's document was registered then (a
+        register reads a document registered after its month as a late one, state 8)."""
+        answer = tenant.issue(body)
+        document = tenant.documents[-1]
+        registered = dt.datetime.combine(document.date_of_issue, dt.time.fromisoformat(document.time_of_issue))
+        document.created_at = document.updated_at = min(registered, document.created_at)
+        return answer
+
     try:
         for days_ago in (20, 12, 6, 2):
             day = today - dt.timedelta(days=days_ago)
-            tenant.issue(document_body(day, quantity=days_ago))
-            tenant.issue(document_body(day, document_type="03", customer=CUSTOMERS[2], quantity=1))
-        dollars = tenant.issue(
+            issue(document_body(day, quantity=days_ago))
+            issue(document_body(day, document_type="03", customer=CUSTOMERS[2], quantity=1))
+        dollars = issue(
             document_body(today - dt.timedelta(days=3), currency="USD", rate="3.725", customer=CUSTOMERS[1])
         )
-        factura = tenant.issue(document_body(today - dt.timedelta(days=5), customer=CUSTOMERS[1], quantity=4))
-        note = tenant.issue(
+        factura = issue(document_body(today - dt.timedelta(days=5), customer=CUSTOMERS[1], quantity=4))
+        note = issue(
             document_body(
                 today - dt.timedelta(days=1),
                 document_type="07",
@@ -127,8 +137,8 @@ def seed(tenant: Tenant, today: dt.date | None = None) -> dict[str, Any]:
                 affected=factura["data"]["external_id"],
             )
         )
-        boleta = tenant.issue(document_body(today, document_type="03", customer=CUSTOMERS[2], quantity=3))
-        invoice = tenant.issue(document_body(today, quantity=5))
+        boleta = issue(document_body(today, document_type="03", customer=CUSTOMERS[2], quantity=3))
+        invoice = issue(document_body(today, quantity=5))
         made |= {
             "dollars": dollars["data"],
             "factura": factura["data"],
