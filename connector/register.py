@@ -551,7 +551,8 @@ def _build_entries(
                 and _period_of(updated) == month
             ):
                 entries.append(replace(_entry(record, issued, "9", dates), in_sire=False))
-    entries.sort(key=lambda e: (e.state in ("8", "9"), e.date, e.document_type, e.series, e.number))
+    # the month's own lines first, then those of earlier periods (8, 9, and a late one voided, 2)
+    entries.sort(key=lambda e: (e.period != month, e.date, e.document_type, e.series, e.number))
     if consolidate_boletas:
         entries = _consolidate(entries)
     for entry in entries:

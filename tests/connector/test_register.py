@@ -247,6 +247,17 @@ def test_ple_sorting_and_entry_numbers(register: SalesRegister) -> None:
     assert {row[34] for row in rows[-2:]} == {"8", "9"}  # earlier periods last
 
 
+def test_a_late_document_voided_goes_after_the_months_own_lines() -> None:
+    """A February factura registered in March and voided is March's line of February (state 2, field 1
+    its own period), after March's own lines however early its date."""
+    records = [
+        record("F001-2", "01", "2025-03-05", taxed="1.00", igv="0.18", total="1.18"),
+        record("F001-1", "01", "2025-02-27", created="2025-03-01", state="11", total="1.18", taxed="1.00"),
+    ]
+    rows = SalesRegister.build(records, "2025-03", ruc=RUC, name=NAME).ple_rows()
+    assert [(row[0], row[7], row[34]) for row in rows] == [("20250300", "2", "1"), ("20250200", "1", "2")]
+
+
 def test_sire_lines(register: SalesRegister) -> None:
     rows = lines(register.sire_text())
     for row in rows:
