@@ -11,6 +11,9 @@ ticket (reference/facturador-api.md §8.10-8.13, reference/sunat.md §4.3).
 - :meth:`DispatchService.status` asks for the ticket: 98 keeps 03; 0 stores the CDR and its QR URL
   (05, the PDF is rendered again with the QR); 99 stores SUNAT's error (09).
 
+A line may name only a product of the tenant (``codigo_interno`` and ``cantidad``): its description and
+unit are the product's, kept with the guide so that its PDF rendered later says what its XML says.
+
 A remitente guide records its products by ``codigo_interno`` (created when new) and, with reason 01
 (venta) or 02 (compra), moves their stock with kardex lines naming the guide, unless the factura or
 boleta it names moved it already (the rule is in :mod:`facturador.domain.dispatch_links`).
@@ -46,7 +49,13 @@ from facturador.authority.packaging import read_zip, zip_document
 from facturador.config import private_directory
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import failpoints
-from facturador.domain.dispatch_input import DEFAULT_SERIES, GUIDE_QUERY, DocumentFinder, read_dispatch
+from facturador.domain.dispatch_input import (
+    DEFAULT_SERIES,
+    GUIDE_QUERY,
+    DocumentFinder,
+    ProductFinder,
+    read_dispatch,
+)
 from facturador.domain.dispatch_links import LinkedDocument, find_document, moved_stock
 from facturador.domain.inventory import guide_products, record_guide_lines
 from facturador.domain.numbering import claim_number, take_next_number
@@ -54,7 +63,7 @@ from facturador.domain.persons import Page
 from facturador.errors import ServiceError, conflict, not_found
 from facturador.model import Dispatch
 from facturador.render.despatch_pdf import render_despatch_pdf
-from facturador.store.models import DISPATCHES, GRE_TICKETS, SERIES, TENANTS, Establishment
+from facturador.store.models import DISPATCHES, GRE_TICKETS, ITEMS, SERIES, TENANTS, Establishment
 from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.despatch import prepare_despatch
 
@@ -197,6 +206,7 @@ class DispatchService:
             today=self.context.today(),
             establishments=codes,
             find=self._finder(tenant),
+            products=self._products(tenant),
         )
         series_id = self._series(tenant, doc_type, guide.series)
         identity = self.context.identity(tenant)
@@ -244,7 +254,7 @@ class DispatchService:
                     ticket=None,
                     qr_url="",
                     response=None,
-                    data_json={"body": body},
+                    data_json={"body": body, "products": values["products"]},
                     xml=signed.xml,
                     pdf=None,
                     cdr_zip=None,
@@ -291,6 +301,20 @@ class DispatchService:
         def find(**names: str) -> LinkedDocument | None:
             with self.context.engine.connect() as connection:
                 return find_document(connection, tenant.id, **names)
+
+        return find
+
+    def _products(self, tenant: TenantInfo) -> ProductFinder:
+        """The description and unit of the tenant's product with an internal code."""
+
+        def find(code: str) -> tuple[str, str] | None:
+            with self.context.engine.connect() as connection:
+                row = connection.execute(
+                    select(ITEMS.c.description, ITEMS.c.unit_type_id).where(
+                        ITEMS.c.tenant_id == tenant.id, ITEMS.c.internal_id == code
+                    )
+                ).first()
+            return (row.description, row.unit_type_id) if row is not None else None
 
         return find
 
@@ -464,6 +488,16 @@ class DispatchService:
             codes |= set(
                 session.scalars(select(Establishment.code).where(Establishment.tenant_id == tenant.id))
             )
+        taken = (stored or {}).get("products") or {}
+        today_products = self._products(tenant)
+
+        def products(code: str) -> tuple[str, str] | None:
+            """The line's description and unit as the guide took them when issued."""
+            if code in taken:
+                description, unit = taken[code]
+                return str(description), str(unit)
+            return today_products(code)
+
         guide, _ = read_dispatch(
             (stored or {}).get("body"),
             row.document_type_id,
@@ -471,6 +505,7 @@ class DispatchService:
             today=row.date_of_issue,
             establishments=codes,
             find=self._finder(tenant),
+            products=products,
         )
         return _renumber(guide, row.number)
 
