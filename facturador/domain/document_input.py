@@ -30,6 +30,7 @@ Scenario blocks built so far (the others stay refused, see :data:`PENDING_BLOCKS
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -43,6 +44,7 @@ from facturador.domain.fields import (
     List,
     Number,
     Object,
+    Placeholder,
     Text,
     Time,
 )
@@ -178,12 +180,42 @@ def allowance_block(name: str, description: str, codes: frozenset[str]) -> Objec
     )
 
 
+#: A text or number that reads as zero (``0``, ``0.0``, ``"0.00"``).
+_ZERO_PATTERN = "^0+(\\.0+)?$"
+_ZERO = {"type": ["number", "string"], "minimum": 0, "maximum": 0, "pattern": _ZERO_PATTERN}
+_ZERO_TEXT = re.compile(_ZERO_PATTERN)
+
+
+def _is_zero(value: Any) -> bool:
+    if isinstance(value, str):
+        return _ZERO_TEXT.fullmatch(value) is not None
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+
+
+def _zero_allowance(codes: frozenset[str]) -> Placeholder:
+    """A discount or charge of 0.00 whose code is none of the list's (an empty or made-up code, as forms
+    send them): it changes no figure, and written it would be SUNAT's 3073 (no code) or 2954 / 4268
+    (a code outside catalog 53 or the list's part of it). Kept in the stored body, left out of the XML."""
+
+    def test(entry: Any) -> bool:
+        if not isinstance(entry, Mapping) or not _is_zero(entry.get("monto")):
+            return False
+        code = entry.get("codigo")
+        return not (isinstance(code, str | int) and str(code).strip() in codes)
+
+    return Placeholder(test, {"type": "object", "properties": {"monto": _ZERO}, "required": ["monto"]})
+
+
 def allowance_list(description: str, block: Object) -> List:
+    code = block.fields["codigo"]
+    assert isinstance(code, Code)
+    codes = frozenset(code.codes)
     return List(
-        description,
+        f"{description} Un monto 0 con otro código (un relleno) se guarda y no va en el XML.",
         item=block,
         max_items=MAX_ALLOWANCES,
         max_message="Se admiten como máximo {max} cargos o descuentos por lista.",
+        placeholder=_zero_allowance(codes),
     )
 
 
@@ -202,6 +234,28 @@ GLOBAL_CHARGE = allowance_block(
     "GlobalCharge",
     "Cargo global: 49 afecta la base del IGV; 45 (FISE), 46 (recargo al consumo, propinas) y 50 no.",
     catalogs.GLOBAL_CHARGES,
+)
+
+
+def _empty_property(entry: Any) -> bool:
+    """An attribute without a value, dates or duration (``{"codigo": "", "descripcion": "", "valor":
+    ""}``, a form's empty row): it says nothing, whatever its code; written it would be an empty
+    ``cbc:Value`` SUNAT refuses for the codes that need one (3064 for 3001, ...)."""
+    return isinstance(entry, Mapping) and all(
+        entry.get(key) in (None, "") for key in ("valor", "fecha_inicio", "fecha_fin", "duracion")
+    )
+
+
+EMPTY_PROPERTY = Placeholder(
+    _empty_property,
+    {
+        "type": "object",
+        "properties": {
+            "valor": {"type": ["string", "null"], "maxLength": 0},
+            **{key: {"type": ["string", "null"], "maxLength": 0} for key in ("fecha_inicio", "fecha_fin")},
+            "duracion": {"type": ["string", "null"], "maxLength": 0},
+        },
+    },
 )
 
 ITEM_PROPERTY = Object(
@@ -305,10 +359,12 @@ ITEM = Object(
         "total_descuentos": AMOUNT.but(description="Suma de los descuentos del ítem (informativo)."),
         "total_cargos": AMOUNT.but(description="Suma de los cargos del ítem (informativo)."),
         "datos_adicionales": List(
-            "Datos adicionales del ítem (catálogo 55).",
+            "Datos adicionales del ítem (catálogo 55). Uno sin valor, fechas ni duración (un relleno) "
+            "se guarda y no va en el XML.",
             item=ITEM_PROPERTY,
             max_items=MAX_REFERENCES,
             max_message="Un ítem admite como máximo {max} datos adicionales.",
+            placeholder=EMPTY_PROPERTY,
         ),
         "descuentos": allowance_list("Descuentos del ítem (catálogo 53: 00, 01).", LINE_DISCOUNT),
         "cargos": allowance_list("Cargos del ítem (catálogo 53: 47, 48).", LINE_CHARGE),
