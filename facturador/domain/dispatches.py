@@ -176,6 +176,15 @@ _COLUMNS = (
     DISPATCHES.c.qr_url,
     DISPATCHES.c.response,
 )
+#: What a listed guide also shows (the keys of the real rows, ``Dispatch::getCollectionData``).
+_LISTED_COLUMNS = (
+    *_COLUMNS,
+    DISPATCHES.c.user_id,
+    DISPATCHES.c.created_at,
+    DISPATCHES.c.updated_at,
+    DISPATCHES.c.data_json[("body", "datos_remitente")].label("sender"),
+    DISPATCHES.c.data_json[("body", "descripcion_motivo_traslado")].as_string().label("reason_text"),
+)
 
 
 class DispatchService:
@@ -515,7 +524,7 @@ class DispatchService:
         """The tenant's guides issued between two dates, newest first."""
         with self.context.engine.connect() as connection:
             rows = connection.execute(
-                select(*_COLUMNS)
+                select(*_LISTED_COLUMNS)
                 .where(
                     DISPATCHES.c.tenant_id == tenant.id,
                     DISPATCHES.c.date_of_issue >= start,
@@ -533,7 +542,7 @@ class DispatchService:
         with self.context.engine.connect() as connection:
             total = int(connection.scalar(select(func.count()).select_from(DISPATCHES).where(condition)) or 0)
             rows = connection.execute(
-                select(*_COLUMNS)
+                select(*_LISTED_COLUMNS)
                 .where(condition)
                 .order_by(DISPATCHES.c.date_of_issue.desc(), DISPATCHES.c.id.desc())
                 .limit(RECORDS_PER_PAGE)
@@ -573,8 +582,25 @@ class DispatchService:
 
 
 def _listed(row: Any) -> dict[str, Any]:
+    """A guide as the lists show it: this service's keys and those of the real rows it has data for
+    (P9 ``Dispatch::getCollectionData``: the carrier guide's sender and receiver, the user, dates)."""
+    carrier = row.document_type_id == "31"
+    sender = row.sender if carrier and isinstance(row.sender, dict) else {}
     return {
         **_data(row, state=row.state_type_id, ticket=row.ticket),
+        "id": row.id,
+        "soap_type_id": "01",
+        "user_id": row.user_id,
+        "state_type_description": STATE_NAMES.get(row.state_type_id, ""),
+        "has_xml": True,
+        "has_pdf": True,
+        "sender_name": sender.get("apellidos_y_nombres_o_razon_social") if carrier else None,
+        "sender_number": sender.get("numero_documento") if carrier else None,
+        "receiver_name": row.customer_name if carrier else None,
+        "receiver_number": row.customer_number if carrier else None,
+        "transfer_reason_description": row.reason_text or None,
+        "created_at": str(row.created_at)[:19] if row.created_at else None,
+        "updated_at": str(row.updated_at)[:19] if row.updated_at else None,
         "document_type_id": row.document_type_id,
         "date_of_issue": row.date_of_issue.isoformat(),
         "date_of_shipping": row.date_of_shipping.isoformat(),
