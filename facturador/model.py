@@ -471,6 +471,8 @@ class Dispatch:
     vehicles: tuple[str, ...] = ()
     vehicle_certificate: str = ""
     freight_payer: str = ""  # carrier guides: "Remitente", "Subcontratador" or "Tercero"
+    #: who pays the freight when it is not the sender (``cac:OriginatorCustomerParty``)
+    freight_payer_party: DispatchParty | None = None
     related: tuple[DispatchDocument, ...] = field(default_factory=tuple)
 
     @property

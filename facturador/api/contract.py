@@ -158,6 +158,10 @@ DOCUMENT_ROW = _component(
             "customer_name": _string(nullable=True),
             "customer_number": _string(nullable=True),
             "customer_identity_document_type_id": _string(nullable=True),
+            "customer_identity_document_type_description": _string(),
+            "customer_telephone": _string(nullable=True),
+            "customer_email": _string(nullable=True),
+            "user_id": {"type": ["integer", "null"]},
             "currency_type_id": _string(),
             "exchange_rate_sale": _string(),
             **{
@@ -197,6 +201,13 @@ DOCUMENT_ROW = _component(
             },
             "created_at": _string(nullable=True),
             "updated_at": _string(nullable=True),
+            "soap_type": _object({"id": _string(), "description": _string()}),
+            "send_server": {"type": "boolean"},
+            **{
+                key: {"type": ["object", "null"]}
+                for key in ("shipping_status", "sunat_shipping_status", "query_status", "order_note")
+            },
+            "custom_fields_data": {"type": ["object", "array", "null"]},
         }
     ),
 )

@@ -212,8 +212,15 @@ def list_between(request: Request, start: DayParameter, end: DayParameter) -> di
     first, last = parse_range(start, end)
     rows = service(request).list_rows(tenant, first, last)
     for row in rows:
-        row["links"] = links(request, row["external_id"], cdr=row["has_cdr"])
+        _with_links(request, row)
     return {"success": True, "data": rows}
+
+
+def _with_links(request: Request, row: dict[str, Any]) -> None:
+    """A listed guide's file links, also under the real rows' names (``download_external_*``)."""
+    row["links"] = links(request, row["external_id"], cdr=row["has_cdr"])
+    for kind in ("xml", "pdf", "cdr"):
+        row[f"download_external_{kind}"] = row["links"][kind]
 
 
 CARRIER_PAGE = component(
@@ -236,7 +243,7 @@ def carrier_records(
     tenant, _caller = authenticated(request)
     found = service(request).records(tenant, "31", page)
     for row in found.rows:
-        row["links"] = links(request, row["external_id"], cdr=row["has_cdr"])
+        _with_links(request, row)
     return FastJSON(
         paginated(
             found.rows,

@@ -29,6 +29,7 @@ from facturador.domain.documents import (
     document_type_description,
 )
 from facturador.store.models import Document
+from sunat import catalogs
 from sunat.calendar import peru_today
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
@@ -261,6 +262,7 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
     """
     xml_url, pdf_url, cdr_url = (f"{base}/downloads/document/{kind}/" for kind in ("xml", "pdf", "cdr"))
     describe_state, describe_type = states.describe, document_type_description
+    describe_identity = catalogs.IDENTITY_TYPES.get
     data: list[dict[str, Any]] = []
     append = data.append
     for row in rows:
@@ -292,6 +294,12 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 "customer_name": row["customer_name"],
                 "customer_number": row["customer_number"],
                 "customer_identity_document_type_id": row["customer_identity_type"],
+                "customer_identity_document_type_description": describe_identity(
+                    row["customer_identity_type"], ""
+                ),
+                "customer_telephone": row["customer_telephone"] or None,
+                "customer_email": row["customer_email"] or None,
+                "user_id": row["user_id"],
                 "currency_type_id": row["currency_type_id"],
                 "exchange_rate_sale": f"{row['exchange_rate_sale'] or 1:.6f}".rstrip("0").rstrip("."),
                 "total_exportation": f"{row['total_exportation'] or 0.0:.2f}",
@@ -331,6 +339,14 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 else [],
                 "created_at": str(row["created_at"])[:19] if row["created_at"] else None,
                 "updated_at": str(row["updated_at"])[:19] if row["updated_at"] else None,
+                # keys of the real rows (DocumentCollection) whose features this service does not have
+                "soap_type": {"id": "01", "description": "Demo"},
+                "send_server": False,
+                "shipping_status": None,
+                "sunat_shipping_status": None,
+                "query_status": None,
+                "custom_fields_data": None,
+                "order_note": None,
             }
         )
         payments = _json(row["payments_json"]) or []

@@ -296,7 +296,12 @@ def rows(
     tenant, _caller = authenticated(request)
     text = path_parameter(DESCRIPTION.but(required=False, max_length=100), input, "input")
     first, last = query_range(start_date, end_date)
-    return FastJSON({"data": service(request).rows(tenant, text, first, last, details=details)})
+    found = service(request).rows(tenant, text, first, last, details=details)
+    printed = f"{base_url(request)}/downloads/salenote/sale_note"
+    for row in found:  # the real rows' print links (print_a4, print_ticket)
+        row["print_a4"] = f"{printed}/{row['external_id']}/a4"
+        row["print_ticket"] = f"{printed}/{row['external_id']}/ticket"
+    return FastJSON({"data": found})
 
 
 @router.post(

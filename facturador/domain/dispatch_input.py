@@ -3,9 +3,17 @@ the check and the OpenAPI contract, and read into a :class:`~facturador.model.Di
 
 What the service refuses (422 naming the field): missing or malformed keys, codes outside their catalogs
 (20 transfer reasons, 18 transport modes, KGM/TNE, 06 identity types, 61 related documents), a transport
-mode without what it needs (a carrier for 01; a driver and a vehicle for 02 and carrier guides), a
-transfer date before the issue date, an issue date in the future. Formats SUNAT itself judges (plates,
+mode without what it needs (a carrier for 01; a driver with names and licence and a vehicle for 02 and
+carrier guides), a transfer date before the issue date, an issue date in the future, a line naming a
+product the tenant does not have without its description and unit. Formats SUNAT itself judges (plates,
 licences, MTC numbers, ubigeos in catalog 13) travel to the GRE API and come back as its answer.
+
+What real clients send and real Facturador PRO takes (docs/scenarios.md, "What real clients send"):
+lines with only ``codigo_interno`` and ``cantidad`` (description and unit from the tenant's product); the
+plate at the top level (``numero_de_placa``) instead of ``vehiculo``; a driver with only its document
+where no driver is written (public transport); ``fecha_de_traslado`` as ``DD-MM-AAAA``; for a carrier's
+guide, the places in ``direcciones_proveedores.remitente`` / ``.destinatario`` and the freight payer's
+identity in ``pagador_flete``.
 """
 
 from __future__ import annotations
@@ -73,15 +81,21 @@ CARRIER = Object(
 )
 DRIVER = Object(
     name="DispatchDriver",
-    description="Un conductor (transporte privado).",
+    description="Un conductor (transporte privado: nombres y licencia requeridos; en el público no se "
+    "escribe).",
     fields={
         "codigo_tipo_documento_identidad": _IDENTITY.but(required=True),
         "numero_documento": Text("Número de documento.", required=True, max_length=15),
-        "nombres": Text("Apellidos y nombres (APELLIDOS, NOMBRES).", required=True, max_length=250),
-        "numero_licencia": Text("Número de licencia de conducir.", required=True, max_length=10, upper=True),
+        "nombres": Text("Apellidos y nombres (APELLIDOS, NOMBRES).", max_length=250),
+        "numero_licencia": Text("Número de licencia de conducir.", max_length=10, upper=True),
         "telefono": Text(max_length=30),
     },
 )
+#: What SUNAT's GRE rules require of a driver that is written (private transport and carrier guides).
+DRIVER_RULES = {
+    "nombres": "El conductor requiere sus apellidos y nombres (reglas SUNAT 3360 y 3361).",
+    "numero_licencia": "El conductor requiere su número de licencia de conducir (regla SUNAT 2572).",
+}
 VEHICLE = Object(
     name="DispatchVehicle",
     description="Un vehículo.",
@@ -132,28 +146,57 @@ AFFECTED = Object(
 )
 ITEM = Object(
     name="DispatchItem",
-    description="Un bien trasladado.",
+    description="Un bien trasladado. Con el codigo_interno de un producto de la empresa bastan ese código "
+    "y la cantidad: la descripción y la unidad son las del producto.",
     fields={
         "codigo_interno": Text("Código interno del producto.", max_length=30),
-        "descripcion": Text("Descripción.", required=True, max_length=500),
+        "descripcion": Text("Descripción (la del producto si se omite).", max_length=500),
         "nombre": Text(max_length=500),
         "codigo_producto_sunat": Text("Código UNSPSC.", pattern="^([0-9]{8})?$", max_length=8),
         "unidad_de_medida": Code(
-            "Unidad de medida.", required=True, codes=catalogs.UNITS, catalog="catálogo 03", upper=True
+            "Unidad de medida (la del producto si se omite).",
+            codes=catalogs.UNITS,
+            catalog="catálogo 03",
+            upper=True,
         ),
         "cantidad": Number("Cantidad.", required=True, decimals=10, minimum="positive"),
     },
 )
+#: ``indicador_pagador_flete`` -> SUNAT's indicator (``SUNAT_Envio_IndicadorPagadorFlete_...``): the real
+#: services write every value but Remitente and Subcontratador as Tercero, so the manual's Destinatario
+#: (who receives the goods pays) is a Tercero with its identity.
+FREIGHT_PAYERS = {
+    "Remitente": "Remitente",
+    "Subcontratador": "Subcontratador",
+    "Tercero": "Tercero",
+    "Destinatario": "Tercero",
+}
 PAYER = Object(
     name="DispatchFreightPayer",
-    description="Quién paga el flete (guía de transportista).",
+    description="Quién paga el flete (guía de transportista) y, si no es el remitente, su identidad.",
     fields={
         "indicador_pagador_flete": Code(
-            "Remitente, Subcontratador o Tercero.",
-            codes=("Remitente", "Subcontratador", "Tercero"),
+            "Remitente, Subcontratador, Tercero o Destinatario (un tercero).",
+            codes=tuple(FREIGHT_PAYERS),
             catalog="indicador de pagador de flete",
         ),
+        "codigo_tipo_documento_identidad": _IDENTITY,
+        "descripcion_tipo_documento_identidad": Text(max_length=100),
+        "numero": Text("Número de documento del pagador.", max_length=15),
+        "nombres": NAME.but(description="Nombre o razón social del pagador."),
     },
+)
+#: A place of a carrier's guide as the real API manual gives it (no establishment code).
+PROVIDER_PLACE = Object(
+    name="DispatchProviderPlace",
+    description="Punto de partida (remitente) o de llegada (destinatario).",
+    fields={"ubigeo": _UBIGEO, "direccion": Text("Dirección.", required=True, max_length=100)},
+)
+PROVIDER_PLACES = Object(
+    name="DispatchProviderPlaces",
+    description="Las direcciones de una guía de transportista: donde el remitente entrega los bienes y "
+    "donde el destinatario los recibe (en lugar de direccion_partida y direccion_llegada).",
+    fields={"remitente": PROVIDER_PLACE, "destinatario": PROVIDER_PLACE},
 )
 
 _COMMON: dict[str, Any] = {
@@ -174,7 +217,7 @@ _COMMON: dict[str, Any] = {
         },
     ),
     "observaciones": Text(max_length=250),
-    "fecha_de_traslado": Date("Fecha de inicio del traslado.", required=True),
+    "fecha_de_traslado": Date("Fecha de inicio del traslado.", required=True, day_first=True),
     "indicador_de_transbordo": Boolean("Transbordo programado."),
     "codigo_de_puerto": Text(max_length=10),
     "unidad_peso_total": Code(
@@ -187,6 +230,9 @@ _COMMON: dict[str, Any] = {
     "direccion_llegada": PLACE,
     "chofer": DRIVER,
     "vehiculo": VEHICLE,
+    "numero_de_placa": Text(
+        "Placa del vehículo principal, si no va en vehiculo (forma antigua).", max_length=8, upper=True
+    ),
     "chofer_secundario": List("Conductores secundarios.", item=DRIVER, max_items=2),
     "vehiculo_secundario": List("Vehículos secundarios.", item=VEHICLE, max_items=2),
     "documento_relacionado": List("Documentos relacionados.", item=RELATED, max_items=20),
@@ -229,6 +275,14 @@ CARRIER_BODY = Object(
         "datos_destinatario": PERSON.but(required=True),
         "numero_mtc": Text("Registro MTC del transportista (el emisor).", max_length=20),
         "pagador_flete": PAYER,
+        "direcciones_proveedores": PROVIDER_PLACES,
+        "direccion_partida": PLACE.but(
+            required=False, description="Punto de partida, si no va en direcciones_proveedores.remitente."
+        ),
+        "direccion_llegada": PLACE.but(
+            required=False,
+            description="Punto de llegada, si no va en direcciones_proveedores.destinatario.",
+        ),
     },
 )
 GUIDE_QUERY = Object(
@@ -240,6 +294,8 @@ GUIDE_QUERY = Object(
 
 #: Finds a factura or boleta of the tenant: ``find(external_id=...)`` or ``find(doc_type=..., number=...)``.
 DocumentFinder = Callable[..., LinkedDocument | None]
+#: The description and unit of the tenant's product with an internal code, or ``None``.
+ProductFinder = Callable[[str], tuple[str, str] | None]
 
 #: Default series per guide type (created on first use).
 DEFAULT_SERIES = {"09": "T001", "31": "V001"}
@@ -271,8 +327,84 @@ def _driver(values: dict[str, Any], principal: bool) -> Driver:
 
 
 def _place(values: dict[str, Any], ruc: str) -> Place:
-    code = values["codigo_del_domicilio_fiscal"] or ""
+    code = values.get("codigo_del_domicilio_fiscal") or ""
     return Place(values["ubigeo"] or "", values["direccion"] or "", ruc if code else "", code)
+
+
+def _given(body: Any, *path: str) -> bool:
+    """Whether the body has an object at ``path`` (``"direcciones_proveedores", "remitente"``)."""
+    node = body
+    for key in path:
+        if not isinstance(node, dict) or not isinstance(node.get(key), dict):
+            return False
+        node = node[key]
+    return True
+
+
+def _carrier_places(reader: Reader, body: Any, values: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """A carrier's guide's origin and delivery: ``direcciones_proveedores.remitente`` / ``.destinatario``
+    as the real services read them (their ``DispatchTransform::addressData``), else ``direccion_partida``
+    / ``direccion_llegada``; one of each is required."""
+    places = []
+    for side, other in (("remitente", "direccion_partida"), ("destinatario", "direccion_llegada")):
+        if _given(body, "direcciones_proveedores", side):
+            places.append(values["direcciones_proveedores"][side])
+            continue
+        reader.require(
+            f"direcciones_proveedores.{side}",
+            _given(body, other),
+            f"Es requerido direcciones_proveedores.{side} (o {other}).",
+        )
+        places.append(values[other])
+    return tuple(places)
+
+
+def _line(
+    reader: Reader, item: dict[str, Any], index: int, products: ProductFinder | None
+) -> DispatchLine | None:
+    """A line; a missing description or unit is the tenant's product's (by ``codigo_interno``), as the real
+    services take them (``DispatchInput::items``: the product found or created by its internal code)."""
+    description, unit, code = item["descripcion"], item["unidad_de_medida"], item["codigo_interno"] or ""
+    if not (description and unit) and code and products is not None:
+        found = products(code)
+        if found is not None:
+            description, unit = description or found[0], unit or found[1]
+    missing = (
+        f"El producto {code} no está registrado: envíe su descripcion y unidad_de_medida." if code else ""
+    )
+    reader.require(f"items.{index}.descripcion", bool(description), missing)
+    reader.require(f"items.{index}.unidad_de_medida", bool(unit), missing)
+    if not (description and unit):
+        return None
+    return DispatchLine(item["cantidad"], unit, description, code, item["codigo_producto_sunat"] or "")
+
+
+def _payer(
+    reader: Reader, values: dict[str, Any], receiver: DispatchParty
+) -> tuple[str, DispatchParty | None]:
+    """SUNAT's freight-payer indicator and, for a Subcontratador or Tercero, who pays
+    (``cac:OriginatorCustomerParty``): the identity sent, or the receiver for Destinatario. A number of
+    the wrong form for its type is refused as SUNAT refuses it (3400)."""
+    payer = values.get("pagador_flete") or {}
+    indicator = FREIGHT_PAYERS.get(payer.get("indicador_pagador_flete") or "", "")
+    if indicator not in ("Subcontratador", "Tercero"):
+        return indicator, None
+    number, kind = payer["numero"], payer["codigo_tipo_documento_identidad"]
+    if not number and payer["indicador_pagador_flete"] == "Destinatario":
+        return indicator, DispatchParty(receiver.identity_type, receiver.number, receiver.name)
+    if not number:
+        return indicator, None  # SUNAT only observes a third payer without identity (4401, 4402, 4370)
+    reader.require("pagador_flete.codigo_tipo_documento_identidad", bool(kind))
+    reader.require("pagador_flete.nombres", bool(payer["nombres"]))
+    wrong = (kind == "1" and not (len(number) == 8 and number.isdigit())) or (
+        kind == "6" and not (len(number) == 11 and number.isdigit())
+    )
+    if wrong or " " in number:
+        reader.error(
+            "pagador_flete.numero",
+            f"El número {number} no es válido para el tipo de documento {kind} (regla SUNAT 3400).",
+        )
+    return indicator, DispatchParty(kind, number, payer["nombres"])
 
 
 def _linked(found: LinkedDocument, ruc: str) -> DispatchDocument:
@@ -289,10 +421,12 @@ def read_dispatch(
     today: dt.date,
     establishments: set[str],
     find: DocumentFinder | None = None,
+    products: ProductFinder | None = None,
 ) -> tuple[Dispatch, dict[str, Any]]:
     """Check a guide's body (see module doc) and return the guide (numbered 0 when ``numero_documento``
     is "#") with the values read (``linked_documents``: the ids of the tenant's documents it names,
-    found with ``find``); raises one 422 listing every problem."""
+    found with ``find``; ``products``: each line's code -> the description and unit it took from the
+    tenant's product, found with ``products``); raises one 422 listing every problem."""
     declared = DISPATCH_BODY if doc_type == "09" else CARRIER_BODY
     reader = Reader()
     values = declared.read(reader, body, "")
@@ -334,17 +468,21 @@ def read_dispatch(
                 "transportista.codigo_tipo_documento_identidad",
                 "El transportista se identifica con su RUC (6).",
             )
+    plate = values["vehiculo"]["numero_de_placa"] if _given(body, "vehiculo") else values["numero_de_placa"]
     if private:
         reader.require(
-            "chofer",
-            isinstance(body, dict) and isinstance(body.get("chofer"), dict),
-            "El conductor es requerido para el transporte privado.",
+            "chofer", _given(body, "chofer"), "El conductor es requerido para el transporte privado."
         )
         reader.require(
             "vehiculo",
-            isinstance(body, dict) and isinstance(body.get("vehiculo"), dict),
-            "El vehículo es requerido para el transporte privado.",
+            _given(body, "vehiculo") or bool(values["numero_de_placa"]),
+            "El vehículo es requerido para el transporte privado (vehiculo o numero_de_placa).",
         )
+        written = [("chofer", values["chofer"])] if _given(body, "chofer") else []
+        written += [(f"chofer_secundario.{i}", d) for i, d in enumerate(values["chofer_secundario"] or [])]
+        for path, driver in written:
+            for key, message in DRIVER_RULES.items():
+                reader.require(f"{path}.{key}", bool(driver[key]), message)
     related_documents: list[DispatchDocument] = []
     linked: list[int] = []
     for index, related in enumerate(values["documento_relacionado"] or []):
@@ -408,8 +546,18 @@ def read_dispatch(
         elif found.id not in linked:
             linked.append(found.id)
             related_documents.append(_linked(found, issuer.ruc))
+    lines = [_line(reader, item, index, products) for index, item in enumerate(values["items"] or [])]
+    if doc_type == "31":
+        origin, delivery = _carrier_places(reader, body, values)
+    else:
+        origin, delivery = values["direccion_partida"], values["direccion_llegada"]
+    receiver = _party(values["datos_destinatario"]) if doc_type == "31" else DispatchParty("", "", "")
+    payer, payer_party = _payer(reader, values, receiver) if doc_type == "31" else ("", None)
     reader.raise_if_errors()
     values["linked_documents"] = linked
+    values["products"] = {
+        line.code: [line.description, line.unit] for line in lines if line is not None and line.code
+    }
 
     number_text = values["numero_documento"]
     if doc_type == "09":
@@ -430,12 +578,8 @@ def read_dispatch(
             _driver(values["chofer"], True),
             *(_driver(d, False) for d in values["chofer_secundario"] or []),
         )
-        vehicles = (
-            values["vehiculo"]["numero_de_placa"],
-            *(v["numero_de_placa"] for v in values["vehiculo_secundario"] or []),
-        )
+        vehicles = (plate, *(v["numero_de_placa"] for v in values["vehiculo_secundario"] or []))
         certificate = values["vehiculo"]["certificado_habilitacion_vehicular"] or ""
-    payer = (values.get("pagador_flete") or {}).get("indicador_pagador_flete") or ""
     packages = values["numero_de_bultos"]
     dispatch = Dispatch(
         doc_type=doc_type,
@@ -445,24 +589,14 @@ def read_dispatch(
         issue_date=issued,
         issue_time=values["hora_de_emision"],
         customer=customer,
-        origin=_place(values["direccion_partida"], issuer.ruc if doc_type == "09" else ""),
+        origin=_place(origin, issuer.ruc if doc_type == "09" else ""),
         delivery=_place(
-            values["direccion_llegada"],
-            issuer.ruc if doc_type == "09" and values.get("codigo_motivo_traslado") == "04" else "",
+            delivery, issuer.ruc if doc_type == "09" and values.get("codigo_motivo_traslado") == "04" else ""
         ),
         start_date=start,
         gross_weight=values["peso_total"],
         weight_unit=values["unidad_peso_total"],
-        lines=tuple(
-            DispatchLine(
-                item["cantidad"],
-                item["unidad_de_medida"],
-                item["descripcion"],
-                item["codigo_interno"] or "",
-                item["codigo_producto_sunat"] or "",
-            )
-            for item in values["items"]
-        ),
+        lines=tuple(line for line in lines if line is not None),
         transfer_reason=values.get("codigo_motivo_traslado") or "",
         transfer_description=values.get("descripcion_motivo_traslado") or "",
         transport_mode=mode,
@@ -476,6 +610,7 @@ def read_dispatch(
         vehicles=vehicles,
         vehicle_certificate=certificate,
         freight_payer=payer,
+        freight_payer_party=payer_party,
         related=tuple(related_documents),
     )
     return dispatch, values

@@ -11,6 +11,9 @@ ticket (reference/facturador-api.md §8.10-8.13, reference/sunat.md §4.3).
 - :meth:`DispatchService.status` asks for the ticket: 98 keeps 03; 0 stores the CDR and its QR URL
   (05, the PDF is rendered again with the QR); 99 stores SUNAT's error (09).
 
+A line may name only a product of the tenant (``codigo_interno`` and ``cantidad``): its description and
+unit are the product's, kept with the guide so that its PDF rendered later says what its XML says.
+
 A remitente guide records its products by ``codigo_interno`` (created when new) and, with reason 01
 (venta) or 02 (compra), moves their stock with kardex lines naming the guide, unless the factura or
 boleta it names moved it already (the rule is in :mod:`facturador.domain.dispatch_links`).
@@ -46,7 +49,13 @@ from facturador.authority.packaging import read_zip, zip_document
 from facturador.config import private_directory
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import failpoints
-from facturador.domain.dispatch_input import DEFAULT_SERIES, GUIDE_QUERY, DocumentFinder, read_dispatch
+from facturador.domain.dispatch_input import (
+    DEFAULT_SERIES,
+    GUIDE_QUERY,
+    DocumentFinder,
+    ProductFinder,
+    read_dispatch,
+)
 from facturador.domain.dispatch_links import LinkedDocument, find_document, moved_stock
 from facturador.domain.inventory import guide_products, record_guide_lines
 from facturador.domain.numbering import claim_number, take_next_number
@@ -54,7 +63,7 @@ from facturador.domain.persons import Page
 from facturador.errors import ServiceError, conflict, not_found
 from facturador.model import Dispatch
 from facturador.render.despatch_pdf import render_despatch_pdf
-from facturador.store.models import DISPATCHES, GRE_TICKETS, SERIES, TENANTS, Establishment
+from facturador.store.models import DISPATCHES, GRE_TICKETS, ITEMS, SERIES, TENANTS, Establishment
 from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.despatch import prepare_despatch
 
@@ -167,6 +176,15 @@ _COLUMNS = (
     DISPATCHES.c.qr_url,
     DISPATCHES.c.response,
 )
+#: What a listed guide also shows (the keys of the real rows, ``Dispatch::getCollectionData``).
+_LISTED_COLUMNS = (
+    *_COLUMNS,
+    DISPATCHES.c.user_id,
+    DISPATCHES.c.created_at,
+    DISPATCHES.c.updated_at,
+    DISPATCHES.c.data_json[("body", "datos_remitente")].label("sender"),
+    DISPATCHES.c.data_json[("body", "descripcion_motivo_traslado")].as_string().label("reason_text"),
+)
 
 
 class DispatchService:
@@ -197,6 +215,7 @@ class DispatchService:
             today=self.context.today(),
             establishments=codes,
             find=self._finder(tenant),
+            products=self._products(tenant),
         )
         series_id = self._series(tenant, doc_type, guide.series)
         identity = self.context.identity(tenant)
@@ -244,7 +263,7 @@ class DispatchService:
                     ticket=None,
                     qr_url="",
                     response=None,
-                    data_json={"body": body},
+                    data_json={"body": body, "products": values["products"]},
                     xml=signed.xml,
                     pdf=None,
                     cdr_zip=None,
@@ -291,6 +310,20 @@ class DispatchService:
         def find(**names: str) -> LinkedDocument | None:
             with self.context.engine.connect() as connection:
                 return find_document(connection, tenant.id, **names)
+
+        return find
+
+    def _products(self, tenant: TenantInfo) -> ProductFinder:
+        """The description and unit of the tenant's product with an internal code."""
+
+        def find(code: str) -> tuple[str, str] | None:
+            with self.context.engine.connect() as connection:
+                row = connection.execute(
+                    select(ITEMS.c.description, ITEMS.c.unit_type_id).where(
+                        ITEMS.c.tenant_id == tenant.id, ITEMS.c.internal_id == code
+                    )
+                ).first()
+            return (row.description, row.unit_type_id) if row is not None else None
 
         return find
 
@@ -464,6 +497,16 @@ class DispatchService:
             codes |= set(
                 session.scalars(select(Establishment.code).where(Establishment.tenant_id == tenant.id))
             )
+        taken = (stored or {}).get("products") or {}
+        today_products = self._products(tenant)
+
+        def products(code: str) -> tuple[str, str] | None:
+            """The line's description and unit as the guide took them when issued."""
+            if code in taken:
+                description, unit = taken[code]
+                return str(description), str(unit)
+            return today_products(code)
+
         guide, _ = read_dispatch(
             (stored or {}).get("body"),
             row.document_type_id,
@@ -471,6 +514,7 @@ class DispatchService:
             today=row.date_of_issue,
             establishments=codes,
             find=self._finder(tenant),
+            products=products,
         )
         return _renumber(guide, row.number)
 
@@ -480,7 +524,7 @@ class DispatchService:
         """The tenant's guides issued between two dates, newest first."""
         with self.context.engine.connect() as connection:
             rows = connection.execute(
-                select(*_COLUMNS)
+                select(*_LISTED_COLUMNS)
                 .where(
                     DISPATCHES.c.tenant_id == tenant.id,
                     DISPATCHES.c.date_of_issue >= start,
@@ -498,7 +542,7 @@ class DispatchService:
         with self.context.engine.connect() as connection:
             total = int(connection.scalar(select(func.count()).select_from(DISPATCHES).where(condition)) or 0)
             rows = connection.execute(
-                select(*_COLUMNS)
+                select(*_LISTED_COLUMNS)
                 .where(condition)
                 .order_by(DISPATCHES.c.date_of_issue.desc(), DISPATCHES.c.id.desc())
                 .limit(RECORDS_PER_PAGE)
@@ -538,8 +582,25 @@ class DispatchService:
 
 
 def _listed(row: Any) -> dict[str, Any]:
+    """A guide as the lists show it: this service's keys and those of the real rows it has data for
+    (P9 ``Dispatch::getCollectionData``: the carrier guide's sender and receiver, the user, dates)."""
+    carrier = row.document_type_id == "31"
+    sender = row.sender if carrier and isinstance(row.sender, dict) else {}
     return {
         **_data(row, state=row.state_type_id, ticket=row.ticket),
+        "id": row.id,
+        "soap_type_id": "01",
+        "user_id": row.user_id,
+        "state_type_description": STATE_NAMES.get(row.state_type_id, ""),
+        "has_xml": True,
+        "has_pdf": True,
+        "sender_name": sender.get("apellidos_y_nombres_o_razon_social") if carrier else None,
+        "sender_number": sender.get("numero_documento") if carrier else None,
+        "receiver_name": row.customer_name if carrier else None,
+        "receiver_number": row.customer_number if carrier else None,
+        "transfer_reason_description": row.reason_text or None,
+        "created_at": str(row.created_at)[:19] if row.created_at else None,
+        "updated_at": str(row.updated_at)[:19] if row.updated_at else None,
         "document_type_id": row.document_type_id,
         "date_of_issue": row.date_of_issue.isoformat(),
         "date_of_shipping": row.date_of_shipping.isoformat(),

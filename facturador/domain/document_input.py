@@ -30,7 +30,8 @@ Scenario blocks built so far (the others stay refused, see :data:`PENDING_BLOCKS
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -43,6 +44,7 @@ from facturador.domain.fields import (
     List,
     Number,
     Object,
+    Placeholder,
     Text,
     Time,
 )
@@ -178,12 +180,56 @@ def allowance_block(name: str, description: str, codes: frozenset[str]) -> Objec
     )
 
 
+#: A text or number that reads as zero (``0``, ``0.0``, ``"0.00"``).
+_ZERO_PATTERN = "^0+(\\.0+)?$"
+_ZERO = {"type": ["number", "string"], "minimum": 0, "maximum": 0, "pattern": _ZERO_PATTERN}
+_ZERO_TEXT = re.compile(_ZERO_PATTERN)
+
+
+def _is_zero(value: Any) -> bool:
+    if isinstance(value, str):
+        return _ZERO_TEXT.fullmatch(value) is not None
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+
+
+def _reads_but(block: Object, *skipped: str) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether a row's fields but ``skipped`` read without a problem: a placeholder is left out only when
+    the rest of it is right (an over-long description is refused, as in any row)."""
+    rest = Object(fields={k: f.but(required=False) for k, f in block.fields.items() if k not in skipped})
+
+    def reads(entry: Mapping[str, Any]) -> bool:
+        reader = Reader()
+        rest.read(reader, entry, "")
+        return not reader.errors
+
+    return reads
+
+
+def _zero_allowance(block: Object) -> Placeholder:
+    """A discount or charge of 0.00 whose code is none of the list's (an empty or made-up code, as forms
+    send them): it changes no figure, and written it would be SUNAT's 3073 (no code) or 2954 / 4268
+    (a code outside catalog 53 or the list's part of it). Kept in the stored body, left out of the XML."""
+    code = block.fields["codigo"]
+    assert isinstance(code, Code)
+    codes = frozenset(code.codes)
+    rest_reads = _reads_but(block, "codigo")
+
+    def test(entry: Any) -> bool:
+        if not isinstance(entry, Mapping) or not _is_zero(entry.get("monto")):
+            return False
+        code = entry.get("codigo")
+        return not (isinstance(code, str | int) and str(code).strip() in codes) and rest_reads(entry)
+
+    return Placeholder(test, {"type": "object", "properties": {"monto": _ZERO}, "required": ["monto"]})
+
+
 def allowance_list(description: str, block: Object) -> List:
     return List(
-        description,
+        f"{description} Un monto 0 con otro código (un relleno) se guarda y no va en el XML.",
         item=block,
         max_items=MAX_ALLOWANCES,
         max_message="Se admiten como máximo {max} cargos o descuentos por lista.",
+        placeholder=_zero_allowance(block),
     )
 
 
@@ -204,6 +250,7 @@ GLOBAL_CHARGE = allowance_block(
     catalogs.GLOBAL_CHARGES,
 )
 
+
 ITEM_PROPERTY = Object(
     name="ItemProperty",
     description="Un dato adicional del ítem (catálogo 55), por ejemplo 5010 número de placa.",
@@ -216,6 +263,35 @@ ITEM_PROPERTY = Object(
         "fecha_inicio": Date("Fecha de inicio."),
         "fecha_fin": Date("Fecha de fin."),
         "duracion": Number("Duración en días.", integer_digits=5, decimals=0, absent=None),
+    },
+)
+
+_PROPERTY_REST_READS = _reads_but(ITEM_PROPERTY, "codigo", "valor", "fecha_inicio", "fecha_fin", "duracion")
+
+
+def _empty_property(entry: Any) -> bool:
+    """An attribute without a value, dates or duration (``{"codigo": "", "descripcion": "", "valor":
+    ""}``, a form's empty row): it says nothing, whatever its code; written it would be an empty
+    ``cbc:Value`` SUNAT refuses for the codes that need one (3064 for 3001, ...)."""
+    return (
+        isinstance(entry, Mapping)
+        and all(entry.get(key) in (None, "") for key in ("valor", "fecha_inicio", "fecha_fin"))
+        and entry.get("duracion") is None
+        and _PROPERTY_REST_READS(entry)
+    )
+
+
+EMPTY_PROPERTY = Placeholder(
+    _empty_property,
+    {
+        "type": "object",
+        "properties": {
+            **{
+                key: {"type": ["string", "null"], "maxLength": 0}
+                for key in ("valor", "fecha_inicio", "fecha_fin")
+            },
+            "duracion": {"type": "null"},
+        },
     },
 )
 
@@ -305,10 +381,12 @@ ITEM = Object(
         "total_descuentos": AMOUNT.but(description="Suma de los descuentos del ítem (informativo)."),
         "total_cargos": AMOUNT.but(description="Suma de los cargos del ítem (informativo)."),
         "datos_adicionales": List(
-            "Datos adicionales del ítem (catálogo 55).",
+            "Datos adicionales del ítem (catálogo 55). Uno sin valor, fechas ni duración (un relleno) "
+            "se guarda y no va en el XML.",
             item=ITEM_PROPERTY,
             max_items=MAX_REFERENCES,
             max_message="Un ítem admite como máximo {max} datos adicionales.",
+            placeholder=EMPTY_PROPERTY,
         ),
         "descuentos": allowance_list("Descuentos del ítem (catálogo 53: 00, 01).", LINE_DISCOUNT),
         "cargos": allowance_list("Cargos del ítem (catálogo 53: 47, 48).", LINE_CHARGE),

@@ -93,6 +93,7 @@ _LIST_COLUMNS = (
     "customer_identity_type",
     "customer_number",
     "customer_name",
+    "user_id",
     "state_type_id",
     "regularize_shipping",
     "note_type_id",
@@ -110,6 +111,8 @@ LIST_QUERY = select(
     cast(DOCUMENTS.c.response, Text).label("response_json"),  # text: decoded only for the rows that show it
     cast(DOCUMENTS.c.affected_document, Text).label("affected_json"),
     cast(DOCUMENTS.c.payments, Text).label("payments_json"),
+    DOCUMENTS.c.customer["email"].as_string().label("customer_email"),
+    DOCUMENTS.c.customer["telephone"].as_string().label("customer_telephone"),
     select(ARTIFACTS.c.id)
     .where(ARTIFACTS.c.document_id == DOCUMENTS.c.id, ARTIFACTS.c.kind == "cdr")
     .exists()

@@ -393,15 +393,27 @@ class Boolean(Field):
 
 
 @dataclass(frozen=True)
+class Placeholder:
+    """Entries of a list that say nothing (a discount of 0.00, an attribute without a value), as real
+    clients send them to fill a form: ``test`` tells one from a raw element, ``schema`` describes it."""
+
+    test: Callable[[Any], bool]
+    schema: JsonSchema
+
+
+@dataclass(frozen=True)
 class List(Field):
     """A list of ``item``: at most ``max_items`` (what SUNAT or the store takes; more is refused before
-    any element is read), at least ``min_items`` when present."""
+    any element is read), at least ``min_items`` when present. ``placeholder``: entries it tells are
+    left out before ``item`` reads the rest (their paths keep the positions sent); the schema admits
+    them beside ``item``."""
 
     item: Field = field(default_factory=Field)
     max_items: int = 0
     min_items: int = 0
     max_message: str = ""
     min_message: str = ""
+    placeholder: Placeholder | None = None
 
     @property
     def default(self) -> Any:
@@ -419,12 +431,19 @@ class List(Field):
             message = self.min_message or f"El campo {path} debe tener al menos {self.min_items} elemento(s)."
             reader.error(path, message.format(path=path, min=self.min_items))
             return []
-        item = self.item
-        return [item.read(reader, element, f"{path}.{index}") for index, element in enumerate(value)]
+        item, placeholder = self.item, self.placeholder
+        return [
+            item.read(reader, element, f"{path}.{index}")
+            for index, element in enumerate(value)
+            if placeholder is None or not placeholder.test(element)
+        ]
 
     def _schema(self, components: Components) -> JsonSchema:
         item = replace(self.item, required=True)
-        schema: JsonSchema = {"type": "array", "items": item.schema(components), "maxItems": self.max_items}
+        items = item.schema(components)
+        if self.placeholder is not None:
+            items = {"anyOf": [items, self.placeholder.schema]}
+        schema: JsonSchema = {"type": "array", "items": items, "maxItems": self.max_items}
         if self.min_items:
             schema["minItems"] = self.min_items
         return schema

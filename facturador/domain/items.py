@@ -110,7 +110,9 @@ def _money(value: Any, places: int = 2) -> str:
 
 
 def item_row(row: Any, warehouses: list[dict[str, Any]]) -> dict[str, Any]:
-    """A product as the real services answer it, with its stock per warehouse and price list."""
+    """A product as the real services answer it, with its stock per warehouse and price list: every key
+    of a real ``search-items`` row (P9 ``MobileController::searchItems``), those this service has no data
+    for with the real defaults (``brand_id``, ``category_id``, ``image`` null; no lots, no ISC)."""
     stock = sum((Decimal(w["stock"]) for w in warehouses), Decimal(0))
     return {
         "id": row.id,
@@ -124,8 +126,17 @@ def item_row(row: Any, warehouses: list[dict[str, Any]]) -> dict[str, Any]:
         "item_code": row.item_code or None,
         "barcode": row.barcode,
         "model": row.model,
+        # brands and categories are names here; the real rows also carry their ids (null when none)
+        "brand_id": None,
         "brand": row.brand,
+        "category_id": None,
         "category": row.category,
+        "image": None,  # the real rows give the picture's URL; this service keeps no pictures
+        "lots": [],
+        "has_isc": False,
+        "system_isc_type_id": None,
+        "percentage_isc": "0.00",
+        "favorite": False,
         "sale_unit_price": _money(row.sale_unit_price),
         "purchase_unit_price": _money(row.purchase_unit_price, 6),
         "unit_type_id": row.unit_type_id,

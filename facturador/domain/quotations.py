@@ -220,6 +220,15 @@ class QuotationService:
                 if row.sale_note_id is not None
                 else [],
                 "changed": bool(row.changed),
+                # keys of the real rows (QuotationCollection): no contracts nor sale opportunities here
+                "btn_generate": row.sale_note_id is None and not row.changed,
+                "btn_generate_cnt": True,
+                "btn_options": row.sale_note_id is None and not row.changed and row.state_type_id != "11",
+                "external_id_contract": None,
+                "contract_number_full": None,
+                "sale_opportunity": None,
+                "sale_opportunity_number_full": None,
+                "referential_information": None,
                 "items": list(row.lines or []),
                 "created_at": row.created_at.strftime("%Y-%m-%d %H:%M:%S") if row.created_at else None,
                 "updated_at": row.updated_at.strftime("%Y-%m-%d %H:%M:%S") if row.updated_at else None,

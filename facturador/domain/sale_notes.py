@@ -531,6 +531,8 @@ class SaleNoteService:
                 number_full.label("number_full"),
                 PERSONS.c.name.label("customer_name"),
                 PERSONS.c.number.label("customer_number"),
+                PERSONS.c.email.label("customer_email"),
+                PERSONS.c.telephone.label("customer_telephone"),
                 USERS.c.name.label("user_name"),
                 DOCUMENTS.c.external_id.label("document_external_id"),
                 DOCUMENTS.c.document_type_id.label("document_type_id"),
@@ -669,6 +671,15 @@ def note_row(row: Any, details: bool) -> dict[str, Any]:
         "user_name": row.user_name,
         "created_at": _stamp(row.created_at),
         "updated_at": _stamp(row.created_at),
+        # keys of the real rows (SaleNote::getCollectionData) with what this service knows of them
+        "exchange_rate_sale": f"{row.exchange_rate_sale or 1:.6f}".rstrip("0").rstrip("."),
+        "filename": row.filename,
+        "customer_email": row.customer_email or None,
+        "customer_telephone": row.customer_telephone or None,
+        "purchase_order": None,
+        "license_plate": None,
+        "total_discount": _listed(0),
+        "custom_fields_data": None,
     }
     if details:
         answer["items"] = list(row.lines or [])

@@ -109,6 +109,8 @@ def build_despatch(dispatch: Dispatch) -> etree._Element:
     supplier = etree.SubElement(root, CAC("DespatchSupplierParty"))
     _party(supplier, DispatchParty("6", dispatch.issuer.ruc, dispatch.issuer.name))
     _party(etree.SubElement(root, CAC("DeliveryCustomerParty")), dispatch.customer)
+    if dispatch.doc_type == "31" and dispatch.freight_payer_party is not None:
+        _party(etree.SubElement(root, CAC("OriginatorCustomerParty")), dispatch.freight_payer_party)
     _shipment(root, dispatch)
     for index, line in enumerate(dispatch.lines, start=1):
         el = etree.SubElement(root, CAC("DespatchLine"))

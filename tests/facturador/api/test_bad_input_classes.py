@@ -25,10 +25,11 @@ from sqlalchemy import func, select
 from facturador.domain.document_input import DOCUMENT
 from facturador.domain.fields import List, Number, Object, Text
 from facturador.domain.tenants import add_series
-from facturador.store.models import DOCUMENTS, SERIES, SUMMARIES, TENANTS
+from facturador.store.models import DISPATCHES, DOCUMENTS, SERIES, SUMMARIES, TENANTS
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.samples.bodies import credit_note_body, full_invoice, invoice_body
+from tests.samples.dispatches import carrier_body, dispatch_body
 from tests.served import serve
 from tests.shops import Shop, new_shop
 
@@ -55,8 +56,8 @@ def client(live: LiveService, shop: Shop) -> Iterator[httpx.Client]:
         yield client
 
 
-def stored(live: LiveService, slug: str) -> tuple[int, int, tuple[tuple[str, int], ...]]:
-    """What the tenant has: its documents, its summaries and each series' last number."""
+def stored(live: LiveService, slug: str) -> tuple[int, int, int, tuple[tuple[str, int], ...]]:
+    """What the tenant has: its documents, its summaries, its guides and each series' last number."""
     with live.context.engine.connect() as connection:
         tenant_id = connection.execute(select(TENANTS.c.id).where(TENANTS.c.slug == slug)).scalar_one()
         documents = connection.execute(
@@ -65,12 +66,15 @@ def stored(live: LiveService, slug: str) -> tuple[int, int, tuple[tuple[str, int
         summaries = connection.execute(
             select(func.count()).select_from(SUMMARIES).where(SUMMARIES.c.tenant_id == tenant_id)
         ).scalar_one()
+        guides = connection.execute(
+            select(func.count()).select_from(DISPATCHES).where(DISPATCHES.c.tenant_id == tenant_id)
+        ).scalar_one()
         series = connection.execute(
             select(SERIES.c.number, SERIES.c.last_number)
             .where(SERIES.c.tenant_id == tenant_id)
             .order_by(SERIES.c.id)
         ).all()
-    return documents, summaries, tuple((row.number, row.last_number) for row in series)
+    return documents, summaries, guides, tuple((row.number, row.last_number) for row in series)
 
 
 @pytest.fixture
@@ -702,3 +706,157 @@ def test_an_hour_without_its_leading_zero_is_stored_with_it(client: httpx.Client
     assert response.status_code == 200, response.text
     xml = httpx.get(response.json()["links"]["xml"]).text
     assert "<cbc:IssueTime>07:59:48</cbc:IssueTime>" in xml
+
+
+# Zero-amount placeholders are left out only when they say nothing: a row with an amount, a value or a
+# malformed zero is read as any row, and its code must be its catalog's.
+NOT_PLACEHOLDERS = [
+    ("descuentos", {"codigo": "", "monto": "0.00x"}, "descuentos.0.monto"),
+    ("descuentos", {"codigo": "", "monto": "-0"}, "descuentos.0.codigo"),
+    ("descuentos", {"codigo": "99", "monto": 0.01}, "descuentos.0.codigo"),
+    ("descuentos", {"codigo": "", "monto": 0, "descripcion": "x" * 101}, "descuentos.0.descripcion"),
+    ("descuentos", {"codigo": "", "monto": 0, "factor": "abc"}, "descuentos.0.factor"),
+    ("descuentos", "00", "descuentos.0"),
+    ("cargos", {"codigo": "", "monto": True}, "cargos.0.monto"),
+    (
+        "items.0.datos_adicionales",
+        {"codigo": "", "descripcion": "", "valor": " "},
+        "items.0.datos_adicionales.0.codigo",
+    ),
+    (
+        "items.0.datos_adicionales",
+        {"codigo": "9999", "valor": "", "duracion": 3},
+        "items.0.datos_adicionales.0.codigo",
+    ),
+    ("items.0.datos_adicionales", [], "items.0.datos_adicionales.0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "row", "field"),
+    NOT_PLACEHOLDERS,
+    ids=[case[2] + repr(case[1])[:20] for case in NOT_PLACEHOLDERS],
+)
+def test_a_row_that_says_something_is_no_placeholder(
+    client: httpx.Client, unchanged: None, path: str, row: Any, field: str
+) -> None:
+    refused(post(client, "/api/documents", at(full_invoice(), path, [row])), 422, field)
+
+
+def test_placeholders_are_kept_in_the_stored_body(live: LiveService, client: httpx.Client) -> None:
+    body = at(full_invoice(), "descuentos", [{"codigo": "", "monto": 0}])
+    response = post(client, "/api/documents", body)
+    assert response.status_code == 200, response.text
+    external_id = response.json()["data"]["external_id"]
+    with live.context.engine.connect() as connection:
+        data = connection.execute(
+            select(DOCUMENTS.c.data_json).where(DOCUMENTS.c.external_id == external_id)
+        ).scalar_one()
+    assert data["descuentos"] == [{"codigo": "", "monto": 0}]
+    assert "AllowanceCharge" not in httpx.get(response.json()["links"]["xml"]).text
+
+
+# Guides: what old clients and the manual send is taken; what is still no date, no place, no product or no
+# payer is a 422 naming it, and no guide is stored (nor its series registered).
+NOT_GUIDE_DATES = ["31-02-2026", "14/05/2026", "14-5-2026", "2026-14-05", "14-05-26", 14052026]
+BAD_GUIDES: list[tuple[str, str, dict[str, Any] | Any, str]] = [
+    *(
+        ("/api/dispatches", "dmy", {"fecha_de_traslado": value}, "fecha_de_traslado")
+        for value in NOT_GUIDE_DATES
+    ),
+    (
+        "/api/dispatches",
+        "unknown product",
+        {"items": [{"codigo_interno": "NO-EXISTE", "cantidad": 1}]},
+        "items.0.descripcion",
+    ),
+    ("/api/dispatches", "no code no description", {"items": [{"cantidad": 1}]}, "items.0.descripcion"),
+    (
+        "/api/dispatches",
+        "plate too long",
+        {"vehiculo": None, "numero_de_placa": "ABCDEFGHI"},
+        "numero_de_placa",
+    ),
+    (
+        "/api/dispatches",
+        "plate not text",
+        {"vehiculo": None, "numero_de_placa": ["ABC123"]},
+        "numero_de_placa",
+    ),
+    (
+        "/api/dispatches",
+        "bare secondary driver",
+        {"chofer_secundario": [{"codigo_tipo_documento_identidad": "1", "numero_documento": "1"}]},
+        "chofer_secundario.0.nombres",
+    ),
+    (
+        "/api/dispatch-carrier",
+        "places not objects",
+        {"direcciones_proveedores": {"remitente": "Lima", "destinatario": []}},
+        "direcciones_proveedores.remitente",
+    ),
+    (
+        "/api/dispatch-carrier",
+        "provider place without address",
+        {"direcciones_proveedores": {"remitente": {"ubigeo": "150101"}}},
+        "direcciones_proveedores.remitente.direccion",
+    ),
+    (
+        "/api/dispatch-carrier",
+        "payer type",
+        {
+            "pagador_flete": {
+                "indicador_pagador_flete": "Tercero",
+                "codigo_tipo_documento_identidad": "Z",
+                "numero": "20131312955",
+                "nombres": "X",
+            }
+        },
+        "pagador_flete.codigo_tipo_documento_identidad",
+    ),
+    (
+        "/api/dispatch-carrier",
+        "payer number with a space",
+        {
+            "pagador_flete": {
+                "indicador_pagador_flete": "Tercero",
+                "codigo_tipo_documento_identidad": "4",
+                "numero": "AB 12",
+                "nombres": "X",
+            }
+        },
+        "pagador_flete.numero",
+    ),
+    (
+        "/api/dispatch-carrier",
+        "payer without name",
+        {
+            "pagador_flete": {
+                "indicador_pagador_flete": "Subcontratador",
+                "codigo_tipo_documento_identidad": "6",
+                "numero": "20131312955",
+            }
+        },
+        "pagador_flete.nombres",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "label", "changes", "field"),
+    BAD_GUIDES,
+    ids=[f"{case[1]}-{case[3]}-{i}" for i, case in enumerate(BAD_GUIDES)],
+)
+def test_a_guide_that_is_still_wrong(
+    client: httpx.Client, unchanged: None, endpoint: str, label: str, changes: dict[str, Any], field: str
+) -> None:
+    base = dispatch_body("02") if endpoint == "/api/dispatches" else carrier_body()
+    for key, value in changes.items():
+        if value is None:
+            base.pop(key, None)
+        else:
+            base[key] = value
+    if endpoint == "/api/dispatch-carrier" and "direcciones_proveedores" in changes:
+        base.pop("direccion_partida")
+        base.pop("direccion_llegada")
+    refused(post(client, endpoint, base), 422, field)

@@ -277,11 +277,16 @@ def operations(document: dict[str, Any]) -> list[Operation]:
 
 
 def resolve(schema: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with its ``$ref`` and an optional value's ``anyOf [..., null]`` followed."""
+    """``schema`` with its ``$ref`` followed, and its first choice of an ``anyOf``: an optional value's
+    ``[..., null]``, a list element's ``[declared, placeholder]`` (a zero discount, an empty attribute)."""
     while True:
         if "$ref" in schema:
             schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
-        elif "anyOf" in schema and len(kept := [s for s in schema["anyOf"] if s.get("type") != "null"]) == 1:
+        elif (
+            "anyOf" in schema
+            and "properties" not in schema
+            and (kept := [s for s in schema["anyOf"] if s.get("type") != "null"])
+        ):
             schema = kept[0]
         else:
             return schema
@@ -322,11 +327,56 @@ def without(body: Body, path: str, mode: str) -> Body | None:
 
 # ------------------------------------------------------------------------------ base bodies and paths
 
+
 #: Base bodies of the operations whose example is not enough: more blocks of a document than one
 #: example holds, or records that must exist (and be used up) for the request to go through.
+def codes_only_guide(seeded: Seeded) -> Body:
+    """A private guide as old clients write it (docs/scenarios.md, "What real clients send"): lines with
+    only the code of the tenant's product, the plate at the top level, a DD-MM-AAAA transfer date."""
+    return dispatch_body(
+        "02",
+        vehiculo=None,
+        vehiculo_secundario=None,
+        numero_de_placa="BCD456",
+        fecha_de_traslado=peru_today().strftime("%d-%m-%Y"),
+        items=[{"codigo_interno": seeded.examples["createItem"]["internal_id"], "cantidad": 2}],
+    )
+
+
+def manual_carrier_guide() -> Body:
+    """A carrier's guide as the real API manual writes it: its places in direcciones_proveedores, a third
+    party paying the freight."""
+    body = {k: v for k, v in carrier_body().items() if k not in ("direccion_partida", "direccion_llegada")}
+    body["direcciones_proveedores"] = {
+        "remitente": {"ubigeo": "150101", "direccion": "Av. Argentina 2020, Lima"},
+        "destinatario": {"ubigeo": "040101", "direccion": "Calle Mercaderes 120, Arequipa"},
+    }
+    body["pagador_flete"] = {
+        "indicador_pagador_flete": "Tercero",
+        "codigo_tipo_documento_identidad": "6",
+        "numero": "20131312955",
+        "nombres": "PAGADOR DEL FLETE S.A.C.",
+    }
+    return body
+
+
+def placeholders_invoice() -> Body:
+    """A factura with the zero rows forms send after real ones: a line discount of 0.00 without code, an
+    empty attribute (the first rows stay real: their fields are the ones made null or absent)."""
+    body = line_discount_invoice()
+    line = body["items"][0]
+    line["descuentos"].append({"codigo": "", "descripcion": "", "monto": 0})
+    line["datos_adicionales"] = [
+        {"codigo": "5010", "descripcion": "Placa", "valor": "ABC123"},
+        {"codigo": "", "descripcion": "", "valor": ""},
+    ]
+    return body
+
+
 BASES: dict[str, Callable[[Seeded], list[Callable[[], Body]]]] = {
     "issueDocument": lambda s: [
         full_invoice,
+        placeholders_invoice,
         payments_invoice,
         perception_invoice,
         retention_invoice,
@@ -377,8 +427,8 @@ BASES: dict[str, Callable[[Seeded], list[Callable[[], Body]]]] = {
     "savePerson": lambda s: [lambda: {**s.examples["savePerson"], "number": s.unique(8)}],
     "createItem": lambda s: [lambda: {**s.examples["createItem"], "internal_id": f"P{s.unique(6)}"}],
     "createSaleNote": lambda s: [s.sale_note_body],
-    "issueDispatch": lambda s: [dispatch_body, lambda: dispatch_body("02")],
-    "issueDispatchCarrier": lambda s: [carrier_body],
+    "issueDispatch": lambda s: [dispatch_body, lambda: dispatch_body("02"), lambda: codes_only_guide(s)],
+    "issueDispatchCarrier": lambda s: [carrier_body, manual_carrier_guide],
     "sendDispatch": lambda s: [lambda: {"external_id": s.dispatch}],
     "dispatchStatus": lambda s: [lambda: {"external_id": s.dispatch}],
 }

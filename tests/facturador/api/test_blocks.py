@@ -21,6 +21,7 @@ from tests.facturador.render.pdf_probes import pdf_strings
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed
 from tests.reference import shared_path
 from tests.samples import blocks
+from tests.samples.bodies import invoice_body
 
 D = Decimal
 
@@ -370,6 +371,63 @@ def test_codes_out_of_place_are_refused(acme: httpx.Client, where: str, code: st
     response = acme.post("/api/documents", json=body)
     assert response.status_code == 422, response.text
     assert f"{where}.0.codigo" in [e["field"] for e in response.json()["errors"]]
+    assert latest_ids(acme) == before
+
+
+#: Zero-amount rows as forms fill them (docs/scenarios.md, "What real clients send"): codes that are
+#: none of their list's, amounts of 0.00, attributes without a value.
+PLACEHOLDERS = {
+    "descuentos": [{"codigo": "", "descripcion": "", "factor": 0, "monto": 0, "base": 0}],
+    "cargos": [{"codigo": "99", "descripcion": "Sin cargo", "monto": "0.00"}],
+    "items.descuentos": [{"codigo": "02", "descripcion": "Cupón", "monto": 0.0, "base": 100}],
+    "items.cargos": [{"monto": 0}],
+    "items.datos_adicionales": [
+        {"codigo": "", "descripcion": "", "valor": ""},
+        {"codigo": "9999", "descripcion": "Color", "valor": None},
+    ],
+}
+
+
+def test_zero_placeholders_outside_the_catalogs_are_kept_out_of_the_xml(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any]
+) -> None:
+    """A discount or charge of 0.00 with a code none of its list's, or an attribute with no value: they
+    change no figure; written, SUNAT would refuse them (3073, 2954, 3064), so the XML leaves them out."""
+    body = invoice_body()
+    for key, rows in PLACEHOLDERS.items():
+        if key.startswith("items."):
+            body["items"][0][key.split(".")[1]] = rows
+        else:
+            body[key] = rows
+    payload = issue(acme, body)
+    root = issued_xml(payload, sunat_rules)
+    assert root.findall(".//cac:AllowanceCharge", NS) == []
+    assert root.findall(".//cac:AdditionalItemProperty", NS) == []
+
+
+@pytest.mark.parametrize(
+    ("where", "row"),
+    [
+        ("descuentos", {"codigo": "", "monto": 5}),
+        ("items.descuentos", {"codigo": "99", "monto": "1.00", "base": 100}),
+        ("items.datos_adicionales", {"codigo": "9999", "descripcion": "Color", "valor": "Rojo"}),
+    ],
+)
+def test_rows_that_say_something_keep_their_catalogs(
+    acme: httpx.Client, where: str, row: dict[str, Any]
+) -> None:
+    """A discount with an amount, or an attribute with a value, outside its catalog is still refused."""
+    body = invoice_body()
+    path = f"{where}.0.codigo"
+    if where.startswith("items."):
+        body["items"][0][where.split(".")[1]] = [row]
+        path = f"items.0.{where.split('.')[1]}.0.codigo"
+    else:
+        body[where] = [row]
+    before = latest_ids(acme)
+    response = acme.post("/api/documents", json=body)
+    assert response.status_code == 422, response.text
+    assert path in [e["field"] for e in response.json()["errors"]], response.json()
     assert latest_ids(acme) == before
 
 

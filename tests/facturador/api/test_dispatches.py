@@ -401,3 +401,196 @@ def test_the_reference_sample_body_is_issued_sent_and_accepted(api: httpx.Client
     assert "Consulte" in printed and "https://e-factura.sunat.gob.pe/v1/contribuyente/gre/" in printed, (
         printed
     )
+
+
+# -- what real clients send (docs/scenarios.md, "What real clients send") -----------------------------
+
+
+def _product(api: httpx.Client, code: str, description: str, unit: str = "KGM") -> None:
+    body = {
+        "internal_id": code,
+        "description": description,
+        "unit_type_id": unit,
+        "currency_type_id": "PEN",
+        "sale_unit_price": 12,
+        "sale_affectation_igv_type_id": "10",
+        "stock": 50,
+    }
+    response = api.post("/api/item", json=body)
+    assert response.status_code == 200, response.text
+
+
+def _accepted(api: httpx.Client, external_id: str) -> None:
+    assert api.post("/api/dispatches/send", json={"external_id": external_id}).status_code == 200
+    done = wait_status(api, external_id)
+    assert done.status_code == 200 and done.json()["data"]["state_type_id"] == "05", done.text
+
+
+def _xml(api: httpx.Client, answer: dict[str, Any]) -> etree._Element:
+    return etree.fromstring(api.get(answer["links"]["xml"]).content)
+
+
+CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
+CAC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2}"
+
+
+def test_a_line_with_only_the_code_of_a_product_takes_its_description_and_unit(
+    api: httpx.Client, tmp_path: Any
+) -> None:
+    _product(api, "CAFE-ORG", "Café orgánico tostado en grano")
+    body = dispatch_body("02", items=[{"codigo_interno": "CAFE-ORG", "cantidad": "12.5"}])
+    answer = issue(api, body)
+    [line] = _xml(api, answer).iter(f"{CAC}DespatchLine")
+    assert line.findtext(f"{CAC}Item/{CBC}Description") == "Café orgánico tostado en grano"
+    assert line.find(f"{CBC}DeliveredQuantity").get("unitCode") == "KGM"  # type: ignore[union-attr]
+    # the guide keeps what it took: renamed later, the product does not rename the guide's PDF
+    [row] = api.get("/api/document/search-items", params={"input": "CAFE-ORG"}).json()["data"]["items"]
+    renamed = {
+        "id": row["id"],
+        "internal_id": "CAFE-ORG",
+        "description": "Otro nombre",
+        "sale_unit_price": 12,
+    }
+    assert api.post(f"/api/items/{row['id']}/update", json={**renamed, "stock_min": 0}).status_code == 200
+    _accepted(api, answer["data"]["external_id"])
+    printed = _pdf_text(api.get(answer["links"]["pdf"]).content, tmp_path)
+    assert "Café orgánico tostado en grano" in printed and "Otro nombre" not in printed
+
+
+def test_a_line_with_only_the_code_of_an_unknown_product_is_refused(api: httpx.Client) -> None:
+    before = len(guides(api))
+    body = dispatch_body("02", items=[{"codigo_interno": "NO-EXISTE", "cantidad": 1}])
+    response = api.post("/api/dispatches", json=body)
+    assert response.status_code == 422, response.text
+    fields = {error["field"] for error in response.json()["errors"]}
+    assert {"items.0.descripcion", "items.0.unidad_de_medida"} <= fields
+    assert "NO-EXISTE" in response.json()["message"]
+    assert len(guides(api)) == before
+
+
+def test_the_plate_at_the_top_level_is_the_main_vehicle(api: httpx.Client) -> None:
+    body = dispatch_body("02", vehiculo=None, vehiculo_secundario=None, numero_de_placa="bcd456")
+    answer = issue(api, body)
+    equipment = _xml(api, answer).find(f"{CAC}Shipment/{CAC}TransportHandlingUnit/{CAC}TransportEquipment")
+    assert equipment is not None and equipment.findtext(f"{CBC}ID") == "BCD456"
+    _accepted(api, answer["data"]["external_id"])
+    # inside vehiculo it wins, as the real services read only that one
+    inside = issue(api, dispatch_body("02", numero_de_placa="ZZZ999"))
+    plate = _xml(api, inside).findtext(
+        f"{CAC}Shipment/{CAC}TransportHandlingUnit/{CAC}TransportEquipment/{CBC}ID"
+    )
+    assert plate == "ABC123"
+
+
+def test_public_transport_takes_a_driver_with_only_a_document_and_a_dmy_transfer_date(
+    api: httpx.Client,
+) -> None:
+    today = peru_today()
+    body = dispatch_body(
+        "01",
+        chofer={"codigo_tipo_documento_identidad": "1", "numero_documento": "44556677"},
+        numero_de_placa="ABC-123",
+        fecha_de_traslado=today.strftime("%d-%m-%Y"),
+    )
+    answer = issue(api, body)
+    root = _xml(api, answer)
+    assert root.find(f".//{CAC}DriverPerson") is None  # a public carrier's guide names no driver
+    assert root.findtext(f".//{CAC}TransitPeriod/{CBC}StartDate") == today.isoformat()
+    _accepted(api, answer["data"]["external_id"])
+
+
+@pytest.mark.parametrize("path", ["chofer", "chofer_secundario.0"])
+def test_a_written_driver_without_names_or_licence_is_refused(api: httpx.Client, path: str) -> None:
+    before = len(guides(api))
+    bare = {"codigo_tipo_documento_identidad": "1", "numero_documento": "44556677"}
+    changes: dict[str, Any] = {"chofer": bare} if path == "chofer" else {"chofer_secundario": [bare]}
+    response = api.post("/api/dispatches", json=dispatch_body("02", **changes))
+    assert response.status_code == 422, response.text
+    errors = {error["field"]: error["message"] for error in response.json()["errors"]}
+    assert "3360" in errors[f"{path}.nombres"] and "2572" in errors[f"{path}.numero_licencia"]
+    assert len(guides(api)) == before
+
+
+def test_a_carrier_guide_as_the_manual_writes_it(api: httpx.Client) -> None:
+    body = carrier_body(
+        direccion_partida=None,
+        direccion_llegada=None,
+        direcciones_proveedores={
+            "remitente": {"ubigeo": "150101", "direccion": "Av. Argentina 2020, Lima"},
+            "destinatario": {"ubigeo": "040101", "direccion": "Calle Mercaderes 120, Arequipa"},
+        },
+        pagador_flete={
+            "indicador_pagador_flete": "Tercero",
+            "codigo_tipo_documento_identidad": "6",
+            "descripcion_tipo_documento_identidad": "RUC",
+            "numero": "20131312955",
+            "nombres": "PAGADOR DEL FLETE S.A.C.",
+        },
+    )
+    for key in ("direccion_partida", "direccion_llegada"):
+        body.pop(key)
+    answer = issue(api, body, "/api/dispatch-carrier")
+    root = _xml(api, answer)
+    delivery = root.find(f"{CAC}Shipment/{CAC}Delivery")
+    assert delivery is not None
+    assert delivery.findtext(f"{CAC}DeliveryAddress/{CBC}ID") == "040101"
+    assert delivery.findtext(f"{CAC}Despatch/{CAC}DespatchAddress/{CBC}ID") == "150101"
+    payer = root.find(f"{CAC}OriginatorCustomerParty/{CAC}Party")
+    assert payer is not None and payer.findtext(f"{CAC}PartyIdentification/{CBC}ID") == "20131312955"
+    assert "SUNAT_Envio_IndicadorPagadorFlete_Tercero" in {
+        node.text for node in root.iter(f"{CBC}SpecialInstructions")
+    }
+    _accepted(api, answer["data"]["external_id"])
+
+
+def test_a_carrier_guide_paid_by_its_receiver_names_the_receiver_as_payer(api: httpx.Client) -> None:
+    answer = issue(
+        api, carrier_body(pagador_flete={"indicador_pagador_flete": "Destinatario"}), "/api/dispatch-carrier"
+    )
+    payer = _xml(api, answer).find(f"{CAC}OriginatorCustomerParty/{CAC}Party/{CAC}PartyIdentification")
+    assert payer is not None and payer.findtext(f"{CBC}ID") == "20601030013"  # datos_destinatario
+    _accepted(api, answer["data"]["external_id"])
+
+
+CARRIER_BAD = [
+    (
+        "no places",
+        lambda: {
+            k: v for k, v in carrier_body().items() if k not in ("direccion_partida", "direccion_llegada")
+        },
+        "direcciones_proveedores.remitente",
+    ),
+    (
+        "payer number",
+        lambda: carrier_body(
+            pagador_flete={
+                "indicador_pagador_flete": "Subcontratador",
+                "codigo_tipo_documento_identidad": "6",
+                "numero": "2013131",
+                "nombres": "X S.A.C.",
+            }
+        ),
+        "pagador_flete.numero",
+    ),
+    (
+        "payer outside the indicators",
+        lambda: carrier_body(pagador_flete={"indicador_pagador_flete": "Nadie"}),
+        "pagador_flete.indicador_pagador_flete",
+    ),
+    (
+        "provider place ubigeo",
+        lambda: carrier_body(direcciones_proveedores={"remitente": {"ubigeo": "15", "direccion": "Av. X 1"}}),
+        "direcciones_proveedores.remitente.ubigeo",
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "make", "field"), CARRIER_BAD, ids=[case[0] for case in CARRIER_BAD])
+def test_bad_carrier_guides_are_422_naming_the_field_and_store_nothing(
+    api: httpx.Client, label: str, make: Any, field: str
+) -> None:
+    before = len(guides(api))
+    response = api.post("/api/dispatch-carrier", json=make())
+    assert response.status_code == 422, response.text
+    assert field in [error["field"] for error in response.json()["errors"]], response.json()
+    assert len(guides(api)) == before

@@ -15,6 +15,7 @@ from lxml import etree
 
 from facturador.authority.gre.rules import check_guide, gre_file_name
 from facturador.authority.rules.context import Answer
+from facturador.model import DispatchParty
 from facturador.ubl import xsd
 from facturador.ubl.despatch import prepare_despatch, sign_despatch
 from facturador.ubl.namespaces import CBC
@@ -24,6 +25,18 @@ from tests.facturador.authority.test_gre_simulator import broken_cases
 from tests.samples.dispatches import GRE_RUC, guide
 
 GUIDES = {"09-public": ("01", "09"), "09-private": ("02", "09"), "31": ("02", "31")}
+#: Guides written only in some cases, judged by SUNAT's stylesheets too: a carrier's guide whose freight
+#: a third party pays (``cac:OriginatorCustomerParty``, SUNAT's 3399 / 3400 / 4401-4402 / 4370).
+MORE_GUIDES = {
+    "31-third-payer": (
+        "02",
+        "31",
+        {
+            "freight_payer": "Tercero",
+            "freight_payer_party": DispatchParty("6", "20601030013", "PAGADOR DEL FLETE S.A.C."),
+        },
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +131,10 @@ def test_sunat_gre_stylesheets_accept_the_guides(identity: SigningIdentity, judg
     signed = {
         kind: sign_despatch(guide(mode, doc_type=doc_type), identity)
         for kind, (mode, doc_type) in GUIDES.items()
+    }
+    signed |= {
+        kind: sign_despatch(guide(mode, doc_type=doc_type, number=2, **changes), identity)
+        for kind, (mode, doc_type, changes) in MORE_GUIDES.items()
     }
     verdicts = judge([(s.filename, s.xml) for s in signed.values()])
     for kind, document in signed.items():
