@@ -7,7 +7,7 @@ type, identity of the customer, ubigeo, and every line and header amount against
 (``sunat.totals``). What needs the database (series, numbers, the affected document) is checked by
 :mod:`facturador.domain.documents`.
 
-Scenario blocks built so far (the others stay refused, see :data:`PENDING_BLOCKS`):
+Scenario blocks:
 
 * ``detraccion{codigo_tipo_detraccion (cat. 54), porcentaje, monto (soles), codigo_metodo_pago (cat. 59),
   cuenta_bancaria}``: required by operations 1001-1003 and allowed only with them (1002 needs code 004,
@@ -88,15 +88,11 @@ from sunat.ubigeo import is_valid_ubigeo
 SALES_DOCUMENT_TYPES = {"01": "Factura", "03": "Boleta", "07": "Nota de crédito", "08": "Nota de débito"}
 PDF_FORMATS = {"a4", "ticket", "ticket_80", "ticket_58"}
 
-#: Blocks of reference §4.5 that a later issue builds; refused until then rather than left out of the XML.
-PENDING_BLOCKS: tuple[str, ...] = ()
 PERCEPTION_OPERATION = "2001"  # catalog 51: operación sujeta a percepción
 PERCEPTION_LEGEND = "2000"  # catalog 52: COMPROBANTE DE PERCEPCIÓN
 MAX_PAYMENTS = 99
-PENDING_ITEM_BLOCKS: tuple[str, ...] = ()
 PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_placa)
 MAX_REFERENCES = 99  # related documents or guides per document
-PENDING_TOTALS: tuple[str, ...] = ()
 MAX_PREPAYMENTS = 99  # advances deducted by one invoice
 MAX_ALLOWANCES = 99  # discounts or charges per list (SUNAT sets no limit; the service bounds the body)
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
@@ -791,7 +787,6 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     """Check a ``POST /api/documents`` body; raise ``ServiceError`` (4xx) listing what is wrong."""
     if not isinstance(body, Mapping):
         raise ServiceError(400, "El cuerpo de la petición debe ser un objeto JSON.", "BODY_NOT_OBJECT")
-    _refuse_pending_blocks(body)
     r = Reader()
     values = DOCUMENT.read(r, body, "")
     doc_type = values["codigo_tipo_documento"]
@@ -1126,25 +1121,6 @@ def _is_present(value: Any) -> bool:
     if isinstance(value, int | float):
         return value != 0
     return True
-
-
-def _refuse_pending_blocks(body: Mapping[str, Any]) -> None:
-    present = [key for key in PENDING_BLOCKS if _is_present(body.get(key))]
-    items = body.get("items")
-    if isinstance(items, list):
-        for i, item in enumerate(items[: MAX_ITEMS + 1]):
-            if isinstance(item, Mapping):
-                present += [f"items.{i}.{key}" for key in PENDING_ITEM_BLOCKS if _is_present(item.get(key))]
-    totals = body.get("totales")
-    if isinstance(totals, Mapping):
-        present += [f"totales.{key}" for key in PENDING_TOTALS if _is_present(totals.get(key))]
-    if present:
-        raise ServiceError(
-            422,
-            f"El bloque {present[0]} aún no está soportado por este servicio; el comprobante no se emitió.",
-            "UNSUPPORTED_BLOCK",
-            [FieldError(p, f"El bloque {p} aún no está soportado.") for p in present],
-        )
 
 
 def _affected(
@@ -1802,8 +1778,3 @@ def _check_note_reference(series: str, affected: AffectedDocument) -> None:
             "Una nota de serie B solo puede modificar una boleta (tipo 03).",
             "INVALID_REFERENCE",
         )
-
-
-def round_totals(totals: Totals) -> Totals:
-    """Totals with every amount at two decimals (as stored and written to the XML)."""
-    return Totals(**{name: round2(getattr(totals, name)) for name in Totals.__dataclass_fields__})

@@ -44,11 +44,6 @@ from . import parts as p
 from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
 from .signing import SigningIdentity, UnsignedXml, prepare
 
-#: Scenario blocks of ``SalesDocument.extensions`` announced for a later issue, and the section(s) of
-#: :mod:`~facturador.ubl.parts` each will fill. A document carrying one of them (non-empty) is
-#: refused with ``NotImplementedError`` rather than silently issued without it.
-PENDING_SCENARIOS: dict[str, str] = {}
-
 _INVOICE_LINE = (
     p.line_id,
     p.line_quantity,
@@ -181,8 +176,6 @@ def _check_scenarios(doc: SalesDocument) -> None:
     for key, value in doc.extensions.items():
         if not value:
             continue
-        if key in PENDING_SCENARIOS:
-            raise NotImplementedError(f"scenario block {key!r} is not supported by the XML builder yet")
         if key == DETRACTION:
             if not isinstance(value, Detraction):
                 raise ValueError(f"scenario block {key!r} must be a Detraction, not {type(value).__name__}")
@@ -221,8 +214,7 @@ def build_sales_document(doc: SalesDocument) -> etree._Element:
 
     The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.ubl.signing.sign`.
     Raises ``ValueError`` for an unknown document type, no lines, a note without note data or
-    inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...), and
-    ``NotImplementedError`` for scenarios not built yet (pending extensions).
+    inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...).
     """
     kind = KINDS.get(doc.doc_type)
     if kind is None:

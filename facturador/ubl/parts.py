@@ -5,11 +5,10 @@ to ``root``. :mod:`facturador.ubl.invoice` lists them per document kind in the o
 ``sequence`` demands (see ``reference/sunat.md`` §2.1), so the XML comes out in SUNAT's order by
 construction. Line sections work the same way with an extra ``line`` argument.
 
-Scenario blocks of ``SalesDocument.extensions``: detraction (``payment_means`` + ``payment_terms``) and
-credit instalments (``payment_terms``) are built. Those a later issue adds (global charges/discounts,
-prepayments, related documents, dispatch guides, item attributes) already have their section here as a
-documented no-op placeholder at the right position; implementing one means filling in that function and
-removing its key from :data:`facturador.ubl.invoice.PENDING_SCENARIOS`.
+Each scenario block of a :class:`~facturador.model.SalesDocument` has its section at its place in that
+order: detraction (``payment_means`` + ``payment_terms``), credit instalments (``payment_terms``), global
+discounts and charges (``allowance_charges``), advances (``prepaid_payments``, ``additional_references``),
+related documents and dispatch guides, perception and retention.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from decimal import Decimal as D
 import pytest
 
 from facturador.ubl import parts, xsd
-from facturador.ubl.invoice import KINDS, PENDING_SCENARIOS, build_and_sign
+from facturador.ubl.invoice import build_and_sign
 from tests.samples.documents import document, line
 
 
@@ -72,10 +72,3 @@ def test_header_subtotal_order_and_charged_tax():
     subtotals = parts.header_subtotals(doc)
     assert [s.scheme.id for s in subtotals] == ["1000", "9996", "9997", "9998", "7152"]
     assert parts.charged_tax(subtotals) == doc.totals.igv + doc.totals.icbper
-
-
-def test_every_pending_scenario_names_existing_sections():
-    names = {f.__name__ for kind in set(KINDS.values()) for f in (*kind.sections, *kind.line_sections)}
-    for where in PENDING_SCENARIOS.values():
-        mentioned = {word for word in where.replace("/", " ").replace("+", " ").split() if word in names}
-        assert mentioned, where
