@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, time
 from decimal import Decimal
-from typing import Any
 
 from sunat.catalogs import CHARGE_CODES, PAYMENT_METHODS
 
@@ -262,22 +261,12 @@ class Withholding:
         return self.percent / 100
 
 
-#: Keys of ``SalesDocument.extensions`` built by the XML and the PDF, and the type of their value.
-DETRACTION = "detraction"  # Detraction
-INSTALMENTS = "instalments"  # tuple[Instalment, ...], in order (Cuota001, Cuota002, ...)
-ALLOWANCES = "allowances"  # tuple[AllowanceCharge, ...]: the global discounts and charges
-PREPAYMENTS = "prepayments"  # tuple[Prepayment, ...]: the advances deducted, in order (1, 2, ...)
-ADVANCE = "advance"  # True: the document itself is an advance payment (pago_anticipado)
-RELATED = "related"  # tuple[RelatedDocument, ...]
-GUIDES = "guides"  # tuple[Guide, ...]
-PAYMENTS = "payments"  # tuple[Payment, ...]: not written to the XML
-PERCEPTION = "perception"  # Withholding (51-53)
-RETENTION = "retention"  # Withholding (62)
-
-
 @dataclass(frozen=True)
 class SalesDocument:
-    """A factura (01), boleta (03), credit note (07) or debit note (08) ready to be rendered."""
+    """A factura (01), boleta (03), credit note (07) or debit note (08) ready to be rendered.
+
+    Its scenario blocks are typed fields, empty (``None``, ``()``, ``False``) when the document has none.
+    """
 
     issuer: Issuer
     doc_type: str
@@ -296,67 +285,27 @@ class SalesDocument:
     note: NoteInfo | None = None
     additional_information: str = ""
     payment_form: str = "Contado"  # FormaPago: Contado | Credito
-    extensions: dict[str, Any] = field(default_factory=dict)  # scenario blocks: DETRACTION, INSTALMENTS, ...
     exchange_rate: Decimal | None = None  # factor_tipo_de_cambio of a foreign-currency document (printed)
-
-    @property
-    def detraction(self) -> Detraction | None:
-        """The detraction block, if the sale is subject to one."""
-        value = self.extensions.get(DETRACTION)
-        return value if isinstance(value, Detraction) else None
-
-    @property
-    def allowances(self) -> tuple[AllowanceCharge, ...]:
-        """The document's global discounts and charges (catalog 53), in the order given."""
-        value = self.extensions.get(ALLOWANCES)
-        return tuple(value) if isinstance(value, tuple | list) else ()
-
-    @property
-    def prepayments(self) -> tuple[Prepayment, ...]:
-        """The advance payments this invoice deducts (AdditionalDocumentReference + PrepaidPayment)."""
-        value = self.extensions.get(PREPAYMENTS)
-        return tuple(value) if isinstance(value, tuple | list) else ()
-
-    @property
-    def related_documents(self) -> tuple[RelatedDocument, ...]:
-        """Related documents (``cac:AdditionalDocumentReference`` other than advances)."""
-        value = self.extensions.get(RELATED)
-        return tuple(value) if isinstance(value, tuple | list) else ()
-
-    @property
-    def guides(self) -> tuple[Guide, ...]:
-        """Dispatch guides (``cac:DespatchDocumentReference``)."""
-        value = self.extensions.get(GUIDES)
-        return tuple(value) if isinstance(value, tuple | list) else ()
-
-    @property
-    def payments(self) -> tuple[Payment, ...]:
-        """The payments registered with the sale (printed; not in the XML)."""
-        value = self.extensions.get(PAYMENTS)
-        return tuple(value) if isinstance(value, tuple | list) else ()
-
-    @property
-    def perception(self) -> Withholding | None:
-        """The IGV perception charged inside the invoice (operation 2001)."""
-        value = self.extensions.get(PERCEPTION)
-        return value if isinstance(value, Withholding) else None
-
-    @property
-    def retention(self) -> Withholding | None:
-        """The IGV retention (code 62) the customer withholds."""
-        value = self.extensions.get(RETENTION)
-        return value if isinstance(value, Withholding) else None
-
-    @property
-    def is_advance(self) -> bool:
-        """True when the document is itself an advance payment (``pago_anticipado``)."""
-        return self.extensions.get(ADVANCE) is True
-
-    @property
-    def instalments(self) -> tuple[Instalment, ...]:
-        """The instalments of a sale on credit (empty for a cash sale)."""
-        value = self.extensions.get(INSTALMENTS)
-        return tuple(value) if isinstance(value, tuple | list) else ()
+    #: The detraction block, if the sale is subject to one (operations 1001-1004).
+    detraction: Detraction | None = None
+    #: The instalments of a sale on credit, in order (Cuota001, Cuota002, ...); empty for a cash sale.
+    instalments: tuple[Instalment, ...] = ()
+    #: The document's global discounts and charges (catalog 53), in the order given.
+    allowances: tuple[AllowanceCharge, ...] = ()
+    #: The advances this invoice deducts (AdditionalDocumentReference + PrepaidPayment), in order.
+    prepayments: tuple[Prepayment, ...] = ()
+    #: The document is itself an advance payment (``pago_anticipado``).
+    is_advance: bool = False
+    #: Related documents (``cac:AdditionalDocumentReference`` other than advances).
+    related_documents: tuple[RelatedDocument, ...] = ()
+    #: Dispatch guides (``cac:DespatchDocumentReference``).
+    guides: tuple[Guide, ...] = ()
+    #: The payments registered with the sale (printed; not in the XML).
+    payments: tuple[Payment, ...] = ()
+    #: The IGV perception charged inside the invoice (operation 2001).
+    perception: Withholding | None = None
+    #: The IGV retention (code 62) the customer withholds.
+    retention: Withholding | None = None
 
     @property
     def pending_amount(self) -> Decimal:

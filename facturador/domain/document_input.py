@@ -51,16 +51,6 @@ from facturador.domain.fields import (
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, field_error, validation_error
 from facturador.model import (
-    ADVANCE,
-    ALLOWANCES,
-    DETRACTION,
-    GUIDES,
-    INSTALMENTS,
-    PAYMENTS,
-    PERCEPTION,
-    PREPAYMENTS,
-    RELATED,
-    RETENTION,
     AffectedDocument,
     AllowanceCharge,
     CargoTrip,
@@ -741,8 +731,8 @@ class DocumentRequest:
     instalments: tuple[Instalment, ...] = ()
     allowances: tuple[AllowanceCharge, ...] = ()  # global descuentos then cargos
     prepayments: tuple[Prepayment, ...] = ()  # anticipos deducted
-    advance: bool = False  # pago_anticipado: this document is an advance payment
-    related: tuple[RelatedDocument, ...] = ()  # relacionados
+    is_advance: bool = False  # pago_anticipado: this document is an advance payment
+    related_documents: tuple[RelatedDocument, ...] = ()  # relacionados
     guides: tuple[Guide, ...] = ()  # guias
     payments: tuple[Payment, ...] = ()  # pagos
     perception: Withholding | None = None  # percepcion (operation 2001)
@@ -756,31 +746,6 @@ class DocumentRequest:
     def payment_form(self) -> str:
         """SUNAT's FormaPago: ``Credito`` for a sale in instalments (condition 02), else ``Contado``."""
         return "Credito" if self.instalments else "Contado"
-
-    def extensions(self) -> dict[str, Any]:
-        """The scenario blocks for ``SalesDocument.extensions`` (only those present)."""
-        blocks: dict[str, Any] = {}
-        if self.detraction is not None:
-            blocks[DETRACTION] = self.detraction
-        if self.instalments:
-            blocks[INSTALMENTS] = self.instalments
-        if self.allowances:
-            blocks[ALLOWANCES] = self.allowances
-        if self.prepayments:
-            blocks[PREPAYMENTS] = self.prepayments
-        if self.advance:
-            blocks[ADVANCE] = True
-        if self.related:
-            blocks[RELATED] = self.related
-        if self.guides:
-            blocks[GUIDES] = self.guides
-        if self.payments:
-            blocks[PAYMENTS] = self.payments
-        if self.perception is not None:
-            blocks[PERCEPTION] = self.perception
-        if self.retention is not None:
-            blocks[RETENTION] = self.retention
-        return blocks
 
 
 def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
@@ -916,8 +881,8 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         instalments=instalments,
         allowances=allowances,
         prepayments=prepayments,
-        advance=bool(values["pago_anticipado"]),
-        related=related,
+        is_advance=bool(values["pago_anticipado"]),
+        related_documents=related,
         guides=guides,
         payments=_payments(values["pagos"], doc_type, totals),
         perception=perception,

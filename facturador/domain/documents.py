@@ -744,8 +744,17 @@ def sales_document(issuer: Issuer, request: DocumentRequest, note: NoteInfo | No
         note=note,
         additional_information=request.additional_information,
         payment_form=request.payment_form,
-        extensions=request.extensions(),
         exchange_rate=request.exchange_rate if request.currency != "PEN" and request.exchange_rate else None,
+        detraction=request.detraction,
+        instalments=request.instalments,
+        allowances=request.allowances,
+        prepayments=request.prepayments,
+        is_advance=request.is_advance,
+        related_documents=request.related_documents,
+        guides=request.guides,
+        payments=request.payments,
+        perception=request.perception,
+        retention=request.retention,
     )
 
 

@@ -17,28 +17,7 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
-from facturador.model import (
-    ADVANCE,
-    ALLOWANCES,
-    DETRACTION,
-    GUIDES,
-    INSTALMENTS,
-    PAYMENTS,
-    PERCEPTION,
-    PREPAYMENTS,
-    RELATED,
-    RETENTION,
-    AllowanceCharge,
-    Detraction,
-    Dispatch,
-    Guide,
-    Instalment,
-    Payment,
-    Prepayment,
-    RelatedDocument,
-    SalesDocument,
-    Withholding,
-)
+from facturador.model import Dispatch, SalesDocument
 
 from . import parts as p
 from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
@@ -165,48 +144,13 @@ KINDS: dict[str, p.DocumentKind] = {
 }
 
 
-#: Scenario blocks of ``SalesDocument.extensions`` that are built, with the section(s) that write them.
-BUILT_SCENARIOS: dict[str, str] = {
-    DETRACTION: "payment_means + payment_terms (ID Detraccion); legend 2006 comes with the document",
-    INSTALMENTS: "payment_terms (FormaPago Credito + Cuota001...; notes on credit and credit note 13 too)",
-}
-
-
 def _check_scenarios(doc: SalesDocument) -> None:
-    for key, value in doc.extensions.items():
-        if not value:
-            continue
-        if key == DETRACTION:
-            if not isinstance(value, Detraction):
-                raise ValueError(f"scenario block {key!r} must be a Detraction, not {type(value).__name__}")
-            if doc.doc_type not in ("01", "03"):
-                raise ValueError("a detraction belongs to a factura or boleta (operation types 1001-1004)")
-        elif key == INSTALMENTS:
-            if not isinstance(value, tuple | list) or not all(isinstance(i, Instalment) for i in value):
-                raise ValueError(f"scenario block {key!r} must be a sequence of Instalment")
-        elif key == PREPAYMENTS:
-            if not isinstance(value, tuple | list) or not all(isinstance(p, Prepayment) for p in value):
-                raise ValueError(f"scenario block {key!r} must be a sequence of Prepayment")
-            if doc.doc_type not in ("01", "03"):
-                raise ValueError("only a factura or boleta deducts advances")
-        elif key in (RELATED, GUIDES):
-            kind = RelatedDocument if key == RELATED else Guide
-            if not isinstance(value, tuple | list) or not all(isinstance(r, kind) for r in value):
-                raise ValueError(f"scenario block {key!r} must be a sequence of {kind.__name__}")
-        elif key in (PERCEPTION, RETENTION):
-            if not isinstance(value, Withholding):
-                raise ValueError(f"scenario block {key!r} must be a Withholding")
-        elif key == PAYMENTS:
-            if not isinstance(value, tuple | list) or not all(isinstance(p, Payment) for p in value):
-                raise ValueError(f"scenario block {key!r} must be a sequence of Payment")
-        elif key == ADVANCE:
-            if value is not True:
-                raise ValueError(f"scenario block {key!r} must be True")
-        elif key == ALLOWANCES:
-            if not isinstance(value, tuple | list) or not all(isinstance(a, AllowanceCharge) for a in value):
-                raise ValueError(f"scenario block {key!r} must be a sequence of AllowanceCharge")
-        else:
-            raise ValueError(f"unknown scenario block {key!r} in SalesDocument.extensions")
+    """The blocks that belong to a factura or boleta only: a detraction, advances deducted."""
+    if doc.doc_type not in ("01", "03"):
+        if doc.detraction is not None:
+            raise ValueError("a detraction belongs to a factura or boleta (operation types 1001-1004)")
+        if doc.prepayments:
+            raise ValueError("only a factura or boleta deducts advances")
 
 
 def build_sales_document(doc: SalesDocument) -> etree._Element:

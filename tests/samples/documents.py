@@ -13,8 +13,6 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from facturador.model import (
-    DETRACTION,
-    INSTALMENTS,
     AffectedDocument,
     CargoTrip,
     Detraction,
@@ -249,24 +247,20 @@ def scenarios() -> dict[str, SalesDocument]:
             (line(quantity="1", unit_value="1000", unit="ZZ", description="SERVICIO DE CONSULTORIA"),),
             operation_type="1001",
             extra_legends=(LEGEND_2006,),
-            extensions={DETRACTION: DETRACTION_4},
+            detraction=DETRACTION_4,
         ),
-        "credit_instalments": document(
-            number=8, payment_form="Credito", extensions={INSTALMENTS: TWO_INSTALMENTS}
-        ),
+        "credit_instalments": document(number=8, payment_form="Credito", instalments=TWO_INSTALMENTS),
         "detraction_credit": document(
             (line(quantity="1", unit_value="1000", unit="ZZ", description="SERVICIO DE CONSULTORIA"),),
             number=9,
             operation_type="1001",
             extra_legends=(LEGEND_2006,),
             payment_form="Credito",
-            extensions={
-                DETRACTION: DETRACTION_4,
-                INSTALMENTS: (
-                    Instalment(date(2026, 3, 2), D("566.40")),
-                    Instalment(date(2026, 4, 2), D("566.40")),
-                ),
-            },
+            detraction=DETRACTION_4,
+            instalments=(
+                Instalment(date(2026, 3, 2), D("566.40")),
+                Instalment(date(2026, 4, 2), D("566.40")),
+            ),
         ),
         "credit_note": document(
             doc_type="07",
@@ -352,9 +346,7 @@ def notes_and_cargo() -> dict[str, SalesDocument]:
             number=10,
             operation_type="1004",
             extra_legends=(LEGEND_2006,),
-            extensions={
-                DETRACTION: dataclasses.replace(DETRACTION_4, code="027", trip=CARGO_TRIP),
-            },
+            detraction=dataclasses.replace(DETRACTION_4, code="027", trip=CARGO_TRIP),
         ),
         "credit_note_13": document(
             (line(quantity="1", unit_value="0", unit="ZZ", description="AJUSTE DE FECHAS DE PAGO"),),
@@ -363,7 +355,7 @@ def notes_and_cargo() -> dict[str, SalesDocument]:
             number=5,
             note=NoteInfo("13", "AJUSTE DE FECHAS DE PAGO", AFFECTS_F001_1),
             payment_form="Credito",
-            extensions={INSTALMENTS: TWO_INSTALMENTS},
+            instalments=TWO_INSTALMENTS,
         ),
         "debit_note_credit": document(
             (line(quantity="1", unit_value="10", description="INTERESES POR MORA"),),
@@ -372,6 +364,6 @@ def notes_and_cargo() -> dict[str, SalesDocument]:
             number=3,
             note=NoteInfo("01", "INTERESES POR MORA", AFFECTS_F001_1),
             payment_form="Credito",
-            extensions={INSTALMENTS: (Instalment(date(2026, 4, 1), D("11.80")),)},
+            instalments=(Instalment(date(2026, 4, 1), D("11.80")),),
         ),
     }

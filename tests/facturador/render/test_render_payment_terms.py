@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.model import DETRACTION, INSTALMENTS, Detraction, Instalment, SalesDocument
+from facturador.model import Detraction, Instalment, SalesDocument
 from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_text
 from tests.facturador.render.pdf_probes import DIGEST, page_count, pdf_strings
@@ -26,10 +26,12 @@ def render(doc: SalesDocument, fmt: str = "a4") -> bytes:
     return render_pdf(doc, digest_value=DIGEST, qr_text=qr_text(doc, DIGEST), fmt=fmt)
 
 
-def with_blocks(**extensions: object) -> SalesDocument:
-    doc = printed_factura(operation_type="1001" if DETRACTION in extensions else "0101")
-    form = "Credito" if INSTALMENTS in extensions else "Contado"
-    return replace(doc, payment_form=form, extensions=dict(extensions))
+def with_blocks(
+    detraction: Detraction | None = None, instalments: tuple[Instalment, ...] = ()
+) -> SalesDocument:
+    doc = printed_factura(operation_type="1001" if detraction else "0101")
+    form = "Credito" if instalments else "Contado"
+    return replace(doc, payment_form=form, detraction=detraction, instalments=instalments)
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS)

@@ -12,7 +12,7 @@ import pytest
 from lxml import etree
 from signxml.exceptions import InvalidDigest
 
-from facturador.model import Legend, NoteInfo
+from facturador.model import Legend, NoteInfo, Prepayment
 from facturador.ubl import xsd
 from facturador.ubl.invoice import SignedXml, build_and_sign, build_sales_document
 from facturador.ubl.namespaces import NS
@@ -484,14 +484,12 @@ def test_credit_payment_form_is_not_silently_issued_as_cash():
         build_sales_document(document(payment_form="Trueque"))
 
 
-def test_malformed_scenarios_are_refused_and_empty_ones_ignored():
-    with pytest.raises(ValueError, match="sequence of Guide"):
-        build_sales_document(document(extensions={"guides": [{"numero": "T001-1"}]}))
-    with pytest.raises(ValueError, match="must be a Detraction"):
-        build_sales_document(document(extensions={"detraction": {"code": "037"}}))
-    with pytest.raises(ValueError, match="unknown"):
-        build_sales_document(document(extensions={"fancy": [1]}))
-    build_sales_document(document(extensions={"guides": [], "detraction": None, "instalments": ()}))
+def test_blocks_of_facturas_and_boletas_are_refused_on_notes_and_empty_ones_ignored():
+    note = NoteInfo("01", "ANULACION", AFFECTS_F001_1)
+    prepayment = Prepayment("F001-9", "02", Decimal("100"), Decimal("118"))
+    with pytest.raises(ValueError, match="only a factura or boleta deducts advances"):
+        build_sales_document(document(doc_type="07", series="FC01", note=note, prepayments=(prepayment,)))
+    build_sales_document(document(guides=(), detraction=None, instalments=()))
 
 
 def test_credit_note_type_13_needs_instalments():
