@@ -44,7 +44,7 @@ from facturador.context import ServiceContext
 from facturador.domain.document_input import parse_document
 from facturador.domain.documents import sales_document
 from facturador.domain.tenants import create_tenant
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.ubl.invoice import build_and_sign
 from facturador.ubl.signing import SigningIdentity, generate_identity
 from sunat.calendar import peru_today

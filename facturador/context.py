@@ -25,7 +25,7 @@ from facturador.authority.soap.protocol import (
     sunat_urls,
 )
 from facturador.config import Settings
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.store.db import Database
 from facturador.store.identities import ENCRYPTED_KEY_FILE, identity_version, load_identity
 from facturador.store.models import Establishment, Series, Tenant, TenantSecret, User, tenant_settings

@@ -162,10 +162,10 @@ def test_relative_imports_resolve_to_their_package() -> None:
 # -- inside the service ------------------------------------------------------------------------------
 
 #: The service's parts from the bottom up: a part may import its own modules and those of lower ranks,
-#: never a higher rank or another part of its own rank. The document model sits below the code that
-#: consumes it; the store knows nothing of the context that holds it; the CLI composes everything.
+#: never a higher rank or another part of its own rank. The issued documents' values sit below the code
+#: that consumes them; the store knows nothing of the context that holds it; the CLI composes everything.
 SERVICE_RANKS: dict[str, int] = {
-    "model": 0,
+    "issued": 0,
     "config": 0,
     "errors": 0,
     "ubl": 1,
@@ -199,7 +199,7 @@ def service_crossings(root: Path) -> list[str]:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for line, imported, statement in imports(tree, module, is_package):
-            if imported == "facturador":  # from facturador import model / from .. import model
+            if imported == "facturador":  # from facturador import issued / from .. import issued
                 targets = [f"facturador.{name}" for name in statement.split(" import ", 1)[1].split(", ")]
             else:
                 targets = [imported]
@@ -227,12 +227,12 @@ def test_the_service_checker_catches_upward_and_sideways_imports(tmp_path: Path)
         tmp_path,
         {
             "facturador/__init__.py": "",
-            "facturador/model.py": "from sunat import totals\n",
+            "facturador/issued.py": "from sunat import totals\n",
             "facturador/ubl/invoice.py": (
-                "from facturador.model import Line\nfrom facturador.render import pdf\n"
+                "from facturador.issued import Line\nfrom facturador.render import pdf\n"
             ),
             "facturador/store/tickets.py": "from facturador.context import ServiceContext\n",
-            "facturador/domain/documents.py": "from facturador import context, model\nfrom ..api import x\n",
+            "facturador/domain/documents.py": "from facturador import context, issued\nfrom ..api import x\n",
             "facturador/cli.py": "from facturador.app import create_app\n",
         },
     )

@@ -1,5 +1,5 @@
 """The request bodies of the dispatch guides (reference/facturador-api.md §8.10-8.13), declared once for
-the check and the OpenAPI contract, and read into a :class:`~facturador.model.Dispatch`.
+the check and the OpenAPI contract, and read into a :class:`~facturador.issued.Dispatch`.
 
 What the service refuses (422 naming the field): missing or malformed keys, codes outside their catalogs
 (20 transfer reasons, 18 transport modes, KGM/TNE, 06 identity types, 61 related documents), a transport
@@ -27,7 +27,7 @@ from facturador.domain.dispatch_links import LinkedDocument
 from facturador.domain.document_input import CUSTOMER, NAME, SERIES
 from facturador.domain.fields import Boolean, Code, Date, List, Number, Object, Text, Time
 from facturador.domain.reader import Reader
-from facturador.model import (
+from facturador.issued import (
     Dispatch,
     DispatchDocument,
     DispatchLine,

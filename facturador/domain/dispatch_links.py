@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
-from facturador.model import Guide
+from facturador.issued import Guide
 from facturador.store.models import DISPATCHES, DOCUMENTS, INVENTORY_MOVES
 
 __all__ = ["LinkedDocument", "find_document", "find_guide", "moved_stock", "resolve_guides"]

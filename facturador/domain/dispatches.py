@@ -61,7 +61,7 @@ from facturador.domain.inventory import guide_products, record_guide_lines
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.persons import Page
 from facturador.errors import ServiceError, conflict, not_found
-from facturador.model import Dispatch
+from facturador.issued import Dispatch
 from facturador.render.despatch_pdf import render_despatch_pdf
 from facturador.store.models import DISPATCHES, GRE_TICKETS, ITEMS, SERIES, TENANTS, Establishment
 from facturador.store.tickets import SqlTicketStore

@@ -50,7 +50,7 @@ from facturador.domain.fields import (
 )
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, field_error, validation_error
-from facturador.model import (
+from facturador.issued import (
     AffectedDocument,
     AllowanceCharge,
     CargoTrip,
@@ -1516,7 +1516,7 @@ def _legends(r: Reader, entries: list[Mapping[str, Any]]) -> tuple[Legend, ...]:
     return tuple(legends)
 
 
-#: The ``totales`` key of each :class:`~facturador.model.Totals` amount.
+#: The ``totales`` key of each :class:`~facturador.issued.Totals` amount.
 _TOTALS_KEYS = {
     "export": "total_exportacion",
     "taxed": "total_operaciones_gravadas",

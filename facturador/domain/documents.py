@@ -45,7 +45,7 @@ from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
 from facturador.domain.sales import products_of, record_sale
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
-from facturador.model import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
+from facturador.issued import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_png_base64, qr_text
 from facturador.store.models import (

@@ -32,7 +32,7 @@ from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain.fields import MAX_RECORD_ID, Code, Number, Object, Text
 from facturador.domain.persons import Page
 from facturador.errors import field_error, not_found
-from facturador.model import DispatchLine, Line
+from facturador.issued import DispatchLine, Line
 from facturador.store.backoffice import (
     add_stock,
     add_stocks,

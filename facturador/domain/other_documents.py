@@ -46,7 +46,7 @@ from facturador.domain.reader import Reader
 from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
 from facturador.domain.summaries import TICKET_QUERY, SummaryService, may_have_arrived, poll_delay
 from facturador.errors import FieldError, ServiceError, not_found
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.render.other_documents import OtherDocumentView, render_other_pdf
 from facturador.store.models import (
     OTHER_DOCUMENT_REVERSALS,

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from facturador.context import ServiceContext, TenantInfo
 from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Number, Object, Text
 from facturador.errors import FieldError, ServiceError, field_error, not_found
-from facturador.model import Party
+from facturador.issued import Party
 from facturador.store.backoffice import upsert_customer
 from facturador.store.models import KEY_CHARACTERS, PERSON_ORDER, PERSONS
 from facturador.store.search import contains, gather, search_text

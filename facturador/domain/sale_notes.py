@@ -40,7 +40,7 @@ from facturador.domain.numbering import take_next_number
 from facturador.domain.persons import upsert_document_customer
 from facturador.domain.reader import Reader
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found, validation_error
-from facturador.model import Legend, Line, Party, SalesDocument, Totals
+from facturador.issued import Legend, Line, Party, SalesDocument, Totals
 from facturador.render.pdf import render_pdf
 from facturador.store.models import (
     DOCUMENTS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from facturador.model import Dispatch, DispatchParty
+from facturador.issued import Dispatch, DispatchParty
 from sunat import catalogs
 from sunat.ubigeo import describe_ubigeo
 

@@ -29,7 +29,7 @@ from decimal import Decimal
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from facturador.model import AllowanceCharge, Line, SalesDocument
+from facturador.issued import AllowanceCharge, Line, SalesDocument
 from facturador.render.qr import qr_png
 from sunat.catalogs import (
     CHARGE_DISCOUNT_TYPES,

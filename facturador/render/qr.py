@@ -28,7 +28,7 @@ import struct
 import zlib
 from functools import lru_cache
 
-from facturador.model import SalesDocument
+from facturador.issued import SalesDocument
 from facturador.render.qrcode import encode
 from sunat.money import fmt2
 

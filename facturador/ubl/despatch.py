@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from facturador.model import Dispatch, DispatchDocument, DispatchLine, DispatchParty, Driver, Place
+from facturador.issued import Dispatch, DispatchDocument, DispatchLine, DispatchParty, Driver, Place
 
 from .invoice import PreparedDocument, SignedXml, prepare_numbered
 from .namespaces import CAC, CBC, DESPATCH_ADVICE, EXT, nsmap_for

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
-from facturador.model import Dispatch, SalesDocument
+from facturador.issued import Dispatch, SalesDocument
 
 from . import parts as p
 from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for

@@ -5,7 +5,7 @@ to ``root``. :mod:`facturador.ubl.invoice` lists them per document kind in the o
 ``sequence`` demands (see ``reference/sunat.md`` §2.1), so the XML comes out in SUNAT's order by
 construction. Line sections work the same way with an extra ``line`` argument.
 
-Each scenario block of a :class:`~facturador.model.SalesDocument` has its section at its place in that
+Each scenario block of a :class:`~facturador.issued.SalesDocument` has its section at its place in that
 order: detraction (``payment_means`` + ``payment_terms``), credit instalments (``payment_terms``), global
 discounts and charges (``allowance_charges``), advances (``prepaid_payments``, ``additional_references``),
 related documents and dispatch guides, perception and retention.
@@ -21,7 +21,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from facturador.model import AllowanceCharge, Line, NoteInfo, SalesDocument, Withholding
+from facturador.issued import AllowanceCharge, Line, NoteInfo, SalesDocument, Withholding
 from sunat.catalogs import TAX_SCHEMES, TaxScheme, is_free, tax_scheme_for
 from sunat.money import fmt2
 

@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from lxml import etree
 
-from facturador.model import Issuer
+from facturador.issued import Issuer
 
 from .invoice import SignedXml
 from .namespaces import CAC, CBC, EXT, PERCEPTION, RETENTION, SAC, nsmap_for

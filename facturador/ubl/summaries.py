@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from lxml import etree
 
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from sunat.catalogs import TAX_SCHEMES
 
 from .invoice import SignedXml

@@ -8,7 +8,7 @@ from datetime import time
 from decimal import Decimal
 from typing import Any
 
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.ubl.despatch import Dispatch, DispatchDocument, DispatchLine, DispatchParty, Driver, Place
 from sunat.calendar import peru_today
 

@@ -12,7 +12,7 @@ from datetime import date, time
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from facturador.model import (
+from facturador.issued import (
     AffectedDocument,
     CargoTrip,
     Detraction,

@@ -12,7 +12,7 @@ import pytest
 from facturador.authority.gateway import AuthorityError, ResponseKind
 from facturador.authority.packaging import zip_document
 from facturador.authority.simulator import SunatSimulator
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.ubl.retention import OtherDocument, PaymentLine, Receiver, sign_other_document
 from facturador.ubl.signing import SigningIdentity
 from facturador.ubl.summaries import VoidedCommunication, VoidedLine, sign_summary

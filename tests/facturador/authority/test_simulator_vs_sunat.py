@@ -40,7 +40,7 @@ from facturador.authority.packaging import zip_document
 from facturador.authority.registry import InMemoryRegistry, RegistryKey, RegistryRecord
 from facturador.authority.simulator import SunatSimulator
 from facturador.authority.stylesheets import SunatStylesheets
-from facturador.model import AffectedDocument, NoteInfo, SalesDocument, Totals
+from facturador.issued import AffectedDocument, NoteInfo, SalesDocument, Totals
 from facturador.ubl import xsd
 from facturador.ubl.invoice import build_sales_document
 from facturador.ubl.signing import SigningIdentity, generate_identity, sign

@@ -19,7 +19,7 @@ from facturador.authority import cdr as cdr_mod
 from facturador.authority.packaging import zip_document
 from facturador.authority.registry import InMemoryRegistry
 from facturador.authority.tickets import InMemoryTicketStore
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.store.models import DEFAULT_SETTINGS
 from facturador.ubl.retention import sign_other_document
 from facturador.ubl.signing import sign

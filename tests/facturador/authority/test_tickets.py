@@ -16,7 +16,7 @@ from facturador.authority.packaging import read_zip, zip_document
 from facturador.authority.registry import InMemoryRegistry, RegistryKey, RegistryRecord
 from facturador.authority.simulator import SunatSimulator
 from facturador.authority.tickets import InMemoryTicketStore, TicketStore
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.ubl.signing import SigningIdentity, sign, verify
 from facturador.ubl.summaries import (
     ADD,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from facturador.model import AffectedDocument, NoteInfo, SalesDocument
+from facturador.issued import AffectedDocument, NoteInfo, SalesDocument
 from tests.samples.documents import LEGEND_1002, PRINTED_PERSON, line, printed_factura, printed_line
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from facturador.model import SalesDocument
+from facturador.issued import SalesDocument
 from facturador.render.pdf import (
     MAX_A4_PAGES,
     MAX_NOTE,

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.model import Detraction, Instalment, SalesDocument
+from facturador.issued import Detraction, Instalment, SalesDocument
 from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_text
 from tests.facturador.render.pdf_probes import DIGEST, page_count, pdf_strings

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from facturador.model import Party, SalesDocument
+from facturador.issued import Party, SalesDocument
 from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_text
 from tests.facturador.render.pdf_probes import DIGEST, page_count, pdf_strings, pdf_text

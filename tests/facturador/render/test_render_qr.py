@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import segno
 
-from facturador.model import Party, SalesDocument
+from facturador.issued import Party, SalesDocument
 from facturador.render.qr import MASK, qr_matrix, qr_png, qr_png_base64, qr_text
 from tests.facturador.render.pdf_probes import DIGEST
 from tests.facturador.render.png_reader import png_pixels

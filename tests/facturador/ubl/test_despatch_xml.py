@@ -15,7 +15,7 @@ from lxml import etree
 
 from facturador.authority.gre.rules import check_guide, gre_file_name
 from facturador.authority.rules.context import Answer
-from facturador.model import DispatchParty
+from facturador.issued import DispatchParty
 from facturador.ubl import xsd
 from facturador.ubl.despatch import prepare_despatch, sign_despatch
 from facturador.ubl.namespaces import CBC

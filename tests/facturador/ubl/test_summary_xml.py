@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from lxml import etree
 
-from facturador.model import Issuer
+from facturador.issued import Issuer
 from facturador.ubl import xsd
 from facturador.ubl.signing import SigningIdentity, verify
 from facturador.ubl.summaries import (

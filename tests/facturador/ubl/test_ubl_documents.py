@@ -12,7 +12,7 @@ import pytest
 from lxml import etree
 from signxml.exceptions import InvalidDigest
 
-from facturador.model import Legend, NoteInfo, Prepayment
+from facturador.issued import Legend, NoteInfo, Prepayment
 from facturador.ubl import xsd
 from facturador.ubl.invoice import SignedXml, build_and_sign, build_sales_document
 from facturador.ubl.namespaces import NS

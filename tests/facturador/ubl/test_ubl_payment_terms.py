@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from lxml import etree
 
-from facturador.model import Instalment, NoteInfo
+from facturador.issued import Instalment, NoteInfo
 from facturador.ubl import parts, xsd
 from facturador.ubl.invoice import (
     build_and_sign,

@@ -1,7 +1,9 @@
-"""The normalized, validated view of a sales document that the XML builders and renderers consume.
+"""The documents the service issues, as checked values: a sales document (:class:`SalesDocument`) and a
+dispatch guide (:class:`Dispatch`) with their parts.
 
-The API layer turns the Spanish JSON body into these objects after validation; everything downstream
-(UBL, PDF, QR, the authority gateway) reads only these. Money is ``Decimal`` throughout.
+The domain turns a Spanish JSON body into these after checking it; everything downstream (the UBL XML,
+the PDF, the QR, the authority gateway) reads only these. They are not the stored rows
+(:mod:`facturador.store.models`). Money is ``Decimal`` throughout.
 """
 
 from __future__ import annotations
