@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from facturador.cli import DEMO_NAME, DEMO_SLUG, DEMO_TOKEN
-from facturador.domain.document_input import DOCUMENT
+from facturador.domain.document_schema import DOCUMENT
 from facturador.domain.tenants import create_tenant
 from sunat.calendar import peru_today
 from tests import reference

@@ -11,7 +11,7 @@ import orjson
 from fastapi import Path, Request, Response
 
 from facturador.context import Caller, ServiceContext, TenantInfo
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import (
     DATE_PATTERN,
     XML_TEXT_PATTERN,

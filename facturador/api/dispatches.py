@@ -31,7 +31,7 @@ from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import PAGE_LINKS, PAGE_META, component, obj, paginated
 from facturador.domain.dispatch_input import CARRIER_BODY, DISPATCH_BODY, GUIDE_QUERY
 from facturador.domain.dispatches import GRE_MOUNT, RECORDS_PER_PAGE, DispatchService
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 
 router = APIRouter(tags=["dispatches"])
 

@@ -21,7 +21,7 @@ from facturador.api.common import (
 )
 from facturador.api.heavy import heavy_work, line_count
 from facturador.domain import idempotency, states
-from facturador.domain.document_input import DOCUMENT
+from facturador.domain.document_schema import DOCUMENT
 from facturador.domain.documents import (
     SEND_BODY,
     UPDATE_STATUS_BODY,

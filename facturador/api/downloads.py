@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from facturador.api import contract, heavy
 from facturador.api.common import CLIENT_CLOSED_REQUEST, ExternalIdParameter, current_tenant, path_parameter
 from facturador.domain import documents, summaries
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.summaries import RA, RC
 from facturador.render.pdf import RenderCancelled
 

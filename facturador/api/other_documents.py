@@ -28,7 +28,7 @@ from facturador.api.common import (
     path_parameter,
 )
 from facturador.domain import states
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.other_documents import (
     FAMILIES,
     FILE_KINDS,

@@ -21,7 +21,7 @@ from facturador.api.common import (
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import INTEGER, NUMBER, component, obj, string
 from facturador.api.sale_notes import NOTE_EXAMPLE, EndDate, StartDate
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.items import DESCRIPTION
 from facturador.domain.quotations import PDF_FORMATS, QUOTATION_BODY, QuotationService
 

@@ -24,7 +24,7 @@ from facturador.api.documents import authority_response, links
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import INTEGER, component, obj, string
 from facturador.domain import states
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import DATE_PATTERN, MAX_RECORD_ID
 from facturador.domain.items import DESCRIPTION
 from facturador.domain.sale_notes import GENERATE_BODY, PDF_FORMATS, SALE_NOTE_BODY, SaleNoteService

@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from facturador.domain.dispatch_links import LinkedDocument
-from facturador.domain.document_input import CUSTOMER, NAME, SERIES
+from facturador.domain.document_schema import CUSTOMER, NAME, SERIES
 from facturador.domain.fields import Boolean, Code, Date, List, Number, Object, Text, Time
 from facturador.domain.reader import Reader
 from facturador.issued import (

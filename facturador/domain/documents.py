@@ -34,13 +34,9 @@ from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import failpoints, idempotency, send_policy, states
 from facturador.domain.dispatch_links import moved_stock, resolve_guides
-from facturador.domain.document_input import (
-    ADJUSTMENT_NOTE,
-    EXTERNAL_ID,
-    DocumentRequest,
-    check_adjustment_affected,
-    parse_document,
-)
+from facturador.domain.document_blocks import ADJUSTMENT_NOTE, check_adjustment_affected
+from facturador.domain.document_input import DocumentRequest, parse_document
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
 from facturador.domain.sales import products_of, record_sale

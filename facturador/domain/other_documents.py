@@ -38,7 +38,7 @@ from facturador.authority.gateway import AuthorityError, AuthorityResponse, Resp
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import states
-from facturador.domain.document_input import AMOUNT, CUSTOMER, EXTERNAL_ID, SERIES
+from facturador.domain.document_schema import AMOUNT, CUSTOMER, EXTERNAL_ID, SERIES
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
 from facturador.domain.numbering import claim_number, take_next_number

@@ -31,7 +31,7 @@ from sqlalchemy.engine import Connection
 
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import states
-from facturador.domain.document_input import AMOUNT, CUSTOMER, PERCENT, UNIT_VALUE
+from facturador.domain.document_schema import AMOUNT, CUSTOMER, PERCENT, UNIT_VALUE
 from facturador.domain.documents import DocumentService, Issued
 from facturador.domain.fields import MAX_RECORD_ID, Boolean, Code, Date, List, Number, Object, Text, Time
 from facturador.domain.inventory import record_lines, sale_products

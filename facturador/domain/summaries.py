@@ -42,7 +42,7 @@ from facturador.authority.gateway import AuthorityError, AuthorityGateway
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import states
-from facturador.domain.document_input import EXTERNAL_ID
+from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Object, Text
 from facturador.domain.reader import Reader

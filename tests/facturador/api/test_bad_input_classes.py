@@ -22,7 +22,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from facturador.domain.document_input import DOCUMENT
+from facturador.domain.document_schema import DOCUMENT
 from facturador.domain.fields import List, Number, Object, Text
 from facturador.domain.tenants import add_series
 from facturador.store.models import DISPATCHES, DOCUMENTS, SERIES, SUMMARIES, TENANTS

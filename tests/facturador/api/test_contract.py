@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from facturador.domain.document_input import DOCUMENT
+from facturador.domain.document_schema import DOCUMENT
 from facturador.domain.documents import SEND_BODY, UPDATE_STATUS_BODY
 from facturador.domain.fields import DATE_PATTERN, DATE_TIME_PATTERN, Object
 from facturador.domain.inventory import TRANSACTION_BODY

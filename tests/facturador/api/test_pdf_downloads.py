@@ -1,7 +1,7 @@
 """The PDF of the largest document over HTTP: bounded time and pages, and a client that leaves stops it.
 
 The largest document accepted: the most lines a document may have, each description and the additional
-information at their declared maxima (facturador/domain/document_input.py).
+information at their declared maxima (facturador/domain/document_schema.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from facturador.domain.document_input import DOCUMENT, ITEM, MAX_ITEMS
+from facturador.domain.document_schema import DOCUMENT, ITEM, MAX_ITEMS
 from facturador.render.pdf import MAX_A4_PAGES
 from facturador.store.models import Artifact, Document
 from tests.conftest import LiveService
