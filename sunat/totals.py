@@ -106,6 +106,66 @@ def _sum(allowances: Iterable[AllowanceLike], codes: Iterable[str]) -> Decimal:
     return sum((a.amount for a in allowances if a.code in wanted), ZERO)
 
 
+def _in_value(allowances: Sequence[AllowanceLike]) -> Decimal:
+    """What a line's discounts and charges change in its value (and IGV base): charges 47 - discounts 00."""
+    return _sum(allowances, ("47",)) - _sum(allowances, ("00",))
+
+
+def _outside_value(allowances: Sequence[AllowanceLike]) -> Decimal:
+    """What they add outside the value, in the total only: charges 48 - discounts 01."""
+    return _sum(allowances, ("48",)) - _sum(allowances, ("01",))
+
+
+# -- a line's rules, each stated once: compute_line, apply_line_allowances, apply_line_taxes, sunat_figures
+# -- and check_line all work out a line's amounts with these.
+
+
+def percent_of(base: Decimal, percent: Decimal) -> Decimal:
+    """``base x percent / 100`` to the cent, half up: an IGV (3103), ISC (3108), other taxes (3109), a
+    perception (2798) or a retention (3263)."""
+    return round2(base * percent / 100)
+
+
+def line_value(
+    quantity: Decimal, unit: Decimal, allowances: Sequence[AllowanceLike], *, note: bool = False
+) -> Decimal:
+    """3271: a line's value is ``quantity x unit`` (its unit value; a free line's referential value) less its
+    discounts 00 and with its charges 47; on a credit or debit note the unit value is already net of them."""
+    return round2(quantity * unit) + (ZERO if note else _in_value(allowances))
+
+
+def line_igv_base(value: Decimal, isc: Decimal) -> Decimal:
+    """3272: a line's IGV base is its value with its ISC."""
+    return value + isc
+
+
+def line_igv(affectation: str, igv_base: Decimal, percent: Decimal) -> Decimal:
+    """A line's IGV: ``igv_base x percent / 100`` for affectations 10-17 (3103; informative on the free
+    11-16), none for the others (3110)."""
+    return percent_of(igv_base, percent) if bears_igv(affectation) else ZERO
+
+
+def line_taxes(
+    affectation: str, igv: Decimal, icbper: Decimal, isc: Decimal = ZERO, other: Decimal = ZERO
+) -> Decimal:
+    """3292: the taxes a line charges: its IGV (not a free line's, which is informative), ISC, other taxes
+    and ICBPER."""
+    return (ZERO if is_free(affectation) else igv) + isc + other + icbper
+
+
+def line_total(
+    affectation: str, value: Decimal, taxes: Decimal, allowances: Sequence[AllowanceLike]
+) -> Decimal:
+    """3270: a line's total is its value and taxes, less its discounts 01 and with its charges 48; a free
+    line's is only the taxes it charges."""
+    return taxes if is_free(affectation) else value + taxes + _outside_value(allowances)
+
+
+def line_unit_price(total: Decimal, quantity: Decimal) -> Decimal:
+    """3270: the unit price with taxes (price type 01) is the line's total over its quantity."""
+    return _unit(total / quantity)
+
+
 class LineLike(Protocol):
     """Anything with the amounts of a line (:class:`LineAmounts`, the service's own line, ...)."""
 
@@ -251,6 +311,12 @@ def _unit(value: Decimal) -> Decimal:
     return cents if cents == exact else exact.normalize()
 
 
+def _unit_of(line: LineLike) -> Decimal:
+    """What a line's value counts by the unit: its unit value, or a free line's referential value (its unit
+    price, or a unit value a client sent in its place)."""
+    return (line.unit_value or line.unit_price) if is_free(line.affectation) else line.unit_value
+
+
 def compute_line(
     quantity: object,
     affectation: str,
@@ -287,7 +353,7 @@ def compute_line(
     if is_free(affectation):
         referential = _unit(given)
         value = round2(qty * referential)
-        igv = round2(value * rate) if bears_igv(affectation) else ZERO
+        igv = line_igv(affectation, value, percent)
         return LineAmounts(
             qty, ZERO, referential, "02", affectation, value, percent, igv, icbper, icbper, value, icbper
         )
@@ -303,14 +369,14 @@ def compute_line(
         unit = _unit(given)
         price = _unit(unit * (1 + rate))
         value = round2(qty * unit)
-        igv = round2(value * rate)
+        igv = line_igv(affectation, value, percent)
     else:
         price = _unit(given)
         unit = _unit(price / (1 + rate))
         gross = round2(qty * price)
         value = round2(gross / (1 + rate))
         igv = gross - value
-    taxes = igv + icbper
+    taxes = line_taxes(affectation, igv, icbper)
     return LineAmounts(
         qty, unit, price, "01", affectation, value, percent, igv, icbper, taxes, value, value + taxes
     )
@@ -327,10 +393,10 @@ def apply_line_allowances(line: LineAmounts, allowances: Sequence[Allowance]) ->
         return line
     if is_free(line.affectation):
         return dataclasses.replace(line, allowances=tuple(allowances))
-    value = line.value + _sum(allowances, ("47",)) - _sum(allowances, ("00",))
-    igv = round2(value * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
-    taxes = igv + line.icbper
-    total = value + taxes + _sum(allowances, ("48",)) - _sum(allowances, ("01",))
+    value = line.value + _in_value(allowances)
+    igv = line_igv(line.affectation, value, line.igv_percent)
+    taxes = line_taxes(line.affectation, igv, line.icbper)
+    total = line_total(line.affectation, value, taxes, allowances)
     return dataclasses.replace(
         line,
         igv_base=value,
@@ -338,7 +404,7 @@ def apply_line_allowances(line: LineAmounts, allowances: Sequence[Allowance]) ->
         igv=igv,
         taxes=taxes,
         total=total,
-        unit_price=_unit(total / line.quantity),
+        unit_price=line_unit_price(total, line.quantity),
         allowances=tuple(allowances),
     )
 
@@ -387,7 +453,7 @@ def isc_amount(isc: Isc, quantity: Decimal, value: Decimal) -> tuple[Decimal, De
         base = round2(quantity * public_price)
     else:
         base = value
-    return base, percent, round2(base * percent / 100)
+    return base, percent, percent_of(base, percent)
 
 
 def apply_line_taxes(line: LineAmounts, isc: Isc | None = None, other_percent: object = None) -> LineAmounts:
@@ -417,20 +483,19 @@ def apply_line_taxes(line: LineAmounts, isc: Isc | None = None, other_percent: o
         rate = to_decimal(other_percent)
         if rate <= 0 or rate >= _PERCENT_LIMIT:
             raise ValueError(f"the other taxes' percent must be above 0 and below 1000: {rate}")
-        other = round2(line.value * rate / 100)
+        other = percent_of(line.value, rate)
         changes |= {"other_base": line.value, "other_percent": rate, "other": other}
-    igv_base = line.value + isc_tax
-    igv = round2(igv_base * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
-    taxes = igv + isc_tax + other + line.icbper
-    outside = _sum(line.allowances, ("48",)) - _sum(line.allowances, ("01",))
-    total = line.value + taxes + outside
+    igv_base = line_igv_base(line.value, isc_tax)
+    igv = line_igv(line.affectation, igv_base, line.igv_percent)
+    taxes = line_taxes(line.affectation, igv, line.icbper, isc_tax, other)
+    total = line_total(line.affectation, line.value, taxes, line.allowances)
     return dataclasses.replace(
         line,
         igv_base=igv_base,
         igv=igv,
         taxes=taxes,
         total=total,
-        unit_price=_unit(total / line.quantity),
+        unit_price=line_unit_price(total, line.quantity),
         **changes,
     )
 
@@ -602,20 +667,15 @@ def sunat_figures(line: L, *, note: bool = False) -> L:
     """
     free = is_free(line.affectation)
     allowances = line_allowances(line)
-    referential = (line.unit_value or line.unit_price) if free else line.unit_value
-    adjustment = ZERO if note or free else _sum(allowances, ("47",)) - _sum(allowances, ("00",))
-    outside = ZERO if free else _sum(allowances, ("48",)) - _sum(allowances, ("01",))
-    value = round2(line.quantity * referential) + adjustment
-    isc = (
-        round2(_line_tax(line, "isc_base") * _line_tax(line, "isc_percent") / 100) if has_isc(line) else ZERO
-    )
+    value = line_value(line.quantity, _unit_of(line), allowances, note=note)
+    isc = percent_of(_line_tax(line, "isc_base"), _line_tax(line, "isc_percent")) if has_isc(line) else ZERO
     other = ZERO
     if has_other_taxes(line):
-        other = round2(_line_tax(line, "other_base") * _line_tax(line, "other_percent") / 100)
-    igv_base = value + isc
-    igv = round2(igv_base * line.igv_percent / 100) if bears_igv(line.affectation) else ZERO
-    taxes = (ZERO if free else igv) + isc + other + line.icbper
-    total = isc + other + line.icbper if free else value + taxes + outside
+        other = percent_of(_line_tax(line, "other_base"), _line_tax(line, "other_percent"))
+    igv_base = line_igv_base(value, isc)
+    igv = line_igv(line.affectation, igv_base, line.igv_percent)
+    taxes = line_taxes(line.affectation, igv, line.icbper, isc, other)
+    total = line_total(line.affectation, value, taxes, allowances)
     figures: dict[str, Any] = {
         "value": value,
         "igv_base": igv_base,
@@ -628,7 +688,7 @@ def sunat_figures(line: L, *, note: bool = False) -> L:
     if has_other_taxes(line):
         figures["other"] = other
     if not free and line.price_type == "01" and line.quantity > 0:
-        figures["unit_price"] = _unit((value + taxes + outside) / line.quantity)
+        figures["unit_price"] = line_unit_price(total, line.quantity)
     changes = {name: amount for name, amount in figures.items() if getattr(line, name) != amount}
     if not changes:
         return line
@@ -722,7 +782,7 @@ def check_withholding(
         )
     if perception and base <= 0:
         found.append(_discrepancy(f"{path}.base", "3233", "La base de la percepción", base, base))
-    expected = round2(base * rate / 100)
+    expected = percent_of(base, rate)
     if _differs(expected, amount):
         found.append(
             _discrepancy(f"{path}.monto", rule, f"El monto (base x {_percent(rate)} %)", expected, amount)
@@ -775,30 +835,21 @@ def check_line(
             found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
 
     free = is_free(line.affectation)
-    referential = (line.unit_value or line.unit_price) if free else line.unit_value
     allowances = line_allowances(line)
     for position, allowance in enumerate(allowances):
         found += check_allowance(allowance, f"{path}.{_allowance_key(allowance)}.{position}", line=True)
-    # a credit or debit note's line value is qty x unit value: SUNAT's note rules leave 00/47 out of 3271
-    adjustment = ZERO if note else _sum(allowances, ("47",)) - _sum(allowances, ("00",))
-    outside = _sum(allowances, ("48",)) - _sum(allowances, ("01",))  # not in the value nor the base
-    check(
-        "total_valor_item",
-        "3271",
-        "El valor de venta",
-        round2(line.quantity * referential) + adjustment,
-        line.value,
-    )
+    expected_value = line_value(line.quantity, _unit_of(line), allowances, note=note)
+    check("total_valor_item", "3271", "El valor de venta", expected_value, line.value)
     isc = _line_tax(line, "isc")
     other = _line_tax(line, "other")
-    check("total_base_igv", "3272", "La base imponible", line.value + isc, line.igv_base)
+    check("total_base_igv", "3272", "La base imponible", line_igv_base(line.value, isc), line.igv_base)
 
     if bears_igv(line.affectation):
         allowed = frozenset({IVAP_PERCENT}) if line.affectation == "17" else allowed_percents
         percent = line.igv_percent
         if (percent == 0 and line.igv_base > 0) or percent not in allowed:
             found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
-        expected_igv = round2(line.igv_base * percent / 100)
+        expected_igv = line_igv(line.affectation, line.igv_base, percent)
         if line.igv == 0 and expected_igv != 0 and line.igv_base > _IGV_ZERO_BASE:
             check("total_igv", "3111", "El total de IGV", expected_igv, line.igv, always=True)
         else:
@@ -817,23 +868,19 @@ def check_line(
         )
 
     found += _check_line_taxes(line, index)
-    check(
-        "total_impuestos",
-        "3292",
-        "El total de impuestos",
-        (ZERO if free else line.igv) + line.icbper + isc + other,
-        line.taxes,
-    )
-    check(
-        "total_item",
-        "3270",
-        "El total",
-        line.icbper + isc + other if free else line.value + line.taxes + outside,
-        line.total,
-    )
+    charged = line_taxes(line.affectation, line.igv, line.icbper, isc, other)
+    check("total_impuestos", "3292", "El total de impuestos", charged, line.taxes)
+    # the total follows from the taxes given (a free line's from those it charges)
+    total = line_total(line.affectation, line.value, charged if free else line.taxes, allowances)
+    check("total_item", "3270", "El total", total, line.total)
     if not free and line.price_type == "01" and line.quantity > 0:
-        expected_price = quantize((line.value + line.taxes + outside) / line.quantity, _UNIT_PLACES)
-        check("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
+        check(
+            "precio_unitario",
+            "3270",
+            "El precio unitario",
+            line_unit_price(total, line.quantity),
+            line.unit_price,
+        )
     return found
 
 
@@ -871,11 +918,11 @@ def _check_line_taxes(line: LineLike, index: int) -> list[Discrepancy]:
             found.append(Discrepancy(f"{path}.codigo_tipo_sistema_isc", "2041", ZERO, ZERO, message))
         if base > 0 and percent == 0:
             add("porcentaje_isc", "3104", "El porcentaje de ISC (mayor que 0 con base)", percent, percent)
-        expected = round2(base * percent / 100)
+        expected = percent_of(base, percent)
         if _differs(expected, isc):
             add("total_isc", "3108", "El ISC (base x porcentaje)", expected, isc)
     if has_other_taxes(line):
-        expected = round2(_line_tax(line, "other_base") * _line_tax(line, "other_percent") / 100)
+        expected = percent_of(_line_tax(line, "other_base"), _line_tax(line, "other_percent"))
         other = _line_tax(line, "other")
         if _differs(expected, other):
             add("total_otros_impuestos", "3109", "Los otros tributos (base x porcentaje)", expected, other)

@@ -44,7 +44,15 @@ from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 from sunat.money import TOLERANCE, round2
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
-from sunat.totals import Allowance, Discrepancy, DocumentTotals, LineAmounts, check_line, check_totals
+from sunat.totals import (
+    Allowance,
+    Discrepancy,
+    DocumentTotals,
+    LineAmounts,
+    check_line,
+    check_totals,
+    line_total,
+)
 
 __all__ = ["currency", "product_codes", "totals"]
 
@@ -340,10 +348,9 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
         icbper=icbper,
         taxes=taxes,
         value=value,
-        # not in the XML: the line total follows from the rest
-        total=icbper
-        if catalogs.is_free(affectation)
-        else value + taxes + _amount(allowances, "48") - _amount(allowances, "01"),
+        # not in the XML: the line total follows from the rest (a free line's from its ICBPER, the only tax
+        # it charges; its TaxAmount is the informative IGV)
+        total=line_total(affectation, value, icbper if catalogs.is_free(affectation) else taxes, allowances),
         allowances=allowances,
         **other_taxes,  # type: ignore[arg-type]
     )
@@ -368,10 +375,6 @@ def _check_prepayments(allowances: list[Allowance], prepaid: Decimal, paid: list
         raise Answer("3287", "cac:AllowanceCharge 04/05/06")
     if deducted and prepaid <= 0:
         raise Answer("3282", "cac:AllowanceCharge/cbc:Amount")
-
-
-def _amount(allowances: tuple[Allowance, ...], code: str) -> Decimal:
-    return sum((a.amount for a in allowances if a.code == code), ZERO)
 
 
 def _read_allowance(node: etree._Element, line_id: str = "") -> Allowance:
