@@ -506,16 +506,16 @@ def compute_totals(
     """Header totals from the lines' own amounts (sums of what the lines say, not recomputed) and the
     global discounts and charges (``allowances``, catalog 53).
 
-    taxed = Σ base of 10 lines - 02 - 04 + 49 (3277); IVAP base = Σ base of 17 lines (the same global
-    amounts when the document has no 10 line); exonerated = Σ value of 20 lines - 05, unaffected = Σ
-    value of 30 lines - 06, export = Σ value of 40 lines; free = Σ value of free lines, igv_free = Σ
-    their IGV; igv = Σ IGV of 10 and 17 lines + (49 - 02 - 04) x their rate; icbper = Σ ICBPER of every
-    line; taxes = igv + icbper + ISC + other taxes; value = Σ value of the onerous lines - 02 + 49 (3278);
-    subtotal = value + taxes; isc_base / isc = Σ of the onerous lines' ISC (3296 / 3298), other_base /
-    other = Σ of every line's other taxes (3297 / 3299); the taxed base is Σ of the 10 lines' IGV bases
-    without their ISC (SUNAT sums their values, 3277); discounts = Σ line 01 + global 03 (3300);
-    charges = Σ line 48 + global 45, 46, 50 (3301);
-    total = subtotal + charges - discounts - ``prepaid`` (3280).
+    As SUNAT's stylesheets sum them: taxed = Σ value of the 10 lines with an IGV base - 02 - 04 + 49
+    (3277; their values, not their bases, which hold the ISC); IVAP base = Σ value of the 17 lines with a
+    base (3293; the global amounts go there when the document has no 10 line); exonerated = Σ value of 20
+    lines - 05, unaffected = Σ value of 30 lines - 06, export = Σ value of 40 lines; free = Σ value of free
+    lines, igv_free = Σ their IGV; igv = Σ IGV of 10 and 17 lines + (49 - 02 - 04) x their rate; icbper =
+    Σ ICBPER of every line; taxes = igv + icbper + ISC + other taxes (3294); value = Σ value of the onerous
+    lines with a base - 02 + 49 (3278); subtotal = value + taxes (3279); isc_base / isc = Σ of the onerous
+    lines' ISC (3296 / 3298), other_base / other = Σ of every line's other taxes (3297 / 3299); discounts
+    = Σ line 01 + global 03 (3300); charges = Σ line 48 + global 45, 46, 50 (3301); total = subtotal +
+    charges - discounts - ``prepaid`` (3280).
     """
     lines = list(lines)
     allowances = list(allowances)
@@ -527,7 +527,7 @@ def compute_totals(
         ),
         IGV_PERCENT / 100,
     )
-    line_discounts = line_charges = ZERO
+    line_discounts = line_charges = sold = ZERO
     sums = dict.fromkeys(
         (
             "export",
@@ -560,14 +560,17 @@ def compute_totals(
             sums["isc"] += isc
         line_discounts += _sum(line_allowances(line), ("01",))
         line_charges += _sum(line_allowances(line), ("48",))
+        based = line.value if line.igv_base > 0 else ZERO  # SUNAT counts the lines with a base
+        if not is_free(affectation):
+            sold += based
         if is_free(affectation):
             sums["free"] += line.value
             sums["igv_free"] += line.igv
         elif affectation == "10":
-            sums["taxed"] += line.igv_base - isc
+            sums["taxed"] += based
             sums["igv"] += line.igv
         elif affectation == "17":
-            sums["ivap_base"] += line.igv_base - isc
+            sums["ivap_base"] += based
             sums["ivap"] += line.igv
             sums["igv"] += line.igv
         elif affectation == "20":
@@ -578,14 +581,7 @@ def compute_totals(
             sums["export"] += line.value
     base_change = _sum(allowances, ("49",)) - _sum(allowances, ("02", "04"))
     value_change = _sum(allowances, ("49",)) - _sum(allowances, ("02",))
-    value = (
-        sums["taxed"]
-        + sums["ivap_base"]
-        + sums["exonerated"]
-        + sums["unaffected"]
-        + sums["export"]
-        + value_change
-    )
+    value = sold + value_change
     if base_change:
         on_ivap = bool(sums["ivap_base"]) and not sums["taxed"]
         sums["ivap_base" if on_ivap else "taxed"] += base_change
@@ -976,9 +972,18 @@ def check_totals(
     discounts: Decimal | None = None,
     prepaid: Decimal = ZERO,
     computed: DocumentTotals | None = None,
+    as_published: bool = False,
+    note: bool = False,
 ) -> list[Discrepancy]:
     """The header totals against the sums of the lines (:func:`compute_totals`, or ``computed``: what it
     gave for these lines, allowances and ``prepaid``, when the caller has it), ± 1.00.
+
+    ``as_published``: the taxes total and the payable amount are judged as SUNAT's published stylesheets
+    judge an XML, from the header's own amounts: 3294 the taxes are the sum of the header's IGV, IVAP,
+    ICBPER, ISC and other taxes; 3280 the payable amount is the tax-inclusive amount + ``charges`` -
+    ``discounts`` - ``prepaid``, on a credit or debit note (``note``) the header's bases (taxed, IVAP,
+    export, exonerated, unaffected) + those taxes + ``charges``. By default they are judged against what
+    the lines add up to, as every other header amount (a client's JSON: each wrong total is named once).
 
     All IGV lines (10-16) must carry the same percent (4438, reported on the first line that differs).
 
@@ -1003,7 +1008,17 @@ def check_totals(
     expected = computed if computed is not None else compute_totals(lines, allowances, prepaid=prepaid)
     added = expected.charges if charges is None else to_decimal(charges)
     taken = expected.discounts if discounts is None else to_decimal(discounts)
-    payable = expected.subtotal + added - taken - to_decimal(prepaid)
+    if as_published:
+        charged = totals.igv + totals.icbper + _line_tax(totals, "isc") + _line_tax(totals, "other")
+        taxes = round2(charged)
+        if note:
+            bases = totals.taxed + _line_tax(totals, "ivap_base") + totals.export + totals.exonerated
+            payable = round2(bases + totals.unaffected + charged + added)
+        else:
+            payable = round2(totals.subtotal + added - taken - to_decimal(prepaid))
+    else:
+        taxes = expected.taxes
+        payable = expected.subtotal + added - taken - to_decimal(prepaid)
     rules = list(_HEADER_RULES[:-1])  # the payable total last, after what it is made of (SUNAT's order)
     rules += [rule for rule in _IVAP_RULES if getattr(totals, rule[0], None) is not None]
     rules += [rule for rule in _OTHER_TAX_RULES if getattr(totals, rule[0], None) is not None]
@@ -1012,7 +1027,7 @@ def check_totals(
         rules = [rule for rule in rules if rule[0] != "prepaid"]  # 2509 only when advances are given
     rules.append(_HEADER_RULES[-1])
     for name, key, code, label in rules:
-        want = payable if name == "total" else getattr(expected, name)
+        want = payable if name == "total" else taxes if name == "taxes" else getattr(expected, name)
         got = getattr(totals, name)
         if _differs(want, got, exact=name == "icbper"):
             found.append(_discrepancy(f"totales.{key}", code, label, want, got))

@@ -465,6 +465,22 @@ def test_payable_with_global_charges_and_discounts():
     assert check_totals(lines, replace(totals, total=D("18.00")), prepaid=D("100")) == []
 
 
+def test_as_published_the_taxes_and_the_payable_amount_follow_the_header():
+    """SUNAT's stylesheets sum the header's own taxes (3294) and take its tax-inclusive amount (3280); a
+    note's payable amount is its bases + taxes + charges."""
+    lines = mixed_lines()
+    totals = compute_totals(lines)
+    up = D("5")
+    moved = replace(totals, igv=totals.igv + up, taxes=totals.taxes + up, subtotal=totals.subtotal + up)
+    moved = replace(moved, total=totals.total + up)
+    assert codes(check_totals(lines, moved)) == ["3291", "3294", "3279", "3280"]
+    assert codes(check_totals(lines, moved, as_published=True)) == ["3291", "3279"]
+    assert check_totals(lines, totals, as_published=True, note=True) == []
+    assert codes(
+        check_totals(lines, replace(totals, total=totals.total + up), as_published=True, note=True)
+    ) == ["3280"]
+
+
 def test_mixed_igv_rates_in_one_document():
     lines = [compute_line(1, "10", unit_value=100), compute_line(1, "10", unit_value=100, igv_percent="10.5")]
     found = check_totals(lines, compute_totals(lines))

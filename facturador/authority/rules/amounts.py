@@ -10,21 +10,18 @@ rounding above 1; per line 3105 no tax of the IGV family (financial operations a
 affectation, 2040 an affectation outside catalog 07. The arithmetic itself is not written here: the
 XML's amounts are mapped onto :class:`~sunat.totals.LineAmounts` and
 :class:`~sunat.totals.DocumentTotals` and checked by :func:`sunat.totals.check_line` and
-:func:`sunat.totals.check_totals`, which hold those codes; their first error (< 4000) rejects and their
-observations (4xxx) are noted once each. Discounts and charges (``cac:AllowanceCharge``, catalog 53) of
-the lines and of the document are read into them too (3114 a ChargeIndicator that contradicts the
-code). ISC (2000, its system in ``cbc:TierRange``) and other taxes (9999) of the lines and the header are
-read into them as well (3223, 2373, 2041, 3104, 3108, 3109, 3296-3299 through sunat.totals); a document
-with the ISC prepayment (global discount 20), which sunat.totals does not model, skips the header check.
-What sunat.totals finds is then answered the way SUNAT's published stylesheets answer it
-(:func:`_as_stylesheets`): in their order (a line's taxes before its base, price and value; the header's
-subtotals, taxes, IGV, payable and value); on facturas and boletas 3280 is a payable amount that is not
-TaxInclusiveAmount + charges - discounts - advances, 3294 a TaxAmount that is not the sum of the header's
-subtotals, 3279 is checked only with IVAP and 3291 not at all (the gateway's copy has it commented out);
-and on boletas and their notes they are the observations SUNAT uses instead (3271 -> 4288, 3277 -> 4299).
-3277 and 3278 compare the taxed base and the value with the lines' values (not their bases). Notes:
-their header is checked before their lines, 3280 is a payable amount that is not the header's bases +
-taxes + charges, and 3278/3279 are not checked.
+:func:`sunat.totals.check_totals` (``as_published``: the taxes total and the payable amount from the
+header's own amounts, as SUNAT's stylesheets read them), which hold those codes; their first error
+(< 4000) rejects and their observations (4xxx) are noted once each. Discounts and charges
+(``cac:AllowanceCharge``, catalog 53) of the lines and of the document are read into them too (3114 a
+ChargeIndicator that contradicts the code). ISC (2000, its system in ``cbc:TierRange``) and other taxes
+(9999) of the lines and the header are read into them as well; a document with the ISC prepayment
+(global discount 20), which sunat.totals does not model, skips the header check. What sunat.totals
+finds is then answered the way each of SUNAT's published stylesheets answers it
+(:func:`_as_stylesheets`): only the rules it runs (none runs 3291; 3279 only with IVAP; the notes'
+neither 3278 nor 3279), in its order (a line's taxes before its base, price and value; the header's
+subtotals, taxes, IGV, payable and value; a note's header before its lines), and on boletas and their
+notes with the observations SUNAT uses instead (3271 -> 4288, 3277 -> 4299).
 
 Lines: observations 4332 a product code (``ItemClassificationCode``) that is not 8 digits, 4337 one
 that stops above the class level.
@@ -42,7 +39,6 @@ from facturador.authority.rules.context import Answer, Submission, note
 from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
-from sunat.money import TOLERANCE, round2
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 from sunat.totals import (
     Allowance,
@@ -193,46 +189,19 @@ def totals(doc: Submission) -> None:
     discounts = dec(monetary.get(CBC("AllowanceTotalAmount")))
     prepaid = dec(monetary.get(CBC("PrepaidAmount")))
     found = check_totals(
-        lines, header, allowances=allowances, charges=charges, discounts=discounts, prepaid=prepaid
+        lines,
+        header,
+        allowances=allowances,
+        charges=charges,
+        discounts=discounts,
+        prepaid=prepaid,
+        as_published=True,
+        note=is_note,
     )
-    # as SUNAT's stylesheets check the header: 3280 and 3294 from the header's own amounts
-    found = [d for d in found if d.code not in _OWN_HEADER_RULES or (d.code == "3279" and header.ivap_base)]
-    summed = round2(sum((taxes.get(scheme, ZERO) for scheme in _GLOBAL_TAX_SCHEMES), ZERO))
-    # global discounts (02, 04) and charges (49) that change the base, as the factura stylesheet sums them
-    global_02 = sum((a.amount for a in allowances if a.code == "02"), ZERO)
-    global_04 = sum((a.amount for a in allowances if a.code == "04"), ZERO)
-    global_49 = sum((a.amount for a in allowances if a.code == "49"), ZERO)
-    taxed_lines = (line.value for line in lines if line.affectation == "10" and line.igv_base > 0)
-    taxed = round2(sum(taxed_lines, ZERO) - global_02 - global_04 + global_49)
-    if abs(header.taxed - taxed) > TOLERANCE:  # the lines' values, not their bases
-        found.append(Discrepancy("totales.total_operaciones_gravadas", "3277", taxed, header.taxed, "1000"))
-    sold_lines = (line for line in lines if not catalogs.is_free(line.affectation) and line.igv_base > 0)
-    sold_value = round2(sum((line.value for line in sold_lines), ZERO) - global_02 + global_49)
-    if not is_note and abs(header.value - sold_value) > TOLERANCE:
-        found.append(Discrepancy("totales.total_valor", "3278", sold_value, header.value, "LineExtension"))
-    if is_note:  # bases + taxes + charges; the note stylesheets check neither 3278 nor 3279
-        found = [d for d in found if d.code not in ("3278", "3279")]
-        sold_bases = sum((bases.get(scheme, ZERO) for scheme in _SOLD_SCHEMES), ZERO)
-        payable = round2(sold_bases + summed + charges)
-    else:
-        payable = round2(header.subtotal + charges - discounts - prepaid)
-    if abs(header.total - payable) > TOLERANCE:
-        found.append(Discrepancy("totales.total_venta", "3280", payable, header.total, "PayableAmount"))
-    if abs(round2(header.taxes) - summed) > TOLERANCE:
-        found.append(Discrepancy("totales.total_impuestos", "3294", summed, header.taxes, "TaxAmount"))
-    _apply(doc, _as_stylesheets(doc, found, _HEADER_ORDER))
+    _apply(doc, _as_stylesheets(doc, found, _HEADER_ORDER, with_ivap=bool(header.ivap_base)))
     _apply(doc, later)
 
 
-#: Header rules SUNAT's stylesheets decide their own way: 3277 the taxed base = the values of the taxed
-#: lines - global discounts 02 and 04 + global charges 49, 3278 the value = the values of the lines sold
-#: (not free) - 02 + 49, 3279 only with IVAP, 3280 payable =
-#: TaxInclusive + charges - discounts - advances (notes: the bases + taxes + charges), 3294 TaxAmount =
-#: the sum of the header's subtotals of IGV, IVAP, ICBPER, ISC and other taxes; 3291 is not checked.
-_OWN_HEADER_RULES = frozenset({"3277", "3278", "3279", "3280", "3291", "3294"})
-_GLOBAL_TAX_SCHEMES = ("1000", "1016", "7152", "9999", "2000")
-#: The subtotals a note's payable amount starts from: IGV, IVAP, export, exonerated, unaffected.
-_SOLD_SCHEMES = ("1000", "1016", "9995", "9997", "9998")
 #: The order in which SUNAT's stylesheets check a line's amounts, and the header's (3300/3301, the
 #: discount and charge totals, come just before 3280 in the factura's stylesheet; a tie keeps that order).
 _LINE_ORDER = {"4318": 0, "3103": 1, "3110": 1, "3111": 1, "2993": 1, "4438": 1, "3292": 2, "3272": 3}
@@ -262,13 +231,23 @@ _BOLETA_OBSERVATIONS = {
     "3279": "4310",
     "3280": "4312",
 }
-#: Rules a stylesheet does not have: the boleta's (3302, 3306), the credit note's (3270, 3302).
-_NOT_CHECKED = {"03": frozenset({"3302", "3306"}), "07": frozenset({"3270", "3302"})}
+#: Rules of sunat.totals a stylesheet does not run: none runs 3291 (the gateway's copy has it commented
+#: out); the boleta's runs neither 3302 nor 3306, the credit note's neither 3270 nor 3302, and the notes'
+#: neither 3278 nor 3279. 3279 runs only on a document with IVAP (:func:`_as_stylesheets`).
+_NOT_CHECKED = {
+    "01": frozenset({"3291"}),
+    "03": frozenset({"3291", "3302", "3306"}),
+    "07": frozenset({"3291", "3270", "3302", "3278", "3279"}),
+    "08": frozenset({"3291", "3278", "3279"}),
+}
 
 
-def _as_stylesheets(doc: Submission, found: list[Discrepancy], order: dict[str, int]) -> list[Discrepancy]:
-    """``found`` in the order SUNAT's stylesheets check, with the boleta stylesheet's codes on boletas."""
-    skipped = _NOT_CHECKED.get(doc.file.doc_type, frozenset())
+def _as_stylesheets(
+    doc: Submission, found: list[Discrepancy], order: dict[str, int], *, with_ivap: bool = False
+) -> list[Discrepancy]:
+    """``found`` without what the document's stylesheet does not run, in the order SUNAT's stylesheets
+    check, with the boleta stylesheet's codes on boletas."""
+    skipped = _NOT_CHECKED[doc.file.doc_type] | (frozenset() if with_ivap else frozenset({"3279"}))
     ranked = sorted((d for d in found if d.code not in skipped), key=lambda d: order.get(d.code, len(order)))
     if doc.factura_family:
         return ranked
