@@ -165,7 +165,7 @@ class Legend:
 
 @dataclass(frozen=True)
 class Detraction:
-    """The SPOT detraction of a sale (operation types 1001-1004, reference §4.5 ``detraccion``).
+    """The SPOT detraction of a sale (operation types 1001-1004, the body's ``detraccion``).
 
     The amount is in PEN whatever the document currency (SUNAT wants ``cbc:Amount@currencyID="PEN"``).
     """

@@ -327,7 +327,8 @@ CHARGE_DISCOUNT_TYPES: dict[str, str] = {
     "63": "Retención de renta de segunda categoría",
 }
 
-#: Catalog 53 by where a code goes and what it does (reference/sunat.md §2.3, SUNAT's rules 3271/3277-3301).
+#: Catalog 53 by where a code goes and what it does (``docs/sunat_domain.md``, catalogs; SUNAT's rules
+#: 3271/3277-3301).
 LINE_DISCOUNTS = frozenset({"00", "01"})
 LINE_CHARGES = frozenset({"47", "48"})
 GLOBAL_DISCOUNTS = frozenset({"02", "03", "04", "05", "06"})
@@ -1790,7 +1791,8 @@ def response_message(code: str) -> str:
 
 
 #: Inventory operation types (PLE Tabla 12, "tipo de operación" of the kardex) as the Facturador PRO tenants
-#: seed them, split by direction (reference facturador-api.md §5; 50-57 are tenant additions).
+#: seed them, split by direction (``docs/facturador_pro_api.md``, catalogs of the API; 50-57 are tenant
+#: additions).
 INVENTORY_INPUT_TYPES: dict[str, str] = {
     "02": "Compra",
     "03": "Consignación recibida",
@@ -1850,7 +1852,7 @@ INVENTORY_OPERATION_TYPES: dict[str, str] = {**INVENTORY_INPUT_TYPES, **INVENTOR
 RETURN_CREDIT_NOTE_TYPES = frozenset({"01", "06", "07"})
 
 
-#: Payment methods of ``pagos[].codigo_metodo_pago`` (the real services' tenant table, reference §4.5).
+#: Payment methods of ``pagos[].codigo_metodo_pago`` (the real services' tenant table).
 PAYMENT_METHODS: dict[str, str] = {
     "01": "Efectivo",
     "02": "Tarjeta de crédito",

@@ -1,4 +1,5 @@
-"""Identity documents of catalog 06: RUC and DNI formats and the RUC check digit (sunat.md §8.1)."""
+"""Identity documents of catalog 06: RUC and DNI formats and the RUC check digit (``docs/sunat_domain.md``,
+identity documents)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 __all__ = ["TOLERANCE", "fmt2", "quantize", "round2", "to_decimal"]
 
-#: SUNAT's tolerance when it recomputes an amount (± 1.00, sunat.md §2.3).
+#: SUNAT's tolerance when it recomputes an amount (± 1.00, ``docs/sunat_domain.md``, money and rounding).
 TOLERANCE = Decimal("1.00")
 
 _CENT = Decimal("0.01")

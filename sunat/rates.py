@@ -1,4 +1,4 @@
-"""Tax rates that depend on the date of the operation (sunat.md §8.4).
+"""Tax rates that depend on the date of the operation (``docs/sunat_domain.md``, rates).
 
 Rates change by law; these functions are the one place that knows which rate applies on a date.
 """

@@ -1,5 +1,6 @@
-"""Series and numbers (sunat.md §8.2): what a series looks like per document type, contingency series
-and the sending group (``01`` facturas and their notes, ``02`` boletas and their notes)."""
+"""Series and numbers (``docs/sunat_domain.md``, documents and series): what a series looks like per document
+type, contingency series and the sending group (``01`` facturas and their notes, ``02`` boletas and their
+notes)."""
 
 from __future__ import annotations
 

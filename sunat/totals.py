@@ -1,7 +1,8 @@
 """SUNAT's amount rules in one place: compute a line and the header totals, and check given amounts.
 
 Used by the service (check a client's JSON), the connector's builders (compute a payload) and the SUNAT
-simulator (check an XML's amounts). Formulas and codes: sunat.md §2.2-2.3, conventions of Facturador PRO:
+simulator (check an XML's amounts). Formulas and codes: ``docs/sunat_domain.md`` (line amounts, header
+totals); conventions of Facturador PRO:
 
 * onerous taxed line (10, IVAP 17): ``value = qty x unit_value``, ``igv_base = value``,
   ``igv = igv_base x percent / 100``, ``taxes = igv + icbper``, ``total = value + taxes``,

@@ -1,4 +1,5 @@
-"""Retentions (20) and perceptions (40): the regime's rate and the amounts of each payment (sunat.md §3.3).
+"""Retentions (20) and perceptions (40): the regime's rate and the amounts of each payment
+(``docs/sunat_domain.md``, retention and perception receipts).
 
 A retention agent keeps ``rate`` % of what it pays a supplier (catalog 23: 3 % or 6 %): the supplier
 receives the payment minus the retention. A perception agent charges its customer ``rate`` % on top of

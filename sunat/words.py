@@ -1,4 +1,5 @@
-"""The amount in words of legend 1000: ``CIENTO DIECIOCHO CON 00/100 SOLES`` (sunat.md §10)."""
+"""The amount in words of legend 1000: ``CIENTO DIECIOCHO CON 00/100 SOLES`` (``docs/sunat_domain.md``,
+legends)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``/api/dispatches`` and ``/api/dispatch-carrier``: dispatch guides (09, 31), their sending through the
-GRE REST API and their tickets (reference/facturador-api.md §8.10-8.13), lists and downloads.
+GRE REST API and their tickets (``docs/facturador_pro_api.md``, dispatch guides), lists and downloads.
 
 Answers: creation ``{success, data: {number, filename, external_id}, links}``; sending ``{success,
 message, data}`` (SUNAT's ticket); the ticket's status 200 with the CDR's message (05 accepted, 09

@@ -1,6 +1,6 @@
 """``/api/documents``: issue, send, update status and list facturas, boletas and notes.
 
-Shapes follow reference §4 and §8.1–8.3 of the real services."""
+Shapes follow the real services (``docs/facturador_pro_api.md``: issuing documents, other endpoints)."""
 
 from __future__ import annotations
 
@@ -255,7 +255,8 @@ def between(request: Request, start: DayParameter, end: DayParameter, details: b
 
 
 def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
-    """The list endpoints' body: one dict per row with the keys of reference §8.3 the model has.
+    """The list endpoints' body: one dict per row with the keys of a real list row
+    (``docs/facturador_pro_api.md``, document lists) the model has.
 
     Rows come from ``DocumentService.list_rows``; dates and times are left to orjson, and the parts
     shared by every row are computed once (20,000 rows must stay well under a second).

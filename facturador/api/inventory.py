@@ -1,5 +1,5 @@
-"""``/api/inventory/transaction`` (reference §8.19) and ``/api/items/{id}/kardex``: stock inputs and
-outputs, and the moves of each product.
+"""``/api/inventory/transaction`` (``docs/facturador_pro_api.md``, stock) and ``/api/items/{id}/kardex``:
+stock inputs and outputs, and the moves of each product.
 
 The real services answer an unknown product or an output larger than the stock with HTTP 200 and
 ``success: false``; here they are a 404 and a 422 with the same messages in the error envelope (the

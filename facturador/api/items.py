@@ -1,5 +1,5 @@
 """``/api/item``, ``/api/items/{id}/update`` and ``/api/document/search-items``: the tenant's products
-with their stock per warehouse and price list (reference §8.17-8.18)."""
+with their stock per warehouse and price list (``docs/facturador_pro_api.md``, products)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""What the back office's routes share: response schemas registered in the contract's components, and
-the Laravel-style pagination (``links`` and ``meta``) of the paginated lists (reference §8.16)."""
+"""What the back office's routes share: response schemas registered in the contract's components, and the
+Laravel-style pagination (``links`` and ``meta``) of the paginated lists (``docs/facturador_pro_api.md``,
+document lists)."""
 
 from __future__ import annotations
 

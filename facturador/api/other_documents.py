@@ -1,5 +1,6 @@
 """``/api/retentions`` and ``/api/perceptions``: issuing retentions (20) and perceptions (40), their lists,
-and ``/downloads/{retention|perception}/{xml|pdf|cdr}/{external_id}`` (reference §8.20, §8.21).
+and ``/downloads/{retention|perception}/{xml|pdf|cdr}/{external_id}`` (``docs/facturador_pro_api.md``,
+retentions and perceptions).
 
 The issue answer is the real services' ``{success, data{number, filename, external_id}, links{xml, pdf,
 cdr}, response{code, description, notes}}`` plus the state and the hash; SUNAT's rejection (a CDR with

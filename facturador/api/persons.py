@@ -1,4 +1,4 @@
-"""``/api/person`` and ``/api/persons/{type}/records``: the tenant's customers and suppliers (§8.15-8.16)."""
+"""``/api/person`` and ``/api/persons/{type}/records``: the tenant's customers and suppliers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``/api/quotations`` and ``/api/quotations/list`` (reference §8.14), and the quotation's PDF at
-``/quotations/print/{external_id}/{format}``."""
+"""``/api/quotations`` and ``/api/quotations/list`` (``docs/facturador_pro_api.md``, quotations), and the
+quotation's PDF at ``/quotations/print/{external_id}/{format}``."""
 
 from __future__ import annotations
 

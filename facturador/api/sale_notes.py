@@ -1,6 +1,6 @@
-"""``/api/sale-note``, ``/api/sale-note/series``, ``/api/sale-note/{id}/generate-cpe`` (reference §8.4-8.5)
-and ``/downloads/salenote/sale_note/{external_id}[/{fmt}]``: sale notes, their series, their PDF and the
-factura or boleta made from each."""
+"""``/api/sale-note``, ``/api/sale-note/series``, ``/api/sale-note/{id}/generate-cpe``
+(``docs/facturador_pro_api.md``, sale notes) and ``/downloads/salenote/sale_note/{external_id}[/{fmt}]``: sale
+notes, their series, their PDF and the factura or boleta made from each."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
 """``/api/summaries``: daily summaries (RC) that declare or void boletas, and their tickets.
 
-Shapes follow reference §8.6-8.7. Where the real services answer HTTP 500 this one answers 4xx:
-bad input 422 (nothing changes), unknown summary 404, and a ticket still in process **HTTP 202** with
-``{"success": false, "message": "Code: 98; Description: El procesamiento del comprobante aún no ha
-terminado", "error_code": "TICKET_IN_PROCESS", "data": {...}}`` and a ``Retry-After`` header (the real
-services answer that message with HTTP 500): ask again later, nothing changed. An authority that refuses
-the file or cannot be reached answers 502 ``AUTHORITY_EXCEPTION`` with ``Code: c; Description: d``.
+Shapes follow the real services (``docs/facturador_pro_api.md``, daily summaries); where they answer
+HTTP 500 this one answers 4xx: bad input 422 (nothing changes), unknown summary 404, and a ticket still in
+process **HTTP 202** with ``{"success": false, "message": "Code: 98; Description: El procesamiento del
+comprobante aún no ha terminado", "error_code": "TICKET_IN_PROCESS", "data": {...}}`` and a
+``Retry-After`` header (the real services answer that message with HTTP 500): ask again later, nothing
+changed. An authority that refuses the file or cannot be reached answers 502 ``AUTHORITY_EXCEPTION`` with
+``Code: c; Description: d``.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def sent_answer(sent: list[SentSummary]) -> dict[str, Any]:
 
 
 def ticket_answer(request: Request, summary_type: str, answer: TicketAnswer) -> JSONResponse:
-    """The status answer of reference §8.7/§8.9, or HTTP 202 ``TICKET_IN_PROCESS`` while SUNAT works."""
+    """The status answer of a summary or voided communication, or HTTP 202 ``TICKET_IN_PROCESS`` while SUNAT
+    works."""
     data = {"filename": answer.filename, "external_id": answer.external_id}
     if answer.in_process or answer.response is None:
         return JSONResponse(

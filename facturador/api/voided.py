@@ -1,8 +1,8 @@
 """``/api/voided``: voided communications (RA) of facturas and their notes, and their tickets.
 
-Shapes follow reference §8.8-8.9; the date is accepted as ``Y-m-d`` (P4/P5) and ``d-m-Y`` (P9). Errors,
-the 202 answer of a ticket in process and the 502 of an authority exception are those of
-:mod:`facturador.api.summaries`.
+Shapes follow the real services (``docs/facturador_pro_api.md``, voided communications); the date is accepted
+as ``Y-m-d`` (P4/P5) and ``d-m-Y`` (P9). Errors, the 202 answer of a ticket in process and the 502 of an
+authority exception are those of :mod:`facturador.api.summaries`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CDR (constancia de recepción): a signed UBL ``ApplicationResponse`` (reference/sunat.md §6).
+"""The CDR (constancia de recepción): a signed UBL ``ApplicationResponse`` (``docs/sunat_domain.md``, CDR).
 
 :func:`build_cdr` writes the CDR the simulator returns; :func:`parse_cdr` / :func:`read_cdr` read any CDR,
 ours or SUNAT's (ISO-8859-1 declarations, the empty ``dummy`` zip entry, no signature on exception CDRs).

@@ -1,14 +1,14 @@
 """A fast path to verify SUNAT-profile signatures on an already parsed document.
 
-:func:`facturador.ubl.signing.verify` (signxml) re-parses the document several times and costs
-~2 ms for a small factura, most of the simulator's time. SUNAT documents use one narrow profile
-(reference/sunat.md §5): one ``ds:Signature`` in ``ext:UBLExtensions/.../ext:ExtensionContent``, one
-``Reference URI=""`` with the enveloped transform (optionally followed by a C14N transform), C14N 1.0
-inclusive or exclusive, RSA-SHA1/SHA256 and the certificate in ``X509Data``. :func:`fast_verify`
-checks exactly that profile on the parsed tree and answers only "verified" (the DigestValue) or "don't
-know" (``None``); anything else - another profile, a digest or signature mismatch, an expired
-certificate - is left to ``signing.verify``, which stays the authority that accepts other profiles and
-classifies failures. So the fast path can make acceptance quicker but never changes a verdict.
+:func:`facturador.ubl.signing.verify` (signxml) re-parses the document several times and costs ~2 ms for a
+small factura, most of the simulator's time. SUNAT documents use one narrow profile (``docs/sunat_domain.md``,
+signature): one ``ds:Signature`` in ``ext:UBLExtensions/.../ext:ExtensionContent``, one ``Reference URI=""``
+with the enveloped transform (optionally followed by a C14N transform), C14N 1.0 inclusive or exclusive,
+RSA-SHA1/SHA256 and the certificate in ``X509Data``. :func:`fast_verify` checks exactly that profile on the
+parsed tree and answers only "verified" (the DigestValue) or "don't know" (``None``); anything else - another
+profile, a digest or signature mismatch, an expired certificate - is left to ``signing.verify``, which stays
+the authority that accepts other profiles and classifies failures. So the fast path can make acceptance
+quicker but never changes a verdict.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The gateway the service uses to talk to the tax authority, and the answer it gets back.
 
-:class:`AuthorityGateway` is the seam between the issuing service and SUNAT: the default implementation
-is the local :class:`~facturador.authority.simulator.SunatSimulator`; a SOAP transport to the real
-``billService`` implements the same Protocol later. Response-code ranges follow reference/sunat.md §6.
+:class:`AuthorityGateway` is the seam between the issuing service and SUNAT: the default implementation is the
+local :class:`~facturador.authority.simulator.SunatSimulator`; a SOAP transport to the real ``billService``
+implements the same Protocol later. Response-code ranges: ``docs/sunat_domain.md``, CDR and answer codes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 
 class ResponseKind(enum.StrEnum):
-    """What a response means for the document (reference/sunat.md §6)."""
+    """What a response means for the document (``docs/sunat_domain.md``, CDR and answer codes)."""
 
     ACCEPTED = "accepted"  # code 0 without observations
     OBSERVED = "observed"  # code 0 with observations (cbc:Note >= 4000)
@@ -87,7 +87,7 @@ class AuthorityError(Exception):
         self.description = description
 
 
-#: ``getStatus`` status codes of a ticket (reference/sunat.md §4.2).
+#: ``getStatus`` status codes of a ticket (``docs/sunat_domain.md``, transport).
 TICKET_DONE = "0"  # processed: the CDR accepts the summary (maybe with observations)
 TICKET_IN_PROCESS = "98"  # still processing: no CDR yet
 TICKET_REJECTED = "99"  # processed with errors: the CDR's ResponseCode is the error

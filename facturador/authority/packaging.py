@@ -1,4 +1,4 @@
-"""Zip packaging of documents as SUNAT's ``billService`` expects them (reference/sunat.md §4.1).
+"""Zip packaging of documents as SUNAT's ``billService`` expects them (``docs/sunat_domain.md``, file names).
 
 A document travels as ``<name>.zip`` holding exactly one deflated entry ``<name>.xml``; CDRs come back as
 ``R-<name>.zip``. Real SUNAT zips may add an empty ``dummy/`` (or ``dummy``) entry, which is ignored.

@@ -1,9 +1,10 @@
 """A local SUNAT: ``billService.sendBill`` for facturas, boletas and notes, answered with a signed CDR.
 
-The simulator reproduces what an issuer observes from SUNAT (reference/sunat.md §4, §6, §8, §13). This
-module is the transport: it reads the file name, guards against concurrent sends of one document (0140),
-parses the zip, runs :data:`~facturador.authority.rules.CHECKS` - the one ordered list of SUNAT's checks,
-each written in the module of :mod:`facturador.authority.rules` that owns its codes - and answers:
+The simulator reproduces what an issuer observes from SUNAT (``docs/sunat_domain.md``: transport, CDR, what
+the simulator checks). This module is the transport: it reads the file name, guards against concurrent sends
+of one document (0140), parses the zip, runs :data:`~facturador.authority.rules.CHECKS` - the one ordered list
+of SUNAT's checks, each written in the module of :mod:`facturador.authority.rules` that owns its codes - and
+answers:
 
 - an exception (01xx-1xxx) carries no CDR and is not recorded;
 - a rejection (the first failing rule, 2xxx-3xxx) and an acceptance (0, with the observations 4xxx as

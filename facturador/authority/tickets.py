@@ -3,12 +3,12 @@
 ``sendSummary`` only checks the file and answers a ticket (see
 :meth:`~facturador.authority.simulator.SunatSimulator.send_summary`); SUNAT processes the summary
 later and ``getStatus(ticket)`` answers 98 until then, and afterwards 0 or 99 with the CDR
-(reference/sunat.md §4.2). This module holds what that needs:
+(``docs/sunat_domain.md``, transport). This module holds what that needs:
 
 - :class:`TicketRecord` and the :class:`TicketStore` Protocol (SUNAT's memory of the tickets; the service
   keeps them in its database, ``facturador.store.tickets``, so a restart loses nothing) with a
   process-local :class:`InMemoryTicketStore`;
-- :func:`process_ticket`: SUNAT's rules for RC (§3.1) and RA (§3.2) against the
+- :func:`process_ticket`: SUNAT's rules for RC and RA against the
   :class:`~facturador.authority.registry.Registry`, the CDR, and the registry changes of an
   accepted summary (declared boletas become "accepted", voided documents "voided"). A rejected summary
   (99) changes nothing at SUNAT: its first error is the CDR's ResponseCode.
@@ -294,7 +294,7 @@ def _late(run: _Run, reference: date) -> bool:
 
 
 def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: Registry) -> None:
-    """Rules of the daily summary (reference/sunat.md §3.1); the first error raises."""
+    """Rules of the daily summary (``docs/sunat_domain.md``); the first error raises."""
     reference = _check_header(run, root, summary_id, "2236")
     if _late(run, reference):
         run.observe("4443", f'cbc:ReferenceDate "{reference}"')
@@ -380,7 +380,7 @@ def _identified(line: etree._Element) -> bool:
 def _voided_rules(
     run: _Run, root: etree._Element, summary_id: str, registry: Registry, *, reversion: bool = False
 ) -> None:
-    """Rules of the voided communication (reference/sunat.md §3.2) and of the reversion (RR: the same
+    """Rules of the voided communication (``docs/sunat_domain.md``) and of the reversion (RR: the same
     structure for retentions and perceptions, without the 7-day limit); the first error raises."""
     reference = _check_header(run, root, summary_id, "2301")
     seen: set[tuple[str, str, int]] = set()

@@ -1,5 +1,5 @@
-"""The request bodies of the dispatch guides (reference/facturador-api.md §8.10-8.13), declared once for
-the check and the OpenAPI contract, and read into a :class:`~facturador.issued.Dispatch`.
+"""The request bodies of the dispatch guides (``docs/facturador_pro_api.md``, dispatch guides), declared once
+for the check and the OpenAPI contract, and read into a :class:`~facturador.issued.Dispatch`.
 
 What the service refuses (422 naming the field): missing or malformed keys, codes outside their catalogs
 (20 transfer reasons, 18 transport modes, KGM/TNE, 06 identity types, 61 related documents), a transport

@@ -1,5 +1,5 @@
 """Dispatch guides: issue (09 remitente, 31 transportista), send through the GRE REST API, follow the
-ticket (reference/facturador-api.md §8.10-8.13, reference/sunat.md §4.3).
+ticket (``docs/facturador_pro_api.md``, dispatch guides; ``docs/sunat_domain.md``, transport).
 
 - :meth:`DispatchService.create` reads the body (:mod:`facturador.domain.dispatch_input`), numbers the
   guide in its series (T001 / V001 are registered on first use), signs the ``DespatchAdvice`` and stores

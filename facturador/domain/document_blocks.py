@@ -70,7 +70,7 @@ def is_present(value: Any) -> bool:
 def read_detraction(
     r: Reader, body: Mapping[str, Any], block: Mapping[str, Any], doc_type: str, operation_type: str
 ) -> Detraction | None:
-    """The ``detraccion`` block (reference §4.5): required by operations 1001-1004 and only by them."""
+    """The ``detraccion`` block: required by operations 1001-1004 and only by them."""
     p = "detraccion"
     subject = operation_type in catalogs.DETRACTION_OPERATION_TYPES
     if not is_present(body.get(p)):
@@ -127,7 +127,7 @@ def _cargo_trip(
 ) -> CargoTrip | None:
     """The trip of a cargo transport detraction (operation 1004): every key of :data:`TRIP_FIELDS`.
 
-    Required with 1004 (SUNAT 3116-3126, ``validateDetraction`` of the reference §4.9) and refused with
+    Required with 1004 (SUNAT 3116-3126; the real services check these ubigeos too) and refused with
     the other operation types, whose XML has no place for it.
     """
     p = "detraccion"
@@ -168,7 +168,7 @@ def read_instalments(
     currency: str,
     issue_date: dt.date | None,
 ) -> tuple[Instalment, ...]:
-    """``cuotas`` (reference §4.5): at least one with condition 02 (crédito), none with 01 (contado)."""
+    """``cuotas``: at least one with condition 02 (crédito), none with 01 (contado)."""
     present = is_present(body.get("cuotas"))
     if payment_condition != CREDIT:
         if present:
@@ -327,7 +327,7 @@ def check_instalment_amounts(
 def read_prepayments(
     entries: list[Mapping[str, Any]], doc_type: str, is_advance: bool
 ) -> tuple[Prepayment, ...]:
-    """``anticipos`` (reference §4.5): facturas and boletas only, each number once, 02 with a factura
+    """``anticipos``: facturas and boletas only, each number once, 02 with a factura
     series (F...) and 03 with a boleta series (B...), SUNAT 2521; not on an advance itself."""
     if not entries:
         return ()
@@ -570,9 +570,9 @@ def with_perception_legend(legends: tuple[Legend, ...], perception: Withholding 
 def with_detraction_legend(legends: tuple[Legend, ...]) -> tuple[Legend, ...]:
     """Add legend 2006 ("Operación sujeta a detracción") when the client did not send it.
 
-    The real services leave it to the client (reference §4.8 row 13) and SUNAT then only observes its
-    absence (4265); adding it costs nothing and keeps the CDR clean. A legend 2006 the client sends is
-    kept as is.
+    The real services leave it to the client (``docs/facturador_pro_api.md``, scenario blocks) and SUNAT then
+    only observes its absence (4265); adding it costs nothing and keeps the CDR clean. A legend 2006 the
+    client sends is kept as is.
     """
     if any(legend.code == DETRACTION_LEGEND for legend in legends):
         return legends

@@ -80,7 +80,7 @@ CUSTOMER = Object(
 
 
 def allowance_block(name: str, description: str, codes: frozenset[str]) -> Object:
-    """A discount or charge (``descuentos[]`` / ``cargos[]``, reference §4.5) with codes of catalog 53."""
+    """A discount or charge (``descuentos[]`` / ``cargos[]``) with codes of catalog 53."""
     shown = ", ".join(sorted(codes))
     return Object(
         name=name,
@@ -470,7 +470,7 @@ PAYMENT = Object(
 
 
 def withholding_block(name: str, description: str, codes: frozenset[str] | set[str]) -> Object:
-    """``percepcion`` / ``retencion`` (reference §4.5): codigo, porcentaje, monto, base."""
+    """``percepcion`` / ``retencion`` : codigo, porcentaje, monto, base."""
     return Object(
         name=name,
         description=description,

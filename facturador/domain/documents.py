@@ -563,7 +563,7 @@ class DocumentService:
         return row, has_cdr or self._artifact_exists(row, "cdr")
 
     def update_status(self, tenant: TenantInfo, body: Any) -> Document:
-        """Set a document's state by hand (reference §8.2); the state must be a known code."""
+        """Set a document's state by hand; the state must be a known code."""
         values = UPDATE_STATUS_BODY.read_body(body)
         row = self.find(tenant, values["externail_id"] or values["external_id"])
         state = values["state_type_id"]

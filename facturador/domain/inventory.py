@@ -1,4 +1,5 @@
-"""Stock and its kardex (reference §8.19): ``POST /api/inventory/transaction`` and the moves of sales.
+"""Stock and its kardex (``docs/facturador_pro_api.md``, stock): ``POST /api/inventory/transaction`` and the
+moves of sales.
 
 Each establishment has one warehouse (created on first use). An inventory transaction puts stock in or
 takes it out with an operation type of its direction (``sunat.catalogs.INVENTORY_INPUT_TYPES`` /
@@ -58,7 +59,7 @@ MINIMUM_QUANTITY = Decimal("0.01")
 
 TRANSACTION_BODY = Object(
     name="InventoryTransactionBody",
-    description="Un ingreso o salida de stock (§8.19).",
+    description="Un ingreso o salida de stock.",
     required=True,
     fields={
         "type": Code(

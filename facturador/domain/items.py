@@ -1,5 +1,5 @@
-"""Products and services (reference §8.17-8.18): ``POST /api/item``, ``POST /api/items/{id}/update`` and
-``GET /api/document/search-items``.
+"""Products and services (``docs/facturador_pro_api.md``, products): ``POST /api/item``,
+``POST /api/items/{id}/update`` and ``GET /api/document/search-items``.
 
 The internal code (``internal_id``, the documents' ``codigo_interno``) is unique per tenant; a product
 issued in a document with a code the tenant never registered is created then (stock 0), so the products
@@ -57,7 +57,7 @@ PRICE_LIST_ENTRY = Object(
 )
 ITEM_BODY = Object(
     name="ItemBody",
-    description="Un producto (claves internas del servicio real, §8.18).",
+    description="Un producto (claves internas del servicio real).",
     required=True,
     fields={
         "internal_id": INTERNAL_ID,
@@ -89,7 +89,7 @@ ITEM_BODY = Object(
 #: What ``POST /api/items/{id}/update`` writes (the real services write only these).
 ITEM_UPDATE_BODY = Object(
     name="ItemUpdateBody",
-    description="Los campos de un producto que se pueden editar (§8.18).",
+    description="Los campos de un producto que se pueden editar.",
     required=True,
     fields={
         "internal_id": INTERNAL_ID,

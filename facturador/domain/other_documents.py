@@ -1,13 +1,13 @@
 """Retentions (20) and perceptions (40): reading the request, numbering, signing, sending, storing.
 
-``POST /api/retentions`` and ``POST /api/perceptions`` (reference §8.20, §8.21) are read with the
-declarations below: a malformed body is a 4xx naming each field and stores nothing. The regime's rate
-comes from :mod:`sunat.withholding` (catalogs 23 / 22); each payment's amounts are the client's when given
-(``total_retenido`` / ``total_percibido`` and ``total_a_pagar`` of the document) and are computed with
-:func:`sunat.withholding.payment_amounts` otherwise, as are the header totals. What the amounts mean is
-SUNAT's to judge: the document is sent as given, so a wrong rate, wrong totals or payment dates outside
-the period are rejected by SUNAT's rules (a CDR with its code; the number is consumed, the document is
-stored in state 09), as real tenants see.
+``POST /api/retentions`` and ``POST /api/perceptions`` (``docs/facturador_pro_api.md``, retentions and
+perceptions) are read with the declarations below: a malformed body is a 4xx naming each field and stores
+nothing. The regime's rate comes from :mod:`sunat.withholding` (catalogs 23 / 22); each payment's amounts are
+the client's when given (``total_retenido`` / ``total_percibido`` and ``total_a_pagar`` of the document) and
+are computed with :func:`sunat.withholding.payment_amounts` otherwise, as are the header totals. What the
+amounts mean is SUNAT's to judge: the document is sent as given, so a wrong rate, wrong totals or payment
+dates outside the period are rejected by SUNAT's rules (a CDR with its code; the number is consumed, the
+document is stored in state 09), as real tenants see.
 
 Each document of ``documentos`` carries one payment (``pagos`` holds one element): SUNAT's XML takes one
 payment per related document line, so a second payment of the same document is a second entry, numbered

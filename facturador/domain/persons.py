@@ -1,5 +1,5 @@
-"""Customers and suppliers (reference §8.15-8.16): ``POST /api/person`` with the internal English keys and
-the paginated ``GET /api/persons/{type}/records``.
+"""Customers and suppliers (``docs/facturador_pro_api.md``): ``POST /api/person`` with the internal English
+keys and the paginated ``GET /api/persons/{type}/records``.
 
 A person's number and name are unique per type (``customers`` | ``suppliers``); a body with the ``id`` of
 a stored person edits it. The customers of documents (``datos_del_cliente_o_receptor``) and of sale notes
@@ -40,7 +40,7 @@ PERSON_TYPE = Code(
 )
 PERSON_BODY = Object(
     name="PersonBody",
-    description="Un cliente o proveedor (claves internas del servicio real, §8.15).",
+    description="Un cliente o proveedor (claves internas del servicio real).",
     required=True,
     fields={
         "id": Number(

@@ -1,4 +1,5 @@
-"""Quotations (cotizaciones; reference §8.14): ``POST /api/quotations`` and ``GET /api/quotations/list``.
+"""Quotations (cotizaciones; ``docs/facturador_pro_api.md``): ``POST /api/quotations`` and
+``GET /api/quotations/list``.
 
 A quotation takes the internal keys of a sale note (customer and items by id, or forced with their data;
 amounts checked with ``sunat.totals``; see :mod:`facturador.domain.sale_notes`) plus its own: ``prefix``
@@ -29,7 +30,7 @@ PDF_FORMATS = ("a4", "ticket")
 LIST_SIZE = 20
 QUOTATION_BODY = Object(
     name="QuotationBody",
-    description="Una cotización (claves internas del servicio real, §8.14).",
+    description="Una cotización (claves internas del servicio real).",
     required=True,
     fields={
         "prefix": Text(

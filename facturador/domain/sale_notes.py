@@ -1,5 +1,5 @@
-"""Sale notes (notas de venta, internal document 80; reference §8.4-8.5): issued on a series NV01..., never
-sent to SUNAT, printed in A4 or ticket, and turned at most once into a factura or boleta.
+"""Sale notes (notas de venta, internal document 80; ``docs/facturador_pro_api.md``): issued on a series
+NV01..., never sent to SUNAT, printed in A4 or ticket, and turned at most once into a factura or boleta.
 
 ``POST /api/sale-note`` takes the internal English keys of the real services: ``series_id`` (one of the
 tenant's sale-note series, listed by ``GET /api/sale-note/series``), ``customer_id`` (a person of
@@ -129,7 +129,7 @@ NOTE_LINE = Object(
 )
 SALE_NOTE_BODY = Object(
     name="SaleNoteBody",
-    description="Una nota de venta (claves internas del servicio real, §8.4).",
+    description="Una nota de venta (claves internas del servicio real).",
     required=True,
     fields={
         "series_id": ID.but(description="El id de la serie NV (ver /api/sale-note/series).", required=True),
@@ -161,7 +161,7 @@ SALE_NOTE_BODY = Object(
 )
 GENERATE_BODY = Object(
     name="GenerateCpeBody",
-    description="El comprobante a generar de la nota de venta (§8.5).",
+    description="El comprobante a generar de la nota de venta.",
     required=True,
     fields={
         "codigo_tipo_documento": Code(

@@ -1,4 +1,5 @@
-"""Document states (reference §3) and how the authority's answer moves them (§3.1)."""
+"""Document states and how the authority's answer moves them (``docs/facturador_pro_api.md``, document
+states)."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ DATE_FIELD = "fecha_de_emision_de_documentos"
 GENERATED_FIELD = "fecha_de_generacion"
 IN_PROCESS_MESSAGE = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 NO_DOCUMENTS_TO_VOID = "No se enviaron documentos para la anulación."
-#: Not-found messages of the status endpoints (reference §8.7, §8.9), by summary type.
+#: Not-found messages of the status endpoints, by summary type.
 _RELATED = {
     RC: "no se encontró resumen relacionado",
     RA: "no se encontró anulación relacionada",

@@ -1,5 +1,6 @@
-"""The GRE 2022 ``DespatchAdvice`` (UBL 2.1, CustomizationID 2.0) of dispatch guides, reference/sunat.md
-§3.4: 09 (guía de remisión remitente) and 31 (guía de remisión transportista).
+"""The GRE 2022 ``DespatchAdvice`` (UBL 2.1, CustomizationID 2.0) of dispatch guides
+(``docs/sunat_domain.md``, dispatch guides): 09 (guía de remisión remitente) and 31 (guía de remisión
+transportista).
 
 :func:`build_despatch` turns a :class:`Dispatch` into an unsigned lxml tree in the XSD's element order;
 :func:`sign_despatch` signs it with the tenant's identity like every other document (enveloped XML-DSig,

@@ -6,8 +6,8 @@ DigestValue (the document "hash") and the file base name. ``prepare_sales_docume
 first and leaves the number and the signature for later (the service signs inside its numbering
 transaction).
 
-The element order is the XSD ``sequence`` of each root (``reference/sunat.md`` §2.1); it is expressed
-once, as the tuple of sections of each :class:`~facturador.ubl.parts.DocumentKind` below.
+The element order is the XSD ``sequence`` of each root (``docs/sunat_domain.md``, element order); it is
+expressed once, as the tuple of sections of each :class:`~facturador.ubl.parts.DocumentKind` below.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every section has the same shape, ``section(root, doc, kind) -> None``: it appends its elements (or nothing)
 to ``root``. :mod:`facturador.ubl.invoice` lists them per document kind in the order the XSD
-``sequence`` demands (see ``reference/sunat.md`` §2.1), so the XML comes out in SUNAT's order by
+``sequence`` demands (``docs/sunat_domain.md``, element order), so the XML comes out in SUNAT's order by
 construction. Line sections work the same way with an extra ``line`` argument.
 
 Each scenario block of a :class:`~facturador.issued.SalesDocument` has its section at its place in that

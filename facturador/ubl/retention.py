@@ -1,5 +1,6 @@
-"""SUNAT UBL 2.0 XML of retentions (20, ``Retention``) and perceptions (40, ``Perception``), reference
-sunat.md §3.3 and SUNAT's schemas (shared/xsd/2.0, customization 1.0).
+"""SUNAT UBL 2.0 XML of retentions (20, ``Retention``) and perceptions (40, ``Perception``), as
+``docs/sunat_domain.md`` describes them and SUNAT's UBL 2.0 schemas (``facturador/ubl/xsd/``, customization
+1.0) say.
 
 Unlike invoices, ``cac:Signature`` comes before ``cbc:ID``; the issuer is ``cac:AgentParty`` and the
 supplier (retention) or customer (perception) ``cac:ReceiverParty``. Each payment of a related document

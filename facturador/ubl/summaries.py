@@ -1,10 +1,11 @@
 """SUNAT UBL 2.0 XML of daily summaries (RC, ``SummaryDocuments`` 1.1) and voided communications (RA,
-``VoidedDocuments`` 1.0), reference/sunat.md §3.1-3.2 and the real samples in shared/examples/sunat.
+``VoidedDocuments`` 1.0), as ``docs/sunat_domain.md`` describes them (daily summaries and voided
+communications).
 
-``build_summary`` / ``build_voided`` turn the plain objects below into unsigned lxml trees whose element
-order is the XSD ``sequence`` (shared/xsd/2.0); ``sign_summary`` signs either one with the tenant's
-identity (the same enveloped XML-DSig as the invoices) and returns a :class:`SignedXml` whose
-``filename`` is ``RUC-RC-YYYYMMDD-n`` / ``RUC-RA-YYYYMMDD-n``.
+``build_summary`` / ``build_voided`` turn the plain objects below into unsigned lxml trees whose element order
+is the XSD ``sequence`` (SUNAT's UBL 2.0 schemas, shipped in ``facturador/ubl/xsd/``); ``sign_summary`` signs
+either one with the tenant's identity (the same enveloped XML-DSig as the invoices) and returns a
+:class:`SignedXml` whose ``filename`` is ``RUC-RC-YYYYMMDD-n`` / ``RUC-RA-YYYYMMDD-n``.
 """
 
 from __future__ import annotations

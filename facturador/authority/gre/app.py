@@ -1,7 +1,7 @@
 """The GRE REST API simulator as an ASGI application (Starlette), mountable in the service or run alone.
 
-Routes, as SUNAT publishes them (reference/sunat.md §4.3; the token host ``api-seguridad`` and the API
-host ``api-cpe`` share one application here):
+Routes, as SUNAT publishes them (``docs/sunat_domain.md``, transport; the token host ``api-seguridad`` and the
+API host ``api-cpe`` share one application here):
 
 - ``POST /v1/clientessol/{client_id}/oauth2/token/`` (form: grant_type=password, scope, client_id,
   client_secret, username, password) -> ``{access_token, token_type, expires_in}``;

@@ -21,7 +21,7 @@ from facturador.authority.gre.simulator import SCOPE
 
 __all__ = ["GreClient", "GreClientError", "GreEndpoint", "GreGateway", "GreReceipt", "GreTicket"]
 
-#: SUNAT's hosts for the GRE API (reference/sunat.md §4.3).
+#: SUNAT's hosts for the GRE API (``docs/sunat_domain.md``, transport).
 SUNAT_TOKEN_URL = "https://api-seguridad.sunat.gob.pe"
 SUNAT_API_URL = "https://api-cpe.sunat.gob.pe"
 _REFRESH_MARGIN = 60.0

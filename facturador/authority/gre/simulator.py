@@ -1,7 +1,7 @@
 """SUNAT's GRE REST API as plain Python: OAuth2 tokens, reception of a guide, its ticket.
 
 The HTTP face is :mod:`facturador.authority.gre.app`; this module holds what it answers
-(reference/sunat.md §4.3):
+(``docs/sunat_domain.md``, transport):
 
 - :meth:`GreSimulator.token`: the ``password`` grant of ``api-seguridad`` (client id and secret + the SOL
   user ``RUC`` + user and its password); tokens are HMAC-signed, carry the taxpayer's RUC and expire

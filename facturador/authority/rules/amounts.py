@@ -1,4 +1,4 @@
-"""Amounts: the currency, the lines, the tax subtotals and the header totals (reference/sunat.md §2.2-2.3).
+"""Amounts: the currency, the lines, the tax subtotals and the header totals (``docs/sunat_domain.md``).
 
 Currency: 2070 no ``DocumentCurrencyCode``, 3088 one outside catalog 02, 2071 an amount in another
 currency (perception and detraction amounts, which go in PEN, aside).

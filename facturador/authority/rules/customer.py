@@ -1,4 +1,4 @@
-"""The customer: its identity document against the document and operation type (reference/sunat.md §8.1).
+"""The customer: its identity document against the document and operation type (``docs/sunat_domain.md``).
 
 In the order of SUNAT's stylesheets. Facturas (errors): 2014 no number; then the number against its
 type: 2017 a RUC that is not 11 digits, 2801 an invalid DNI, 2802 another document's number longer than
@@ -34,7 +34,7 @@ _CUSTOMER_NAME = (
     f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyLegalEntity')}/{CBC('RegistrationName')}"
 )
 _RUC_FORMAT = re.compile(r"^\d{11}$")
-#: Operation types where the factura's customer may have any identity document (reference/sunat.md §8.1).
+#: Operation types where the factura's customer may have any identity document.
 _ANY_CUSTOMER_OPERATIONS = frozenset({"0202", "0401"})
 
 

@@ -1,4 +1,4 @@
-"""The issue date against SUNAT's day (reference/sunat.md §13).
+"""The issue date against SUNAT's day (``docs/sunat_domain.md``, dates and deadlines).
 
 0306 an unreadable ``cbc:IssueDate``; 2329 more than 2 days ahead; 2108 a factura or one of its notes
 sent more than 3 calendar days after its issue date (RS 000003-2023; contingency series are exempt).

@@ -1,6 +1,6 @@
 """Identification and file: is this the document its file name says, readable, signed, and new to SUNAT?
 
-``sendBill`` (reference/sunat.md §4, §6, §13):
+``sendBill`` (``docs/sunat_domain.md``: documents and file names, transport, what the simulator checks):
 
 - file name: 0151 not ``RUC-TT-SERIE-NUMERO``, 0152 a summary type, 0302 a type sendBill does not take;
 - zip and XML: 0155-0160 (:mod:`~facturador.authority.packaging`), 0161 the entry is not the file's

@@ -1,4 +1,4 @@
-"""Credit and debit notes: the document they modify (reference/sunat.md §6).
+"""Credit and debit notes: the document they modify (``docs/sunat_domain.md``, documents and series).
 
 2172 a note type (``DiscrepancyResponse/ResponseCode``) outside catalog 09 (credit) / 10 (debit);
 2524 no ``BillingReference`` ID; 2117 (credit) / 2205 (debit) a reference that is not ``SERIE-NUMERO``

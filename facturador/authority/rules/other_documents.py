@@ -1,5 +1,6 @@
 """SUNAT's other-documents ``billService`` (otros CPE): retentions (20) and perceptions (40), answered
-synchronously with a CDR, like ``sendBill`` of invoices (reference sunat.md §3.3, §4.2).
+synchronously with a CDR, like ``sendBill`` of invoices (``docs/sunat_domain.md``: retention and perception
+receipts, transport).
 
 What it checks, in order (the codes of SUNAT's stylesheets ``ValidaExprRegRetencion-1.0.3`` and
 ``ValidaExprRegPercepcion-1.0.2`` and of its code catalogue):

@@ -1,4 +1,4 @@
-"""Payment terms of a factura (FormaPago, reference/sunat.md §2.4) and the detraction (SPOT).
+"""Payment terms of a factura (FormaPago, ``docs/sunat_domain.md``) and the detraction (SPOT).
 
 FormaPago (facturas only): 3244 none, 3246 an unknown ``PaymentMeansID``, 3248 one given twice, 3247
 Contado and Credito together, 3245 neither of them, 3249 Credito without instalments, 3252 instalments
