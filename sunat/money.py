@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
-__all__ = ["TOLERANCE", "fmt2", "quantize", "round2", "to_decimal"]
+__all__ = ["TOLERANCE", "fmt2", "fmt_fixed", "quantize", "round2", "to_decimal"]
 
 #: SUNAT's tolerance when it recomputes an amount (± 1.00, ``docs/sunat_domain.md``, money and rounding).
 TOLERANCE = Decimal("1.00")
@@ -66,7 +66,17 @@ def round2(value: Decimal) -> Decimal:
     return to_decimal(value).quantize(_CENT, context=_ROUNDING)
 
 
-def fmt2(value: object) -> str:
-    """Format an amount with exactly two decimals: ``fmt2(118)`` -> ``"118.00"`` (never ``"-0.00"``)."""
-    cents = round2(to_decimal(value))
-    return f"{abs(cents) if cents == 0 else cents:f}"
+def fmt2(value: object, *, grouped: bool = False) -> str:
+    """Format an amount with exactly two decimals, half up: ``fmt2(118)`` -> ``"118.00"`` (never
+    ``"-0.00"``); ``grouped`` puts commas between thousands (``"1,180.00"``), as the PDFs and the real
+    services' lists print amounts."""
+    return fmt_fixed(value, 2, grouped=grouped)
+
+
+def fmt_fixed(value: object, places: int, *, grouped: bool = False) -> str:
+    """Format a number with exactly ``places`` decimals, half up (``fmt_fixed("2.5", 4)`` -> ``"2.5000"``),
+    never a negative zero; ``grouped`` puts commas between thousands."""
+    rounded = quantize(to_decimal(value), places)
+    if rounded == 0:
+        rounded = abs(rounded)
+    return f"{rounded:,f}" if grouped else f"{rounded:f}"

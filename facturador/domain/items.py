@@ -24,6 +24,7 @@ from facturador.store.models import ITEM_ORDER, ITEM_STOCKS, ITEMS, WAREHOUSES
 from facturador.store.search import contains, gather, search_text
 from facturador.store.search import escape_like as escape_like  # quotations search with it
 from sunat import catalogs
+from sunat.money import fmt2, fmt_fixed
 
 CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "$"}
 INTERNAL_ID = Text(
@@ -105,10 +106,6 @@ ITEM_UPDATE_BODY = Object(
 SEARCH_LIMIT = 20
 
 
-def _money(value: Any, places: int = 2) -> str:
-    return f"{Decimal(value):.{places}f}"
-
-
 def item_row(row: Any, warehouses: list[dict[str, Any]]) -> dict[str, Any]:
     """A product as the real services answer it, with its stock per warehouse and price list: every key
     of a real ``search-items`` row (P9 ``MobileController::searchItems``), those this service has no data
@@ -137,8 +134,8 @@ def item_row(row: Any, warehouses: list[dict[str, Any]]) -> dict[str, Any]:
         "system_isc_type_id": None,
         "percentage_isc": "0.00",
         "favorite": False,
-        "sale_unit_price": _money(row.sale_unit_price),
-        "purchase_unit_price": _money(row.purchase_unit_price, 6),
+        "sale_unit_price": fmt2(row.sale_unit_price),
+        "purchase_unit_price": fmt_fixed(row.purchase_unit_price, 6),
         "unit_type_id": row.unit_type_id,
         "sale_affectation_igv_type_id": row.sale_affectation_igv_type_id,
         "purchase_affectation_igv_type_id": row.purchase_affectation_igv_type_id,
@@ -146,7 +143,7 @@ def item_row(row: Any, warehouses: list[dict[str, Any]]) -> dict[str, Any]:
         "has_igv": bool(row.has_igv),
         "is_set": bool(row.is_set),
         "aux_quantity": 1,
-        "stock_min": _money(row.stock_min, 4),
+        "stock_min": fmt_fixed(row.stock_min, 4),
         "stock": float(stock),
         "warehouses": warehouses,
         "item_unit_types": list(row.item_unit_types or []),
@@ -160,9 +157,9 @@ def _price_list(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "description": entry["description"],
             "unit_type_id": entry["unit_type_id"],
             "quantity_unit": str(entry["quantity_unit"]),
-            "price1": _money(entry["price1"] or 0),
-            "price2": _money(entry["price2"] or 0),
-            "price3": _money(entry["price3"] or 0),
+            "price1": fmt2(entry["price1"] or 0),
+            "price2": fmt2(entry["price2"] or 0),
+            "price3": fmt2(entry["price3"] or 0),
             "price_default": int(entry["price_default"] or 2),
         }
         for index, entry in enumerate(entries, start=1)

@@ -25,6 +25,7 @@ from facturador.domain.sale_notes import SALE_NOTE_BODY, SaleNoteService, line_j
 from facturador.errors import not_found
 from facturador.render.pdf import render_pdf
 from facturador.store.models import PERSONS, QUOTATIONS, SALE_NOTES, USERS
+from sunat.money import fmt2
 
 PDF_FORMATS = ("a4", "ticket")
 LIST_SIZE = 20
@@ -50,10 +51,6 @@ QUOTATION_BODY = Object(
         "description": Text("Descripción u observaciones.", max_length=500),
     },
 )
-
-
-def _money(value: Any) -> str:
-    return f"{value:,.2f}"
 
 
 class QuotationService:
@@ -200,13 +197,13 @@ class QuotationService:
                 "customer_name": row.customer_name,
                 "customer_number": row.customer_number,
                 "currency_type_id": row.currency_type_id,
-                "total_exportation": _money(row.total_exportation),
-                "total_free": _money(row.total_free),
-                "total_unaffected": _money(row.total_unaffected),
-                "total_exonerated": _money(row.total_exonerated),
-                "total_taxed": _money(row.total_taxed),
-                "total_igv": _money(row.total_igv),
-                "total": _money(row.total),
+                "total_exportation": fmt2(row.total_exportation, grouped=True),
+                "total_free": fmt2(row.total_free, grouped=True),
+                "total_unaffected": fmt2(row.total_unaffected, grouped=True),
+                "total_exonerated": fmt2(row.total_exonerated, grouped=True),
+                "total_taxed": fmt2(row.total_taxed, grouped=True),
+                "total_igv": fmt2(row.total_igv, grouped=True),
+                "total": fmt2(row.total, grouped=True),
                 "state_type_id": row.state_type_id,
                 "state_type_description": states.describe(row.state_type_id),
                 "description": row.description,

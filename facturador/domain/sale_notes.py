@@ -55,6 +55,7 @@ from facturador.store.models import (
 )
 from sunat import catalogs
 from sunat import totals as sunat_totals
+from sunat.money import fmt2
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 from sunat.words import amount_in_words
 
@@ -616,11 +617,6 @@ class SaleNoteService:
         return issued
 
 
-def _listed(value: Any) -> str:
-    """A list amount as the real services' ``number_format`` writes it (``1,180.00``)."""
-    return f"{value:,.2f}"
-
-
 def _stamp(value: dt.datetime | None) -> str | None:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else None
 
@@ -654,13 +650,13 @@ def note_row(row: Any, details: bool) -> dict[str, Any]:
         "customer_name": row.customer_name,
         "customer_number": row.customer_number,
         "currency_type_id": row.currency_type_id,
-        "total_exportation": _listed(row.total_exportation),
-        "total_free": _listed(row.total_free),
-        "total_unaffected": _listed(row.total_unaffected),
-        "total_exonerated": _listed(row.total_exonerated),
-        "total_taxed": _listed(row.total_taxed),
-        "total_igv": _listed(row.total_igv),
-        "total": _listed(row.total),
+        "total_exportation": fmt2(row.total_exportation, grouped=True),
+        "total_free": fmt2(row.total_free, grouped=True),
+        "total_unaffected": fmt2(row.total_unaffected, grouped=True),
+        "total_exonerated": fmt2(row.total_exonerated, grouped=True),
+        "total_taxed": fmt2(row.total_taxed, grouped=True),
+        "total_igv": fmt2(row.total_igv, grouped=True),
+        "total": fmt2(row.total, grouped=True),
         "state_type_id": states.REGISTERED,
         "state_type_description": states.describe(states.REGISTERED),
         "documents": documents,
@@ -678,7 +674,7 @@ def note_row(row: Any, details: bool) -> dict[str, Any]:
         "customer_telephone": row.customer_telephone or None,
         "purchase_order": None,
         "license_plate": None,
-        "total_discount": _listed(0),
+        "total_discount": fmt2(0, grouped=True),
         "custom_fields_data": None,
     }
     if details:
@@ -813,10 +809,6 @@ def printable(
     )
 
 
-def _money(value: Decimal) -> str:
-    return f"{value:.2f}"
-
-
 def _document_body(row: Any, customer: Any, values: dict[str, Any], today: dt.date) -> dict[str, Any]:
     """The ``POST /api/documents`` body of a factura or boleta with the note's lines, customer and totals."""
     issue_date = values["fecha_de_emision"] or today
@@ -841,15 +833,15 @@ def _document_body(row: Any, customer: Any, values: dict[str, Any], today: dt.da
             "telefono": customer.telephone or None,
         },
         "totales": {
-            "total_exportacion": _money(row.total_exportation),
-            "total_operaciones_gravadas": _money(row.total_taxed),
-            "total_operaciones_inafectas": _money(row.total_unaffected),
-            "total_operaciones_exoneradas": _money(row.total_exonerated),
-            "total_operaciones_gratuitas": _money(row.total_free),
-            "total_igv": _money(row.total_igv),
-            "total_impuestos": _money(row.total_taxes),
-            "total_valor": _money(row.total_value),
-            "total_venta": _money(row.total),
+            "total_exportacion": fmt2(row.total_exportation),
+            "total_operaciones_gravadas": fmt2(row.total_taxed),
+            "total_operaciones_inafectas": fmt2(row.total_unaffected),
+            "total_operaciones_exoneradas": fmt2(row.total_exonerated),
+            "total_operaciones_gratuitas": fmt2(row.total_free),
+            "total_igv": fmt2(row.total_igv),
+            "total_impuestos": fmt2(row.total_taxes),
+            "total_valor": fmt2(row.total_value),
+            "total_venta": fmt2(row.total),
         },
         "items": [
             {

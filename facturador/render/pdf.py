@@ -42,7 +42,7 @@ from sunat.catalogs import (
     PAYMENT_MEANS,
     is_free,
 )
-from sunat.money import round2
+from sunat.money import fmt2
 from sunat.words import amount_in_words
 
 __all__ = ["FORMATS", "TITLES", "RenderCancelled", "render_pdf"]
@@ -149,15 +149,10 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
-def _money(amount: Decimal) -> str:
-    """``1180`` -> ``"1,180.00"`` (half-up to cents)."""
-    return f"{round2(amount):,.2f}"
-
-
 def _price(amount: Decimal) -> str:
     """Unit prices: two decimals, more only when the value really has them (up to 10)."""
     if amount.normalize().as_tuple().exponent >= -2:  # type: ignore[operator]
-        return _money(amount)
+        return fmt2(amount, grouped=True)
     return f"{amount.normalize():,f}"
 
 
@@ -265,16 +260,18 @@ def _totals(doc: SalesDocument) -> list[tuple[str, str]]:
         ("Otros tributos", t.other, False),
         ("ICBPER", t.icbper, False),
     ]
-    printed = [(label, _money(amount)) for label, amount, always in rows if always or amount]
+    printed = [(label, fmt2(amount, grouped=True)) for label, amount, always in rows if always or amount]
     printed += [_allowance_row(allowance) for allowance in doc.allowances]
-    printed += [(f"Anticipo {p.number}", f"-{_money(p.amount)}") for p in doc.prepayments]
+    printed += [(f"Anticipo {p.number}", f"-{fmt2(p.amount, grouped=True)}") for p in doc.prepayments]
     rows = [
         ("TOTAL DESCUENTOS", t.discounts, False),
         ("TOTAL CARGOS", t.charges, False),
         ("ANTICIPOS", t.prepaid, False),
         ("IMPORTE TOTAL", t.total, True),
     ]
-    return printed + [(label, _money(amount)) for label, amount, always in rows if always or amount]
+    return printed + [
+        (label, fmt2(amount, grouped=True)) for label, amount, always in rows if always or amount
+    ]
 
 
 _ALLOWANCE_LABEL = 28  # characters of a discount's or charge's description in the totals box
@@ -285,7 +282,10 @@ def _allowance_row(allowance: AllowanceCharge) -> tuple[str, str]:
     name = allowance.description.strip() or CHARGE_DISCOUNT_TYPES.get(allowance.code, allowance.code)
     kind = "Cargo" if allowance.is_charge else "Dscto."
     sign = "" if allowance.is_charge else "-"
-    return f"{kind} {allowance.code}: {_cap(name, _ALLOWANCE_LABEL)}", f"{sign}{_money(allowance.amount)}"
+    return (
+        f"{kind} {allowance.code}: {_cap(name, _ALLOWANCE_LABEL)}",
+        f"{sign}{fmt2(allowance.amount, grouped=True)}",
+    )
 
 
 def _described(line: Line) -> str:
@@ -319,7 +319,7 @@ def _detraction_rows(doc: SalesDocument) -> list[tuple[str, str]]:
     return [
         ("Bien o servicio", f"{detraction.code} - {goods[0]}" if goods else detraction.code),
         ("Porcentaje", f"{detraction.percent.normalize():f}%"),
-        ("Monto de la detracción", f"S/ {_money(detraction.amount)}"),
+        ("Monto de la detracción", f"S/ {fmt2(detraction.amount, grouped=True)}"),
         ("Medio de pago", f"{detraction.payment_means} - {means}" if means else detraction.payment_means),
         ("Cta. Banco de la Nación", detraction.account),
         *_trip_rows(doc),
@@ -338,9 +338,9 @@ def _trip_rows(doc: SalesDocument) -> list[tuple[str, str]]:
         ("Detalle del viaje", _cap(trip.detail, MAX_TEXT)),
         ("Origen", _cap(f"{trip.origin_ubigeo} - {trip.origin_address}", MAX_TEXT)),
         ("Destino", _cap(f"{trip.destination_ubigeo} - {trip.destination_address}", MAX_TEXT)),
-        ("V. ref. servicio de transporte", f"{symbol} {_money(trip.service_value)}"),
-        ("V. ref. carga efectiva", f"{symbol} {_money(trip.effective_load_value)}"),
-        ("V. ref. carga útil nominal", f"{symbol} {_money(trip.payload_value)}"),
+        ("V. ref. servicio de transporte", f"{symbol} {fmt2(trip.service_value, grouped=True)}"),
+        ("V. ref. carga efectiva", f"{symbol} {fmt2(trip.effective_load_value, grouped=True)}"),
+        ("V. ref. carga útil nominal", f"{symbol} {fmt2(trip.payload_value, grouped=True)}"),
     ]
 
 
@@ -352,7 +352,7 @@ def _line_row(line: Line) -> _Row:
         code=_pdf_text(line.internal_code),
         description=_pdf_text(_cap(_described(line), MAX_TEXT)),
         price=_price(line.unit_price),
-        total="GRATUITO" if free else _money(line.total),
+        total="GRATUITO" if free else fmt2(line.total, grouped=True),
     )
 
 
@@ -397,9 +397,9 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
         if withholding is not None:
             notes.append(
                 f"{label} {withholding.code} ({withholding.percent.normalize():f}%): "
-                f"{_money(withholding.amount)} sobre {_money(withholding.base)}"
+                f"{fmt2(withholding.amount, grouped=True)} sobre {fmt2(withholding.base, grouped=True)}"
                 + (
-                    f" - total con percepción S/ {_money(withholding.base + withholding.amount)}"
+                    f" - total con percepción S/ {fmt2(withholding.base + withholding.amount, grouped=True)}"
                     if withholding.code != "62"
                     else ""
                 )
@@ -408,7 +408,7 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
         notes.append(
             "Pagos: "
             + "; ".join(
-                f"{p.method_name} {_money(p.amount)}"
+                f"{p.method_name} {fmt2(p.amount, grouped=True)}"
                 + (f" (ref. {p.reference})" if p.reference else "")
                 + ("" if p.destination == "cash" else f" a {p.destination}")
                 for p in doc.payments
@@ -420,7 +420,7 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
         notes.append(
             "Documentos relacionados: "
             + ", ".join(
-                f"{r.number} ({r.doc_type}{f', {_money(r.amount)}' if r.amount else ''})"
+                f"{r.number} ({r.doc_type}{f', {fmt2(r.amount, grouped=True)}' if r.amount else ''})"
                 for r in doc.related_documents
             )
         )
@@ -439,10 +439,10 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
     if doc.instalments:
         credit = (
             f"Forma de pago: {_PAYMENT_FORMS['Credito']} - Monto neto pendiente de pago: "
-            f"{symbol} {_money(doc.pending_amount)}"
+            f"{symbol} {fmt2(doc.pending_amount, grouped=True)}"
         )
     instalments = [
-        _Instalment(f"{n:03d}", _date(instalment.due_date), _money(instalment.amount))
+        _Instalment(f"{n:03d}", _date(instalment.due_date), fmt2(instalment.amount, grouped=True))
         for n, instalment in enumerate(doc.instalments[:MAX_PRINTED_INSTALMENTS], start=1)
     ]
     if len(doc.instalments) > MAX_PRINTED_INSTALMENTS:

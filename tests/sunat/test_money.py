@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from sunat.money import TOLERANCE, fmt2, quantize, round2, to_decimal
+from sunat.money import TOLERANCE, fmt2, fmt_fixed, quantize, round2, to_decimal
 
 
 @pytest.mark.parametrize(
@@ -110,6 +110,15 @@ def test_fmt2():
     assert fmt2(Decimal("1E+3")) == "1000.00"
     assert fmt2(Decimal("-0.004")) == "0.00"
     assert fmt2("-1.5") == "-1.50"
+
+
+def test_fmt2_grouped_and_fmt_fixed():
+    assert fmt2(Decimal("1180"), grouped=True) == "1,180.00"
+    assert fmt2(Decimal("-1234567.005"), grouped=True) == "-1,234,567.01"
+    assert fmt2(Decimal("-0.001"), grouped=True) == "0.00"
+    assert fmt_fixed("2.5", 4) == "2.5000"
+    assert fmt_fixed(Decimal("1.23456785"), 6) == "1.234568"
+    assert fmt_fixed(0, 0) == "0"
 
 
 def test_tolerance():
