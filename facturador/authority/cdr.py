@@ -12,6 +12,7 @@ from datetime import datetime
 
 from lxml import etree
 
+from facturador.authority import reading
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import PackagingError, read_zip, zip_document
 from facturador.ubl.namespaces import APPLICATION_RESPONSE, CAC, CBC, nsmap_for
@@ -182,13 +183,6 @@ def safe_parser() -> etree.XMLParser:
     return parser
 
 
-def _text(node: etree._Element | None, path: str) -> str:
-    if node is None:
-        return ""
-    found = node.find(path)
-    return (found.text or "").strip() if found is not None else ""
-
-
 def parse_cdr(xml: bytes) -> Cdr:
     """Read the fields of an ApplicationResponse (raises :class:`CdrError` when it is not one)."""
     try:
@@ -201,27 +195,27 @@ def parse_cdr(xml: bytes) -> Cdr:
     document_response = root.find(CAC("DocumentResponse"))
     if response is None:
         raise CdrError("the CDR has no DocumentResponse/Response")
-    code = _text(response, CBC("ResponseCode"))
+    code = reading.text(response, CBC("ResponseCode"), "")
     if not code:
         raise CdrError("the CDR has no ResponseCode")
     pid = f"{CAC('PartyIdentification')}/{CBC('ID')}"
     return Cdr(
-        id=_text(root, CBC("ID")),
-        issue_date=_text(root, CBC("IssueDate")),
-        issue_time=_text(root, CBC("IssueTime")),
-        response_date=_text(root, CBC("ResponseDate")),
-        response_time=_text(root, CBC("ResponseTime")),
+        id=reading.text(root, CBC("ID"), ""),
+        issue_date=reading.text(root, CBC("IssueDate"), ""),
+        issue_time=reading.text(root, CBC("IssueTime"), ""),
+        response_date=reading.text(root, CBC("ResponseDate"), ""),
+        response_time=reading.text(root, CBC("ResponseTime"), ""),
         notes=tuple((n.text or "").strip() for n in root.findall(CBC("Note"))),
-        sender_ruc=_text(root, f"{CAC('SenderParty')}/{pid}"),
-        receiver_ruc=_text(root, f"{CAC('ReceiverParty')}/{pid}"),
-        reference_id=_text(response, CBC("ReferenceID")),
+        sender_ruc=reading.text(root, f"{CAC('SenderParty')}/{pid}", ""),
+        receiver_ruc=reading.text(root, f"{CAC('ReceiverParty')}/{pid}", ""),
+        reference_id=reading.text(response, CBC("ReferenceID"), ""),
         code=code,
-        description=_text(response, CBC("Description")),
-        document_reference=_text(document_response, f"{CAC('DocumentReference')}/{CBC('ID')}"),
-        recipient=_text(document_response, f"{CAC('RecipientParty')}/{pid}"),
+        description=reading.text(response, CBC("Description"), ""),
+        document_reference=reading.text(document_response, f"{CAC('DocumentReference')}/{CBC('ID')}", ""),
+        recipient=reading.text(document_response, f"{CAC('RecipientParty')}/{pid}", ""),
         signed=root.find(".//{http://www.w3.org/2000/09/xmldsig#}Signature") is not None,
-        document_description=_text(
-            document_response, f"{CAC('DocumentReference')}/{CBC('DocumentDescription')}"
+        document_description=reading.text(
+            document_response, f"{CAC('DocumentReference')}/{CBC('DocumentDescription')}", ""
         ),
     )
 

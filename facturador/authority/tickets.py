@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
+from facturador.authority import reading
 from facturador.authority.gateway import TICKET_DONE, TICKET_IN_PROCESS, TICKET_REJECTED
 from facturador.authority.packaging import read_zip
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
@@ -260,14 +261,8 @@ def _published_rules(run: _Run, stylesheets: SunatStylesheets, record: TicketRec
         run.observe(finding.code, finding.detail)
 
 
-def _text(node: etree._Element | None, path: str) -> str:
-    if node is None:
-        return ""
-    return (node.findtext(path) or "").strip()
-
-
 def _date(root: etree._Element, tag: str, code: str) -> date:
-    text = _text(root, CBC(tag))
+    text = reading.text(root, CBC(tag), "")
     try:
         return date.fromisoformat(text[:10])
     except ValueError:
@@ -300,10 +295,10 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
         run.observe("4443", f'cbc:ReferenceDate "{reference}"')
     seen: dict[tuple[str, str], set[str]] = {}
     for line in root.iterchildren(SAC("SummaryDocumentsLine")):
-        line_id = _text(line, CBC("LineID"))
-        doc_type = _text(line, CBC("DocumentTypeCode"))
-        doc_id = _text(line, CBC("ID"))
-        condition = _text(line, f"{CAC('Status')}/{CBC('ConditionCode')}")
+        line_id = reading.text(line, CBC("LineID"), "")
+        doc_type = reading.text(line, CBC("DocumentTypeCode"), "")
+        doc_id = reading.text(line, CBC("ID"), "")
+        condition = reading.text(line, f"{CAC('Status')}/{CBC('ConditionCode')}", "")
         if doc_type not in SUMMARY_DOCUMENT_TYPES:
             raise _Rejection("2241", f'line {line_id}: cbc:DocumentTypeCode valor: "{doc_type}"')
         if not _SUMMARY_DOC_ID.match(doc_id):
@@ -311,7 +306,7 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
         if condition not in catalogs.SUMMARY_CONDITIONS:
             raise _Rejection("2896", f'line {line_id}: cac:Status/cbc:ConditionCode valor: "{condition}"')
         if _total(line) < 0:
-            total = _text(line, SAC("TotalAmount"))
+            total = reading.text(line, SAC("TotalAmount"), "")
             raise _Rejection("2251", f'line {line_id}: sac:TotalAmount valor: "{total}"')
         _summary_customer(run, line, line_id)
         conditions = seen.setdefault((doc_type, doc_id), set())
@@ -351,7 +346,7 @@ def _summary_customer(run: _Run, line: etree._Element, line_id: str) -> None:
     number = customer.findtext(CBC("CustomerAssignedAccountID"))
     if number is None:
         return
-    kind = _text(customer, CBC("AdditionalAccountID"))
+    kind = reading.text(customer, CBC("AdditionalAccountID"), "")
     if kind == "6" and not _RUC.match(number):
         raise _Rejection("2017", f'line {line_id}: cbc:CustomerAssignedAccountID valor: "{number}"')
     if kind == "1" and not _DNI.match(number):
@@ -362,7 +357,7 @@ def _summary_customer(run: _Run, line: etree._Element, line_id: str) -> None:
 
 def _total(line: etree._Element) -> Decimal:
     try:
-        return Decimal(_text(line, SAC("TotalAmount")) or "0")
+        return Decimal(reading.text(line, SAC("TotalAmount"), "") or "0")
     except InvalidOperation:  # pragma: no cover - the schema checked xsd:decimal on reception
         return Decimal("0")
 
@@ -372,8 +367,8 @@ def _identified(line: etree._Element) -> bool:
     customer = line.find(CAC("AccountingCustomerParty"))
     if customer is None:
         return False
-    number = _text(customer, CBC("CustomerAssignedAccountID"))
-    kind = _text(customer, CBC("AdditionalAccountID"))
+    number = reading.text(customer, CBC("CustomerAssignedAccountID"), "")
+    kind = reading.text(customer, CBC("AdditionalAccountID"), "")
     return kind not in _UNIDENTIFIED and number not in _UNIDENTIFIED
 
 
@@ -385,10 +380,10 @@ def _voided_rules(
     reference = _check_header(run, root, summary_id, "2301")
     seen: set[tuple[str, str, int]] = set()
     for line in root.iterchildren(SAC("VoidedDocumentsLine")):
-        line_id = _text(line, CBC("LineID"))
-        doc_type = _text(line, CBC("DocumentTypeCode"))
-        series = _text(line, SAC("DocumentSerialID"))
-        number = _text(line, SAC("DocumentNumberID"))
+        line_id = reading.text(line, CBC("LineID"), "")
+        doc_type = reading.text(line, CBC("DocumentTypeCode"), "")
+        series = reading.text(line, SAC("DocumentSerialID"), "")
+        number = reading.text(line, SAC("DocumentNumberID"), "")
         if doc_type not in (REVERSED_DOCUMENT_TYPES if reversion else VOIDED_DOCUMENT_TYPES):
             raise _Rejection("2308", f'line {line_id}: cbc:DocumentTypeCode valor: "{doc_type}"')
         if not _SERIES.match(series) or not _NUMBER.match(number):

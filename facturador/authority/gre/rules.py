@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 from lxml import etree
 
+from facturador.authority import reading
 from facturador.authority.rules.context import Answer, note
 from facturador.ubl.namespaces import CAC, CBC, DESPATCH_ADVICE
 from sunat import catalogs
@@ -67,13 +68,6 @@ def gre_file_name(name: str) -> GreFileName:
     return GreFileName(name, *match.groups())
 
 
-def _text(node: etree._Element | None, path: str) -> str:
-    if node is None:
-        return ""
-    found = node.find(path)
-    return (found.text or "").strip() if found is not None and found.text else ""
-
-
 def _path(*parts: str) -> str:
     return "/".join(CBC(p[4:]) if p.startswith("cbc:") else CAC(p[4:]) for p in parts)
 
@@ -86,7 +80,7 @@ class _Guide:
     notes: list[str] = field(default_factory=list)
 
     def text(self, *parts: str) -> str:
-        return _text(self.root, _path(*parts))
+        return reading.text(self.root, _path(*parts), "")
 
     def observe(self, code: str, detail: str = "") -> None:
         text = note(code)
@@ -185,7 +179,7 @@ def _recipient(guide: _Guide) -> None:
 def _related_documents(guide: _Guide) -> None:
     """Each related document's type is of catalog 61 and allowed for this kind of guide (2692)."""
     for reference in guide.root.iterchildren(CAC("AdditionalDocumentReference")):
-        code = _text(reference, CBC("DocumentTypeCode"))
+        code = reading.text(reference, CBC("DocumentTypeCode"), "")
         entry = catalogs.GRE_RELATED_DOCUMENTS.get(code)
         if entry is None or guide.file.doc_type not in entry[1]:
             raise Answer("2692", f'cbc:DocumentTypeCode valor: "{code}"')
@@ -275,7 +269,7 @@ def _carrier(guide: _Guide) -> None:
         raise Answer("2485", f'cbc:ID@schemeID valor: "{scheme}"')
     if number == guide.file.ruc:
         raise Answer("2560", f'cac:CarrierParty "{number}"')
-    if not _text(carrier, _path("cac:PartyLegalEntity", "cbc:RegistrationName")):
+    if not reading.text(carrier, _path("cac:PartyLegalEntity", "cbc:RegistrationName"), ""):
         raise Answer("2563")
     _mtc(guide)
 
@@ -294,7 +288,7 @@ def _mtc(guide: _Guide) -> None:
 def _vehicle(guide: _Guide, *, required: bool) -> None:
     """The main vehicle's plate (2566 when required) and every plate's format (2567)."""
     unit = guide.root.find(_path("cac:Shipment", "cac:TransportHandlingUnit"))
-    plate = _text(unit, _path("cac:TransportEquipment", "cbc:ID"))
+    plate = reading.text(unit, _path("cac:TransportEquipment", "cbc:ID"), "")
     if not plate:
         if required:
             raise Answer("2566")
@@ -316,7 +310,7 @@ def _drivers(guide: _Guide) -> None:
     """Exactly one main driver (3357 / 3358), each driver's document (2568, 2570, 2569) and licence
     (2572, 2573)."""
     drivers = list(guide.root.iterfind(_path("cac:Shipment", "cac:ShipmentStage", "cac:DriverPerson")))
-    principal = [d for d in drivers if _text(d, CBC("JobTitle")) == "Principal"]
+    principal = [d for d in drivers if reading.text(d, CBC("JobTitle"), "") == "Principal"]
     if not principal:
         raise Answer("3357")
     if len(principal) > 1:
@@ -332,7 +326,7 @@ def _drivers(guide: _Guide) -> None:
             raise Answer("2570")
         if (scheme == "1" and not _DNI.match(number)) or not _OTHER_ID.match(number):
             raise Answer("2569", f'cbc:ID valor: "{number}"')
-        licence = _text(driver, _path("cac:IdentityDocumentReference", "cbc:ID"))
+        licence = reading.text(driver, _path("cac:IdentityDocumentReference", "cbc:ID"), "")
         if not licence:
             raise Answer("2572")
         if not _LICENCE.match(licence):
@@ -348,14 +342,14 @@ def _addresses(guide: _Guide) -> None:
         (CAC("DeliveryAddress"), "3368", "2574"),
     ):
         address = delivery.find(address_path) if delivery is not None else None
-        ubigeo = _text(address, CBC("ID"))
+        ubigeo = reading.text(address, CBC("ID"), "")
         if not ubigeo:
             raise Answer("2775", address_path.rsplit("}", 1)[-1])
         if not _UBIGEO.match(ubigeo):
             raise Answer("2776", f'ubigeo valor: "{ubigeo}"')
         if not is_valid_ubigeo(ubigeo):
             raise Answer(not_in_catalog, f'ubigeo valor: "{ubigeo}"')
-        if not _text(address, _path("cac:AddressLine", "cbc:Line")):
+        if not reading.text(address, _path("cac:AddressLine", "cbc:Line"), ""):
             raise Answer(no_line)
     reason = guide.text("cac:Shipment", "cbc:HandlingCode") if guide.file.doc_type == "09" else ""
     sender = guide.text("cac:DespatchSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")

@@ -10,9 +10,9 @@
 - :mod:`.dates`: the issue date against SUNAT's day;
 - :mod:`.published`: SUNAT's own published stylesheets, when the tenant points at them.
 
-Each module's docstring lists its codes. A check is ``check(doc: Submission) -> None``
-(:mod:`.context`); :mod:`.reading` holds the XML helpers they share. :data:`CHECKS` is the one list of
-which checks run and in which order: the first that raises answers, so the order is SUNAT's.
+Each module's docstring lists its codes. A check is ``check(doc: Submission) -> None`` (:mod:`.context`);
+:mod:`facturador.authority.reading` holds the XML helpers they share. :data:`CHECKS` is the one list of which
+checks run and in which order: the first that raises answers, so the order is SUNAT's.
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ from decimal import Decimal
 
 from lxml import etree
 
+from facturador.authority.reading import ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.authority.rules.context import Answer, Submission, note
-from facturador.authority.rules.reading import ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple
 from lxml import etree
 
 from facturador.authority.gateway import AuthorityResponse
+from facturador.authority.reading import BILLING_REFERENCE, text
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
-from facturador.authority.rules.reading import BILLING_REFERENCE, text
 from facturador.ubl.namespaces import CBC
 from sunat import catalogs
 from sunat.series import document_group

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from facturador.authority.reading import text
 from facturador.authority.rules.context import Answer, Submission
-from facturador.authority.rules.reading import text
 from facturador.ubl.namespaces import CBC
 from sunat.series import is_contingency_series
 

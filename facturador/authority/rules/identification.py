@@ -33,8 +33,8 @@ from facturador.authority import cdr as cdr_mod
 from facturador.authority.dsig import fast_verify
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import PackagingError, read_zip
+from facturador.authority.reading import text
 from facturador.authority.rules.context import Answer, FileName, StoredAnswer, Submission
-from facturador.authority.rules.reading import text
 from facturador.authority.tickets import TicketStore
 from facturador.ubl import xsd
 from facturador.ubl.namespaces import (

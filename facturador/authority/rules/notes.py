@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from facturador.authority.reading import BILLING_REFERENCE, ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.authority.registry import RegistryKey
 from facturador.authority.rules.context import Answer, Submission
-from facturador.authority.rules.reading import BILLING_REFERENCE, ID, MONETARY_TAGS, ZERO, children, dec, text
 from facturador.ubl.namespaces import CAC, CBC
 from sunat import catalogs
 from sunat.series import is_contingency_series

@@ -41,6 +41,7 @@ from lxml import etree
 from facturador.authority import cdr as cdr_mod
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import base_name
+from facturador.authority.reading import text
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord, RegistryStatus
 from facturador.authority.rules.context import Answer, FileName, message
 from facturador.authority.rules.identification import (
@@ -49,7 +50,6 @@ from facturador.authority.rules.identification import (
     _verify_signature,
     read_document,
 )
-from facturador.authority.rules.reading import text
 from facturador.authority.tickets import TicketStore
 from facturador.ubl.namespaces import CAC, CBC, PERCEPTION, RETENTION, SAC, VOIDED_DOCUMENTS
 from facturador.ubl.signing import SigningIdentity

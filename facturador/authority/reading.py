@@ -1,4 +1,5 @@
-"""Reading a parsed UBL document: the small helpers and element paths more than one group of rules uses.
+"""Reading a parsed UBL document: the small helpers and element paths the simulator's rules, its CDRs and
+its tickets share.
 
 The helpers look at direct children or fixed paths (no tree walks); the document was XSD-checked before
 any business rule runs, so decimals parse.
@@ -7,6 +8,7 @@ any business rule runs, so decimals parse.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import overload
 
 from lxml import etree
 
@@ -27,13 +29,17 @@ MONETARY_TAGS = {
 }
 
 
-def text(node: etree._Element | None, path: str) -> str | None:
-    """Stripped text at ``path`` below ``node``; None when the element is missing."""
+@overload
+def text(node: etree._Element | None, path: str) -> str | None: ...
+@overload
+def text(node: etree._Element | None, path: str, missing: str) -> str: ...
+def text(node: etree._Element | None, path: str, missing: str | None = None) -> str | None:
+    """Stripped text at ``path`` below ``node``; ``missing`` (None unless given) when the element is."""
     if node is None:
-        return None
+        return missing
     found = node.find(path)
     if found is None:
-        return None
+        return missing
     return (found.text or "").strip()
 
 
