@@ -4,7 +4,7 @@
 A quotation takes the internal keys of a sale note (customer and items by id, or forced with their data;
 amounts checked with ``sunat.totals``; see :mod:`facturador.domain.sale_notes`) plus its own: ``prefix``
 (``COT``), ``description``, ``delivery_date``, ``date_of_due``. It is numbered ``COT-n`` with a
-correlative per establishment, moves no stock and is printed in A4 (or ticket).
+correlative per establishment, moves no stock and is printed in A4 (or as an 80 mm receipt).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Sale notes (notas de venta, internal document 80; ``docs/facturador_pro_api.md``): issued on a series
-NV01..., never sent to SUNAT, printed in A4 or ticket, and turned at most once into a factura or boleta.
+NV01..., never sent to SUNAT, printed in A4 or as an 80 mm receipt, and turned at most once into a factura or
+boleta.
 
 ``POST /api/sale-note`` takes the internal English keys of the real services: ``series_id`` (one of the
 tenant's sale-note series, listed by ``GET /api/sale-note/series``), ``customer_id`` (a person of
@@ -497,7 +498,7 @@ class SaleNoteService:
         return row
 
     def pdf(self, tenant: TenantInfo, external_id: str, fmt: str | None) -> tuple[bytes, str]:
-        """The printed sale note (A4 or ticket) and its file name."""
+        """The printed sale note (A4 or the 80 mm receipt) and its file name."""
         if fmt is not None and fmt not in PDF_FORMATS:
             raise not_found(f"El formato {fmt} no existe.", "FORMAT_NOT_FOUND")
         with self.context.engine.connect() as connection:

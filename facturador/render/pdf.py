@@ -7,8 +7,9 @@ Two layouts:
   the amount in words, the QR with the hash and the totals box, and last the payment terms when the
   sale has them (the detraction, the instalments of a sale on credit). Every page has the footer
   "Representación impresa de la ..." and "Página n de N".
-* ``"ticket"`` / ``"ticket_80"`` (80 mm roll) and ``"ticket_58"`` (58 mm roll): one page whose height
-  follows the content (laid out twice: once to measure, once for real).
+* the receipt on a roll of paper, 80 mm wide (``"ticket"`` or ``"ticket_80"``, as clients name it) or 58 mm
+  (``"ticket_58"``): one page whose height follows the content (laid out twice: once to measure, once for
+  real).
 
 Fonts: fpdf2's core Helvetica, written with ``WinAnsiEncoding`` (cp1252), so no font file is shipped or
 embedded and rendering stays fast. cp1252 covers Spanish (á é í ó ú ñ Ñ ü ¿ ¡ °) plus € and typographic
@@ -68,7 +69,7 @@ MAX_TEXT = (
 MAX_NOTE = 2000  # characters printed of each legend and of the additional information
 MAX_NOTES = 20  # legends printed
 MAX_A4_PAGES = 100  # pages of the A4 lines table; the lines after it are counted in one closing row
-MAX_TICKET_LINES = 200  # lines printed on a ticket; the rest are counted in one closing line
+MAX_RECEIPT_LINES = 200  # lines printed on a receipt; the rest are counted in one closing line
 MAX_PRINTED_INSTALMENTS = 240  # instalments printed (20 years of monthly ones); the rest are counted
 
 _CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "US$", "EUR": "€"}
@@ -856,16 +857,16 @@ def _render_a4(view: _View, cancelled: Callable[[], bool] | None) -> bytes:
 
 
 # ----------------------------------------------------------------------------------------------------------
-# ticket
+# receipt (80 or 58 mm roll)
 
 
-_MAX_TICKET_HEIGHT = 5000.0  # mm; PDF pages are limited to 200 in (5080 mm)
+_MAX_RECEIPT_HEIGHT = 5000.0  # mm; PDF pages are limited to 200 in (5080 mm)
 
 
-def _draw_ticket(
+def _draw_receipt(
     pdf: FPDF, view: _View, width: float, *, images: bool, cancelled: Callable[[], bool] | None = None
 ) -> float:
-    """Lay the ticket out on ``pdf`` (already with one page); returns the height used, in mm."""
+    """Lay the receipt out on ``pdf`` (already with one page); returns the height used, in mm."""
     narrow = width < 70
     margin = 3.0 if narrow else 4.0
     base = 7.0 if narrow else 8.0
@@ -913,14 +914,14 @@ def _draw_ticket(
     rule()
     columns("CANT. / DESCRIPCIÓN", "IMPORTE", style="B")
     rule()
-    for index, row in enumerate(view.rows[:MAX_TICKET_LINES]):
+    for index, row in enumerate(view.rows[:MAX_RECEIPT_LINES]):
         if index % _CANCEL_CHECK_ROWS == 0:
             _check(cancelled)
         text(row.description, align="L")
         unit = f" {row.unit}" if row.unit else ""
         columns(f"  {row.quantity}{unit} x {row.price}", row.total)
-    if len(view.rows) > MAX_TICKET_LINES:
-        omitted = len(view.rows) - MAX_TICKET_LINES
+    if len(view.rows) > MAX_RECEIPT_LINES:
+        omitted = len(view.rows) - MAX_RECEIPT_LINES
         text(
             _pdf_text(f"... y {omitted} línea(s) más: vea la representación A4 o el XML."),
             style="B",
@@ -968,19 +969,19 @@ def _draw_ticket(
     return pdf.get_y() + margin + 2
 
 
-def _render_ticket(view: _View, width: float, cancelled: Callable[[], bool] | None) -> bytes:
-    probe = FPDF(unit="mm", format=(width, _MAX_TICKET_HEIGHT))
+def _render_receipt(view: _View, width: float, cancelled: Callable[[], bool] | None) -> bytes:
+    probe = FPDF(unit="mm", format=(width, _MAX_RECEIPT_HEIGHT))
     probe.core_fonts_encoding = _ENCODING
     probe.set_auto_page_break(False)
     probe.add_page()
-    height = _draw_ticket(probe, view, width, images=False, cancelled=cancelled)
-    pdf = _new_pdf(FPDF(unit="mm", format=(width, min(height, _MAX_TICKET_HEIGHT))), view)
-    if height > _MAX_TICKET_HEIGHT:
+    height = _draw_receipt(probe, view, width, images=False, cancelled=cancelled)
+    pdf = _new_pdf(FPDF(unit="mm", format=(width, min(height, _MAX_RECEIPT_HEIGHT))), view)
+    if height > _MAX_RECEIPT_HEIGHT:
         pdf.set_auto_page_break(True, margin=4)
     else:
         pdf.set_auto_page_break(False)
     pdf.add_page()
-    _draw_ticket(pdf, view, width, images=True, cancelled=cancelled)
+    _draw_receipt(pdf, view, width, images=True, cancelled=cancelled)
     return bytes(pdf.output())
 
 
@@ -1001,15 +1002,15 @@ def render_pdf(
     ``mark`` (``"ANULADO"`` for a voided document, ``"RECHAZADO"`` for one the authority rejected) is
     printed large across every page.
 
-    ``fmt`` is ``"a4"``, ``"ticket"`` (= ``"ticket_80"``, 80 mm roll) or ``"ticket_58"``; anything else
-    raises :class:`ValueError`. ``digest_value`` is printed as "Resumen" and ``qr_text`` is encoded in
-    the QR (see :func:`facturador.render.qr.qr_text`). ``cancelled`` is asked every few lines; when it
-    answers true rendering stops with :class:`RenderCancelled`. Time and size are bounded by the
-    ``MAX_*`` limits above (a 1,000-line factura with 500-character descriptions: about a second).
+    ``fmt`` is ``"a4"``, ``"ticket"`` (= ``"ticket_80"``: the 80 mm receipt) or ``"ticket_58"`` (58 mm);
+    anything else raises :class:`ValueError`. ``digest_value`` is printed as "Resumen" and ``qr_text`` is
+    encoded in the QR (see :func:`facturador.render.qr.qr_text`). ``cancelled`` is asked every few lines; when
+    it answers true rendering stops with :class:`RenderCancelled`. Time and size are bounded by the ``MAX_*``
+    limits above (a 1,000-line factura with 500-character descriptions: about a second).
     """
     key = fmt.strip().lower() if isinstance(fmt, str) else fmt
     if key not in FORMATS:
         raise ValueError(f"unknown PDF format {fmt!r}; expected one of {', '.join(FORMATS)}")
     view = _view(doc, digest_value, qr_text, mark)
     width = FORMATS[key]
-    return _render_a4(view, cancelled) if width is None else _render_ticket(view, width, cancelled)
+    return _render_a4(view, cancelled) if width is None else _render_receipt(view, width, cancelled)

@@ -16,8 +16,8 @@ from facturador.issued import SalesDocument
 from facturador.render.pdf import (
     MAX_A4_PAGES,
     MAX_NOTE,
+    MAX_RECEIPT_LINES,
     MAX_TEXT,
-    MAX_TICKET_LINES,
     RenderCancelled,
     render_pdf,
 )
@@ -64,7 +64,7 @@ def test_the_ticket_of_the_largest_document_is_bounded(fmt: str) -> None:
     assert seconds < TIME_LIMIT
     assert page_count(pdf) <= 3
     printed = pdf_strings(pdf)
-    assert f"... y {1000 - MAX_TICKET_LINES} línea(s) más: vea la representación A4 o el XML." in printed
+    assert f"... y {1000 - MAX_RECEIPT_LINES} línea(s) más: vea la representación A4 o el XML." in printed
     assert "IMPORTE TOTAL" in printed
 
 
