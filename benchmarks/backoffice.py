@@ -65,9 +65,9 @@ from pathlib import Path
 import httpx
 
 from connector import Client
+from demo.seeding import seed
 from facturador.config import Settings
 from facturador.context import ServiceContext
-from facturador.seeding import seed
 
 sys.path.insert(0, str(Path(__file__).parent))
 from issue import TOKEN, create_bench_tenant, socket_port  # noqa: E402

@@ -35,8 +35,8 @@ import httpx
 from connector import CacheSettings, Client
 from connector.sales import by_customer, group_totals, summarize
 from dashboard import data, figures
+from demo.seeding import seed
 from facturador.config import Settings
-from facturador.seeding import seed
 from sunat.calendar import peru_today
 
 sys.path.insert(0, str(Path(__file__).parent))

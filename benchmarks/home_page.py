@@ -33,8 +33,8 @@ from pathlib import Path
 
 from connector import Client
 from connector.alerts import alerts
+from demo.seeding import seed
 from facturador.config import Settings
-from facturador.seeding import seed
 from sunat.calendar import peru_today
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,8 @@
-"""The ``facturador`` command: serve the API, manage tenants and series, run the demo."""
+"""The ``facturador`` command: serve the API, manage tenants and series, run the demo.
+
+This module is the composition point: it alone puts the service together with the connector, the demo
+(:mod:`demo.seeding`, which issues its data through the connector) and the dashboard; the rest of
+``facturador`` imports none of them."""
 
 from __future__ import annotations
 
@@ -498,7 +502,7 @@ def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: i
     from tqdm import tqdm
 
     from connector import Client
-    from facturador.seeding import seed
+    from demo.seeding import seed
 
     client = Client(base_url, token, cache=False, timeout=60)
     with tqdm(total=documents, unit="doc", desc="Issuing", disable=None) as bar:

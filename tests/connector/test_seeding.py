@@ -1,4 +1,4 @@
-"""Seeding (:func:`facturador.seeding.seed`) through the connector: the documents, then the daily
+"""Seeding (:func:`demo.seeding.seed`) through the connector: the documents, then the daily
 summaries that declare most past days' boletas, the voided facturas and boletas, all their tickets
 answered; the same seed gives the same data."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from connector import Client
 from connector.builders import CreditNote, Invoice
-from facturador.seeding import VOID_WINDOW_DAYS, Generator, SeedReport, seed
+from demo.seeding import VOID_WINDOW_DAYS, Generator, SeedReport, seed
 from sunat.calendar import peru_now, peru_today
 from tests.conftest import LiveService
 from tests.shops import Shop, new_shop

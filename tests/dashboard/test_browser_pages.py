@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from facturador.seeding import seed
+from demo.seeding import seed
 from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import write_tenants

@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 
 from connector import Client
 from facturador.domain.tenants import create_tenant
-from facturador.seeding import seed
+from demo.seeding import seed
 from tests.conftest import LiveService
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "explore_documents.ipynb"
