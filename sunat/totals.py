@@ -58,6 +58,13 @@ __all__ = [
     "compute_line",
     "isc_amount",
     "compute_totals",
+    "line_igv",
+    "line_igv_base",
+    "line_taxes",
+    "line_total",
+    "line_unit_price",
+    "line_value",
+    "percent_of",
     "sunat_figures",
     "sunat_line",
     "sunat_totals",
@@ -117,8 +124,8 @@ def _outside_value(allowances: Sequence[AllowanceLike]) -> Decimal:
     return _sum(allowances, ("48",)) - _sum(allowances, ("01",))
 
 
-# -- a line's rules, each stated once: compute_line, apply_line_allowances, apply_line_taxes, sunat_figures
-# -- and check_line all work out a line's amounts with these.
+# A line's rules, each stated once: compute_line, apply_line_allowances, apply_line_taxes, sunat_figures and
+# check_line (and the simulator's line reader) work out a line's amounts with these.
 
 
 def percent_of(base: Decimal, percent: Decimal) -> Decimal:
