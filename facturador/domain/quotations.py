@@ -21,11 +21,17 @@ from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import states
 from facturador.domain.fields import Date, Object, Text
 from facturador.domain.items import escape_like
-from facturador.domain.sale_notes import SALE_NOTE_BODY, SaleNoteService, line_json, party_of, printable
+from facturador.domain.sale_notes import (
+    SALE_NOTE_BODY,
+    SaleNoteService,
+    line_json,
+    listed_totals,
+    party_of,
+    printable,
+)
 from facturador.errors import not_found
 from facturador.render.pdf import render_pdf
 from facturador.store.models import PERSONS, QUOTATIONS, SALE_NOTES, USERS
-from sunat.money import fmt2
 
 PDF_FORMATS = ("a4", "ticket")
 LIST_SIZE = 20
@@ -197,13 +203,7 @@ class QuotationService:
                 "customer_name": row.customer_name,
                 "customer_number": row.customer_number,
                 "currency_type_id": row.currency_type_id,
-                "total_exportation": fmt2(row.total_exportation, grouped=True),
-                "total_free": fmt2(row.total_free, grouped=True),
-                "total_unaffected": fmt2(row.total_unaffected, grouped=True),
-                "total_exonerated": fmt2(row.total_exonerated, grouped=True),
-                "total_taxed": fmt2(row.total_taxed, grouped=True),
-                "total_igv": fmt2(row.total_igv, grouped=True),
-                "total": fmt2(row.total, grouped=True),
+                **listed_totals(row),
                 "state_type_id": row.state_type_id,
                 "state_type_description": states.describe(row.state_type_id),
                 "description": row.description,

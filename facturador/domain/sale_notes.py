@@ -618,6 +618,24 @@ class SaleNoteService:
         return issued
 
 
+#: The totals of a back-office list row (sale notes, quotations).
+_LISTED_TOTALS = (
+    "total_exportation",
+    "total_free",
+    "total_unaffected",
+    "total_exonerated",
+    "total_taxed",
+    "total_igv",
+    "total",
+)
+
+
+def listed_totals(row: Any) -> dict[str, str]:
+    """The totals of a sale note's or quotation's list row, as the real services' ``number_format`` writes
+    them (``"1,180.00"``)."""
+    return {key: fmt2(getattr(row, key), grouped=True) for key in _LISTED_TOTALS}
+
+
 def _stamp(value: dt.datetime | None) -> str | None:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else None
 
@@ -651,13 +669,7 @@ def note_row(row: Any, details: bool) -> dict[str, Any]:
         "customer_name": row.customer_name,
         "customer_number": row.customer_number,
         "currency_type_id": row.currency_type_id,
-        "total_exportation": fmt2(row.total_exportation, grouped=True),
-        "total_free": fmt2(row.total_free, grouped=True),
-        "total_unaffected": fmt2(row.total_unaffected, grouped=True),
-        "total_exonerated": fmt2(row.total_exonerated, grouped=True),
-        "total_taxed": fmt2(row.total_taxed, grouped=True),
-        "total_igv": fmt2(row.total_igv, grouped=True),
-        "total": fmt2(row.total, grouped=True),
+        **listed_totals(row),
         "state_type_id": states.REGISTERED,
         "state_type_description": states.describe(states.REGISTERED),
         "documents": documents,
