@@ -24,6 +24,7 @@ from facturador.api.sale_notes import NOTE_EXAMPLE, EndDate, StartDate
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.items import DESCRIPTION
 from facturador.domain.quotations import PDF_FORMATS, QUOTATION_BODY, QuotationService
+from facturador.domain.sale_notes import LISTED_TOTALS
 
 router = APIRouter(tags=["quotations"])
 
@@ -58,15 +59,6 @@ QUOTATION_SAVED = component(
         }
     ),
 )
-_MONEY_KEYS = (
-    "total_exportation",
-    "total_free",
-    "total_unaffected",
-    "total_exonerated",
-    "total_taxed",
-    "total_igv",
-    "total",
-)
 QUOTATION_ROW = component(
     "QuotationRow",
     obj(
@@ -85,7 +77,7 @@ QUOTATION_ROW = component(
             "customer_name": string(),
             "customer_number": string(),
             "currency_type_id": string(),
-            **{key: string() for key in _MONEY_KEYS},
+            **{key: string() for key in LISTED_TOTALS},
             "state_type_id": string(),
             "state_type_description": string(),
             "description": string(),

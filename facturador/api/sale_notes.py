@@ -27,7 +27,13 @@ from facturador.domain import states
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import DATE_PATTERN, MAX_RECORD_ID
 from facturador.domain.items import DESCRIPTION
-from facturador.domain.sale_notes import GENERATE_BODY, PDF_FORMATS, SALE_NOTE_BODY, SaleNoteService
+from facturador.domain.sale_notes import (
+    GENERATE_BODY,
+    LISTED_TOTALS,
+    PDF_FORMATS,
+    SALE_NOTE_BODY,
+    SaleNoteService,
+)
 from sunat.calendar import peru_today
 
 router = APIRouter(tags=["sale notes"])
@@ -124,18 +130,7 @@ SALE_NOTE_ROW = component(
             "customer_name": string(),
             "customer_number": string(),
             "currency_type_id": string(),
-            **{
-                key: _MONEY
-                for key in (
-                    "total_exportation",
-                    "total_free",
-                    "total_unaffected",
-                    "total_exonerated",
-                    "total_taxed",
-                    "total_igv",
-                    "total",
-                )
-            },
+            **{key: _MONEY for key in LISTED_TOTALS},
             "state_type_id": string(),
             "state_type_description": string(),
             "documents": {

@@ -618,8 +618,8 @@ class SaleNoteService:
         return issued
 
 
-#: The totals of a back-office list row (sale notes, quotations).
-_LISTED_TOTALS = (
+#: The totals of a back-office list row (sale notes, quotations), as text with thousands separators.
+LISTED_TOTALS = (
     "total_exportation",
     "total_free",
     "total_unaffected",
@@ -633,7 +633,7 @@ _LISTED_TOTALS = (
 def listed_totals(row: Any) -> dict[str, str]:
     """The totals of a sale note's or quotation's list row, as the real services' ``number_format`` writes
     them (``"1,180.00"``)."""
-    return {key: fmt2(getattr(row, key), grouped=True) for key in _LISTED_TOTALS}
+    return {key: fmt2(getattr(row, key), grouped=True) for key in LISTED_TOTALS}
 
 
 def _stamp(value: dt.datetime | None) -> str | None:
