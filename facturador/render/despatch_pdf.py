@@ -14,7 +14,7 @@ from facturador.issued import Dispatch, DispatchParty
 from sunat import catalogs
 from sunat.ubigeo import describe_ubigeo
 
-from .pdf import _pdf_text
+from .pdf import pdf_text
 from .qr import qr_png
 
 __all__ = ["render_despatch_pdf"]
@@ -43,27 +43,27 @@ class _Guide(FPDF):
         self.dispatch = dispatch
         self.set_margins(_M, _M, _M)
         self.set_auto_page_break(True, margin=16)
-        self.set_title(_pdf_text(f"{dispatch.filename}"))
+        self.set_title(pdf_text(f"{dispatch.filename}"))
         self.alias_nb_pages()
 
     def footer(self) -> None:
         self.set_y(-12)
         self.set_font(_FONT, "", 7.5)
         title = _TITLES[self.dispatch.doc_type].lower().replace("guía", "Guía")
-        self.cell(0, 4, _pdf_text(f"Representación impresa de la {title}"))
+        self.cell(0, 4, pdf_text(f"Representación impresa de la {title}"))
         self.cell(0, 4, f"Página {self.page_no()} de {{nb}}", align="R")
 
     def text_row(self, label: str, value: str) -> None:
         self.set_font(_FONT, "B", 8.5)
-        self.cell(45, 5, _pdf_text(label))
+        self.cell(45, 5, pdf_text(label))
         self.set_font(_FONT, "", 8.5)
-        self.multi_cell(0, 5, _pdf_text(value), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.multi_cell(0, 5, pdf_text(value), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def section(self, title: str) -> None:
         self.ln(2)
         self.set_font(_FONT, "B", 9)
         self.set_fill_color(230)
-        self.cell(0, 6, _pdf_text(title), fill=True, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.cell(0, 6, pdf_text(title), fill=True, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         self.ln(1)
 
 
@@ -74,16 +74,16 @@ def render_despatch_pdf(dispatch: Dispatch, digest_value: str, qr_url: str = "")
     d = dispatch
     box_w = 75.0
     pdf.set_font(_FONT, "B", 12)
-    pdf.multi_cell(pdf.epw - box_w - 4, 6, _pdf_text(d.issuer.name), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.multi_cell(pdf.epw - box_w - 4, 6, pdf_text(d.issuer.name), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.set_font(_FONT, "", 8.5)
-    pdf.multi_cell(pdf.epw - box_w - 4, 4.5, _pdf_text(d.issuer.address or "-"))
+    pdf.multi_cell(pdf.epw - box_w - 4, 4.5, pdf_text(d.issuer.address or "-"))
     top = _M
     pdf.set_xy(pdf.w - _M - box_w, top)
     pdf.set_font(_FONT, "B", 11)
     pdf.multi_cell(
         box_w,
         6,
-        _pdf_text(f"RUC {d.issuer.ruc}\n{_TITLES[d.doc_type]}\n{d.document_id}"),
+        pdf_text(f"RUC {d.issuer.ruc}\n{_TITLES[d.doc_type]}\n{d.document_id}"),
         border=1,
         align="C",
         new_x=XPos.LMARGIN,
@@ -132,18 +132,18 @@ def render_despatch_pdf(dispatch: Dispatch, digest_value: str, qr_url: str = "")
     widths = (12.0, 28.0, pdf.epw - 12 - 28 - 22 - 18, 22.0, 18.0)
     pdf.set_font(_FONT, "B", 8)
     for width, title in zip(widths, ("N°", "Código", "Descripción", "Cantidad", "Unidad"), strict=True):
-        pdf.cell(width, 6, _pdf_text(title), border=1, align="C")
+        pdf.cell(width, 6, pdf_text(title), border=1, align="C")
     pdf.ln()
     pdf.set_font(_FONT, "", 8)
     for index, line in enumerate(d.lines, start=1):
         cells = (str(index), line.code, line.description, f"{line.quantity.normalize():f}", line.unit)
         for width, text in zip(widths, cells, strict=True):
-            pdf.cell(width, 5.5, _pdf_text(text)[: int(width * 1.1)], border=1)
+            pdf.cell(width, 5.5, pdf_text(text)[: int(width * 1.1)], border=1)
         pdf.ln()
     if d.note:
         pdf.section("Observaciones")
         pdf.set_font(_FONT, "", 8.5)
-        pdf.multi_cell(0, 4.5, _pdf_text(d.note), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.multi_cell(0, 4.5, pdf_text(d.note), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(3)
     y = pdf.get_y()
     if qr_url:
@@ -153,8 +153,8 @@ def render_despatch_pdf(dispatch: Dispatch, digest_value: str, qr_url: str = "")
         pdf.image(qr_png(qr_url, scale=4, border=2), x=_M, y=y, w=30, h=30)
         pdf.set_xy(_M + 34, y + 4)
     pdf.set_font(_FONT, "", 8)
-    pdf.multi_cell(0, 4.5, _pdf_text(f"Hash: {digest_value}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.multi_cell(0, 4.5, pdf_text(f"Hash: {digest_value}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     if qr_url:
         pdf.set_x(_M + 34)
-        pdf.multi_cell(0, 4, _pdf_text(f"Consulte la guía en: {qr_url}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.multi_cell(0, 4, pdf_text(f"Consulte la guía en: {qr_url}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     return bytes(pdf.output())

@@ -11,6 +11,7 @@ from decimal import Decimal
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from facturador.render.pdf import pdf_text
 from sunat.money import fmt2
 
 __all__ = ["OtherDocumentView", "render_other_pdf"]
@@ -43,23 +44,23 @@ class OtherDocumentView:
     note: str = ""
 
 
-def _text(value: object) -> str:
-    return str(value).encode("cp1252", "replace").decode("cp1252")
-
-
 def render_other_pdf(view: OtherDocumentView) -> bytes:
     """The A4 PDF of a retention or perception."""
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(True, margin=15)
     pdf.add_page()
     pdf.set_font("Helvetica", "B", 12)
-    pdf.cell(120, 7, _text(view.issuer_name)[:60], new_x=XPos.RIGHT, new_y=YPos.TOP)
+    pdf.cell(120, 7, pdf_text(view.issuer_name)[:60], new_x=XPos.RIGHT, new_y=YPos.TOP)
     pdf.set_font("Helvetica", "B", 10)
     pdf.multi_cell(
-        70, 6, _text(f"R.U.C. {view.issuer_ruc}\n{TITLES[view.doc_type]}\n{view.number}"), border=1, align="C"
+        70,
+        6,
+        pdf_text(f"R.U.C. {view.issuer_ruc}\n{TITLES[view.doc_type]}\n{view.number}"),
+        border=1,
+        align="C",
     )
     pdf.set_font("Helvetica", "", 9)
-    pdf.cell(0, 5, _text(view.issuer_address)[:110], new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.cell(0, 5, pdf_text(view.issuer_address)[:110], new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(3)
     rows = (
         (_PARTY[view.doc_type], f"{view.party_name} ({view.party_type}-{view.party_number})"),
@@ -68,9 +69,9 @@ def render_other_pdf(view: OtherDocumentView) -> bytes:
     )
     for label, value in rows:
         pdf.set_font("Helvetica", "B", 9)
-        pdf.cell(40, 5, _text(label), new_x=XPos.RIGHT, new_y=YPos.TOP)
+        pdf.cell(40, 5, pdf_text(label), new_x=XPos.RIGHT, new_y=YPos.TOP)
         pdf.set_font("Helvetica", "", 9)
-        pdf.cell(0, 5, _text(value)[:100], new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.cell(0, 5, pdf_text(value)[:100], new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(3)
     headings = (
         "Documento",
@@ -84,7 +85,7 @@ def render_other_pdf(view: OtherDocumentView) -> bytes:
     widths = (34, 22, 16, 28, 28, 28, 34)
     pdf.set_font("Helvetica", "B", 8)
     for heading, width in zip(headings, widths, strict=True):
-        pdf.cell(width, 6, _text(heading), border=1, align="C", new_x=XPos.RIGHT, new_y=YPos.TOP)
+        pdf.cell(width, 6, pdf_text(heading), border=1, align="C", new_x=XPos.RIGHT, new_y=YPos.TOP)
     pdf.ln(6)
     pdf.set_font("Helvetica", "", 8)
     keys = ("document", "issue_date", "currency", "total", "payment", "amount", "net")
@@ -94,7 +95,7 @@ def render_other_pdf(view: OtherDocumentView) -> bytes:
             pdf.cell(
                 width,
                 5,
-                _text(line.get(key, ""))[:20],
+                pdf_text(line.get(key, ""))[:20],
                 border=1,
                 align=align,
                 new_x=XPos.RIGHT,
@@ -106,7 +107,7 @@ def render_other_pdf(view: OtherDocumentView) -> bytes:
     pdf.cell(
         0,
         5,
-        _text(f"Total {_AMOUNT[view.doc_type].lower()}: S/ {fmt2(view.total)}"),
+        pdf_text(f"Total {_AMOUNT[view.doc_type].lower()}: S/ {fmt2(view.total)}"),
         align="R",
         new_x=XPos.LMARGIN,
         new_y=YPos.NEXT,
@@ -114,20 +115,20 @@ def render_other_pdf(view: OtherDocumentView) -> bytes:
     pdf.cell(
         0,
         5,
-        _text(f"{_NET[view.doc_type]}: S/ {fmt2(view.total_net)}"),
+        pdf_text(f"{_NET[view.doc_type]}: S/ {fmt2(view.total_net)}"),
         align="R",
         new_x=XPos.LMARGIN,
         new_y=YPos.NEXT,
     )
     pdf.set_font("Helvetica", "", 8)
     if view.note:
-        pdf.multi_cell(0, 4, _text(f"Observaciones: {view.note}")[:500])
+        pdf.multi_cell(0, 4, pdf_text(f"Observaciones: {view.note}")[:500])
     pdf.ln(2)
-    pdf.cell(0, 4, _text(f"Resumen: {view.digest_value}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.cell(0, 4, pdf_text(f"Resumen: {view.digest_value}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.cell(
         0,
         4,
-        _text(f"Representación impresa del {TITLES[view.doc_type].lower()}"),
+        pdf_text(f"Representación impresa del {TITLES[view.doc_type].lower()}"),
         new_x=XPos.LMARGIN,
         new_y=YPos.NEXT,
     )

@@ -46,7 +46,7 @@ from sunat.catalogs import (
 from sunat.money import fmt2
 from sunat.words import amount_in_words
 
-__all__ = ["FORMATS", "TITLES", "RenderCancelled", "render_pdf"]
+__all__ = ["FORMATS", "TITLES", "RenderCancelled", "pdf_text", "render_pdf"]
 
 #: Accepted ``fmt`` values and the page width they mean (``None`` = A4).
 FORMATS: dict[str, float | None] = {"a4": None, "ticket": 80.0, "ticket_80": 80.0, "ticket_58": 58.0}
@@ -100,8 +100,9 @@ _TEXT_FIXES = str.maketrans(
 # text helpers
 
 
-def _pdf_text(value: object) -> str:
-    """Text the core fonts can show: cp1252, base letters for other accented letters, ``?`` otherwise."""
+def pdf_text(value: object) -> str:
+    """Text the core fonts can show (every PDF of the service writes its text through this): cp1252, base
+    letters for other accented letters, ``?`` otherwise."""
     text = str(value).translate(_TEXT_FIXES)
     try:
         text.encode(_ENCODING)
@@ -349,9 +350,9 @@ def _line_row(line: Line) -> _Row:
     free = is_free(line.affectation)
     return _Row(
         quantity=_quantity(line.quantity),
-        unit=_pdf_text(line.unit),
-        code=_pdf_text(line.internal_code),
-        description=_pdf_text(_cap(_described(line), MAX_TEXT)),
+        unit=pdf_text(line.unit),
+        code=pdf_text(line.internal_code),
+        description=pdf_text(_cap(_described(line), MAX_TEXT)),
         price=_price(line.unit_price),
         total="GRATUITO" if free else fmt2(line.total, grouped=True),
     )
@@ -433,7 +434,7 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
         words = f"SON: {words}"
 
     def pairs(rows: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-        return [(_pdf_text(k), _pdf_text(_cap(v, MAX_TEXT))) for k, v in rows]
+        return [(pdf_text(k), pdf_text(_cap(v, MAX_TEXT))) for k, v in rows]
 
     symbol = _CURRENCY_SYMBOLS.get(doc.currency, doc.currency)
     credit = ""
@@ -452,29 +453,29 @@ def _view(doc: SalesDocument, digest_value: str, qr_text: str, mark: str = "") -
         )
 
     return _View(
-        title=_pdf_text(title),
-        number=_pdf_text(doc.full_number),
-        issuer_name=_pdf_text(_cap(issuer.name, MAX_TEXT)),
-        issuer_trade_name=_pdf_text(_cap(issuer.trade_name, MAX_TEXT)),
-        issuer_ruc=_pdf_text(issuer.ruc),
-        issuer_address=_pdf_text(_cap(address, MAX_TEXT)),
+        title=pdf_text(title),
+        number=pdf_text(doc.full_number),
+        issuer_name=pdf_text(_cap(issuer.name, MAX_TEXT)),
+        issuer_trade_name=pdf_text(_cap(issuer.trade_name, MAX_TEXT)),
+        issuer_ruc=pdf_text(issuer.ruc),
+        issuer_address=pdf_text(_cap(address, MAX_TEXT)),
         customer=pairs(customer_rows),
         dates=pairs(dates),
         note=pairs(note_rows),
         rows=[_line_row(line) for line in doc.lines],
         totals=pairs(_totals(doc)),
         detraction=pairs(_detraction_rows(doc)),
-        credit=_pdf_text(credit),
+        credit=pdf_text(credit),
         instalments=instalments,
-        currency_symbol=_pdf_text(symbol),
-        words=_pdf_text(words),
-        notes=[_pdf_text(n) for n in notes],
-        digest=_pdf_text(digest_value),
-        footer=_pdf_text(f"Representación impresa de la {title}"),
+        currency_symbol=pdf_text(symbol),
+        words=pdf_text(words),
+        notes=[pdf_text(n) for n in notes],
+        digest=pdf_text(digest_value),
+        footer=pdf_text(f"Representación impresa de la {title}"),
         qr=qr_png(qr_text, scale=8, border=0),
         created=datetime.combine(doc.issue_date, doc.issue_time, tzinfo=_LIMA),
-        check=_pdf_text(f"Consulte su validez en SUNAT: {SUNAT_CHECK_URL}"),
-        mark=_pdf_text(mark.upper()),
+        check=pdf_text(f"Consulte su validez en SUNAT: {SUNAT_CHECK_URL}"),
+        mark=pdf_text(mark.upper()),
     )
 
 
@@ -764,7 +765,7 @@ class _A4(FPDF):
         self.add_page()
         self.set_font(_FONT, "B", 8)
         text = f"... y {count} línea(s) más, que no se imprimen: el XML firmado las detalla todas."
-        self.cell(self.epw, _ROW_LINE + 2, _pdf_text(text), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.cell(self.epw, _ROW_LINE + 2, pdf_text(text), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def summary(self) -> None:
         """Amount in words, QR + hash + legends (left) and the totals box (right)."""
@@ -923,7 +924,7 @@ def _draw_receipt(
     if len(view.rows) > MAX_RECEIPT_LINES:
         omitted = len(view.rows) - MAX_RECEIPT_LINES
         text(
-            _pdf_text(f"... y {omitted} línea(s) más: vea la representación A4 o el XML."),
+            pdf_text(f"... y {omitted} línea(s) más: vea la representación A4 o el XML."),
             style="B",
             align="L",
         )
