@@ -7,18 +7,17 @@ import copy
 import datetime as dt
 import hashlib
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any, ClassVar
-from xml.etree import ElementTree
 
 from connector.builders import Builder
-from connector.errors import FacturadorError, ServerError, ValidationError
+from connector.deprecation import warn
+from connector.errors import ServerError, ValidationError
 from connector.http import DOCUMENT_LISTS_TAG, Transport
-from connector.models import NOTES, DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
-from connector.parsing import coerce_date, gc_paused, parse_date, split_number
+from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
+from connector.parsing import coerce_date, gc_paused
 from connector.plugins import PluginHost
-from connector.register import Period, SalesRegister
 from connector.resources import Resource
 from sunat.calendar import peru_today
 
@@ -28,35 +27,6 @@ __all__ = ["DocumentsResource", "new_idempotency_key"]
 def new_idempotency_key() -> str:
     """A fresh key for :meth:`DocumentsResource.issue` (a random UUID: one per document to issue)."""
     return str(uuid.uuid4())
-
-
-#: Days before a month that its register lists (earlier documents registered or voided in the month).
-REGISTER_LOOK_BACK_DAYS = 45
-
-_CAC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2}"
-_CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
-
-
-def reference_of_xml(xml: bytes) -> tuple[str, str] | None:
-    """The document a signed note modifies (``BillingReference/InvoiceDocumentReference``): its number
-    (``F001-12``) and type code, or ``None`` when the XML names none."""
-    root = ElementTree.fromstring(xml)
-    reference = root.find(f"{_CAC}BillingReference/{_CAC}InvoiceDocumentReference")
-    if reference is None:
-        return None
-    number = (reference.findtext(f"{_CBC}ID") or "").strip()
-    return (number, (reference.findtext(f"{_CBC}DocumentTypeCode") or "").strip()) if number else None
-
-
-def issuer_of_xml(xml: bytes) -> tuple[str, str]:
-    """The issuer's RUC and registration name in a signed UBL document (``AccountingSupplierParty``)."""
-    root = ElementTree.fromstring(xml)
-    party = root.find(f"{_CAC}AccountingSupplierParty/{_CAC}Party")
-    if party is None:
-        raise ValueError("the XML names no AccountingSupplierParty")
-    ruc = party.findtext(f"{_CAC}PartyIdentification/{_CBC}ID") or ""
-    name = party.findtext(f"{_CAC}PartyLegalEntity/{_CBC}RegistrationName") or ""
-    return ruc.strip(), name.strip()
 
 
 _LISTS_TAG = DOCUMENT_LISTS_TAG
@@ -198,86 +168,13 @@ class DocumentsResource(Resource):
         bypasses the cache (and refreshes it)."""
         return self._rows("/api/documents/lists", expire_after=None, fresh=fresh)
 
-    def sales_register(
-        self,
-        period: Period | dt.date | str,
-        *,
-        folder: str | Path | None = None,
-        kinds: Iterable[str] = ("ple", "sire", "excel"),
-        ruc: str | None = None,
-        name: str | None = None,
-        consolidate_boletas: bool = False,
-        fresh: bool = False,
-    ) -> SalesRegister:
-        """The Registro de Ventas e Ingresos of a month (``"2026-03"``, a date in it, ...): its entries
-        (:meth:`SalesRegister.ple_rows`, :meth:`~SalesRegister.sire_rows`), the warnings to read before
-        filing, and, with ``folder``, its files written there (PLE 14.1 TXT, SIRE RVIE zip, Excel).
+    def sales_register(self, period: Any, **options: Any) -> Any:
+        """Deprecated: use ``analysis.register.sales_register(client, period, ...)``."""
+        from connector import register  # the deprecated alias: the connector itself never uses analysis
 
-        Lists the month and the :data:`REGISTER_LOOK_BACK_DAYS` days before it (documents of the previous
-        month registered or voided in this one take states 8 and 9). The issuer's RUC and name come from
-        a document's signed XML unless given.
-        """
-        month = Period.of(period)
-        listed = self.list(month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), month.end, fresh=fresh)
-        self._read_references(listed.rows, month.start, month.end)
-        if ruc is None or name is None:
-            found_ruc, found_name = self._issuer(listed[:1])
-            ruc, name = ruc or found_ruc, name or found_name
-        register = SalesRegister.build(  # from the raw rows: no record object per document
-            listed.rows, month, ruc=ruc, name=name, consolidate_boletas=consolidate_boletas
-        )
-        if folder is not None:
-            register.write(folder, kinds)
-        return register
-
-    def _read_references(self, rows: list[dict[str, Any]], start: dt.date, end: dt.date) -> None:
-        """The modified document of each note of ``start``..``end`` its row does not name, from the note's
-        signed XML (``BillingReference``; the XML is cached a day): real tenants' lists never say it. Its
-        date comes from the listed rows when that document is among them."""
-        pending = [
-            row
-            for row in rows
-            if row.get("document_type_id") in NOTES
-            and not row.get("affected_document")
-            and row.get("external_id")
-            and (day := parse_date(row.get("date_of_issue"))) is not None
-            and start <= day <= end
-        ]
-        if not pending:
-            return
-        dates = {str(row.get("number") or "").upper(): row.get("date_of_issue") for row in rows}
-        for index, note in enumerate(pending, 1):
-            self._transport.say(
-                f"Leyendo el documento modificado de {note.get('number')} ({index} de {len(pending)})."
-            )
-            try:
-                found = reference_of_xml(self.download_xml(str(note["external_id"])))
-            except (FacturadorError, ValueError, ElementTree.ParseError):
-                continue
-            if found is None:
-                continue
-            number, document_type = found
-            series, correlative = split_number(number)
-            note["affected_document"] = {
-                "document_type_id": document_type,
-                "series": series,
-                "number": correlative,
-                "date_of_issue": dates.get(number.upper()),
-            }
-
-    def _issuer(self, records: Sequence[DocumentRecord]) -> tuple[str, str]:
-        """The issuer's RUC and name from the first document's signed XML (cached a day); the RUC from a
-        file name when there is no XML to read; ``("", "")`` for a month without documents."""
-        for record in records[:1]:
-            if record.external_id:
-                try:
-                    return issuer_of_xml(self.download_xml(record.external_id))
-                except (FacturadorError, ValueError):
-                    pass
-            head = str(record.raw.get("filename") or "").split("-", 1)[0]
-            if len(head) == 11 and head.isdigit():
-                return head, ""
-        return "", ""
+        warn("client.documents.sales_register(...)", "analysis.register.sales_register(client, ...)")
+        client = SimpleNamespace(documents=self, progress=self._transport.progress)
+        return register._moved.sales_register(client, period, **options)
 
     def download_xml(self, external_id: str) -> bytes:
         """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""

@@ -6,10 +6,10 @@ import base64
 import binascii
 import datetime as dt
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from connector.columns import AMOUNT_KEYS, sale_note_number
 from connector.errors import ServerError
@@ -18,6 +18,7 @@ from connector.parsing import (
     gc_paused,
     parse_bool,
     parse_date,
+    parse_datetime,
     parse_decimal,
     split_number,
 )
@@ -25,7 +26,7 @@ from connector.parsing import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from connector.sales import Sale
+T = TypeVar("T")
 
 __all__ = [
     "AffectedRef",
@@ -397,8 +398,8 @@ class DocumentRecord:
             note_type_id=text("note_type_id"),
             affected=AffectedRef.from_wire(row.get("affected_document")),
             date_of_due=parse_date(row.get("date_of_due")),
-            created_at=_datetime(row.get("created_at")),
-            updated_at=_datetime(row.get("updated_at")),
+            created_at=parse_datetime(row.get("created_at")),
+            updated_at=parse_datetime(row.get("updated_at")),
             sale_note=sale_note_number(row.get("sales_note")) or "",
             **amounts,
         )
@@ -417,7 +418,7 @@ class DocumentList(Sequence[DocumentRecord]):
         self._frame: pd.DataFrame | None = None
         self.url = url
         self._records: list[DocumentRecord | None] = [None] * len(rows)
-        self._sales: list[list[Sale]] = []  # shared with the cached copies: built once for them all
+        self._derived: dict[Callable[[list[dict[str, Any]]], Any], Any] = {}  # shared with cached copies
 
     @property
     def has_details(self) -> bool:
@@ -429,7 +430,7 @@ class DocumentList(Sequence[DocumentRecord]):
         """The same list marked as served from the cache (rows, records and DataFrame are shared)."""
         copy = DocumentList(self.rows, from_cache=True, url=self.url)
         copy._frame, copy._records = self._frame, self._records
-        copy._sales = self._sales
+        copy._derived = self._derived
         return copy
 
     def __len__(self) -> int:
@@ -480,14 +481,12 @@ class DocumentList(Sequence[DocumentRecord]):
                 self._frame = documents_frame(self.rows)
         return self._frame.copy()
 
-    def sales(self) -> list[Sale]:
-        """The documents as :class:`connector.sales.Sale` (Decimal amounts, what the sales figures
-        take), in the rows' order; built once per answer (its cached copies share them)."""
-        from connector.sales import sales_of
-
-        if not self._sales:
-            self._sales.append(sales_of(self.rows))
-        return list(self._sales[0])
+    def derived(self, build: Callable[[list[dict[str, Any]]], T]) -> T:
+        """``build(rows)``, built once per answer: the copies served from the cache share it (the
+        analysts' figures keep their sales here: ``analysis.sales.listed_sales``)."""
+        if build not in self._derived:
+            self._derived[build] = build(self.rows)
+        return self._derived[build]  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -688,16 +687,6 @@ class TicketStatus:
         )
 
 
-def _datetime(value: Any) -> dt.datetime | None:
-    """``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``), without its time zone; ``None`` when unreadable."""
-    if not isinstance(value, str) or len(value) < 19:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
-    except ValueError:
-        return None
-
-
 @dataclass(frozen=True)
 class SummaryRecord:
     """One row of ``GET /api/summaries/lists`` or ``/api/voided/lists`` (this service's extension: real
@@ -775,6 +764,6 @@ class SummaryRecord:
             has_cdr=parse_bool(row.get("has_cdr")),
             download_xml=text("download_xml"),
             download_cdr=text("download_cdr"),
-            created_at=_datetime(row.get("created_at")),
+            created_at=parse_datetime(row.get("created_at")),
             raw=dict(row),
         )

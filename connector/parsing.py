@@ -59,6 +59,16 @@ def parse_date(value: object) -> dt.date | None:
     return None
 
 
+def parse_datetime(value: object) -> dt.datetime | None:
+    """``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``), without its time zone; ``None`` when unreadable."""
+    if not isinstance(value, str) or len(value) < 19:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
+    except ValueError:
+        return None
+
+
 def coerce_date(value: dt.date | str, name: str) -> dt.date:
     """A date argument given as a :class:`~datetime.date` (a ``datetime`` gives its date) or a string
     :func:`parse_date` reads (``YYYY-MM-DD``, ``DD-MM-YYYY``); raise :class:`ValueError` naming the

@@ -1,5 +1,5 @@
-"""What the analyst pages show of the figures of :mod:`connector.sales`, :mod:`connector.receivables`
-and :mod:`connector.alerts`: KPI texts, tables and plotly charts.
+"""What the analyst pages show of the figures of :mod:`analysis.sales`, :mod:`analysis.receivables`
+and :mod:`analysis.alerts`: KPI texts, tables and plotly charts.
 
 The figures are Decimal (computed in the connector); here they only become text (``S/ 1,234.50``),
 table cells (rounded to the cent) and, for charts, floats at the very end. No Streamlit, no HTTP.
@@ -17,9 +17,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from connector.parsing import gc_paused
-from connector.receivables import AGES, CustomerAging, OpenInstalment
-from connector.sales import (
+from analysis.receivables import AGES, CustomerAging, OpenInstalment
+from analysis.sales import (
     Comparison,
     DayRate,
     GroupTotal,
@@ -32,6 +31,7 @@ from connector.sales import (
     group_totals,
     summarize,
 )
+from connector.parsing import gc_paused
 from dashboard import data
 
 __all__ = [
@@ -351,7 +351,7 @@ def _dates(period: tuple[dt.date, dt.date]) -> str:
 
 def comparison_text(chosen: tuple[dt.date, dt.date], previous: tuple[dt.date, dt.date]) -> str:
     """What a period is compared with, in words: the month before, the same days of the month before (a
-    month so far), or the same number of days before (:func:`connector.sales.previous_period`)."""
+    month so far), or the same number of days before (:func:`analysis.sales.previous_period`)."""
     start, end = chosen
     whole_months = start.day == 1 and (end + dt.timedelta(days=1)).day == 1
     if whole_months:
@@ -515,7 +515,7 @@ def documents_view(
     end: dt.date,
 ) -> DocumentsView:
     """The KPIs, the three charts and the table of the documents of ``frame`` that pass ``filters``
-    (``sales_of`` gives the :class:`~connector.sales.Sale` of a part of ``frame``)."""
+    (``sales_of`` gives the :class:`~analysis.sales.Sale` of a part of ``frame``)."""
     with gc_paused():  # tens of thousands of short-lived objects beside the range's parsed rows
         filtered = data.apply_filters(frame, filters)
         sales = sales_of(filtered)

@@ -1,6 +1,6 @@
 """Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT (and its 14.2
 simplified form), the SIRE RVIE replacement zip, SIRE's adjustment zips for earlier periods and Excel
-(:mod:`connector.register`; rules in ``docs/sales_register.md``), its totals and warnings, and the
+(:mod:`analysis.register`; rules in ``docs/sales_register.md``), its totals and warnings, and the
 comparison with SUNAT's RVIE proposal uploaded by the accountant."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import functools
 import pandas as pd
 import streamlit as st
 
+from analysis.register import PLE_FIELDS, Period, SalesRegister, sales_register
 from connector import FacturadorError
-from connector.register import PLE_FIELDS, Period, SalesRegister
 from dashboard import figures
 from dashboard.session import Active, forget_connection, require_connection
 from dashboard.widgets import data_table, month_options
@@ -25,9 +25,7 @@ def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool
     kept: dict[tuple[str, str, bool], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
     key = (active.key, str(month), consolidate)
     if refresh or key not in kept:
-        kept[key] = active.client.documents.sales_register(
-            month, consolidate_boletas=consolidate, fresh=refresh
-        )
+        kept[key] = sales_register(active.client, month, consolidate_boletas=consolidate, fresh=refresh)
     return kept[key]
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal as D
 
-from connector.sales import by_customer, group_totals, sales_of, summarize
+from analysis.sales import by_customer, group_totals, sales_of, summarize
 from dashboard import figures
-from tests.connector.test_sales import ROWS
+from tests.analysis.test_sales import ROWS
 
 
 def test_money_and_plurals() -> None:
@@ -57,7 +57,7 @@ def test_a_loading_frame_has_the_chart_title_and_no_data() -> None:
 def test_the_months_chart_draws_the_previous_period_as_the_previous_period() -> None:
     """Valor de venta por mes: the months of the period before are gray "Periodo anterior" bars (they were
     drawn as "Periodo elegido"), the chosen ones blue, each trace naming its dates."""
-    from tests.connector.test_sales import row
+    from tests.analysis.test_sales import row
 
     now = sales_of([row("F001-2", "01", day=dt.date(2026, 11, 5), taxed=200, igv=36, total=236)])
     before = sales_of([row("F001-1", "01", day=dt.date(2026, 10, 5), taxed=160, igv="28.80", total="188.80")])

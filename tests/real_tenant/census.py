@@ -15,6 +15,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from analysis.register import sales_register
 from connector import Client, wait_for_ticket
 from connector.backoffice import NoteLine, Quotation, SaleNote
 from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
@@ -111,7 +112,7 @@ def _register(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
             reason="Anulación",
         )
     )
-    register = c.documents.sales_register(TODAY)
+    register = sales_register(c, TODAY)
     entry = next(e for e in register.entries if f"{e.series}-{e.number}" == note.number)
     _check(
         f"{entry.affected_series}-{entry.affected_number}" == ctx["invoice"].number,
@@ -310,7 +311,7 @@ CALLS: list[tuple[str, Call]] = [
     ),
     ("documents.download_cdr() sin CDR", _cdr_of_boleta),
     ("consult.check_document()", _check_document),
-    ("documents.sales_register(mes) con notas", _register),
+    ("analysis.register.sales_register(mes) con notas", _register),
     ("summaries.declare() + status()", _declare),
     ("summaries.void() + status()", _void_boleta),
     ("voided.void() + status()", _void_factura),

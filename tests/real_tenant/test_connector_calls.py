@@ -14,6 +14,7 @@ from decimal import Decimal
 
 import pytest
 
+from analysis.register import sales_register
 from connector import Client, ConflictError, NotFoundError, wait_for_ticket
 from connector.backoffice import NoteLine, Quotation, SaleNote
 from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
@@ -157,7 +158,7 @@ def test_credit_note_reaches_the_sales_register(target: Target) -> None:
             reason="Anulación de la operación",
         )
     )
-    register = target.client.documents.sales_register(peru_today())
+    register = sales_register(target.client, peru_today())
     entry = next(e for e in register.entries if f"{e.series}-{int(e.number)}" == note.number)
     assert f"{entry.affected_series}-{int(entry.affected_number)}" == invoice.number
     assert entry.affected_date == peru_today()
