@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 
 from connector.builders import Customer, money, unit
 from connector.errors import ConflictError, NotOfferedError, ServerError, ValidationError
-from connector.http import DOCUMENT_LISTS_TAG, Transport
+from connector.http import DOCUMENT_LISTS_TAG, Connection
 from connector.models import IssueResult
 from connector.parsing import parse_bool, parse_date, parse_decimal, split_number
 from connector.person_types import classify
@@ -93,7 +93,7 @@ def _create(
     check: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run the family's hooks, ``POST`` the final payload and return it with the answer's JSON
-    (``check``: see :meth:`Transport.post`)."""
+    (``check``: see :meth:`Connection.post`)."""
     plugins = resource._plugins
     body = plugins.prepare_payload(resource.family, dict(payload), dict(form_values or {}))
     problems = plugins.validate_payload(resource.family, body)
@@ -105,8 +105,8 @@ def _create(
             field_errors=problems,
             body=None,
         )
-    response = resource._transport.post(path, body, check=check)
-    return body, Transport.json(response)
+    response = resource._http.post(path, body, check=check)
+    return body, Connection.json(response)
 
 
 def _data(answer: Mapping[str, Any], url: str = "") -> Mapping[str, Any]:
@@ -125,7 +125,7 @@ def _rows_of(body: Any, url: str) -> list[Mapping[str, Any]]:
 
 
 def _pages(
-    transport: Transport, path: str, *, tag: str, fresh: bool, what: str = "la lista"
+    transport: Connection, path: str, *, tag: str, fresh: bool, what: str = "la lista"
 ) -> Iterator[Mapping[str, Any]]:
     """The rows of a paginated list, page after page. The page URLs are built here (``page=N`` added to
     the query of ``path``): real tenants' ``links.next`` drops the query (their controllers never
@@ -137,7 +137,7 @@ def _pages(
         relative = f"{path}{joiner}page={page}"
         if last is not None and last > 2:
             transport.say(f"Leyendo {what}: página {page} de {last}.")
-        body = Transport.json(transport.get(relative, fresh=fresh, tag=tag))
+        body = Connection.json(transport.get(relative, fresh=fresh, tag=tag))
         yield from _rows_of(body, transport.url(relative))
         meta, links = body.get("meta"), body.get("links")
         if isinstance(meta, Mapping) and meta.get("last_page") is not None:
@@ -205,8 +205,8 @@ class _PersonSearches:
     """The customers' and suppliers' searches of a real tenant (see :mod:`connector.person_types`),
     each text asked once."""
 
-    def __init__(self, transport: Transport, fresh: bool) -> None:
-        self._transport, self._fresh = transport, fresh
+    def __init__(self, transport: Connection, fresh: bool) -> None:
+        self._http, self._fresh = transport, fresh
         self._rows: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
 
     def rows(self, which: str, text: str) -> list[Mapping[str, Any]]:
@@ -218,10 +218,10 @@ class _PersonSearches:
                 else "/api/purchases/search-suppliers"
             )
             relative = f"{path}?{urlencode({'input': text})}"
-            body = Transport.parse(self._transport.get(relative, fresh=self._fresh, tag="persons.lists"))
+            body = Connection.parse(self._http.get(relative, fresh=self._fresh, tag="persons.lists"))
             if isinstance(body, Mapping) and isinstance(body.get("data"), Mapping):
                 body = body["data"].get("customers")  # {"success", "data": {"customers": [...]}}
-            self._rows[key] = _rows_of(body, self._transport.url(relative))
+            self._rows[key] = _rows_of(body, self._http.url(relative))
         return self._rows[key]
 
     def customers(self, text: str) -> set[int]:
@@ -267,14 +267,14 @@ class PersonsResource(_PersonsFamily):
         }
         if person_id is not None:
             payload["id"] = person_id
-        if person_id is not None and self._transport.is_laravel():
+        if person_id is not None and self._http.is_laravel():
             with offered("la edición de clientes y proveedores"):
                 body, answer = _create(self, "/api/persons/update", payload, form_values)
             result = Person.from_row(payload, person_type=person_type)  # the answer has no data
         else:
             body, answer = _create(self, "/api/person", payload, form_values)
             result = Person.from_row(_data(answer), person_type=person_type)
-        self._transport.invalidate(f"{self.family}.lists")
+        self._http.invalidate(f"{self.family}.lists")
         self._plugins.issued(self.family, body, result)
         return result
 
@@ -289,14 +289,14 @@ class PersonsResource(_PersonsFamily):
         query = f"?{urlencode({'input': search})}" if search else ""
         path = f"/api/persons/{person_type}/records{query}"
         label = "la lista de clientes" if person_type == "customers" else "la lista de proveedores"
-        if not self._transport.is_laravel():  # this service filters by type itself
-            rows = _pages(self._transport, path, tag=f"{self.family}.lists", fresh=fresh, what=label)
+        if not self._http.is_laravel():  # this service filters by type itself
+            rows = _pages(self._http, path, tag=f"{self.family}.lists", fresh=fresh, what=label)
             return [Person.from_row(row, person_type=person_type) for row in rows]
-        searches = _PersonSearches(self._transport, fresh)
+        searches = _PersonSearches(self._http, fresh)
         try:
             with offered(label):
                 candidates = list(
-                    _pages(self._transport, path, tag=f"{self.family}.lists", fresh=fresh, what=label)
+                    _pages(self._http, path, tag=f"{self.family}.lists", fresh=fresh, what=label)
                 )
         except NotOfferedError:
             candidates = list(
@@ -412,7 +412,7 @@ class ItemsResource(_ItemsFamily):
         }
         body, answer = _create(self, "/api/item", payload, form_values)
         result = Product.from_row(_data(answer))
-        self._transport.invalidate(f"{self.family}.lists")
+        self._http.invalidate(f"{self.family}.lists")
         self._plugins.issued(self.family, body, result)
         return result
 
@@ -438,18 +438,18 @@ class ItemsResource(_ItemsFamily):
             "stock_min": str(stock_min),
             **fields,
         }
-        response = self._transport.post(f"/api/items/{int(item_id)}/update", payload)
-        self._transport.invalidate(f"{self.family}.lists")
-        return Product.from_row(_data(Transport.json(response)))
+        response = self._http.post(f"/api/items/{int(item_id)}/update", payload)
+        self._http.invalidate(f"{self.family}.lists")
+        return Product.from_row(_data(Connection.json(response)))
 
     def search(self, text: str = "", *, limit: int = 20, fresh: bool = False) -> list[Product]:
         """Products whose description or code contains ``text`` (at most ``limit``, by description)."""
-        response = self._transport.get(
+        response = self._http.get(
             f"/api/document/search-items?{urlencode({'input': text, 'limit': int(limit)})}",
             fresh=fresh,
             tag=f"{self.family}.lists",
         )
-        data = _data(Transport.json(response), response.url)
+        data = _data(Connection.json(response), response.url)
         return [Product.from_row(row) for row in data.get("items") or [] if isinstance(row, Mapping)]
 
     def every(self, text: str = "", *, fresh: bool = False) -> tuple[list[Product], bool]:
@@ -459,12 +459,12 @@ class ItemsResource(_ItemsFamily):
         products: list[Product] = []
         seen: set[int] = set()
         for page in range(1, 100_001):
-            response = self._transport.get(
+            response = self._http.get(
                 f"/api/document/search-items?{urlencode({'input': text, 'limit': 100, 'page': page})}",
                 fresh=fresh,
                 tag=f"{self.family}.lists",
             )
-            data = _data(Transport.json(response), response.url)
+            data = _data(Connection.json(response), response.url)
             found = [Product.from_row(row) for row in data.get("items") or [] if isinstance(row, Mapping)]
             if found and found[0].id in seen:  # the same page again: the tenant does not page
                 return products, False
@@ -542,8 +542,8 @@ class InventoryResource(_InventoryFamily):
         if answer.get("success") is False:  # real tenants answer refusals with HTTP 200
             raise ValidationError(_text(answer.get("message")), error_code="INVENTORY_REFUSED", body=answer)
         message = _text(answer.get("message"))
-        self._transport.invalidate("items.lists")
-        self._transport.invalidate(f"{self.family}.lists")
+        self._http.invalidate("items.lists")
+        self._http.invalidate(f"{self.family}.lists")
         self._plugins.issued(self.family, body, message)
         return message
 
@@ -585,7 +585,7 @@ class InventoryResource(_InventoryFamily):
         with offered("el kárdex de sus productos"):
             rows = list(
                 _pages(
-                    self._transport,
+                    self._http,
                     f"/api/items/{int(item_id)}/kardex",
                     tag=f"{self.family}.lists",
                     fresh=fresh,
@@ -931,7 +931,7 @@ class _Numbered(Protocol):
 
 
 def _in_range(
-    transport: Transport,
+    transport: Connection,
     latest: Sequence[R],
     answer: Callable[[str], list[R]],
     start: dt.date,
@@ -964,7 +964,7 @@ def _in_range(
 
 
 def _page_back(
-    transport: Transport, found: dict[int, R], answer: Callable[[str], list[R]], start: dt.date, what: str
+    transport: Connection, found: dict[int, R], answer: Callable[[str], list[R]], start: dt.date, what: str
 ) -> bool:
     """Ask for the records numbered below the lowest listed of each prefix, one number a request, until
     one was issued before ``start``; False when the tenant does not filter by number, a number cannot
@@ -1006,7 +1006,7 @@ def _by_ids(resource: Resource, sheet: _SheetT) -> _SheetT:
     and products without their code in Pro9; pro5 needs ``full_item``; quotations have no such path)."""
     if sheet.by_ids:
         return sheet
-    transport, plugins = resource._transport, resource._plugins
+    transport, plugins = resource._http, resource._plugins
     customer_id = sheet.customer_id
     if sheet.customer is not None:
         customer_id = _customer_id(PersonsResource(transport, plugins), sheet.customer)
@@ -1036,7 +1036,7 @@ def _by_ids(resource: Resource, sheet: _SheetT) -> _SheetT:
 
 def _customer_id(persons: PersonsResource, customer: Customer) -> int:
     """The id of the customer with this identity number, registered when new."""
-    for row in _PersonSearches(persons._transport, True).rows("customers", customer.number):
+    for row in _PersonSearches(persons._http, True).rows("customers", customer.number):
         if _text(row.get("number")) == customer.number and _text(row.get("identity_document_type_id")) in (
             customer.identity_type,
             "",
@@ -1062,7 +1062,7 @@ class SaleNotesResource(_SaleNotesFamily):
 
     def series(self) -> list[SaleNoteSeries]:
         """The tenant's sale-note series (NV01 ...); real tenants answer a bare JSON array."""
-        response = self._transport.get("/api/sale-note/series", fresh=True)
+        response = self._http.get("/api/sale-note/series", fresh=True)
         return [
             SaleNoteSeries(
                 id=int(row["id"]),
@@ -1070,7 +1070,7 @@ class SaleNotesResource(_SaleNotesFamily):
                 establishment_id=int(row.get("establishment_id") or 0),
                 establishment=_text(row.get("establishment_description")),
             )
-            for row in _rows_of(Transport.parse(response), response.url)
+            for row in _rows_of(Connection.parse(response), response.url)
         ]
 
     def issue(
@@ -1083,15 +1083,15 @@ class SaleNotesResource(_SaleNotesFamily):
             plugins found problems (nothing sent).
         :raises OutcomeUnknownError: HTTP 5xx: the note may exist (see :meth:`list`).
         """
-        if isinstance(note, SaleNote) and self._transport.is_laravel():
+        if isinstance(note, SaleNote) and self._http.is_laravel():
             note = _by_ids(self, note)
         payload = note.to_payload() if isinstance(note, SaleNote) else dict(note)
         check = "Búsquela en client.sale_notes.list(fresh=True) antes de emitirla otra vez."
         body, answer = _create(self, "/api/sale-note", payload, form_values, check=check)
         result = SaleNoteRef.from_body(answer)
-        self._transport.invalidate("items.lists")
-        self._transport.invalidate(f"{self.family}.lists")
-        self._transport.invalidate("quotations.lists")
+        self._http.invalidate("items.lists")
+        self._http.invalidate(f"{self.family}.lists")
+        self._http.invalidate("quotations.lists")
         self._plugins.issued(self.family, body, result)
         return result
 
@@ -1119,7 +1119,7 @@ class SaleNotesResource(_SaleNotesFamily):
             external_id).
         """
         day = issue_date or peru_today()
-        if self._transport.is_laravel():
+        if self._http.is_laravel():
             listed = next((n for n in self.list(fresh=True) if n.id == int(note_id)), None)
             if listed is not None and listed.converted:
                 raise ConflictError(
@@ -1136,25 +1136,23 @@ class SaleNotesResource(_SaleNotesFamily):
             "fecha_de_vencimiento": (due_date or day).isoformat(),
             "codigo_condicion_de_pago": "01",
         }
-        response = self._transport.post(
+        response = self._http.post(
             f"/api/sale-note/{int(note_id)}/generate-cpe",
             payload,
             check="Búsquelo en client.documents.latest(fresh=True) antes de generarlo otra vez.",
         )
-        self._transport.invalidate(DOCUMENT_LISTS_TAG)
-        self._transport.invalidate(f"{self.family}.lists")
-        return IssueResult.from_body(Transport.json(response), response.url)
+        self._http.invalidate(DOCUMENT_LISTS_TAG)
+        self._http.invalidate(f"{self.family}.lists")
+        return IssueResult.from_body(Connection.json(response), response.url)
 
     def download_pdf(self, external_id: str, fmt: str | None = None) -> bytes:
         """The sale note's PDF (``a4`` or ``ticket``; default its own format)."""
         path = f"/downloads/salenote/sale_note/{external_id}" + (f"/{fmt}" if fmt else "")
-        return Transport.content(self._transport.get(path, retry=False))
+        return Connection.content(self._http.get(path, retry=False))
 
     def _answer(self, query: str, fresh: bool) -> list[SaleNoteRecord]:
-        response = self._transport.get(
-            f"/api/sale-note/lists{query}", fresh=fresh, tag=f"{self.family}.lists"
-        )
-        return [SaleNoteRecord.from_row(row) for row in _rows_of(Transport.parse(response), response.url)]
+        response = self._http.get(f"/api/sale-note/lists{query}", fresh=fresh, tag=f"{self.family}.lists")
+        return [SaleNoteRecord.from_row(row) for row in _rows_of(Connection.parse(response), response.url)]
 
     def list(
         self,
@@ -1174,13 +1172,13 @@ class SaleNotesResource(_SaleNotesFamily):
         :data:`PAGE_BACK_LIMIT` requests). What could not be had makes ``complete`` False, and ``note``
         says what the tenant returned."""
         query = _range_query(search, start, end, details=int(details))
-        if not self._transport.is_laravel():
+        if not self._http.is_laravel():
             return Listing(self._answer(query, fresh))
         latest = self._answer(f"?{urlencode({'input': search})}" if search else "", fresh)
         if start is None or end is None:
             return Listing(latest)
         return _in_range(
-            self._transport,
+            self._http,
             latest,
             lambda text: self._answer(f"?{urlencode({'input': text})}", fresh),
             start,
@@ -1295,21 +1293,19 @@ class QuotationsResource(_QuotationsFamily):
             found problems (nothing sent).
         :raises OutcomeUnknownError: HTTP 5xx: the quotation may exist (see :meth:`list`).
         """
-        if isinstance(quotation, Quotation) and self._transport.is_laravel():
+        if isinstance(quotation, Quotation) and self._http.is_laravel():
             quotation = _by_ids(self, quotation)  # real tenants register neither customers nor products here
         payload = quotation.to_payload() if isinstance(quotation, Quotation) else dict(quotation)
         check = "Búsquela en client.quotations.list(fresh=True) antes de registrarla otra vez."
         body, answer = _create(self, "/api/quotations", payload, form_values, check=check)
         result = QuotationRef.from_body(answer, body)
-        self._transport.invalidate(f"{self.family}.lists")
+        self._http.invalidate(f"{self.family}.lists")
         self._plugins.issued(self.family, body, result)
         return result
 
     def _answer(self, query: str, fresh: bool) -> list[QuotationRecord]:
-        response = self._transport.get(
-            f"/api/quotations/list{query}", fresh=fresh, tag=f"{self.family}.lists"
-        )
-        return [QuotationRecord.from_row(row) for row in _rows_of(Transport.parse(response), response.url)]
+        response = self._http.get(f"/api/quotations/list{query}", fresh=fresh, tag=f"{self.family}.lists")
+        return [QuotationRecord.from_row(row) for row in _rows_of(Connection.parse(response), response.url)]
 
     def list(
         self,
@@ -1325,13 +1321,13 @@ class QuotationsResource(_QuotationsFamily):
         Real tenants ignore the dates: they are applied here, older quotations of the range asked for one
         number at a time, as :meth:`SaleNotesResource.list` does (``complete`` and ``note`` say what
         could not be had)."""
-        if not self._transport.is_laravel():
+        if not self._http.is_laravel():
             return Listing(self._answer(_range_query(search, start, end), fresh))
         latest = self._answer(f"?{urlencode({'input': search})}" if search else "", fresh)
         if start is None or end is None:
             return Listing(latest)
         return _in_range(
-            self._transport,
+            self._http,
             latest,
             lambda text: self._answer(f"?{urlencode({'input': text})}", fresh),
             start,
@@ -1378,4 +1374,4 @@ class QuotationsResource(_QuotationsFamily):
 
     def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
         """The quotation's PDF (``a4`` or ``ticket``)."""
-        return Transport.content(self._transport.get(f"/quotations/print/{external_id}/{fmt}", retry=False))
+        return Connection.content(self._http.get(f"/quotations/print/{external_id}/{fmt}", retry=False))

@@ -36,7 +36,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from connector.errors import NotFoundError, ServerError, ValidationError
-from connector.http import Transport
+from connector.http import Connection
 from connector.models import DocumentRecord
 from connector.parsing import coerce_date, parse_date
 from connector.resources import Resource, offered
@@ -451,10 +451,10 @@ class DispatchesResource(Resource):
             )
         what = "la guía del transportista" if path == "/api/dispatch-carrier" else "las guías de remisión"
         with offered(what):
-            response = self._transport.post(
+            response = self._http.post(
                 path, body, check="Revise las guías de la empresa antes de emitirla otra vez."
             )
-            result = GuideRef.from_body(Transport.json(response), response.url)
+            result = GuideRef.from_body(Connection.json(response), response.url)
         self._plugins.issued(self.family, body, result)
         return result
 
@@ -484,7 +484,7 @@ class DispatchesResource(Resource):
         around = peru_today() if isinstance(document, str) else (document.date_of_issue or peru_today())
         first = around - dt.timedelta(days=days if isinstance(document, str) else 0)
         path = f"/api/documents/lists/{first.isoformat()}/{around.isoformat()}?details=1"
-        body = Transport.parse(self._transport.get(path, fresh=True))
+        body = Connection.parse(self._http.get(path, fresh=True))
         rows = body.get("data") if isinstance(body, Mapping) else None
         row = next(
             (r for r in rows or [] if isinstance(r, Mapping) and r.get("external_id") == external_id), None
@@ -531,8 +531,8 @@ class DispatchesResource(Resource):
         :raises FacturadorError: unknown guide, already sent (409), or SUNAT's API refused (502).
         """
         with offered("el envío de guías a SUNAT"):
-            response = self._transport.post("/api/dispatches/send", {"external_id": external_id})
-            body = Transport.json(response)
+            response = self._http.post("/api/dispatches/send", {"external_id": external_id})
+            body = Connection.json(response)
         raw_data = body.get("data")
         data: Mapping[str, Any] = raw_data if isinstance(raw_data, Mapping) else {}
         ticket = str(data.get("ticket") or "")
@@ -549,11 +549,11 @@ class DispatchesResource(Resource):
         if not external_id:
             raise ValueError("status() of a guide needs its external_id")
         with offered("la consulta de tickets de guías"):
-            response = self._transport.poll("/api/dispatches/status_ticket", {"external_id": external_id})
+            response = self._http.poll("/api/dispatches/status_ticket", {"external_id": external_id})
             if response.status_code == 202:
-                body = Transport.body(response)
+                body = Connection.body(response)
             else:
-                body = Transport.json(response)
+                body = Connection.json(response)
         body = dict(body) if isinstance(body, Mapping) else {}
         raw_data = body.get("data")
         data: Mapping[str, Any] = raw_data if isinstance(raw_data, Mapping) else {}
@@ -576,10 +576,10 @@ class DispatchesResource(Resource):
         service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
         with offered("la lista de sus guías de remisión"):
-            response = self._transport.get(
+            response = self._http.get(
                 f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}", fresh=True
             )
-            body = Transport.parse(response)
+            body = Connection.parse(response)
         rows = body.get("data") if isinstance(body, Mapping) else None
         if not isinstance(rows, list):
             raise ServerError(
@@ -594,4 +594,4 @@ class DispatchesResource(Resource):
         """The guide's ``xml``, ``pdf`` or ``cdr`` (zip; 404 until SUNAT answered)."""
         if kind not in ("xml", "pdf", "cdr"):
             raise ValueError("kind must be 'xml', 'pdf' or 'cdr'")
-        return Transport.content(self._transport.get(f"/downloads/dispatch/{kind}/{external_id}"))
+        return Connection.content(self._http.get(f"/downloads/dispatch/{kind}/{external_id}"))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from connector.builders import Builder
 from connector.deprecation import warn
 from connector.errors import ServerError, ValidationError
-from connector.http import DOCUMENT_LISTS_TAG, Transport
+from connector.http import DOCUMENT_LISTS_TAG, Connection
 from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
 from connector.parsing import coerce_date, gc_paused
 from connector.plugins import PluginHost
@@ -62,7 +62,7 @@ class DocumentsResource(Resource):
 
     family: ClassVar[str] = "documents"
 
-    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
+    def __init__(self, transport: Connection, plugins: PluginHost) -> None:
         super().__init__(transport, plugins)
         self._parsed: dict[str, tuple[Any, DocumentList]] = {}
 
@@ -110,34 +110,34 @@ class DocumentsResource(Resource):
             )
         if idempotency_key is not None:
             body["offline_id"] = idempotency_key
-        response = self._transport.post("/api/documents", body, check=_how_to_find(body))
-        result = IssueResult.from_body(Transport.json(response), response.url)
-        self._transport.invalidate(_LISTS_TAG)
+        response = self._http.post("/api/documents", body, check=_how_to_find(body))
+        result = IssueResult.from_body(Connection.json(response), response.url)
+        self._http.invalidate(_LISTS_TAG)
         self._plugins.issued(self.family, body, result)
         return result
 
     def send(self, external_id: str) -> SendResult:
         """Send to the authority a factura (or its note) issued with ``send=False`` (``POST
         /api/documents/send``). Not retried automatically."""
-        response = self._transport.post("/api/documents/send", {"external_id": external_id})
-        result = SendResult.from_body(Transport.json(response), response.url)
-        self._transport.invalidate(_LISTS_TAG)
+        response = self._http.post("/api/documents/send", {"external_id": external_id})
+        result = SendResult.from_body(Connection.json(response), response.url)
+        self._http.invalidate(_LISTS_TAG)
         return result
 
     def update_status(self, external_id: str, state_type_id: str) -> None:
         """Set a document's state (``POST /api/documents/updatedocumentstatus``). Sends the key the real
         services read, ``externail_id`` (sic)."""
-        response = self._transport.post(
+        response = self._http.post(
             "/api/documents/updatedocumentstatus",
             {"externail_id": external_id, "state_type_id": state_type_id},
         )
-        Transport.json(response)
-        self._transport.invalidate(_LISTS_TAG)
+        Connection.json(response)
+        self._http.invalidate(_LISTS_TAG)
 
     # -- reading ----------------------------------------------------------------------------------
 
     def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
-        response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
+        response = self._http.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
         # The same answer (byte for byte: typically a cache hit) returns the list parsed the first time,
         # with its DataFrame, instead of parsing 20,000 rows again; hashing the bytes costs ~30 ms.
         stamp = hashlib.blake2b(response.content, digest_size=16).digest()
@@ -146,7 +146,7 @@ class DocumentsResource(Resource):
         if memo is not None and memo[0] == stamp:
             return memo[1].cached_copy() if from_cache else memo[1]
         with gc_paused():  # 20,000 rows make ~1.5 million objects, none of them in a cycle
-            body = Transport.parse(response)
+            body = Connection.parse(response)
         rows = body.get("data") if isinstance(body, dict) else body
         if not isinstance(rows, builtins.list):
             raise ServerError(
@@ -157,7 +157,7 @@ class DocumentsResource(Resource):
             )
         if rows and isinstance(rows[0], dict):
             first = str(rows[0].get("date_of_issue") or "")
-            self._transport.profile.list_dates = "d-m-Y" if first[2:3] == "-" else "Y-m-d"
+            self._http.profile.list_dates = "d-m-Y" if first[2:3] == "-" else "Y-m-d"
         link_notes(rows)
         documents = DocumentList(rows, from_cache=from_cache, url=response.url)
         self._parsed[path] = (stamp, documents)  # one entry per path: the latest answer, parsed
@@ -173,12 +173,12 @@ class DocumentsResource(Resource):
         from connector import register  # the deprecated alias: the connector itself never uses analysis
 
         warn("client.documents.sales_register(...)", "analysis.register.sales_register(client, ...)")
-        client = SimpleNamespace(documents=self, progress=self._transport.progress)
+        client = SimpleNamespace(documents=self, progress=self._http.progress)
         return register._moved.sales_register(client, period, **options)
 
     def download_xml(self, external_id: str) -> bytes:
         """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""
-        settings = self._transport.cache_settings
+        settings = self._http.cache_settings
         expire = settings.xml_expire_after if settings is not None else None
         return self._download(f"/downloads/document/xml/{external_id}", expire)
 
@@ -194,8 +194,8 @@ class DocumentsResource(Resource):
         return self._download(f"/downloads/document/cdr/{external_id}", None)
 
     def _download(self, path: str, expire_after: float | None) -> bytes:
-        response = self._transport.get(path, expire_after=expire_after)
-        return Transport.content(response)
+        response = self._http.get(path, expire_after=expire_after)
+        return Connection.content(response)
 
     def find(
         self, series: str, number: int, *, around: dt.date | None = None, days: int = 7
@@ -225,7 +225,7 @@ class DocumentsResource(Resource):
         instalments (``fee``): this service's ``?details=1``. Real tenants ignore it and send the plain
         rows: :attr:`DocumentList.has_details` then says they did not come."""
         first, last = _day(start, "start"), _day(end, "end")
-        settings = self._transport.cache_settings
+        settings = self._http.cache_settings
         expire = None
         if settings is not None:
             expire = settings.closed_range_expire_after if last < peru_today() else settings.expire_after

@@ -1,11 +1,11 @@
 """HTTP for one tenant: sessions, cache, retries, timeouts, and turning answers into data or errors.
 
-Two ``requests`` sessions per :class:`Transport`, both with the tenant's headers:
+Two ``requests`` sessions per :class:`Connection`, both with the tenant's headers:
 
 * **reads** — a requests-cache :class:`~requests_cache.CachedSession` (or a plain session when the cache
   is off) for ``GET`` and for idempotent status polls. Its adapter retries connection errors, read
   errors and HTTP 429/502/503/504 with exponential backoff and jitter (urllib3 ``Retry``; ``GET`` and
-  ``HEAD`` always, ``POST`` only through :meth:`Transport.poll`, which is only used for endpoints whose
+  ``HEAD`` always, ``POST`` only through :meth:`Connection.poll`, which is only used for endpoints whose
   repetition changes nothing). Only ``GET`` answers with HTTP 200 are stored.
 * **writes** — a plain session **without any retry** for issuing and other state-changing ``POST`` s
   (``/api/documents``, ``/send``, ``/updatedocumentstatus``): a fiscal document must never be sent twice
@@ -16,7 +16,7 @@ The cache (:class:`CacheSettings`) is namespaced per base URL *and* token: reque
 ``Authorization`` header out of its keys (and redacts it in what it stores), so two users of one
 tenant must not share entries. Backends: SQLite (default) in ``<user cache dir>/facturador/http`` — or
 ``$FACTURADOR_CACHE_DIR`` — one file per (base URL, SHA-256 of the token), named with a hash so the
-token cannot be read back; or ``memory``, private to the :class:`Transport`. Expiry is explicit for
+token cannot be read back; or ``memory``, private to the :class:`Connection`. Expiry is explicit for
 every request: see :class:`CacheSettings`.
 
 **Rate limits.** Real tenants let a user make 60 requests a minute (Laravel's ``throttle:60,1``): every
@@ -27,6 +27,14 @@ waits and sends it again, the same request (reads and issuing alike: the refusal
 tenant's code runs), at most :data:`THROTTLE_RETRIES` times. The same headers tell a real tenant from
 this project's service (:attr:`TenantProfile.laravel`). Long waits and walks are reported through
 ``progress`` (a callable taking a Spanish sentence).
+
+**Transport.** Both sessions send through a ``requests`` transport adapter: by default the connector's
+own (``HTTPAdapter`` with the read retries above, and one without any retry for writes). A
+:class:`~connector.Client` given ``transport=`` (any ``requests.adapters.BaseAdapter``: a
+:class:`~connector.transports.MockTransport` that answers by itself, a
+:class:`~connector.transports.RecordingTransport`, your own with retries or a proxy) sends every request
+through that one instead, as it is: connection-level retries are then its own business, while the
+cache, the rate-limit waits and the mapping of answers to errors stay the connector's.
 
 The token lives only in the sessions' headers: it is not logged, not stored by the cache, and not in
 any exception or ``repr``.
@@ -47,7 +55,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import requests
-from requests.adapters import HTTPAdapter
+from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.util.retry import Retry
 
 from connector.errors import (
@@ -72,7 +80,7 @@ __all__ = [
     "CacheSettings",
     "RateLimit",
     "TenantProfile",
-    "Transport",
+    "Connection",
     "cache_directory",
 ]
 
@@ -81,7 +89,7 @@ logger = logging.getLogger("connector")
 USER_AGENT = "facturador-kit-connector/0.1"
 #: Statuses worth retrying for reads: rate limiting and proxies/gateways in front of a restarting server.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
-#: Tag of the cached document lists (:meth:`Transport.invalidate`): every call that changes documents'
+#: Tag of the cached document lists (:meth:`Connection.invalidate`): every call that changes documents'
 #: states (issuing, sending, summaries, voided communications and their tickets) drops them.
 DOCUMENT_LISTS_TAG = "documents.lists"
 #: Times a request refused by the tenant's rate limit is sent again (each after the window passed).
@@ -224,8 +232,7 @@ def _read_retry() -> Retry:
     )
 
 
-def _mount(session: requests.Session, retry: Retry | int) -> None:
-    adapter = HTTPAdapter(max_retries=retry, pool_maxsize=16)
+def _mount(session: requests.Session, adapter: BaseAdapter) -> None:
     session.mount("http://", adapter)
     session.mount("https://", adapter)
 
@@ -253,8 +260,9 @@ def _body_of(response: requests.Response) -> Any:
         return response.text
 
 
-class Transport:
-    """The HTTP side of one :class:`~connector.Client` (one tenant, one token)."""
+class Connection:
+    """The HTTP side of one :class:`~connector.Client` (one tenant, one token): its two sessions, the
+    cache, the rate limit, and the reading of answers into data or errors."""
 
     def __init__(
         self,
@@ -264,6 +272,7 @@ class Transport:
         timeout: float,
         cache: CacheSettings | None,
         rate_window: float = 60.0,
+        transport: BaseAdapter | None = None,
     ) -> None:
         if not base_url or not re.match(r"^https?://", base_url):
             raise ValueError(f"base_url must start with http:// or https:// (got {base_url!r})")
@@ -282,10 +291,15 @@ class Transport:
         }
         self._reads = self._read_session(token, cache)
         self._reads.headers.update(headers)
-        _mount(self._reads, _read_retry())
         self._writes = requests.Session()
         self._writes.headers.update(headers)
-        _mount(self._writes, Retry(total=0, connect=0, read=0, redirect=0, status=0, raise_on_status=False))
+        if transport is None:
+            _mount(self._reads, HTTPAdapter(max_retries=_read_retry(), pool_maxsize=16))
+            never = Retry(total=0, connect=0, read=0, redirect=0, status=0, raise_on_status=False)
+            _mount(self._writes, HTTPAdapter(max_retries=never, pool_maxsize=16))
+        else:
+            _mount(self._reads, transport)
+            _mount(self._writes, transport)
 
     def _read_session(self, token: str, cache: CacheSettings | None) -> requests.Session:
         self.cache_path: Path | None = None

@@ -29,7 +29,7 @@ from connector.errors import (
     not_offered,
 )
 from connector.forms import FormField
-from connector.http import DOCUMENT_LISTS_TAG, Transport
+from connector.http import DOCUMENT_LISTS_TAG, Connection
 from connector.models import SummaryRecord, TicketRef, TicketStatus, in_process_message
 from connector.parsing import coerce_date
 from connector.plugins import PluginHost
@@ -97,8 +97,8 @@ class Resource:
     #: Endpoint family, as passed to the plugin hooks.
     family: ClassVar[str] = ""
 
-    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
-        self._transport = transport
+    def __init__(self, transport: Connection, plugins: PluginHost) -> None:
+        self._http = transport
         self._plugins = plugins
 
     def form_fields(self, document_type: str | None = None) -> list[FormField]:
@@ -106,7 +106,7 @@ class Resource:
         return self._plugins.form_fields(self.family, document_type)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} family={self.family!r} base_url={self._transport.base_url!r}>"
+        return f"<{type(self).__name__} family={self.family!r} base_url={self._http.base_url!r}>"
 
 
 def _void_documents(documents: VoidItems, *, reason_required: bool) -> list[dict[str, str]]:
@@ -148,7 +148,7 @@ class TicketResource(Resource):
     retried: after a :class:`~connector.errors.TransportError` the summary may exist) →
     ``facturador_issued`` with the :class:`TicketRef`, and drops this client's cached document lists
     (the documents changed state). Status polls are idempotent and go through the retrying read path
-    (:meth:`Transport.poll`); a processed answer also drops the cached lists. :meth:`latest` and
+    (:meth:`Connection.poll`); a processed answer also drops the cached lists. :meth:`latest` and
     :meth:`list` read this service's lists of summaries (real tenants have none: a
     :class:`~connector.errors.NotOfferedError` says so).
     """
@@ -171,16 +171,16 @@ class TicketResource(Resource):
                 field_errors=problems,
                 body=None,
             )
-        response = self._transport.post(self.path, body)
-        result = TicketRef.from_body(Transport.json(response), response.url, family=self.family)
+        response = self._http.post(self.path, body)
+        result = TicketRef.from_body(Connection.json(response), response.url, family=self.family)
         self._changed()
         self._plugins.issued(self.family, body, result)
         return result
 
     def _changed(self) -> None:
         """Documents and summaries changed state: drop the cached lists of both."""
-        self._transport.invalidate(DOCUMENT_LISTS_TAG)
-        self._transport.invalidate(TICKET_LISTS_TAG)
+        self._http.invalidate(DOCUMENT_LISTS_TAG)
+        self._http.invalidate(TICKET_LISTS_TAG)
 
     def status(self, *, external_id: str | None = None, ticket: str | None = None) -> TicketStatus:
         """How the ticket stands, found by the summary's ``external_id`` or by its ``ticket``.
@@ -196,21 +196,21 @@ class TicketResource(Resource):
         if not external_id and not ticket:
             raise ValueError("status() needs external_id or ticket")
         payload = {"external_id": external_id} if external_id else {"ticket": str(ticket)}
-        response = self._transport.poll(f"{self.path}/status", payload)
-        body = Transport.body(response)
+        response = self._http.poll(f"{self.path}/status", payload)
+        body = Connection.body(response)
         asked = {"external_id": external_id or "", "ticket": str(ticket or "")}
         if in_process_message(body):
             assert isinstance(body, dict)
             return TicketStatus.in_process(body, **asked)
-        result = TicketStatus.from_body(Transport.json(response), response.url, **asked)
+        result = TicketStatus.from_body(Connection.json(response), response.url, **asked)
         if not result.processing:
             self._changed()
         return result
 
     def _records(self, path: str, *, expire_after: float | None, fresh: bool) -> list[SummaryRecord]:
         with offered(self.listed):  # real tenants have no lists of them
-            response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=TICKET_LISTS_TAG)
-            body = Transport.parse(response)
+            response = self._http.get(path, expire_after=expire_after, fresh=fresh, tag=TICKET_LISTS_TAG)
+            body = Connection.parse(response)
         rows = body.get("data") if isinstance(body, dict) else body
         if not isinstance(rows, list):
             raise ServerError(
@@ -231,7 +231,7 @@ class TicketResource(Resource):
         {path}/lists/{start}/{end}``; this service only). Cached like document lists; creating one or a
         processed status answer drops the cached lists; ``fresh=True`` bypasses the cache."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
-        settings = self._transport.cache_settings
+        settings = self._http.cache_settings
         expire = None
         if settings is not None:
             expire = settings.closed_range_expire_after if last < peru_today() else settings.expire_after
@@ -241,15 +241,15 @@ class TicketResource(Resource):
 
     def download_xml(self, external_id: str) -> bytes:
         """The signed XML (``RUC-RC-YYYYMMDD-n.xml`` / ``RUC-RA-...``), cached like documents' XML."""
-        settings = self._transport.cache_settings
+        settings = self._http.cache_settings
         expire = settings.xml_expire_after if settings is not None else None
-        response = self._transport.get(f"/downloads/{self.downloads}/xml/{external_id}", expire_after=expire)
-        return Transport.content(response)
+        response = self._http.get(f"/downloads/{self.downloads}/xml/{external_id}", expire_after=expire)
+        return Connection.content(response)
 
     def download_cdr(self, external_id: str) -> bytes:
         """The CDR zip of the ticket's answer (:class:`NotFoundError` while the ticket is in process)."""
-        response = self._transport.get(f"/downloads/{self.downloads}/cdr/{external_id}")
-        return Transport.content(response)
+        response = self._http.get(f"/downloads/{self.downloads}/cdr/{external_id}")
+        return Connection.content(response)
 
 
 class SummariesResource(TicketResource):
@@ -343,7 +343,7 @@ class VoidedResource(TicketResource):
             raise ValueError(f"date_format must be 'Y-m-d' or 'd-m-Y' (got {date_format!r})")
         first = coerce_date(day, "day")
         entries = _void_documents(documents, reason_required=True)
-        profile = self._transport.profile
+        profile = self._http.profile
         style: DateFormat = date_format or profile.voided_dates or profile.list_dates or "Y-m-d"  # type: ignore[assignment]
 
         def send(written: DateFormat) -> TicketRef:

@@ -12,7 +12,7 @@ arrives or a deadline passes::
     if status.accepted:
         ...
 
-Each poll goes through the client's retrying read path (``Transport.poll``: connection errors and
+Each poll goes through the client's retrying read path (``Connection.poll``: connection errors and
 502/503/504 are retried there); errors other than "in process" propagate at once.
 """
 

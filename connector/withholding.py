@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from connector.builders import Customer
 from connector.errors import ServerError, ValidationError
-from connector.http import Transport
+from connector.http import Connection
 from connector.models import AuthorityAnswer, TicketRef, TicketStatus
 from connector.parsing import coerce_date
 from connector.plugins import PluginHost
@@ -320,7 +320,7 @@ class ReversionsResource(TicketResource):
 
     def _changed(self) -> None:
         super()._changed()
-        self._transport.invalidate(WITHHOLDING_LISTS_TAG)
+        self._http.invalidate(WITHHOLDING_LISTS_TAG)
 
 
 class RetentionReversions(ReversionsResource):
@@ -346,7 +346,7 @@ class WithholdingResource(Resource):
 
     reversions_class: ClassVar[type[ReversionsResource]]
 
-    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
+    def __init__(self, transport: Connection, plugins: PluginHost) -> None:
         super().__init__(transport, plugins)
         #: The family's reversions (RR): ``status`` for :func:`~connector.tickets.wait_for_ticket`.
         self.reversions = self.reversions_class(transport, plugins)
@@ -374,20 +374,20 @@ class WithholdingResource(Resource):
                 field_errors=problems,
                 body=None,
             )
-        response = self._transport.post(
+        response = self._http.post(
             f"/api/{self.plural}",
             body,
             check=f"Revise las {self.named} de la empresa antes de emitirla otra vez.",
         )
-        result = WithholdingResult.from_body(Transport.json(response), response.url)
-        self._transport.invalidate(WITHHOLDING_LISTS_TAG)
+        result = WithholdingResult.from_body(Connection.json(response), response.url)
+        self._http.invalidate(WITHHOLDING_LISTS_TAG)
         self._plugins.issued(self.family, body, result)
         return result
 
     def _records(self, path: str, fresh: bool) -> list[WithholdingRecord]:
         with offered(f"la lista de sus {self.named}"):  # real tenants only issue them
-            response = self._transport.get(path, fresh=fresh, tag=WITHHOLDING_LISTS_TAG)
-            body = Transport.parse(response)
+            response = self._http.get(path, fresh=fresh, tag=WITHHOLDING_LISTS_TAG)
+            body = Connection.parse(response)
         rows = body.get("data") if isinstance(body, dict) else None
         if not isinstance(rows, list):
             raise ServerError(
@@ -411,8 +411,8 @@ class WithholdingResource(Resource):
 
     def download(self, kind: str, external_id: str) -> bytes:
         """The ``xml``, ``pdf`` or ``cdr`` (zip) of one."""
-        response = self._transport.get(f"/downloads/{self.singular}/{kind}/{external_id}")
-        return Transport.content(response)
+        response = self._http.get(f"/downloads/{self.singular}/{kind}/{external_id}")
+        return Connection.content(response)
 
     def reverse(
         self, day: dt.date | str, documents: VoidItems, *, form_values: Mapping[str, Any] | None = None

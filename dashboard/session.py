@@ -90,7 +90,7 @@ def client_for(tenant: TenantConfig) -> Client:
     if entry is None or entry[0] != tenant:
         if entry is not None:
             _close(entry[1])
-        entry = (tenant, tenant.client())
+        entry = (tenant, tenant.client(default_cache=True))  # every rerun reads the same lists
         clients[key] = entry
         st.session_state.pop("_pings", None)
     return entry[1]
