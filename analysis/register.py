@@ -54,6 +54,7 @@ from connector.parsing import (
     parse_datetime,
     parse_decimal,
     split_number,
+    text,
 )
 from sunat.money import round2
 
@@ -363,10 +364,6 @@ class _Listed:
         return self.document_type_id in NOTES
 
 
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
 _NO_CENTS = Decimal("0.00")
 
 
@@ -392,13 +389,13 @@ def _listed(row: Mapping[str, Any]) -> _Listed:
         number,
         series,
         correlative,
-        _text(get("document_type_id")),
-        _text(get("customer_name")),
-        _text(get("customer_number")),
-        _text(get("customer_identity_document_type_id")),
-        _text(get("currency_type_id")),
+        text(get("document_type_id")),
+        text(get("customer_name")),
+        text(get("customer_number")),
+        text(get("customer_identity_document_type_id")),
+        text(get("currency_type_id")),
         exchange_rate_of(row),
-        _text(get("state_type_id")),
+        text(get("state_type_id")),
         parse_bool(get("has_cdr")),
         AffectedRef.from_wire(get("affected_document")),
         parse_datetime(get("created_at")),
@@ -987,13 +984,13 @@ class SalesRegister:
             ws.freeze_panes = "A2"
             for row in rows:
                 values: list[Any] = []
-                for index, text in enumerate(row):
-                    if index in amounts or (index in rates and text):
-                        values.append(Decimal(text))
-                    elif index in dates and text:
-                        values.append(dt.datetime.strptime(text, "%d/%m/%Y").date())
+                for index, field_text in enumerate(row):
+                    if index in amounts or (index in rates and field_text):
+                        values.append(Decimal(field_text))
+                    elif index in dates and field_text:
+                        values.append(dt.datetime.strptime(field_text, "%d/%m/%Y").date())
                     else:
-                        values.append(text)
+                        values.append(field_text)
                 ws.append(values)
             for column in ws.iter_cols(min_row=2):
                 for cell in column:

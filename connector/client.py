@@ -8,13 +8,6 @@ from types import TracebackType
 
 from requests.adapters import BaseAdapter
 
-from connector.backoffice import (
-    InventoryResource,
-    ItemsResource,
-    PersonsResource,
-    QuotationsResource,
-    SaleNotesResource,
-)
 from connector.company import CompanyResource
 from connector.dispatches import DispatchesResource
 from connector.documents import DocumentsResource
@@ -25,9 +18,14 @@ from connector.errors import (
     TransportError,
 )
 from connector.http import CacheSettings, Connection, Progress, TenantProfile
+from connector.inventory import InventoryResource
+from connector.items import ItemsResource
 from connector.models import ConnectionStatus
+from connector.persons import PersonsResource
 from connector.plugins import PluginHost, make_plugin_manager
-from connector.resources import SummariesResource, VoidedResource
+from connector.quotations import QuotationsResource
+from connector.sale_notes import SaleNotesResource
+from connector.tickets import SummariesResource, VoidedResource
 from connector.withholding import PerceptionsResource, RetentionsResource
 
 __all__ = ["Client"]
@@ -58,10 +56,13 @@ class Client:
     :param progress: called with a Spanish sentence during long waits and walks (the rate limit's
         waits, pages of a list); settable later as :attr:`progress`.
 
-    Resources: ``documents`` and the ticket families ``summaries`` (daily summaries: declare and void
-    boletas) and ``voided`` (voided communications of facturas), complete; ``dispatches``,
-    ``sale_notes``, ``quotations``, ``persons``, ``items``, ``inventory``, ``retentions``,
-    ``perceptions`` (hooks and forms only, until their endpoints exist).
+    Resources, one per endpoint family, each with its plugin hooks and form fields: ``documents``;
+    ``summaries`` (daily summaries: declare and void boletas) and ``voided`` (voided communications of
+    facturas), which answer tickets; ``dispatches`` (guides 09 and 31); ``retentions`` and
+    ``perceptions`` (with their reversions); ``sale_notes``, ``quotations``, ``persons``, ``items``,
+    ``inventory`` (the back office); and ``company`` (this service's certificate status). Real tenants
+    lack some endpoints: those calls raise :class:`~connector.errors.NotOfferedError`
+    (``docs/real_tenants.md``).
     Use it as a context manager, or call :meth:`close`, to release connections and the cache file.
     """
 

@@ -38,8 +38,8 @@ class CertificateStatus:
 class CompanyResource:
     """The tenant's own settings as our service exposes them (see module doc)."""
 
-    def __init__(self, transport: Connection, host: Any = None):
-        self._http = transport
+    def __init__(self, http: Connection, host: Any = None):
+        self._http = http
 
     def certificate(self) -> CertificateStatus | None:
         """The certificate status, or None when the tenant does not expose it (a real tenant)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -48,16 +48,26 @@ def deprecated(old: str, new: str) -> Callable[[F], F]:
     return mark
 
 
-def moved_module(old: str, moved: ModuleType) -> Callable[[str], Any]:
-    """The ``__getattr__`` of module ``old``, whose contents moved to ``moved``: every name taken from it
-    warns and comes from ``moved``."""
+def moved_module(
+    old: str, *homes: ModuleType, renamed: Mapping[str, str] | None = None
+) -> Callable[[str], Any]:
+    """The ``__getattr__`` of module ``old``, whose contents moved to ``homes``: every name taken from
+    it warns and comes from the first home that has it (under its new name when ``renamed``)."""
+    renames = dict(renamed or {})
 
     def __getattr__(name: str) -> Any:
-        if name.startswith("__") and name != "__all__":
+        if name == "__all__":
+            warn(old, " or ".join(home.__name__ for home in homes))
+            return [n for home in homes for n in getattr(home, "__all__", ())] + list(renames)
+        if name.startswith("__"):
             raise AttributeError(name)
-        warn(
-            f"{old}.{name}" if name != "__all__" else old, f"{moved.__name__}.{name}".removesuffix(".__all__")
-        )
-        return getattr(moved, name)
+        wanted = renames.get(name, name)
+        owners = [h for h in homes if wanted in getattr(h, "__all__", ())] or [
+            h for h in homes if hasattr(h, wanted)
+        ]
+        for home in owners[:1]:
+            warn(f"{old}.{name}", f"{home.__name__}.{wanted}")
+            return getattr(home, wanted)
+        raise AttributeError(f"module {old!r} has no attribute {name!r}")
 
     return __getattr__

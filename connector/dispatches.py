@@ -2,9 +2,8 @@
 
 A guide is built with :class:`SenderGuide` (09, remitente: the company sends its own goods) or
 :class:`CarrierGuide` (31, transportista: the company carries someone else's), issued in state 01, sent
-to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (reference §8.10-8.13)::
+to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (``docs/dispatch_guides.md``)::
 
-    from connector import wait_for_ticket
     from connector.dispatches import Driver, Place, PrivateTransport, SenderGuide, GuideItem, Party
 
     guide = SenderGuide(
@@ -19,12 +18,13 @@ to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (reference 
     # or, for an accepted factura: the same guide with its customer, lines and reference filled in
     guide = client.dispatches.from_document(factura_external_id, origin=..., delivery=..., transport=...,
                                             weight="25.5")
-    client.dispatches.send(ref.external_id)          # GuideSent: the ticket
-    status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=30)
+    sent = client.dispatches.send(ref.external_id)   # GuideSent: the ticket
+    status = sent.wait(timeout=30)                   # GuideStatus once SUNAT answered
     status.accepted, status.message, status.qr_url   # 05 with the CDR's QR link, or 09 and SUNAT's error
 
-Issuing runs the family's plugin hooks (``facturador_prepare_payload`` → ``facturador_validate_payload``
-→ POST → ``facturador_issued`` with the :class:`GuideRef`), as documents do.
+Issuing runs the family's plugin pipeline (``facturador_prepare_payload`` →
+``facturador_validate_payload`` → POST → ``facturador_issued`` with the :class:`GuideRef`), as documents
+do.
 """
 
 from __future__ import annotations
@@ -35,11 +35,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from connector.errors import NotFoundError, ServerError, ValidationError
+from connector.deprecation import deprecated
+from connector.documents import DocumentsResource
+from connector.errors import NotFoundError
 from connector.http import Connection
+from connector.lists import RecordList
 from connector.models import DocumentRecord
-from connector.parsing import coerce_date, parse_date
+from connector.parsing import coerce_date, data_of, links_of, parse_date, text
 from connector.resources import Resource, offered
+from connector.states import State
+from connector.tickets import wait_for_ticket
 from sunat.calendar import peru_now, peru_today
 
 __all__ = [
@@ -257,7 +262,7 @@ class SenderGuide(_Guide):
     default_series: ClassVar[str] = "T001"
 
     def to_payload(self) -> dict[str, Any]:
-        """The wire payload (reference §8.10)."""
+        """The wire payload of ``POST /api/dispatches``."""
         if self.transport is None:
             raise ValueError("a sender's guide needs a transport (PublicTransport or PrivateTransport)")
         payload = self._common()
@@ -290,7 +295,7 @@ class CarrierGuide(_Guide):
     default_series: ClassVar[str] = "V001"
 
     def to_payload(self) -> dict[str, Any]:
-        """The wire payload (reference §8.11)."""
+        """The wire payload of ``POST /api/dispatch-carrier``."""
         if self.transport is None:
             raise ValueError("a carrier's guide needs a PrivateTransport (driver and vehicle)")
         payload = self._common()
@@ -307,20 +312,6 @@ class CarrierGuide(_Guide):
 # -- typed answers ------------------------------------------------------------------------------------
 
 
-def _data(body: Mapping[str, Any], url: str | None) -> Mapping[str, Any]:
-    data = body.get("data")
-    if not isinstance(data, Mapping) or not data.get("external_id"):
-        raise ServerError(
-            "La respuesta del servicio no trae 'data.external_id'.", status=200, body=dict(body), url=url
-        )
-    return data
-
-
-def _links(body: Mapping[str, Any]) -> dict[str, str]:
-    links = body.get("links")
-    return {k: str(v) for k, v in links.items() if v} if isinstance(links, Mapping) else {}
-
-
 @dataclass(frozen=True)
 class GuideRef:
     """The answer to issuing a guide: ``number`` (``T001-1``), ``filename``, ``external_id``, the
@@ -334,24 +325,46 @@ class GuideRef:
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> GuideRef:
-        data = _data(body, url)
+        """Build from the JSON answer; :class:`~connector.errors.ServerError` without
+        ``data.external_id``."""
+        data = data_of(body, url, required="external_id")
         return cls(
-            str(data.get("number") or ""),
-            str(data.get("filename") or ""),
+            text(data.get("number")),
+            text(data.get("filename")),
             str(data["external_id"]),
-            _links(body),
+            links_of(body, keep_empty=False),
             dict(body),
         )
 
 
 @dataclass(frozen=True)
 class GuideSent:
-    """The answer to sending a guide: SUNAT's ``ticket`` and the service's ``message``."""
+    """The answer to sending a guide: SUNAT's ``ticket`` and the service's ``message``; :meth:`wait`
+    asks how it went until SUNAT answers (``resource``: the client's dispatches that sent it)."""
 
     external_id: str
     ticket: str
     message: str
     raw: dict[str, Any] = field(repr=False)
+    resource: DispatchesResource | None = field(default=None, repr=False, compare=False)
+
+    def status(self) -> GuideStatus:
+        """How the guide's ticket stands now (one question)."""
+        return self._source().status(external_id=self.external_id)
+
+    def wait(self, timeout: float = 60.0, **options: Any) -> GuideStatus:
+        """The guide's status once SUNAT answered, asked again for ``timeout`` seconds (``options``: those
+        of :func:`~connector.tickets.wait_for_ticket`).
+
+        :raises TicketTimeout: still in process when ``timeout`` passed."""
+        return self._source().wait(external_id=self.external_id, timeout=timeout, **options)
+
+    def _source(self) -> DispatchesResource:
+        if self.resource is None:
+            raise RuntimeError(
+                "this GuideSent was not made by a client: ask client.dispatches.wait(external_id=...)"
+            )
+        return self.resource
 
 
 @dataclass(frozen=True)
@@ -370,9 +383,14 @@ class GuideStatus:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
+    def state(self) -> State:
+        """The state as a :class:`~connector.states.State` (equal to its code, ``"05"``)."""
+        return State(self.state_type_id)
+
+    @property
     def accepted(self) -> bool | None:
         """True (05), False (09), None while in process."""
-        return None if self.processing else self.state_type_id == "05"
+        return None if self.processing else self.state is State.ACCEPTED
 
 
 @dataclass(frozen=True)
@@ -391,8 +409,14 @@ class GuideRecord:
     total_weight: Decimal
     links: dict[str, str]
 
+    @property
+    def state(self) -> State:
+        """The state as a :class:`~connector.states.State` (equal to its code, ``"05"``)."""
+        return State(self.state_type_id)
+
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> GuideRecord:
+        """Build from a list row."""
         return cls(
             external_id=str(row.get("external_id") or ""),
             number=str(row.get("number") or ""),
@@ -404,7 +428,7 @@ class GuideRecord:
             ticket=str(row.get("ticket") or ""),
             qr_url=str(row.get("qr_url") or ""),
             total_weight=Decimal(str(row.get("total_weight") or "0")),
-            links={k: str(v) for k, v in (row.get("links") or {}).items() if v},
+            links=links_of(row, keep_empty=False),
         )
 
 
@@ -413,7 +437,7 @@ class GuideRecord:
 
 class DispatchesResource(Resource):
     """``client.dispatches``: issue sender's (09) and carrier's (31) guides, send them, follow their
-    tickets (:meth:`status`, usable with :func:`connector.wait_for_ticket`), list and download."""
+    tickets (:meth:`status`, :meth:`wait`, or the :class:`GuideSent`'s own ``wait``), list and download."""
 
     family: ClassVar[str] = "dispatches"
 
@@ -439,24 +463,17 @@ class DispatchesResource(Resource):
                 if str(payload.get("codigo_tipo_documento")) == "31"
                 else "/api/dispatches"
             )
-        body = self._plugins.prepare_payload(self.family, payload, dict(form_values or {}))
-        problems = self._plugins.validate_payload(self.family, body)
-        if problems:
-            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
-            raise ValidationError(
-                f"No se envió la guía: {problems[0].message}{more}",
-                error_code="PLUGIN_VALIDATION",
-                field_errors=problems,
-                body=None,
-            )
-        what = "la guía del transportista" if path == "/api/dispatch-carrier" else "las guías de remisión"
-        with offered(what):
-            response = self._http.post(
-                path, body, check="Revise las guías de la empresa antes de emitirla otra vez."
-            )
-            result = GuideRef.from_body(Connection.json(response), response.url)
-        self._plugins.issued(self.family, body, result)
-        return result
+        carrier = path == "/api/dispatch-carrier"
+        return self._submit(
+            path,
+            payload,
+            lambda reply: GuideRef.from_body(reply.body, reply.url),
+            form_values=form_values,
+            what="la guía",
+            check="Revise las guías de la empresa antes de emitirla otra vez.",
+            changes=(self.lists_tag,),
+            offered_as="la guía del transportista" if carrier else "las guías de remisión",
+        )
 
     def from_document(
         self,
@@ -483,15 +500,11 @@ class DispatchesResource(Resource):
         external_id = document if isinstance(document, str) else document.external_id
         around = peru_today() if isinstance(document, str) else (document.date_of_issue or peru_today())
         first = around - dt.timedelta(days=days if isinstance(document, str) else 0)
-        path = f"/api/documents/lists/{first.isoformat()}/{around.isoformat()}?details=1"
-        body = Connection.parse(self._http.get(path, fresh=True))
-        rows = body.get("data") if isinstance(body, Mapping) else None
-        row = next(
-            (r for r in rows or [] if isinstance(r, Mapping) and r.get("external_id") == external_id), None
-        )
+        listed = DocumentsResource(self._http, self._plugins).list(first, around, fresh=True, details=True)
+        row = next((r for r in listed.rows if r.get("external_id") == external_id), None)
         if row is None:
             raise NotFoundError(
-                f"No se encontró el comprobante {external_id} de los últimos {days} días.", url=path
+                f"No se encontró el comprobante {external_id} de los últimos {days} días.", url=listed.url
             )
         record = DocumentRecord.from_row(row)
         if record.document_type_id not in ("01", "03"):
@@ -541,7 +554,7 @@ class DispatchesResource(Resource):
             marker = "Ticket: "
             if marker in message:
                 ticket = message.split(marker, 1)[1].split(",", 1)[0].strip()
-        return GuideSent(external_id, ticket, str(body.get("message") or ""), dict(body))
+        return GuideSent(external_id, ticket, text(body.get("message")), dict(body), resource=self)
 
     def status(self, *, external_id: str | None = None, ticket: str | None = None) -> GuideStatus:
         """How the guide's ticket stands (``POST /api/dispatches/status_ticket``); retried like a read.
@@ -567,31 +580,51 @@ class DispatchesResource(Resource):
             processing=processing,
             ticket=str(data.get("ticket") or ticket or ""),
             qr_url=str(data.get("qr_url") or ""),
-            links=_links(body),
+            links=links_of(body, keep_empty=False),
             raw=body,
         )
 
-    def list(self, start: dt.date | str, end: dt.date | str) -> list[GuideRecord]:
-        """Guides issued from ``start`` to ``end`` (``GET /api/dispatches/lists/{start}/{end}``; this
-        service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first."""
-        first, last = coerce_date(start, "start"), coerce_date(end, "end")
-        with offered("la lista de sus guías de remisión"):
-            response = self._http.get(
-                f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}", fresh=True
-            )
-            body = Connection.parse(response)
-        rows = body.get("data") if isinstance(body, Mapping) else None
-        if not isinstance(rows, list):
-            raise ServerError(
-                "La lista del servicio no trae 'data'.",
-                status=response.status_code,
-                body=body,
-                url=response.url,
-            )
-        return [GuideRecord.from_row(row) for row in rows if isinstance(row, Mapping)]
+    def wait(
+        self,
+        *,
+        external_id: str | None = None,
+        ticket: str | None = None,
+        timeout: float = 60.0,
+        **options: Any,
+    ) -> GuideStatus:
+        """:meth:`status` asked again until SUNAT answers, for ``timeout`` seconds
+        (:func:`~connector.tickets.wait_for_ticket`, whose ``options`` it takes).
 
+        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
+        """
+        return wait_for_ticket(self, external_id=external_id, ticket=ticket, timeout=timeout, **options)
+
+    def list(self, start: dt.date | str, end: dt.date | str) -> RecordList[GuideRecord]:
+        """Guides issued from ``start`` to ``end`` (``GET /api/dispatches/lists/{start}/{end}``; this
+        service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first; always
+        asked to the service."""
+        first, last = coerce_date(start, "start"), coerce_date(end, "end")
+        return self._list(
+            f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}",
+            GuideRecord.from_row,
+            fresh=True,
+            offered_as="la lista de sus guías de remisión",
+        )
+
+    def download_xml(self, external_id: str) -> bytes:
+        """The guide's signed XML."""
+        return self._download(f"/downloads/dispatch/xml/{external_id}")
+
+    def download_pdf(self, external_id: str) -> bytes:
+        """The guide's PDF."""
+        return self._download(f"/downloads/dispatch/pdf/{external_id}")
+
+    def download_cdr(self, external_id: str) -> bytes:
+        """The CDR zip of SUNAT's answer (:class:`~connector.errors.NotFoundError` until SUNAT answered)."""
+        return self._download(f"/downloads/dispatch/cdr/{external_id}")
+
+    @deprecated("client.dispatches.download(external_id, kind)", "download_xml(external_id) or _pdf, _cdr")
     def download(self, external_id: str, kind: str = "pdf") -> bytes:
-        """The guide's ``xml``, ``pdf`` or ``cdr`` (zip; 404 until SUNAT answered)."""
         if kind not in ("xml", "pdf", "cdr"):
             raise ValueError("kind must be 'xml', 'pdf' or 'cdr'")
-        return Connection.content(self._http.get(f"/downloads/dispatch/{kind}/{external_id}"))
+        return self._download(f"/downloads/dispatch/{kind}/{external_id}")

@@ -1,8 +1,8 @@
-"""``client.documents``: facturas, boletas, credit and debit notes (reference §4, §8.1–8.3)."""
+"""``client.documents``: facturas, boletas, credit and debit notes (``POST /api/documents``, ``/send``,
+``/updatedocumentstatus``, ``GET /api/documents/lists``; the bodies: ``docs/scenarios.md``)."""
 
 from __future__ import annotations
 
-import builtins
 import copy
 import datetime as dt
 import hashlib
@@ -13,10 +13,9 @@ from typing import Any, ClassVar
 
 from connector.builders import Builder
 from connector.deprecation import warn
-from connector.errors import ServerError, ValidationError
-from connector.http import DOCUMENT_LISTS_TAG, Connection
+from connector.http import Connection
 from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
-from connector.parsing import coerce_date, gc_paused
+from connector.parsing import coerce_date, gc_paused, rows_of
 from connector.plugins import PluginHost
 from connector.resources import Resource
 from sunat.calendar import peru_today
@@ -29,12 +28,8 @@ def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
 
-_LISTS_TAG = DOCUMENT_LISTS_TAG
-_PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
-
-
-def _day(value: dt.date | str, name: str) -> dt.date:
-    return coerce_date(value, name)
+#: The PDF formats a tenant may offer (``download_pdf``'s ``fmt``).
+PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
 
 
 def _how_to_find(body: Mapping[str, Any]) -> str:
@@ -52,8 +47,9 @@ def _how_to_find(body: Mapping[str, Any]) -> str:
 class DocumentsResource(Resource):
     """Issue, send, update, list, download and find sales documents.
 
-    Issuing runs the plugin hooks (``facturador_prepare_payload`` → ``facturador_validate_payload`` →
-    ``POST /api/documents`` → ``facturador_issued``) and is **never retried**: after a
+    Issuing runs the family's plugin pipeline (``facturador_prepare_payload`` →
+    ``facturador_validate_payload`` → ``POST /api/documents`` → ``facturador_issued``; see
+    :meth:`Resource._submit <connector.resources.Resource._submit>`) and is **never retried**: after a
     :class:`~connector.errors.TransportError` the document may exist; look it up with
     :meth:`find` before issuing again, or issue with an ``idempotency_key`` and repeat the call.
     Lists and downloads are cached (see :class:`~connector.http.CacheSettings`); a successful
@@ -62,8 +58,8 @@ class DocumentsResource(Resource):
 
     family: ClassVar[str] = "documents"
 
-    def __init__(self, transport: Connection, plugins: PluginHost) -> None:
-        super().__init__(transport, plugins)
+    def __init__(self, http: Connection, plugins: PluginHost) -> None:
+        super().__init__(http, plugins)
         self._parsed: dict[str, tuple[Any, DocumentList]] = {}
 
     def forget_parsed(self) -> None:
@@ -97,31 +93,23 @@ class DocumentsResource(Resource):
             their words), but it may exist; the message says how to look for it. A request refused by the
             tenant's rate limit is not one of these: it is sent again, unchanged, after the wait.
         """
-        body = payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload))
-        body = self._plugins.prepare_payload(self.family, body, dict(form_values or {}))
-        problems = self._plugins.validate_payload(self.family, body)
-        if problems:
-            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
-            raise ValidationError(
-                f"No se envió el comprobante: {problems[0].message}{more}",
-                error_code="PLUGIN_VALIDATION",
-                field_errors=problems,
-                body=None,
-            )
-        if idempotency_key is not None:
-            body["offline_id"] = idempotency_key
-        response = self._http.post("/api/documents", body, check=_how_to_find(body))
-        result = IssueResult.from_body(Connection.json(response), response.url)
-        self._http.invalidate(_LISTS_TAG)
-        self._plugins.issued(self.family, body, result)
-        return result
+        return self._submit(
+            "/api/documents",
+            payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload)),
+            lambda reply: IssueResult.from_body(reply.body, reply.url),
+            form_values=form_values,
+            what="el comprobante",
+            added={"offline_id": idempotency_key} if idempotency_key is not None else None,
+            check=_how_to_find,
+            changes=(self.lists_tag,),
+        )
 
     def send(self, external_id: str) -> SendResult:
         """Send to the authority a factura (or its note) issued with ``send=False`` (``POST
         /api/documents/send``). Not retried automatically."""
         response = self._http.post("/api/documents/send", {"external_id": external_id})
         result = SendResult.from_body(Connection.json(response), response.url)
-        self._http.invalidate(_LISTS_TAG)
+        self._http.invalidate(self.lists_tag)
         return result
 
     def update_status(self, external_id: str, state_type_id: str) -> None:
@@ -132,12 +120,12 @@ class DocumentsResource(Resource):
             {"externail_id": external_id, "state_type_id": state_type_id},
         )
         Connection.json(response)
-        self._http.invalidate(_LISTS_TAG)
+        self._http.invalidate(self.lists_tag)
 
     # -- reading ----------------------------------------------------------------------------------
 
     def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
-        response = self._http.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
+        response = self._http.get(path, expire_after=expire_after, fresh=fresh, tag=self.lists_tag)
         # The same answer (byte for byte: typically a cache hit) returns the list parsed the first time,
         # with its DataFrame, instead of parsing 20,000 rows again; hashing the bytes costs ~30 ms.
         stamp = hashlib.blake2b(response.content, digest_size=16).digest()
@@ -147,15 +135,8 @@ class DocumentsResource(Resource):
             return memo[1].cached_copy() if from_cache else memo[1]
         with gc_paused():  # 20,000 rows make ~1.5 million objects, none of them in a cycle
             body = Connection.parse(response)
-        rows = body.get("data") if isinstance(body, dict) else body
-        if not isinstance(rows, builtins.list):
-            raise ServerError(
-                "La lista del servicio no trae 'data'.",
-                status=response.status_code,
-                body=body,
-                url=response.url,
-            )
-        if rows and isinstance(rows[0], dict):
+        rows = rows_of(body, response.url, response.status_code)
+        if rows:
             first = str(rows[0].get("date_of_issue") or "")
             self._http.profile.list_dates = "d-m-Y" if first[2:3] == "-" else "Y-m-d"
         link_notes(rows)
@@ -178,24 +159,17 @@ class DocumentsResource(Resource):
 
     def download_xml(self, external_id: str) -> bytes:
         """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""
-        settings = self._http.cache_settings
-        expire = settings.xml_expire_after if settings is not None else None
-        return self._download(f"/downloads/document/xml/{external_id}", expire)
+        return self._download(f"/downloads/document/xml/{external_id}", expire_after=self._http.xml_expiry)
 
     def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
-        """The PDF in ``fmt`` (``a4``, ``ticket``; what the tenant offers)."""
-        if fmt not in _PDF_FORMATS:
-            raise ValueError(f"fmt must be one of {_PDF_FORMATS} (got {fmt!r})")
-        path = f"/downloads/document/pdf/{external_id}" + ("" if fmt == "a4" else f"/{fmt}")
-        return self._download(path, None)
+        """The PDF in ``fmt`` (``a4``, ``ticket``; what the tenant offers: :data:`PDF_FORMATS`)."""
+        if fmt not in PDF_FORMATS:
+            raise ValueError(f"fmt must be one of {PDF_FORMATS} (got {fmt!r})")
+        return self._download(f"/downloads/document/pdf/{external_id}" + ("" if fmt == "a4" else f"/{fmt}"))
 
     def download_cdr(self, external_id: str) -> bytes:
         """The CDR zip of the authority's answer (:class:`NotFoundError` while there is none)."""
-        return self._download(f"/downloads/document/cdr/{external_id}", None)
-
-    def _download(self, path: str, expire_after: float | None) -> bytes:
-        response = self._http.get(path, expire_after=expire_after)
-        return Connection.content(response)
+        return self._download(f"/downloads/document/cdr/{external_id}")
 
     def find(
         self, series: str, number: int, *, around: dt.date | None = None, days: int = 7
@@ -224,12 +198,8 @@ class DocumentsResource(Resource):
         ``details=True`` asks also for each document's lines (``items``), payment condition and
         instalments (``fee``): this service's ``?details=1``. Real tenants ignore it and send the plain
         rows: :attr:`DocumentList.has_details` then says they did not come."""
-        first, last = _day(start, "start"), _day(end, "end")
-        settings = self._http.cache_settings
-        expire = None
-        if settings is not None:
-            expire = settings.closed_range_expire_after if last < peru_today() else settings.expire_after
+        first, last = coerce_date(start, "start"), coerce_date(end, "end")
         path = f"/api/documents/lists/{first.isoformat()}/{last.isoformat()}" + (
             "?details=1" if details else ""
         )
-        return self._rows(path, expire_after=expire, fresh=fresh)
+        return self._rows(path, expire_after=self._http.range_expiry(last), fresh=fresh)

@@ -19,7 +19,7 @@ typed facade) is :mod:`connector.plugins`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
@@ -66,34 +66,6 @@ class HookimplMarker:
         self.project_name = project_name
         self._pluggy = pluggy.HookimplMarker(project_name)
 
-    @overload
-    def __call__(
-        self,
-        function: _F,
-        *,
-        families: str | Iterable[str] | None = ...,
-        tryfirst: bool = ...,
-        trylast: bool = ...,
-        optionalhook: bool = ...,
-        specname: str | None = ...,
-        hookwrapper: bool = ...,
-        wrapper: bool = ...,
-    ) -> _F: ...
-
-    @overload
-    def __call__(
-        self,
-        function: None = ...,
-        *,
-        families: str | Iterable[str] | None = ...,
-        tryfirst: bool = ...,
-        trylast: bool = ...,
-        optionalhook: bool = ...,
-        specname: str | None = ...,
-        hookwrapper: bool = ...,
-        wrapper: bool = ...,
-    ) -> Callable[[_F], _F]: ...
-
     def __call__(
         self,
         function: _F | None = None,
@@ -105,7 +77,9 @@ class HookimplMarker:
         specname: str | None = None,
         hookwrapper: bool = False,
         wrapper: bool = False,
-    ) -> _F | Callable[[_F], _F]:
+    ) -> Any:
+        """Mark ``function`` (``@hookimpl``), or return the marker of these options
+        (``@hookimpl(families="documents", trylast=True)``)."""
         served = _families(families)
 
         def mark(implementation: _F) -> _F:
@@ -201,17 +175,21 @@ def facturador_validate_payload(  # type: ignore[empty-body]
 def facturador_issued(family: str, payload: dict[str, Any], result: object) -> None:
     """React to a successful ``family`` creation (log it, notify, store the number ...).
 
-    Called after the service accepted the request that creates the family's object
-    (``client.documents.issue`` for ``documents``; ``client.summaries.declare`` / ``void`` and
-    ``client.voided.void`` for the ticket families), not after ``send``, ``update_status`` or a
-    ticket's ``status``. An
-    exception raised here is logged (logger ``connector``) and does **not** propagate: the
-    document exists whatever a plugin does afterwards.
+    Called after the service accepted the request that creates the family's object — every call of the
+    family's pipeline: ``issue`` (documents, dispatches, sale notes, retentions, perceptions),
+    ``create`` / ``update`` (quotations, persons; products are created so, their edits run no hook),
+    ``add`` / ``remove`` (inventory), ``declare`` / ``void`` / ``reverse`` (tickets) — not after
+    ``send``, ``update_status``, ``generate_cpe`` or a ticket's ``status``. An exception raised here is
+    logged (logger ``connector``) and does **not** propagate: the object exists whatever a plugin does
+    afterwards.
 
     :param family: endpoint family.
     :param payload: the payload that was sent (a copy).
-    :param result: the typed answer: :class:`~connector.models.IssueResult` for
-        ``documents``, :class:`~connector.models.TicketRef` for ``summaries`` and ``voided`` (and for
-        the reversions of ``retentions`` and ``perceptions``),
-        :class:`~connector.withholding.WithholdingResult` for ``retentions`` and ``perceptions``.
+    :param result: the typed answer: :class:`~connector.models.IssueResult` (``documents``),
+        :class:`~connector.models.TicketRef` (``summaries``, ``voided``, and the reversions of
+        ``retentions`` and ``perceptions``), :class:`~connector.withholding.WithholdingResult`
+        (``retentions``, ``perceptions``), :class:`~connector.dispatches.GuideRef` (``dispatches``),
+        :class:`~connector.persons.Person`, :class:`~connector.items.Product`, the service's message
+        (``inventory``), :class:`~connector.sale_notes.SaleNoteRef`,
+        :class:`~connector.quotations.QuotationRef`.
     """

@@ -42,6 +42,7 @@ any exception or ``repr``.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import logging
@@ -68,6 +69,7 @@ from connector.errors import (
     missing_file,
     throttled,
 )
+from sunat.calendar import peru_today
 
 _orjson: Any
 try:  # a faster JSON parser when the service extra is installed (20,000-row lists)
@@ -354,6 +356,19 @@ class Connection:
     def cached(self) -> bool:
         """True when reads go through a cache."""
         return self.cache_settings is not None
+
+    def range_expiry(self, last: dt.date) -> float | None:
+        """Seconds a list of a date range ending on ``last`` stays cached: longer for a range closed before
+        today in Lima (see :class:`CacheSettings`); ``None`` without a cache."""
+        settings = self.cache_settings
+        if settings is None:
+            return None
+        return settings.closed_range_expire_after if last < peru_today() else settings.expire_after
+
+    @property
+    def xml_expiry(self) -> float | None:
+        """Seconds a signed XML stays cached (it never changes); ``None`` without a cache."""
+        return self.cache_settings.xml_expire_after if self.cache_settings is not None else None
 
     def clear_cache(self) -> None:
         """Drop every cached answer of this tenant and token."""

@@ -1,4 +1,5 @@
-"""Typed answers of the documents endpoints: issue and send results, list records, connection status."""
+"""Typed answers of the documents and ticket endpoints: issue and send results, list records, summaries
+and their tickets, connection status."""
 
 from __future__ import annotations
 
@@ -9,19 +10,22 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from connector.columns import AMOUNT_KEYS, sale_note_number
 from connector.errors import ServerError
 from connector.parsing import (
+    data_of,
     exchange_rate_of,
     gc_paused,
+    links_of,
     parse_bool,
     parse_date,
     parse_datetime,
     parse_decimal,
     split_number,
 )
+from connector.states import State
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -105,21 +109,9 @@ def _qr_png(value: Any) -> bytes | None:
         return None
 
 
-def _data(body: Mapping[str, Any], url: str | None) -> Mapping[str, Any]:
-    data = body.get("data")
-    if not isinstance(data, Mapping):
-        raise ServerError("La respuesta del servicio no trae 'data'.", status=200, body=dict(body), url=url)
-    return data
-
-
-def _links(body: Mapping[str, Any]) -> dict[str, str]:
-    links = body.get("links")
-    return {str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {}
-
-
 @dataclass(frozen=True)
 class IssueResult:
-    """The answer to ``POST /api/documents`` (reference §4.10).
+    """The answer to ``POST /api/documents`` .
 
     ``number`` is ``"F001-26"``, split into ``series`` and ``correlative``; ``state_type_id`` is ``01``
     (registered, not sent), ``05`` accepted, ``07`` observed or ``09`` rejected; ``response`` is the
@@ -145,19 +137,24 @@ class IssueResult:
     was_duplicate: bool = False
 
     @property
+    def state(self) -> State:
+        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
+        return State(self.state_type_id)
+
+    @property
     def accepted(self) -> bool:
         """The authority accepted it (05), without or with observations (07)."""
-        return self.state_type_id in ("05", "07")
+        return self.state.accepted
 
     @property
     def rejected(self) -> bool:
         """The authority rejected it (09): the number is used, the document has no fiscal value."""
-        return self.state_type_id == "09"
+        return self.state is State.REJECTED
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> IssueResult:
         """Build from the JSON answer (P4/P5/P9 and this service's shapes)."""
-        data = _data(body, url)
+        data = data_of(body, url)
         number = str(data.get("number") or "")
         series, correlative = split_number(number)
         return cls(
@@ -171,7 +168,7 @@ class IssueResult:
             hash=str(data.get("hash") or ""),
             number_to_letter=str(data.get("number_to_letter") or ""),
             qr_png=_qr_png(data.get("qr")),
-            links=_links(body),
+            links=links_of(body),
             response=AuthorityAnswer.from_wire(body.get("response")),
             raw=dict(body),
             was_duplicate=parse_bool(body.get("was_duplicate")),
@@ -180,7 +177,7 @@ class IssueResult:
 
 @dataclass(frozen=True)
 class SendResult:
-    """The answer to ``POST /api/documents/send`` (reference §8.1)."""
+    """The answer to ``POST /api/documents/send`` ."""
 
     state_type_id: str
     state_description: str
@@ -190,15 +187,20 @@ class SendResult:
     number: str = ""
     external_id: str = ""
 
+    @property
+    def state(self) -> State:
+        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
+        return State(self.state_type_id)
+
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> SendResult:
         """Build from the JSON answer."""
-        data = _data(body, url)
+        data = data_of(body, url)
         return cls(
             state_type_id=str(data.get("state_type_id") or ""),
             state_description=str(data.get("state_type_description") or ""),
             response=AuthorityAnswer.from_wire(body.get("response")),
-            links=_links(body),
+            links=links_of(body),
             raw=dict(body),
             number=str(data.get("number") or ""),
             external_id=str(data.get("external_id") or ""),
@@ -330,6 +332,11 @@ class DocumentRecord:
     updated_at: dt.datetime | None = None
     #: The number of the sale note the document was made from (``sales_note``; "" when none or unsaid).
     sale_note: str = ""
+
+    @property
+    def state(self) -> State:
+        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
+        return State(self.state_type_id)
 
     @property
     def is_note(self) -> bool:
@@ -507,15 +514,27 @@ class ConnectionStatus:
 # Tickets: daily summaries (RC) and voided communications (RA)
 
 
+class TicketSource(Protocol):
+    """The family that made a ticket: it asks the ticket's status and waits for it
+    (:class:`~connector.tickets.TicketResource`)."""
+
+    def status(self, *, external_id: str | None = ..., ticket: str | None = ...) -> TicketStatus: ...
+
+    def wait(
+        self, *, external_id: str | None = ..., ticket: str | None = ..., timeout: float = ..., **options: Any
+    ) -> TicketStatus: ...
+
+
 @dataclass(frozen=True)
 class TicketRef:
-    """The answer to ``POST /api/summaries`` or ``POST /api/voided`` (reference §8.6, §8.8): the
-    summary's ``external_id`` and the authority's ``ticket``, to ask later how it went.
+    """The answer to ``POST /api/summaries`` or ``POST /api/voided`` : the
+    summary's ``external_id`` and the authority's ``ticket``; :meth:`wait` asks how it went until SUNAT
+    answers.
 
     ``family`` is ``"summaries"`` or ``"voided"`` (which ``status`` to ask); ``summaries`` lists every
     summary the request created when the documents needed more than one (500 lines each; this service's
     ``data.summaries``), the first being this one; it is empty when there was just one. ``raw`` is the
-    whole answer.
+    whole answer; ``resource`` the client's family that made it (``None`` for a reference built by hand).
     """
 
     external_id: str
@@ -523,6 +542,26 @@ class TicketRef:
     raw: dict[str, Any] = field(repr=False)
     family: str = ""
     summaries: tuple[TicketRef, ...] = field(default=(), repr=False)
+    resource: TicketSource | None = field(default=None, repr=False, compare=False)
+
+    def status(self) -> TicketStatus:
+        """How the ticket stands now (one question; ``processing`` while SUNAT works on it)."""
+        return self._source().status(external_id=self.external_id)
+
+    def wait(self, timeout: float = 60.0, **options: Any) -> TicketStatus:
+        """The ticket's status once SUNAT answered, asked again with a growing interval for ``timeout``
+        seconds (``options``: those of :func:`~connector.tickets.wait_for_ticket`).
+
+        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
+        """
+        return self._source().wait(external_id=self.external_id, timeout=timeout, **options)
+
+    def _source(self) -> TicketSource:
+        if self.resource is None:
+            raise RuntimeError(
+                "this TicketRef was not made by a client: ask client.<family>.wait(external_id=...)"
+            )
+        return self.resource
 
     @property
     def every(self) -> tuple[TicketRef, ...]:
@@ -530,10 +569,17 @@ class TicketRef:
         return self.summaries or (self,)
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any], url: str | None = None, *, family: str = "") -> TicketRef:
+    def from_body(
+        cls,
+        body: Mapping[str, Any],
+        url: str | None = None,
+        *,
+        family: str = "",
+        resource: TicketSource | None = None,
+    ) -> TicketRef:
         """Build from the JSON answer; :class:`~connector.errors.ServerError` when it has no
         ``data.external_id`` or ``data.ticket``."""
-        data = _data(body, url)
+        data = data_of(body, url)
         external_id, ticket = data.get("external_id"), data.get("ticket")
         if not external_id or ticket in (None, ""):
             raise ServerError(
@@ -548,12 +594,18 @@ class TicketRef:
             for item in listed:
                 if isinstance(item, Mapping) and item.get("external_id"):
                     parts.append(
-                        cls(str(item["external_id"]), str(item.get("ticket") or ""), dict(item), family)
+                        cls(
+                            str(item["external_id"]),
+                            str(item.get("ticket") or ""),
+                            dict(item),
+                            family,
+                            resource=resource,
+                        )
                     )
-        return cls(str(external_id), str(ticket), dict(body), family, tuple(parts))
+        return cls(str(external_id), str(ticket), dict(body), family, tuple(parts), resource)
 
 
-#: ``Code: 98; Description: ...``: the message of a ticket still in process (reference §8.7).
+#: ``Code: 98; Description: ...``: the message of a ticket still in process .
 _IN_PROCESS = re.compile(r"^\s*Code:\s*0*98\s*(?:;|$)", re.IGNORECASE)
 _DESCRIPTION = re.compile(r"Description:\s*(.*)$", re.IGNORECASE | re.DOTALL)
 #: SUNAT's status codes of a ticket: processed and accepted, in process, processed with errors.
@@ -585,7 +637,7 @@ def _int_or_none(value: Any) -> int | None:
 @dataclass(frozen=True)
 class TicketStatus:
     """How a ticket of a daily summary or voided communication stands (``POST /api/summaries/status``,
-    ``/api/voided/status``; reference §8.7, §8.9).
+    ``/api/voided/status``).
 
     While the authority still works on it, ``processing`` is True, ``accepted`` is ``None``,
     ``status_code`` 98 and ``code`` ``"98"`` (this service answers HTTP 202, real tenants HTTP 500
@@ -679,7 +731,7 @@ class TicketStatus:
             description=str(response.get("description") or ""),
             notes=[str(n) for n in notes] if isinstance(notes, list) else [str(notes)],
             status_code=status_code,
-            links=_links(body),
+            links=links_of(body),
             raw=dict(body),
             external_id=str(data.get("external_id") or external_id),
             ticket=str(data.get("ticket") or ticket),
@@ -725,16 +777,21 @@ class SummaryRecord:
         return "voided" if self.summary_type == "RA" else "summaries"
 
     @property
+    def state(self) -> State:
+        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
+        return State(self.state_type_id)
+
+    @property
     def processing(self) -> bool:
         """Sent, and its ticket not answered yet (state 03)."""
-        return self.state_type_id == "03"
+        return self.state is State.SENT
 
     @property
     def accepted(self) -> bool | None:
         """True accepted (05), False rejected (09), ``None`` while its ticket has no answer."""
-        if self.state_type_id == "05":
+        if self.state is State.ACCEPTED:
             return True
-        if self.state_type_id == "09":
+        if self.state is State.REJECTED:
             return False
         return None
 

@@ -69,15 +69,8 @@ class MockTransport(HTTPAdapter):
         super().__init__()
         self.handler = handler
 
-    def send(  # type: ignore[override]
-        self,
-        request: requests.PreparedRequest,
-        stream: bool = False,
-        timeout: Any = None,
-        verify: Any = True,
-        cert: Any = None,
-        proxies: Any = None,
-    ) -> requests.Response:
+    def send(self, request: requests.PreparedRequest, **options: Any) -> requests.Response:  # type: ignore[override]
+        """The handler's answer to ``request`` (``options``: the session's timeout, verify ...: unused)."""
         answer = self.handler(request)
         headers = dict(answer.headers)
         if answer.json is not None:
@@ -131,15 +124,8 @@ class RecordingTransport(BaseAdapter):
         self.inner = inner if inner is not None else HTTPAdapter()
         self.exchanges: list[Exchange] = []
 
-    def send(  # type: ignore[override]
-        self,
-        request: requests.PreparedRequest,
-        stream: bool = False,
-        timeout: Any = None,
-        verify: Any = True,
-        cert: Any = None,
-        proxies: Any = None,
-    ) -> requests.Response:
+    def send(self, request: requests.PreparedRequest, **options: Any) -> requests.Response:  # type: ignore[override]
+        """Send ``request`` through :attr:`inner` (with the session's ``options``) and record it."""
         headers = {
             key: REDACTED if key.lower() == "authorization" else _text(value)
             for key, value in request.headers.items()
@@ -148,9 +134,7 @@ class RecordingTransport(BaseAdapter):
         sent = body.encode() if isinstance(body, str) else body if isinstance(body, bytes) else b"(a stream)"
         method, url = str(request.method), str(request.url)
         try:
-            response = self.inner.send(
-                request, stream=stream, timeout=timeout, verify=verify, cert=cert, proxies=proxies
-            )
+            response = self.inner.send(request, **options)
         except requests.RequestException as exc:
             self.exchanges.append(Exchange(method, url, headers, sent, None, error=type(exc).__name__))
             raise
@@ -158,6 +142,7 @@ class RecordingTransport(BaseAdapter):
         return response
 
     def close(self) -> None:
+        """Close :attr:`inner`."""
         self.inner.close()
 
 

@@ -22,7 +22,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.sales import Sale, by_customer, group_totals, product_totals, sales_of
-from connector.backoffice import Product, QuotationRecord, SaleNoteRecord
+from connector.items import Product
+from connector.quotations import QuotationRecord
+from connector.sale_notes import SaleNoteRecord
 from sunat.money import round2
 
 #: The document type the sales figures give a sale note (SUNAT's code for internal documents is 80).

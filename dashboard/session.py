@@ -23,7 +23,7 @@ from analysis.sales import Sale, listed_sales
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
-from connector.resources import TicketResource
+from connector.tickets import TicketResource
 from dashboard import data
 from dashboard.tickets import TicketBook
 

@@ -28,7 +28,6 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
-from connector.backoffice import NoteLine, Quotation, SaleNote, SaleNoteRef
 from connector.builders import (
     Builder,
     CargoTrip,
@@ -47,7 +46,10 @@ from connector.builders import (
 from connector.builders import Payment as Paid
 from connector.dispatches import CarrierGuide, Driver, GuideItem, Place, PrivateTransport, SenderGuide
 from connector.dispatches import Party as GuideParty
-from connector.resources import TicketResource
+from connector.quotations import Quotation
+from connector.sale_notes import SaleNote, SaleNoteRef
+from connector.sheets import NoteLine
+from connector.tickets import TicketResource
 from connector.withholding import Payment, Perception, Retention
 from sunat.calendar import peru_now, peru_today
 from sunat.identity import ruc_check_digit
@@ -1033,7 +1035,7 @@ def _backoffice(
         return
     for number, name in SUPPLIERS:
         try:
-            client.persons.save(number=number, name=name, identity_type="6", person_type="suppliers")
+            client.persons.create(number=number, name=name, identity_type="6", person_type="suppliers")
             office["suppliers"] += 1
         except FacturadorError:
             pass  # already registered (a second run on the same tenant)

@@ -4,7 +4,7 @@ Form fields (family ``documents``, facturas): ``detraction.code`` (catalog 54 go
 no detraction), ``detraction.percent`` (empty = the catalog's rate), ``detraction.account`` (the
 supplier's Banco de la Nación account) and ``detraction.payment_method`` (catalog 59, default ``001``).
 
-Prepare: when ``detraction.code`` is given, the payload gets (reference §4.5 and §4.8 row 13)::
+Prepare: when ``detraction.code`` is given, the payload gets (``docs/scenarios.md``)::
 
     "codigo_tipo_operacion": "1001",          # kept when it already is 1002, 1003 or 1004
     "detraccion": {"codigo_tipo_detraccion": "037", "porcentaje": 12, "monto": 141.6,

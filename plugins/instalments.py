@@ -4,7 +4,7 @@ Form field (family ``documents``, facturas): ``instalments.rows``, a table with 
 ``amount`` (a list of dicts, or a pandas DataFrame from an editable table; rows with neither value are
 ignored).
 
-Prepare: when there are rows, the payload gets (reference §4.5 and §4.8 row 18)::
+Prepare: when there are rows, the payload gets (``docs/scenarios.md``)::
 
     "codigo_condicion_de_pago": "02",
     "cuotas": [{"fecha": "2026-12-22", "codigo_tipo_moneda": "PEN", "monto": 500.0}, ...]

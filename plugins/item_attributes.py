@@ -5,7 +5,7 @@ Form fields (family ``documents``): ``item_attributes.plate`` (the plate number:
 every line as attribute 5010) and ``item_attributes.rows``, a table with ``item`` (the line number, 1 =
 the first line), ``codigo`` (catalog 55), ``descripcion`` (empty: the catalog's name) and ``valor``.
 
-Prepare (reference §4.8 row 17)::
+Prepare (``docs/scenarios.md``)::
 
     "numero_de_placa": "ABC-123",
     "items": [{..., "datos_adicionales": [{"codigo": "7000", "descripcion": "Gastos Art. 37 Renta: ...",

@@ -5,7 +5,7 @@ Form fields (family ``documents``): ``references.related``, a table of ``numero`
 optional ``monto``; ``references.guides``, a table of ``numero`` (SERIE-NUMERO) and
 ``codigo_tipo_documento`` (09 guía de remisión remitente, 31 transportista).
 
-Prepare (reference §4.8 rows 16 and 22)::
+Prepare (``docs/scenarios.md``)::
 
     "relacionados": [{"numero": "OC-77", "codigo_tipo_documento": "99", "monto": 0}],
     "guias": [{"numero": "T001-9", "codigo_tipo_documento": "09"}]
