@@ -711,12 +711,10 @@ def _reference(entry: RegisterEntry) -> list[str]:
     return [_date(entry.affected_date), entry.affected_type, entry.affected_series, entry.affected_number]
 
 
-def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
-    """The 35 fields of a PLE 14.1 line (``index``: the entry's place in the month, for field 3)."""
+def _document_fields(entry: RegisterEntry, *, name_length: int) -> list[str]:
+    """The document and its customer, as both layouts write them (PLE fields 4–12, SIRE 5–13): dates,
+    type, series, numbers, the customer's identity and name (cut to ``name_length``)."""
     return [
-        entry.period.code + "00",
-        entry.cuo,
-        f"M{index}",
         _date(entry.date),
         _date(entry.due_date) if entry.document_type == "14" else "",
         entry.document_type,
@@ -725,7 +723,17 @@ def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
         str(entry.number_end) if entry.number_end is not None else "",
         entry.customer_type,
         entry.customer_number,
-        entry.customer_name[:100],
+        entry.customer_name[:name_length],
+    ]
+
+
+def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
+    """The 35 fields of a PLE 14.1 line (``index``: the entry's place in the month, for field 3)."""
+    return [
+        entry.period.code + "00",
+        entry.cuo,
+        f"M{index}",
+        *_document_fields(entry, name_length=100),
         *_money_fields(entry),
         entry.currency,
         _rate(entry.rate) if entry.currency != "PEN" else "1.000",
@@ -765,15 +773,7 @@ def sire_fields(entry: RegisterEntry, ruc: str, name: str, period: Period) -> li
         name[:1500],
         period.code,
         "",
-        _date(entry.date),
-        _date(entry.due_date) if entry.document_type == "14" else "",
-        entry.document_type,
-        entry.series,
-        str(entry.number),
-        str(entry.number_end) if entry.number_end is not None else "",
-        entry.customer_type,
-        entry.customer_number,
-        entry.customer_name[:1500],
+        *_document_fields(entry, name_length=1500),
         *_money_fields(entry),
         entry.currency,
         _rate(entry.rate) if entry.currency != "PEN" else "",

@@ -40,11 +40,11 @@ from connector.documents import DocumentsResource
 from connector.errors import NotFoundError
 from connector.http import Connection
 from connector.lists import RecordList
-from connector.models import DocumentRecord
+from connector.models import DocumentRecord, TicketFamily, WaitsForItself
 from connector.parsing import coerce_date, data_of, links_of, parse_date, text
-from connector.resources import Resource, offered
+from connector.resources import FilesResource, offered
 from connector.states import State
-from connector.tickets import wait_for_ticket
+from connector.tickets import PolledResource
 from sunat.calendar import peru_now, peru_today
 
 __all__ = [
@@ -338,7 +338,7 @@ class GuideRef:
 
 
 @dataclass(frozen=True)
-class GuideSent:
+class GuideSent(WaitsForItself["GuideStatus"]):
     """The answer to sending a guide: SUNAT's ``ticket`` and the service's ``message``; :meth:`wait`
     asks how it went until SUNAT answers (``resource``: the client's dispatches that sent it)."""
 
@@ -346,25 +346,7 @@ class GuideSent:
     ticket: str
     message: str
     raw: dict[str, Any] = field(repr=False)
-    resource: DispatchesResource | None = field(default=None, repr=False, compare=False)
-
-    def status(self) -> GuideStatus:
-        """How the guide's ticket stands now (one question)."""
-        return self._source().status(external_id=self.external_id)
-
-    def wait(self, timeout: float = 60.0, **options: Any) -> GuideStatus:
-        """The guide's status once SUNAT answered, asked again for ``timeout`` seconds (``options``: those
-        of :func:`~connector.tickets.wait_for_ticket`).
-
-        :raises TicketTimeout: still in process when ``timeout`` passed."""
-        return self._source().wait(external_id=self.external_id, timeout=timeout, **options)
-
-    def _source(self) -> DispatchesResource:
-        if self.resource is None:
-            raise RuntimeError(
-                "this GuideSent was not made by a client: ask client.dispatches.wait(external_id=...)"
-            )
-        return self.resource
+    resource: TicketFamily[GuideStatus] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -435,11 +417,12 @@ class GuideRecord:
 # -- the resource -------------------------------------------------------------------------------------
 
 
-class DispatchesResource(Resource):
+class DispatchesResource(PolledResource["GuideStatus"], FilesResource):
     """``client.dispatches``: issue sender's (09) and carrier's (31) guides, send them, follow their
     tickets (:meth:`status`, :meth:`wait`, or the :class:`GuideSent`'s own ``wait``), list and download."""
 
     family: ClassVar[str] = "dispatches"
+    files: ClassVar[str] = "dispatch"
 
     def issue(
         self,
@@ -584,21 +567,6 @@ class DispatchesResource(Resource):
             raw=body,
         )
 
-    def wait(
-        self,
-        *,
-        external_id: str | None = None,
-        ticket: str | None = None,
-        timeout: float = 60.0,
-        **options: Any,
-    ) -> GuideStatus:
-        """:meth:`status` asked again until SUNAT answers, for ``timeout`` seconds
-        (:func:`~connector.tickets.wait_for_ticket`, whose ``options`` it takes).
-
-        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
-        """
-        return wait_for_ticket(self, external_id=external_id, ticket=ticket, timeout=timeout, **options)
-
     def list(self, start: dt.date | str, end: dt.date | str) -> RecordList[GuideRecord]:
         """Guides issued from ``start`` to ``end`` (``GET /api/dispatches/lists/{start}/{end}``; this
         service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first; always
@@ -611,20 +579,8 @@ class DispatchesResource(Resource):
             offered_as="la lista de sus guías de remisión",
         )
 
-    def download_xml(self, external_id: str) -> bytes:
-        """The guide's signed XML."""
-        return self._download(f"/downloads/dispatch/xml/{external_id}")
-
-    def download_pdf(self, external_id: str) -> bytes:
-        """The guide's PDF."""
-        return self._download(f"/downloads/dispatch/pdf/{external_id}")
-
-    def download_cdr(self, external_id: str) -> bytes:
-        """The CDR zip of SUNAT's answer (:class:`~connector.errors.NotFoundError` until SUNAT answered)."""
-        return self._download(f"/downloads/dispatch/cdr/{external_id}")
-
     @deprecated("client.dispatches.download(external_id, kind)", "download_xml(external_id) or _pdf, _cdr")
     def download(self, external_id: str, kind: str = "pdf") -> bytes:
         if kind not in ("xml", "pdf", "cdr"):
             raise ValueError("kind must be 'xml', 'pdf' or 'cdr'")
-        return self._download(f"/downloads/dispatch/{kind}/{external_id}")
+        return self._download(f"/downloads/{self.files}/{kind}/{external_id}")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from connector.columns import AMOUNT_KEYS, sale_note_number
 from connector.errors import ServerError
@@ -514,19 +514,50 @@ class ConnectionStatus:
 # Tickets: daily summaries (RC) and voided communications (RA)
 
 
-class TicketSource(Protocol):
-    """The family that made a ticket: it asks the ticket's status and waits for it
-    (:class:`~connector.tickets.TicketResource`)."""
+StatusT = TypeVar("StatusT", covariant=True)
 
-    def status(self, *, external_id: str | None = ..., ticket: str | None = ...) -> TicketStatus: ...
+
+class TicketFamily(Protocol[StatusT]):
+    """The client's family that made a ticket: it asks the ticket's status and waits for it
+    (:class:`~connector.tickets.TicketResource`, :class:`~connector.dispatches.DispatchesResource`)."""
+
+    def status(self, *, external_id: str | None = ..., ticket: str | None = ...) -> StatusT: ...
 
     def wait(
         self, *, external_id: str | None = ..., ticket: str | None = ..., timeout: float = ..., **options: Any
-    ) -> TicketStatus: ...
+    ) -> StatusT: ...
+
+
+class WaitsForItself(Generic[StatusT]):
+    """``status()`` and ``wait()`` of an answer that names its ticket by ``external_id`` and keeps the
+    family that made it (``resource``; ``None`` when built by hand)."""
+
+    external_id: str
+    resource: TicketFamily[StatusT] | None
+
+    def status(self) -> StatusT:
+        """How the ticket stands now (one question; ``processing`` while SUNAT works on it)."""
+        return self._source().status(external_id=self.external_id)
+
+    def wait(self, timeout: float = 60.0, **options: Any) -> StatusT:
+        """The ticket's status once SUNAT answered, asked again with a growing interval for ``timeout``
+        seconds (``options``: those of :func:`~connector.tickets.wait_for_ticket`).
+
+        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
+        """
+        return self._source().wait(external_id=self.external_id, timeout=timeout, **options)
+
+    def _source(self) -> TicketFamily[StatusT]:
+        if self.resource is None:
+            raise RuntimeError(
+                f"this {type(self).__name__} was not made by a client: "
+                "ask client.<family>.wait(external_id=...)"
+            )
+        return self.resource
 
 
 @dataclass(frozen=True)
-class TicketRef:
+class TicketRef(WaitsForItself["TicketStatus"]):
     """The answer to ``POST /api/summaries`` or ``POST /api/voided`` : the
     summary's ``external_id`` and the authority's ``ticket``; :meth:`wait` asks how it went until SUNAT
     answers.
@@ -542,26 +573,7 @@ class TicketRef:
     raw: dict[str, Any] = field(repr=False)
     family: str = ""
     summaries: tuple[TicketRef, ...] = field(default=(), repr=False)
-    resource: TicketSource | None = field(default=None, repr=False, compare=False)
-
-    def status(self) -> TicketStatus:
-        """How the ticket stands now (one question; ``processing`` while SUNAT works on it)."""
-        return self._source().status(external_id=self.external_id)
-
-    def wait(self, timeout: float = 60.0, **options: Any) -> TicketStatus:
-        """The ticket's status once SUNAT answered, asked again with a growing interval for ``timeout``
-        seconds (``options``: those of :func:`~connector.tickets.wait_for_ticket`).
-
-        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
-        """
-        return self._source().wait(external_id=self.external_id, timeout=timeout, **options)
-
-    def _source(self) -> TicketSource:
-        if self.resource is None:
-            raise RuntimeError(
-                "this TicketRef was not made by a client: ask client.<family>.wait(external_id=...)"
-            )
-        return self.resource
+    resource: TicketFamily[TicketStatus] | None = field(default=None, repr=False, compare=False)
 
     @property
     def every(self) -> tuple[TicketRef, ...]:
@@ -575,7 +587,7 @@ class TicketRef:
         url: str | None = None,
         *,
         family: str = "",
-        resource: TicketSource | None = None,
+        resource: TicketFamily[TicketStatus] | None = None,
     ) -> TicketRef:
         """Build from the JSON answer; :class:`~connector.errors.ServerError` when it has no
         ``data.external_id`` or ``data.ticket``."""

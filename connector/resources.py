@@ -28,7 +28,7 @@ from connector.lists import RecordList
 from connector.parsing import rows_of
 from connector.plugins import PluginHost
 
-__all__ = ["Reply", "Resource", "offered"]
+__all__ = ["FilesResource", "Reply", "Resource", "offered"]
 
 T = TypeVar("T")
 
@@ -151,3 +151,23 @@ class Resource:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} family={self.family!r} base_url={self._http.base_url!r}>"
+
+
+class FilesResource(Resource):
+    """A family whose files are at ``/downloads/{files}/{xml|pdf|cdr}/{external_id}`` (guides,
+    retentions, perceptions)."""
+
+    #: The folder of its files under ``/downloads/``.
+    files: ClassVar[str] = ""
+
+    def download_xml(self, external_id: str) -> bytes:
+        """The signed XML."""
+        return self._download(f"/downloads/{self.files}/xml/{external_id}")
+
+    def download_pdf(self, external_id: str) -> bytes:
+        """The PDF."""
+        return self._download(f"/downloads/{self.files}/pdf/{external_id}")
+
+    def download_cdr(self, external_id: str) -> bytes:
+        """The CDR zip of SUNAT's answer (:class:`~connector.errors.NotFoundError` until SUNAT answered)."""
+        return self._download(f"/downloads/{self.files}/cdr/{external_id}")

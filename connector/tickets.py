@@ -24,7 +24,7 @@ import copy
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from connector.errors import FacturadorError, FieldError, ServerError, ValidationError
 from connector.http import DOCUMENT_LISTS_TAG, Connection
@@ -106,7 +106,45 @@ def void_documents(documents: VoidItems, *, reason_required: bool) -> list[dict[
     return entries
 
 
-class TicketResource(Resource):
+class Polled(Protocol):
+    """What a status answer needs for :func:`wait_for_ticket`: ``processing`` and the ``raw`` answer
+    (:class:`~connector.models.TicketStatus`, :class:`~connector.dispatches.GuideStatus`)."""
+
+    @property
+    def processing(self) -> bool: ...
+
+    @property
+    def raw(self) -> Any: ...
+
+
+StatusT = TypeVar("StatusT", bound=Polled)
+
+
+class PolledResource(Resource, Generic[StatusT]):
+    """A family whose tickets are polled (summaries, voided communications, reversions, guides):
+    its :meth:`status`, and :meth:`wait`, which asks it again until SUNAT answers."""
+
+    def status(self, *, external_id: str | None = None, ticket: str | None = None) -> StatusT:
+        """How the ticket stands (``processing`` while SUNAT works on it)."""
+        raise NotImplementedError
+
+    def wait(
+        self,
+        *,
+        external_id: str | None = None,
+        ticket: str | None = None,
+        timeout: float = 60.0,
+        **options: Any,
+    ) -> StatusT:
+        """:meth:`status` asked again until SUNAT answers, for ``timeout`` seconds
+        (:func:`wait_for_ticket`, whose ``options`` it takes: ``initial``, ``factor`` ...).
+
+        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
+        """
+        return wait_for_ticket(self, external_id=external_id, ticket=ticket, timeout=timeout, **options)
+
+
+class TicketResource(PolledResource[TicketStatus]):
     """Base of the ticket families (``summaries``, ``voided``, the reversions of withholdings): create
     with the plugin hooks, ask the status or wait for it, list, download the signed XML and the CDR.
 
@@ -167,21 +205,6 @@ class TicketResource(Resource):
             for tag in self.changes:
                 self._http.invalidate(tag)
         return result
-
-    def wait(
-        self,
-        *,
-        external_id: str | None = None,
-        ticket: str | None = None,
-        timeout: float = 60.0,
-        **options: Any,
-    ) -> TicketStatus:
-        """:meth:`status` asked again until SUNAT answers, for ``timeout`` seconds
-        (:func:`wait_for_ticket`, whose ``options`` it takes: ``initial``, ``factor`` ...).
-
-        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
-        """
-        return wait_for_ticket(self, external_id=external_id, ticket=ticket, timeout=timeout, **options)
 
     def latest(self, *, fresh: bool = False) -> RecordList[SummaryRecord]:
         """The latest 100 of this family, newest first (``GET {path}/lists``; this service only: real
@@ -324,20 +347,6 @@ class VoidedResource(TicketResource):
 
 
 # -- waiting ---------------------------------------------------------------------------------------
-
-
-class Polled(Protocol):
-    """What a status answer needs for :func:`wait_for_ticket`: ``processing`` and the ``raw`` answer
-    (:class:`~connector.models.TicketStatus`, :class:`~connector.dispatches.GuideStatus`)."""
-
-    @property
-    def processing(self) -> bool: ...
-
-    @property
-    def raw(self) -> Any: ...
-
-
-StatusT = TypeVar("StatusT", bound=Polled)
 
 
 @runtime_checkable

@@ -37,7 +37,7 @@ from connector.lists import RecordList
 from connector.models import AuthorityAnswer, TicketRef, TicketStatus
 from connector.parsing import coerce_date, data_of, links_of, text
 from connector.plugins import PluginHost
-from connector.resources import Resource, offered
+from connector.resources import FilesResource, offered
 from connector.states import State
 from connector.tickets import DATE_FIELD, TicketResource, VoidItems, void_documents
 from sunat import withholding
@@ -343,11 +343,10 @@ class PerceptionReversions(ReversionsResource):
     listed: ClassVar[str] = "la lista de reversiones de sus percepciones"
 
 
-class WithholdingResource(Resource):
-    """Base of ``client.retentions`` and ``client.perceptions``."""
+class WithholdingResource(FilesResource):
+    """Base of ``client.retentions`` and ``client.perceptions``: issue, list, files, reversions."""
 
     plural: ClassVar[str] = ""
-    singular: ClassVar[str] = ""
     #: The family's Spanish plural, for sentences.
     named: ClassVar[str] = ""
     builder: ClassVar[type[_Withholding]]
@@ -405,21 +404,9 @@ class WithholdingResource(Resource):
             offered_as=f"la lista de sus {self.named}",
         )
 
-    def download_xml(self, external_id: str) -> bytes:
-        """The signed XML of one."""
-        return self._download(f"/downloads/{self.singular}/xml/{external_id}")
-
-    def download_pdf(self, external_id: str) -> bytes:
-        """The PDF of one."""
-        return self._download(f"/downloads/{self.singular}/pdf/{external_id}")
-
-    def download_cdr(self, external_id: str) -> bytes:
-        """The CDR zip of SUNAT's answer (:class:`~connector.errors.NotFoundError` while there is none)."""
-        return self._download(f"/downloads/{self.singular}/cdr/{external_id}")
-
     @deprecated("client.<family>.download(kind, external_id)", "download_xml(external_id) or _pdf, _cdr")
     def download(self, kind: str, external_id: str) -> bytes:
-        return self._download(f"/downloads/{self.singular}/{kind}/{external_id}")
+        return self._download(f"/downloads/{self.files}/{kind}/{external_id}")
 
     def reverse(
         self, day: dt.date | str, documents: VoidItems, *, form_values: Mapping[str, Any] | None = None
@@ -440,7 +427,7 @@ class RetentionsResource(WithholdingResource):
 
     family: ClassVar[str] = "retentions"
     plural: ClassVar[str] = "retentions"
-    singular: ClassVar[str] = "retention"
+    files: ClassVar[str] = "retention"
     named: ClassVar[str] = "retenciones"
     builder = Retention
     reversions_class = RetentionReversions
@@ -451,7 +438,7 @@ class PerceptionsResource(WithholdingResource):
 
     family: ClassVar[str] = "perceptions"
     plural: ClassVar[str] = "perceptions"
-    singular: ClassVar[str] = "perception"
+    files: ClassVar[str] = "perception"
     named: ClassVar[str] = "percepciones"
     builder = Perception
     reversions_class = PerceptionReversions
