@@ -36,6 +36,7 @@ from connector.resources import Resource
 __all__ = [
     "DATE_FIELD",
     "TICKET_LISTS_TAG",
+    "PolledResource",
     "StatusSource",
     "SummariesResource",
     "TicketResource",
