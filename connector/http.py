@@ -12,7 +12,8 @@ Two ``requests`` sessions per :class:`Connection`, both with the tenant's header
   by accident. After a :class:`~connector.errors.TransportError` on issuing, reconcile with
   ``client.documents.find(series, number)``.
 
-The cache (:class:`CacheSettings`) is namespaced per base URL *and* token: requests-cache leaves the
+The cache (:class:`CacheSettings`) is off unless the client asks for it (``Client(cache=True)``, or
+settings); it is namespaced per base URL *and* token: requests-cache leaves the
 ``Authorization`` header out of its keys (and redacts it in what it stores), so two users of one
 tenant must not share entries. Backends: SQLite (default) in ``<user cache dir>/facturador/http`` — or
 ``$FACTURADOR_CACHE_DIR`` — one file per (base URL, SHA-256 of the token), named with a hash so the
