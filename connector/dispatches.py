@@ -43,7 +43,7 @@ from connector.lists import RecordList
 from connector.models import DocumentRecord, TicketFamily, WaitsForItself
 from connector.parsing import coerce_date, data_of, links_of, parse_date, text
 from connector.resources import FilesResource, offered
-from connector.states import State
+from connector.states import State, WithState
 from connector.tickets import PolledResource
 from sunat.calendar import peru_now, peru_today
 
@@ -350,7 +350,7 @@ class GuideSent(WaitsForItself["GuideStatus"]):
 
 
 @dataclass(frozen=True)
-class GuideStatus:
+class GuideStatus(WithState):
     """How a guide's ticket stands: ``processing`` while SUNAT works on it (state 03), else
     ``accepted`` (05, ``qr_url`` is the CDR's QR link) or rejected (09, ``message`` is SUNAT's error);
     ``links`` has the ``xml``, ``pdf`` and ``cdr`` URLs."""
@@ -365,18 +365,13 @@ class GuideStatus:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code, ``"05"``)."""
-        return State(self.state_type_id)
-
-    @property
     def accepted(self) -> bool | None:
         """True (05), False (09), None while in process."""
         return None if self.processing else self.state is State.ACCEPTED
 
 
 @dataclass(frozen=True)
-class GuideRecord:
+class GuideRecord(WithState):
     """A row of ``GET /api/dispatches/lists/{start}/{end}`` (this service)."""
 
     external_id: str
@@ -390,11 +385,6 @@ class GuideRecord:
     qr_url: str
     total_weight: Decimal
     links: dict[str, str]
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code, ``"05"``)."""
-        return State(self.state_type_id)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> GuideRecord:

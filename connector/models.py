@@ -25,7 +25,7 @@ from connector.parsing import (
     parse_decimal,
     split_number,
 )
-from connector.states import State
+from connector.states import State, WithState, WithVerdict
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -110,7 +110,7 @@ def _qr_png(value: Any) -> bytes | None:
 
 
 @dataclass(frozen=True)
-class IssueResult:
+class IssueResult(WithVerdict):
     """The answer to ``POST /api/documents`` .
 
     ``number`` is ``"F001-26"``, split into ``series`` and ``correlative``; ``state_type_id`` is ``01``
@@ -135,21 +135,6 @@ class IssueResult:
     raw: dict[str, Any] = field(repr=False)
     #: The answer of an earlier issue with the same idempotency key: no new document was made.
     was_duplicate: bool = False
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
-        return State(self.state_type_id)
-
-    @property
-    def accepted(self) -> bool:
-        """The authority accepted it (05), without or with observations (07)."""
-        return self.state.accepted
-
-    @property
-    def rejected(self) -> bool:
-        """The authority rejected it (09): the number is used, the document has no fiscal value."""
-        return self.state is State.REJECTED
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> IssueResult:
@@ -176,7 +161,7 @@ class IssueResult:
 
 
 @dataclass(frozen=True)
-class SendResult:
+class SendResult(WithState):
     """The answer to ``POST /api/documents/send`` ."""
 
     state_type_id: str
@@ -186,11 +171,6 @@ class SendResult:
     raw: dict[str, Any] = field(repr=False)
     number: str = ""
     external_id: str = ""
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
-        return State(self.state_type_id)
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> SendResult:
@@ -285,7 +265,7 @@ def link_notes(rows: Sequence[dict[str, Any]]) -> int:
 
 
 @dataclass(frozen=True)
-class DocumentRecord:
+class DocumentRecord(WithState):
     """One row of ``GET /api/documents/lists[/{start}/{end}]``, typed.
 
     Amounts are :class:`~decimal.Decimal`; ``date_of_issue`` is a :class:`~datetime.date` read from
@@ -332,11 +312,6 @@ class DocumentRecord:
     updated_at: dt.datetime | None = None
     #: The number of the sale note the document was made from (``sales_note``; "" when none or unsaid).
     sale_note: str = ""
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
-        return State(self.state_type_id)
 
     @property
     def is_note(self) -> bool:
@@ -752,7 +727,7 @@ class TicketStatus:
 
 
 @dataclass(frozen=True)
-class SummaryRecord:
+class SummaryRecord(WithState):
     """One row of ``GET /api/summaries/lists`` or ``/api/voided/lists`` (this service's extension: real
     tenants have no list of summaries), typed.
 
@@ -787,11 +762,6 @@ class SummaryRecord:
     def family(self) -> str:
         """``"voided"`` for a voided communication (RA), else ``"summaries"``."""
         return "voided" if self.summary_type == "RA" else "summaries"
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code: ``result.state == "05"``)."""
-        return State(self.state_type_id)
 
     @property
     def processing(self) -> bool:

@@ -20,7 +20,7 @@ from enum import StrEnum
 
 from sunat.catalogs import STATE_TYPES
 
-__all__ = ["State"]
+__all__ = ["State", "WithState", "WithVerdict"]
 
 
 class State(StrEnum):
@@ -60,3 +60,28 @@ class State(StrEnum):
         member._name_ = "UNKNOWN"
         member._value_ = value
         return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
+
+
+class WithState:
+    """An answer or record with a ``state_type_id``: its :attr:`state`."""
+
+    state_type_id: str
+
+    @property
+    def state(self) -> State:
+        """The state as a :class:`State` (equal to its code: ``result.state == "05"``)."""
+        return State(self.state_type_id)
+
+
+class WithVerdict(WithState):
+    """A document SUNAT judged one by one: :attr:`accepted` (05, 07) or :attr:`rejected` (09)."""
+
+    @property
+    def accepted(self) -> bool:
+        """SUNAT accepted it (05), without or with observations (07)."""
+        return self.state.accepted
+
+    @property
+    def rejected(self) -> bool:
+        """SUNAT rejected it (09): the number is used, the document has no fiscal value."""
+        return self.state is State.REJECTED

@@ -38,7 +38,7 @@ from connector.models import AuthorityAnswer, TicketRef, TicketStatus
 from connector.parsing import coerce_date, data_of, links_of, text
 from connector.plugins import PluginHost
 from connector.resources import FilesResource, offered
-from connector.states import State
+from connector.states import WithState, WithVerdict
 from connector.tickets import DATE_FIELD, TicketResource, VoidItems, void_documents
 from sunat import withholding
 from sunat.calendar import peru_today
@@ -219,7 +219,7 @@ class Perception(_Withholding):
 
 
 @dataclass(frozen=True)
-class WithholdingResult:
+class WithholdingResult(WithVerdict):
     """The answer to ``POST /api/retentions`` or ``/api/perceptions``: the number (``R001-7``), the
     file name, the ``external_id``, the state (``05`` accepted, ``09`` rejected by SUNAT: the number is
     used), the hash, the ``links`` (xml, pdf, cdr) and SUNAT's ``response``; ``raw`` the whole answer."""
@@ -234,21 +234,6 @@ class WithholdingResult:
     links: dict[str, str]
     response: AuthorityAnswer | None
     raw: dict[str, Any] = field(repr=False)
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code, ``"05"``)."""
-        return State(self.state_type_id)
-
-    @property
-    def accepted(self) -> bool:
-        """SUNAT accepted it (05), without or with observations (07)."""
-        return self.state.accepted
-
-    @property
-    def rejected(self) -> bool:
-        """SUNAT rejected it (09): the number is used."""
-        return self.state is State.REJECTED
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> WithholdingResult:
@@ -271,7 +256,7 @@ class WithholdingResult:
 
 
 @dataclass(frozen=True)
-class WithholdingRecord:
+class WithholdingRecord(WithState):
     """A row of ``GET /api/{retentions|perceptions}/lists``: amounts as Decimal, dates as dates."""
 
     external_id: str
@@ -287,11 +272,6 @@ class WithholdingRecord:
     state_type_id: str
     links: dict[str, str]
     raw: dict[str, Any] = field(repr=False)
-
-    @property
-    def state(self) -> State:
-        """The state as a :class:`~connector.states.State` (equal to its code, ``"05"``)."""
-        return State(self.state_type_id)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> WithholdingRecord:
