@@ -115,7 +115,9 @@ def seed(tenant: Tenant, today: dt.date | None = None) -> dict[str, Any]:
         register reads a document registered after its month as a late one, state 8)."""
         answer = tenant.issue(body)
         document = tenant.documents[-1]
-        registered = dt.datetime.combine(document.date_of_issue, dt.time.fromisoformat(document.time_of_issue))
+        registered = dt.datetime.combine(
+            document.date_of_issue, dt.time.fromisoformat(document.time_of_issue)
+        )
         document.created_at = document.updated_at = min(registered, document.created_at)
         return answer
 
