@@ -213,18 +213,18 @@ def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
 
 
 def aging_frame(rows: Sequence[CustomerAging]) -> pd.DataFrame:
-    """What each customer owes, by age bucket, in its currency."""
+    """What each customer owes in one currency (the table's heading names it): the total and what is
+    overdue first, where a table narrower than its columns still shows them, then by age bucket."""
     frame = pd.DataFrame(
         {
             "Cliente": [r.customer_name for r in rows],
             "RUC/DNI": [r.customer_number for r in rows],
-            "Moneda": [r.currency for r in rows],
+            "Total": [_cents(r.total) for r in rows],
+            "Vencido": [_cents(r.due) for r in rows],
         }
     )
     for age in AGES:
         frame[age] = [_cents(r.buckets.get(age, Decimal(0))) for r in rows]
-    frame["Vencido"] = [_cents(r.due) for r in rows]
-    frame["Total"] = [_cents(r.total) for r in rows]
     return frame
 
 
