@@ -196,8 +196,9 @@ def groups_frame(
 
 
 def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
-    """Products by net valor de venta (soles)."""
-    return pd.DataFrame(
+    """Products by net valor de venta (soles); the ICBPER column only when some product carries it (a
+    column of zeros pushed the totals out of sight at 1280 px)."""
+    frame = pd.DataFrame(
         {
             "Código": [p.code for p in products],
             "Producto": [p.description for p in products],
@@ -210,6 +211,7 @@ def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
             "Importe total": [_cents(p.total) for p in products],
         }
     )
+    return frame if any(p.icbper for p in products) else frame.drop(columns="ICBPER")
 
 
 def aging_frame(rows: Sequence[CustomerAging]) -> pd.DataFrame:

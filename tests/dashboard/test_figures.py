@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal as D
 
-from connector.sales import by_customer, group_totals, sales_of, summarize
+from connector.sales import ProductTotal, by_customer, group_totals, sales_of, summarize
 from dashboard import figures
 from tests.connector.test_sales import ROWS
 
@@ -134,3 +134,11 @@ def test_numbers_read_one_way_in_every_table() -> None:
     views = Path(widgets.__file__).parent / "views"
     raw = [p.name for p in sorted(views.glob("*.py")) if ".dataframe(" in p.read_text(encoding="utf-8")]
     assert raw == [], f"tables drawn without widgets.data_table: {raw}"
+
+
+def test_the_products_table_has_an_icbper_column_only_when_a_product_carries_it() -> None:
+    coffee = ProductTotal("X001", "Café", "KGM", D(3), D("30.00"), D("0"), D("0"), D("30.00"), 1)
+    bag = ProductTotal("B001", "Bolsa", "NIU", D(2), D("0.20"), D("0.04"), D("0.10"), D("0.34"), 1)
+    assert "ICBPER" not in figures.products_frame([coffee]).columns
+    with_bags = figures.products_frame([coffee, bag])
+    assert list(with_bags["ICBPER"]) == [0.0, 0.1] and list(with_bags.columns)[-1] == "Importe total"
