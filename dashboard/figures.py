@@ -279,6 +279,16 @@ DAILY_TITLE = "Valor de venta por día y tipo (S/, sin IGV)"
 CUSTOMERS_TITLE = "Principales clientes (valor de venta, S/)"
 
 
+def _day_ticks(start: dt.date, end: dt.date) -> dict[str, Any]:
+    """Ticks of a day axis on whole days (plotly put ticks every few hours on a short range: a single
+    day read «30/11 30/11 30/11 01/12 01/12»): every day up to two weeks, every week up to a quarter,
+    plotly's own (months) beyond."""
+    days = (end - start).days + 1
+    if days > 92:
+        return {}
+    return {"tick0": pd.Timestamp(start), "dtick": _DAY_MS * (1 if days <= 14 else 7)}
+
+
 def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figure:
     """Net valor de venta in soles per day, stacked by document type (credit notes below zero)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
@@ -315,6 +325,7 @@ def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figu
                 pd.Timestamp(start) - pd.Timedelta(hours=12),
                 pd.Timestamp(end) + pd.Timedelta(hours=12),
             ],
+            **_day_ticks(start, end),
         },
         yaxis={"tickprefix": "S/ ", "tickformat": ",.0f"},
     )

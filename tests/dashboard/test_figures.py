@@ -142,3 +142,14 @@ def test_the_products_table_has_an_icbper_column_only_when_a_product_carries_it(
     assert "ICBPER" not in figures.products_frame([coffee]).columns
     with_bags = figures.products_frame([coffee, bag])
     assert list(with_bags["ICBPER"]) == [0.0, 0.1] and list(with_bags.columns)[-1] == "Importe total"
+
+
+def test_the_daily_chart_ticks_whole_days() -> None:
+    """A day, a week or a month reads one label per day or per week, never one day over and over."""
+    day = dt.date(2026, 12, 1)
+    one = figures.daily_figure([], day, day).layout.xaxis
+    assert one.dtick == 86_400_000 and one.tickformat == "%d/%m"
+    month = figures.daily_figure([], dt.date(2026, 11, 2), day).layout.xaxis
+    assert month.dtick == 7 * 86_400_000
+    year = figures.daily_figure([], dt.date(2025, 12, 2), day).layout.xaxis
+    assert year.dtick is None
