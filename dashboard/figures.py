@@ -196,8 +196,9 @@ def groups_frame(
 
 
 def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
-    """Products by net valor de venta (soles)."""
-    return pd.DataFrame(
+    """Products by net valor de venta (soles); the ICBPER column only when some product carries it (a
+    column of zeros pushed the totals out of sight at 1280 px)."""
+    frame = pd.DataFrame(
         {
             "Código": [p.code for p in products],
             "Producto": [p.description for p in products],
@@ -210,21 +211,22 @@ def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
             "Importe total": [_cents(p.total) for p in products],
         }
     )
+    return frame if any(p.icbper for p in products) else frame.drop(columns="ICBPER")
 
 
 def aging_frame(rows: Sequence[CustomerAging]) -> pd.DataFrame:
-    """What each customer owes, by age bucket, in its currency."""
+    """What each customer owes in one currency (the table's heading names it): the total and what is
+    overdue first, where a table narrower than its columns still shows them, then by age bucket."""
     frame = pd.DataFrame(
         {
             "Cliente": [r.customer_name for r in rows],
             "RUC/DNI": [r.customer_number for r in rows],
-            "Moneda": [r.currency for r in rows],
+            "Total": [_cents(r.total) for r in rows],
+            "Vencido": [_cents(r.due) for r in rows],
         }
     )
     for age in AGES:
         frame[age] = [_cents(r.buckets.get(age, Decimal(0))) for r in rows]
-    frame["Vencido"] = [_cents(r.due) for r in rows]
-    frame["Total"] = [_cents(r.total) for r in rows]
     return frame
 
 
@@ -277,6 +279,16 @@ DAILY_TITLE = "Valor de venta por día y tipo (S/, sin IGV)"
 CUSTOMERS_TITLE = "Principales clientes (valor de venta, S/)"
 
 
+def _day_ticks(start: dt.date, end: dt.date) -> dict[str, Any]:
+    """Ticks of a day axis on whole days (plotly put ticks every few hours on a short range: a single
+    day read «30/11 30/11 30/11 01/12 01/12»): every day up to two weeks, every week up to a quarter,
+    plotly's own (months) beyond."""
+    days = (end - start).days + 1
+    if days > 92:
+        return {}
+    return {"tick0": pd.Timestamp(start), "dtick": _DAY_MS * (1 if days <= 14 else 7)}
+
+
 def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figure:
     """Net valor de venta in soles per day, stacked by document type (credit notes below zero)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
@@ -313,6 +325,7 @@ def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figu
                 pd.Timestamp(start) - pd.Timedelta(hours=12),
                 pd.Timestamp(end) + pd.Timedelta(hours=12),
             ],
+            **_day_ticks(start, end),
         },
         yaxis={"tickprefix": "S/ ", "tickformat": ",.0f"},
     )

@@ -1045,12 +1045,12 @@ def _backoffice(
         picked = rng.sample(SHOP_PRODUCTS, rng.randint(1, 3))
         return [NoteLine(rng.randint(1, 6), unit_price=p.price, item_id=ids[p.code]) for p in picked]
 
-    def when() -> tuple[dt.date, dt.time]:
-        day = generator.day()
-        return day, generator.time(day)
+    def moments() -> list[tuple[dt.date, dt.time]]:
+        """``count`` moments of the run's days in date order: a series' numbers follow its dates."""
+        days = [generator.day() for _ in range(count)]
+        return sorted((day, generator.time(day)) for day in days)
 
-    for _ in range(count):
-        day, time = when()
+    for day, time in moments():
         quotation = Quotation(
             customer=rng.choice(buyers),
             lines=lines(),
@@ -1065,8 +1065,7 @@ def _backoffice(
         except FacturadorError as exc:
             report.errors.append(f"quotation: {exc}")
     notes: list[tuple[SaleNoteRef, Customer]] = []
-    for _ in range(count):
-        day, time = when()
+    for day, time in moments():
         buyer = rng.choice(buyers)
         note = SaleNote(series_id=series.id, customer=buyer, lines=lines(), issue_date=day, issue_time=time)
         try:

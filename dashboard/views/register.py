@@ -61,7 +61,7 @@ def _lines_frame(rows: list[list[str]]) -> pd.DataFrame:
 
 
 def _downloads(register: SalesRegister) -> None:
-    left, middle, right, _ = st.columns([1.3, 1.3, 1, 2])
+    left, middle, right = st.columns(3)
     left.download_button(
         "PLE 14.1 (TXT)",
         data=register.ple_bytes(),
@@ -70,6 +70,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_ple",
         on_click="ignore",
+        width="stretch",
     )
     middle.download_button(
         "SIRE RVIE (ZIP)",
@@ -79,6 +80,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_sire",
         on_click="ignore",
+        width="stretch",
     )
     right.download_button(
         "Excel",
@@ -88,6 +90,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_excel",
         on_click="ignore",
+        width="stretch",
     )
     adjustments = len(register.adjustment_rows())
     why = (
@@ -95,7 +98,7 @@ def _downloads(register: SalesRegister) -> None:
         if adjustments
         else "Sin líneas de periodos anteriores (estados 8 y 9) este mes."
     )
-    left, middle, right, _ = st.columns([1.3, 1.3, 1.3, 1.7])
+    left, middle, right = st.columns(3)
     left.download_button(
         "PLE 14.2 simplificado (TXT)",
         data=lambda: register.ple_simplified_bytes(),
@@ -104,6 +107,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_ple_simplified",
         on_click="ignore",
+        width="stretch",
         help="Registro de Ventas simplificado: las mismas líneas en los 26 campos del formato 14.2.",
     )
     for column, simplified, label, key in (
@@ -118,6 +122,7 @@ def _downloads(register: SalesRegister) -> None:
             icon=":material/download:",
             key=key,
             on_click="ignore",
+            width="stretch",
             disabled=not adjustments,
             help=why
             + (" Formato 14.2 (Anexo 5.2)." if simplified else " Formato 14.1 (Anexo 5.1).")

@@ -219,6 +219,9 @@ def test_the_demo_has_a_back_office(first: tuple[Shop, SeedReport]) -> None:
         assert len(converted) == office["quotations converted"] and all(q.sale_note for q in converted)
         notes = client.sale_notes.list(start=today - dt.timedelta(days=DAYS + 10), end=today, fresh=True)
         assert len(notes) == office["sale notes"]
+        for records in (notes, quotations):  # each series' numbers follow its dates
+            numbered = sorted((int(r.number.rsplit("-", 1)[1]), r.date_of_issue) for r in records)
+            assert [day for _, day in numbered] == sorted(day for _, day in numbered), numbered
         made = [n for n in notes if n.converted]
         assert len(made) == office["sale notes converted"]
         assert {n.quotation for n in notes if n.quotation} == {q.number for q in converted}
