@@ -33,9 +33,9 @@ KINDS = ("page", "register", "register-page")
 def sample(kind: str, body: Path, month: str) -> dict[str, float]:
     """One measurement in this process (the modules are imported and used once before: a cold page
     still finds its modules loaded)."""
+    from analysis.register import Period, SalesRegister
     from connector.http import parse_json
     from connector.models import DocumentList
-    from connector.register import Period, SalesRegister
     from dashboard import data, figures
     from dashboard.session import _loaded
 

@@ -11,7 +11,7 @@ in one run:
   filters, so its reruns do not even do that);
 - browser (``--browser``): ``streamlit run`` of the dashboard started fresh, headless Chromium opens the
   Documentos page: time from navigation to the three charts drawn (cold: nothing cached anywhere);
-- register: ``client.documents.sales_register(month)`` with the cache off, on a new client each time
+- register: ``analysis.register.sales_register(client, month)`` with the cache off, on a new client each time
   (a client keeps the last parsed answer of a path: the same bytes again are not parsed again), list of
   the month and the weeks before it, and its PLE lines.
 
@@ -32,8 +32,9 @@ from pathlib import Path
 
 import httpx
 
+from analysis.register import sales_register
+from analysis.sales import by_customer, group_totals, listed_sales, summarize
 from connector import CacheSettings, Client
-from connector.sales import by_customer, group_totals, summarize
 from dashboard import data, figures
 from demo.seeding import seed
 from facturador.config import Settings
@@ -51,7 +52,7 @@ def dashboard_work(client: Client, start, end) -> tuple[int, dict[str, float]]: 
     t1 = time.perf_counter()
     frame = documents.to_dataframe()
     t2 = time.perf_counter()
-    sales = documents.sales()
+    sales = listed_sales(documents)
     figures.kpis(summarize(sales))
     figures.daily_figure(sales, start, end)
     data.state_totals_figure(frame)
@@ -133,7 +134,7 @@ def main() -> None:
             for _ in range(args.repeat):  # a new client each time: one client keeps the parsed answer
                 with Client(base, TOKEN, cache=False, timeout=120) as plain:
                     t = time.perf_counter()
-                    built = plain.documents.sales_register(end, ruc=RUC, name="BENCH S.A.C.")
+                    built = sales_register(plain, end, ruc=RUC, name="BENCH S.A.C.")
                     lines = len(built.ple_rows())
                     register.append(time.perf_counter() - t)
             first_visit, browser, returning = (

@@ -31,8 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from analysis.alerts import alerts
+from analysis.sales import listed_sales
 from connector import Client
-from connector.alerts import alerts
 from demo.seeding import seed
 from facturador.config import Settings
 from sunat.calendar import peru_today
@@ -60,7 +61,7 @@ def connector_work(base: str, token: str) -> dict[str, float]:
         t0 = time.perf_counter()
         listed = client.documents.list(start, today)
         t1 = time.perf_counter()
-        sales = listed.sales()
+        sales = listed_sales(listed)
         t2 = time.perf_counter()
         records = [*client.summaries.list(start, today), *client.voided.list(start, today)]
         t3 = time.perf_counter()

@@ -6,13 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-from connector.backoffice import (
-    InventoryResource,
-    ItemsResource,
-    PersonsResource,
-    QuotationsResource,
-    SaleNotesResource,
-)
+from requests.adapters import BaseAdapter
+
 from connector.company import CompanyResource
 from connector.dispatches import DispatchesResource
 from connector.documents import DocumentsResource
@@ -22,10 +17,15 @@ from connector.errors import (
     NotFoundError,
     TransportError,
 )
-from connector.http import CacheSettings, Progress, TenantProfile, Transport
+from connector.http import CacheSettings, Connection, Progress, TenantProfile
+from connector.inventory import InventoryResource
+from connector.items import ItemsResource
 from connector.models import ConnectionStatus
+from connector.persons import PersonsResource
 from connector.plugins import PluginHost, make_plugin_manager
-from connector.resources import SummariesResource, VoidedResource
+from connector.quotations import QuotationsResource
+from connector.sale_notes import SaleNotesResource
+from connector.tickets import SummariesResource, VoidedResource
 from connector.withholding import PerceptionsResource, RetentionsResource
 
 __all__ = ["Client"]
@@ -42,8 +42,11 @@ class Client:
     :param token: the API token (``Authorization: Bearer``); never logged, never in errors or reprs.
     :param timeout: seconds for every request (connect and read). Issuing waits for SUNAT inside the
         request on real tenants: keep it generous.
-    :param cache: ``True`` (default :class:`~connector.http.CacheSettings`: SQLite in the
-        user cache dir), ``False`` (no cache) or a ``CacheSettings``.
+    :param cache: ``False`` (default: nothing cached, no file written), ``True`` (the default
+        :class:`~connector.http.CacheSettings`: SQLite in the user cache dir) or a ``CacheSettings``.
+    :param transport: a ``requests`` transport adapter every request goes through instead of the
+        connector's own (with its read retries): a :class:`~connector.transports.MockTransport`,
+        a :class:`~connector.transports.RecordingTransport`, or your own (retries, proxies).
     :param plugins: extra plugins for this client only (modules, objects or import paths).
     :param load_entrypoints: also load installed plugins of the ``facturador`` entry-point group.
     :param plugins_dir: a folder of tenant-local plugin files (``*.py``).
@@ -53,10 +56,13 @@ class Client:
     :param progress: called with a Spanish sentence during long waits and walks (the rate limit's
         waits, pages of a list); settable later as :attr:`progress`.
 
-    Resources: ``documents`` and the ticket families ``summaries`` (daily summaries: declare and void
-    boletas) and ``voided`` (voided communications of facturas), complete; ``dispatches``,
-    ``sale_notes``, ``quotations``, ``persons``, ``items``, ``inventory``, ``retentions``,
-    ``perceptions`` (hooks and forms only, until their endpoints exist).
+    Resources, one per endpoint family, each with its plugin hooks and form fields: ``documents``;
+    ``summaries`` (daily summaries: declare and void boletas) and ``voided`` (voided communications of
+    facturas), which answer tickets; ``dispatches`` (guides 09 and 31); ``retentions`` and
+    ``perceptions`` (with their reversions); ``sale_notes``, ``quotations``, ``persons``, ``items``,
+    ``inventory`` (the back office); and ``company`` (this service's certificate status). Real tenants
+    lack some endpoints: those calls raise :class:`~connector.errors.NotOfferedError`
+    (``docs/real_tenants.md``).
     Use it as a context manager, or call :meth:`close`, to release connections and the cache file.
     """
 
@@ -66,13 +72,14 @@ class Client:
         token: str,
         *,
         timeout: float = 30.0,
-        cache: bool | CacheSettings = True,
+        cache: bool | CacheSettings = False,
         plugins: Sequence[object] = (),
         load_entrypoints: bool = False,
         plugins_dir: str | Path | None = None,
         name: str | None = None,
         rate_window: float = 60.0,
         progress: Progress | None = None,
+        transport: BaseAdapter | None = None,
     ) -> None:
         if cache is True:
             settings: CacheSettings | None = CacheSettings()
@@ -83,48 +90,50 @@ class Client:
         else:
             raise TypeError("cache must be True, False or a CacheSettings")
         self.name = name
-        self._transport = Transport(base_url, token, timeout=timeout, cache=settings, rate_window=rate_window)
-        self._transport.progress = progress
+        self._http = Connection(
+            base_url, token, timeout=timeout, cache=settings, rate_window=rate_window, transport=transport
+        )
+        self._http.progress = progress
         self._plugins = make_plugin_manager(
             plugins, load_entrypoints=load_entrypoints, plugins_dir=plugins_dir
         )
-        transport, host = self._transport, self._plugins
-        self.documents = DocumentsResource(transport, host)
-        self.summaries = SummariesResource(transport, host)
-        self.voided = VoidedResource(transport, host)
-        self.dispatches = DispatchesResource(transport, host)
-        self.sale_notes = SaleNotesResource(transport, host)
-        self.quotations = QuotationsResource(transport, host)
-        self.persons = PersonsResource(transport, host)
-        self.items = ItemsResource(transport, host)
-        self.inventory = InventoryResource(transport, host)
-        self.retentions = RetentionsResource(transport, host)
-        self.perceptions = PerceptionsResource(transport, host)
-        self.company = CompanyResource(transport, host)
+        http, host = self._http, self._plugins
+        self.documents = DocumentsResource(http, host)
+        self.summaries = SummariesResource(http, host)
+        self.voided = VoidedResource(http, host)
+        self.dispatches = DispatchesResource(http, host)
+        self.sale_notes = SaleNotesResource(http, host)
+        self.quotations = QuotationsResource(http, host)
+        self.persons = PersonsResource(http, host)
+        self.items = ItemsResource(http, host)
+        self.inventory = InventoryResource(http, host)
+        self.retentions = RetentionsResource(http, host)
+        self.perceptions = PerceptionsResource(http, host)
+        self.company = CompanyResource(http, host)
 
     @property
     def base_url(self) -> str:
         """The tenant's base URL (without a trailing slash)."""
-        return self._transport.base_url
+        return self._http.base_url
 
     @property
     def timeout(self) -> float:
         """Seconds allowed for each request."""
-        return self._transport.timeout
+        return self._http.timeout
 
     @property
     def progress(self) -> Progress | None:
         """Who hears of long waits and walks (a callable taking a Spanish sentence), or ``None``."""
-        return self._transport.progress
+        return self._http.progress
 
     @progress.setter
     def progress(self, value: Progress | None) -> None:
-        self._transport.progress = value
+        self._http.progress = value
 
     @property
     def profile(self) -> TenantProfile:
         """What the answers told of the tenant: a real Facturador PRO or this service, its date styles."""
-        return self._transport.profile
+        return self._http.profile
 
     @property
     def plugin_manager(self) -> PluginHost:
@@ -134,11 +143,11 @@ class Client:
     @property
     def cache_settings(self) -> CacheSettings | None:
         """How reads are cached (``None``: not cached)."""
-        return self._transport.cache_settings
+        return self._http.cache_settings
 
     def clear_cache(self) -> None:
         """Forget every cached read of this tenant and token (and the lists already parsed from them)."""
-        self._transport.clear_cache()
+        self._http.clear_cache()
         self.documents.forget_parsed()
 
     def ping(self) -> ConnectionStatus:
@@ -148,10 +157,10 @@ class Client:
         wrong URL)."""
         who = self.name or self.base_url
         try:
-            response = self._transport.get(
+            response = self._http.get(
                 "/api/documents/lists", retry=False, timeout=min(self.timeout, PING_TIMEOUT)
             )
-            Transport.json(response)
+            Connection.json(response)
         except TransportError as exc:
             return ConnectionStatus(
                 False, f"El servicio no responde en {self.base_url}: {exc.message}", "unreachable"
@@ -177,7 +186,7 @@ class Client:
 
     def close(self) -> None:
         """Release the HTTP connections and the cache."""
-        self._transport.close()
+        self._http.close()
 
     def __enter__(self) -> Client:
         return self

@@ -7,7 +7,8 @@ from typing import Any
 
 __all__ = ["AMOUNT_KEYS", "CATEGORY_COLUMNS", "DERIVED_COLUMNS", "DOCUMENT_COLUMNS", "sale_note_number"]
 
-#: Amount columns of a list row (reference §8.3); ``total_plastic_bag_taxes`` only comes from this service.
+#: Amount columns of a list row (``GET /api/documents/lists``); ``total_plastic_bag_taxes`` only comes
+#: from this service.
 AMOUNT_KEYS = (
     "total_exportation",
     "total_free",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from connector.errors import NotFoundError
-from connector.http import Transport
+from connector.http import Connection
 
 __all__ = ["CertificateStatus", "CompanyResource"]
 
@@ -38,14 +38,14 @@ class CertificateStatus:
 class CompanyResource:
     """The tenant's own settings as our service exposes them (see module doc)."""
 
-    def __init__(self, transport: Transport, host: Any = None):
-        self._transport = transport
+    def __init__(self, http: Connection, host: Any = None):
+        self._http = http
 
     def certificate(self) -> CertificateStatus | None:
         """The certificate status, or None when the tenant does not expose it (a real tenant)."""
         try:
-            response = self._transport.get("/api/company/certificate", retry=False)
-            data = Transport.json(response).get("data") or {}
+            response = self._http.get("/api/company/certificate", retry=False)
+            data = Connection.json(response).get("data") or {}
         except NotFoundError:
             return None
         certificate = data.get("certificate") or {}

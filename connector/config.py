@@ -14,7 +14,7 @@ it is looked for)::
     base_url = "http://127.0.0.1:8000/t/demo"
     token = "demo-token-..."         # ... or written here (keep the file private)
     timeout = 60                     # optional: seconds per request
-    cache = false                    # optional: true (default) or false
+    cache = true                     # optional: cache its reads (unset: the program decides)
     plugins = ["acme_plugins.spot"]  # optional: import paths of this tenant's plugins
     plugins_dir = "plugins/demo"     # optional: folder of plugin files (relative to this file)
     load_entrypoints = false         # optional: also load installed plugins
@@ -147,7 +147,7 @@ class TenantConfig:
         token_env: str | None = None,
         name: str | None = None,
         timeout: float | None = None,
-        cache: bool = True,
+        cache: bool | None = None,
         plugins: tuple[str, ...] = (),
         plugins_dir: Path | None = None,
         load_entrypoints: bool = False,
@@ -183,12 +183,16 @@ class TenantConfig:
         """True when the token is available (written in the file or its variable is set)."""
         return self._token is not None or bool(os.environ.get(self.token_env or "", "").strip())
 
-    def client(self, **overrides: Any) -> Client:
+    def client(self, *, default_cache: bool = False, **overrides: Any) -> Client:
         """A :class:`~connector.Client` for this tenant; keyword arguments override the file
-        (``cache=``, ``timeout=``, extra ``plugins=`` are added to the file's)."""
+        (``cache=``, ``timeout=``, extra ``plugins=`` are added to the file's).
+
+        :param default_cache: whether to cache reads when the file does not say (``cache = ...``): the
+            dashboard and the notebook do, as they read the same lists again on every rerun; a plain
+            client does not (:class:`~connector.Client`'s own default)."""
         kwargs: dict[str, Any] = {
             "name": self.name,
-            "cache": self.cache,
+            "cache": default_cache if self.cache is None else self.cache,
             "load_entrypoints": self.load_entrypoints,
             "plugins_dir": self.plugins_dir,
         }
@@ -263,7 +267,7 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
             token_env=table.get("token_env"),
             name=table.get("name"),
             timeout=float(timeout) if timeout is not None else None,
-            cache=bool(table.get("cache", True)),
+            cache=bool(table["cache"]) if "cache" in table else None,
             plugins=tuple(plugins),
             plugins_dir=plugins_dir,
             load_entrypoints=bool(table.get("load_entrypoints", False)),

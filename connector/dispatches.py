@@ -2,9 +2,8 @@
 
 A guide is built with :class:`SenderGuide` (09, remitente: the company sends its own goods) or
 :class:`CarrierGuide` (31, transportista: the company carries someone else's), issued in state 01, sent
-to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (reference §8.10-8.13)::
+to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (``docs/dispatch_guides.md``)::
 
-    from connector import wait_for_ticket
     from connector.dispatches import Driver, Place, PrivateTransport, SenderGuide, GuideItem, Party
 
     guide = SenderGuide(
@@ -19,12 +18,13 @@ to SUNAT's GRE REST API, and its ticket followed until SUNAT answers (reference 
     # or, for an accepted factura: the same guide with its customer, lines and reference filled in
     guide = client.dispatches.from_document(factura_external_id, origin=..., delivery=..., transport=...,
                                             weight="25.5")
-    client.dispatches.send(ref.external_id)          # GuideSent: the ticket
-    status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=30)
+    sent = client.dispatches.send(ref.external_id)   # GuideSent: the ticket
+    status = sent.wait(timeout=30)                   # GuideStatus once SUNAT answered
     status.accepted, status.message, status.qr_url   # 05 with the CDR's QR link, or 09 and SUNAT's error
 
-Issuing runs the family's plugin hooks (``facturador_prepare_payload`` → ``facturador_validate_payload``
-→ POST → ``facturador_issued`` with the :class:`GuideRef`), as documents do.
+Issuing runs the family's plugin pipeline (``facturador_prepare_payload`` →
+``facturador_validate_payload`` → POST → ``facturador_issued`` with the :class:`GuideRef`), as documents
+do.
 """
 
 from __future__ import annotations
@@ -35,11 +35,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from connector.errors import NotFoundError, ServerError, ValidationError
-from connector.http import Transport
-from connector.models import DocumentRecord
-from connector.parsing import coerce_date, parse_date
-from connector.resources import Resource, offered
+from connector.deprecation import deprecated
+from connector.documents import DocumentsResource
+from connector.errors import NotFoundError
+from connector.http import Connection
+from connector.lists import RecordList
+from connector.models import DocumentRecord, TicketFamily, WaitsForItself
+from connector.parsing import coerce_date, data_of, links_of, parse_date, text
+from connector.resources import FilesResource, offered
+from connector.states import State, WithState
+from connector.tickets import PolledResource
 from sunat.calendar import peru_now, peru_today
 
 __all__ = [
@@ -257,7 +262,7 @@ class SenderGuide(_Guide):
     default_series: ClassVar[str] = "T001"
 
     def to_payload(self) -> dict[str, Any]:
-        """The wire payload (reference §8.10)."""
+        """The wire payload of ``POST /api/dispatches``."""
         if self.transport is None:
             raise ValueError("a sender's guide needs a transport (PublicTransport or PrivateTransport)")
         payload = self._common()
@@ -290,7 +295,7 @@ class CarrierGuide(_Guide):
     default_series: ClassVar[str] = "V001"
 
     def to_payload(self) -> dict[str, Any]:
-        """The wire payload (reference §8.11)."""
+        """The wire payload of ``POST /api/dispatch-carrier``."""
         if self.transport is None:
             raise ValueError("a carrier's guide needs a PrivateTransport (driver and vehicle)")
         payload = self._common()
@@ -307,20 +312,6 @@ class CarrierGuide(_Guide):
 # -- typed answers ------------------------------------------------------------------------------------
 
 
-def _data(body: Mapping[str, Any], url: str | None) -> Mapping[str, Any]:
-    data = body.get("data")
-    if not isinstance(data, Mapping) or not data.get("external_id"):
-        raise ServerError(
-            "La respuesta del servicio no trae 'data.external_id'.", status=200, body=dict(body), url=url
-        )
-    return data
-
-
-def _links(body: Mapping[str, Any]) -> dict[str, str]:
-    links = body.get("links")
-    return {k: str(v) for k, v in links.items() if v} if isinstance(links, Mapping) else {}
-
-
 @dataclass(frozen=True)
 class GuideRef:
     """The answer to issuing a guide: ``number`` (``T001-1``), ``filename``, ``external_id``, the
@@ -334,28 +325,32 @@ class GuideRef:
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> GuideRef:
-        data = _data(body, url)
+        """Build from the JSON answer; :class:`~connector.errors.ServerError` without
+        ``data.external_id``."""
+        data = data_of(body, url, required="external_id")
         return cls(
-            str(data.get("number") or ""),
-            str(data.get("filename") or ""),
+            text(data.get("number")),
+            text(data.get("filename")),
             str(data["external_id"]),
-            _links(body),
+            links_of(body, keep_empty=False),
             dict(body),
         )
 
 
 @dataclass(frozen=True)
-class GuideSent:
-    """The answer to sending a guide: SUNAT's ``ticket`` and the service's ``message``."""
+class GuideSent(WaitsForItself["GuideStatus"]):
+    """The answer to sending a guide: SUNAT's ``ticket`` and the service's ``message``; :meth:`wait`
+    asks how it went until SUNAT answers (``resource``: the client's dispatches that sent it)."""
 
     external_id: str
     ticket: str
     message: str
     raw: dict[str, Any] = field(repr=False)
+    resource: TicketFamily[GuideStatus] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class GuideStatus:
+class GuideStatus(WithState):
     """How a guide's ticket stands: ``processing`` while SUNAT works on it (state 03), else
     ``accepted`` (05, ``qr_url`` is the CDR's QR link) or rejected (09, ``message`` is SUNAT's error);
     ``links`` has the ``xml``, ``pdf`` and ``cdr`` URLs."""
@@ -372,11 +367,11 @@ class GuideStatus:
     @property
     def accepted(self) -> bool | None:
         """True (05), False (09), None while in process."""
-        return None if self.processing else self.state_type_id == "05"
+        return None if self.processing else self.state is State.ACCEPTED
 
 
 @dataclass(frozen=True)
-class GuideRecord:
+class GuideRecord(WithState):
     """A row of ``GET /api/dispatches/lists/{start}/{end}`` (this service)."""
 
     external_id: str
@@ -393,6 +388,7 @@ class GuideRecord:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> GuideRecord:
+        """Build from a list row."""
         return cls(
             external_id=str(row.get("external_id") or ""),
             number=str(row.get("number") or ""),
@@ -404,18 +400,19 @@ class GuideRecord:
             ticket=str(row.get("ticket") or ""),
             qr_url=str(row.get("qr_url") or ""),
             total_weight=Decimal(str(row.get("total_weight") or "0")),
-            links={k: str(v) for k, v in (row.get("links") or {}).items() if v},
+            links=links_of(row, keep_empty=False),
         )
 
 
 # -- the resource -------------------------------------------------------------------------------------
 
 
-class DispatchesResource(Resource):
+class DispatchesResource(PolledResource["GuideStatus"], FilesResource):
     """``client.dispatches``: issue sender's (09) and carrier's (31) guides, send them, follow their
-    tickets (:meth:`status`, usable with :func:`connector.wait_for_ticket`), list and download."""
+    tickets (:meth:`status`, :meth:`wait`, or the :class:`GuideSent`'s own ``wait``), list and download."""
 
     family: ClassVar[str] = "dispatches"
+    files: ClassVar[str] = "dispatch"
 
     def issue(
         self,
@@ -439,24 +436,17 @@ class DispatchesResource(Resource):
                 if str(payload.get("codigo_tipo_documento")) == "31"
                 else "/api/dispatches"
             )
-        body = self._plugins.prepare_payload(self.family, payload, dict(form_values or {}))
-        problems = self._plugins.validate_payload(self.family, body)
-        if problems:
-            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
-            raise ValidationError(
-                f"No se envió la guía: {problems[0].message}{more}",
-                error_code="PLUGIN_VALIDATION",
-                field_errors=problems,
-                body=None,
-            )
-        what = "la guía del transportista" if path == "/api/dispatch-carrier" else "las guías de remisión"
-        with offered(what):
-            response = self._transport.post(
-                path, body, check="Revise las guías de la empresa antes de emitirla otra vez."
-            )
-            result = GuideRef.from_body(Transport.json(response), response.url)
-        self._plugins.issued(self.family, body, result)
-        return result
+        carrier = path == "/api/dispatch-carrier"
+        return self._submit(
+            path,
+            payload,
+            lambda reply: GuideRef.from_body(reply.body, reply.url),
+            form_values=form_values,
+            what="la guía",
+            check="Revise las guías de la empresa antes de emitirla otra vez.",
+            changes=(self.lists_tag,),
+            offered_as="la guía del transportista" if carrier else "las guías de remisión",
+        )
 
     def from_document(
         self,
@@ -483,15 +473,11 @@ class DispatchesResource(Resource):
         external_id = document if isinstance(document, str) else document.external_id
         around = peru_today() if isinstance(document, str) else (document.date_of_issue or peru_today())
         first = around - dt.timedelta(days=days if isinstance(document, str) else 0)
-        path = f"/api/documents/lists/{first.isoformat()}/{around.isoformat()}?details=1"
-        body = Transport.parse(self._transport.get(path, fresh=True))
-        rows = body.get("data") if isinstance(body, Mapping) else None
-        row = next(
-            (r for r in rows or [] if isinstance(r, Mapping) and r.get("external_id") == external_id), None
-        )
+        listed = DocumentsResource(self._http, self._plugins).list(first, around, fresh=True, details=True)
+        row = next((r for r in listed.rows if r.get("external_id") == external_id), None)
         if row is None:
             raise NotFoundError(
-                f"No se encontró el comprobante {external_id} de los últimos {days} días.", url=path
+                f"No se encontró el comprobante {external_id} de los últimos {days} días.", url=listed.url
             )
         record = DocumentRecord.from_row(row)
         if record.document_type_id not in ("01", "03"):
@@ -531,8 +517,8 @@ class DispatchesResource(Resource):
         :raises FacturadorError: unknown guide, already sent (409), or SUNAT's API refused (502).
         """
         with offered("el envío de guías a SUNAT"):
-            response = self._transport.post("/api/dispatches/send", {"external_id": external_id})
-            body = Transport.json(response)
+            response = self._http.post("/api/dispatches/send", {"external_id": external_id})
+            body = Connection.json(response)
         raw_data = body.get("data")
         data: Mapping[str, Any] = raw_data if isinstance(raw_data, Mapping) else {}
         ticket = str(data.get("ticket") or "")
@@ -541,7 +527,7 @@ class DispatchesResource(Resource):
             marker = "Ticket: "
             if marker in message:
                 ticket = message.split(marker, 1)[1].split(",", 1)[0].strip()
-        return GuideSent(external_id, ticket, str(body.get("message") or ""), dict(body))
+        return GuideSent(external_id, ticket, text(body.get("message")), dict(body), resource=self)
 
     def status(self, *, external_id: str | None = None, ticket: str | None = None) -> GuideStatus:
         """How the guide's ticket stands (``POST /api/dispatches/status_ticket``); retried like a read.
@@ -549,11 +535,11 @@ class DispatchesResource(Resource):
         if not external_id:
             raise ValueError("status() of a guide needs its external_id")
         with offered("la consulta de tickets de guías"):
-            response = self._transport.poll("/api/dispatches/status_ticket", {"external_id": external_id})
+            response = self._http.poll("/api/dispatches/status_ticket", {"external_id": external_id})
             if response.status_code == 202:
-                body = Transport.body(response)
+                body = Connection.body(response)
             else:
-                body = Transport.json(response)
+                body = Connection.json(response)
         body = dict(body) if isinstance(body, Mapping) else {}
         raw_data = body.get("data")
         data: Mapping[str, Any] = raw_data if isinstance(raw_data, Mapping) else {}
@@ -567,31 +553,24 @@ class DispatchesResource(Resource):
             processing=processing,
             ticket=str(data.get("ticket") or ticket or ""),
             qr_url=str(data.get("qr_url") or ""),
-            links=_links(body),
+            links=links_of(body, keep_empty=False),
             raw=body,
         )
 
-    def list(self, start: dt.date | str, end: dt.date | str) -> list[GuideRecord]:
+    def list(self, start: dt.date | str, end: dt.date | str) -> RecordList[GuideRecord]:
         """Guides issued from ``start`` to ``end`` (``GET /api/dispatches/lists/{start}/{end}``; this
-        service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first."""
+        service: real tenants raise :class:`~connector.errors.NotOfferedError`), newest first; always
+        asked to the service."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
-        with offered("la lista de sus guías de remisión"):
-            response = self._transport.get(
-                f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}", fresh=True
-            )
-            body = Transport.parse(response)
-        rows = body.get("data") if isinstance(body, Mapping) else None
-        if not isinstance(rows, list):
-            raise ServerError(
-                "La lista del servicio no trae 'data'.",
-                status=response.status_code,
-                body=body,
-                url=response.url,
-            )
-        return [GuideRecord.from_row(row) for row in rows if isinstance(row, Mapping)]
+        return self._list(
+            f"/api/dispatches/lists/{first.isoformat()}/{last.isoformat()}",
+            GuideRecord.from_row,
+            fresh=True,
+            offered_as="la lista de sus guías de remisión",
+        )
 
+    @deprecated("client.dispatches.download(external_id, kind)", "download_xml(external_id) or _pdf, _cdr")
     def download(self, external_id: str, kind: str = "pdf") -> bytes:
-        """The guide's ``xml``, ``pdf`` or ``cdr`` (zip; 404 until SUNAT answered)."""
         if kind not in ("xml", "pdf", "cdr"):
             raise ValueError("kind must be 'xml', 'pdf' or 'cdr'")
-        return Transport.content(self._transport.get(f"/downloads/dispatch/{kind}/{external_id}"))
+        return self._download(f"/downloads/{self.files}/{kind}/{external_id}")

@@ -1,24 +1,22 @@
-"""``client.documents``: facturas, boletas, credit and debit notes (reference §4, §8.1–8.3)."""
+"""``client.documents``: facturas, boletas, credit and debit notes (``POST /api/documents``, ``/send``,
+``/updatedocumentstatus``, ``GET /api/documents/lists``; the bodies: ``docs/scenarios.md``)."""
 
 from __future__ import annotations
 
-import builtins
 import copy
 import datetime as dt
 import hashlib
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any, ClassVar
-from xml.etree import ElementTree
 
 from connector.builders import Builder
-from connector.errors import FacturadorError, ServerError, ValidationError
-from connector.http import DOCUMENT_LISTS_TAG, Transport
-from connector.models import NOTES, DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
-from connector.parsing import coerce_date, gc_paused, parse_date, split_number
+from connector.deprecation import warn
+from connector.http import Connection
+from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
+from connector.parsing import coerce_date, gc_paused, rows_of
 from connector.plugins import PluginHost
-from connector.register import Period, SalesRegister
 from connector.resources import Resource
 from sunat.calendar import peru_today
 
@@ -30,41 +28,8 @@ def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
 
-#: Days before a month that its register lists (earlier documents registered or voided in the month).
-REGISTER_LOOK_BACK_DAYS = 45
-
-_CAC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2}"
-_CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
-
-
-def reference_of_xml(xml: bytes) -> tuple[str, str] | None:
-    """The document a signed note modifies (``BillingReference/InvoiceDocumentReference``): its number
-    (``F001-12``) and type code, or ``None`` when the XML names none."""
-    root = ElementTree.fromstring(xml)
-    reference = root.find(f"{_CAC}BillingReference/{_CAC}InvoiceDocumentReference")
-    if reference is None:
-        return None
-    number = (reference.findtext(f"{_CBC}ID") or "").strip()
-    return (number, (reference.findtext(f"{_CBC}DocumentTypeCode") or "").strip()) if number else None
-
-
-def issuer_of_xml(xml: bytes) -> tuple[str, str]:
-    """The issuer's RUC and registration name in a signed UBL document (``AccountingSupplierParty``)."""
-    root = ElementTree.fromstring(xml)
-    party = root.find(f"{_CAC}AccountingSupplierParty/{_CAC}Party")
-    if party is None:
-        raise ValueError("the XML names no AccountingSupplierParty")
-    ruc = party.findtext(f"{_CAC}PartyIdentification/{_CBC}ID") or ""
-    name = party.findtext(f"{_CAC}PartyLegalEntity/{_CBC}RegistrationName") or ""
-    return ruc.strip(), name.strip()
-
-
-_LISTS_TAG = DOCUMENT_LISTS_TAG
-_PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
-
-
-def _day(value: dt.date | str, name: str) -> dt.date:
-    return coerce_date(value, name)
+#: The PDF formats a tenant may offer (``download_pdf``'s ``fmt``).
+PDF_FORMATS = ("a4", "ticket", "ticket_58", "ticket_80", "a5")
 
 
 def _how_to_find(body: Mapping[str, Any]) -> str:
@@ -82,8 +47,9 @@ def _how_to_find(body: Mapping[str, Any]) -> str:
 class DocumentsResource(Resource):
     """Issue, send, update, list, download and find sales documents.
 
-    Issuing runs the plugin hooks (``facturador_prepare_payload`` → ``facturador_validate_payload`` →
-    ``POST /api/documents`` → ``facturador_issued``) and is **never retried**: after a
+    Issuing runs the family's plugin pipeline (``facturador_prepare_payload`` →
+    ``facturador_validate_payload`` → ``POST /api/documents`` → ``facturador_issued``; see
+    :meth:`Resource._submit <connector.resources.Resource._submit>`) and is **never retried**: after a
     :class:`~connector.errors.TransportError` the document may exist; look it up with
     :meth:`find` before issuing again, or issue with an ``idempotency_key`` and repeat the call.
     Lists and downloads are cached (see :class:`~connector.http.CacheSettings`); a successful
@@ -92,8 +58,8 @@ class DocumentsResource(Resource):
 
     family: ClassVar[str] = "documents"
 
-    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
-        super().__init__(transport, plugins)
+    def __init__(self, http: Connection, plugins: PluginHost) -> None:
+        super().__init__(http, plugins)
         self._parsed: dict[str, tuple[Any, DocumentList]] = {}
 
     def forget_parsed(self) -> None:
@@ -127,47 +93,39 @@ class DocumentsResource(Resource):
             their words), but it may exist; the message says how to look for it. A request refused by the
             tenant's rate limit is not one of these: it is sent again, unchanged, after the wait.
         """
-        body = payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload))
-        body = self._plugins.prepare_payload(self.family, body, dict(form_values or {}))
-        problems = self._plugins.validate_payload(self.family, body)
-        if problems:
-            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
-            raise ValidationError(
-                f"No se envió el comprobante: {problems[0].message}{more}",
-                error_code="PLUGIN_VALIDATION",
-                field_errors=problems,
-                body=None,
-            )
-        if idempotency_key is not None:
-            body["offline_id"] = idempotency_key
-        response = self._transport.post("/api/documents", body, check=_how_to_find(body))
-        result = IssueResult.from_body(Transport.json(response), response.url)
-        self._transport.invalidate(_LISTS_TAG)
-        self._plugins.issued(self.family, body, result)
-        return result
+        return self._submit(
+            "/api/documents",
+            payload.to_payload() if isinstance(payload, Builder) else copy.deepcopy(dict(payload)),
+            lambda reply: IssueResult.from_body(reply.body, reply.url),
+            form_values=form_values,
+            what="el comprobante",
+            added={"offline_id": idempotency_key} if idempotency_key is not None else None,
+            check=_how_to_find,
+            changes=(self.lists_tag,),
+        )
 
     def send(self, external_id: str) -> SendResult:
         """Send to the authority a factura (or its note) issued with ``send=False`` (``POST
         /api/documents/send``). Not retried automatically."""
-        response = self._transport.post("/api/documents/send", {"external_id": external_id})
-        result = SendResult.from_body(Transport.json(response), response.url)
-        self._transport.invalidate(_LISTS_TAG)
+        response = self._http.post("/api/documents/send", {"external_id": external_id})
+        result = SendResult.from_body(Connection.json(response), response.url)
+        self._http.invalidate(self.lists_tag)
         return result
 
     def update_status(self, external_id: str, state_type_id: str) -> None:
         """Set a document's state (``POST /api/documents/updatedocumentstatus``). Sends the key the real
         services read, ``externail_id`` (sic)."""
-        response = self._transport.post(
+        response = self._http.post(
             "/api/documents/updatedocumentstatus",
             {"externail_id": external_id, "state_type_id": state_type_id},
         )
-        Transport.json(response)
-        self._transport.invalidate(_LISTS_TAG)
+        Connection.json(response)
+        self._http.invalidate(self.lists_tag)
 
     # -- reading ----------------------------------------------------------------------------------
 
     def _rows(self, path: str, *, expire_after: float | None, fresh: bool) -> DocumentList:
-        response = self._transport.get(path, expire_after=expire_after, fresh=fresh, tag=_LISTS_TAG)
+        response = self._http.get(path, expire_after=expire_after, fresh=fresh, tag=self.lists_tag)
         # The same answer (byte for byte: typically a cache hit) returns the list parsed the first time,
         # with its DataFrame, instead of parsing 20,000 rows again; hashing the bytes costs ~30 ms.
         stamp = hashlib.blake2b(response.content, digest_size=16).digest()
@@ -176,18 +134,11 @@ class DocumentsResource(Resource):
         if memo is not None and memo[0] == stamp:
             return memo[1].cached_copy() if from_cache else memo[1]
         with gc_paused():  # 20,000 rows make ~1.5 million objects, none of them in a cycle
-            body = Transport.parse(response)
-        rows = body.get("data") if isinstance(body, dict) else body
-        if not isinstance(rows, builtins.list):
-            raise ServerError(
-                "La lista del servicio no trae 'data'.",
-                status=response.status_code,
-                body=body,
-                url=response.url,
-            )
-        if rows and isinstance(rows[0], dict):
+            body = Connection.parse(response)
+        rows = rows_of(body, response.url, response.status_code)
+        if rows:
             first = str(rows[0].get("date_of_issue") or "")
-            self._transport.profile.list_dates = "d-m-Y" if first[2:3] == "-" else "Y-m-d"
+            self._http.profile.list_dates = "d-m-Y" if first[2:3] == "-" else "Y-m-d"
         link_notes(rows)
         documents = DocumentList(rows, from_cache=from_cache, url=response.url)
         self._parsed[path] = (stamp, documents)  # one entry per path: the latest answer, parsed
@@ -198,107 +149,27 @@ class DocumentsResource(Resource):
         bypasses the cache (and refreshes it)."""
         return self._rows("/api/documents/lists", expire_after=None, fresh=fresh)
 
-    def sales_register(
-        self,
-        period: Period | dt.date | str,
-        *,
-        folder: str | Path | None = None,
-        kinds: Iterable[str] = ("ple", "sire", "excel"),
-        ruc: str | None = None,
-        name: str | None = None,
-        consolidate_boletas: bool = False,
-        fresh: bool = False,
-    ) -> SalesRegister:
-        """The Registro de Ventas e Ingresos of a month (``"2026-03"``, a date in it, ...): its entries
-        (:meth:`SalesRegister.ple_rows`, :meth:`~SalesRegister.sire_rows`), the warnings to read before
-        filing, and, with ``folder``, its files written there (PLE 14.1 TXT, SIRE RVIE zip, Excel).
+    def sales_register(self, period: Any, **options: Any) -> Any:
+        """Deprecated: use ``analysis.register.sales_register(client, period, ...)``."""
+        from connector import register  # the deprecated alias: the connector itself never uses analysis
 
-        Lists the month and the :data:`REGISTER_LOOK_BACK_DAYS` days before it (documents of the previous
-        month registered or voided in this one take states 8 and 9). The issuer's RUC and name come from
-        a document's signed XML unless given.
-        """
-        month = Period.of(period)
-        listed = self.list(month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), month.end, fresh=fresh)
-        self._read_references(listed.rows, month.start, month.end)
-        if ruc is None or name is None:
-            found_ruc, found_name = self._issuer(listed[:1])
-            ruc, name = ruc or found_ruc, name or found_name
-        register = SalesRegister.build(  # from the raw rows: no record object per document
-            listed.rows, month, ruc=ruc, name=name, consolidate_boletas=consolidate_boletas
-        )
-        if folder is not None:
-            register.write(folder, kinds)
-        return register
-
-    def _read_references(self, rows: list[dict[str, Any]], start: dt.date, end: dt.date) -> None:
-        """The modified document of each note of ``start``..``end`` its row does not name, from the note's
-        signed XML (``BillingReference``; the XML is cached a day): real tenants' lists never say it. Its
-        date comes from the listed rows when that document is among them."""
-        pending = [
-            row
-            for row in rows
-            if row.get("document_type_id") in NOTES
-            and not row.get("affected_document")
-            and row.get("external_id")
-            and (day := parse_date(row.get("date_of_issue"))) is not None
-            and start <= day <= end
-        ]
-        if not pending:
-            return
-        dates = {str(row.get("number") or "").upper(): row.get("date_of_issue") for row in rows}
-        for index, note in enumerate(pending, 1):
-            self._transport.say(
-                f"Leyendo el documento modificado de {note.get('number')} ({index} de {len(pending)})."
-            )
-            try:
-                found = reference_of_xml(self.download_xml(str(note["external_id"])))
-            except (FacturadorError, ValueError, ElementTree.ParseError):
-                continue
-            if found is None:
-                continue
-            number, document_type = found
-            series, correlative = split_number(number)
-            note["affected_document"] = {
-                "document_type_id": document_type,
-                "series": series,
-                "number": correlative,
-                "date_of_issue": dates.get(number.upper()),
-            }
-
-    def _issuer(self, records: Sequence[DocumentRecord]) -> tuple[str, str]:
-        """The issuer's RUC and name from the first document's signed XML (cached a day); the RUC from a
-        file name when there is no XML to read; ``("", "")`` for a month without documents."""
-        for record in records[:1]:
-            if record.external_id:
-                try:
-                    return issuer_of_xml(self.download_xml(record.external_id))
-                except (FacturadorError, ValueError):
-                    pass
-            head = str(record.raw.get("filename") or "").split("-", 1)[0]
-            if len(head) == 11 and head.isdigit():
-                return head, ""
-        return "", ""
+        warn("client.documents.sales_register(...)", "analysis.register.sales_register(client, ...)")
+        client = SimpleNamespace(documents=self, progress=self._http.progress)
+        return register._moved.sales_register(client, period, **options)
 
     def download_xml(self, external_id: str) -> bytes:
         """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""
-        settings = self._transport.cache_settings
-        expire = settings.xml_expire_after if settings is not None else None
-        return self._download(f"/downloads/document/xml/{external_id}", expire)
+        return self._download(f"/downloads/document/xml/{external_id}", expire_after=self._http.xml_expiry)
 
     def download_pdf(self, external_id: str, fmt: str = "a4") -> bytes:
-        """The PDF in ``fmt`` (``a4``, ``ticket``; what the tenant offers)."""
-        if fmt not in _PDF_FORMATS:
-            raise ValueError(f"fmt must be one of {_PDF_FORMATS} (got {fmt!r})")
-        path = f"/downloads/document/pdf/{external_id}" + ("" if fmt == "a4" else f"/{fmt}")
-        return self._download(path, None)
+        """The PDF in ``fmt`` (``a4``, ``ticket``; what the tenant offers: :data:`PDF_FORMATS`)."""
+        if fmt not in PDF_FORMATS:
+            raise ValueError(f"fmt must be one of {PDF_FORMATS} (got {fmt!r})")
+        return self._download(f"/downloads/document/pdf/{external_id}" + ("" if fmt == "a4" else f"/{fmt}"))
 
     def download_cdr(self, external_id: str) -> bytes:
         """The CDR zip of the authority's answer (:class:`NotFoundError` while there is none)."""
-        return self._download(f"/downloads/document/cdr/{external_id}", None)
-
-    def _download(self, path: str, expire_after: float | None) -> bytes:
-        response = self._transport.get(path, expire_after=expire_after)
-        return Transport.content(response)
+        return self._download(f"/downloads/document/cdr/{external_id}")
 
     def find(
         self, series: str, number: int, *, around: dt.date | None = None, days: int = 7
@@ -327,12 +198,8 @@ class DocumentsResource(Resource):
         ``details=True`` asks also for each document's lines (``items``), payment condition and
         instalments (``fee``): this service's ``?details=1``. Real tenants ignore it and send the plain
         rows: :attr:`DocumentList.has_details` then says they did not come."""
-        first, last = _day(start, "start"), _day(end, "end")
-        settings = self._transport.cache_settings
-        expire = None
-        if settings is not None:
-            expire = settings.closed_range_expire_after if last < peru_today() else settings.expire_after
+        first, last = coerce_date(start, "start"), coerce_date(end, "end")
         path = f"/api/documents/lists/{first.isoformat()}/{last.isoformat()}" + (
             "?details=1" if details else ""
         )
-        return self._rows(path, expire_after=expire, fresh=fresh)
+        return self._rows(path, expire_after=self._http.range_expiry(last), fresh=fresh)

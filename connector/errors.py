@@ -23,7 +23,7 @@ class                             when
 :class:`FacturadorError`          any other status (405, 413, 429 after retries, ...)
 ================================  ==========================================================
 
-Envelopes understood by :func:`error_from_response` (reference §2.3):
+Envelopes understood by :func:`error_from_response` :
 
 * this project's service: ``{"success": false, "message", "error_code", "errors": [{"field", "message"}]}``;
 * real tenants' business errors, **HTTP 500** ``{"success": false, "message": "La serie ingresada F001,

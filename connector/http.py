@@ -1,22 +1,23 @@
 """HTTP for one tenant: sessions, cache, retries, timeouts, and turning answers into data or errors.
 
-Two ``requests`` sessions per :class:`Transport`, both with the tenant's headers:
+Two ``requests`` sessions per :class:`Connection`, both with the tenant's headers:
 
 * **reads** — a requests-cache :class:`~requests_cache.CachedSession` (or a plain session when the cache
   is off) for ``GET`` and for idempotent status polls. Its adapter retries connection errors, read
   errors and HTTP 429/502/503/504 with exponential backoff and jitter (urllib3 ``Retry``; ``GET`` and
-  ``HEAD`` always, ``POST`` only through :meth:`Transport.poll`, which is only used for endpoints whose
+  ``HEAD`` always, ``POST`` only through :meth:`Connection.poll`, which is only used for endpoints whose
   repetition changes nothing). Only ``GET`` answers with HTTP 200 are stored.
 * **writes** — a plain session **without any retry** for issuing and other state-changing ``POST`` s
   (``/api/documents``, ``/send``, ``/updatedocumentstatus``): a fiscal document must never be sent twice
   by accident. After a :class:`~connector.errors.TransportError` on issuing, reconcile with
   ``client.documents.find(series, number)``.
 
-The cache (:class:`CacheSettings`) is namespaced per base URL *and* token: requests-cache leaves the
+The cache (:class:`CacheSettings`) is off unless the client asks for it (``Client(cache=True)``, or
+settings); it is namespaced per base URL *and* token: requests-cache leaves the
 ``Authorization`` header out of its keys (and redacts it in what it stores), so two users of one
 tenant must not share entries. Backends: SQLite (default) in ``<user cache dir>/facturador/http`` — or
 ``$FACTURADOR_CACHE_DIR`` — one file per (base URL, SHA-256 of the token), named with a hash so the
-token cannot be read back; or ``memory``, private to the :class:`Transport`. Expiry is explicit for
+token cannot be read back; or ``memory``, private to the :class:`Connection`. Expiry is explicit for
 every request: see :class:`CacheSettings`.
 
 **Rate limits.** Real tenants let a user make 60 requests a minute (Laravel's ``throttle:60,1``): every
@@ -28,12 +29,21 @@ tenant's code runs), at most :data:`THROTTLE_RETRIES` times. The same headers te
 this project's service (:attr:`TenantProfile.laravel`). Long waits and walks are reported through
 ``progress`` (a callable taking a Spanish sentence).
 
+**Transport.** Both sessions send through a ``requests`` transport adapter: by default the connector's
+own (``HTTPAdapter`` with the read retries above, and one without any retry for writes). A
+:class:`~connector.Client` given ``transport=`` (any ``requests.adapters.BaseAdapter``: a
+:class:`~connector.transports.MockTransport` that answers by itself, a
+:class:`~connector.transports.RecordingTransport`, your own with retries or a proxy) sends every request
+through that one instead, as it is: connection-level retries are then its own business, while the
+cache, the rate-limit waits and the mapping of answers to errors stay the connector's.
+
 The token lives only in the sessions' headers: it is not logged, not stored by the cache, and not in
 any exception or ``repr``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import logging
@@ -47,7 +57,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import requests
-from requests.adapters import HTTPAdapter
+from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.util.retry import Retry
 
 from connector.errors import (
@@ -60,6 +70,7 @@ from connector.errors import (
     missing_file,
     throttled,
 )
+from sunat.calendar import peru_today
 
 _orjson: Any
 try:  # a faster JSON parser when the service extra is installed (20,000-row lists)
@@ -72,7 +83,7 @@ __all__ = [
     "CacheSettings",
     "RateLimit",
     "TenantProfile",
-    "Transport",
+    "Connection",
     "cache_directory",
 ]
 
@@ -81,7 +92,7 @@ logger = logging.getLogger("connector")
 USER_AGENT = "facturador-kit-connector/0.1"
 #: Statuses worth retrying for reads: rate limiting and proxies/gateways in front of a restarting server.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
-#: Tag of the cached document lists (:meth:`Transport.invalidate`): every call that changes documents'
+#: Tag of the cached document lists (:meth:`Connection.invalidate`): every call that changes documents'
 #: states (issuing, sending, summaries, voided communications and their tickets) drops them.
 DOCUMENT_LISTS_TAG = "documents.lists"
 #: Times a request refused by the tenant's rate limit is sent again (each after the window passed).
@@ -224,8 +235,7 @@ def _read_retry() -> Retry:
     )
 
 
-def _mount(session: requests.Session, retry: Retry | int) -> None:
-    adapter = HTTPAdapter(max_retries=retry, pool_maxsize=16)
+def _mount(session: requests.Session, adapter: BaseAdapter) -> None:
     session.mount("http://", adapter)
     session.mount("https://", adapter)
 
@@ -253,8 +263,9 @@ def _body_of(response: requests.Response) -> Any:
         return response.text
 
 
-class Transport:
-    """The HTTP side of one :class:`~connector.Client` (one tenant, one token)."""
+class Connection:
+    """The HTTP side of one :class:`~connector.Client` (one tenant, one token): its two sessions, the
+    cache, the rate limit, and the reading of answers into data or errors."""
 
     def __init__(
         self,
@@ -264,6 +275,7 @@ class Transport:
         timeout: float,
         cache: CacheSettings | None,
         rate_window: float = 60.0,
+        transport: BaseAdapter | None = None,
     ) -> None:
         if not base_url or not re.match(r"^https?://", base_url):
             raise ValueError(f"base_url must start with http:// or https:// (got {base_url!r})")
@@ -282,10 +294,15 @@ class Transport:
         }
         self._reads = self._read_session(token, cache)
         self._reads.headers.update(headers)
-        _mount(self._reads, _read_retry())
         self._writes = requests.Session()
         self._writes.headers.update(headers)
-        _mount(self._writes, Retry(total=0, connect=0, read=0, redirect=0, status=0, raise_on_status=False))
+        if transport is None:
+            _mount(self._reads, HTTPAdapter(max_retries=_read_retry(), pool_maxsize=16))
+            never = Retry(total=0, connect=0, read=0, redirect=0, status=0, raise_on_status=False)
+            _mount(self._writes, HTTPAdapter(max_retries=never, pool_maxsize=16))
+        else:
+            _mount(self._reads, transport)
+            _mount(self._writes, transport)
 
     def _read_session(self, token: str, cache: CacheSettings | None) -> requests.Session:
         self.cache_path: Path | None = None
@@ -340,6 +357,19 @@ class Transport:
     def cached(self) -> bool:
         """True when reads go through a cache."""
         return self.cache_settings is not None
+
+    def range_expiry(self, last: dt.date) -> float | None:
+        """Seconds a list of a date range ending on ``last`` stays cached: longer for a range closed before
+        today in Lima (see :class:`CacheSettings`); ``None`` without a cache."""
+        settings = self.cache_settings
+        if settings is None:
+            return None
+        return settings.closed_range_expire_after if last < peru_today() else settings.expire_after
+
+    @property
+    def xml_expiry(self) -> float | None:
+        """Seconds a signed XML stays cached (it never changes); ``None`` without a cache."""
+        return self.cache_settings.xml_expire_after if self.cache_settings is not None else None
 
     def clear_cache(self) -> None:
         """Drop every cached answer of this tenant and token."""

@@ -1,4 +1,5 @@
-"""Typed answers of the documents endpoints: issue and send results, list records, connection status."""
+"""Typed answers of the documents and ticket endpoints: issue and send results, list records, summaries
+and their tickets, connection status."""
 
 from __future__ import annotations
 
@@ -6,26 +7,30 @@ import base64
 import binascii
 import datetime as dt
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from connector.columns import AMOUNT_KEYS, sale_note_number
 from connector.errors import ServerError
 from connector.parsing import (
+    data_of,
     exchange_rate_of,
     gc_paused,
+    links_of,
     parse_bool,
     parse_date,
+    parse_datetime,
     parse_decimal,
     split_number,
 )
+from connector.states import State, WithState, WithVerdict
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from connector.sales import Sale
+T = TypeVar("T")
 
 __all__ = [
     "AffectedRef",
@@ -104,21 +109,9 @@ def _qr_png(value: Any) -> bytes | None:
         return None
 
 
-def _data(body: Mapping[str, Any], url: str | None) -> Mapping[str, Any]:
-    data = body.get("data")
-    if not isinstance(data, Mapping):
-        raise ServerError("La respuesta del servicio no trae 'data'.", status=200, body=dict(body), url=url)
-    return data
-
-
-def _links(body: Mapping[str, Any]) -> dict[str, str]:
-    links = body.get("links")
-    return {str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {}
-
-
 @dataclass(frozen=True)
-class IssueResult:
-    """The answer to ``POST /api/documents`` (reference §4.10).
+class IssueResult(WithVerdict):
+    """The answer to ``POST /api/documents`` .
 
     ``number`` is ``"F001-26"``, split into ``series`` and ``correlative``; ``state_type_id`` is ``01``
     (registered, not sent), ``05`` accepted, ``07`` observed or ``09`` rejected; ``response`` is the
@@ -143,20 +136,10 @@ class IssueResult:
     #: The answer of an earlier issue with the same idempotency key: no new document was made.
     was_duplicate: bool = False
 
-    @property
-    def accepted(self) -> bool:
-        """The authority accepted it (05), without or with observations (07)."""
-        return self.state_type_id in ("05", "07")
-
-    @property
-    def rejected(self) -> bool:
-        """The authority rejected it (09): the number is used, the document has no fiscal value."""
-        return self.state_type_id == "09"
-
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> IssueResult:
         """Build from the JSON answer (P4/P5/P9 and this service's shapes)."""
-        data = _data(body, url)
+        data = data_of(body, url)
         number = str(data.get("number") or "")
         series, correlative = split_number(number)
         return cls(
@@ -170,7 +153,7 @@ class IssueResult:
             hash=str(data.get("hash") or ""),
             number_to_letter=str(data.get("number_to_letter") or ""),
             qr_png=_qr_png(data.get("qr")),
-            links=_links(body),
+            links=links_of(body),
             response=AuthorityAnswer.from_wire(body.get("response")),
             raw=dict(body),
             was_duplicate=parse_bool(body.get("was_duplicate")),
@@ -178,8 +161,8 @@ class IssueResult:
 
 
 @dataclass(frozen=True)
-class SendResult:
-    """The answer to ``POST /api/documents/send`` (reference §8.1)."""
+class SendResult(WithState):
+    """The answer to ``POST /api/documents/send`` ."""
 
     state_type_id: str
     state_description: str
@@ -192,12 +175,12 @@ class SendResult:
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> SendResult:
         """Build from the JSON answer."""
-        data = _data(body, url)
+        data = data_of(body, url)
         return cls(
             state_type_id=str(data.get("state_type_id") or ""),
             state_description=str(data.get("state_type_description") or ""),
             response=AuthorityAnswer.from_wire(body.get("response")),
-            links=_links(body),
+            links=links_of(body),
             raw=dict(body),
             number=str(data.get("number") or ""),
             external_id=str(data.get("external_id") or ""),
@@ -282,7 +265,7 @@ def link_notes(rows: Sequence[dict[str, Any]]) -> int:
 
 
 @dataclass(frozen=True)
-class DocumentRecord:
+class DocumentRecord(WithState):
     """One row of ``GET /api/documents/lists[/{start}/{end}]``, typed.
 
     Amounts are :class:`~decimal.Decimal`; ``date_of_issue`` is a :class:`~datetime.date` read from
@@ -397,8 +380,8 @@ class DocumentRecord:
             note_type_id=text("note_type_id"),
             affected=AffectedRef.from_wire(row.get("affected_document")),
             date_of_due=parse_date(row.get("date_of_due")),
-            created_at=_datetime(row.get("created_at")),
-            updated_at=_datetime(row.get("updated_at")),
+            created_at=parse_datetime(row.get("created_at")),
+            updated_at=parse_datetime(row.get("updated_at")),
             sale_note=sale_note_number(row.get("sales_note")) or "",
             **amounts,
         )
@@ -417,7 +400,7 @@ class DocumentList(Sequence[DocumentRecord]):
         self._frame: pd.DataFrame | None = None
         self.url = url
         self._records: list[DocumentRecord | None] = [None] * len(rows)
-        self._sales: list[list[Sale]] = []  # shared with the cached copies: built once for them all
+        self._derived: dict[Callable[[list[dict[str, Any]]], Any], Any] = {}  # shared with cached copies
 
     @property
     def has_details(self) -> bool:
@@ -429,7 +412,7 @@ class DocumentList(Sequence[DocumentRecord]):
         """The same list marked as served from the cache (rows, records and DataFrame are shared)."""
         copy = DocumentList(self.rows, from_cache=True, url=self.url)
         copy._frame, copy._records = self._frame, self._records
-        copy._sales = self._sales
+        copy._derived = self._derived
         return copy
 
     def __len__(self) -> int:
@@ -480,14 +463,12 @@ class DocumentList(Sequence[DocumentRecord]):
                 self._frame = documents_frame(self.rows)
         return self._frame.copy()
 
-    def sales(self) -> list[Sale]:
-        """The documents as :class:`connector.sales.Sale` (Decimal amounts, what the sales figures
-        take), in the rows' order; built once per answer (its cached copies share them)."""
-        from connector.sales import sales_of
-
-        if not self._sales:
-            self._sales.append(sales_of(self.rows))
-        return list(self._sales[0])
+    def derived(self, build: Callable[[list[dict[str, Any]]], T]) -> T:
+        """``build(rows)``, built once per answer: the copies served from the cache share it (the
+        analysts' figures keep their sales here: ``analysis.sales.listed_sales``)."""
+        if build not in self._derived:
+            self._derived[build] = build(self.rows)
+        return self._derived[build]  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -508,15 +489,58 @@ class ConnectionStatus:
 # Tickets: daily summaries (RC) and voided communications (RA)
 
 
+StatusT = TypeVar("StatusT", covariant=True)
+
+
+class TicketFamily(Protocol[StatusT]):
+    """The client's family that made a ticket: it asks the ticket's status and waits for it
+    (:class:`~connector.tickets.TicketResource`, :class:`~connector.dispatches.DispatchesResource`)."""
+
+    def status(self, *, external_id: str | None = ..., ticket: str | None = ...) -> StatusT: ...
+
+    def wait(
+        self, *, external_id: str | None = ..., ticket: str | None = ..., timeout: float = ..., **options: Any
+    ) -> StatusT: ...
+
+
+class WaitsForItself(Generic[StatusT]):
+    """``status()`` and ``wait()`` of an answer that names its ticket by ``external_id`` and keeps the
+    family that made it (``resource``; ``None`` when built by hand)."""
+
+    external_id: str
+    resource: TicketFamily[StatusT] | None
+
+    def status(self) -> StatusT:
+        """How the ticket stands now (one question; ``processing`` while SUNAT works on it)."""
+        return self._source().status(external_id=self.external_id)
+
+    def wait(self, timeout: float = 60.0, **options: Any) -> StatusT:
+        """The ticket's status once SUNAT answered, asked again with a growing interval for ``timeout``
+        seconds (``options``: those of :func:`~connector.tickets.wait_for_ticket`).
+
+        :raises TicketTimeout: still in process when ``timeout`` passed (``last`` holds the last answer).
+        """
+        return self._source().wait(external_id=self.external_id, timeout=timeout, **options)
+
+    def _source(self) -> TicketFamily[StatusT]:
+        if self.resource is None:
+            raise RuntimeError(
+                f"this {type(self).__name__} was not made by a client: "
+                "ask client.<family>.wait(external_id=...)"
+            )
+        return self.resource
+
+
 @dataclass(frozen=True)
-class TicketRef:
-    """The answer to ``POST /api/summaries`` or ``POST /api/voided`` (reference §8.6, §8.8): the
-    summary's ``external_id`` and the authority's ``ticket``, to ask later how it went.
+class TicketRef(WaitsForItself["TicketStatus"]):
+    """The answer to ``POST /api/summaries`` or ``POST /api/voided`` : the
+    summary's ``external_id`` and the authority's ``ticket``; :meth:`wait` asks how it went until SUNAT
+    answers.
 
     ``family`` is ``"summaries"`` or ``"voided"`` (which ``status`` to ask); ``summaries`` lists every
     summary the request created when the documents needed more than one (500 lines each; this service's
     ``data.summaries``), the first being this one; it is empty when there was just one. ``raw`` is the
-    whole answer.
+    whole answer; ``resource`` the client's family that made it (``None`` for a reference built by hand).
     """
 
     external_id: str
@@ -524,6 +548,7 @@ class TicketRef:
     raw: dict[str, Any] = field(repr=False)
     family: str = ""
     summaries: tuple[TicketRef, ...] = field(default=(), repr=False)
+    resource: TicketFamily[TicketStatus] | None = field(default=None, repr=False, compare=False)
 
     @property
     def every(self) -> tuple[TicketRef, ...]:
@@ -531,10 +556,17 @@ class TicketRef:
         return self.summaries or (self,)
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any], url: str | None = None, *, family: str = "") -> TicketRef:
+    def from_body(
+        cls,
+        body: Mapping[str, Any],
+        url: str | None = None,
+        *,
+        family: str = "",
+        resource: TicketFamily[TicketStatus] | None = None,
+    ) -> TicketRef:
         """Build from the JSON answer; :class:`~connector.errors.ServerError` when it has no
         ``data.external_id`` or ``data.ticket``."""
-        data = _data(body, url)
+        data = data_of(body, url)
         external_id, ticket = data.get("external_id"), data.get("ticket")
         if not external_id or ticket in (None, ""):
             raise ServerError(
@@ -549,12 +581,18 @@ class TicketRef:
             for item in listed:
                 if isinstance(item, Mapping) and item.get("external_id"):
                     parts.append(
-                        cls(str(item["external_id"]), str(item.get("ticket") or ""), dict(item), family)
+                        cls(
+                            str(item["external_id"]),
+                            str(item.get("ticket") or ""),
+                            dict(item),
+                            family,
+                            resource=resource,
+                        )
                     )
-        return cls(str(external_id), str(ticket), dict(body), family, tuple(parts))
+        return cls(str(external_id), str(ticket), dict(body), family, tuple(parts), resource)
 
 
-#: ``Code: 98; Description: ...``: the message of a ticket still in process (reference §8.7).
+#: ``Code: 98; Description: ...``: the message of a ticket still in process .
 _IN_PROCESS = re.compile(r"^\s*Code:\s*0*98\s*(?:;|$)", re.IGNORECASE)
 _DESCRIPTION = re.compile(r"Description:\s*(.*)$", re.IGNORECASE | re.DOTALL)
 #: SUNAT's status codes of a ticket: processed and accepted, in process, processed with errors.
@@ -586,7 +624,7 @@ def _int_or_none(value: Any) -> int | None:
 @dataclass(frozen=True)
 class TicketStatus:
     """How a ticket of a daily summary or voided communication stands (``POST /api/summaries/status``,
-    ``/api/voided/status``; reference §8.7, §8.9).
+    ``/api/voided/status``).
 
     While the authority still works on it, ``processing`` is True, ``accepted`` is ``None``,
     ``status_code`` 98 and ``code`` ``"98"`` (this service answers HTTP 202, real tenants HTTP 500
@@ -680,7 +718,7 @@ class TicketStatus:
             description=str(response.get("description") or ""),
             notes=[str(n) for n in notes] if isinstance(notes, list) else [str(notes)],
             status_code=status_code,
-            links=_links(body),
+            links=links_of(body),
             raw=dict(body),
             external_id=str(data.get("external_id") or external_id),
             ticket=str(data.get("ticket") or ticket),
@@ -688,18 +726,8 @@ class TicketStatus:
         )
 
 
-def _datetime(value: Any) -> dt.datetime | None:
-    """``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``), without its time zone; ``None`` when unreadable."""
-    if not isinstance(value, str) or len(value) < 19:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
-    except ValueError:
-        return None
-
-
 @dataclass(frozen=True)
-class SummaryRecord:
+class SummaryRecord(WithState):
     """One row of ``GET /api/summaries/lists`` or ``/api/voided/lists`` (this service's extension: real
     tenants have no list of summaries), typed.
 
@@ -738,14 +766,14 @@ class SummaryRecord:
     @property
     def processing(self) -> bool:
         """Sent, and its ticket not answered yet (state 03)."""
-        return self.state_type_id == "03"
+        return self.state is State.SENT
 
     @property
     def accepted(self) -> bool | None:
         """True accepted (05), False rejected (09), ``None`` while its ticket has no answer."""
-        if self.state_type_id == "05":
+        if self.state is State.ACCEPTED:
             return True
-        if self.state_type_id == "09":
+        if self.state is State.REJECTED:
             return False
         return None
 
@@ -775,6 +803,6 @@ class SummaryRecord:
             has_cdr=parse_bool(row.get("has_cdr")),
             download_xml=text("download_xml"),
             download_cdr=text("download_cdr"),
-            created_at=_datetime(row.get("created_at")),
+            created_at=parse_datetime(row.get("created_at")),
             raw=dict(row),
         )

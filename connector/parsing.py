@@ -1,5 +1,6 @@
 """Tolerant readers for what real tenants send: ``d-m-Y`` or ``Y-m-d`` dates, numeric strings,
-0/1 booleans."""
+0/1 booleans; and the parts of an answer every family reads the same way (its ``data``, its ``links``,
+the rows of a list)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,23 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
+from connector.errors import ServerError
 from sunat.money import to_decimal
 
 __all__ = [
-    "exchange_rate_of",
     "coerce_date",
+    "data_of",
+    "exchange_rate_of",
+    "first_of",
     "gc_paused",
+    "links_of",
     "parse_bool",
     "parse_date",
+    "parse_datetime",
     "parse_decimal",
+    "rows_of",
     "split_number",
+    "text",
 ]
 
 _YMD = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
@@ -57,6 +65,16 @@ def parse_date(value: object) -> dt.date | None:
     except ValueError:
         return None
     return None
+
+
+def parse_datetime(value: object) -> dt.datetime | None:
+    """``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``), without its time zone; ``None`` when unreadable."""
+    if not isinstance(value, str) or len(value) < 19:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
+    except ValueError:
+        return None
 
 
 def coerce_date(value: dt.date | str, name: str) -> dt.date:
@@ -130,3 +148,46 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def text(value: object) -> str:
+    """A text field: ``""`` for ``None``, else the value as a string."""
+    return "" if value is None else str(value)
+
+
+def data_of(body: Any, url: str | None = None, *, required: str | None = None) -> Mapping[str, Any]:
+    """The ``data`` object of a successful answer (with a non-empty ``required`` key, when named);
+    :class:`~connector.errors.ServerError` when the answer has none."""
+    data = body.get("data") if isinstance(body, Mapping) else None
+    if not isinstance(data, Mapping) or (required is not None and not data.get(required)):
+        missing = "data" if required is None else f"data.{required}"
+        raise ServerError(
+            f"La respuesta del servicio no trae '{missing}'.",
+            status=200,
+            body=dict(body) if isinstance(body, Mapping) else body,
+            url=url,
+        )
+    return data
+
+
+def links_of(body: Any, *, keep_empty: bool = True) -> dict[str, str]:
+    """The ``links`` of an answer or a row as text (``{}`` without them); ``keep_empty=False`` leaves
+    out the links not there yet (a guide's CDR before SUNAT answers)."""
+    links = body.get("links") if isinstance(body, Mapping) else None
+    if not isinstance(links, Mapping):
+        return {}
+    return {str(key): text(value) for key, value in links.items() if keep_empty or value}
+
+
+def rows_of(body: Any, url: str | None = None, status: int | None = None) -> list[dict[str, Any]]:
+    """The rows of a list answer: ``{"data": [...]}``, or the bare array some real endpoints answer;
+    :class:`~connector.errors.ServerError` when it has neither."""
+    rows = body.get("data") if isinstance(body, Mapping) else body
+    if not isinstance(rows, list):
+        raise ServerError("La lista del servicio no trae 'data'.", status=status, body=body, url=url)
+    return [row for row in rows if isinstance(row, dict)]
+
+
+def first_of(value: Any) -> Mapping[str, Any]:
+    """The first object of a list field (``documents``, ``sale_notes`` of a row), ``{}`` when none."""
+    return value[0] if isinstance(value, list) and value and isinstance(value[0], Mapping) else {}

@@ -18,8 +18,9 @@ Call order: every hook runs its implementations in the order above, ``@hookimpl(
 first and ``trylast=True`` ones last (the host calls them one by one, so that
 ``facturador_prepare_payload`` is a pipeline and each implementation gets its own copy of the
 arguments); lists from ``facturador_form_fields`` and ``facturador_validate_payload`` come back in that
-order. Hook wrappers (``wrapper=True`` / ``hookwrapper=True``) are not supported: registering one makes
-the next hook call raise :class:`PluginError`.
+order. An implementation marked ``@hookimpl(families=...)`` is called only for those families.
+Hook wrappers (``wrapper=True`` / ``hookwrapper=True``) are not supported: registering one makes the
+next hook call raise :class:`PluginError`.
 """
 
 from __future__ import annotations
@@ -114,14 +115,18 @@ class PluginHost:
             found.append(PluginInfo(name=name, hooks=tuple(sorted(c.name for c in callers))))
         return found
 
-    def _ordered(self, hook_name: str) -> list[Any]:
-        """Implementations in call order: ``tryfirst`` ones, registration order, ``trylast`` ones."""
+    def _ordered(self, hook_name: str, family: str) -> list[Any]:
+        """The implementations that serve ``family`` (see ``@hookimpl(families=...)``) in call order:
+        ``tryfirst`` ones, registration order, ``trylast`` ones."""
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         for impl in impls:
             if impl.hookwrapper or impl.wrapper:
                 raise PluginError(
                     f"plugin {impl.plugin_name!r}: hook wrappers are not supported ({hook_name})"
                 )
+        impls = [
+            i for i in impls if (served := hookspecs.families_served(i.function)) is None or family in served
+        ]
         first = [i for i in impls if i.tryfirst]
         last = [i for i in impls if i.trylast]
         middle = [i for i in impls if not i.tryfirst and not i.trylast]
@@ -131,7 +136,7 @@ class PluginHost:
         """``(plugin name, result)`` of every implementation in call order, ``None`` results left out.
         Each implementation gets its own deep copy of the arguments."""
         results = []
-        for impl in self._ordered(hook_name):
+        for impl in self._ordered(hook_name, kwargs["family"]):
             given = {key: copy.deepcopy(value) for key, value in kwargs.items()}
             result = impl.function(*[given[name] for name in impl.argnames])
             if result is not None:
@@ -161,7 +166,7 @@ class PluginHost:
         """Run the ``facturador_prepare_payload`` pipeline; return the final payload (a new dict when
         any plugin changed it; ``payload`` itself is never modified)."""
         current = payload
-        for impl in self._ordered("facturador_prepare_payload"):
+        for impl in self._ordered("facturador_prepare_payload", family):
             given = copy.deepcopy(current)
             kwargs = {"family": family, "payload": given, "values": copy.deepcopy(values or {})}
             result = impl.function(*[kwargs[name] for name in impl.argnames])
@@ -190,8 +195,7 @@ class PluginHost:
 
     def issued(self, family: str, payload: dict[str, Any], result: object) -> None:
         """Call every ``facturador_issued`` implementation; their exceptions are logged, not raised."""
-        impls = self._ordered("facturador_issued")
-        for impl in impls:
+        for impl in self._ordered("facturador_issued", family):
             kwargs = {"family": family, "payload": copy.deepcopy(payload), "result": result}
             try:
                 impl.function(*[kwargs[name] for name in impl.argnames])

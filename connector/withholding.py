@@ -1,7 +1,7 @@
 """Retentions (20) and perceptions (40): builders, typed results and the two client families.
 
 A retention agent keeps part of what it pays a supplier, a perception agent charges its customer a part
-on top of what it collects; both issue a receipt per payment run (reference §8.20, §8.21). The builders
+on top of what it collects; both issue a receipt per payment run. The builders
 compute every amount with :mod:`sunat.withholding` (the regime's rate, the exchange rate, rounding), so
 what the connector sends adds up to the cent as SUNAT checks it::
 
@@ -18,8 +18,7 @@ what the connector sends adds up to the cent as SUNAT checks it::
 ``client.retentions`` / ``client.perceptions`` run the plugin hooks of their family as documents do
 (``facturador_prepare_payload`` → ``facturador_validate_payload`` → ``POST`` → ``facturador_issued``
 with the :class:`WithholdingResult`), list them, download their files and revert them
-(:meth:`WithholdingResource.reverse`, a ticket: :func:`~connector.tickets.wait_for_ticket` on
-``client.retentions.reversions``).
+(:meth:`WithholdingResource.reverse` answers a :class:`~connector.models.TicketRef`: ``ref.wait()``).
 """
 
 from __future__ import annotations
@@ -32,12 +31,15 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from connector.builders import Customer
-from connector.errors import ServerError, ValidationError
-from connector.http import Transport
+from connector.deprecation import deprecated
+from connector.http import Connection
+from connector.lists import RecordList
 from connector.models import AuthorityAnswer, TicketRef, TicketStatus
-from connector.parsing import coerce_date
+from connector.parsing import coerce_date, data_of, links_of, text
 from connector.plugins import PluginHost
-from connector.resources import DATE_FIELD, Resource, TicketResource, VoidItems, _void_documents, offered
+from connector.resources import FilesResource, offered
+from connector.states import WithState, WithVerdict
+from connector.tickets import DATE_FIELD, TicketResource, VoidItems, void_documents
 from sunat import withholding
 from sunat.calendar import peru_today
 from sunat.money import fmt2, to_decimal
@@ -217,7 +219,7 @@ class Perception(_Withholding):
 
 
 @dataclass(frozen=True)
-class WithholdingResult:
+class WithholdingResult(WithVerdict):
     """The answer to ``POST /api/retentions`` or ``/api/perceptions``: the number (``R001-7``), the
     file name, the ``external_id``, the state (``05`` accepted, ``09`` rejected by SUNAT: the number is
     used), the hash, the ``links`` (xml, pdf, cdr) and SUNAT's ``response``; ``raw`` the whole answer."""
@@ -233,24 +235,12 @@ class WithholdingResult:
     response: AuthorityAnswer | None
     raw: dict[str, Any] = field(repr=False)
 
-    @property
-    def accepted(self) -> bool:
-        return self.state_type_id in ("05", "07")
-
-    @property
-    def rejected(self) -> bool:
-        return self.state_type_id == "09"
-
     @classmethod
     def from_body(cls, body: Mapping[str, Any], url: str | None = None) -> WithholdingResult:
-        data = body.get("data")
-        if not isinstance(data, Mapping) or not data.get("external_id"):
-            raise ServerError(
-                "La respuesta del servicio no trae 'data.external_id'.", status=200, body=dict(body), url=url
-            )
+        """Build from the JSON answer; :class:`~connector.errors.ServerError` without ``data.external_id``."""
+        data = data_of(body, url, required="external_id")
         number = str(data.get("number") or "")
         series, _, correlative = number.partition("-")
-        links = body.get("links")
         return cls(
             number=number,
             series=series,
@@ -259,14 +249,14 @@ class WithholdingResult:
             external_id=str(data["external_id"]),
             state_type_id=str(data.get("state_type_id") or ""),
             hash=str(data.get("hash") or ""),
-            links={str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {},
+            links=links_of(body),
             response=AuthorityAnswer.from_wire(body.get("response")),
             raw=dict(body),
         )
 
 
 @dataclass(frozen=True)
-class WithholdingRecord:
+class WithholdingRecord(WithState):
     """A row of ``GET /api/{retentions|perceptions}/lists``: amounts as Decimal, dates as dates."""
 
     external_id: str
@@ -285,7 +275,7 @@ class WithholdingRecord:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> WithholdingRecord:
-        links = row.get("links")
+        """Build from a list row."""
         return cls(
             external_id=str(row.get("external_id") or ""),
             number=str(row.get("number") or ""),
@@ -297,30 +287,28 @@ class WithholdingRecord:
             percent=to_decimal(row.get("percent") or "0"),
             total=to_decimal(row.get("total") or "0"),
             total_net=to_decimal(row.get("total_net") or "0"),
-            state_type_id=str(row.get("state_type_id") or ""),
-            links={str(k): str(v or "") for k, v in links.items()} if isinstance(links, Mapping) else {},
+            state_type_id=text(row.get("state_type_id")),
+            links=links_of(row),
             raw=dict(row),
         )
 
 
 class ReversionsResource(TicketResource):
-    """The reversions (RR) of one family: ``status``, lists and files; created by
-    :meth:`WithholdingResource.reverse` (the family's hooks run, as for voided communications)."""
+    """The reversions (RR) of one family: created by :meth:`WithholdingResource.reverse` (the family's
+    hooks run, as for voided communications); ``status``, ``wait``, lists and files."""
 
     downloads: ClassVar[str] = "reversion"
+    changes: ClassVar[tuple[str, ...]] = (*TicketResource.changes, WITHHOLDING_LISTS_TAG)
 
-    def create(
-        self, day: dt.date | str, documents: VoidItems, form_values: Mapping[str, Any] | None
+    def reverse(
+        self, day: dt.date | str, documents: VoidItems, *, form_values: Mapping[str, Any] | None = None
     ) -> TicketRef:
+        """Revert accepted ones issued on ``day``: ``(external_id, reason)`` pairs."""
         payload = {
             DATE_FIELD: coerce_date(day, "day").isoformat(),
-            "documentos": _void_documents(documents, reason_required=True),
+            "documentos": void_documents(documents, reason_required=True),
         }
-        return self._create(copy.deepcopy(payload), form_values)
-
-    def _changed(self) -> None:
-        super()._changed()
-        self._transport.invalidate(WITHHOLDING_LISTS_TAG)
+        return self._create(payload, form_values)
 
 
 class RetentionReversions(ReversionsResource):
@@ -335,21 +323,25 @@ class PerceptionReversions(ReversionsResource):
     listed: ClassVar[str] = "la lista de reversiones de sus percepciones"
 
 
-class WithholdingResource(Resource):
-    """Base of ``client.retentions`` and ``client.perceptions``."""
+class WithholdingResource(FilesResource):
+    """Base of ``client.retentions`` and ``client.perceptions``: issue, list, files, reversions."""
 
     plural: ClassVar[str] = ""
-    singular: ClassVar[str] = ""
     #: The family's Spanish plural, for sentences.
     named: ClassVar[str] = ""
     builder: ClassVar[type[_Withholding]]
 
     reversions_class: ClassVar[type[ReversionsResource]]
 
-    def __init__(self, transport: Transport, plugins: PluginHost) -> None:
-        super().__init__(transport, plugins)
-        #: The family's reversions (RR): ``status`` for :func:`~connector.tickets.wait_for_ticket`.
-        self.reversions = self.reversions_class(transport, plugins)
+    def __init__(self, http: Connection, plugins: PluginHost) -> None:
+        super().__init__(http, plugins)
+        #: The family's reversions (RR): their ``status``, ``wait``, lists and files.
+        self.reversions = self.reversions_class(http, plugins)
+
+    @property
+    def lists_tag(self) -> str:
+        """Retentions and perceptions share one tag (their reversions drop it)."""
+        return WITHHOLDING_LISTS_TAG
 
     def issue(
         self, request: _Withholding | Mapping[str, Any], *, form_values: Mapping[str, Any] | None = None
@@ -364,63 +356,45 @@ class WithholdingResource(Resource):
             payload = request.to_payload()
         else:
             payload = copy.deepcopy(dict(request))
-        body = self._plugins.prepare_payload(self.family, payload, dict(form_values or {}))
-        problems = self._plugins.validate_payload(self.family, body)
-        if problems:
-            more = f" (y {len(problems) - 1} problema(s) más)" if len(problems) > 1 else ""
-            raise ValidationError(
-                f"No se envió la solicitud: {problems[0].message}{more}",
-                error_code="PLUGIN_VALIDATION",
-                field_errors=problems,
-                body=None,
-            )
-        response = self._transport.post(
+        return self._submit(
             f"/api/{self.plural}",
-            body,
+            payload,
+            lambda reply: WithholdingResult.from_body(reply.body, reply.url),
+            form_values=form_values,
             check=f"Revise las {self.named} de la empresa antes de emitirla otra vez.",
+            changes=(self.lists_tag,),
         )
-        result = WithholdingResult.from_body(Transport.json(response), response.url)
-        self._transport.invalidate(WITHHOLDING_LISTS_TAG)
-        self._plugins.issued(self.family, body, result)
-        return result
 
-    def _records(self, path: str, fresh: bool) -> list[WithholdingRecord]:
-        with offered(f"la lista de sus {self.named}"):  # real tenants only issue them
-            response = self._transport.get(path, fresh=fresh, tag=WITHHOLDING_LISTS_TAG)
-            body = Transport.parse(response)
-        rows = body.get("data") if isinstance(body, dict) else None
-        if not isinstance(rows, list):
-            raise ServerError(
-                "La lista del servicio no trae 'data'.",
-                status=response.status_code,
-                body=body,
-                url=response.url,
-            )
-        return [WithholdingRecord.from_row(row) for row in rows if isinstance(row, Mapping)]
-
-    def latest(self, *, fresh: bool = False) -> list[WithholdingRecord]:
-        """The latest 100, newest first."""
+    def latest(self, *, fresh: bool = False) -> RecordList[WithholdingRecord]:
+        """The latest 100, newest first (this service only: real tenants only issue them)."""
         return self._records(f"/api/{self.plural}/lists", fresh)
 
     def list(
         self, start: dt.date | str, end: dt.date | str, *, fresh: bool = False
-    ) -> list[WithholdingRecord]:
-        """Those issued from ``start`` to ``end`` inclusive, newest first."""
+    ) -> RecordList[WithholdingRecord]:
+        """Those issued from ``start`` to ``end`` inclusive, newest first (this service only)."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
         return self._records(f"/api/{self.plural}/lists/{first.isoformat()}/{last.isoformat()}", fresh)
 
+    def _records(self, path: str, fresh: bool) -> RecordList[WithholdingRecord]:
+        return self._list(
+            path,
+            WithholdingRecord.from_row,
+            fresh=fresh,
+            offered_as=f"la lista de sus {self.named}",
+        )
+
+    @deprecated("client.<family>.download(kind, external_id)", "download_xml(external_id) or _pdf, _cdr")
     def download(self, kind: str, external_id: str) -> bytes:
-        """The ``xml``, ``pdf`` or ``cdr`` (zip) of one."""
-        response = self._transport.get(f"/downloads/{self.singular}/{kind}/{external_id}")
-        return Transport.content(response)
+        return self._download(f"/downloads/{self.files}/{kind}/{external_id}")
 
     def reverse(
         self, day: dt.date | str, documents: VoidItems, *, form_values: Mapping[str, Any] | None = None
     ) -> TicketRef:
         """Revert accepted ones issued on ``day`` (RR): ``(external_id, reason)`` pairs. Answers a
-        :class:`TicketRef`; follow it with ``wait_for_ticket(client.{family}.reversions, ...)``."""
+        :class:`TicketRef`: ``ref.wait(timeout=30)`` follows it until SUNAT answers."""
         with offered(f"la reversión de {self.named}"):
-            return self.reversions.create(day, documents, form_values)
+            return self.reversions.reverse(day, documents, form_values=form_values)
 
     def reversion_status(self, *, external_id: str | None = None, ticket: str | None = None) -> TicketStatus:
         """How a reversion's ticket stands (``reversions.status``)."""
@@ -429,22 +403,22 @@ class WithholdingResource(Resource):
 
 
 class RetentionsResource(WithholdingResource):
-    """Retention receipts (20): ``POST /api/retentions``, lists, files, reversions (reference §8.20)."""
+    """Retention receipts (20): ``POST /api/retentions``, lists, files, reversions."""
 
     family: ClassVar[str] = "retentions"
     plural: ClassVar[str] = "retentions"
-    singular: ClassVar[str] = "retention"
+    files: ClassVar[str] = "retention"
     named: ClassVar[str] = "retenciones"
     builder = Retention
     reversions_class = RetentionReversions
 
 
 class PerceptionsResource(WithholdingResource):
-    """Perception receipts (40): ``POST /api/perceptions``, lists, files, reversions (reference §8.21)."""
+    """Perception receipts (40): ``POST /api/perceptions``, lists, files, reversions."""
 
     family: ClassVar[str] = "perceptions"
     plural: ClassVar[str] = "perceptions"
-    singular: ClassVar[str] = "perception"
+    files: ClassVar[str] = "perception"
     named: ClassVar[str] = "percepciones"
     builder = Perception
     reversions_class = PerceptionReversions

@@ -1,6 +1,6 @@
 """The figures of the Análisis comercial page, from what the connector lists (no HTTP, no Streamlit).
 
-* **Sales** are the documents of :mod:`connector.sales` (its rules: rejected and voided documents do
+* **Sales** are the documents of :mod:`analysis.sales` (its rules: rejected and voided documents do
   not count, credit notes subtract, currencies consolidated in soles at each document's rate) plus the
   sale notes that did not become a document yet: a converted note is counted once, by its factura or
   boleta. Notes have no exchange rate in their rows, so a note in dollars is left out of the soles
@@ -21,8 +21,10 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from connector.backoffice import Product, QuotationRecord, SaleNoteRecord
-from connector.sales import Sale, by_customer, group_totals, product_totals, sales_of
+from analysis.sales import Sale, by_customer, group_totals, product_totals, sales_of
+from connector.items import Product
+from connector.quotations import QuotationRecord
+from connector.sale_notes import SaleNoteRecord
 from sunat.money import round2
 
 #: The document type the sales figures give a sale note (SUNAT's code for internal documents is 80).
@@ -31,7 +33,7 @@ ZERO = Decimal(0)
 
 
 def note_sales(notes: Iterable[SaleNoteRecord]) -> list[Sale]:
-    """The sale notes not converted into a document, as :class:`~connector.sales.Sale` (counted, adding)."""
+    """The sale notes not converted into a document, as :class:`~analysis.sales.Sale` (counted, adding)."""
     rows: list[dict[str, Any]] = []
     for note in notes:
         if note.converted:

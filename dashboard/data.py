@@ -7,7 +7,7 @@ are unit-tested directly and are what ``benchmarks/documents_page.py`` times.
 Conventions of the analyst view:
 
 * the figures an accountant reads (KPIs, totals, charts of amounts) are not here: they are Decimal,
-  computed by :mod:`connector.sales` and shown by :mod:`dashboard.figures`; this module filters,
+  computed by :mod:`analysis.sales` and shown by :mod:`dashboard.figures`; this module filters,
   sorts, counts and exports the list.
 * states are shown with their Spanish names and one color each (:data:`STATES`).
 """

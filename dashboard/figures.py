@@ -1,5 +1,5 @@
-"""What the analyst pages show of the figures of :mod:`connector.sales`, :mod:`connector.receivables`
-and :mod:`connector.alerts`: KPI texts, tables and plotly charts.
+"""What the analyst pages show of the figures of :mod:`analysis.sales`, :mod:`analysis.receivables`
+and :mod:`analysis.alerts`: KPI texts, tables and plotly charts.
 
 The figures are Decimal (computed in the connector); here they only become text (``S/ 1,234.50``),
 table cells (rounded to the cent) and, for charts, floats at the very end. No Streamlit, no HTTP.
@@ -17,9 +17,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from connector.parsing import gc_paused
-from connector.receivables import AGES, CustomerAging, OpenInstalment
-from connector.sales import (
+from analysis.receivables import AGES, CustomerAging, OpenInstalment
+from analysis.sales import (
     Comparison,
     DayRate,
     GroupTotal,
@@ -32,6 +31,7 @@ from connector.sales import (
     group_totals,
     summarize,
 )
+from connector.parsing import gc_paused
 from dashboard import data
 
 __all__ = [
@@ -196,8 +196,9 @@ def groups_frame(
 
 
 def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
-    """Products by net valor de venta (soles)."""
-    return pd.DataFrame(
+    """Products by net valor de venta (soles); the ICBPER column only when some product carries it (a
+    column of zeros pushed the totals out of sight at 1280 px)."""
+    frame = pd.DataFrame(
         {
             "Código": [p.code for p in products],
             "Producto": [p.description for p in products],
@@ -210,21 +211,22 @@ def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
             "Importe total": [_cents(p.total) for p in products],
         }
     )
+    return frame if any(p.icbper for p in products) else frame.drop(columns="ICBPER")
 
 
 def aging_frame(rows: Sequence[CustomerAging]) -> pd.DataFrame:
-    """What each customer owes, by age bucket, in its currency."""
+    """What each customer owes in one currency (the table's heading names it): the total and what is
+    overdue first, where a table narrower than its columns still shows them, then by age bucket."""
     frame = pd.DataFrame(
         {
             "Cliente": [r.customer_name for r in rows],
             "RUC/DNI": [r.customer_number for r in rows],
-            "Moneda": [r.currency for r in rows],
+            "Total": [_cents(r.total) for r in rows],
+            "Vencido": [_cents(r.due) for r in rows],
         }
     )
     for age in AGES:
         frame[age] = [_cents(r.buckets.get(age, Decimal(0))) for r in rows]
-    frame["Vencido"] = [_cents(r.due) for r in rows]
-    frame["Total"] = [_cents(r.total) for r in rows]
     return frame
 
 
@@ -277,6 +279,16 @@ DAILY_TITLE = "Valor de venta por día y tipo (S/, sin IGV)"
 CUSTOMERS_TITLE = "Principales clientes (valor de venta, S/)"
 
 
+def _day_ticks(start: dt.date, end: dt.date) -> dict[str, Any]:
+    """Ticks of a day axis on whole days (plotly put ticks every few hours on a short range: a single
+    day read «30/11 30/11 30/11 01/12 01/12»): every day up to two weeks, every week up to a quarter,
+    plotly's own (months) beyond."""
+    days = (end - start).days + 1
+    if days > 92:
+        return {}
+    return {"tick0": pd.Timestamp(start), "dtick": _DAY_MS * (1 if days <= 14 else 7)}
+
+
 def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figure:
     """Net valor de venta in soles per day, stacked by document type (credit notes below zero)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
@@ -313,6 +325,7 @@ def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figu
                 pd.Timestamp(start) - pd.Timedelta(hours=12),
                 pd.Timestamp(end) + pd.Timedelta(hours=12),
             ],
+            **_day_ticks(start, end),
         },
         yaxis={"tickprefix": "S/ ", "tickformat": ",.0f"},
     )
@@ -351,7 +364,7 @@ def _dates(period: tuple[dt.date, dt.date]) -> str:
 
 def comparison_text(chosen: tuple[dt.date, dt.date], previous: tuple[dt.date, dt.date]) -> str:
     """What a period is compared with, in words: the month before, the same days of the month before (a
-    month so far), or the same number of days before (:func:`connector.sales.previous_period`)."""
+    month so far), or the same number of days before (:func:`analysis.sales.previous_period`)."""
     start, end = chosen
     whole_months = start.day == 1 and (end + dt.timedelta(days=1)).day == 1
     if whole_months:
@@ -515,7 +528,7 @@ def documents_view(
     end: dt.date,
 ) -> DocumentsView:
     """The KPIs, the three charts and the table of the documents of ``frame`` that pass ``filters``
-    (``sales_of`` gives the :class:`~connector.sales.Sale` of a part of ``frame``)."""
+    (``sales_of`` gives the :class:`~analysis.sales.Sale` of a part of ``frame``)."""
     with gc_paused():  # tens of thousands of short-lived objects beside the range's parsed rows
         filtered = data.apply_filters(frame, filters)
         sales = sales_of(filtered)

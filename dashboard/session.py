@@ -19,11 +19,11 @@ from typing import Any, TypeVar, cast
 import pandas as pd
 import streamlit as st
 
+from analysis.sales import Sale, listed_sales
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
-from connector.resources import TicketResource
-from connector.sales import Sale
+from connector.tickets import TicketResource
 from dashboard import data
 from dashboard.tickets import TicketBook
 
@@ -90,7 +90,7 @@ def client_for(tenant: TenantConfig) -> Client:
     if entry is None or entry[0] != tenant:
         if entry is not None:
             _close(entry[1])
-        entry = (tenant, tenant.client())
+        entry = (tenant, tenant.client(default_cache=True))  # every rerun reads the same lists
         clients[key] = entry
         st.session_state.pop("_pings", None)
     return entry[1]
@@ -212,7 +212,7 @@ def require_connection() -> Active:
 @dataclass(frozen=True)
 class Loaded:
     """A loaded date range: the DataFrame (read-only: pages filter copies of it) and the same documents as
-    :class:`connector.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps.
+    :class:`analysis.sales.Sale` (Decimal amounts), by the row position the DataFrame's index keeps.
 
     ``source`` is the DataFrame, or what builds it: it is built on first use of :attr:`frame`, so a page
     that reads only the sales (Inicio's alerts over a year of documents) does not wait for it."""
@@ -254,7 +254,7 @@ class Loaded:
 
 def _loaded(listed: Any) -> Loaded:
     with gc_paused():
-        sales = {sale.position: sale for sale in listed.sales()}
+        sales = {sale.position: sale for sale in listed_sales(listed)}
 
     def frame() -> pd.DataFrame:
         with gc_paused():

@@ -1,5 +1,5 @@
 """The ticket box shared by the Void, Summaries and Tickets pages: a summary's or voided communication's
-state, its "Consultar estado" button (``wait_for_ticket`` with a short deadline) and its XML and CDR
+state, its "Consultar estado" button (the family's ``wait`` with a short deadline) and its XML and CDR
 downloads. Data work is in :mod:`dashboard.tickets`."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import date, datetime
 
 import streamlit as st
 
-from connector import FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
+from connector import FacturadorError, TicketRef, TicketTimeout
 from dashboard.downloads import download_button
 from dashboard.session import (
     Active,
@@ -37,8 +37,8 @@ def query(active: Active, entry: TicketEntry, *, timeout: float = QUERY_TIMEOUT)
     resource = ticket_resource(active, entry.family)
     try:
         with st.spinner("Consultando el ticket en SUNAT…"):
-            status = wait_for_ticket(
-                resource, external_id=entry.external_id, timeout=timeout, initial=0.5, max_interval=2.0
+            status = resource.wait(
+                external_id=entry.external_id, timeout=timeout, initial=0.5, max_interval=2.0
             )
     except TicketTimeout as exc:
         status = exc.last

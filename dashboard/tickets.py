@@ -6,7 +6,7 @@ No Streamlit, no HTTP: the functions take the documents DataFrame of ``client.do
 :class:`~connector.TicketStatus`, and return plain values, DataFrames or new
 :class:`TicketEntry` objects.
 
-Groups (reference §7): facturas and their notes (group ``01``, voided with a voided communication, RA)
+Groups: facturas and their notes (group ``01``, voided with a voided communication, RA)
 and boletas and their notes (group ``02``, declared and voided with daily summaries, RC). A note's group
 is its series' first letter (``FC01`` / ``BC01``); a note of a numeric contingency series has no group
 here (the list does not say what it modifies) and is left out.

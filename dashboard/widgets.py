@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from analysis.register import Period
+from analysis.sales import SalesSummary
 from connector import FacturadorError
 from connector.errors import NotOfferedError
-from connector.register import Period
-from connector.sales import SalesSummary
 from dashboard import data, figures
 from dashboard.tickets import Review
 from sunat.calendar import peru_today

@@ -28,7 +28,6 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from connector import Client, FacturadorError, TicketRef, TicketTimeout, wait_for_ticket
-from connector.backoffice import NoteLine, Quotation, SaleNote, SaleNoteRef
 from connector.builders import (
     Builder,
     CargoTrip,
@@ -47,7 +46,10 @@ from connector.builders import (
 from connector.builders import Payment as Paid
 from connector.dispatches import CarrierGuide, Driver, GuideItem, Place, PrivateTransport, SenderGuide
 from connector.dispatches import Party as GuideParty
-from connector.resources import TicketResource
+from connector.quotations import Quotation
+from connector.sale_notes import SaleNote, SaleNoteRef
+from connector.sheets import NoteLine
+from connector.tickets import TicketResource
 from connector.withholding import Payment, Perception, Retention
 from sunat.calendar import peru_now, peru_today
 from sunat.identity import ruc_check_digit
@@ -1033,7 +1035,7 @@ def _backoffice(
         return
     for number, name in SUPPLIERS:
         try:
-            client.persons.save(number=number, name=name, identity_type="6", person_type="suppliers")
+            client.persons.create(number=number, name=name, identity_type="6", person_type="suppliers")
             office["suppliers"] += 1
         except FacturadorError:
             pass  # already registered (a second run on the same tenant)
@@ -1043,12 +1045,12 @@ def _backoffice(
         picked = rng.sample(SHOP_PRODUCTS, rng.randint(1, 3))
         return [NoteLine(rng.randint(1, 6), unit_price=p.price, item_id=ids[p.code]) for p in picked]
 
-    def when() -> tuple[dt.date, dt.time]:
-        day = generator.day()
-        return day, generator.time(day)
+    def moments() -> list[tuple[dt.date, dt.time]]:
+        """``count`` moments of the run's days in date order: a series' numbers follow its dates."""
+        days = [generator.day() for _ in range(count)]
+        return sorted((day, generator.time(day)) for day in days)
 
-    for _ in range(count):
-        day, time = when()
+    for day, time in moments():
         quotation = Quotation(
             customer=rng.choice(buyers),
             lines=lines(),
@@ -1063,8 +1065,7 @@ def _backoffice(
         except FacturadorError as exc:
             report.errors.append(f"quotation: {exc}")
     notes: list[tuple[SaleNoteRef, Customer]] = []
-    for _ in range(count):
-        day, time = when()
+    for day, time in moments():
         buyer = rng.choice(buyers)
         note = SaleNote(series_id=series.id, customer=buyer, lines=lines(), issue_date=day, issue_time=time)
         try:

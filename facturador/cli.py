@@ -819,6 +819,7 @@ def register_command(
 ) -> None:
     """Write the sales register of PERIOD (YYYY-MM) of TENANT: PLE 14.1 TXT, SIRE RVIE zip and Excel (and,
     asked with --format, the PLE 14.2 TXT and SIRE's adjustment zips)."""
+    from analysis.register import sales_register
     from connector import FacturadorError
     from connector.config import TenantConfigError, load_tenants
 
@@ -828,8 +829,8 @@ def register_command(
         if tenant not in tenants:
             raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
         with tenants[tenant].client() as client:
-            register = client.documents.sales_register(
-                period, folder=folder, kinds=kinds, consolidate_boletas=consolidate_boletas
+            register = sales_register(
+                client, period, folder=folder, kinds=kinds, consolidate_boletas=consolidate_boletas
             )
     except (TenantConfigError, ValueError, FacturadorError) as exc:
         raise click.ClickException(str(exc)) from exc

@@ -43,10 +43,10 @@ TYPE_OF_SERIES = {"F": "02", "B": "03"}
 CENT = Decimal("0.01")
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The advance section of the factura and boleta forms."""
-    if family != "documents" or document_type not in (None, "01", "03"):
+    if document_type not in (None, "01", "03"):
         return []
     return [
         FormField(
@@ -68,13 +68,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Append the advance, its discount 04 and recompute ``totales`` (with ``total_anticipos``)."""
-    if family != "documents":
-        return None
     advance = str(values.get(NUMBER) or "").strip().upper()
     if not advance:
         return None
@@ -98,11 +94,9 @@ def facturador_prepare_payload(
     return with_totals(prepared)
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Advance rules checked before sending (see the module docstring)."""
-    if family != "documents":
-        return []
     entries = payload.get("anticipos") or []
     discounts = payload.get("descuentos") or []
     advance_discounts = (

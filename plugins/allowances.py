@@ -38,11 +38,9 @@ CHARGE_CODE = "49"
 CENT = Decimal("0.01")
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The global discount and charge of the document form."""
-    if family != "documents":
-        return []
     return [
         FormField(
             DISCOUNT,
@@ -63,13 +61,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Append the 02 discount / 49 charge of the form and recompute ``totales``."""
-    if family != "documents":
-        return None
     discount, charge = number(values.get(DISCOUNT)), number(values.get(CHARGE))
     if not discount and not charge:
         return None
@@ -123,11 +117,9 @@ def _check(entries: Any, key: str, codes: frozenset[str], problem: Any, taxed: D
             )
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Global discount and charge rules checked before sending (see the module docstring)."""
-    if family != "documents":
-        return []
     problems: list[FieldError] = []
 
     def problem(field: str, message: str) -> None:

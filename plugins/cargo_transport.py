@@ -61,10 +61,10 @@ TRIP_KEYS: dict[str, tuple[str, str]] = {
 AMOUNT_KEYS = frozenset({SERVICE_VALUE, EFFECTIVE_LOAD_VALUE, PAYLOAD_VALUE})
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The trip section of the factura form."""
-    if family != "documents" or document_type not in (None, "01"):
+    if document_type not in (None, "01"):
         return []
     return [
         FormField(
@@ -109,12 +109,10 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl(trylast=True)
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents", trylast=True)
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Operation 1004 with the trip in ``detraccion`` (code 027) when ``cargo.detail`` is given."""
-    if family != "documents" or not str(values.get(DETAIL) or "").strip():
+    if not str(values.get(DETAIL) or "").strip():
         return None
     old = payload.get("detraccion") if isinstance(payload.get("detraccion"), Mapping) else {}
     block: dict[str, Any] = dict(old or {})
@@ -145,10 +143,10 @@ def facturador_prepare_payload(
     return {**payload, "codigo_tipo_operacion": OPERATION, "detraccion": block, "leyendas": legends}
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """With operation 1004: every trip key (SUNAT 3116-3126), ubigeos of catalog 13, values ≥ 0."""
-    if family != "documents" or str(payload.get("codigo_tipo_operacion") or "") != OPERATION:
+    if str(payload.get("codigo_tipo_operacion") or "") != OPERATION:
         return []
     block = payload.get("detraccion")
     if not isinstance(block, Mapping):

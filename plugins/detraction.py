@@ -4,7 +4,7 @@ Form fields (family ``documents``, facturas): ``detraction.code`` (catalog 54 go
 no detraction), ``detraction.percent`` (empty = the catalog's rate), ``detraction.account`` (the
 supplier's Banco de la Nación account) and ``detraction.payment_method`` (catalog 59, default ``001``).
 
-Prepare: when ``detraction.code`` is given, the payload gets (reference §4.5 and §4.8 row 13)::
+Prepare: when ``detraction.code`` is given, the payload gets (``docs/scenarios.md``)::
 
     "codigo_tipo_operacion": "1001",          # kept when it already is 1002, 1003 or 1004
     "detraccion": {"codigo_tipo_detraccion": "037", "porcentaje": 12, "monto": 141.6,
@@ -74,10 +74,10 @@ def _total(payload: Mapping[str, Any]) -> Decimal | None:
     return _number(totals.get("total_venta")) if isinstance(totals, Mapping) else None
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The detraction section of the factura form."""
-    if family != "documents" or document_type not in (None, "01"):
+    if document_type not in (None, "01"):
         return []
     goods = tuple(
         (code, f"{code} - {description} ({rate.normalize():f} %)")
@@ -121,13 +121,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Add operation 1001, the ``detraccion`` block and legend 2006 when ``detraction.code`` is set."""
-    if family != "documents":
-        return None
     code = str(values.get(CODE) or "").strip()
     if not code:
         return None
@@ -155,11 +151,9 @@ def facturador_prepare_payload(
     return {**payload, "codigo_tipo_operacion": operation, "detraccion": block, "leyendas": legends}
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Detraction rules checked before sending (see the module docstring)."""
-    if family != "documents":
-        return []
     block = payload.get("detraccion")
     operation = str(payload.get("codigo_tipo_operacion") or "")
     if not block:

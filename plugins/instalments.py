@@ -4,7 +4,7 @@ Form field (family ``documents``, facturas): ``instalments.rows``, a table with 
 ``amount`` (a list of dicts, or a pandas DataFrame from an editable table; rows with neither value are
 ignored).
 
-Prepare: when there are rows, the payload gets (reference §4.5 and §4.8 row 18)::
+Prepare: when there are rows, the payload gets (``docs/scenarios.md``)::
 
     "codigo_condicion_de_pago": "02",
     "cuotas": [{"fecha": "2026-12-22", "codigo_tipo_moneda": "PEN", "monto": 500.0}, ...]
@@ -82,10 +82,10 @@ def rows_of(value: Any) -> list[dict[str, Any]]:
     return rows
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The instalments table of the factura form, and of notes (credit note 13, a debit note on credit)."""
-    if family != "documents" or document_type not in (None, *ON_CREDIT_TYPES):
+    if document_type not in (None, *ON_CREDIT_TYPES):
         return []
     return [
         FormField(
@@ -103,13 +103,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Set condition 02 and ``cuotas`` from the ``instalments.rows`` table."""
-    if family != "documents":
-        return None
     rows = rows_of(values.get(ROWS))
     if not rows:
         return None
@@ -153,11 +149,9 @@ def _adjustment(payload: Mapping[str, Any]) -> bool:
     return str(payload.get("codigo_tipo_documento")) == "07" and str(payload.get("codigo_tipo_nota")) == "13"
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Credit and instalment rules checked before sending (see the module docstring)."""
-    if family != "documents":
-        return []
     condition = str(payload.get("codigo_condicion_de_pago") or "01")
     cuotas = payload.get("cuotas")
     if condition != CREDIT:

@@ -47,11 +47,9 @@ HEADER_RULES = (
 )
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The ISC and other taxes section of the document forms."""
-    if family != "documents":
-        return []
     systems = tuple((code, f"{code} - {name}") for code, name in catalogs.ISC_SYSTEMS.items())
     return [
         FormField(
@@ -132,13 +130,9 @@ def _item(item: Mapping[str, Any], line: LineAmounts) -> dict[str, Any]:
     return updated
 
 
-@hookimpl(tryfirst=True)
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents", tryfirst=True)
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Add the form's ISC and other taxes to every line that can carry them and recompute ``totales``."""
-    if family != "documents":
-        return None
     isc, other = _isc(values), number(values.get(OTHER))
     if isc is None and not other:
         return None
@@ -169,11 +163,9 @@ def facturador_prepare_payload(
     return with_totals({**payload, "items": items})
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """ISC and other taxes checked before sending (see the module docstring)."""
-    if family != "documents":
-        return []
     items = [item for item in payload.get("items") or [] if isinstance(item, Mapping)]
     lines = [line_amounts(item) for item in items]
     if not any(has_isc(line) or line.other_base or line.other for line in lines):

@@ -5,7 +5,7 @@ Form fields (family ``documents``): ``item_attributes.plate`` (the plate number:
 every line as attribute 5010) and ``item_attributes.rows``, a table with ``item`` (the line number, 1 =
 the first line), ``codigo`` (catalog 55), ``descripcion`` (empty: the catalog's name) and ``valor``.
 
-Prepare (reference §4.8 row 17)::
+Prepare (``docs/scenarios.md``)::
 
     "numero_de_placa": "ABC-123",
     "items": [{..., "datos_adicionales": [{"codigo": "7000", "descripcion": "Gastos Art. 37 Renta: ...",
@@ -30,11 +30,9 @@ ROWS = "item_attributes.rows"
 MAX_TEXT = 100  # the service's bound on descripcion / valor
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The plate number and the table of item attributes."""
-    if family != "documents":
-        return []
     codes = tuple((code, f"{code} - {name}") for code, name in catalogs.ITEM_PROPERTIES.items())
     return [
         FormField(
@@ -60,13 +58,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Set ``numero_de_placa`` and append the table's rows to their lines' ``datos_adicionales``."""
-    if family != "documents":
-        return None
     plate = str(values.get(PLATE) or "").strip()
     items = [dict(item) for item in payload.get("items") or [] if isinstance(item, Mapping)]
     changed = False
@@ -93,11 +87,9 @@ def facturador_prepare_payload(
     return prepared
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Attributes of catalog 55 with a description."""
-    if family != "documents":
-        return []
     problems: list[FieldError] = []
     for i, item in enumerate(payload.get("items") or []):
         if not isinstance(item, Mapping):

@@ -41,11 +41,9 @@ CODES = (
 )
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The table of line discounts and charges."""
-    if family != "documents":
-        return []
     return [
         FormField(
             ROWS,
@@ -108,13 +106,9 @@ def _existing(item: Mapping[str, Any], key: str, kind: type[Discount]) -> list[D
     ]
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Add the table's discounts and charges to their lines; recompute the lines and ``totales``."""
-    if family != "documents":
-        return None
     items = [dict(item) for item in payload.get("items") or [] if isinstance(item, Mapping)]
     added: dict[int, list[Discount]] = {}
     for row in values.get(ROWS) or []:
@@ -143,11 +137,9 @@ def facturador_prepare_payload(
     return with_totals({**payload, "items": items})
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Line discounts only 00/01 and charges only 47/48, each with an amount above 0."""
-    if family != "documents":
-        return []
     problems: list[FieldError] = []
     for i, item in enumerate(payload.get("items") or []):
         if not isinstance(item, Mapping):

@@ -33,10 +33,10 @@ REFERENCE = "payments.reference"
 METHODS = catalogs.PAYMENT_METHODS
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The payment section of the factura and boleta forms."""
-    if family != "documents" or document_type not in (None, "01", "03"):
+    if document_type not in (None, "01", "03"):
         return []
     return [
         FormField(
@@ -62,13 +62,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl(trylast=True)
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents", trylast=True)
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Append the payment of the form to ``pagos``."""
-    if family != "documents":
-        return None
     method = str(values.get(METHOD) or "").strip()
     if not method:
         return None
@@ -79,10 +75,10 @@ def facturador_prepare_payload(
     return {**payload, "pagos": [*(dict(p) for p in payload.get("pagos") or []), entry]}
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Payment rules checked before sending (see the module docstring)."""
-    if family != "documents" or payload.get("pagos") is None:
+    if payload.get("pagos") is None:
         return []
     entries = payload["pagos"]
     if not isinstance(entries, list):

@@ -32,10 +32,10 @@ CODE = "perception.code"
 OPERATION = "2001"
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The perception section of the factura and boleta forms."""
-    if family != "documents" or document_type not in (None, "01", "03"):
+    if document_type not in (None, "01", "03"):
         return []
     regimes = tuple(
         (code, f"{code} - {catalogs.CHARGE_DISCOUNT_TYPES[code]} ({rate.normalize():f} %)")
@@ -54,13 +54,9 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl(trylast=True)
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents", trylast=True)
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Set operation 2001 and the ``percepcion`` block when ``perception.code`` is chosen."""
-    if family != "documents":
-        return None
     code = str(values.get(CODE) or "").strip()
     if not code:
         return None
@@ -76,11 +72,9 @@ def facturador_prepare_payload(
     return {**payload, "codigo_tipo_operacion": OPERATION, "percepcion": block}
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Perception rules checked before sending (see the module docstring)."""
-    if family != "documents":
-        return []
     block = payload.get("percepcion")
     operation = str(payload.get("codigo_tipo_operacion") or "")
     if block is None:

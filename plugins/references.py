@@ -5,7 +5,7 @@ Form fields (family ``documents``): ``references.related``, a table of ``numero`
 optional ``monto``; ``references.guides``, a table of ``numero`` (SERIE-NUMERO) and
 ``codigo_tipo_documento`` (09 guía de remisión remitente, 31 transportista).
 
-Prepare (reference §4.8 rows 16 and 22)::
+Prepare (``docs/scenarios.md``)::
 
     "relacionados": [{"numero": "OC-77", "codigo_tipo_documento": "99", "monto": 0}],
     "guias": [{"numero": "T001-9", "codigo_tipo_documento": "09"}]
@@ -37,11 +37,9 @@ GUIDE_CODES = (("09", "09 - Guía de remisión remitente"), ("31", "31 - Guía d
 GUIDE_NUMBER = re.compile(r"^[A-Z0-9]{1,4}-\d{1,8}$")
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The tables of related documents and dispatch guides."""
-    if family != "documents":
-        return []
     return [
         FormField(
             RELATED,
@@ -87,13 +85,9 @@ def _rows(rows: Any, codes: tuple[tuple[str, str], ...], default: str) -> list[d
     return found
 
 
-@hookimpl
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents")
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Append the tables' rows to ``relacionados`` and ``guias``."""
-    if family != "documents":
-        return None
     related = _rows(values.get(RELATED), RELATED_CODES, "99")
     guides = _rows(values.get(GUIDES), GUIDE_CODES, "09")
     if not related and not guides:
@@ -106,11 +100,9 @@ def facturador_prepare_payload(
     return prepared
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """A number and a catalog code for each; guides numbered SERIE-NUMERO."""
-    if family != "documents":
-        return []
     problems: list[FieldError] = []
     for key, codes in (("relacionados", catalogs.RELATED_DOCUMENT_TYPES), ("guias", dict(GUIDE_CODES))):
         for i, entry in enumerate(payload.get(key) or []):

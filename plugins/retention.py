@@ -29,10 +29,10 @@ APPLY = "retention.apply"
 CODE = "62"
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
+@hookimpl(families="documents")
+def facturador_form_fields(document_type: str | None) -> list[FormField]:
     """The retention section of the factura and boleta forms."""
-    if family != "documents" or document_type not in (None, "01", "03"):
+    if document_type not in (None, "01", "03"):
         return []
     return [
         FormField(
@@ -46,12 +46,10 @@ def facturador_form_fields(family: str, document_type: str | None) -> list[FormF
     ]
 
 
-@hookimpl(trylast=True)
-def facturador_prepare_payload(
-    family: str, payload: dict[str, Any], values: dict[str, Any]
-) -> dict[str, Any] | None:
+@hookimpl(families="documents", trylast=True)
+def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
     """Add the ``retencion`` block on the final total when ``retention.apply`` is set."""
-    if family != "documents" or values.get(APPLY) is not True:
+    if values.get(APPLY) is not True:
         return None
     block: dict[str, Any] = {"codigo": CODE, "porcentaje": float(RETENTION_PERCENT)}
     total = total_of(payload)
@@ -61,10 +59,10 @@ def facturador_prepare_payload(
     return {**payload, "retencion": block}
 
 
-@hookimpl
-def facturador_validate_payload(family: str, payload: dict[str, Any]) -> list[FieldError]:
+@hookimpl(families="documents")
+def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     """Retention rules checked before sending (see the module docstring)."""
-    if family != "documents" or payload.get("retencion") is None:
+    if payload.get("retencion") is None:
         return []
     block = payload["retencion"]
     if not isinstance(block, Mapping):

@@ -64,7 +64,7 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
 def _stock(active: Active) -> None:
     st.subheader("Valorización del stock", anchor=False)
     try:
-        products, complete = active.client.items.every(fresh=True)
+        products = active.client.items.list(fresh=True)
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar los productos", exc))
         return
@@ -82,7 +82,7 @@ def _stock(active: Active) -> None:
         )
     st.plotly_chart(commerce.stock_figure(values), width="stretch", key="commerce_stock")
     data_table(commerce.stock_frame(values), hide_index=True, key="commerce_stock_table")
-    if not complete:
+    if not products.complete:
         st.caption(
             f"Se valorizan los primeros {len(products)} productos por descripción: este servicio no "
             "da los siguientes."

@@ -1,6 +1,6 @@
 """Clientes page: search the customers (or suppliers) of the tenant, register one, or edit one.
 
-Everything goes through ``client.persons`` (:mod:`connector.backoffice`).
+Everything goes through ``client.persons`` (:mod:`connector.persons`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from connector import FacturadorError
-from connector.backoffice import Person
+from connector.persons import Person
 from dashboard.session import Active, flash, require_connection, show_flash
 from dashboard.widgets import data_table, refusal
 from sunat.catalogs import IDENTITY_TYPES
@@ -68,14 +68,15 @@ def _form(active: Active, kind: str, records: dict[int, Person]) -> None:
         k: v.strip() for k, v in (("address", address), ("email", email), ("telephone", phone)) if v.strip()
     }
     try:
-        saved = active.client.persons.save(
-            number=number.strip(),
-            name=name.strip(),
-            identity_type=identity,
-            person_type="suppliers" if kind == "suppliers" else "customers",
-            person_id=picked,
+        fields: dict[str, Any] = {
+            "number": number.strip(),
+            "name": name.strip(),
+            "identity_type": identity,
+            "person_type": "suppliers" if kind == "suppliers" else "customers",
             **extra,
-        )
+        }
+        persons = active.client.persons
+        saved = persons.create(**fields) if picked is None else persons.update(picked, **fields)
     except FacturadorError as exc:
         st.error(refusal("No se guardó", exc), icon=":material/error:")
         return
@@ -93,7 +94,7 @@ def main() -> None:
     kind = left.radio("Tipo", list(KINDS), format_func=KINDS.__getitem__, horizontal=True, key="person_kind")
     search = right.text_input("Buscar por nombre o número", key="person_search")
     try:
-        people = active.client.persons.records(
+        people: list[Person] = active.client.persons.list(
             "suppliers" if kind == "suppliers" else "customers", search.strip(), fresh=True
         )
     except FacturadorError as exc:

@@ -7,6 +7,7 @@ Everything goes through ``client.dispatches`` (:mod:`connector.dispatches`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -17,6 +18,7 @@ from connector import FacturadorError
 from connector.dispatches import (
     Driver,
     GuideItem,
+    GuideRecord,
     Party,
     Place,
     PrivateTransport,
@@ -203,11 +205,12 @@ def _actions(active: Active, frame: pd.DataFrame) -> None:
         st.rerun()
     if row["qr_url"]:
         right.link_button("Abrir QR de SUNAT", row["qr_url"], icon=":material/qr_code:")
-    files = st.columns(3)
-    for place, kind in zip(files, ("xml", "pdf", "cdr"), strict=True):
+    guides = active.client.dispatches
+    downloads = {"xml": guides.download_xml, "pdf": guides.download_pdf, "cdr": guides.download_cdr}
+    for place, (kind, download) in zip(st.columns(3), downloads.items(), strict=True):
 
-        def fetch(kind: str = kind) -> bytes:
-            return active.client.dispatches.download(picked, kind)
+        def fetch(download: Callable[[str], bytes] = download) -> bytes:
+            return download(picked)
 
         download_button(
             place,
@@ -239,7 +242,7 @@ def main() -> None:
     assert isinstance(start, date) and isinstance(end, date)
     offered = True
     try:
-        records = active.client.dispatches.list(start, end)
+        records: list[GuideRecord] = active.client.dispatches.list(start, end)
     except FacturadorError as exc:
         failed("No se pudo cargar las guías", exc)
         records, offered = [], False

@@ -1,6 +1,6 @@
 """Inicio: what needs attention today (alerts) and the month at a glance.
 
-Alerts come from :func:`connector.alerts.alerts` over the documents of the last :data:`LOOK_BACK_DAYS`
+Alerts come from :func:`analysis.alerts.alerts` over the documents of the last :data:`LOOK_BACK_DAYS`
 days (boletas not declared at any age within them, facturas without a CDR, rejected documents, voidings
 past SUNAT's deadline) and this service's lists of summaries and voided communications (tickets in
 process); real tenants have no such lists, and the page says so.
@@ -12,9 +12,9 @@ from datetime import timedelta
 
 import streamlit as st
 
+from analysis.alerts import Alert, alerts
+from analysis.sales import summarize
 from connector import FacturadorError, NotFoundError, SummaryRecord
-from connector.alerts import Alert, alerts
-from connector.sales import summarize
 from dashboard import figures
 from dashboard.session import Active, forget_connection, loaded, require_connection, show_flash
 from dashboard.widgets import data_table, show_kpis

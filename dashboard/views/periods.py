@@ -9,8 +9,7 @@ from datetime import date
 
 import streamlit as st
 
-from connector import FacturadorError
-from connector.sales import (
+from analysis.sales import (
     affectation_mix,
     by_customer,
     by_month,
@@ -24,6 +23,7 @@ from connector.sales import (
     rejection_rate,
     summarize,
 )
+from connector import FacturadorError
 from dashboard import figures
 from dashboard.session import forget_connection, loaded, require_connection
 from dashboard.widgets import data_table, pick_period, show_kpis

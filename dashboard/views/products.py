@@ -1,7 +1,8 @@
 """Productos page: search the products of the tenant, register or edit one, and for a picked product its
 stock per warehouse, its kardex and a form to put stock in or take it out.
 
-Everything goes through ``client.items`` and ``client.inventory`` (:mod:`connector.backoffice`).
+Everything goes through ``client.items`` (:mod:`connector.items`) and ``client.inventory``
+(:mod:`connector.inventory`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
-from connector.backoffice import Product
+from connector.inventory import KardexMove
+from connector.items import Product
 from dashboard import figures
 from dashboard.session import Active, flash, require_connection, show_flash
 from dashboard.widgets import data_table, failed, refusal
@@ -146,7 +148,7 @@ def _detail(active: Active, product: Product) -> None:
             key="item_warehouses",
         )
     try:
-        moves = active.client.inventory.kardex(product.id, fresh=True)
+        moves: list[KardexMove] = active.client.inventory.kardex(product.id, fresh=True)
     except FacturadorError as exc:
         failed("No se pudo cargar el kárdex", exc, right)
         moves = []
@@ -181,7 +183,7 @@ def main() -> None:
     show_flash()
     search = st.text_input("Buscar por descripción o código", key="item_search")
     try:
-        products = active.client.items.search(search.strip(), limit=100, fresh=True)
+        products: list[Product] = active.client.items.search(search.strip(), limit=100, fresh=True)
     except FacturadorError as exc:
         st.error(refusal("No se pudo cargar los productos", exc))
         products = []

@@ -1,6 +1,6 @@
 """Cuentas por cobrar: the instalments of sales on credit still owed, due and overdue amounts by customer
 and age (0–30, 31–60, 61–90, over 90 days), from the documents' ``cuotas``
-(:mod:`connector.receivables`). The service records no collections: every instalment counts as unpaid,
+(:mod:`analysis.receivables`). The service records no collections: every instalment counts as unpaid,
 less the credit notes on its factura."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from decimal import Decimal
 
 import streamlit as st
 
+from analysis.receivables import AGES, aging, open_instalments
 from connector import FacturadorError
-from connector.receivables import AGES, aging, open_instalments
 from dashboard import figures
 from dashboard.session import forget_connection, loaded, require_connection
 from dashboard.widgets import data_table, show_cards

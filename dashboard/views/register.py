@@ -1,6 +1,6 @@
 """Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT (and its 14.2
 simplified form), the SIRE RVIE replacement zip, SIRE's adjustment zips for earlier periods and Excel
-(:mod:`connector.register`; rules in ``docs/sales_register.md``), its totals and warnings, and the
+(:mod:`analysis.register`; rules in ``docs/sales_register.md``), its totals and warnings, and the
 comparison with SUNAT's RVIE proposal uploaded by the accountant."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import functools
 import pandas as pd
 import streamlit as st
 
+from analysis.register import PLE_FIELDS, Period, SalesRegister, sales_register
 from connector import FacturadorError
-from connector.register import PLE_FIELDS, Period, SalesRegister
 from dashboard import figures
 from dashboard.session import Active, forget_connection, require_connection
 from dashboard.widgets import data_table, month_options
@@ -25,9 +25,7 @@ def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool
     kept: dict[tuple[str, str, bool], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
     key = (active.key, str(month), consolidate)
     if refresh or key not in kept:
-        kept[key] = active.client.documents.sales_register(
-            month, consolidate_boletas=consolidate, fresh=refresh
-        )
+        kept[key] = sales_register(active.client, month, consolidate_boletas=consolidate, fresh=refresh)
     return kept[key]
 
 
@@ -63,7 +61,7 @@ def _lines_frame(rows: list[list[str]]) -> pd.DataFrame:
 
 
 def _downloads(register: SalesRegister) -> None:
-    left, middle, right, _ = st.columns([1.3, 1.3, 1, 2])
+    left, middle, right = st.columns(3)
     left.download_button(
         "PLE 14.1 (TXT)",
         data=register.ple_bytes(),
@@ -72,6 +70,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_ple",
         on_click="ignore",
+        width="stretch",
     )
     middle.download_button(
         "SIRE RVIE (ZIP)",
@@ -81,6 +80,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_sire",
         on_click="ignore",
+        width="stretch",
     )
     right.download_button(
         "Excel",
@@ -90,6 +90,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_excel",
         on_click="ignore",
+        width="stretch",
     )
     adjustments = len(register.adjustment_rows())
     why = (
@@ -97,7 +98,7 @@ def _downloads(register: SalesRegister) -> None:
         if adjustments
         else "Sin líneas de periodos anteriores (estados 8 y 9) este mes."
     )
-    left, middle, right, _ = st.columns([1.3, 1.3, 1.3, 1.7])
+    left, middle, right = st.columns(3)
     left.download_button(
         "PLE 14.2 simplificado (TXT)",
         data=lambda: register.ple_simplified_bytes(),
@@ -106,6 +107,7 @@ def _downloads(register: SalesRegister) -> None:
         icon=":material/download:",
         key="register_ple_simplified",
         on_click="ignore",
+        width="stretch",
         help="Registro de Ventas simplificado: las mismas líneas en los 26 campos del formato 14.2.",
     )
     for column, simplified, label, key in (
@@ -120,6 +122,7 @@ def _downloads(register: SalesRegister) -> None:
             icon=":material/download:",
             key=key,
             on_click="ignore",
+            width="stretch",
             disabled=not adjustments,
             help=why
             + (" Formato 14.2 (Anexo 5.2)." if simplified else " Formato 14.1 (Anexo 5.1).")

@@ -1,5 +1,5 @@
 """Notas de venta / Cotizaciones page: a form whose line totals the connector's builders compute live
-(:class:`~connector.backoffice.SaleNote`, :class:`~connector.backoffice.Quotation`), the quotations list
+(:class:`~connector.sale_notes.SaleNote`, :class:`~connector.quotations.Quotation`), the quotations list
 with its totals and the conversion of one into a sale note, the sale notes of a date range with their
 totals and the document each became, their PDFs, and the conversion of a sale note into a factura or
 boleta with one action.
@@ -16,7 +16,11 @@ from decimal import Decimal
 import streamlit as st
 
 from connector import FacturadorError
-from connector.backoffice import NoteLine, Person, Product, Quotation, SaleNote
+from connector.items import Product
+from connector.persons import Person
+from connector.quotations import Quotation
+from connector.sale_notes import SaleNote
+from connector.sheets import NoteLine
 from dashboard import figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, flash, require_connection, show_flash
@@ -72,7 +76,7 @@ def _form(active: Active) -> None:
     """Customer, lines with their live totals, and the button that issues the note or quotation."""
     st.subheader("Nueva nota de venta o cotización", anchor=False)
     try:  # not fresh: every click reruns the page, and real tenants allow 60 requests a minute
-        customers = {p.id: p for p in active.client.persons.records()}
+        customers = {p.id: p for p in active.client.persons.list()}
         products = {p.id: p for p in active.client.items.search("", limit=100)}
     except FacturadorError as exc:
         failed("No se pudo cargar clientes y productos", exc)

@@ -9,9 +9,9 @@ from decimal import Decimal, InvalidOperation
 
 import streamlit as st
 
+from analysis.sales import Sale
 from connector import DocumentRecord, FacturadorError
 from connector.consult import check_document
-from connector.sales import Sale
 from dashboard import data, figures
 from dashboard.downloads import download_button
 from dashboard.session import Active, forget_connection, loaded, require_connection

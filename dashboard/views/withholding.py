@@ -121,12 +121,12 @@ def _last(family: str, resource: WithholdingResource) -> None:
     answer = result.response
     text = f"{result.number}: {answer.code} · {answer.description}" if answer else result.number
     (st.success if result.accepted else st.error)(text, icon=":material/receipt:")
-    columns = st.columns(3)
-    for column, kind in zip(columns, ("xml", "pdf", "cdr"), strict=True):
+    downloads = {"xml": resource.download_xml, "pdf": resource.download_pdf, "cdr": resource.download_cdr}
+    for column, (kind, download) in zip(st.columns(3), downloads.items(), strict=True):
         download_button(
             column,
             kind,
-            functools.partial(resource.download, kind, result.external_id),
+            functools.partial(download, result.external_id),
             name=result.filename,
             key=f"wh_last_{kind}_{result.external_id}",
             disabled=kind == "cdr" and not result.links.get("cdr"),

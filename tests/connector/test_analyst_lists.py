@@ -11,11 +11,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from analysis.receivables import open_instalments
+from analysis.register import sales_register
 from connector import Client
 from connector.builders import CreditNote, Customer, Instalment, Invoice, Line
 from connector.consult import check_document
 from connector.documents import new_idempotency_key
-from connector.receivables import open_instalments
 from facturador.cli import main
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
@@ -155,12 +156,12 @@ def test_a_voided_documents_pdf_says_anulado(live: LiveService) -> None:
     assert "ANULADO" not in pdf_text(client.documents.download_pdf(result.external_id))
 
 
-def test_sales_register_through_the_connector_and_the_cli(
+def test_sales_register_of_a_tenant_and_through_the_cli(
     live: LiveService, client: Client, tmp_path: Path
 ) -> None:
     client.documents.issue(Invoice(customer=CUSTOMER, lines=[Line("Registro", 1, unit_price=118)]))
     today = peru_today()
-    register = client.documents.sales_register(today, folder=tmp_path)
+    register = sales_register(client, today, folder=tmp_path)
     assert register.ruc == ACME_RUC and register.name
     assert register.ple_name == f"LE{ACME_RUC}{today:%Y%m}00140100001111.TXT"
     assert (tmp_path / register.ple_name).read_bytes().decode("ascii") == register.ple_text()

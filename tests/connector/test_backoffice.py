@@ -11,17 +11,13 @@ from typing import Any
 import pytest
 
 from connector import Client, ConflictError, FieldError, NotFoundError, ValidationError, hookimpl
-from connector.backoffice import (
-    KardexMove,
-    NoteLine,
-    Person,
-    Product,
-    Quotation,
-    QuotationRef,
-    SaleNote,
-    SaleNoteRef,
-)
 from connector.builders import Customer
+from connector.inventory import KardexMove
+from connector.items import Product
+from connector.persons import Person
+from connector.quotations import Quotation, QuotationRef
+from connector.sale_notes import SaleNote, SaleNoteRef
+from connector.sheets import NoteLine
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.shops import Shop, new_shop
@@ -81,23 +77,23 @@ def client(shop: Shop, recorder: Recorder) -> Iterator[Client]:
         yield c
 
 
-def test_persons_save_page_through_every_record_and_frame(live: LiveService, recorder: Recorder) -> None:
+def test_persons_create_update_and_page_through_every_record(live: LiveService, recorder: Recorder) -> None:
     fresh = new_shop(live, "connector-persons")
     with fresh.client(plugins=[recorder]) as client:
         for index in range(23):
-            client.persons.save(number=f"42{index:06d}", name=f"Persona {index:02d}", identity_type="1")
-        people = client.persons.records()
+            client.persons.create(number=f"42{index:06d}", name=f"Persona {index:02d}", identity_type="1")
+        people = client.persons.list()
         assert [p.name for p in people] == [f"Persona {i:02d}" for i in range(23)]  # 2 pages followed
         assert all(isinstance(p, Person) and p.identity_code == "DNI" for p in people)
-        edited = client.persons.save(
-            number="42000000", name="Persona 00", identity_type="1", person_id=people[0].id, address="Av. 1"
+        edited = client.persons.update(
+            people[0].id, number="42000000", name="Persona 00", identity_type="1", address="Av. 1"
         )
         assert edited.id == people[0].id and edited.address == "Av. 1"
-        assert [p.number for p in client.persons.records(search="Persona 07")] == ["42000007"]
-        frame = client.persons.frame()
+        assert [p.number for p in client.persons.list(search="Persona 07")] == ["42000007"]
+        frame = client.persons.list().to_dataframe()
         assert len(frame) == 23 and list(frame.columns)[:3] == ["id", "number", "name"]
         with pytest.raises(ValidationError) as refused:
-            client.persons.save(number="42000001", name="Otra", identity_type="1")
+            client.persons.create(number="42000001", name="Otra", identity_type="1")
         assert refused.value.error_code == "DUPLICATE_PERSON"
     assert recorder.of("persons")[:3] == ["prepare", "validate", "issued"]
     assert isinstance(recorder.result("persons"), Person)
@@ -128,13 +124,13 @@ def test_items_inventory_and_kardex(client: Client, recorder: Recorder) -> None:
         (Decimal("5"), Decimal("15")),
         (Decimal("-2.5"), Decimal("12.5")),
     ]
-    assert client.inventory.kardex_frame(product.id)["balance"].tolist() == [
+    assert client.inventory.kardex(product.id, fresh=True).to_dataframe()["balance"].tolist() == [
         Decimal("10"),
         Decimal("15"),
         Decimal("12.5"),
     ]
     assert client.items.search("CON-1", fresh=True)[0].stock == Decimal("12.5")
-    assert client.items.frame("cuaderno")["code"].tolist() == ["CON-1"]
+    assert client.items.search("cuaderno").to_dataframe()["code"].tolist() == ["CON-1"]
     for family in ("items", "inventory"):
         assert recorder.of(family)[:3] == ["prepare", "validate", "issued"]
     assert isinstance(recorder.result("items"), Product)
@@ -145,7 +141,7 @@ def test_items_inventory_and_kardex(client: Client, recorder: Recorder) -> None:
 
 def test_sale_note_built_with_sunat_totals_becomes_a_factura_once(client: Client, recorder: Recorder) -> None:
     product = client.items.create(code="CON-NV", description="Termo 1 l", sale_price=59, stock=5)
-    customer = client.persons.save(
+    customer = client.persons.create(
         number="20487654320", name="DISTRIBUIDORA LOS ANDES S.A.C.", identity_type="6"
     )
     [series] = client.sale_notes.series()
@@ -188,7 +184,7 @@ def test_quotations_with_a_new_customer_list_and_frame(client: Client, recorder:
         and rows[0].customer_name == "ANA TORRES"
         and rows[0].total == Decimal("7.50")
     )
-    assert client.quotations.frame("ANA")["number"].tolist()[0] == ref.number
+    assert client.quotations.list("ANA").to_dataframe()["number"].tolist()[0] == ref.number
     assert client.quotations.download_pdf(ref.external_id).startswith(b"%PDF")
     assert isinstance(recorder.result("quotations"), QuotationRef)
     bad = dict(quotation.to_payload(), total=1)
@@ -203,7 +199,7 @@ def test_each_family_lets_plugins_block_before_sending(shop: Shop, family: str) 
     with shop.client(plugins=[recorder]) as client:
         assert [f.key for f in getattr(client, family).form_fields()] == [f"recorder.{family}"]
         calls = {
-            "persons": lambda: client.persons.save(number="43000001", name="Bloqueada", identity_type="1"),
+            "persons": lambda: client.persons.create(number="43000001", name="Bloqueada", identity_type="1"),
             "items": lambda: client.items.create(code="BLOCK-1", description="Bloqueado", sale_price=1),
             "inventory": lambda: client.inventory.add("BLOCK-1", 1),
             "sale_notes": lambda: client.sale_notes.issue(
@@ -224,12 +220,12 @@ def test_each_family_lets_plugins_block_before_sending(shop: Shop, family: str) 
             calls[family]()
         assert refused.value.error_code == "PLUGIN_VALIDATION" and refused.value.status is None
         assert recorder.of(family) == ["prepare", "validate"]  # never sent, never issued
-        assert client.persons.records(search="Bloqueada") == []
+        assert client.persons.list(search="Bloqueada") == []
         assert client.items.search("BLOCK-1") == []
 
 
 def test_the_prepare_hook_changes_what_is_sent(client: Client) -> None:
-    saved = client.persons.save(number="44000001", name="Con Código", identity_type="1")
+    saved = client.persons.create(number="44000001", name="Con Código", identity_type="1")
     assert saved.id > 0  # the plugin added internal_code=PLUGIN; the service took the body
 
 
@@ -243,16 +239,16 @@ def test_builders_refuse_incomplete_lines() -> None:
 
 
 def test_every_product_page_by_page(live: LiveService) -> None:
-    """``items.every`` reads a catalogue of more than one page of 100, and says it has all of it."""
+    """``items.list`` reads a catalogue of more than one page of 100, and says it has all of it."""
     shop = new_shop(live, "connector-catalogue")
     with shop.client() as client:
         for index in range(103):
             client.items.create(code=f"CAT-{index:03d}", description=f"Artículo {index:03d}", sale_price=1)
         assert len(client.items.search("", limit=100)) == 100
-        products, complete = client.items.every(fresh=True)
-        assert complete and [p.code for p in products] == [f"CAT-{i:03d}" for i in range(103)]
-        few, complete = client.items.every("ARTICULO 10", fresh=True)  # accents and case aside
-        assert complete and [p.code for p in few] == ["CAT-100", "CAT-101", "CAT-102"]
+        products = client.items.list(fresh=True)
+        assert products.complete and [p.code for p in products] == [f"CAT-{i:03d}" for i in range(103)]
+        few = client.items.list("ARTICULO 10", fresh=True)  # accents and case aside
+        assert few.complete and [p.code for p in few] == ["CAT-100", "CAT-101", "CAT-102"]
 
 
 def test_every_product_of_a_tenant_that_does_not_page(standin: StandIn) -> None:
@@ -279,6 +275,6 @@ def test_every_product_of_a_tenant_that_does_not_page(standin: StandIn) -> None:
             Answer(200, {"success": True, "data": {"items": rows}}),
         )
     with Client(standin.root, "real-token", cache=False) as client:
-        products, complete = client.items.every()
-    assert not complete and len(products) == 100
+        products = client.items.list()
+    assert not products.complete and len(products) == 100
     assert standin.count("GET", "/api/document/search-items?input=&limit=100&page=2") == 1

@@ -69,9 +69,16 @@ def test_cache_files_are_per_tenant_and_token(live: LiveService, tmp_path: Path)
             assert ACME_TOKEN.encode() not in path.read_bytes()  # requests-cache redacts Authorization
 
 
+def test_a_client_caches_nothing_unless_asked(live: LiveService, tmp_path: Path) -> None:
+    with Client(live.base_url(ACME), ACME_TOKEN) as client:
+        client.documents.latest()
+        assert client.cache_settings is None and not client.documents.latest().from_cache
+    assert not (tmp_path / "cache").exists()  # a library writes no file of its own
+
+
 def test_default_cache_dir_comes_from_the_environment(live: LiveService, tmp_path: Path) -> None:
     assert cache_directory(CacheSettings()) == tmp_path / "cache"  # set by the autouse fixture
-    with Client(live.base_url(ACME), ACME_TOKEN) as client:
+    with Client(live.base_url(ACME), ACME_TOKEN, cache=True) as client:
         client.documents.latest()
         assert client.cache_settings == CacheSettings()
     assert list((tmp_path / "cache").glob("*.sqlite"))
@@ -95,7 +102,7 @@ def test_expiry_is_explicit_and_longer_for_closed_ranges(client: Client) -> None
     client.documents.list(past, past)
     client.documents.list(today - dt.timedelta(days=1), today)
     client.documents.latest()
-    cache = client._transport._reads.cache  # type: ignore[attr-defined]  # white box: what is stored
+    cache = client._http._reads.cache  # type: ignore[attr-defined]  # white box: what is stored
     lifetimes = {}
     for response in cache.filter():
         lifetimes[response.url.rsplit("/api/documents/", 1)[1]] = (

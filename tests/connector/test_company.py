@@ -9,8 +9,8 @@ import json
 import pytest
 from sqlalchemy import update
 
+from analysis.alerts import alerts, certificate
 from connector import Client
-from connector.alerts import alerts, certificate
 from connector.company import CertificateStatus
 from facturador.store.models import DOCUMENTS
 from tests.conftest import LiveService

@@ -58,6 +58,14 @@ plugins = ["plugins.detraction"]
     assert acme.token == "acme-secret-token" and acme.token_env == "ACME_TOKEN" and acme.has_token
     assert acme.plugins_dir == tmp_path / "local"
     assert demo.name == "demo" and demo.token == "demo-secret-token" and demo.cache is False
+    assert acme.cache is None  # the file does not say: the program decides
+    with (
+        acme.client() as plain,
+        acme.client(default_cache=True) as dashboard,
+        demo.client(default_cache=True) as off,
+    ):
+        assert plain.cache_settings is None and dashboard.cache_settings is not None
+        assert off.cache_settings is None  # the file's word wins
     for tenant in (acme, demo):
         shown = repr(tenant) + str(tenant)
         assert "secret" not in shown and tenant.base_url in shown

@@ -55,13 +55,13 @@ def test_issue_send_and_wait_for_an_accepted_guide(shop: Shop) -> None:
         ref = client.dispatches.issue(sender_guide())
         assert isinstance(ref, GuideRef) and ref.number.startswith("T001-")
         assert ref.filename == f"{shop.ruc}-09-{ref.number}"
-        assert client.dispatches.download(ref.external_id, "xml").startswith(b"<?xml")
+        assert client.dispatches.download_xml(ref.external_id).startswith(b"<?xml")
         sent = client.dispatches.send(ref.external_id)
         assert sent.ticket and sent.ticket in sent.message
-        status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=20, initial=0.2)
+        status = sent.wait(timeout=20, initial=0.2)  # the sent guide waits for its own ticket
         assert status.accepted is True and status.state_type_id == "05"
         assert status.qr_url.startswith("https://e-factura.sunat.gob.pe/")
-        assert client.dispatches.download(ref.external_id, "cdr")[:2] == b"PK"
+        assert client.dispatches.download_cdr(ref.external_id)[:2] == b"PK"
         listed = {r.external_id: r for r in client.dispatches.list(peru_today(), peru_today())}
         assert listed[ref.external_id].state_type_id == "05"
         with pytest.raises(ConflictError):
@@ -87,7 +87,7 @@ def test_public_transport_and_carrier_guides(shop: Shop) -> None:
         ref = client.dispatches.issue(carrier)
         assert ref.number.startswith("V001-")
         client.dispatches.send(ref.external_id)
-        status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=20, initial=0.2)
+        status = client.dispatches.wait(external_id=ref.external_id, timeout=20, initial=0.2)
         assert status.accepted is True, status.message
 
 
@@ -158,7 +158,7 @@ def test_form_fields_hook(shop: Shop) -> None:
 def test_prepare_payload_hook_changes_what_is_issued(shop: Shop) -> None:
     with shop.client(plugins=[GuidePlugin()]) as client:
         ref = client.dispatches.issue(sender_guide(), form_values={"guias.ruta": "Lima - Callao"})
-        xml = client.dispatches.download(ref.external_id, "xml")
+        xml = client.dispatches.download_xml(ref.external_id)
         assert b"Ruta: Lima - Callao" in xml
 
 
@@ -202,7 +202,7 @@ def test_guide_from_an_accepted_factura(shop: Shop) -> None:
         client.dispatches.send(ref.external_id)
         status = wait_for_ticket(client.dispatches, external_id=ref.external_id, timeout=20, initial=0.2)
         assert status.accepted is True, status.message
-        xml = client.dispatches.download(ref.external_id, "xml").decode()
+        xml = client.dispatches.download_xml(ref.external_id).decode()
         assert f"<cbc:ID>{invoice['number']}</cbc:ID>" in xml
         assert stock_of(http, code) == stock  # the factura moved the goods, once
         with pytest.raises(NotFoundError):

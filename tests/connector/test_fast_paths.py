@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from connector.models import DocumentList
-from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal, split_number
-from connector.register import SalesRegister, _amount, _fold, sire_file_name
-from connector.sales import (
+from analysis.register import SalesRegister, _amount, _fold, sire_file_name
+from analysis.sales import (
     NOT_COUNTED,
     SOLES,
     Amounts,
@@ -29,9 +27,12 @@ from connector.sales import (
     by_series,
     by_type,
     group_totals,
+    listed_sales,
     sales_of,
     summarize,
 )
+from connector.models import DocumentList
+from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal, split_number
 from sunat.money import round2, to_decimal
 
 # --------------------------------------------------------------------------------------- references
@@ -309,13 +310,13 @@ def test_gc_paused_switches_the_collector_back_on() -> None:
 def test_a_list_builds_its_sales_once_for_itself_and_its_cached_copies() -> None:
     listed = DocumentList(ROWS)
     copy = listed.cached_copy()
-    built = copy.sales()
+    built = listed_sales(copy)
     assert [(s.number, s.amounts, s.state) for s in built] == [
         (s.number, s.amounts, s.state) for s in sales_of(ROWS)
     ]
-    assert listed.sales()[0] is built[0] and listed.cached_copy().sales()[5] is built[5]
+    assert listed_sales(listed)[0] is built[0] and listed_sales(listed.cached_copy())[5] is built[5]
     built.clear()  # callers get their own list
-    assert len(listed.sales()) == len(ROWS)
+    assert len(listed_sales(listed)) == len(ROWS)
 
 
 def tenant_shaped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,15 +11,10 @@ from decimal import Decimal
 import pytest
 
 from connector import Client, ConflictError
-from connector.backoffice import (
-    NoteLine,
-    Quotation,
-    QuotationRecord,
-    QuotationsResource,
-    SaleNote,
-    SaleNoteRecord,
-)
 from connector.models import DocumentList
+from connector.quotations import Quotation, QuotationRecord, QuotationsResource
+from connector.sale_notes import SaleNote, SaleNoteRecord
+from connector.sheets import NoteLine
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.connector.test_lists import real_rows
@@ -39,7 +34,7 @@ def client(shop: Shop) -> Iterator[Client]:
 
 def test_sale_notes_listed_with_their_documents_and_quotations(client: Client) -> None:
     product = client.items.create(code="CNL-1", description="Mochila", sale_price="59.00", stock=20)
-    customer = client.persons.save(
+    customer = client.persons.create(
         number="20100070970", name="SUPERMERCADOS PERUANOS S.A.", identity_type="6"
     )
     [series] = client.sale_notes.series()
@@ -79,7 +74,7 @@ def test_sale_notes_listed_with_their_documents_and_quotations(client: Client) -
     ranged = client.sale_notes.list(start=yesterday, end=yesterday, details=True)
     assert [n.id for n in ranged] == [first.id] and ranged[0].lines[0]["internal_id"] == "CNL-1"
 
-    frame = client.sale_notes.frame(start=yesterday, end=peru_today())
+    frame = client.sale_notes.list(start=yesterday, end=peru_today(), fresh=True).to_dataframe()
     assert frame["number"].tolist()[:2] == [second.number, first.number]
     assert frame["document"].tolist()[:2] == [factura.number, ""]
     assert isinstance(frame["total"].iloc[0], Decimal)

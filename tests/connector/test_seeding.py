@@ -188,7 +188,7 @@ def test_a_seed_issues_guides_one_for_a_factura(first: tuple[Shop, SeedReport]) 
         cited = [
             g
             for g in guides
-            if b"<cbc:DocumentTypeCode" in (xml := client.dispatches.download(g.external_id, "xml"))
+            if b"<cbc:DocumentTypeCode" in (xml := client.dispatches.download_xml(g.external_id))
             and b">01</cbc:DocumentTypeCode>" in xml
         ]
         assert len(cited) == 1
@@ -211,14 +211,17 @@ def test_the_demo_has_a_back_office(first: tuple[Shop, SeedReport]) -> None:
         products = {p.code: p for p in client.items.search("A00", limit=20, fresh=True)}
         assert len(products) == 8
         assert all(p.stock > 0 and p.purchase_price > 0 for p in products.values())
-        assert len(client.persons.records("suppliers", fresh=True)) == 2
-        assert len(client.persons.records(fresh=True)) >= 10
+        assert len(client.persons.list("suppliers", fresh=True)) == 2
+        assert len(client.persons.list(fresh=True)) >= 10
         quotations = client.quotations.list(start=today - dt.timedelta(days=DAYS + 10), end=today, fresh=True)
         assert len(quotations) == office["quotations"]
         converted = [q for q in quotations if q.converted]
         assert len(converted) == office["quotations converted"] and all(q.sale_note for q in converted)
         notes = client.sale_notes.list(start=today - dt.timedelta(days=DAYS + 10), end=today, fresh=True)
         assert len(notes) == office["sale notes"]
+        for records in (notes, quotations):  # each series' numbers follow its dates
+            numbered = sorted((int(r.number.rsplit("-", 1)[1]), r.date_of_issue) for r in records)
+            assert [day for _, day in numbered] == sorted(day for _, day in numbered), numbered
         made = [n for n in notes if n.converted]
         assert len(made) == office["sale notes converted"]
         assert {n.quotation for n in notes if n.quotation} == {q.number for q in converted}
@@ -266,8 +269,8 @@ def test_every_product_ends_with_a_plausible_stock(first: tuple[Shop, SeedReport
     shop, report = first
     assert not [e for e in report.errors if "stock" in e.lower()], report.errors
     with shop.client() as client:
-        products, complete = client.items.every(fresh=True)
-    assert complete
+        products = client.items.list(fresh=True)
+    assert products.complete
     sold = {p.code: p for p in products if p.code[:1] in "PEXLBG" and p.unit != "ZZ"}
     assert len(sold) >= 8, sorted(sold)
     assert all(p.stock >= 0 for p in products), [(p.code, p.stock) for p in products if p.stock < 0]

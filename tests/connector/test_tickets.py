@@ -227,7 +227,7 @@ def test_void_a_factura(client: Client, recorder: Recorder, date_format: str) ->
     assert payload["fecha_de_emision_de_documentos"] == expected
     assert states(client, kept.external_id, voided.external_id) == ["05", "13"]
 
-    status = wait_for_ticket(client.voided, external_id=ref.external_id, timeout=30)
+    status = ref.wait(timeout=30)  # the reference asks its own family
     assert status.accepted is True and status.status_code == 0
     assert status.identifier.startswith(f"RA-{peru_today():%Y%m%d}-")
     assert "ha sido aceptada" in status.description
@@ -263,7 +263,8 @@ def test_status_is_in_process_then_done(slow_shop: Shop) -> None:
         with pytest.raises(NotFoundError):  # no CDR while in process
             client.voided.download_cdr(ref.external_id)
 
-        done = wait_for_ticket(client.voided, ticket=ref.ticket, timeout=30, initial=0.2)
+        assert ref.status().processing  # one question, still in process
+        done = client.voided.wait(ticket=ref.ticket, timeout=30, initial=0.2)  # known by its ticket alone
         assert done.accepted is True and done.external_id == ref.external_id
         assert states(client, document.external_id) == ["11"]
 
@@ -470,6 +471,12 @@ def test_real_tenants_have_no_list_of_summaries(standin: StandIn) -> None:
         "/api/summaries/lists",
         "/api/voided/lists/2026-07-01/2026-07-31",
     ]
+
+
+def test_a_reference_built_by_hand_cannot_wait() -> None:
+    ref = TicketRef("e-1", "123", {}, "voided")
+    with pytest.raises(RuntimeError, match="client.<family>.wait"):
+        ref.wait()
 
 
 def test_in_process_message() -> None:

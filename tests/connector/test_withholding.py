@@ -113,10 +113,10 @@ def test_issue_list_download_and_every_hook(client: Client, recorder: Recorder, 
     assert recorder.of(family) == ["prepare", "validate", "issued"]
     issued = [r for hook, called, r in recorder.calls if hook == "issued" and called == family]
     assert issued == [result]
-    xml = resource.download("xml", result.external_id)
+    xml = resource.download_xml(result.external_id)
     assert f"Preparado por el plugin ({family})".encode() in xml
-    assert resource.download("pdf", result.external_id).startswith(b"%PDF")
-    assert resource.download("cdr", result.external_id)[:2] == b"PK"
+    assert resource.download_pdf(result.external_id).startswith(b"%PDF")
+    assert resource.download_cdr(result.external_id)[:2] == b"PK"
     rows = resource.latest()
     assert len(rows) == before + 1 and isinstance(rows[0], WithholdingRecord)
     expected = builder.to_payload()["totales"]

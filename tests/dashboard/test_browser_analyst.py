@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from analysis.sales import sales_of, summarize
 from connector import Client
-from connector.sales import sales_of, summarize
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app

@@ -59,9 +59,8 @@ OVERLAPS = """() => {
   for (const value of document.querySelectorAll("[data-testid='stMetricValue'] > div")) {
     if (value.scrollWidth > value.clientWidth + 1) bad.push("tarjeta: " + value.innerText);
   }
-  const buttons = "[data-testid='stBaseButton-primary'] p, [data-testid='stBaseButton-secondary'] p";
-  for (const text of document.querySelectorAll(buttons)) {
-    if (text.scrollWidth > text.clientWidth + 1) bad.push("botón: " + text.innerText);
+  for (const text of document.querySelectorAll("button p, button div")) {  // download buttons too
+    if (text.innerText && text.scrollWidth > text.clientWidth + 1) bad.push("botón: " + text.innerText);
   }
   const main = document.querySelector("[data-testid='stMain']");
   if (main && main.scrollWidth > main.clientWidth + 1) bad.push("la página se desplaza de lado");

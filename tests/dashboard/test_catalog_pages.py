@@ -65,7 +65,7 @@ def test_register_search_and_edit_a_customer(shop: Shop) -> None:
     assert [r["Nombre"] for r in rows] == [name] and rows[0]["Número"] == "20100070970"
     # edit it: the form is filled with its values
     with Client(shop.base_url, shop.token, cache=False) as client:
-        (person,) = client.persons.records(search=name)
+        (person,) = client.persons.list(search=name)
     at.selectbox(key="person_edit").select_index(1).run()
     key = f"person_name_{person.id}"
     assert at.text_input(key=key).value == name
@@ -73,13 +73,13 @@ def test_register_search_and_edit_a_customer(shop: Shop) -> None:
     submit(at, "Guardar")
     assert "guardado" in texts(at.success), texts(at.error)
     with Client(shop.base_url, shop.token, cache=False) as client:
-        assert [p.name for p in client.persons.records(search=name)] == [name + " EIRL"]
+        assert [p.name for p in client.persons.list(search=name)] == [name + " EIRL"]
 
 
 def test_search_finds_only_matching_customers(shop: Shop) -> None:
     with Client(shop.base_url, shop.token, cache=False) as client:
-        client.persons.save(number="46027862", name="JUAN PEREZ QUISPE", identity_type="1")
-        client.persons.save(number="20601030013", name="DISTRIBUIDORA NORTE S.A.C.", identity_type="6")
+        client.persons.create(number="46027862", name="JUAN PEREZ QUISPE", identity_type="1")
+        client.persons.create(number="20601030013", name="DISTRIBUIDORA NORTE S.A.C.", identity_type="6")
     at = app("views/customers.py")
     assert len(table(at)) == 2
     at.text_input(key="person_search").set_value("NORTE").run()
@@ -97,7 +97,7 @@ def test_a_bad_ruc_is_refused_with_the_field(shop: Shop) -> None:
     error = texts(at.error)
     assert "No se guardó" in error and "number" in error, error
     with Client(shop.base_url, shop.token, cache=False) as client:
-        assert client.persons.records() == []
+        assert client.persons.list() == []
 
 
 # -- Productos ------------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from connector import Client
-from connector.backoffice import NoteLine, Quotation, SaleNote
+from connector.quotations import Quotation
+from connector.sale_notes import SaleNote
+from connector.sheets import NoteLine
 from tests.conftest import LiveService
 from tests.dashboard.conftest import write_tenants
 from tests.dashboard.test_app import app, texts
@@ -42,8 +44,8 @@ def trade(shop: Shop) -> dict[str, Any]:
         taza = client.items.create(
             code="TAZ-1", description="Taza", sale_price="11.80", stock=10, purchase_unit_price="4.50"
         )
-        ana = client.persons.save(number="45678912", name="ANA TORRES", identity_type="1")
-        andes = client.persons.save(
+        ana = client.persons.create(number="45678912", name="ANA TORRES", identity_type="1")
+        andes = client.persons.create(
             number="20487654320", name="DISTRIBUIDORA LOS ANDES S.A.C.", identity_type="6"
         )
         [series] = client.sale_notes.series()

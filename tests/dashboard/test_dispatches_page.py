@@ -103,5 +103,5 @@ def test_a_guide_from_an_accepted_factura(shop: Shop) -> None:
     assert invoice["number"] not in texts(at.info)  # the form forgets the document once issued
     with shop.client() as client:
         [guide] = client.dispatches.list(peru_today(), peru_today())
-        xml = client.dispatches.download(guide.external_id, "xml").decode()
+        xml = client.dispatches.download_xml(guide.external_id).decode()
     assert f"<cbc:ID>{invoice['number']}</cbc:ID>" in xml and "ARCH-A4" in xml

@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal as D
 
-from connector.sales import by_customer, group_totals, sales_of, summarize
+from analysis.sales import ProductTotal, by_customer, group_totals, sales_of, summarize
 from dashboard import figures
-from tests.connector.test_sales import ROWS
+from tests.analysis.test_sales import ROWS
 
 
 def test_money_and_plurals() -> None:
@@ -57,7 +57,7 @@ def test_a_loading_frame_has_the_chart_title_and_no_data() -> None:
 def test_the_months_chart_draws_the_previous_period_as_the_previous_period() -> None:
     """Valor de venta por mes: the months of the period before are gray "Periodo anterior" bars (they were
     drawn as "Periodo elegido"), the chosen ones blue, each trace naming its dates."""
-    from tests.connector.test_sales import row
+    from tests.analysis.test_sales import row
 
     now = sales_of([row("F001-2", "01", day=dt.date(2026, 11, 5), taxed=200, igv=36, total=236)])
     before = sales_of([row("F001-1", "01", day=dt.date(2026, 10, 5), taxed=160, igv="28.80", total="188.80")])
@@ -134,3 +134,22 @@ def test_numbers_read_one_way_in_every_table() -> None:
     views = Path(widgets.__file__).parent / "views"
     raw = [p.name for p in sorted(views.glob("*.py")) if ".dataframe(" in p.read_text(encoding="utf-8")]
     assert raw == [], f"tables drawn without widgets.data_table: {raw}"
+
+
+def test_the_products_table_has_an_icbper_column_only_when_a_product_carries_it() -> None:
+    coffee = ProductTotal("X001", "Café", "KGM", D(3), D("30.00"), D("0"), D("0"), D("30.00"), 1)
+    bag = ProductTotal("B001", "Bolsa", "NIU", D(2), D("0.20"), D("0.04"), D("0.10"), D("0.34"), 1)
+    assert "ICBPER" not in figures.products_frame([coffee]).columns
+    with_bags = figures.products_frame([coffee, bag])
+    assert list(with_bags["ICBPER"]) == [0.0, 0.1] and list(with_bags.columns)[-1] == "Importe total"
+
+
+def test_the_daily_chart_ticks_whole_days() -> None:
+    """A day, a week or a month reads one label per day or per week, never one day over and over."""
+    day = dt.date(2026, 12, 1)
+    one = figures.daily_figure([], day, day).layout.xaxis
+    assert one.dtick == 86_400_000 and one.tickformat == "%d/%m"
+    month = figures.daily_figure([], dt.date(2026, 11, 2), day).layout.xaxis
+    assert month.dtick == 7 * 86_400_000
+    year = figures.daily_figure([], dt.date(2025, 12, 2), day).layout.xaxis
+    assert year.dtick is None

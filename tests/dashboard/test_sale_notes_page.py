@@ -32,7 +32,7 @@ def shop(live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def stocked(shop: Shop) -> Shop:
     """A customer with a RUC and two products with stock."""
     with Client(shop.base_url, shop.token, cache=False) as client:
-        client.persons.save(number="20100070970", name="CLIENTE CON RUC S.A.C.", identity_type="6")
+        client.persons.create(number="20100070970", name="CLIENTE CON RUC S.A.C.", identity_type="6")
         client.items.create(code="CUA-1", description="Cuaderno A4", sale_price="5.90", stock=50)
         client.items.create(code="LAP-1", description="Lapicero", sale_price="1.50", stock=50)
     return shop
@@ -108,7 +108,7 @@ def test_register_a_quotation_and_find_it_with_its_total(stocked: Shop) -> None:
 
 def test_a_factura_for_a_customer_without_ruc_is_refused(stocked: Shop) -> None:
     with Client(stocked.base_url, stocked.token, cache=False) as client:
-        client.persons.save(number="46027862", name="AAA JUAN PEREZ", identity_type="1")
+        client.persons.create(number="46027862", name="AAA JUAN PEREZ", identity_type="1")
     at = app(PAGE)
     customers = at.selectbox(key="note_customer").options
     at.selectbox(key="note_customer").select_index(

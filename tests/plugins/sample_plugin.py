@@ -9,10 +9,8 @@ from connector import FormField, hookimpl
 SEEN: list[tuple[str, Any]] = []
 
 
-@hookimpl
-def facturador_form_fields(family: str, document_type: str | None) -> list[FormField]:
-    if family != "documents":
-        return []
+@hookimpl(families="documents")
+def facturador_form_fields() -> list[FormField]:
     return [FormField("sample.note", "Nota del tenant", "text", section="Tenant")]
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from connector import Client, FieldError, ValidationError
 from connector.builders import Customer, Invoice, Line, Receipt
+from connector.plugins import make_plugin_manager
 from plugins import advances, allowances, payments, perception, retention
 from plugins._blocks import with_totals
 
@@ -32,7 +33,7 @@ def invoice(**kw: Any) -> Invoice:
 
 def run(plugin: Any, payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     original = copy.deepcopy(payload)
-    prepared = plugin.facturador_prepare_payload("documents", payload, values)
+    prepared = plugin.facturador_prepare_payload(payload, values)
     assert payload == original  # never mutated
     assert prepared is not None
     return prepared
@@ -54,15 +55,15 @@ def fields(errors: list[FieldError]) -> list[str]:
 )
 def test_form_fields_by_family_and_type(plugin: Any, keys: list[str], types: tuple[str, ...]) -> None:
     for doc_type in ("01", "03", "07", "08"):
-        found = plugin.facturador_form_fields("documents", doc_type)
+        found = plugin.facturador_form_fields(doc_type)
         assert [f.key for f in found] == (keys if doc_type in types else [])
-    assert len({f.section for f in plugin.facturador_form_fields("documents", None)}) == 1
+    assert len({f.section for f in plugin.facturador_form_fields(None)}) == 1
+    host = make_plugin_manager([plugin])  # it serves documents alone: other families never call it
     for family in ("voided", "summaries", "retentions"):
-        assert plugin.facturador_form_fields(family, "01") == []
-        assert plugin.facturador_prepare_payload(family, invoice().to_payload(), {keys[0]: "1"}) is None
-        assert (
-            plugin.facturador_validate_payload(family, {"pagos": "x", "percepcion": "x", "cargos": "x"}) == []
-        )
+        payload = invoice().to_payload()
+        assert host.form_fields(family, "01") == []
+        assert host.prepare_payload(family, payload, {keys[0]: "1"}) is payload
+        assert host.validate_payload(family, {"pagos": "x", "percepcion": "x", "cargos": "x"}) == []
 
 
 def test_with_totals_matches_the_builder() -> None:
@@ -81,11 +82,9 @@ def test_with_totals_matches_the_builder() -> None:
 
 
 def test_allowances_prepare_appends_and_recomputes_totals() -> None:
-    assert allowances.facturador_prepare_payload("documents", invoice().to_payload(), {}) is None
+    assert allowances.facturador_prepare_payload(invoice().to_payload(), {}) is None
     assert (
-        allowances.facturador_prepare_payload(
-            "documents", invoice().to_payload(), {"allowances.charge_percent": ""}
-        )
+        allowances.facturador_prepare_payload(invoice().to_payload(), {"allowances.charge_percent": ""})
         is None
     )
     prepared = run(allowances, invoice().to_payload(), {"allowances.discount_percent": "10"})
@@ -108,7 +107,7 @@ def test_allowances_prepare_appends_and_recomputes_totals() -> None:
     )
     assert [c["codigo"] for c in both["cargos"]] == ["49"] and both["cargos"][0]["monto"] == 50.0
     assert both["totales"]["total_operaciones_gravadas"] == 950.0 and both["totales"]["total_venta"] == 1121.0
-    assert allowances.facturador_validate_payload("documents", both) == []
+    assert allowances.facturador_validate_payload(both) == []
 
 
 @pytest.mark.parametrize(
@@ -127,7 +126,7 @@ def test_allowances_prepare_appends_and_recomputes_totals() -> None:
 def test_allowances_refuse(change: Any, field: str) -> None:
     prepared = run(allowances, invoice().to_payload(), {"allowances.discount_percent": "10"})
     change(prepared)
-    assert field in fields(allowances.facturador_validate_payload("documents", prepared))
+    assert field in fields(allowances.facturador_validate_payload(prepared))
 
 
 # -- advances ---------------------------------------------------------------------------------------
@@ -136,10 +135,7 @@ ADVANCE = {"advances.number": "f001-9", "advances.amount": "500"}
 
 
 def test_advances_prepare() -> None:
-    assert (
-        advances.facturador_prepare_payload("documents", invoice().to_payload(), {"advances.number": " "})
-        is None
-    )
+    assert advances.facturador_prepare_payload(invoice().to_payload(), {"advances.number": " "}) is None
     prepared = run(advances, invoice().to_payload(), ADVANCE)
     assert prepared["anticipos"] == [
         {"numero": "F001-9", "codigo_tipo_documento": "02", "monto": 500.0, "total": 590.0}
@@ -150,14 +146,14 @@ def test_advances_prepare() -> None:
     totals = prepared["totales"]
     assert totals["total_anticipos"] == 500.0 and totals["total_operaciones_gravadas"] == 500.0
     assert totals["total_igv"] == 90.0 and totals["total_venta"] == 590.0
-    assert advances.facturador_validate_payload("documents", prepared) == []
+    assert advances.facturador_validate_payload(prepared) == []
     second = run(
         advances, prepared, {"advances.number": "B001-3", "advances.amount": 100, "advances.total": 118}
     )
     assert [a["codigo_tipo_documento"] for a in second["anticipos"]] == ["02", "03"]
     assert [(d["codigo"], d["monto"]) for d in second["descuentos"]] == [("04", 600.0)]
     assert second["totales"]["total_anticipos"] == 600.0
-    assert advances.facturador_validate_payload("documents", second) == []
+    assert advances.facturador_validate_payload(second) == []
 
 
 @pytest.mark.parametrize(
@@ -179,14 +175,14 @@ def test_advances_prepare() -> None:
 def test_advances_refuse(change: Any, field: str) -> None:
     prepared = run(advances, invoice().to_payload(), ADVANCE)
     change(prepared)
-    assert field in fields(advances.facturador_validate_payload("documents", prepared))
+    assert field in fields(advances.facturador_validate_payload(prepared))
 
 
 # -- payments ----------------------------------------------------------------------------------------
 
 
 def test_payments_prepare() -> None:
-    assert payments.facturador_prepare_payload("documents", invoice().to_payload(), {}) is None
+    assert payments.facturador_prepare_payload(invoice().to_payload(), {}) is None
     whole = run(payments, invoice().to_payload(), {"payments.method": "01"})
     assert whole["pagos"] == [{"codigo_metodo_pago": "01", "codigo_destino_pago": "cash", "monto": 1180.0}]
     part = run(
@@ -200,9 +196,9 @@ def test_payments_prepare() -> None:
         "monto": 100.5,
         "referencia": "VOUCHER-1",
     }
-    assert fields(payments.facturador_validate_payload("documents", part)) == ["pagos"]  # above the total
-    assert payments.facturador_validate_payload("documents", whole) == []
-    assert payments.facturador_validate_payload("documents", invoice().to_payload()) == []
+    assert fields(payments.facturador_validate_payload(part)) == ["pagos"]  # above the total
+    assert payments.facturador_validate_payload(whole) == []
+    assert payments.facturador_validate_payload(invoice().to_payload()) == []
 
 
 @pytest.mark.parametrize(
@@ -219,27 +215,24 @@ def test_payments_prepare() -> None:
 def test_payments_refuse(change: Any, field: str) -> None:
     prepared = run(payments, invoice().to_payload(), {"payments.method": "01"})
     change(prepared)
-    assert field in fields(payments.facturador_validate_payload("documents", prepared))
+    assert field in fields(payments.facturador_validate_payload(prepared))
 
 
 # -- perception --------------------------------------------------------------------------------------
 
 
 def test_perception_prepare() -> None:
-    assert (
-        perception.facturador_prepare_payload("documents", invoice().to_payload(), {"perception.code": ""})
-        is None
-    )
+    assert perception.facturador_prepare_payload(invoice().to_payload(), {"perception.code": ""}) is None
     prepared = run(perception, invoice().to_payload(), {"perception.code": "51"})
     assert prepared["codigo_tipo_operacion"] == "2001"
     assert prepared["percepcion"] == {"codigo": "51", "porcentaje": 2.0, "base": 1180.0, "monto": 23.6}
-    assert perception.facturador_validate_payload("documents", prepared) == []
+    assert perception.facturador_validate_payload(prepared) == []
     usd = run(
         perception, invoice(currency="USD", exchange_rate="3.80").to_payload(), {"perception.code": "53"}
     )
     assert usd["percepcion"] == {"codigo": "53", "porcentaje": 0.5, "base": 4484.0, "monto": 22.42}
     unknown = run(perception, invoice().to_payload(), {"perception.code": "62"})
-    assert fields(perception.facturador_validate_payload("documents", unknown)) == ["percepcion.codigo"]
+    assert fields(perception.facturador_validate_payload(unknown)) == ["percepcion.codigo"]
 
 
 @pytest.mark.parametrize(
@@ -260,22 +253,19 @@ def test_perception_prepare() -> None:
 def test_perception_refuses(change: Any, field: str) -> None:
     prepared = run(perception, invoice().to_payload(), {"perception.code": "51"})
     change(prepared)
-    assert field in fields(perception.facturador_validate_payload("documents", prepared))
+    assert field in fields(perception.facturador_validate_payload(prepared))
 
 
 # -- retention --------------------------------------------------------------------------------------
 
 
 def test_retention_prepare() -> None:
-    assert retention.facturador_prepare_payload("documents", invoice().to_payload(), {}) is None
-    assert (
-        retention.facturador_prepare_payload("documents", invoice().to_payload(), {"retention.apply": False})
-        is None
-    )
+    assert retention.facturador_prepare_payload(invoice().to_payload(), {}) is None
+    assert retention.facturador_prepare_payload(invoice().to_payload(), {"retention.apply": False}) is None
     prepared = run(retention, invoice().to_payload(), {"retention.apply": True})
     assert prepared["retencion"] == {"codigo": "62", "porcentaje": 3.0, "base": 1180.0, "monto": 35.4}
-    assert retention.facturador_validate_payload("documents", prepared) == []
-    assert retention.facturador_validate_payload("documents", invoice().to_payload()) == []
+    assert retention.facturador_validate_payload(prepared) == []
+    assert retention.facturador_validate_payload(invoice().to_payload()) == []
 
 
 @pytest.mark.parametrize(
@@ -297,7 +287,7 @@ def test_retention_prepare() -> None:
 def test_retention_refuses(change: Any, field: str) -> None:
     prepared = run(retention, invoice().to_payload(), {"retention.apply": True})
     change(prepared)
-    assert field in fields(retention.facturador_validate_payload("documents", prepared))
+    assert field in fields(retention.facturador_validate_payload(prepared))
 
 
 # -- through the client and the service -------------------------------------------------------------

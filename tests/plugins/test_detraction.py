@@ -12,6 +12,7 @@ import pytest
 
 from connector import Client, FieldError, ValidationError
 from connector.builders import Customer, Invoice, Line, Receipt
+from connector.plugins import make_plugin_manager
 from plugins import detraction
 from plugins.detraction import DetractionWarning
 from sunat import catalogs
@@ -27,17 +28,17 @@ def service_invoice(**kw: Any) -> Invoice:
 
 
 def prepare(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
-    return detraction.facturador_prepare_payload("documents", payload, values)
+    return detraction.facturador_prepare_payload(payload, values)
 
 
 def validate(payload: dict[str, Any]) -> list[FieldError]:
     with warnings.catch_warnings():
         warnings.simplefilter("error", DetractionWarning)
-        return detraction.facturador_validate_payload("documents", payload)
+        return detraction.facturador_validate_payload(payload)
 
 
 def test_form_fields() -> None:
-    fields = detraction.facturador_form_fields("documents", "01")
+    fields = detraction.facturador_form_fields("01")
     assert [f.key for f in fields] == [
         "detraction.code",
         "detraction.percent",
@@ -50,9 +51,9 @@ def test_form_fields() -> None:
     assert len(code.options) == len(catalogs.DETRACTION_TYPES) + 1
     assert percent.kind == "number" and account.required and method.default == "001"
     assert {f.section for f in fields} == {"Detracción"}
-    assert detraction.facturador_form_fields("documents", None)
-    assert detraction.facturador_form_fields("documents", "03") == []
-    assert detraction.facturador_form_fields("voided", "01") == []
+    assert detraction.facturador_form_fields(None)
+    assert detraction.facturador_form_fields("03") == []
+    assert make_plugin_manager().form_fields("voided", "01") == []  # a built-in of documents alone
 
 
 def test_prepare_adds_operation_block_and_legend() -> None:
@@ -76,7 +77,7 @@ def test_prepare_adds_operation_block_and_legend() -> None:
 def test_prepare_options() -> None:
     assert prepare(service_invoice().to_payload(), {}) is None
     assert prepare(service_invoice().to_payload(), {"detraction.code": ""}) is None
-    assert detraction.facturador_prepare_payload("voided", {}, VALUES) is None
+    assert make_plugin_manager().prepare_payload("voided", {}, VALUES) == {}
     # an explicit percent, a payment method, legends kept (2006 once), operation 1002 kept
     payload = service_invoice(
         extra={"leyendas": [{"codigo": "2006", "valor": "x"}, {"codigo": "2005", "valor": "y"}]}
@@ -126,7 +127,7 @@ def test_validate_operation_without_block_and_block_shape() -> None:
     assert "3127" in validate(payload)[0].message
     assert validate(service_invoice().to_payload()) == []
     assert [e.field for e in validate({**payload, "detraccion": "037"})] == ["detraccion"]
-    assert detraction.facturador_validate_payload("summaries", payload) == []
+    assert make_plugin_manager().validate_payload("summaries", payload) == []
 
 
 def test_warnings_do_not_block() -> None:
@@ -134,12 +135,12 @@ def test_warnings_do_not_block() -> None:
     prepared = prepare(small.to_payload(), VALUES)
     assert prepared is not None
     with pytest.warns(DetractionWarning, match="700"):
-        assert detraction.facturador_validate_payload("documents", prepared) == []
+        assert detraction.facturador_validate_payload(prepared) == []
     no_legend = prepare(service_invoice().to_payload(), VALUES)
     assert no_legend is not None
     del no_legend["leyendas"]
     with pytest.warns(DetractionWarning, match="2006"):
-        assert detraction.facturador_validate_payload("documents", no_legend) == []
+        assert detraction.facturador_validate_payload(no_legend) == []
 
 
 # -- end to end --------------------------------------------------------------------------------------

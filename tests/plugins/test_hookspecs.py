@@ -193,6 +193,46 @@ def test_built_ins_are_registered_on_every_manager() -> None:
     assert "facturador_prepare_payload" in info.hooks
 
 
+def test_an_implementation_hears_only_the_families_its_marker_names() -> None:
+    heard: list[tuple[str, str]] = []
+
+    class Plugin:
+        @hookimpl(families=("documents", "dispatches"))
+        def facturador_validate_payload(self, payload: dict[str, Any]) -> list[str]:
+            heard.append(("marked", payload["serie_documento"]))
+            return []
+
+        @hookimpl(families="summaries")
+        def facturador_form_fields(self, document_type: str | None) -> list[FormField]:
+            return [FormField("plugin.day", "Día", "date")]
+
+    class Everyone:
+        @hookimpl
+        def facturador_validate_payload(self, family: str, payload: dict[str, Any]) -> list[str]:
+            heard.append((family, payload["serie_documento"]))
+            return []
+
+    host = make_plugin_manager([Plugin(), Everyone()])
+    for family in ("documents", "voided", "dispatches"):
+        host.validate_payload(family, {"serie_documento": family})
+    assert heard == [
+        ("marked", "documents"),
+        ("documents", "documents"),
+        ("voided", "voided"),
+        ("marked", "dispatches"),
+        ("dispatches", "dispatches"),
+    ]
+    assert [f.key for f in host.form_fields("summaries")] == ["plugin.day"]
+    assert host.form_fields("documents", "03") == []  # the built-ins offer nothing for boletas
+    assert hookspecs_module.families_served(Plugin.facturador_validate_payload) == {"documents", "dispatches"}
+    assert hookspecs_module.families_served(Everyone.facturador_validate_payload) is None
+
+    with pytest.raises(ValueError, match="document"):
+        hookimpl(families="document")  # misspelt: it would never be called
+    with pytest.raises(ValueError):
+        hookimpl(families=())
+
+
 def test_each_client_has_its_own_manager(live: LiveService) -> None:
     with (
         Client(live.base_url(ACME), ACME_TOKEN, cache=False, plugins=[sample_plugin]) as with_plugin,

@@ -11,6 +11,7 @@ import pytest
 
 from connector import Client, FieldError, ValidationError
 from connector.builders import Customer, Invoice, Line
+from connector.plugins import make_plugin_manager
 from plugins import instalments
 from sunat.calendar import peru_today
 
@@ -28,19 +29,19 @@ def sale(**kw: Any) -> Invoice:
 
 
 def prepare(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
-    return instalments.facturador_prepare_payload("documents", payload, values)
+    return instalments.facturador_prepare_payload(payload, values)
 
 
 def validate(payload: dict[str, Any]) -> list[FieldError]:
-    return instalments.facturador_validate_payload("documents", payload)
+    return instalments.facturador_validate_payload(payload)
 
 
 def test_form_field_is_a_table() -> None:
-    (field,) = instalments.facturador_form_fields("documents", "01")
+    (field,) = instalments.facturador_form_fields("01")
     assert field.key == "instalments.rows" and field.kind == "table" and field.section == "Pago al crédito"
     assert [(c.key, c.kind) for c in field.columns] == [("date", "date"), ("amount", "number")]
-    assert instalments.facturador_form_fields("documents", "03") == []
-    assert instalments.facturador_form_fields("persons", None) == []
+    assert instalments.facturador_form_fields("03") == []
+    assert make_plugin_manager().form_fields("persons", None) == []  # a built-in of documents alone
 
 
 def test_prepare_from_rows_and_from_a_dataframe() -> None:
@@ -65,7 +66,7 @@ def test_prepare_from_rows_and_from_a_dataframe() -> None:
         {"fecha": day(30).isoformat(), "codigo_tipo_moneda": "USD", "monto": 1180.0}
     ]
     assert prepare(payload, {}) is None and prepare(payload, {"instalments.rows": []}) is None
-    assert instalments.facturador_prepare_payload("voided", payload, {"instalments.rows": rows}) is None
+    assert make_plugin_manager().prepare_payload("voided", payload, {"instalments.rows": rows}) is payload
 
 
 def credit(cuotas: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:

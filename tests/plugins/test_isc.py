@@ -11,6 +11,7 @@ import pytest
 
 from connector import Client, ValidationError
 from connector.builders import Customer, Invoice, Line
+from connector.plugins import make_plugin_manager
 from plugins import isc
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.")
@@ -30,23 +31,25 @@ def invoice() -> Invoice:
 def prepared(values: dict[str, Any]) -> dict[str, Any]:
     payload = invoice().to_payload()
     original = copy.deepcopy(payload)
-    result = isc.facturador_prepare_payload("documents", payload, values)
+    result = isc.facturador_prepare_payload(payload, values)
     assert payload == original and result is not None  # never mutated
     return result
 
 
 def test_form_fields() -> None:
     for doc_type in ("01", "03", "07", "08", None):
-        keys = [f.key for f in isc.facturador_form_fields("documents", doc_type)]
+        keys = [f.key for f in isc.facturador_form_fields(doc_type)]
         assert keys == [isc.SYSTEM, isc.PERCENT, isc.PER_UNIT, isc.PUBLIC_PRICE, isc.OTHER]
-    assert {f.section for f in isc.facturador_form_fields("documents", "01")} == {"ISC y otros tributos"}
-    system = isc.facturador_form_fields("documents", "01")[0]
+    assert {f.section for f in isc.facturador_form_fields("01")} == {"ISC y otros tributos"}
+    system = isc.facturador_form_fields("01")[0]
     assert [code for code, _ in system.options] == ["", "01", "02", "03"]
+    host = make_plugin_manager([isc])  # it serves documents alone: other families never call it
     for family in ("voided", "summaries", "retentions"):
-        assert isc.facturador_form_fields(family, "01") == []
-        assert isc.facturador_prepare_payload(family, invoice().to_payload(), {isc.SYSTEM: "01"}) is None
-        assert isc.facturador_validate_payload(family, {"items": "x"}) == []
-    assert isc.facturador_prepare_payload("documents", invoice().to_payload(), {isc.SYSTEM: ""}) is None
+        payload = invoice().to_payload()
+        assert host.form_fields(family, "01") == []
+        assert host.prepare_payload(family, payload, {isc.SYSTEM: "01"}) is payload
+        assert host.validate_payload(family, {"items": "x"}) == []
+    assert isc.facturador_prepare_payload(invoice().to_payload(), {isc.SYSTEM: ""}) is None
 
 
 def test_prepare_isc_al_valor_on_every_line_that_takes_it() -> None:
@@ -68,7 +71,7 @@ def test_prepare_isc_al_valor_on_every_line_that_takes_it() -> None:
     assert (totals["total_base_isc"], totals["total_isc"]) == (70.0, 21.0)
     assert (totals["total_operaciones_gravadas"], totals["total_igv"]) == (50.0, 11.7)
     assert totals["total_impuestos"] == 32.7 and totals["total_venta"] == 102.7
-    assert isc.facturador_validate_payload("documents", payload) == []
+    assert isc.facturador_validate_payload(payload) == []
 
 
 def test_prepare_fixed_amount_public_price_and_other_taxes() -> None:
@@ -99,7 +102,7 @@ def test_prepare_fixed_amount_public_price_and_other_taxes() -> None:
 def test_validate_refuses(change: Any, field: str, rule: str) -> None:
     payload = prepared({isc.SYSTEM: "01", isc.PERCENT: "30"})
     change(payload)
-    errors = isc.facturador_validate_payload("documents", payload)
+    errors = isc.facturador_validate_payload(payload)
     assert any(e.field == field and rule in e.message for e in errors), errors
 
 

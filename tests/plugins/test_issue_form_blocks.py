@@ -48,7 +48,7 @@ def invoice(**kw: Any) -> Invoice:
 
 def run(plugin: Any, payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     original = copy.deepcopy(payload)
-    prepared = plugin.facturador_prepare_payload("documents", payload, values)
+    prepared = plugin.facturador_prepare_payload(payload, values)
     assert payload == original  # never mutated
     assert prepared is not None
     return prepared
@@ -57,16 +57,15 @@ def run(plugin: Any, payload: dict[str, Any], values: dict[str, Any]) -> dict[st
 @pytest.mark.parametrize("name", sorted(NEW_PLUGINS))
 def test_form_section_only_when_enabled(client: Client, name: str) -> None:
     plugin = NEW_PLUGINS[name]
-    own = {f.key for f in plugin.facturador_form_fields("documents", "01")}
-    assert own and len({f.section for f in plugin.facturador_form_fields("documents", "01")}) == 1
+    own = {f.key for f in plugin.facturador_form_fields("01")}
+    assert own and len({f.section for f in plugin.facturador_form_fields("01")}) == 1
     offered = {f.key for f in client.plugin_manager.form_fields("documents", "01")}
     assert not own & offered  # not enabled: no section
     client.plugin_manager.register(name)
     offered = {f.key for f in client.plugin_manager.form_fields("documents", "01")}
     assert own <= offered
-    assert plugin.facturador_form_fields("voided", "01") == []
-    assert plugin.facturador_prepare_payload("voided", invoice().to_payload(), {}) is None
-    assert plugin.facturador_prepare_payload("documents", invoice().to_payload(), {}) is None
+    assert client.plugin_manager.form_fields("voided", "01") == []  # it serves documents alone
+    assert plugin.facturador_prepare_payload(invoice().to_payload(), {}) is None
 
 
 def test_line_allowances_prepare() -> None:
@@ -91,9 +90,9 @@ def test_line_allowances_prepare() -> None:
     totals = prepared["totales"]
     assert totals["total_operaciones_gravadas"] == 1000.0 and totals["total_cargos"] == 5.0
     assert totals["total_venta"] == 1185.0  # 1,000.00 + IGV 180.00 + charge 48 5.00
-    assert line_allowances.facturador_validate_payload("documents", prepared) == []
+    assert line_allowances.facturador_validate_payload(prepared) == []
     prepared["items"][0]["descuentos"][0]["codigo"] = "02"
-    assert [e.field for e in line_allowances.facturador_validate_payload("documents", prepared)] == [
+    assert [e.field for e in line_allowances.facturador_validate_payload(prepared)] == [
         "items.0.descuentos.0.codigo"
     ]
 
@@ -108,7 +107,7 @@ def test_item_attributes_prepare() -> None:
     (entry,) = prepared["items"][1]["datos_adicionales"]
     assert entry["codigo"] == "7000" and entry["valor"] == "Cliente 9" and entry["descripcion"]
     assert "datos_adicionales" not in prepared["items"][0]
-    assert item_attributes.facturador_validate_payload("documents", prepared) == []
+    assert item_attributes.facturador_validate_payload(prepared) == []
 
 
 def test_references_prepare() -> None:
@@ -122,11 +121,9 @@ def test_references_prepare() -> None:
     prepared = run(references, invoice().to_payload(), values)
     assert prepared["relacionados"] == [{"numero": "OC-77", "codigo_tipo_documento": "99", "monto": 20.0}]
     assert prepared["guias"] == [{"numero": "T001-9", "codigo_tipo_documento": "09"}]
-    assert references.facturador_validate_payload("documents", prepared) == []
+    assert references.facturador_validate_payload(prepared) == []
     prepared["guias"][0]["numero"] = "guía 9"
-    assert [e.field for e in references.facturador_validate_payload("documents", prepared)] == [
-        "guias.0.numero"
-    ]
+    assert [e.field for e in references.facturador_validate_payload(prepared)] == ["guias.0.numero"]
 
 
 def test_cargo_transport_prepare() -> None:
@@ -137,19 +134,19 @@ def test_cargo_transport_prepare() -> None:
     assert block["monto"] == 51.92  # 4 % of 1,298.00
     assert block["ubigeo_destino"] == "040101" and block["valor_referencial_carga_util"] == 950.0
     assert {"codigo": "2006", "valor": "Operación sujeta a detracción"} in prepared["leyendas"]
-    assert cargo_transport.facturador_validate_payload("documents", prepared) == []
+    assert cargo_transport.facturador_validate_payload(prepared) == []
     bad = copy.deepcopy(prepared)
     bad["detraccion"]["ubigeo_origen"] = "999999"
     del bad["detraccion"]["detalle_viaje"]
-    assert sorted(e.field for e in cargo_transport.facturador_validate_payload("documents", bad)) == [
+    assert sorted(e.field for e in cargo_transport.facturador_validate_payload(bad)) == [
         "detraccion.detalle_viaje",
         "detraccion.ubigeo_origen",
     ]
 
 
 def test_instalments_on_notes() -> None:
-    assert [f.key for f in instalments.facturador_form_fields("documents", "07")] == ["instalments.rows"]
-    assert [f.key for f in instalments.facturador_form_fields("documents", "08")] == ["instalments.rows"]
+    assert [f.key for f in instalments.facturador_form_fields("07")] == ["instalments.rows"]
+    assert [f.key for f in instalments.facturador_form_fields("08")] == ["instalments.rows"]
     note = CreditNote(
         customer=CUSTOMER,
         lines=[Line("Ajuste de fechas", 1, unit_value=0, unit="ZZ")],
@@ -160,7 +157,7 @@ def test_instalments_on_notes() -> None:
     due = (peru_today() + dt.timedelta(days=30)).isoformat()
     prepared = run(instalments, note.to_payload(), {"instalments.rows": [{"date": due, "amount": 500}]})
     assert prepared["codigo_condicion_de_pago"] == "02" and prepared["cuotas"][0]["monto"] == 500.0
-    assert instalments.facturador_validate_payload("documents", prepared) == []  # total 0: no sum check
+    assert instalments.facturador_validate_payload(prepared) == []  # total 0: no sum check
 
 
 def test_issue_with_the_form_blocks_through_the_service(client: Client) -> None:

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from analysis.register import sales_register
 from connector import Client, wait_for_ticket
-from connector.backoffice import NoteLine, Quotation, SaleNote
 from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
 from connector.consult import check_document
+from connector.quotations import Quotation
+from connector.sale_notes import SaleNote
+from connector.sheets import NoteLine
 from sunat.calendar import peru_today
 from sunat.identity import ruc_check_digit
 from tests.real_tenant.seed import sale_note_body, seed
@@ -111,7 +114,7 @@ def _register(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
             reason="Anulación",
         )
     )
-    register = c.documents.sales_register(TODAY)
+    register = sales_register(c, TODAY)
     entry = next(e for e in register.entries if f"{e.series}-{e.number}" == note.number)
     _check(
         f"{entry.affected_series}-{entry.affected_number}" == ctx["invoice"].number,
@@ -159,7 +162,7 @@ def _series(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
 def _ids(c: Client) -> tuple[int, int]:
     code = f"C-{uuid.uuid4().hex[:5]}"
     product = c.items.create(code=code, description=f"Producto {code}", sale_price="24.90", stock=9)
-    customer = c.persons.save(number=_ruc(), name=f"CLIENTE {code}", identity_type="6")
+    customer = c.persons.create(number=_ruc(), name=f"CLIENTE {code}", identity_type="6")
     return product.id, customer.id
 
 
@@ -231,23 +234,23 @@ def _quotations_list(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
 
 
 def _person_records(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
-    names = {p.name for p in c.persons.records("customers", "NORTE")}
+    names = {p.name for p in c.persons.list("customers", "NORTE")}
     _check(names == {"DISTRIBUIDORA NORTE S.A.C."}, f"customers named NORTE: {sorted(names)}")
 
 
 def _person_pages(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
     tag = uuid.uuid4().hex[:5].upper()
     made = {
-        c.persons.save(number=f"4{i:07d}", name=f"PAGINA {tag} {i:02d}", identity_type="1").id
+        c.persons.create(number=f"4{i:07d}", name=f"PAGINA {tag} {i:02d}", identity_type="1").id
         for i in range(23)
     }
-    _check({p.id for p in c.persons.records("customers", f"PAGINA {tag}")} == made, "pages lost the search")
+    _check({p.id for p in c.persons.list("customers", f"PAGINA {tag}")} == made, "pages lost the search")
 
 
 def _person_edit(c: Client, s: StandIn, ctx: dict[str, Any]) -> None:
     number = _ruc()
-    person = c.persons.save(number=number, name=f"EDITABLE {number}", identity_type="6")
-    c.persons.save(number=number, name=f"EDITADO {number}", identity_type="6", person_id=person.id)
+    person = c.persons.create(number=number, name=f"EDITABLE {number}", identity_type="6")
+    c.persons.update(person.id, number=number, name=f"EDITADO {number}", identity_type="6")
     _check([p.number for p in s.tenant.persons].count(number) == 1, "the edit registered a second person")
 
 
@@ -310,7 +313,7 @@ CALLS: list[tuple[str, Call]] = [
     ),
     ("documents.download_cdr() sin CDR", _cdr_of_boleta),
     ("consult.check_document()", _check_document),
-    ("documents.sales_register(mes) con notas", _register),
+    ("analysis.register.sales_register(mes) con notas", _register),
     ("summaries.declare() + status()", _declare),
     ("summaries.void() + status()", _void_boleta),
     ("voided.void() + status()", _void_factura),
@@ -330,16 +333,16 @@ CALLS: list[tuple[str, Call]] = [
         lambda c, s, ctx: c.quotations.download_pdf(s.tenant.quotations[0].external_id) and None,
     ),
     (
-        "persons.save() nuevo",
+        "persons.create() nuevo",
         lambda c, s, ctx: (
-            c.persons.save(number=_ruc(), name=f"NUEVO {uuid.uuid4().hex[:5]}", identity_type="6") and None
+            c.persons.create(number=_ruc(), name=f"NUEVO {uuid.uuid4().hex[:5]}", identity_type="6") and None
         ),
     ),
-    ("persons.records(tipo, búsqueda)", _person_records),
-    ("persons.records() de varias páginas", _person_pages),
-    ("persons.save(person_id=...) edición", _person_edit),
+    ("persons.list(tipo, búsqueda)", _person_records),
+    ("persons.list() de varias páginas", _person_pages),
+    ("persons.update(person_id, ...) edición", _person_edit),
     ("items.create/update/search()", _items),
-    ("items.every()", lambda c, s, ctx: c.items.every() and None),
+    ("items.list()", lambda c, s, ctx: c.items.list() and None),
     ("inventory.add/remove()", _inventory),
     ("inventory.kardex()", _kardex),
     ("dispatches.issue(09)", _guide),

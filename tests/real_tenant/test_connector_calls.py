@@ -14,11 +14,14 @@ from decimal import Decimal
 
 import pytest
 
+from analysis.register import sales_register
 from connector import Client, ConflictError, NotFoundError, wait_for_ticket
-from connector.backoffice import NoteLine, Quotation, SaleNote
 from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
 from connector.consult import check_document
 from connector.errors import NotOfferedError
+from connector.quotations import Quotation
+from connector.sale_notes import SaleNote
+from connector.sheets import NoteLine
 from sunat.calendar import peru_today
 from sunat.identity import ruc_check_digit
 from tests.conftest import LiveService
@@ -157,7 +160,7 @@ def test_credit_note_reaches_the_sales_register(target: Target) -> None:
             reason="Anulación de la operación",
         )
     )
-    register = target.client.documents.sales_register(peru_today())
+    register = sales_register(target.client, peru_today())
     entry = next(e for e in register.entries if f"{e.series}-{int(e.number)}" == note.number)
     assert f"{entry.affected_series}-{int(entry.affected_number)}" == invoice.number
     assert entry.affected_date == peru_today()
@@ -203,7 +206,7 @@ def test_ticket_lists(target: Target) -> None:
 def _product_and_customer(client: Client) -> tuple[int, int]:
     code = f"RT-{_tag()}"
     product = client.items.create(code=code, description=f"Producto {code}", sale_price="24.90", stock=50)
-    customer = client.persons.save(number=_ruc(), name=f"CLIENTE {code} S.A.C.", identity_type="6")
+    customer = client.persons.create(number=_ruc(), name=f"CLIENTE {code} S.A.C.", identity_type="6")
     return product.id, customer.id
 
 
@@ -268,43 +271,43 @@ def test_quotation_create_list_and_pdf(target: Target) -> None:
 
 def test_persons_listed_by_their_type(target: Target) -> None:
     tag = _tag()
-    customer = target.client.persons.save(number=_ruc(), name=f"ACME NORTE {tag} S.A.C.", identity_type="6")
-    supplier = target.client.persons.save(
+    customer = target.client.persons.create(number=_ruc(), name=f"ACME NORTE {tag} S.A.C.", identity_type="6")
+    supplier = target.client.persons.create(
         number=_ruc(), name=f"TRANSPORTES NORTE {tag} S.A.C.", identity_type="6", person_type="suppliers"
     )
-    customers = target.client.persons.records("customers", f"NORTE {tag}")
-    suppliers = target.client.persons.records("suppliers", f"NORTE {tag}")
+    customers = target.client.persons.list("customers", f"NORTE {tag}")
+    suppliers = target.client.persons.list("suppliers", f"NORTE {tag}")
     assert [p.id for p in customers] == [customer.id]
     assert [p.id for p in suppliers] == [supplier.id]
-    everyone = target.client.persons.records("customers")
+    everyone = target.client.persons.list("customers")
     assert customer.id in {p.id for p in everyone} and supplier.id not in {p.id for p in everyone}
 
 
 def test_persons_search_pages_keep_the_search(target: Target) -> None:
     tag = _tag()
     made = {
-        target.client.persons.save(
+        target.client.persons.create(
             number=f"1{uuid.uuid4().int % 10**7:07d}",
             name=f"CLIENTE PAGINADO {tag} {i:02d}",
             identity_type="1",
         ).id
         for i in range(23)
     }
-    found = target.client.persons.records("customers", f"PAGINADO {tag}")
+    found = target.client.persons.list("customers", f"PAGINADO {tag}")
     assert {p.id for p in found} == made
 
 
 def test_person_edit_does_not_duplicate(target: Target) -> None:
     number = _ruc()
-    person = target.client.persons.save(number=number, name=f"EDITABLE {_tag()} S.A.C.", identity_type="6")
+    person = target.client.persons.create(number=number, name=f"EDITABLE {_tag()} S.A.C.", identity_type="6")
     offered = target.variant != "pro5"
     _offered_or_says_so(
-        lambda: target.client.persons.save(
-            number=number, name=f"EDITADO {_tag()} S.A.C.", identity_type="6", person_id=person.id
+        lambda: target.client.persons.update(
+            person.id, number=number, name=f"EDITADO {_tag()} S.A.C.", identity_type="6"
         ),
         offered=offered,
     )
-    rows = target.client.persons.records("customers", number)
+    rows = target.client.persons.list("customers", number)
     assert [p.id for p in rows] == [person.id]
     assert rows[0].name.startswith("EDITADO" if offered else "EDITABLE")
 
@@ -323,7 +326,7 @@ def test_products_and_stock(target: Target) -> None:
     assert target.client.inventory.remove(code, 3)
     [found] = target.client.items.search(code)
     assert found.stock == Decimal(12)
-    products, _ = target.client.items.every(code)
+    products = target.client.items.list(code)
     assert [p.id for p in products] == [product.id]
     _offered_or_says_so(lambda: target.client.inventory.kardex(product.id), offered=not target.real)
 

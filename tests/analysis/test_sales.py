@@ -7,8 +7,8 @@ import datetime as dt
 from decimal import Decimal as D
 from typing import Any
 
-from connector import sales
-from connector.sales import Amounts, by_customer, by_month, by_series, by_type, group_totals, summarize
+from analysis import sales
+from analysis.sales import Amounts, by_customer, by_month, by_series, by_type, group_totals, summarize
 
 DAY = dt.date(2026, 3, 5)
 

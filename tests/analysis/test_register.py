@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from connector import DocumentRecord
-from connector.register import (
+from analysis.register import (
     PLE_FIELDS,
     PLE_SIMPLIFIED_FIELDS,
     SIRE_FIELDS,
@@ -25,7 +24,8 @@ from connector.register import (
     sire_adjustment_file_name,
     sire_file_name,
 )
-from connector.sales import sales_of, summarize
+from analysis.sales import sales_of, summarize
+from connector import DocumentRecord
 
 RUC, NAME = "20123456786", "EMPRESA DEMO S.A.C."
 MARCH = Period(2025, 3)

@@ -1,0 +1,1190 @@
+"""The Registro de Ventas e Ingresos of a month: SUNAT's PLE 14.1 TXT and its simplified 14.2 form, the
+SIRE RVIE replacement layout (Anexo 3, also used to compare with SUNAT's proposal), SIRE's adjustment
+files for earlier periods (Anexos 5.1 / 5.2: the month's state 8 and 9 lines) and the same as Excel.
+
+Field rules: ``docs/sales_register.md`` (and where the sources disagree, what was decided and why).
+In short:
+
+* one entry per document issued in the month, sorted by date, type, series and number; amounts in soles
+  (foreign-currency documents converted at their own rate, each amount rounded half up, the total the
+  sum of the converted parts) with the currency and the rate in their fields;
+* credit notes negative, with the modified document in fields 28–31 (PLE) / 29–32 (SIRE); when that
+  document is of an earlier month, base and IGV go to the discount columns;
+* voided documents (11): PLE state ``2`` with amounts in zero; SIRE amounts in zero. Rejected documents
+  (09): PLE state ``2`` with zeros (their number is used), left out of the SIRE file (SUNAT has no
+  such CPE in its proposal);
+* PLE state ``8``: a document of an earlier month registered in the service only after that month
+  ended (back-dated), so the earlier month's register could not have it; state ``9``: a document of an
+  earlier month recorded there and voided in this month (its correction, amounts in zero). SIRE's RVIE
+  file has no state field: those lines go in SIRE's adjustment file (:meth:`SalesRegister.adjustment_rows`);
+* PLE 14.2 keeps 14.1's fields 1–12 and 23–35 and its base, IGV and total; what the total carries
+  besides base, IGV and ICBPER (exports, exonerated, unaffected, ISC, other charges) is its "otros";
+* boletas may be summarized per day and series (PLE fields 8–9) when each is under S/ 700.
+
+:class:`SalesRegister` holds the entries and writes every format; :func:`sales_register` builds one from a
+tenant through the connector::
+
+    from analysis.register import sales_register
+
+    register = sales_register(client, "2026-11", folder="registros")  # PLE TXT, RVIE zip, Excel
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import io
+import re
+import unicodedata
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any, Protocol
+from xml.etree import ElementTree
+
+from connector.errors import FacturadorError
+from connector.models import AffectedRef, DocumentList, DocumentRecord
+from connector.parsing import (
+    exchange_rate_of,
+    gc_paused,
+    parse_bool,
+    parse_date,
+    parse_datetime,
+    parse_decimal,
+    split_number,
+    text,
+)
+from sunat.money import round2
+
+__all__ = [
+    "ADJUSTMENT_STATES",
+    "FILE_KINDS",
+    "PLE_FIELDS",
+    "PLE_SIMPLIFIED_FIELDS",
+    "REGISTER_LOOK_BACK_DAYS",
+    "SIRE_FIELDS",
+    "Period",
+    "ProposalComparison",
+    "RegisterEntry",
+    "SalesRegister",
+    "build_entries",
+    "issuer_of_xml",
+    "ple_file_name",
+    "ple_simplified_file_name",
+    "reference_of_xml",
+    "sales_register",
+    "sire_adjustment_file_name",
+    "sire_file_name",
+]
+
+ZERO = Decimal("0")
+#: What :meth:`SalesRegister.write` writes.
+FILE_KINDS = ("ple", "ple-simplified", "sire", "adjustments", "adjustments-simplified", "excel")
+#: Boletas of at least this total (soles) are always listed one by one (since 01-07-2016).
+BOLETA_DETAIL_FROM = Decimal("700")
+VOIDED, REJECTED = "11", "09"
+#: A document registered this many days after its issue date, in a later month, is a late operation
+#: (state 8); registered even later it is history loaded afterwards, kept in its own month.
+LATE_DAYS = 7
+NOTES = ("07", "08")
+_RATE = Decimal("0.001")
+
+#: PLE 14.1 fields 1–35 (MUCHIK 140100.csv), short Spanish names for the Excel headers.
+PLE_FIELDS = (
+    "Periodo",
+    "CUO",
+    "Correlativo del asiento",
+    "Fecha de emisión",
+    "Fecha de vencimiento o pago",
+    "Tipo de comprobante",
+    "Serie",
+    "Número",
+    "Número final",
+    "Tipo doc. identidad",
+    "Nro. doc. identidad",
+    "Apellidos y nombres / razón social",
+    "Valor facturado exportación",
+    "Base imponible gravada",
+    "Descuento base imponible",
+    "IGV / IPM",
+    "Descuento IGV / IPM",
+    "Exonerado",
+    "Inafecto",
+    "ISC",
+    "Base imponible IVAP",
+    "IVAP",
+    "ICBPER",
+    "Otros tributos y cargos",
+    "Importe total",
+    "Moneda",
+    "Tipo de cambio",
+    "Fecha CP modificado",
+    "Tipo CP modificado",
+    "Serie CP modificado",
+    "Número CP modificado",
+    "Contrato o proyecto",
+    "Error tipo 1",
+    "Indicador medios de pago",
+    "Estado",
+)
+#: PLE 14.2 (simplified) fields 1–26 (MUCHIK 140200.csv): the 14.1 fields it keeps, in its order, with
+#: "otros" carrying what the total has besides the taxed base, IGV and ICBPER (see the docs).
+PLE_SIMPLIFIED_FIELDS = (
+    *PLE_FIELDS[:12],
+    "Base imponible gravada",
+    "IGV / IPM",
+    "ICBPER",
+    "Otros conceptos, tributos y cargos",
+    "Importe total",
+    "Moneda",
+    "Tipo de cambio",
+    "Fecha CP modificado",
+    "Tipo CP modificado",
+    "Serie CP modificado",
+    "Número CP modificado",
+    "Error tipo 1",
+    "Indicador medios de pago",
+    "Estado",
+)
+#: States of the lines of an adjustment file (earlier periods): not recorded then (8), corrected (9).
+ADJUSTMENT_STATES = ("8", "9")
+#: SIRE RVIE Anexo 3 fields 1–33.
+SIRE_FIELDS = (
+    "RUC",
+    "Razón social",
+    "Periodo",
+    "CAR SUNAT",
+    "Fecha de emisión",
+    "Fecha de vencimiento o pago",
+    "Tipo CP",
+    "Serie",
+    "Número",
+    "Número final",
+    "Tipo doc. identidad",
+    "Nro. doc. identidad",
+    "Apellidos y nombres / razón social",
+    "Valor facturado exportación",
+    "BI gravada",
+    "Descuento BI",
+    "IGV / IPM",
+    "Descuento IGV / IPM",
+    "Exonerado",
+    "Inafecto",
+    "ISC",
+    "BI gravada IVAP",
+    "IVAP",
+    "ICBPER",
+    "Otros tributos",
+    "Total CP",
+    "Moneda",
+    "Tipo de cambio",
+    "Fecha CP modificado",
+    "Tipo CP modificado",
+    "Serie CP modificado",
+    "Número CP modificado",
+    "ID proyecto",
+)
+
+
+# --------------------------------------------------------------------------------------------- period
+
+
+@dataclass(frozen=True, order=True)
+class Period:
+    """A month of the register."""
+
+    year: int
+    month: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.month <= 12 or not 2000 <= self.year <= 2100:
+            raise ValueError(f"not a period: {self.year}-{self.month}")
+
+    @classmethod
+    def of(cls, value: Period | dt.date | str | tuple[int, int]) -> Period:
+        """From a period, a date (its month), ``"2026-03"``, ``"202603"``, ``"03/2026"`` or ``(2026, 3)``."""
+        if isinstance(value, Period):
+            return value
+        if isinstance(value, dt.date):
+            return cls(value.year, value.month)
+        if isinstance(value, tuple):
+            return cls(int(value[0]), int(value[1]))
+        text = str(value).strip()
+        for pattern, order in ((r"(\d{4})-?(\d{2})", "ym"), (r"(\d{2})/(\d{4})", "my")):
+            match = re.fullmatch(pattern, text)
+            if match:
+                first, second = (int(g) for g in match.groups())
+                return cls(first, second) if order == "ym" else cls(second, first)
+        raise ValueError(f"a period is YYYY-MM, YYYYMM or MM/YYYY (got {value!r})")
+
+    @property
+    def start(self) -> dt.date:
+        """Its first day."""
+        return dt.date(self.year, self.month, 1)
+
+    @property
+    def end(self) -> dt.date:
+        """Its last day."""
+        following = dt.date(self.year + self.month // 12, self.month % 12 + 1, 1)
+        return following - dt.timedelta(days=1)
+
+    def contains(self, day: dt.date) -> bool:
+        """Whether ``day`` is in this month."""
+        return (day.year, day.month) == (self.year, self.month)
+
+    @functools.cached_property
+    def code(self) -> str:
+        """``AAAAMM`` (``202603``), as the files write it."""
+        return f"{self.year:04d}{self.month:02d}"
+
+    def __str__(self) -> str:
+        return self.code
+
+
+def _period_of(day: dt.date) -> Period:
+    return _period(day.year, day.month)
+
+
+@functools.lru_cache(maxsize=512)
+def _period(year: int, month: int) -> Period:
+    return Period(year, month)  # immutable: one object per month, not one per document
+
+
+# --------------------------------------------------------------------------------------------- entries
+
+
+@dataclass(frozen=True)
+class RegisterEntry:
+    """One line of the register, as values (amounts in soles, already signed)."""
+
+    period: Period  # the period of the operation (field 1: earlier for states 8 and 9)
+    cuo: str
+    date: dt.date
+    document_type: str
+    series: str
+    number: int
+    customer_type: str = ""
+    customer_number: str = ""
+    customer_name: str = ""
+    export: Decimal = ZERO
+    taxed: Decimal = ZERO
+    taxed_discount: Decimal = ZERO
+    igv: Decimal = ZERO
+    igv_discount: Decimal = ZERO
+    exonerated: Decimal = ZERO
+    unaffected: Decimal = ZERO
+    isc: Decimal = ZERO
+    icbper: Decimal = ZERO
+    other: Decimal = ZERO
+    total: Decimal = ZERO
+    currency: str = "PEN"
+    rate: Decimal | None = None
+    due_date: dt.date | None = None
+    number_end: int | None = None
+    affected_date: dt.date | None = None
+    affected_type: str = ""
+    affected_series: str = ""
+    affected_number: str = ""
+    state: str = "1"
+    in_sire: bool = True  # SIRE's file leaves rejected documents and PLE-only corrections out
+    in_ple: bool = True  # a line only SIRE's file has (a document voided after the month, at zero)
+    source: str = ""  # the document number (F001-12) or range it comes from
+
+    @functools.cached_property
+    def money_texts(self) -> list[str]:
+        """Fields 13–25 of its PLE line as text (see :func:`_money_fields`), computed once."""
+        return _format_money(self)
+
+    @property
+    def amounts_sum(self) -> Decimal:
+        """Fields 13–24 (PLE) added up: equal to the total on every line."""
+        return (
+            self.export
+            + self.taxed
+            + self.taxed_discount
+            + self.igv
+            + self.igv_discount
+            + self.exonerated
+            + self.unaffected
+            + self.isc
+            + self.icbper
+            + self.other
+        )
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold(text: str) -> str:
+    """ASCII text for the register's text fields: accents dropped (Ñ -> N), ``|``, ``/`` and ``\\``
+    (forbidden) and control characters turned into spaces, spaces collapsed (remembered: a month
+    repeats its customers' names)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    ascii_text = "".join(c for c in decomposed if not unicodedata.combining(c)).encode("ascii", "ignore")
+    cleaned = re.sub(r"[|/\\\x00-\x1f\x7f]", " ", ascii_text.decode("ascii"))
+    return " ".join(cleaned.split())
+
+
+def _convert(amount: Decimal, rate: Decimal | None) -> Decimal:
+    return amount if rate is None else round2(amount * rate)
+
+
+@dataclass(slots=True)
+class _Listed:
+    """What the register reads of a list row: the same values :meth:`DocumentRecord.from_row` reads
+    for these fields, without the rest of a record (the raw row's copy, the download links, the
+    descriptions) nor a frozen dataclass's cost: 20,000 of them are built for a month."""
+
+    date_of_issue: dt.date | None
+    number: str
+    series: str
+    correlative: int | None
+    document_type_id: str
+    customer_name: str
+    customer_number: str
+    customer_identity_type: str
+    currency_type_id: str
+    exchange_rate: Decimal | None
+    state_type_id: str
+    has_cdr: bool
+    affected: AffectedRef | None
+    created_at: dt.datetime | None
+    updated_at: dt.datetime | None
+    total_exportation: Decimal
+    total_taxed: Decimal
+    total_igv: Decimal
+    total_exonerated: Decimal
+    total_unaffected: Decimal
+    total_plastic_bag_taxes: Decimal
+    total: Decimal
+
+    @property
+    def is_note(self) -> bool:
+        """A credit (07) or debit (08) note."""
+        return self.document_type_id in NOTES
+
+
+_NO_CENTS = Decimal("0.00")
+
+
+def _money(value: Any) -> Decimal:
+    """:func:`parse_decimal`, with the most common amount of a row (``"0.00"``) shared."""
+    return _NO_CENTS if value == "0.00" else parse_decimal(value)
+
+
+def _listed(row: Mapping[str, Any]) -> _Listed:
+    """The register's reading of a list row (see :class:`_Listed`; the rules of ``from_row``)."""
+    get = row.get
+    number = str(get("number") or "")
+    series, correlative = split_number(number)
+    if get("series"):
+        series = str(row["series"])
+    if get("correlative") not in (None, ""):
+        try:
+            correlative = int(row["correlative"])
+        except (TypeError, ValueError):
+            pass
+    return _Listed(
+        parse_date(get("date_of_issue")),
+        number,
+        series,
+        correlative,
+        text(get("document_type_id")),
+        text(get("customer_name")),
+        text(get("customer_number")),
+        text(get("customer_identity_document_type_id")),
+        text(get("currency_type_id")),
+        exchange_rate_of(row),
+        text(get("state_type_id")),
+        parse_bool(get("has_cdr")),
+        AffectedRef.from_wire(get("affected_document")),
+        parse_datetime(get("created_at")),
+        parse_datetime(get("updated_at")),
+        _money(get("total_exportation")),
+        _money(get("total_taxed")),
+        _money(get("total_igv")),
+        _money(get("total_exonerated")),
+        _money(get("total_unaffected")),
+        _money(get("total_plastic_bag_taxes")),
+        _money(get("total")),
+    )
+
+
+#: A document as the register reads it: a list record, or (faster) the list row's reading.
+_Document = DocumentRecord | _Listed
+
+
+def _customer(record: _Document) -> tuple[str, str, str]:
+    """Identity type, number and name; the type is inferred from the number when a tenant does not list
+    it (11 digits: RUC, 8 digits: DNI)."""
+    number = record.customer_number.strip()
+    kind = record.customer_identity_type.strip()
+    if not kind:
+        kind = "6" if re.fullmatch(r"\d{11}", number) else "1" if re.fullmatch(r"\d{8}", number) else "0"
+    if kind == "-" or number in ("", "-"):
+        return "", "", _fold(record.customer_name)
+    return kind, number, _fold(record.customer_name)
+
+
+def _cuo(record: _Document) -> str:
+    """A stable unique key of the document's entry (field 2): type + series + number."""
+    return f"{record.document_type_id}{record.series}{record.correlative or 0}"
+
+
+def _entry(
+    record: _Document, period: Period, state: str, affected_dates: dict[str, dt.date]
+) -> RegisterEntry:
+    sign = -1 if record.document_type_id == "07" else 1
+    foreign = record.currency_type_id != "PEN"
+    rate = record.exchange_rate if foreign else None
+    kind, number, name = _customer(record)
+    common: dict[str, Any] = {
+        "period": period,
+        "cuo": _cuo(record),
+        "date": record.date_of_issue,
+        "document_type": record.document_type_id,
+        "series": record.series,
+        "number": record.correlative or 0,
+        "customer_type": kind,
+        "customer_number": number,
+        "customer_name": name,
+        "currency": record.currency_type_id or "PEN",
+        "rate": rate,
+        "state": state,
+        "source": record.number,
+        "in_sire": record.state_type_id != REJECTED and state in ("1", "2"),
+    }
+    if record.is_note and record.affected is not None:
+        affected = record.affected
+        common.update(
+            affected_type=affected.document_type_id or ("01" if affected.series[:1].upper() == "F" else "03"),
+            affected_series=affected.series,
+            affected_number=str(affected.number or ""),
+            affected_date=affected.date_of_issue or affected_dates.get(affected.full_number),
+        )
+    if state == "2" or state == "9" or record.state_type_id in (VOIDED, REJECTED):
+        return RegisterEntry(**common)  # voided / rejected / corrected: every amount zero
+    parts = {
+        "export": _convert(record.total_exportation, rate),
+        "taxed": _convert(record.total_taxed, rate),
+        "igv": _convert(record.total_igv, rate),
+        "exonerated": _convert(record.total_exonerated, rate),
+        "unaffected": _convert(record.total_unaffected, rate),
+        "icbper": _convert(record.total_plastic_bag_taxes, rate),
+    }
+    other = record.total - (
+        record.total_exportation
+        + record.total_taxed
+        + record.total_igv
+        + record.total_exonerated
+        + record.total_unaffected
+        + record.total_plastic_bag_taxes
+    )
+    parts["other"] = _convert(other, rate)
+    signed: dict[str, Any] = {k: v * sign for k, v in parts.items()}
+    earlier = (
+        record.document_type_id == "07"
+        and common.get("affected_date") is not None
+        and _period_of(common["affected_date"]) < period
+    )
+    if earlier:  # a credit note on an earlier month's document: base and IGV in the discount columns
+        signed["taxed_discount"], signed["taxed"] = signed["taxed"], ZERO
+        signed["igv_discount"], signed["igv"] = signed["igv"], ZERO
+    total = sum(signed.values(), ZERO)
+    return RegisterEntry(**common, **signed, total=total)
+
+
+def _lima_date(value: dt.datetime | None) -> dt.date | None:
+    return value.date() if value is not None else None
+
+
+def build_entries(
+    records: Iterable[DocumentRecord | Mapping[str, Any]],
+    period: Period | dt.date | str,
+    *,
+    consolidate_boletas: bool = False,
+) -> tuple[list[RegisterEntry], list[str]]:
+    """The entries of ``period`` from list records (or the list's raw rows: the same entries, without
+    building a record per row) that cover it (and the weeks before it, for the
+    states 8 and 9), and the warnings an accountant should read before filing.
+
+    A document registered in the service (``created_at``) after the end of its month, within
+    :data:`LATE_DAYS` of its issue, belongs to the month it was registered in, with state 8 (later than
+    that it is history imported afterwards and stays in its own month); a document of an earlier month
+    voided (``updated_at``) in this month gets a state-9 line; a document of this month voided after it
+    ended is shown as it stood at the end of the month (state 1 with its amounts)."""
+    with gc_paused():
+        return _build_entries(records, Period.of(period), consolidate_boletas)
+
+
+def _build_entries(
+    records: Iterable[DocumentRecord | Mapping[str, Any]], month: Period, consolidate_boletas: bool
+) -> tuple[list[RegisterEntry], list[str]]:
+    read = (r if isinstance(r, DocumentRecord) else _listed(r) for r in records)
+    documents = [r for r in read if r.date_of_issue is not None]
+    dates = {r.number: r.date_of_issue for r in documents if r.date_of_issue is not None}
+    entries: list[RegisterEntry] = []
+    warnings: list[str] = []
+    for record in documents:
+        assert record.date_of_issue is not None
+        issued = _period_of(record.date_of_issue)
+        created = _lima_date(record.created_at)
+        updated = _lima_date(record.updated_at)
+        registered_late = (
+            created is not None
+            and _period_of(created) > issued
+            and (created - record.date_of_issue).days <= LATE_DAYS  # else a history loaded later
+        )
+        if issued == month:
+            if registered_late:
+                continue  # it goes in the month it was registered, as state 8
+            if record.state_type_id in (VOIDED, REJECTED):
+                voided_after = (
+                    record.state_type_id == VOIDED and updated is not None and _period_of(updated) > month
+                )
+                state = "1" if voided_after else "2"
+            else:
+                state = "1"
+            if state == "1" and record.state_type_id == VOIDED:
+                entry = _entry(replace(record, state_type_id="05"), month, "1", dates)
+                entries.append(replace(entry, in_sire=False))
+                entries.append(replace(_entry(record, month, "2", dates), in_ple=False))
+                warnings.append(
+                    f"{record.number}: anulado después del cierre del mes; figura con sus importes "
+                    "(estado 1) y su corrección irá con estado 9 en el mes de la anulación."
+                )
+                continue
+            entries.append(_entry(record, month, state, dates))
+        elif issued < month:
+            if registered_late and created is not None and _period_of(created) == month:
+                state = "2" if record.state_type_id in (VOIDED, REJECTED) else "8"
+                entries.append(replace(_entry(record, issued, state, dates), in_sire=False))
+            elif (
+                record.state_type_id == VOIDED
+                and not registered_late
+                and updated is not None
+                and _period_of(updated) == month
+            ):
+                entries.append(replace(_entry(record, issued, "9", dates), in_sire=False))
+    # the month's own lines first, then those of earlier periods (8, 9, and a late one voided, 2)
+    entries.sort(key=lambda e: (e.period != month, e.date, e.document_type, e.series, e.number))
+    if consolidate_boletas:
+        entries = _consolidate(entries)
+    for entry in entries:
+        warnings.extend(_warnings_of(entry))
+    for record in documents:
+        if record.date_of_issue is not None and month.contains(record.date_of_issue):
+            if (
+                record.state_type_id in ("01", "03")
+                and not record.has_cdr
+                and record.series[:1].upper() == "F"
+            ):
+                warnings.append(f"{record.number}: sin CDR (no enviado a SUNAT); no estará en su propuesta.")
+            elif record.state_type_id == "01" and record.series[:1].upper() == "B":
+                warnings.append(f"{record.number}: boleta aún no declarada en un resumen diario.")
+    return entries, warnings
+
+
+def _warnings_of(entry: RegisterEntry) -> list[str]:
+    found = []
+    if entry.currency != "PEN" and entry.rate is None and entry.state in ("1", "8"):
+        found.append(
+            f"{entry.source}: en {entry.currency} sin tipo de cambio; sus importes no se convirtieron."
+        )
+    if entry.document_type in NOTES and entry.state in ("1", "8"):
+        if not entry.affected_series:
+            found.append(f"{entry.source}: nota sin documento modificado conocido (campos 28 a 31).")
+        elif entry.affected_date is None:
+            found.append(f"{entry.source}: no se conoce la fecha del documento modificado (campo 28).")
+    return found
+
+
+def _consolidate(entries: list[RegisterEntry]) -> list[RegisterEntry]:
+    """Boletas in soles, state 1, each under S/ 700, of one day and series, with consecutive numbers:
+    one line with the first and last number, amounts added, no customer."""
+    out: list[RegisterEntry] = []
+    run: list[RegisterEntry] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            first, last = run[0], run[-1]
+            sums: dict[str, Any] = {
+                name: sum((getattr(e, name) for e in run), ZERO)
+                for name in (
+                    "export",
+                    "taxed",
+                    "igv",
+                    "exonerated",
+                    "unaffected",
+                    "isc",
+                    "icbper",
+                    "other",
+                    "total",
+                )
+            }
+            out.append(
+                replace(
+                    first,
+                    number_end=last.number,
+                    customer_type="",
+                    customer_number="",
+                    customer_name="",
+                    source=f"{first.source}..{last.number}",
+                    **sums,
+                )
+            )
+        run.clear()
+
+    for entry in entries:
+        small = (
+            entry.document_type == "03"
+            and entry.state == "1"
+            and entry.currency == "PEN"
+            and entry.total < BOLETA_DETAIL_FROM
+        )
+        if run and not (
+            small
+            and entry.date == run[-1].date
+            and entry.series == run[-1].series
+            and entry.number == run[-1].number + 1
+        ):
+            flush()
+        if small:
+            run.append(entry)
+        else:
+            out.append(entry)
+    flush()
+    return out
+
+
+# --------------------------------------------------------------------------------------------- formats
+
+
+def _amount(value: Decimal) -> str:
+    if not value:
+        return "0.00"  # most columns of most lines
+    text = f"{value:f}"
+    if text[-3:-2] == ".":
+        return text  # already in cents (what lists send): rounding to the cent would change nothing
+    text = f"{round2(value):f}"
+    return "0.00" if text in ("-0.00", "0.00") else text
+
+
+@functools.lru_cache(maxsize=4096)
+def _date(value: dt.date | None) -> str:
+    return f"{value:%d/%m/%Y}" if value is not None else ""  # a month has a few dozen dates
+
+
+def _rate(value: Decimal | None) -> str:
+    return f"{value.quantize(_RATE, rounding=ROUND_HALF_UP):f}" if value is not None else ""
+
+
+def _money_fields(entry: RegisterEntry) -> list[str]:
+    """Exportación … total, common to PLE 13–25 and SIRE 14–26 (IVAP columns always zero here);
+    formatted once per entry (both files show them)."""
+    return entry.money_texts
+
+
+def _format_money(entry: RegisterEntry) -> list[str]:
+    return [
+        _amount(entry.export),
+        _amount(entry.taxed),
+        _amount(entry.taxed_discount),
+        _amount(entry.igv),
+        _amount(entry.igv_discount),
+        _amount(entry.exonerated),
+        _amount(entry.unaffected),
+        _amount(entry.isc),
+        "0.00",
+        "0.00",
+        _amount(entry.icbper),
+        _amount(entry.other),
+        _amount(entry.total),
+    ]
+
+
+def _reference(entry: RegisterEntry) -> list[str]:
+    if not entry.affected_series:
+        return ["", "", "", ""]
+    return [_date(entry.affected_date), entry.affected_type, entry.affected_series, entry.affected_number]
+
+
+def _document_fields(entry: RegisterEntry, *, name_length: int) -> list[str]:
+    """The document and its customer, as both layouts write them (PLE fields 4–12, SIRE 5–13): dates,
+    type, series, numbers, the customer's identity and name (cut to ``name_length``)."""
+    return [
+        _date(entry.date),
+        _date(entry.due_date) if entry.document_type == "14" else "",
+        entry.document_type,
+        entry.series,
+        str(entry.number),
+        str(entry.number_end) if entry.number_end is not None else "",
+        entry.customer_type,
+        entry.customer_number,
+        entry.customer_name[:name_length],
+    ]
+
+
+def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
+    """The 35 fields of a PLE 14.1 line (``index``: the entry's place in the month, for field 3)."""
+    return [
+        entry.period.code + "00",
+        entry.cuo,
+        f"M{index}",
+        *_document_fields(entry, name_length=100),
+        *_money_fields(entry),
+        entry.currency,
+        _rate(entry.rate) if entry.currency != "PEN" else "1.000",
+        *_reference(entry),
+        "",
+        "",
+        "",
+        entry.state,
+    ]
+
+
+def ple_simplified_fields(entry: RegisterEntry, index: int) -> list[str]:
+    """The 26 fields of a PLE 14.2 line: 14.1's fields 1–12, base (with its discount: 14.2 has no
+    discount columns), IGV (idem), ICBPER, *otros* (the total less those three: exports, exonerated,
+    unaffected, ISC and other charges, so the line adds up), total, currency and rate, the modified
+    document, error type 1, means of payment and state."""
+    full = ple_fields(entry, index)
+    base = entry.taxed + entry.taxed_discount
+    igv = entry.igv + entry.igv_discount
+    other = entry.total - base - igv - entry.icbper
+    return [
+        *full[:12],
+        _amount(base),
+        _amount(igv),
+        _amount(entry.icbper),
+        _amount(other),
+        _amount(entry.total),
+        *full[25:31],
+        *full[32:35],
+    ]
+
+
+def sire_fields(entry: RegisterEntry, ruc: str, name: str, period: Period) -> list[str]:
+    """The 33 fields of a SIRE RVIE Anexo-3 line."""
+    return [
+        ruc,
+        name[:1500],
+        period.code,
+        "",
+        *_document_fields(entry, name_length=1500),
+        *_money_fields(entry),
+        entry.currency,
+        _rate(entry.rate) if entry.currency != "PEN" else "",
+        *_reference(entry),
+        "",
+    ]
+
+
+def ple_file_name(ruc: str, period: Period, *, has_data: bool, currency: str = "PEN") -> str:
+    """``LE`` + RUC + ``AAAAMM00`` + ``140100`` + ``00`` + operations 1 + content (1 data, 0 empty) +
+    currency (1 soles, 2 dollars) + generator 1 + ``.TXT``."""
+    return f"LE{ruc}{period}00140100001{int(has_data)}{'2' if currency == 'USD' else '1'}1.TXT"
+
+
+def ple_simplified_file_name(ruc: str, period: Period, *, has_data: bool) -> str:
+    """PLE 14.2: as 14.1's name with book ``140200``."""
+    return f"LE{ruc}{period}00140200001{int(has_data)}11.TXT"
+
+
+def sire_adjustment_file_name(
+    ruc: str, period: Period, *, simplified: bool, has_data: bool, sequence: int = 1
+) -> str:
+    """A SIRE adjustment file for periods before SIRE (SIRE-EST tabla 6): ``LE`` + RUC + ``AAAAMM00``
+    (the period it is presented in) + ``140400`` + ``04`` (general, Anexo 5.1 = 14.1 fields) or ``05``
+    (simplified, Anexo 5.2 = 14.2 fields) + ``1`` + content + ``1`` soles + ``2`` generator + ``NN``."""
+    if not 1 <= sequence <= 99:
+        raise ValueError(f"sequence is 1 to 99 (got {sequence})")
+    kind = "05" if simplified else "04"
+    return f"LE{ruc}{period}00140400{kind}1{int(has_data)}12{sequence:02d}.TXT"
+
+
+def sire_file_name(ruc: str, period: Period, *, has_data: bool) -> str:
+    """The RVIE replacement file: ``LE`` + RUC + ``AAAAMM00`` + ``140400`` + ``02`` + ``1`` + content +
+    ``1`` soles + ``2`` generator + ``.TXT`` (zipped under the same base name)."""
+    return f"LE{ruc}{period}0014040002{'1'}{int(has_data)}12.TXT"
+
+
+def _zipped(name: str, text: str) -> bytes:
+    """``text`` (ASCII) as the file ``name`` inside a zip, as SUNAT takes SIRE files."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, text.encode("ascii"))
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------------------------- register
+
+
+@dataclass(frozen=True)
+class ProposalComparison:
+    """Our RVIE file against SUNAT's proposal (by ``contaperu.tributos.comparar_sire``)."""
+
+    common: int
+    only_in_proposal: list[str]
+    only_ours: list[str]
+    differences: list[dict[str, Any]]
+    report: str
+
+    @property
+    def matches(self) -> bool:
+        """Nothing missing, nothing extra, no field differs."""
+        return not (self.only_in_proposal or self.only_ours or self.differences)
+
+
+@dataclass
+class SalesRegister:
+    """A month's sales register: its entries and warnings, and every file made from them."""
+
+    period: Period
+    ruc: str
+    name: str
+    entries: list[RegisterEntry]
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls,
+        records: Iterable[DocumentRecord | Mapping[str, Any]],
+        period: Period | dt.date | str,
+        *,
+        ruc: str,
+        name: str,
+        consolidate_boletas: bool = False,
+    ) -> SalesRegister:
+        """The register of ``period`` from list records or raw list rows (see :func:`build_entries`)."""
+        month = Period.of(period)
+        entries, warnings = build_entries(records, month, consolidate_boletas=consolidate_boletas)
+        return cls(month, ruc, _fold(name), entries, warnings)
+
+    # -- lines ---------------------------------------------------------------------------------------
+
+    def ple_rows(self) -> list[list[str]]:
+        """The PLE 14.1 lines as lists of 35 fields."""
+        lines = [entry for entry in self.entries if entry.in_ple]
+        return [ple_fields(entry, index) for index, entry in enumerate(lines, start=1)]
+
+    def ple_simplified_rows(self) -> list[list[str]]:
+        """The PLE 14.2 (simplified) lines as lists of 26 fields: the same lines as 14.1."""
+        lines = [entry for entry in self.entries if entry.in_ple]
+        return [ple_simplified_fields(entry, index) for index, entry in enumerate(lines, start=1)]
+
+    def adjustment_rows(self, *, simplified: bool = False) -> list[list[str]]:
+        """The lines of SIRE's adjustment file for earlier periods: this month's state-8 and state-9
+        lines (documents of an earlier month not recorded there, corrections of recorded ones), in the
+        14.1 layout (Anexo 5.1) or, ``simplified``, the 14.2 one (Anexo 5.2); field 3 numbers them
+        within the file."""
+        lines = [e for e in self.entries if e.in_ple and e.state in ADJUSTMENT_STATES]
+        fields_of = ple_simplified_fields if simplified else ple_fields
+        return [fields_of(entry, index) for index, entry in enumerate(lines, start=1)]
+
+    def sire_rows(self) -> list[list[str]]:
+        """The RVIE replacement lines as lists of 33 fields (rejected documents and state 8/9 left out)."""
+        return [sire_fields(e, self.ruc, self.name, self.period) for e in self.entries if e.in_sire]
+
+    @staticmethod
+    def _text(rows: Sequence[Sequence[str]]) -> str:
+        return "".join("|".join(row) + "|\r\n" for row in rows)
+
+    def ple_simplified_text(self) -> str:
+        """The PLE 14.2 TXT (26 fields + ``|``, CRLF)."""
+        return self._text(self.ple_simplified_rows())
+
+    def adjustment_text(self, *, simplified: bool = False) -> str:
+        """SIRE's adjustment TXT for earlier periods (see :meth:`adjustment_rows`)."""
+        return self._text(self.adjustment_rows(simplified=simplified))
+
+    def ple_text(self) -> str:
+        """The PLE 14.1 TXT: a line per entry, fields joined and ended by ``|``, CRLF; empty month: ``""``."""
+        return self._text(self.ple_rows())
+
+    def sire_text(self) -> str:
+        """The RVIE replacement TXT (Anexo 3, 33 fields + ``|``, CRLF)."""
+        return self._text(self.sire_rows())
+
+    @property
+    def ple_name(self) -> str:
+        """The PLE file name (content indicator 0 when the month is empty)."""
+        return ple_file_name(self.ruc, self.period, has_data=any(e.in_ple for e in self.entries))
+
+    @property
+    def ple_simplified_name(self) -> str:
+        """The PLE 14.2 file name."""
+        return ple_simplified_file_name(self.ruc, self.period, has_data=any(e.in_ple for e in self.entries))
+
+    def adjustment_name(self, *, simplified: bool = False, sequence: int = 1) -> str:
+        """The adjustment TXT's name (CC ``04``, or ``05`` simplified; the zip takes the same base name)."""
+        has_data = any(e.in_ple and e.state in ADJUSTMENT_STATES for e in self.entries)
+        return sire_adjustment_file_name(
+            self.ruc, self.period, simplified=simplified, has_data=has_data, sequence=sequence
+        )
+
+    def adjustment_zip(self, *, simplified: bool = False, sequence: int = 1) -> bytes:
+        """The adjustment TXT inside a zip of the same base name."""
+        return _zipped(
+            self.adjustment_name(simplified=simplified, sequence=sequence),
+            self.adjustment_text(simplified=simplified),
+        )
+
+    @property
+    def sire_name(self) -> str:
+        """The RVIE TXT's name (the zip takes the same base name)."""
+        return sire_file_name(self.ruc, self.period, has_data=any(e.in_sire for e in self.entries))
+
+    def ple_bytes(self) -> bytes:
+        """The PLE file's bytes (ASCII: text fields are folded, see the docs)."""
+        return self.ple_text().encode("ascii")
+
+    def ple_simplified_bytes(self) -> bytes:
+        """The PLE 14.2 file's bytes (ASCII)."""
+        return self.ple_simplified_text().encode("ascii")
+
+    def sire_zip(self) -> bytes:
+        """The RVIE replacement TXT inside a zip of the same base name, as SUNAT takes it."""
+        return _zipped(self.sire_name, self.sire_text())
+
+    # -- figures -------------------------------------------------------------------------------------
+
+    def totals(self) -> dict[str, Decimal]:
+        """Fields 13–25 (PLE numbering) added up over every line: what the documents add to."""
+        texts = [entry.money_texts for entry in self.entries if entry.in_ple]  # the lines' fields 13-25
+        return {
+            name: sum((Decimal(text[place]) for text in texts), ZERO)
+            for place, name in enumerate(PLE_FIELDS[12:25])
+        }
+
+    # -- files ---------------------------------------------------------------------------------------
+
+    def excel_bytes(self) -> bytes:
+        """An .xlsx with the PLE 14.1 lines (sheet ``PLE 14.1``) and the RVIE lines (``SIRE RVIE``):
+        dates as dates, amounts as numbers, headers bold and frozen. Needs openpyxl."""
+        from openpyxl import Workbook
+        from openpyxl.styles import Font
+
+        workbook = Workbook()
+        sheets = (
+            ("PLE 14.1", PLE_FIELDS, self.ple_rows(), range(12, 25), {3, 4, 27}, {26}),
+            ("SIRE RVIE", SIRE_FIELDS, self.sire_rows(), range(13, 26), {4, 5, 28}, {27}),
+        )
+        first = True
+        for title, headers, rows, amounts, dates, rates in sheets:
+            ws = workbook.active if first else workbook.create_sheet()
+            assert ws is not None
+            first = False
+            ws.title = title
+            ws.append(list(headers))
+            for cell in ws[1]:
+                cell.font = Font(bold=True)
+            ws.freeze_panes = "A2"
+            for row in rows:
+                values: list[Any] = []
+                for index, field_text in enumerate(row):
+                    if index in amounts or (index in rates and field_text):
+                        values.append(Decimal(field_text))
+                    elif index in dates and field_text:
+                        values.append(dt.datetime.strptime(field_text, "%d/%m/%Y").date())
+                    else:
+                        values.append(field_text)
+                ws.append(values)
+            for column in ws.iter_cols(min_row=2):
+                for cell in column:
+                    if cell.column - 1 in amounts:
+                        cell.number_format = "#,##0.00"
+                    elif cell.column - 1 in dates:
+                        cell.number_format = "DD/MM/YYYY"
+                    elif cell.column - 1 in rates:
+                        cell.number_format = "0.000"
+        buffer = io.BytesIO()
+        workbook.save(buffer)
+        return buffer.getvalue()
+
+    def write(self, folder: str | Path, kinds: Iterable[str] = ("ple", "sire", "excel")) -> list[Path]:
+        """Write the files (``ple``: the 14.1 TXT, ``ple-simplified``: the 14.2 TXT, ``sire``: the RVIE
+        zip, ``adjustments`` / ``adjustments-simplified``: SIRE's adjustment zip for earlier periods in
+        the 14.1 / 14.2 layout, ``excel``: the workbook) into ``folder``; returns their paths."""
+        target = Path(folder)
+        target.mkdir(parents=True, exist_ok=True)
+        written = []
+        for kind in kinds:
+            if kind == "ple":
+                path, content = target / self.ple_name, self.ple_bytes()
+            elif kind == "ple-simplified":
+                path, content = target / self.ple_simplified_name, self.ple_simplified_bytes()
+            elif kind == "sire":
+                path, content = target / (self.sire_name[:-4] + ".zip"), self.sire_zip()
+            elif kind in ("adjustments", "adjustments-simplified"):
+                simplified = kind == "adjustments-simplified"
+                name = self.adjustment_name(simplified=simplified)[:-4] + ".zip"
+                path, content = target / name, self.adjustment_zip(simplified=simplified)
+            elif kind == "excel":
+                path, content = target / f"registro_ventas_{self.period}.xlsx", self.excel_bytes()
+            else:
+                raise ValueError(f"unknown kind {kind!r} (one of {', '.join(FILE_KINDS)})")
+            path.write_bytes(content)
+            written.append(path)
+        return written
+
+    # -- SUNAT's proposal ----------------------------------------------------------------------------
+
+    def compare_with_proposal(self, proposal: bytes) -> ProposalComparison:
+        """Compare this register's RVIE lines with SUNAT's proposal export (TXT, or the ZIP it comes in),
+        with ``contaperu``'s comparer: by type, series and number; fields 5–33 (the CAR skipped), amounts
+        and rates normalised; names compared ASCII-folded on both sides (ours are folded)."""
+        from contaperu.tributos import comparar_sire
+
+        theirs = comparar_sire.leer_bytes(proposal)
+        for row in theirs:
+            if len(row) >= 13:
+                row[12] = _fold(row[12])
+                row[1] = _fold(row[1])
+        ours = [list(row) for row in self.sire_rows()]
+        result = comparar_sire.comparar(ours, theirs, comparar_sire.VENTAS)
+        return ProposalComparison(
+            common=len(result["comunes"]),
+            only_in_proposal=["-".join(key) for key in result["solo_en_sunat"]],
+            only_ours=["-".join(key) for key in result["solo_nuestros"]],
+            differences=list(result["diferencias"]),
+            report=comparar_sire.informe(result),
+        )
+
+
+# -- from a tenant -----------------------------------------------------------------------------------
+
+#: Days before a month that its register lists (earlier documents registered or voided in the month).
+REGISTER_LOOK_BACK_DAYS = 45
+
+_CAC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2}"
+_CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
+
+
+def reference_of_xml(xml: bytes) -> tuple[str, str] | None:
+    """The document a signed note modifies (``BillingReference/InvoiceDocumentReference``): its number
+    (``F001-12``) and type code, or ``None`` when the XML names none."""
+    root = ElementTree.fromstring(xml)
+    reference = root.find(f"{_CAC}BillingReference/{_CAC}InvoiceDocumentReference")
+    if reference is None:
+        return None
+    number = (reference.findtext(f"{_CBC}ID") or "").strip()
+    return (number, (reference.findtext(f"{_CBC}DocumentTypeCode") or "").strip()) if number else None
+
+
+def issuer_of_xml(xml: bytes) -> tuple[str, str]:
+    """The issuer's RUC and registration name in a signed UBL document (``AccountingSupplierParty``)."""
+    root = ElementTree.fromstring(xml)
+    party = root.find(f"{_CAC}AccountingSupplierParty/{_CAC}Party")
+    if party is None:
+        raise ValueError("the XML names no AccountingSupplierParty")
+    ruc = party.findtext(f"{_CAC}PartyIdentification/{_CBC}ID") or ""
+    name = party.findtext(f"{_CAC}PartyLegalEntity/{_CBC}RegistrationName") or ""
+    return ruc.strip(), name.strip()
+
+
+class _Documents(Protocol):
+    """What :func:`sales_register` asks of ``client.documents``."""
+
+    def list(self, start: dt.date | str, end: dt.date | str, *, fresh: bool = ...) -> DocumentList: ...
+
+    def download_xml(self, external_id: str) -> bytes: ...
+
+
+class _Client(Protocol):
+    """What :func:`sales_register` asks of a :class:`connector.Client`."""
+
+    @property
+    def documents(self) -> _Documents: ...
+
+    @property
+    def progress(self) -> Callable[[str], None] | None: ...
+
+
+def sales_register(
+    client: _Client,
+    period: Period | dt.date | str,
+    *,
+    folder: str | Path | None = None,
+    kinds: Iterable[str] = ("ple", "sire", "excel"),
+    ruc: str | None = None,
+    name: str | None = None,
+    consolidate_boletas: bool = False,
+    fresh: bool = False,
+) -> SalesRegister:
+    """The Registro de Ventas e Ingresos of a month (``"2026-03"``, a date in it, ...) of ``client``'s
+    tenant: its entries (:meth:`SalesRegister.ple_rows`, :meth:`~SalesRegister.sire_rows`), the warnings
+    to read before filing, and, with ``folder``, its files written there (PLE 14.1 TXT, SIRE RVIE zip,
+    Excel).
+
+    Lists the month and the :data:`REGISTER_LOOK_BACK_DAYS` days before it (documents of the previous
+    month registered or voided in this one take states 8 and 9). The issuer's RUC and name come from a
+    document's signed XML unless given.
+    """
+    month = Period.of(period)
+    documents = client.documents
+    listed = documents.list(month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), month.end, fresh=fresh)
+    _read_references(client, listed.rows, month.start, month.end)
+    if ruc is None or name is None:
+        found_ruc, found_name = _issuer(documents, listed[:1])
+        ruc, name = ruc or found_ruc, name or found_name
+    register = SalesRegister.build(  # from the raw rows: no record object per document
+        listed.rows, month, ruc=ruc, name=name, consolidate_boletas=consolidate_boletas
+    )
+    if folder is not None:
+        register.write(folder, kinds)
+    return register
+
+
+def _read_references(client: _Client, rows: list[dict[str, Any]], start: dt.date, end: dt.date) -> None:
+    """The modified document of each note of ``start``..``end`` its row does not name, from the note's
+    signed XML (``BillingReference``; the XML is cached a day): real tenants' lists never say it. Its
+    date comes from the listed rows when that document is among them."""
+    pending = [
+        row
+        for row in rows
+        if row.get("document_type_id") in NOTES
+        and not row.get("affected_document")
+        and row.get("external_id")
+        and (day := parse_date(row.get("date_of_issue"))) is not None
+        and start <= day <= end
+    ]
+    if not pending:
+        return
+    dates = {str(row.get("number") or "").upper(): row.get("date_of_issue") for row in rows}
+    for index, note in enumerate(pending, 1):
+        if client.progress is not None:
+            client.progress(
+                f"Leyendo el documento modificado de {note.get('number')} ({index} de {len(pending)})."
+            )
+        try:
+            found = reference_of_xml(client.documents.download_xml(str(note["external_id"])))
+        except (FacturadorError, ValueError, ElementTree.ParseError):
+            continue
+        if found is None:
+            continue
+        number, document_type = found
+        series, correlative = split_number(number)
+        note["affected_document"] = {
+            "document_type_id": document_type,
+            "series": series,
+            "number": correlative,
+            "date_of_issue": dates.get(number.upper()),
+        }
+
+
+def _issuer(documents: _Documents, records: Sequence[DocumentRecord]) -> tuple[str, str]:
+    """The issuer's RUC and name from the first document's signed XML (cached a day); the RUC from a
+    file name when there is no XML to read; ``("", "")`` for a month without documents."""
+    for record in records[:1]:
+        if record.external_id:
+            try:
+                return issuer_of_xml(documents.download_xml(record.external_id))
+            except (FacturadorError, ValueError):
+                pass
+        head = str(record.raw.get("filename") or "").split("-", 1)[0]
+        if len(head) == 11 and head.isdigit():
+            return head, ""
+    return "", ""
