@@ -31,8 +31,9 @@ from decimal import Decimal
 from typing import Any
 
 from connector import FieldError, FormField, hookimpl
+from plugins._blocks import number
 from sunat import catalogs
-from sunat.money import TOLERANCE, round2, to_decimal
+from sunat.money import TOLERANCE, round2
 
 SECTION = "Detracción"
 CODE = "detraction.code"
@@ -52,26 +53,17 @@ class DetractionWarning(UserWarning):
     """Something SUNAT accepts but that is probably a mistake (amount up to S/ 700, no legend 2006)."""
 
 
-def _number(value: Any) -> Decimal | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        return to_decimal(value.strip() if isinstance(value, str) else value)
-    except ValueError:
-        return None
-
-
 def _to_pen(payload: Mapping[str, Any]) -> Decimal | None:
     """Factor from the document's currency to soles (``None`` when it cannot be known)."""
     if str(payload.get("codigo_tipo_moneda") or "PEN").upper() == "PEN":
         return Decimal(1)
-    factor = _number(payload.get("factor_tipo_de_cambio"))
+    factor = number(payload.get("factor_tipo_de_cambio"))
     return factor if factor is not None and factor > 0 else None
 
 
 def _total(payload: Mapping[str, Any]) -> Decimal | None:
     totals = payload.get("totales")
-    return _number(totals.get("total_venta")) if isinstance(totals, Mapping) else None
+    return number(totals.get("total_venta")) if isinstance(totals, Mapping) else None
 
 
 @hookimpl(families="documents")
@@ -127,7 +119,7 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
     code = str(values.get(CODE) or "").strip()
     if not code:
         return None
-    percent = _number(values.get(PERCENT))
+    percent = number(values.get(PERCENT))
     if percent is None or percent == 0:
         percent = catalogs.DETRACTION_TYPES[code][1] if code in catalogs.DETRACTION_TYPES else Decimal(0)
     block: dict[str, Any] = {
@@ -192,10 +184,10 @@ def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
             "detraccion.codigo_tipo_detraccion",
             f"La operación {operation} requiere el código {REQUIRED_CODE[operation]} (SUNAT 3129).",
         )
-    percent = _number(block.get("porcentaje"))
+    percent = number(block.get("porcentaje"))
     if percent is None or not 0 < percent <= 100:
         problem("detraccion.porcentaje", "El porcentaje de detracción debe ser mayor que 0 y hasta 100.")
-    amount = _number(block.get("monto"))
+    amount = number(block.get("monto"))
     total, factor = _total(payload), _to_pen(payload)
     if amount is None or amount <= 0:
         hint = "" if factor is not None else " (en otra moneda indique factor_tipo_de_cambio)"

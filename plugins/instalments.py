@@ -31,7 +31,8 @@ from typing import Any
 
 from connector import FieldError, FormField, hookimpl
 from connector.parsing import parse_date
-from sunat.money import round2, to_decimal
+from plugins._blocks import number
+from sunat.money import round2
 
 SECTION = "Pago al crédito"
 ROWS = "instalments.rows"
@@ -41,16 +42,6 @@ CENT = Decimal("0.01")
 #: Documents that may be on credit: facturas, and their credit notes (type 13 restates the factura's
 #: instalments, SUNAT 3257) and debit notes.
 ON_CREDIT_TYPES = ("01", "07", "08")
-
-
-def _number(value: Any) -> Decimal | None:
-    if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        number = to_decimal(value.strip() if isinstance(value, str) else value)
-    except ValueError:
-        return None
-    return number
 
 
 def _blank(value: Any) -> bool:
@@ -113,7 +104,7 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
     cuotas = []
     for row in rows:
         day = parse_date(row.get("date"))
-        amount = _number(row.get("amount"))
+        amount = number(row.get("amount"))
         cuotas.append(
             {
                 "fecha": day.isoformat() if day is not None else str(row.get("date") or ""),
@@ -129,15 +120,15 @@ def net_pending(payload: Mapping[str, Any]) -> Decimal | None:
     """``total_venta`` minus the detraction amount (soles, converted with ``factor_tipo_de_cambio`` for
     other currencies and rounded to the cent), or ``None`` when it cannot be known."""
     totals = payload.get("totales")
-    total = _number(totals.get("total_venta")) if isinstance(totals, Mapping) else None
+    total = number(totals.get("total_venta")) if isinstance(totals, Mapping) else None
     if total is None:
         return None
     detraction = payload.get("detraccion")
     withheld = Decimal(0)
     if isinstance(detraction, Mapping):
-        withheld = _number(detraction.get("monto")) or Decimal(0)
+        withheld = number(detraction.get("monto")) or Decimal(0)
         if str(payload.get("codigo_tipo_moneda") or "PEN").upper() != "PEN":
-            factor = _number(payload.get("factor_tipo_de_cambio"))
+            factor = number(payload.get("factor_tipo_de_cambio"))
             if factor is None or factor <= 0:
                 return None
             withheld = withheld / factor
@@ -193,7 +184,7 @@ def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
                     f"La cuota {index + 1} vence el {day}, antes de la emisión {issued} (SUNAT 3267).",
                 )
             )
-        amount = _number(cuota.get("monto"))
+        amount = number(cuota.get("monto"))
         if amount is None or amount <= 0:
             problems.append(
                 FieldError(
