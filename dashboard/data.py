@@ -194,23 +194,23 @@ def empty_documents() -> pd.DataFrame:
     return frame
 
 
-def _text(df: pd.DataFrame, column: str) -> pd.Series:
+def text_column(df: pd.DataFrame, column: str) -> pd.Series:
     """A column as plain strings ('' for missing), whatever its dtype (category, object)."""
     if column not in df:
         return pd.Series("", index=df.index, dtype="object")
     return df[column].astype("object").where(df[column].notna(), "").astype(str)
 
 
-def _series_of(df: pd.DataFrame) -> pd.Series:
+def series_of(df: pd.DataFrame) -> pd.Series:
     """The series of each document: the ``series`` column, or the part of ``number`` before the dash."""
     if "series" in df:
-        return _text(df, "series")
-    return _text(df, "number").str.split("-", n=1).str[0]
+        return text_column(df, "series")
+    return text_column(df, "number").str.split("-", n=1).str[0]
 
 
 def counted(df: pd.DataFrame) -> pd.Series:
     """Boolean mask of the documents that count in sales (neither rejected nor voided)."""
-    return ~_text(df, "state_type_id").isin(NOT_COUNTED_STATES)
+    return ~text_column(df, "state_type_id").isin(NOT_COUNTED_STATES)
 
 
 # --------------------------------------------------------------------------------------------- filters
@@ -230,10 +230,10 @@ class Filters:
 def filter_options(df: pd.DataFrame) -> dict[str, list[str]]:
     """The values present in ``df`` for each filter, sorted (codes for types, states and currencies)."""
     return {
-        "document_types": sorted(set(_text(df, "document_type_id")) - {""}),
-        "states": sorted(set(_text(df, "state_type_id")) - {""}),
-        "series": sorted(set(_series_of(df)) - {""}),
-        "currencies": sorted(set(_text(df, "currency_type_id")) - {""}),
+        "document_types": sorted(set(text_column(df, "document_type_id")) - {""}),
+        "states": sorted(set(text_column(df, "state_type_id")) - {""}),
+        "series": sorted(set(series_of(df)) - {""}),
+        "currencies": sorted(set(text_column(df, "currency_type_id")) - {""}),
     }
 
 
@@ -241,17 +241,17 @@ def apply_filters(df: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     """The rows of ``df`` that pass every filter; ``customer`` matches name or number, case-insensitive."""
     mask = pd.Series(True, index=df.index)
     if filters.document_types:
-        mask &= _text(df, "document_type_id").isin(filters.document_types)
+        mask &= text_column(df, "document_type_id").isin(filters.document_types)
     if filters.states:
-        mask &= _text(df, "state_type_id").isin(filters.states)
+        mask &= text_column(df, "state_type_id").isin(filters.states)
     if filters.series:
-        mask &= _series_of(df).isin(filters.series)
+        mask &= series_of(df).isin(filters.series)
     if filters.currencies:
-        mask &= _text(df, "currency_type_id").isin(filters.currencies)
+        mask &= text_column(df, "currency_type_id").isin(filters.currencies)
     needle = filters.customer.strip().casefold()
     if needle:
-        names = _text(df, "customer_name").str.casefold()
-        numbers = _text(df, "customer_number").str.casefold()
+        names = text_column(df, "customer_name").str.casefold()
+        numbers = text_column(df, "customer_number").str.casefold()
         mask &= names.str.contains(needle, regex=False) | numbers.str.contains(needle, regex=False)
     return df[mask]
 
@@ -260,14 +260,14 @@ def apply_filters(df: pd.DataFrame, filters: Filters) -> pd.DataFrame:
 
 
 def _in_currency(df: pd.DataFrame, currency: str | None) -> pd.DataFrame:
-    return df if currency is None else df[_text(df, "currency_type_id") == currency]
+    return df if currency is None else df[text_column(df, "currency_type_id") == currency]
 
 
 def state_totals(df: pd.DataFrame, currency: str | None = None) -> pd.DataFrame:
     """Documents and (unsigned) totals per state, in state-code order (``state``, ``label``, ...)."""
     part = _in_currency(df, currency)
     frame = pd.DataFrame(
-        {"state": _text(part, "state_type_id"), "total": part["total"].astype("float64").fillna(0.0)}
+        {"state": text_column(part, "state_type_id"), "total": part["total"].astype("float64").fillna(0.0)}
     )
     grouped = frame.groupby("state", sort=True).agg(total=("total", "sum"), documents=("total", "size"))
     grouped = grouped.reset_index()
@@ -336,23 +336,23 @@ def table_frame(df: pd.DataFrame) -> pd.DataFrame:
     """
     out = pd.DataFrame(index=df.index)
     out["date_of_issue"] = pd.to_datetime(df["date_of_issue"]) if len(df) else df["date_of_issue"]
-    out["number"] = _text(df, "number")
-    codes, descriptions = _text(df, "document_type_id"), _text(df, "document_type_description")
+    out["number"] = text_column(df, "number")
+    codes, descriptions = text_column(df, "document_type_id"), text_column(df, "document_type_description")
     pairs = list(zip(codes.tolist(), descriptions.tolist(), strict=True))
     type_labels = {pair: type_label(*pair) for pair in set(pairs)}  # a few types: labelled once each
     out["document_type"] = [type_labels[pair] for pair in pairs]
-    out["customer_number"] = _text(df, "customer_number")
-    out["customer_name"] = _text(df, "customer_name")
-    out["currency_type_id"] = _text(df, "currency_type_id")
-    out["sale_note_number"] = _text(df, "sale_note_number")  # '' when none or the tenant does not say
+    out["customer_number"] = text_column(df, "customer_number")
+    out["customer_name"] = text_column(df, "customer_name")
+    out["currency_type_id"] = text_column(df, "currency_type_id")
+    out["sale_note_number"] = text_column(df, "sale_note_number")  # '' when none or the tenant does not say
     for column in AMOUNT_COLUMNS:
         out[column] = df[column].astype("float64") if column in df else 0.0
-    states = _text(df, "state_type_id")
+    states = text_column(df, "state_type_id")
     codes = states.tolist()
     state_labels = {code: state_label(code) for code in set(codes)}
     out["state"] = [[state_labels[code]] for code in codes]  # a list per row: its own label column
     out["state_type_id"] = states
-    out["external_id"] = _text(df, "external_id")
+    out["external_id"] = text_column(df, "external_id")
     for flag in ("has_xml", "has_pdf", "has_cdr"):
         out[flag] = df[flag].astype(bool) if flag in df else False
     if len(out):
@@ -365,7 +365,7 @@ def correlatives(df: pd.DataFrame) -> pd.Series:
     if "correlative" in df:
         values = pd.to_numeric(df["correlative"], errors="coerce")
     else:
-        values = pd.to_numeric(_text(df, "number").str.rpartition("-")[2], errors="coerce")
+        values = pd.to_numeric(text_column(df, "number").str.rpartition("-")[2], errors="coerce")
     return values.fillna(0).astype("int64")
 
 
@@ -377,7 +377,7 @@ def newest_first(df: pd.DataFrame) -> list[int]:
     keys = pd.DataFrame(
         {
             "date": pd.to_datetime(df["date_of_issue"]).to_numpy(),
-            "series": _series_of(df).to_numpy(),
+            "series": series_of(df).to_numpy(),
             "correlative": correlatives(df).to_numpy(),
         }
     )

@@ -27,7 +27,7 @@ from typing import Literal
 import pandas as pd
 
 from connector import SummaryRecord, TicketRef, TicketStatus
-from dashboard.data import BadgeColor, newest_first, type_label
+from dashboard.data import BadgeColor, newest_first, series_of, text_column, type_label
 from dashboard.figures import plural
 from sunat.calendar import SENDING_DAYS
 
@@ -95,17 +95,11 @@ TICKET_STATES: dict[str, _StateStyle] = {
 # --------------------------------------------------------------------------------------------- documents
 
 
-def _text(df: pd.DataFrame, column: str) -> pd.Series:
-    if column not in df:
-        return pd.Series("", index=df.index, dtype="object")
-    return df[column].astype("object").where(df[column].notna(), "").astype(str)
-
-
 def document_groups(df: pd.DataFrame) -> pd.Series:
     """The group of each document: ``"01"`` facturas and their notes, ``"02"`` boletas and their notes,
     ``""`` when it cannot be told (other types, notes of numeric contingency series)."""
-    types = _text(df, "document_type_id")
-    series = _text(df, "series") if "series" in df else _text(df, "number").str.split("-", n=1).str[0]
+    types = text_column(df, "document_type_id")
+    series = series_of(df)
     first = series.str[:1].str.upper()
     out = pd.Series("", index=df.index, dtype="object")
     out[types == "01"] = FACTURAS
@@ -132,7 +126,7 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
 def voidable(df: pd.DataFrame, group: str, day: date | None = None) -> pd.DataFrame:
     """Documents of ``group`` (issued on ``day`` when given) that can be voided: accepted (05) or
     observed (07). Facturas go in a voided communication, boletas in a summary with process 3."""
-    mask = (document_groups(df) == group) & _text(df, "state_type_id").isin(VOIDABLE_STATES)
+    mask = (document_groups(df) == group) & text_column(df, "state_type_id").isin(VOIDABLE_STATES)
     return _sorted(df[mask & _of_day(df, day)])
 
 
@@ -148,7 +142,7 @@ def voidable_days(df: pd.DataFrame, group: str) -> list[tuple[date, int]]:
 def pending_declaration(df: pd.DataFrame, day: date | None = None) -> pd.DataFrame:
     """Boletas and boleta notes (issued on ``day`` when given) still registered (01): what a daily
     summary with process 1 declares."""
-    mask = (document_groups(df) == BOLETAS) & (_text(df, "state_type_id") == REGISTERED)
+    mask = (document_groups(df) == BOLETAS) & (text_column(df, "state_type_id") == REGISTERED)
     return _sorted(df[mask & _of_day(df, day)])
 
 
@@ -163,7 +157,7 @@ def pending_by_day(df: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "day": pd.to_datetime(pending["date_of_issue"]).dt.date,
-            "boleta": (_text(pending, "document_type_id") == "03").astype("int64"),
+            "boleta": (text_column(pending, "document_type_id") == "03").astype("int64"),
             "total": pending["total"].astype("float64") if "total" in pending else 0.0,
         }
     )
