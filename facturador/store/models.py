@@ -303,6 +303,29 @@ class SunatFault(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class Job(Base):
+    """One piece of background work owed (:mod:`facturador.store.jobs`): ``kind`` ("send", "send_other",
+    "poll") of the row ``target_id`` of its table, due at ``run_at`` (naive UTC). A worker that takes it
+    holds it until ``lease_until``; past that time another worker may take it again (the first died).
+    One job per target: enqueueing it twice keeps the first."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        UniqueConstraint("kind", "target_id", name="uq_jobs_kind_target"),
+        Index("ix_jobs_run_at", "run_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int] = mapped_column(Integer)
+    run_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    lease_owner: Mapped[str | None] = mapped_column(String(100))
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    taken: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Summary(Base):
     """A daily summary (RC) or voided communication (RA) the tenant sent, with its ticket and answer.
 
@@ -527,6 +550,7 @@ SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
 SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
+JOBS: Table = Job.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
 OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]
