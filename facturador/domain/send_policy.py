@@ -31,9 +31,20 @@ def retry_seconds(settings: dict[str, Any]) -> float:
     return float(settings.get("send_retry_seconds", DEFAULT_RETRY_SECONDS))
 
 
+def sending_seconds(settings: dict[str, Any]) -> float:
+    """The longest the issuing request's own sending may take: over SOAP, the time-out times the tries,
+    twice (a cut answer is followed by a consultation); 0 on the in-process simulator."""
+    if settings.get("sunat_sending", "simulator") == "simulator":
+        return 0.0
+    tries = int(settings.get("sunat_retries", 2)) + 1
+    return 2 * float(settings.get("sunat_timeout", 30.0)) * tries
+
+
 def first_send_at(settings: dict[str, Any], now: dt.datetime) -> dt.datetime:
-    """When the pending sender takes a document issued at ``now`` if issuing did not get its answer."""
-    return now + dt.timedelta(seconds=retry_seconds(settings))
+    """When the pending sender takes a document issued at ``now`` if issuing did not get its answer:
+    after the first wait, and never while the issuing request may still be sending it itself (another
+    node's worker would send it a second time)."""
+    return now + dt.timedelta(seconds=max(retry_seconds(settings), sending_seconds(settings)))
 
 
 def retry_delay(attempts: int, settings: dict[str, Any]) -> dt.timedelta:
