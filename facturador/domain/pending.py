@@ -26,18 +26,19 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select, update
 
-from facturador.context import ServiceContext
+from facturador.context import Caller, ServiceContext
 from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
 from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
-from facturador.domain.summaries import SummaryService
+from facturador.domain.summaries import BOLETA_GROUP, SummaryService
 from facturador.errors import ServiceError
-from facturador.store.jobs import POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
-from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS
+from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
+from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS, USERS
 
 log = logging.getLogger("facturador.pending")
 
@@ -328,6 +329,7 @@ class Worker:
         """Enqueue what is due, then take and do jobs until none is left (or ``stop`` is set); how many
         were done."""
         self.queue.enqueue_due()
+        self.queue.enqueue(DECLARE, self.tenants_owing_summaries())
         done = 0
         while stop is None or not stop.is_set():
             job = self.queue.take(self.name, self.lease_seconds)
@@ -353,6 +355,9 @@ class Worker:
             if polled is not None:
                 log.info("ticket poller: %s", polled.describe())
             return
+        if job.kind == DECLARE:
+            self.declare(job.target_id)
+            return
         family = {SEND: "documents", SEND_OTHER: "other"}.get(job.kind)
         if family is None:
             log.warning("job %s of an unknown kind %r dropped", job.id, job.kind)
@@ -362,6 +367,63 @@ class Worker:
             outcome = self.sender.send_one(found[0], claim_seconds=self.lease_seconds)
             if outcome is not None:
                 log.info("pending sender: %s", outcome.describe())
+
+    # -- automatic daily summaries -------------------------------------------------------------------
+
+    def _past_boletas(self, tenant_ids: list[int]) -> Any:
+        """Boletas and their notes still registered (01) of a day before today (Peru) of ``tenant_ids``."""
+        return (
+            DOCUMENTS.c.tenant_id.in_(tenant_ids)
+            & (DOCUMENTS.c.group_id == BOLETA_GROUP)
+            & (DOCUMENTS.c.state_type_id == states.REGISTERED)
+            & (DOCUMENTS.c.date_of_issue < self.context.today())
+        )
+
+    def tenants_owing_summaries(self) -> list[int]:
+        """Ids of the tenants with ``summary_auto`` on that have boletas of a past day to declare."""
+        with self.context.engine.connect() as connection:
+            rows = connection.execute(select(TENANTS.c.id, TENANTS.c.settings)).all()
+            auto = [row.id for row in rows if (row.settings or {}).get("summary_auto") is True]
+            if not auto:
+                return []
+            owing = select(DOCUMENTS.c.tenant_id).where(self._past_boletas(auto)).distinct()
+            return list(connection.execute(owing).scalars())
+
+    def declare(self, tenant_id: int) -> None:
+        """Declare each past day's registered boletas of the tenant in daily summaries, oldest day
+        first, as its first user (``POST /api/summaries`` with process 1). A day another worker or a
+        request declared since is skipped: declaring moves the boletas out of 01 in the transaction that
+        stores the summary, under the tenant's lock."""
+        with self.context.engine.connect() as connection:
+            slug = connection.execute(select(TENANTS.c.slug).where(TENANTS.c.id == tenant_id)).scalar()
+            user = connection.execute(
+                select(USERS.c.id, USERS.c.establishment_id)
+                .where(USERS.c.tenant_id == tenant_id)
+                .order_by(USERS.c.id)
+                .limit(1)
+            ).first()
+            days = list(
+                connection.execute(
+                    select(DOCUMENTS.c.date_of_issue)
+                    .where(self._past_boletas([tenant_id]))
+                    .distinct()
+                    .order_by(DOCUMENTS.c.date_of_issue)
+                ).scalars()
+            )
+        tenant = self.context.tenant_by_slug(slug) if slug else None
+        if tenant is None or user is None or tenant.settings.get("summary_auto") is not True:
+            return
+        caller = Caller(user_id=user.id, establishment_id=user.establishment_id)
+        for day in days:
+            body = {"fecha_de_emision_de_documentos": day.isoformat(), "codigo_tipo_proceso": "1"}
+            try:
+                sent = SummaryService(self.context).summarize(tenant, caller, body)
+            except ServiceError as exc:
+                if exc.error_code == "NO_DOCUMENTS":  # declared since the query
+                    continue
+                raise
+            for summary in sent:
+                log.info("daily summary of %s (%s): ticket %s", day, tenant.slug, summary.ticket)
 
 
 def run_worker(

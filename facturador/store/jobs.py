@@ -29,8 +29,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from facturador.store.db import Database
 from facturador.store.models import DOCUMENTS, JOBS, OTHER_DOCUMENTS, SUMMARIES
 
-#: Kinds of job: send a factura or a note of one, send a retention or perception, ask about a ticket.
-SEND, SEND_OTHER, POLL = "send", "send_other", "poll"
+#: Kinds of job: send a factura or a note of one, send a retention or perception, ask about a ticket,
+#: declare a tenant's past days' boletas in daily summaries (its target is the tenant).
+SEND, SEND_OTHER, POLL, DECLARE = "send", "send_other", "poll", "declare"
 #: States a document is owed in (registered, not answered) and a summary is asked about in.
 _REGISTERED, _SENT = "01", "03"
 
@@ -100,6 +101,15 @@ class JobQueue:
                 added += max(connection.execute(statement).rowcount, 0)
         return added
 
+    def enqueue(self, kind: str, target_ids: list[int], run_at: dt.datetime | None = None) -> int:
+        """Make a job of ``kind`` for each of ``target_ids`` that has none; how many were new."""
+        if not target_ids:
+            return 0
+        rows = [{"kind": kind, "target_id": target, "run_at": run_at or utc_now()} for target in target_ids]
+        statement = self._insert().on_conflict_do_nothing(index_elements=["kind", "target_id"])
+        with self.database.writing() as connection:
+            return max(connection.execute(statement, rows).rowcount, 0)
+
     def take(self, owner: str, lease_seconds: float, now: dt.datetime | None = None) -> Job | None:
         """Lease the job due longest ago that nobody holds (or whose lease ran out) to ``owner``."""
         now = now or utc_now()
@@ -156,4 +166,4 @@ class JobQueue:
         }
 
 
-__all__ = ["JobQueue", "Job", "SEND", "SEND_OTHER", "POLL", "worker_name"]
+__all__ = ["JobQueue", "Job", "SEND", "SEND_OTHER", "POLL", "DECLARE", "worker_name"]

@@ -253,3 +253,43 @@ def test_a_worker_killed_mid_lease_leaves_its_job_to_another(
 def _jobs(engine: Any) -> int:
     with engine.connect() as connection:
         return len(connection.execute(select(JOBS.c.id)).all())
+
+
+def test_past_days_boletas_are_declared_once_by_racing_workers(
+    store_settings: Settings, tmp_path: Path
+) -> None:
+    settings = store_settings
+    tenant = new_tenant(settings, "auto", summary_auto=True)
+    yesterday = (peru_today() - dt.timedelta(days=1)).isoformat()
+    with nodes(settings, tmp_path, 1, "--no-worker") as (web,), _client(web.root, tenant) as client:
+        old = [_issue(client, boleta_body(fecha_de_emision=yesterday))["number"] for _ in range(4)]
+        new = _issue(client, boleta_body())["number"]
+        workers = [
+            start(settings, tmp_path / f"worker-{n}.log", "worker", "--every", "0.3", "--lease", "60")
+            for n in range(3)
+        ]
+        try:
+
+            def declared() -> list[dict[str, Any]]:
+                answer = client.get("/api/summaries/lists")
+                assert answer.status_code == 200, answer.text
+                return answer.json()["data"]
+
+            _wait(
+                "the automatic summary's acceptance",
+                lambda: any(r["state_type_id"] == "05" for r in declared()),
+            )
+            time.sleep(2)  # a second summary would show up now
+            (summary,) = declared()
+            assert summary["identifier"].startswith("RC-")
+            listed = {}
+            for day in (yesterday, peru_today().isoformat()):
+                answer = client.get(f"/api/documents/lists/{day}/{day}")
+                listed |= {row["number"]: row["state_type_id"] for row in answer.json()["data"]}
+            assert [listed[number] for number in old] == ["05"] * 4
+            assert listed[new] == "01"  # today's boleta waits for tomorrow's summary
+        finally:
+            for worker in workers:
+                worker.stop()
+        logs = "".join(worker.output() for worker in workers)
+        assert logs.count("daily summary of") == 1, logs
