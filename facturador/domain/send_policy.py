@@ -5,7 +5,8 @@ tenant's ``send_auto`` and the body's ``acciones.enviar_xml_firmado`` not false)
 answers with a state (05, 07 or 09). It is sent when issued; a document still in 01 afterwards (the
 authority was unreachable or answered an exception, or the process died before sending) is sent again
 by the pending sender (``facturador.domain.pending``) ``send_retry_seconds`` (a tenant setting, 60 by
-default) after it was issued, then after waits that double with each answer, up to
+default; over SOAP at least :func:`sending_seconds`, so that no worker sends it while the issuing request
+still may) after it was issued, then after waits that double with each answer, up to
 :data:`MAX_RETRY_SECONDS`.
 """
 
