@@ -69,6 +69,17 @@ def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
     return f"http://{host}:{port}/t/{slug}"
 
 
+#: How long a worker holds a job; it must outlast the longest sending (time-out times tries).
+LEASE_OPTION = click.option(
+    "--lease",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    envvar="FACTURADOR_JOB_LEASE_SECONDS",
+    help="Seconds a worker holds a job before another may take it (it must outlast a sending).",
+)
+
+
 @click.group()
 @click.version_option(package_name="facturador-kit")
 def main() -> None:
@@ -86,32 +97,54 @@ def main() -> None:
     default=30.0,
     show_default=True,
     type=click.FloatRange(min=0),
-    help="Seconds between passes of the background sender of pending documents (0: none). One sender "
-    "runs in this process, whatever --workers says.",
+    help="Seconds between passes of the background worker (pending sends, ticket polls; 0: none). One "
+    "worker runs in this process, whatever --workers says.",
 )
+@click.option(
+    "--worker/--no-worker",
+    "with_worker",
+    default=True,
+    show_default=True,
+    help="Run the background worker in this process; --no-worker for a web-only node beside a "
+    "`facturador worker` or other nodes.",
+)
+@LEASE_OPTION
 def serve(
-    settings: Any, host: str, port: int, workers: int, log_level: str, send_pending_every: float
+    settings: Any,
+    host: str,
+    port: int,
+    workers: int,
+    log_level: str,
+    send_pending_every: float,
+    with_worker: bool,
+    lease: float,
 ) -> None:
     """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG.
 
     Facturas and notes left registered (a crash before their sending, an authority outage) are sent in
-    the background, with growing waits between attempts (see ``facturador send-pending``)."""
+    the background, with growing waits between attempts, and tickets are asked about, through the job
+    queue in the database: any number of nodes on one PostgreSQL share that work (see ``facturador
+    worker``)."""
     import threading
 
     import uvicorn
 
     from facturador.app import log_config
-    from facturador.domain.pending import run_sender
+    from facturador.domain.pending import run_worker
 
     ensure_port_free(host, port, "the service", "--port")
     context = _context(settings)  # creates or migrates the schema once, before the workers start
     context.engine.dispose()
     os.environ.update(settings.export())
     stop = threading.Event()
-    if send_pending_every > 0:
+    if send_pending_every > 0 and with_worker:
         _log_pending_to_stderr(log_level)
         sender = threading.Thread(
-            target=run_sender, args=(context, send_pending_every, stop), name="pending-sender", daemon=True
+            target=run_worker,
+            args=(context, send_pending_every, stop),
+            kwargs={"lease_seconds": lease},
+            name="background-worker",
+            daemon=True,
         )
         sender.start()
     click.echo(f"Serving facturador on http://{host}:{port} (tenants at /t/<slug>, OpenAPI at /docs)")
@@ -141,6 +174,46 @@ def _log_pending_to_stderr(level: str) -> None:
     logger.addHandler(handler)
     logger.setLevel(level.upper())
     logger.propagate = False
+
+
+@main.command()
+@storage_options
+@click.option(
+    "--every",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0.05),
+    help="Seconds between passes over the queue.",
+)
+@LEASE_OPTION
+@click.option("--once", is_flag=True, help="One pass (enqueue what is due, do every job), then exit.")
+@click.option("--log-level", default="info", show_default=True)
+def worker(settings: Any, every: float, lease: float, once: bool, log_level: str) -> None:
+    """Do the background work (pending sends, ticket polls, their retries) apart from the web nodes.
+
+    Takes jobs from the queue in the database under leases: run as many as needed, on any host that
+    reaches it, beside ``facturador serve --no-worker`` nodes (or nodes with their own worker). SIGTERM
+    or Ctrl+C stops it after the job in hand; a worker killed outright leaves its job to be taken
+    again when its lease runs out."""
+    import signal
+    import threading
+
+    from facturador.domain.pending import Worker, run_worker
+
+    context = _context(settings)
+    _log_pending_to_stderr(log_level)
+    try:
+        if once:
+            done = Worker(context, lease_seconds=lease).run_once()
+            click.echo(f"{done} job(s) done.")
+            return
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+        click.echo(f"Worker taking jobs every {every:g} s (lease {lease:g} s); SIGTERM stops it.")
+        run_worker(context, every, stop, lease_seconds=lease)
+    finally:
+        context.engine.dispose()
 
 
 @main.command("send-pending")

@@ -25,3 +25,20 @@ def after_issue_commit() -> None:
     except FileNotFoundError:
         return
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+KILL_AFTER_CLAIM_ENV = "FACTURADOR_TEST_KILL_AFTER_CLAIM"
+_KILL_AFTER_CLAIM = os.environ.get(KILL_AFTER_CLAIM_ENV) or None
+
+
+def after_send_claim() -> None:
+    """``FACTURADOR_TEST_KILL_AFTER_CLAIM=PATH``: the first sender that claims a pending document while
+    PATH exists removes it and kills its own process (SIGKILL) before sending, holding the job's lease
+    and the document's claim (tests show another worker takes the job again). One shot."""
+    if _KILL_AFTER_CLAIM is None:
+        return
+    try:
+        os.remove(_KILL_AFTER_CLAIM)
+    except FileNotFoundError:
+        return
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -8,10 +8,15 @@ authority did not take (an outage, an exception answer, an answer lost on the wa
 sending off are the client's to send (``POST /api/documents/send``), and boletas go in daily summaries:
 neither is pending.
 
-:class:`PendingSender` sends the pending documents that are due: ``facturador serve`` runs one in its
-parent process (whatever the number of workers), ``facturador send-pending`` one pass from cron. Before
-sending, a sender *claims* a document by moving its next sending time :data:`CLAIM_SECONDS` ahead in one
-conditional update, so two senders (serve and cron, or two hosts) never send one document at once.
+:class:`PendingSender` sends the pending documents that are due; ``facturador send-pending`` runs one
+pass from cron. Before sending, a sender *claims* a document by moving its next sending time ahead (by
+:data:`CLAIM_SECONDS`, or a worker's lease) in one conditional update, so two senders (a worker and
+cron, or two nodes) never send one document at once.
+
+:class:`Worker` does the background work through the job queue (:mod:`facturador.store.jobs`): it turns
+what is due into jobs, takes one at a time under a lease and does it. ``facturador serve`` runs one in its
+parent process (unless ``--no-worker``), ``facturador worker`` one on its own; any number of them on one
+database share the work, each document sent by one of them.
 """
 
 from __future__ import annotations
@@ -21,17 +26,19 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select, update
 
-from facturador.context import ServiceContext
-from facturador.domain import states
+from facturador.context import Caller, ServiceContext
+from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
 from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
-from facturador.domain.summaries import SummaryService
+from facturador.domain.summaries import BOLETA_GROUP, SummaryService
 from facturador.errors import ServiceError
-from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, TENANTS
+from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
+from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS, USERS
 
 log = logging.getLogger("facturador.pending")
 
@@ -89,11 +96,18 @@ class PendingSender:
         self.documents = documents or DocumentService(context)
 
     def pending(
-        self, *, tenant: str | None = None, due_at: dt.datetime | None = None
+        self,
+        *,
+        tenant: str | None = None,
+        due_at: dt.datetime | None = None,
+        only: tuple[str, int] | None = None,
     ) -> list[PendingDocument]:
-        """The pending documents, the longest due first; only those due at ``due_at`` when given."""
+        """The pending documents, the longest due first; only those due at ``due_at`` when given, only
+        the document ``only`` (its family and id) when given."""
         found = []
         for family, table in (("documents", DOCUMENTS), ("other", OTHER_DOCUMENTS)):
+            if only is not None and only[0] != family:
+                continue
             query = (
                 select(
                     table.c.id,
@@ -112,6 +126,8 @@ class PendingSender:
                 query = query.where(table.c.next_send_at <= due_at)
             if tenant is not None:
                 query = query.where(TENANTS.c.slug == tenant)
+            if only is not None:
+                query = query.where(table.c.id == only[1])
             with self.context.engine.connect() as connection:
                 rows = connection.execute(query).all()
             found += [
@@ -142,7 +158,7 @@ class PendingSender:
         now = utc_now()
         outcomes = []
         for document in self.pending(tenant=tenant, due_at=None if force else now):
-            outcome = self._send_one(document)
+            outcome = self.send_one(document)
             if outcome is None:
                 continue
             outcomes.append(outcome)
@@ -150,8 +166,9 @@ class PendingSender:
                 report(outcome)
         return outcomes
 
-    def _claim(self, document: PendingDocument) -> bool:
-        """Move the document's next sending time ahead if no other sender did since it was read."""
+    def claim(self, document: PendingDocument, seconds: float = CLAIM_SECONDS) -> bool:
+        """Move the document's next sending time ``seconds`` ahead if no other sender did since it was
+        read: the one sender whose update matched sends it."""
         table = DOCUMENTS if document.family == "documents" else OTHER_DOCUMENTS
         statement = (
             update(table)
@@ -160,14 +177,16 @@ class PendingSender:
                 table.c.state_type_id == states.REGISTERED,
                 table.c.next_send_at == document.next_send_at,
             )
-            .values(next_send_at=utc_now() + dt.timedelta(seconds=CLAIM_SECONDS))
+            .values(next_send_at=utc_now() + dt.timedelta(seconds=seconds))
         )
         with self.context.writing() as connection:
             return connection.execute(statement).rowcount == 1
 
-    def _send_one(self, document: PendingDocument) -> SendOutcome | None:
-        if not self._claim(document):
+    def send_one(self, document: PendingDocument, claim_seconds: float = CLAIM_SECONDS) -> SendOutcome | None:
+        """Claim the document and send it; None when another sender claimed it first."""
+        if not self.claim(document, claim_seconds):
             return None
+        failpoints.after_send_claim()
         tenant = self.context.tenant_by_slug(document.tenant)
         if tenant is None:  # pragma: no cover - the tenant was deleted since the query
             return None
@@ -237,6 +256,36 @@ class TicketPoller:
         """``(tenant slug, summary id)`` of the summaries to ask about at ``now`` (naive UTC)."""
         return self.summaries.due_for_polling(now or utc_now(), tenant)
 
+    def poll_one(self, summary_id: int, now: dt.datetime | None = None) -> PollOutcome | None:
+        """Ask about one summary's ticket if it is still due at ``now``; None when it is not."""
+        with self.context.engine.connect() as connection:
+            slug = connection.execute(
+                select(TENANTS.c.slug)
+                .join(SUMMARIES, SUMMARIES.c.tenant_id == TENANTS.c.id)
+                .where(
+                    SUMMARIES.c.id == summary_id,
+                    SUMMARIES.c.next_poll_at <= (now or utc_now()),
+                    SUMMARIES.c.state_type_id.in_((states.SENT, states.REGISTERED)),
+                )
+            ).scalar()
+        return None if slug is None else self._poll(slug, summary_id)
+
+    def _poll(self, slug: str, summary_id: int) -> PollOutcome | None:
+        info = self.context.tenant_by_slug(slug)
+        if info is None:  # pragma: no cover - deleted since the query
+            return None
+        try:
+            answer = self.summaries.poll(info, summary_id)
+        except ServiceError as exc:
+            return PollOutcome(slug, str(summary_id), error=exc.message)
+        except Exception as exc:  # one failing ticket must not stop the others
+            log.exception("polling summary %s (%s) failed", summary_id, slug)
+            return PollOutcome(slug, str(summary_id), error=f"{type(exc).__name__}: {exc}")
+        if answer is None:
+            return None
+        code = str((answer.response or {}).get("code", ""))
+        return PollOutcome(slug, answer.identifier, state=answer.state_type_id, code=code)
+
     def poll_due(
         self,
         *,
@@ -247,42 +296,146 @@ class TicketPoller:
         """Ask about every summary due at ``now`` (naive UTC, by default now); what each gave."""
         outcomes = []
         for slug, summary_id in self.due(tenant=tenant, now=now):
-            info = self.context.tenant_by_slug(slug)
-            if info is None:  # pragma: no cover - deleted since the query
+            outcome = self._poll(slug, summary_id)
+            if outcome is None:
                 continue
-            try:
-                answer = self.summaries.poll(info, summary_id)
-            except ServiceError as exc:
-                outcome = PollOutcome(slug, str(summary_id), error=exc.message)
-            except Exception as exc:  # one failing ticket must not stop the others
-                log.exception("polling summary %s (%s) failed", summary_id, slug)
-                outcome = PollOutcome(slug, str(summary_id), error=f"{type(exc).__name__}: {exc}")
-            else:
-                if answer is None:
-                    continue
-                code = str((answer.response or {}).get("code", ""))
-                outcome = PollOutcome(slug, answer.identifier, state=answer.state_type_id, code=code)
             outcomes.append(outcome)
             if report is not None:
                 report(outcome)
         return outcomes
 
 
-def run_sender(context: ServiceContext, every: float, stop: threading.Event) -> None:
-    """Send the due pending documents and ask about the due tickets now and then every ``every``
-    seconds until ``stop`` is set (the background sender of ``facturador serve``); a failing pass is
-    logged and the next one runs."""
-    sender = PendingSender(context)
-    poller = TicketPoller(context)
-    while True:
-        try:
-            outcomes = sender.send_due()
-            if outcomes:
-                settled = sum(outcome.settled for outcome in outcomes)
-                log.info("pending sender: %d sent, %d settled", len(outcomes), settled)
-            for polled in poller.poll_due():
+#: Seconds a job whose handler failed waits before it is taken again.
+FAILED_JOB_WAIT = 60.0
+
+
+class Worker:
+    """Does the background work of one database through its job queue: pending sends, ticket polls
+    and their retries (the targets' own schedules, doubling after each answer that leaves them owed).
+
+    A job is held under a lease of ``lease_seconds``, which must outlast the longest sending (the SUNAT
+    transport's time-out times its tries): a worker killed while it holds one leaves the job and the
+    document's claim to expire, and then another worker takes it again."""
+
+    def __init__(self, context: ServiceContext, *, lease_seconds: float = CLAIM_SECONDS):
+        self.context = context
+        self.lease_seconds = lease_seconds
+        self.queue = JobQueue(context.db)
+        self.sender = PendingSender(context)
+        self.poller = TicketPoller(context)
+        self.name = worker_name()
+
+    def run_once(self, stop: threading.Event | None = None) -> int:
+        """Enqueue what is due, then take and do jobs until none is left (or ``stop`` is set); how many
+        were done."""
+        self.queue.enqueue_due()
+        self.queue.enqueue(DECLARE, self.tenants_owing_summaries())
+        done = 0
+        while stop is None or not stop.is_set():
+            job = self.queue.take(self.name, self.lease_seconds)
+            if job is None:
+                break
+            try:
+                self.handle(job)
+            except Exception as exc:  # a failing job must not stop the others
+                log.exception("job %s %s failed", job.kind, job.target_id)
+                wait = utc_now() + dt.timedelta(seconds=FAILED_JOB_WAIT)
+                self.queue.put_back(job, wait, f"{type(exc).__name__}: {exc}")
+                continue
+            if not self.queue.finish(job):
+                log.warning("job %s %s outlived its lease (another worker took it)", job.kind, job.target_id)
+            done += 1
+        return done
+
+    def handle(self, job: Job) -> None:
+        """Do ``job`` if its target is still owed and due (read again: another worker, a request or
+        cron may have done it since it was enqueued); its new state is stored before the job goes."""
+        if job.kind == POLL:
+            polled = self.poller.poll_one(job.target_id)
+            if polled is not None:
                 log.info("ticket poller: %s", polled.describe())
+            return
+        if job.kind == DECLARE:
+            self.declare(job.target_id)
+            return
+        family = {SEND: "documents", SEND_OTHER: "other"}.get(job.kind)
+        if family is None:
+            log.warning("job %s of an unknown kind %r dropped", job.id, job.kind)
+            return
+        found = self.sender.pending(only=(family, job.target_id), due_at=utc_now())
+        if found:
+            outcome = self.sender.send_one(found[0], claim_seconds=self.lease_seconds)
+            if outcome is not None:
+                log.info("pending sender: %s", outcome.describe())
+
+    # -- automatic daily summaries -------------------------------------------------------------------
+
+    def _past_boletas(self, tenant_ids: list[int]) -> Any:
+        """Boletas and their notes still registered (01) of a day before today (Peru) of ``tenant_ids``."""
+        return (
+            DOCUMENTS.c.tenant_id.in_(tenant_ids)
+            & (DOCUMENTS.c.group_id == BOLETA_GROUP)
+            & (DOCUMENTS.c.state_type_id == states.REGISTERED)
+            & (DOCUMENTS.c.date_of_issue < self.context.today())
+        )
+
+    def tenants_owing_summaries(self) -> list[int]:
+        """Ids of the tenants with ``summary_auto`` on that have boletas of a past day to declare."""
+        with self.context.engine.connect() as connection:
+            rows = connection.execute(select(TENANTS.c.id, TENANTS.c.settings)).all()
+            auto = [row.id for row in rows if (row.settings or {}).get("summary_auto") is True]
+            if not auto:
+                return []
+            owing = select(DOCUMENTS.c.tenant_id).where(self._past_boletas(auto)).distinct()
+            return list(connection.execute(owing).scalars())
+
+    def declare(self, tenant_id: int) -> None:
+        """Declare each past day's registered boletas of the tenant in daily summaries, oldest day
+        first, as its first user (``POST /api/summaries`` with process 1). A day another worker or a
+        request declared since is skipped: declaring moves the boletas out of 01 in the transaction that
+        stores the summary, under the tenant's lock."""
+        with self.context.engine.connect() as connection:
+            slug = connection.execute(select(TENANTS.c.slug).where(TENANTS.c.id == tenant_id)).scalar()
+            user = connection.execute(
+                select(USERS.c.id, USERS.c.establishment_id)
+                .where(USERS.c.tenant_id == tenant_id)
+                .order_by(USERS.c.id)
+                .limit(1)
+            ).first()
+            days = list(
+                connection.execute(
+                    select(DOCUMENTS.c.date_of_issue)
+                    .where(self._past_boletas([tenant_id]))
+                    .distinct()
+                    .order_by(DOCUMENTS.c.date_of_issue)
+                ).scalars()
+            )
+        tenant = self.context.tenant_by_slug(slug) if slug else None
+        if tenant is None or user is None or tenant.settings.get("summary_auto") is not True:
+            return
+        caller = Caller(user_id=user.id, establishment_id=user.establishment_id)
+        for day in days:
+            body = {"fecha_de_emision_de_documentos": day.isoformat(), "codigo_tipo_proceso": "1"}
+            try:
+                sent = SummaryService(self.context).summarize(tenant, caller, body)
+            except ServiceError as exc:
+                if exc.error_code == "NO_DOCUMENTS":  # declared since the query
+                    continue
+                raise
+            for summary in sent:
+                log.info("daily summary of %s (%s): ticket %s", day, tenant.slug, summary.ticket)
+
+
+def run_worker(
+    context: ServiceContext, every: float, stop: threading.Event, *, lease_seconds: float = CLAIM_SECONDS
+) -> None:
+    """Run :class:`Worker` passes every ``every`` seconds until ``stop`` is set (the background worker
+    of ``facturador serve`` and ``facturador worker``); a failing pass is logged and the next one runs."""
+    worker = Worker(context, lease_seconds=lease_seconds)
+    while not stop.is_set():
+        try:
+            worker.run_once(stop)
         except Exception:
-            log.exception("pending sender pass failed")
+            log.exception("background worker pass failed")
         if stop.wait(every):
             return

@@ -5,7 +5,8 @@ tenant's ``send_auto`` and the body's ``acciones.enviar_xml_firmado`` not false)
 answers with a state (05, 07 or 09). It is sent when issued; a document still in 01 afterwards (the
 authority was unreachable or answered an exception, or the process died before sending) is sent again
 by the pending sender (``facturador.domain.pending``) ``send_retry_seconds`` (a tenant setting, 60 by
-default) after it was issued, then after waits that double with each answer, up to
+default; over SOAP at least :func:`sending_seconds`, so that no worker sends it while the issuing request
+still may) after it was issued, then after waits that double with each answer, up to
 :data:`MAX_RETRY_SECONDS`.
 """
 
@@ -31,9 +32,20 @@ def retry_seconds(settings: dict[str, Any]) -> float:
     return float(settings.get("send_retry_seconds", DEFAULT_RETRY_SECONDS))
 
 
+def sending_seconds(settings: dict[str, Any]) -> float:
+    """The longest the issuing request's own sending may take: over SOAP, the time-out times the tries,
+    twice (a cut answer is followed by a consultation); 0 on the in-process simulator."""
+    if settings.get("sunat_sending", "simulator") == "simulator":
+        return 0.0
+    tries = int(settings.get("sunat_retries", 2)) + 1
+    return 2 * float(settings.get("sunat_timeout", 30.0)) * tries
+
+
 def first_send_at(settings: dict[str, Any], now: dt.datetime) -> dt.datetime:
-    """When the pending sender takes a document issued at ``now`` if issuing did not get its answer."""
-    return now + dt.timedelta(seconds=retry_seconds(settings))
+    """When the pending sender takes a document issued at ``now`` if issuing did not get its answer:
+    after the first wait, and never while the issuing request may still be sending it itself (another
+    node's worker would send it a second time)."""
+    return now + dt.timedelta(seconds=max(retry_seconds(settings), sending_seconds(settings)))
 
 
 def retry_delay(attempts: int, settings: dict[str, Any]) -> dt.timedelta:

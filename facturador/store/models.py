@@ -56,6 +56,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_check_deadlines": True,  # False: a sandbox takes back-dated documents (2108/2329 not applied)
     "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
     "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
+    "summary_auto": False,  # the background worker declares past days' boletas still registered (RC)
     "authority_rules_dir": "",  # a folder of SUNAT's published stylesheets the simulator runs too ("": none)
     "authority_ose": False,  # the SOAP endpoint answers this RUC's rejections with a CDR, as an OSE does
     # where documents go (docs/going_live.md): "simulator" (built in), SUNAT "beta" or "production", "ose"
@@ -303,6 +304,29 @@ class SunatFault(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class Job(Base):
+    """One piece of background work owed (:mod:`facturador.store.jobs`): ``kind`` ("send", "send_other",
+    "poll") of the row ``target_id`` of its table, due at ``run_at`` (naive UTC). A worker that takes it
+    holds it until ``lease_until``; past that time another worker may take it again (the first died).
+    One job per target: enqueueing it twice keeps the first."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        UniqueConstraint("kind", "target_id", name="uq_jobs_kind_target"),
+        Index("ix_jobs_run_at", "run_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int] = mapped_column(Integer)
+    run_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    lease_owner: Mapped[str | None] = mapped_column(String(100))
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    taken: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Summary(Base):
     """A daily summary (RC) or voided communication (RA) the tenant sent, with its ticket and answer.
 
@@ -527,6 +551,7 @@ SUMMARIES: Table = Summary.__table__  # type: ignore[assignment]
 SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
+JOBS: Table = Job.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
 OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]

@@ -240,6 +240,8 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
             assert process.returncode == 0, output
         run.cli("send-pending")
         run.issue(served.root)
+        assert "job(s) done" in run.cli("worker", "--once")  # the queue's worker beside the server's
+        run.issue(served.root)
         seeded = run.cli("seed", SLUG, "--documents", "4", "--days", "1")
         assert "4" in seeded
         run.issue(served.root)
