@@ -46,6 +46,7 @@ __all__ = [
     "MOVABLE_STATES",
     "LocalStore",
     "StoreError",
+    "StoredClient",
     "SyncReport",
     "default_store_directory",
     "store_path",
@@ -505,3 +506,54 @@ class LocalStore:
         """The days fetched so far, in order."""
         with self._lock:
             return [row[0] for row in self._db.execute("SELECT day FROM days ORDER BY day").fetchall()]
+
+    def forget(self, days: Iterable[dt.date]) -> None:
+        """Fetch these days whole on the next sync (a document of theirs was changed by this program)."""
+        chosen = sorted(set(days))
+        if chosen:
+            with self._lock:
+                marks = ", ".join("?" for _ in chosen)
+                self._db.execute(f"DELETE FROM days WHERE day IN ({marks})", chosen)
+
+    def reading(self, client: Client) -> StoredClient:
+        """``client`` whose ``documents.list`` reads this store (synced first): for what takes a client,
+        such as ``analysis.register.sales_register(store.reading(client), month)``."""
+        return StoredClient(self, client)
+
+
+class StoredDocuments:
+    """``client.documents`` whose lists come from a :class:`LocalStore` (synced on each call; ``fresh``
+    fetches the range whole); everything else goes to the client's own."""
+
+    def __init__(self, store: LocalStore, client: Client) -> None:
+        self._store, self._client = store, client
+
+    def list(
+        self, start: dt.date | str, end: dt.date | str, *, fresh: bool = False, details: bool = False
+    ) -> DocumentList:
+        """The range's documents from the store, after syncing it (``details`` are what the store keeps)."""
+        self._store.sync(start, end, client=self._client, full=fresh)
+        return self._store.documents(start, end)
+
+    def download_xml(self, external_id: str) -> bytes:
+        """The signed XML, from the tenant (the store keeps the lists only)."""
+        return self._client.documents.download_xml(external_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client.documents, name)
+
+
+class StoredClient:
+    """A client whose document lists are read from a local store (see :meth:`LocalStore.reading`)."""
+
+    def __init__(self, store: LocalStore, client: Client) -> None:
+        self.documents = StoredDocuments(store, client)
+        self._client = client
+
+    @property
+    def progress(self) -> Callable[[str], None] | None:
+        """The client's progress callback (long waits and walks)."""
+        return self._client.progress
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
