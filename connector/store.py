@@ -21,8 +21,10 @@ straight from the columns, :meth:`LocalStore.sql` any query. Needs ``duckdb`` an
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -354,18 +356,45 @@ class LocalStore:
     def _pages(
         self, client: Client, run: tuple[dt.date, dt.date], report: SyncReport, since: dt.datetime | None
     ) -> Iterator[ChangesPage]:
-        """The answers for a range: every page of the extension, or the tenant's one plain answer."""
-        after: str | None = None
-        while True:
-            page = client.documents.changes(
-                run[0], run[1], since=since, after=after, limit=self.page_rows, details=self.details
-            )
-            report.requests += 1
-            report.rows += len(page.rows)
-            yield page
-            if not page.extended or page.next is None:
-                return
-            after = page.next
+        """The answers for a range: every page of the extension, or the tenant's one plain answer. The
+        next page is asked (in a thread) while the caller stages this one: the tenant's work and ours
+        overlap instead of adding up."""
+        box: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
+        stop = threading.Event()
+
+        def walk() -> None:
+            after: str | None = None
+            try:
+                while not stop.is_set():
+                    page = client.documents.changes(
+                        run[0], run[1], since=since, after=after, limit=self.page_rows, details=self.details
+                    )
+                    box.put(("page", page))
+                    if not page.extended or page.next is None:
+                        break
+                    after = page.next
+                box.put(("end", None))
+            except BaseException as exc:  # handed to the caller, raised there
+                box.put(("error", exc))
+
+        thread = threading.Thread(target=walk, name="store-pages", daemon=True)
+        thread.start()
+        try:
+            while True:
+                kind, value = box.get()
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                report.requests += 1
+                report.rows += len(value.rows)
+                yield value
+        finally:
+            stop.set()
+            while thread.is_alive():  # let it finish its request and leave
+                with contextlib.suppress(queue.Empty):
+                    box.get(timeout=0.05)
+            thread.join()
 
     def _fetch(
         self,
@@ -500,6 +529,15 @@ class LocalStore:
         """How many documents the store holds."""
         with self._lock:
             found = self._db.execute("SELECT count(*) FROM documents").fetchone()
+        return int(found[0]) if found else 0
+
+    def count_between(self, start: dt.date | str, end: dt.date | str) -> int:
+        """How many documents the store holds issued from ``start`` to ``end``."""
+        first, last = coerce_date(start, "start"), coerce_date(end, "end")
+        with self._lock:
+            found = self._db.execute(
+                "SELECT count(*) FROM documents WHERE date_of_issue BETWEEN ? AND ?", [first, last]
+            ).fetchone()
         return int(found[0]) if found else 0
 
     def fetched_days(self) -> list[dt.date]:
