@@ -61,7 +61,7 @@ MOVABLE_STATES = ("01", "03", "13")
 RECENT_DAYS = 7
 #: A refresh with the extension asks for changes since the last one's time minus this: a transaction
 #: that started before it and committed after it is still seen.
-OVERLAP = dt.timedelta(minutes=10)
+OVERLAP = dt.timedelta(minutes=2)
 #: Rows per page of the extension.
 PAGE_ROWS = 20_000
 #: Days fetched and committed together: one request a chunk without the extension, and with it a walk of
