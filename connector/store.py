@@ -68,6 +68,8 @@ PAGE_ROWS = 20_000
 #: pages (``WALK_DAYS``).
 CHUNK_DAYS = 7
 WALK_DAYS = 28
+#: DuckDB's memory per store unless told (its default is most of the machine's).
+MEMORY_LIMIT = "256MB"
 #: How long the answer to "does the tenant offer the extension?" is trusted.
 PROBE_TTL = 600.0
 #: The day the probe asks for: no tenant has documents on it, so the answer is tiny everywhere.
@@ -208,6 +210,8 @@ class LocalStore:
     :param details: sync with each document's lines and instalments (this service's ``details=1``: the
         Periodos and Cuentas por cobrar pages read them; real tenants ignore it).
     :param read_only: open the file only to read (a notebook beside a running dashboard).
+    :param memory_limit: DuckDB's memory for this file (beyond it, it works on disk): the dashboard's
+        process must stay small.
 
     Thread-safe (one lock); one process writes a file at a time (DuckDB's lock).
     """
@@ -223,6 +227,7 @@ class LocalStore:
         page_rows: int = PAGE_ROWS,
         details: bool = True,
         read_only: bool = False,
+        memory_limit: str = MEMORY_LIMIT,
         clock: Callable[[], float] | None = None,
     ) -> None:
         import time
@@ -240,7 +245,9 @@ class LocalStore:
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = duckdb.connect(str(self.path), read_only=read_only)
+            self._db = duckdb.connect(
+                str(self.path), read_only=read_only, config={"memory_limit": memory_limit}
+            )
         except duckdb.Error as exc:
             raise StoreError(f"No se pudo abrir el almacén local {self.path}: {exc}") from exc
         if not read_only:
