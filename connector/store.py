@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from connector.models import DocumentList, link_notes
-from connector.parsing import coerce_date, gc_paused, parse_date
+from connector.parsing import coerce_date, gc_paused
 from sunat.calendar import peru_today
 
 if TYPE_CHECKING:
@@ -68,8 +68,9 @@ PAGE_ROWS = 20_000
 #: pages (``WALK_DAYS``).
 CHUNK_DAYS = 7
 WALK_DAYS = 28
-#: DuckDB's memory per store unless told (its default is most of the machine's).
-MEMORY_LIMIT = "256MB"
+#: DuckDB's memory per store unless told (its default is most of the machine's; below 1 GB a first sync
+#: spills its staged pages to disk and runs about twice as long).
+MEMORY_LIMIT = "1GB"
 #: How long the answer to "does the tenant offer the extension?" is trusted.
 PROBE_TTL = 600.0
 #: The day the probe asks for: no tenant has documents on it, so the answer is tiny everywhere.
@@ -85,17 +86,6 @@ _AMOUNTS = (
     "total_taxes",
     "total_value",
     "total",
-)
-#: The typed columns (besides ``raw``), as the staging table receives them (text) and keeps them.
-_TEXT_KEYS = (
-    "external_id",
-    "number",
-    "series",
-    "document_type_id",
-    "state_type_id",
-    "currency_type_id",
-    "customer_number",
-    "customer_name",
 )
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR);
@@ -176,29 +166,43 @@ def _runs(days: Iterable[dt.date], longest: int) -> Iterator[tuple[dt.date, dt.d
         yield first, last
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
+#: The keys read out of each row's JSON, in one pass (DuckDB's ``json_extract_string`` with a list).
+_JSON_KEYS = tuple(
+    dict.fromkeys(
+        [*(name for name in _COLUMNS if name != "raw"), "correlative"]  # correlative: not a column read as is
+    )
+)
 
 
-def _amount(value: Any) -> str:
-    """An amount as exact text for a DECIMAL cast (``"1,250.00"`` and floats too; missing: 0)."""
-    if value is None or value == "" or isinstance(value, bool):
-        return "0"
-    return str(value).replace(",", "").strip() or "0"
+def _json_columns() -> str:
+    """The staging table's columns read from a row's JSON text ``doc`` (its keys extracted once, as
+    ``v``), as the tenants write them: dates ``Y-m-d`` or ``d-m-Y``, amounts as strings (``"1,250.00"``
+    too) or numbers, flags as booleans, 0/1 or text; series and correlative from ``number`` when the row
+    lacks them; unreadable amounts are 0 (``raw`` keeps what came)."""
+
+    def key(name: str) -> str:
+        return f"v[{_JSON_KEYS.index(name) + 1}]"
+
+    day, number = f"left({key('date_of_issue')}, 10)", key("number")
+    columns = {
+        "id": f"TRY_CAST({key('id')} AS BIGINT)",
+        "date_of_issue": f"CAST(coalesce(try_strptime({day}, '%Y-%m-%d'), try_strptime({day}, '%d-%m-%Y'), "
+        f"try_strptime({day}, '%d/%m/%Y')) AS DATE)",
+        "series": f"coalesce(nullif({key('series')}, ''), regexp_extract({number}, '^(.*)-[^-]*$', 1))",
+        "correlative": f"coalesce(TRY_CAST(nullif({key('correlative')}, '') AS BIGINT), "
+        f"TRY_CAST(regexp_extract({number}, '([^-]*)$', 1) AS BIGINT))",
+        "exchange_rate_sale": f"TRY_CAST(replace({key('exchange_rate_sale')}, ',', '') AS DECIMAL(12, 6))",
+        "has_cdr": f"lower(trim(coalesce({key('has_cdr')}, ''))) IN ('1', 'true', 'si', 'sí')",
+        "raw": "encode(doc)",
+    }
+    for name in _AMOUNTS:
+        columns[name] = f"coalesce(TRY_CAST(replace(trim({key(name)}), ',', '') AS DECIMAL(18, 2)), 0)"
+    paths = ", ".join(f"'$.{name}'" for name in _JSON_KEYS)
+    selected = ", ".join(columns[name] if name in columns else key(name) for name in _COLUMNS)
+    return f"{selected} FROM (SELECT doc, json_extract_string(doc, [{paths}]) AS v FROM page_batch)"
 
 
-def _correlative(row: dict[str, Any]) -> int | None:
-    value = row.get("correlative")
-    if value in (None, ""):
-        value = str(row.get("number") or "").rpartition("-")[2]
-    try:
-        return int(str(value))
-    except ValueError:
-        return None
-
-
-def _flag(value: Any) -> bool:
-    return value.strip().lower() in ("1", "true", "si", "sí") if isinstance(value, str) else bool(value)
+_FROM_JSON = _json_columns()
 
 
 class LocalStore:
@@ -451,43 +455,18 @@ class LocalStore:
             db.execute("DROP TABLE IF EXISTS stage")
 
     def _stage(self, rows: list[dict[str, Any]]) -> None:
-        """Add a page's rows to the staging table, column by column through Arrow (a later duplicate of
-        an ``external_id`` wins)."""
+        """Add a page's rows to the staging table: each row goes in as its JSON text, and DuckDB reads the
+        typed columns out of it (:data:`_FROM_JSON`; a later duplicate of an ``external_id`` wins)."""
         if not rows:
             return
         import pyarrow as pa
 
         with gc_paused():
-            unique = list({str(row.get("external_id")): row for row in rows}.values())
-            columns: dict[str, list[Any]] = {key: [_text(r.get(key)) for r in unique] for key in _TEXT_KEYS}
-            columns["id"] = [r.get("id") if isinstance(r.get("id"), int) else None for r in unique]
-            columns["date_of_issue"] = [parse_date(r.get("date_of_issue")) for r in unique]
-            columns["correlative"] = [_correlative(r) for r in unique]
-            columns["series"] = [
-                str(r.get("series") or str(r.get("number") or "").rpartition("-")[0]) for r in unique
-            ]
-            columns["exchange_rate_sale"] = [_text(r.get("exchange_rate_sale")) for r in unique]
-            for key in _AMOUNTS:
-                columns[key] = [_amount(r.get(key)) for r in unique]
-            columns["has_cdr"] = [_flag(r.get("has_cdr")) for r in unique]
-            columns["raw"] = [orjson.dumps(r) for r in unique]
-        batch = pa.table(
-            {
-                key: pa.array(values, type=pa.binary() if key == "raw" else None)
-                for key, values in columns.items()
-            }
-        )
-        casts = ", ".join(
-            f"CAST(replace(CAST({name} AS VARCHAR), ',', '') AS DECIMAL(18, 2))"
-            if name in _AMOUNTS
-            else f"TRY_CAST({name} AS DECIMAL(12, 6))"
-            if name == "exchange_rate_sale"
-            else name
-            for name in _COLUMNS
-        )
-        self._db.register("page_batch", batch)
+            unique = {str(row.get("external_id")): row for row in rows}.values()
+            texts = pa.array([orjson.dumps(row) for row in unique], type=pa.string())
+        self._db.register("page_batch", pa.table({"doc": texts}))
         try:
-            self._db.execute(f"INSERT INTO stage SELECT {casts} FROM page_batch")
+            self._db.execute(f"INSERT INTO stage SELECT {_FROM_JSON}")
         finally:
             self._db.unregister("page_batch")
 
