@@ -48,6 +48,7 @@ TENANTS_ENV = "FACTURADOR_TENANTS"
 
 _KEYS = frozenset(
     {
+        "store",
         "name",
         "base_url",
         "token",
@@ -134,6 +135,7 @@ class TenantConfig:
         "plugins",
         "plugins_dir",
         "slug",
+        "store",
         "timeout",
         "token_env",
     )
@@ -151,6 +153,7 @@ class TenantConfig:
         plugins: tuple[str, ...] = (),
         plugins_dir: Path | None = None,
         load_entrypoints: bool = False,
+        store: bool | None = None,
     ) -> None:
         if (token is None) == (token_env is None):
             raise TenantConfigError(f"tenant {slug!r}: give exactly one of 'token' or 'token_env'")
@@ -164,6 +167,14 @@ class TenantConfig:
         self.plugins = tuple(plugins)
         self.plugins_dir = plugins_dir
         self.load_entrypoints = load_entrypoints
+        self.store = store
+
+    def uses_store(self, *, default_cache: bool = False) -> bool:
+        """Whether the dashboard reads this tenant's documents from a local store
+        (:mod:`connector.store`): the file's ``store = ...``, else wherever reads are cached."""
+        if self.store is not None:
+            return self.store
+        return default_cache if self.cache is None else self.cache
 
     @property
     def token(self) -> str:
@@ -214,6 +225,7 @@ class TenantConfig:
             self.plugins,
             self.plugins_dir,
             self.load_entrypoints,
+            self.store,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -271,6 +283,7 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
             plugins=tuple(plugins),
             plugins_dir=plugins_dir,
             load_entrypoints=bool(table.get("load_entrypoints", False)),
+            store=bool(table["store"]) if "store" in table else None,
         )
     except TenantConfigError as exc:
         raise TenantConfigError(f"{path}: {exc}") from None

@@ -8,8 +8,10 @@ import datetime as dt
 import hashlib
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 from connector.builders import Builder
 from connector.deprecation import warn
@@ -20,7 +22,7 @@ from connector.plugins import PluginHost
 from connector.resources import Resource
 from sunat.calendar import peru_today
 
-__all__ = ["DocumentsResource", "new_idempotency_key"]
+__all__ = ["ChangesPage", "DocumentsResource", "new_idempotency_key"]
 
 
 def new_idempotency_key() -> str:
@@ -42,6 +44,19 @@ def _how_to_find(body: Mapping[str, Any]) -> str:
         f"Búsquelo entre los últimos de la serie {series} (client.documents.latest(fresh=True)) antes de "
         "emitirlo otra vez."
     )
+
+
+@dataclass(frozen=True)
+class ChangesPage:
+    """One answer of :meth:`DocumentsResource.changes`: its raw rows and, when the tenant offers this
+    service's list extension, ``as_of`` (the service's time when it read: ask the next refresh for changes
+    since then) and ``next`` (the ``after`` of the next page; ``None`` on the last). A tenant without the
+    extension answers the whole range: ``extended`` is False, ``as_of`` and ``next`` are ``None``."""
+
+    rows: list[dict[str, Any]]
+    extended: bool
+    as_of: dt.datetime | None = None
+    next: str | None = None
 
 
 class DocumentsResource(Resource):
@@ -203,3 +218,46 @@ class DocumentsResource(Resource):
             "?details=1" if details else ""
         )
         return self._rows(path, expire_after=self._http.range_expiry(last), fresh=fresh)
+
+    def changes(
+        self,
+        start: dt.date | str,
+        end: dt.date | str,
+        *,
+        since: dt.datetime | None = None,
+        after: str | None = None,
+        limit: int | None = None,
+        details: bool = False,
+    ) -> ChangesPage:
+        """A page of the documents issued from ``start`` to ``end`` changed at or after ``since`` (this
+        service's list extension: ``?changed_since=&limit=&after=``), always asked to the service (no
+        cache). A tenant without the extension ignores those parameters and answers every document of the
+        range, as :meth:`list` does: the page says so (``extended`` False). For a local copy kept up to
+        date, see :class:`connector.store.LocalStore`."""
+        first, last = coerce_date(start, "start"), coerce_date(end, "end")
+        query: dict[str, str] = {}
+        if details:
+            query["details"] = "1"
+        if since is not None:
+            moment = since if since.tzinfo is not None else since.replace(tzinfo=dt.UTC)
+            query["changed_since"] = moment.astimezone(dt.UTC).isoformat()
+        if limit is not None:
+            query["limit"] = str(int(limit))
+        if after is not None:
+            query["after"] = str(after)
+        path = f"/api/documents/lists/{first.isoformat()}/{last.isoformat()}"
+        if query:
+            path += "?" + urlencode(query)
+        response = self._http.get(path, keep=False)
+        with gc_paused():
+            body = Connection.parse(response)
+        rows = rows_of(body, response.url, response.status_code)
+        if rows:
+            text = str(rows[0].get("date_of_issue") or "")
+            self._http.profile.list_dates = "d-m-Y" if text[2:3] == "-" else "Y-m-d"
+        meta = body.get("changes") if isinstance(body, Mapping) else None
+        if not isinstance(meta, Mapping) or not meta.get("as_of"):
+            return ChangesPage(rows, extended=False)
+        as_of = dt.datetime.fromisoformat(str(meta["as_of"]).replace("Z", "+00:00"))
+        following = meta.get("next")
+        return ChangesPage(rows, True, as_of, str(following) if following not in (None, "") else None)

@@ -402,16 +402,22 @@ class Connection:
         timeout: float | None = None,
         retry: bool = True,
         tag: str | None = None,
+        keep: bool = True,
     ) -> requests.Response:
         """``GET`` through the cache (unless ``retry`` is False: then uncached, without retries and
         without waiting for the tenant's rate limit).
 
         ``expire_after`` (seconds) overrides the default expiry; ``fresh`` sends the request even when a
-        cached answer exists, and stores the new one; ``tag`` files the URL for :meth:`invalidate`."""
+        cached answer exists, and stores the new one; ``tag`` files the URL for :meth:`invalidate`;
+        ``keep=False`` sends it (with retries, patient) and stores nothing (a local store's pages)."""
         kwargs: dict[str, Any] = {}
         session = self._reads if retry else self._writes
         if session is self._reads and self.cached:
-            if expire_after is not None:
+            if not keep:
+                from requests_cache import DO_NOT_CACHE
+
+                kwargs["expire_after"] = DO_NOT_CACHE
+            elif expire_after is not None:
                 kwargs["expire_after"] = expire_after
             if fresh:
                 kwargs["force_refresh"] = True

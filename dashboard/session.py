@@ -23,6 +23,7 @@ from analysis.sales import Sale, listed_sales
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
+from connector.store import LocalStore, store_path
 from connector.tickets import TicketResource
 from dashboard import data
 from dashboard.tickets import TicketBook
@@ -263,27 +264,65 @@ def _loaded(listed: Any) -> Loaded:
     return Loaded(frame, sales, bool(len(listed)) and listed.has_details, tuple(listed.rows))
 
 
+@st.cache_resource(show_spinner=False)
+def _store_of(key: str, base_url: str) -> LocalStore:
+    """The process's local store of tenant ``key`` (one DuckDB file per tenant, shared by its sessions)."""
+    return LocalStore(store_path(base_url))
+
+
+def local_store(active: Active) -> LocalStore | None:
+    """The local store the pages read ``active``'s documents from (``connector.store``), or ``None``
+    when its tenants-file entry says ``store = false`` (or ``cache = false``): then every load asks the
+    tenant for the range."""
+    if not active.tenant.uses_store(default_cache=True):
+        return None
+    return _store_of(active.key, active.tenant.base_url)
+
+
+def reader(active: Active) -> Any:
+    """The client the pages that take one (the sales register) read lists through: the local store's
+    reader, or the tenant's client itself."""
+    store = local_store(active)
+    return active.client if store is None else store.reading(active.client)
+
+
 @st.cache_resource(ttl=LIST_TTL, max_entries=32, show_spinner=False)
 def load_range(
-    key: str, start: date, end: date, details: bool, _client: Client, _fresh: bool = False
+    key: str,
+    start: date,
+    end: date,
+    details: bool,
+    _client: Client,
+    _fresh: bool = False,
+    _store: LocalStore | None = None,
 ) -> Loaded:
     """The documents of tenant ``key`` issued between ``start`` and ``end`` (cached by key, range and
-    detail; shared read-only between the sessions of one tenant, never keyed by the token)."""
+    detail; shared read-only between the sessions of one tenant, never keyed by the token): from the
+    local store, synced first, when there is one; else asked to the tenant."""
+    if _store is not None:
+        _store.sync(start, end, client=_client, full=_fresh)
+        return _loaded(_store.documents(start, end))
     return _loaded(_client.documents.list(start, end, fresh=_fresh, details=details))
 
 
-def invalidate_documents() -> None:
-    """Forget loaded lists after a change (issue, send, status) so the next load asks the service again."""
+def invalidate_documents(*days: date) -> None:
+    """Forget loaded lists after a change (issue, send, status) so the next load asks the service again;
+    ``days`` are the issue dates of the documents changed (the local store fetches them again whole)."""
     load_range.clear()
     st.session_state["_documents_stale"] = True
+    changed: set[date] = st.session_state.setdefault("_documents_changed_days", set())
+    changed.update(days)
 
 
 def loaded(active: Active, start: date, end: date, *, refresh: bool = False, details: bool = False) -> Loaded:
     """Load a range through the cache; ``refresh`` (or a change made in this session) bypasses it."""
     fresh = refresh or bool(st.session_state.pop("_documents_stale", False))
+    store = local_store(active)
+    if store is not None:
+        store.forget(st.session_state.pop("_documents_changed_days", ()))
     if fresh:
-        load_range.clear(active.key, start, end, details, active.client, fresh)  # this entry only
-    return load_range(active.key, start, end, details, active.client, fresh)
+        load_range.clear(active.key, start, end, details, active.client, fresh, store)  # this entry only
+    return load_range(active.key, start, end, details, active.client, fresh, store)
 
 
 def documents(active: Active, start: date, end: date, *, refresh: bool = False) -> pd.DataFrame:

@@ -237,7 +237,7 @@ def _selected(active: Active, row: pd.Series) -> None:
                 flash(
                     "success", f"{row['number']} enviado: {data.state_label(result.state_type_id)}.{answer}"
                 )
-                invalidate_documents()
+                invalidate_documents(pd.Timestamp(row["date_of_issue"]).date())
                 st.rerun()
         s1, s2 = st.columns([3, 1], vertical_alignment="bottom")
         codes = list(data.STATES)
@@ -266,7 +266,7 @@ def _selected(active: Active, row: pd.Series) -> None:
                 st.error(f"No se pudo cambiar el estado: {exc.message}")
             else:
                 flash("success", f"{row['number']}: estado cambiado a {data.state_label(new_state)}.")
-                invalidate_documents()
+                invalidate_documents(pd.Timestamp(row["date_of_issue"]).date())
                 st.rerun()
 
 

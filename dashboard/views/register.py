@@ -13,7 +13,7 @@ import streamlit as st
 from analysis.register import PLE_FIELDS, Period, SalesRegister, sales_register
 from connector import FacturadorError
 from dashboard import figures
-from dashboard.session import Active, forget_connection, require_connection
+from dashboard.session import Active, forget_connection, reader, require_connection
 from dashboard.widgets import data_table, month_options
 
 REGISTERS = "_registers"
@@ -25,7 +25,7 @@ def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool
     kept: dict[tuple[str, str, bool], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
     key = (active.key, str(month), consolidate)
     if refresh or key not in kept:
-        kept[key] = sales_register(active.client, month, consolidate_boletas=consolidate, fresh=refresh)
+        kept[key] = sales_register(reader(active), month, consolidate_boletas=consolidate, fresh=refresh)
     return kept[key]
 
 

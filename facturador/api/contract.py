@@ -211,7 +211,23 @@ DOCUMENT_ROW = _component(
         }
     ),
 )
-DOCUMENT_LIST = _component("DocumentList", _object({"data": {"type": "array", "items": DOCUMENT_ROW}}))
+DOCUMENT_LIST = _component(
+    "DocumentList",
+    _object(
+        {
+            "data": {"type": "array", "items": DOCUMENT_ROW},
+            # only when the request used the extension (changed_since, limit, after: docs/local_store.md)
+            "changes": _object(
+                {
+                    "as_of": _string(description="La hora del servicio al leer (el próximo changed_since)."),
+                    "next": _string(nullable=True, description="El after de la página siguiente."),
+                    "limit": {"type": "integer"},
+                }
+            ),
+        },
+        required=("data",),
+    ),
+)
 SUMMARY_SENT = _component(
     "SummarySent",
     _object(

@@ -4,10 +4,11 @@ Shapes follow the real services (``docs/facturador_pro_api.md``: issuing documen
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from facturador.api import contract
@@ -20,6 +21,7 @@ from facturador.api.common import (
     parse_range,
 )
 from facturador.api.heavy import heavy_work, line_count
+from facturador.api.listing import changes_meta, changes_query
 from facturador.domain import idempotency, states
 from facturador.domain.document_schema import DOCUMENT
 from facturador.domain.documents import (
@@ -242,16 +244,36 @@ def latest(request: Request) -> FastJSON:
     summary="Documents issued between two dates (Y-m-d, inclusive)",
     description="With `details=1` every row also carries its lines (`items`), its payment condition "
     "(`payment_condition_id`: 01 cash, 02 credit) and its instalments (`fee`); real Facturador PRO "
-    "tenants ignore the parameter.",
+    "tenants ignore the parameter.\n\nThis service's extension (real tenants ignore it, and so does a "
+    "tenant with the setting `list_changes` off): `changed_since` (ISO 8601) keeps the documents changed "
+    "at or after that moment, `limit` (1-20000) pages the answer by id and `after` asks for the page "
+    "after that id. The answer then carries `changes`: `as_of` (the service's time when it read: the "
+    "next `changed_since`) and `next` (the next page's `after`, null on the last).",
     operation_id="listDocumentsBetween",
     openapi_extra=contract.secured(),
     responses=contract.responses(contract.DOCUMENT_LIST, 401, 404, 422),
 )
-def between(request: Request, start: DayParameter, end: DayParameter, details: bool = False) -> FastJSON:
+def between(
+    request: Request,
+    start: DayParameter,
+    end: DayParameter,
+    details: bool = False,
+    changed_since: Annotated[str | None, Query(description="ISO 8601: changed at or after.")] = None,
+    limit: Annotated[str | None, Query(description="Rows per page, 1-20000.")] = None,
+    after: Annotated[str | None, Query(description="The `changes.next` of the previous page.")] = None,
+) -> FastJSON:
     tenant, _caller = authenticated(request)
     first, last = parse_range(start, end)
-    rows = _service(request).list_rows(tenant, first, last, details=details)
-    return FastJSON(list_rows_payload(rows, base_url(request)))
+    query = changes_query(changed_since, limit, after) if tenant.settings.get("list_changes", True) else None
+    if query is None:
+        rows = _service(request).list_rows(tenant, first, last, details=details)
+        return FastJSON(list_rows_payload(rows, base_url(request)))
+    as_of = dt.datetime.now(dt.UTC).replace(tzinfo=None)  # before reading: a change while it reads is newer
+    page = (query.since, query.after, query.limit)
+    rows = _service(request).list_rows(tenant, first, last, details=details, page=page)
+    payload = list_rows_payload(rows, base_url(request))
+    payload["changes"] = changes_meta(rows, query, as_of)
+    return FastJSON(payload)
 
 
 def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:

@@ -4,10 +4,13 @@ document lists)."""
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from facturador.api.contract import COMPONENTS
+from facturador.errors import field_error
 
 
 def component(name: str, schema: dict[str, Any]) -> dict[str, str]:
@@ -96,4 +99,64 @@ def paginated(
             "to": first + len(rows) - 1 if first is not None else None,
             "total": total,
         },
+    }
+
+
+# -- the document lists' extension: pages and "changed since" ---------------------------------------
+
+#: The most rows one page of the extension answers.
+MAX_PAGE_ROWS = 20_000
+
+
+@dataclass(frozen=True)
+class ChangesQuery:
+    """What a list request asked of the extension: rows changed at or after ``since`` (naive UTC, or all
+    when ``None``), with an id above ``after``, at most ``limit`` of them, by id."""
+
+    since: dt.datetime | None
+    limit: int
+    after: int
+
+
+def changes_query(changed_since: str | None, limit: str | None, after: str | None) -> ChangesQuery | None:
+    """The extension's parameters read, or ``None`` when none was given (a plain list); 422 naming the
+    parameter when one is malformed."""
+    if changed_since is None and limit is None and after is None:
+        return None
+    since = None
+    if changed_since is not None:
+        try:
+            since = dt.datetime.fromisoformat(changed_since.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise field_error(
+                "changed_since",
+                "El campo changed_since debe ser una fecha y hora ISO 8601 "
+                f"(AAAA-MM-DDTHH:MM:SS+00:00; se recibió {changed_since!r}).",
+            ) from None
+        if since.tzinfo is not None:
+            since = since.astimezone(dt.UTC).replace(tzinfo=None)
+    rows = _whole("limit", limit, MAX_PAGE_ROWS, minimum=1) if limit is not None else MAX_PAGE_ROWS
+    last = _whole("after", after, 2**62, minimum=0) if after is not None else 0
+    return ChangesQuery(since, rows, last)
+
+
+def _whole(name: str, text: str, maximum: int, *, minimum: int) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = minimum - 1
+    if not minimum <= value <= maximum:
+        raise field_error(name, f"El campo {name} debe ser un entero entre {minimum} y {maximum}.")
+    return value
+
+
+def changes_meta(rows: list[dict[str, Any]], query: ChangesQuery, as_of: dt.datetime) -> dict[str, Any]:
+    """The ``changes`` key of an extension answer: the service's time when it read (``as_of``, UTC: ask
+    the next refresh for changes since then) and the ``after`` of the next page (``None`` when this was
+    the last)."""
+    full = len(rows) >= query.limit
+    return {
+        "as_of": as_of.replace(tzinfo=dt.UTC).isoformat(),
+        "next": str(rows[-1]["id"]) if full and rows else None,
+        "limit": query.limit,
     }

@@ -596,8 +596,12 @@ class DocumentService:
         end: dt.date | None = None,
         *,
         details: bool = False,
+        page: tuple[dt.datetime | None, int, int] | None = None,
     ) -> list[dict[str, Any]]:
         """Documents issued between two dates (inclusive), newest first; without dates the latest 50.
+
+        ``page`` is the lists' extension, ``(since, after, limit)``: only the documents changed at or
+        after ``since`` (naive UTC; ``None``: any) whose id is above ``after``, by id, at most ``limit``.
 
         One Core query (no ORM objects): amounts come as floats (exact for the stored two decimals) and
         the JSON columns as text, decoded only for the rows that need them, so 20,000 rows stay fast.
@@ -612,7 +616,20 @@ class DocumentService:
         query = query.where(DOCUMENTS.c.tenant_id == tenant.id)
         if start is not None and end is not None:
             query = query.where(DOCUMENTS.c.date_of_issue.between(start, end))
-        query = query.order_by(DOCUMENTS.c.date_of_issue.desc(), DOCUMENTS.c.id.desc())
+        if page is not None:
+            since, after, limit = page
+            if since is None:
+                pass
+            elif self.context.engine.dialect.name == "sqlite":
+                # SQLite keeps the text CURRENT_TIMESTAMP wrote (naive UTC, whole seconds): compared as
+                # text with the second since falls in, so nothing of that second is left out
+                stamp = since.strftime("%Y-%m-%d %H:%M:%S")
+                query = query.where(type_coerce(DOCUMENTS.c.updated_at, Text) >= stamp)
+            else:
+                query = query.where(DOCUMENTS.c.updated_at >= since.replace(tzinfo=dt.UTC))
+            query = query.where(DOCUMENTS.c.id > after).order_by(DOCUMENTS.c.id).limit(limit)
+        else:
+            query = query.order_by(DOCUMENTS.c.date_of_issue.desc(), DOCUMENTS.c.id.desc())
         if start is None:
             query = query.limit(50)
         with self.context.engine.connect() as connection:

@@ -73,6 +73,9 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "gre_client_id": "",
     "gre_username": "",  # RUC + SOL user ("": RUC + sol_user)
     "gre_timeout": 30.0,
+    # the document lists' extension (changed_since, limit, after: docs/local_store.md); False answers as
+    # real tenants do, ignoring those parameters
+    "list_changes": True,
 }
 
 
@@ -178,6 +181,7 @@ class Document(Base):
     __table_args__ = (
         UniqueConstraint("tenant_id", "document_type_id", "series", "number", name="uq_document_number"),
         Index("ix_documents_tenant_date", "tenant_id", "date_of_issue"),
+        Index("ix_documents_tenant_updated", "tenant_id", "updated_at"),  # the lists' changed_since
         Index(
             "uq_documents_idempotency_key",
             "tenant_id",

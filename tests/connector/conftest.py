@@ -17,6 +17,7 @@ from tests.samples.tenants import ACME, ACME_TOKEN
 def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test writes to the real home or loads installed plugins."""
     monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(tmp_path / "stores"))
     monkeypatch.setenv("FACTURADOR_TENANTS", str(tmp_path / "missing-tenants.toml"))
     monkeypatch.delenv("FACTURADOR_LOAD_PLUGINS", raising=False)
 

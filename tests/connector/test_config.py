@@ -226,3 +226,21 @@ def test_no_tenants_file_names_every_place_looked(
     ):
         assert str(place) in message
     assert "scripts/demo.sh" in message
+
+
+@pytest.mark.parametrize(
+    ("keys", "dashboard", "plain"),
+    [
+        ("", True, False),  # where reads are cached: the dashboard caches by default
+        ("cache = false\n", False, False),
+        ("store = true\ncache = false\n", True, True),
+        ("store = false\n", False, False),
+    ],
+)
+def test_the_store_key_says_where_the_pages_read(
+    tmp_path: Path, keys: str, dashboard: bool, plain: bool
+) -> None:
+    text = f'[tenants.a]\nbase_url = "http://x"\ntoken = "t"\n{keys}'
+    tenant = load_tenants(write(tmp_path / "tenants.toml", text))["a"]
+    assert tenant.uses_store(default_cache=True) is dashboard
+    assert tenant.uses_store() is plain

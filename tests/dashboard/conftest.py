@@ -84,7 +84,16 @@ def tenants(tmp_path: Path, live: LiveService, monkeypatch: pytest.MonkeyPatch) 
     path = write_tenants(tmp_path / "tenants.toml", live.base_url(ACME), ACME_TOKEN)
     monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
     monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(tmp_path / "stores"))
     return path
+
+
+@pytest.fixture
+def stored_tenants(tenants: Path) -> Path:
+    """:func:`tenants` whose pages read from a local store (``store = true``; in a temporary folder)."""
+    with tenants.open("a", encoding="utf-8") as file:
+        file.write("store = true\n")
+    return tenants
 
 
 @pytest.fixture

@@ -48,6 +48,7 @@ def seeded(live: LiveService, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTURADOR_TENANTS", str(seeded))
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(seeded.parent / "stores"))
     monkeypatch.setenv("FACTURADOR_TENANT", "notebook")
     monkeypatch.setenv("FACTURADOR_DAYS", "40")
     monkeypatch.setenv("NB_TOKEN", TOKEN)
@@ -67,6 +68,9 @@ def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytes
         if "application/vnd.plotly.v1+json" in o.get("data", {}) or "application/json" in o.get("data", {})
     ]
     assert len(figures) >= 3
+    # the local store's cells: the year synced once, then nothing but what can still change
+    assert "store: " in text and "again: " in text
+    assert (seeded.parent / "stores").is_dir()
 
 
 def test_notebook_finds_the_demos_tenants_the_readmes_way(

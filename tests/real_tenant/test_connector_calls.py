@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -125,6 +126,30 @@ def test_issue_find_and_list(target: Target) -> None:
     assert all(r.date_of_issue is not None for r in rows)
     latest = target.client.documents.latest()
     assert 0 < len(latest) <= 50
+
+
+def test_the_local_store_syncs_from_what_the_tenant_offers(target: Target, tmp_path: Path) -> None:
+    """A real tenant has no list extension: the store reads it by ranges and, synced again, asks only
+    for the recent week and the days still moving; this service is walked with the extension."""
+    from connector.store import LocalStore
+
+    today = peru_today()
+    start = today - dt.timedelta(days=30)
+    issued = target.client.documents.issue(_invoice())
+    with LocalStore.for_client(target.client, tmp_path) as store:
+        report = store.sync(start, today)
+        assert report.extended is (not target.real)
+        listed = target.client.documents.list(start, today)
+        kept = store.documents(start, today)
+        assert {r["external_id"] for r in kept.rows} == {r.external_id for r in listed}
+        assert issued.external_id in {r["external_id"] for r in kept.rows}
+        # the same Decimal totals from the stored rows as from the tenant's answer
+        assert sum((r.total for r in kept), Decimal(0)) == sum((r.total for r in listed), Decimal(0))
+        again = store.sync(start, today)
+        moving = {r.date_of_issue for r in listed if r.state_type_id in ("01", "03", "13")}
+        for first, last in again.fetched:
+            days = {first + dt.timedelta(days=n) for n in range((last - first).days + 1)}
+            assert all(d >= today - dt.timedelta(days=7) or d in moving for d in days)
 
 
 def test_send_later_and_update_status(target: Target) -> None:

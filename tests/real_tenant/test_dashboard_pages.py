@@ -210,3 +210,23 @@ def test_sale_notes_page_issues_lists_and_converts(tenant: StandIn) -> None:
     at.button(key="note_convert").click().run()
     assert not at.exception and not at.error, texts(at.error)
     assert note.document_ids
+
+
+@pytest.fixture
+def stored(tenant: StandIn) -> StandIn:
+    """The same stand-in, its pages reading from a local store (``store = true``)."""
+    import os
+
+    with Path(os.environ["FACTURADOR_TENANTS"]).open("a", encoding="utf-8") as file:
+        file.write("store = true\n")
+    return tenant
+
+
+def test_through_the_local_store_the_figures_still_match(stored: StandIn) -> None:
+    """A real tenant has no list extension: the store reads it by ranges and the pages show the same
+    figures, to the cent, and the same notes' modified documents."""
+    import os
+
+    test_figures_match_the_tenant_to_the_cent(stored)
+    test_register_knows_what_each_note_modifies(stored)
+    assert list(Path(os.environ["FACTURADOR_STORE_DIR"]).glob("documents-*.duckdb"))
