@@ -1,7 +1,7 @@
 """an index on the documents' last change, for the list's "changed since" extension
 
-Revision ID: 0018
-Revises: 0017
+Revision ID: 0019
+Revises: 0018
 Create Date: 2026-12-01
 
 ``GET /api/documents/lists/{start}/{end}?changed_since=...`` (docs/local_store.md) answers the
@@ -11,8 +11,8 @@ reads the tenant's recent changes through this index instead of the whole range.
 
 from alembic import op
 
-revision = "0018"
-down_revision = "0017"
+revision = "0019"
+down_revision = "0018"
 branch_labels = None
 depends_on = None
 
