@@ -70,6 +70,9 @@ def fmt2(value: object, *, grouped: bool = False) -> str:
     """Format an amount with exactly two decimals, half up: ``fmt2(118)`` -> ``"118.00"`` (never
     ``"-0.00"``); ``grouped`` puts commas between thousands (``"1,180.00"``), as the PDFs and the real
     services' lists print amounts."""
+    if type(value) is Decimal and not grouped and value.is_finite():  # the XML's amounts: no conversion
+        rounded = value.quantize(_CENT, context=_ROUNDING)
+        return f"{abs(rounded) if rounded == 0 else rounded:f}"
     return fmt_fixed(value, 2, grouped=grouped)
 
 
