@@ -110,6 +110,8 @@ def line_allowances(line: object) -> Sequence[AllowanceLike]:
 
 
 def _sum(allowances: Iterable[AllowanceLike], codes: Iterable[str]) -> Decimal:
+    if not allowances:  # most lines and documents have none (an empty list or tuple)
+        return ZERO
     wanted = frozenset(codes)
     return sum((a.amount for a in allowances if a.code in wanted), ZERO)
 
@@ -288,7 +290,7 @@ class DocumentTotals:
 def _line_tax(line: object, name: str) -> Decimal:
     """An optional amount of a line (ISC, other taxes): 0 when the line has no such attribute."""
     found = getattr(line, name, None)
-    return found if isinstance(found, Decimal) else ZERO
+    return found if found.__class__ is Decimal or isinstance(found, Decimal) else ZERO
 
 
 def has_isc(line: object) -> bool:
@@ -672,9 +674,10 @@ def sunat_figures(line: L, *, note: bool = False) -> L:
     free = is_free(line.affectation)
     allowances = line_allowances(line)
     value = line_value(line.quantity, _unit_of(line), allowances, note=note)
-    isc = percent_of(_line_tax(line, "isc_base"), _line_tax(line, "isc_percent")) if has_isc(line) else ZERO
+    with_isc, with_other = has_isc(line), has_other_taxes(line)
+    isc = percent_of(_line_tax(line, "isc_base"), _line_tax(line, "isc_percent")) if with_isc else ZERO
     other = ZERO
-    if has_other_taxes(line):
+    if with_other:
         other = percent_of(_line_tax(line, "other_base"), _line_tax(line, "other_percent"))
     igv_base = line_igv_base(value, isc)
     igv = line_igv(line.affectation, igv_base, line.igv_percent)
@@ -687,9 +690,9 @@ def sunat_figures(line: L, *, note: bool = False) -> L:
         "taxes": taxes,
         "total": total,
     }
-    if has_isc(line):
+    if with_isc:
         figures["isc"] = isc
-    if has_other_taxes(line):
+    if with_other:
         figures["other"] = other
     if not free and line.price_type == "01" and line.quantity > 0:
         figures["unit_price"] = line_unit_price(total, line.quantity)
