@@ -53,6 +53,7 @@ __all__ = [
     "apply_line_taxes",
     "check_allowance",
     "check_line",
+    "check_line_exactly",
     "check_withholding",
     "check_totals",
     "compute_line",
@@ -806,7 +807,25 @@ def check_line(
     icbper_rate: Decimal | None = None,
     note: bool = False,
 ) -> list[Discrepancy]:
-    """The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
+    """The discrepancies of :func:`check_line_exactly`."""
+    return check_line_exactly(
+        line, index, allowed_percents=allowed_percents, icbper_rate=icbper_rate, note=note
+    )[0]
+
+
+def check_line_exactly(
+    line: LineLike,
+    index: int,
+    *,
+    allowed_percents: frozenset[Decimal] = frozenset({IGV_PERCENT}),
+    icbper_rate: Decimal | None = None,
+    note: bool = False,
+) -> tuple[list[Discrepancy], bool]:
+    """The discrepancies of line ``index`` and whether it carries SUNAT's own figures already, to the
+    last digit (then :func:`sunat_figures` gives it back unchanged: the caller need not ask; answered
+    for lines without ISC or other taxes, ``False`` for those).
+
+    The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
 
     Tolerance ± 1.00 (TOLERANCE) unless said otherwise. Rules and codes:
 
@@ -846,6 +865,9 @@ def check_line(
     expected_base = line_igv_base(line.value, isc)
     if abs(line.igv_base - expected_base) > TOLERANCE:
         wrong("total_base_igv", "3272", "La base imponible", expected_base, line.igv_base)
+    # SUNAT's figures follow from the value, its IGV base, IGV, taxes and total (sunat_figures): when each
+    # is exactly what the formula gives, they are the line's own
+    exact = line.value == expected_value and line.igv_base == expected_base
 
     if bears_igv(line.affectation):
         allowed = _IVAP_ONLY if line.affectation == "17" else allowed_percents
@@ -853,11 +875,13 @@ def check_line(
         if (percent == 0 and line.igv_base > 0) or percent not in allowed:
             found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
         expected_igv = line_igv(line.affectation, line.igv_base, percent)
+        exact = exact and line.igv == expected_igv
         if line.igv == 0 and expected_igv != 0 and line.igv_base > _IGV_ZERO_BASE:
             wrong("total_igv", "3111", "El total de IGV", expected_igv, line.igv)
         elif abs(line.igv - expected_igv) > TOLERANCE:
             wrong("total_igv", "3103", "El total de IGV", expected_igv, line.igv)
     elif line.igv != 0:
+        exact = False
         wrong("total_igv", "3110", "El total de IGV", ZERO, line.igv)
 
     if icbper_rate is not None and line.icbper != 0:
@@ -866,6 +890,7 @@ def check_line(
             wrong("total_impuestos_bolsa_plastica", "4318", "El ICBPER", expected_icbper, line.icbper)
 
     found += _check_line_taxes(line, index)
+    exact = exact and not has_isc(line) and not has_other_taxes(line)
     charged = line_taxes(line.affectation, line.igv, line.icbper, isc, other)
     if abs(line.taxes - charged) > TOLERANCE:
         wrong("total_impuestos", "3292", "El total de impuestos", charged, line.taxes)
@@ -873,11 +898,13 @@ def check_line(
     total = line_total(line.affectation, line.value, charged if free else line.taxes, allowances)
     if abs(line.total - total) > TOLERANCE:
         wrong("total_item", "3270", "El total", total, line.total)
+    exact = exact and line.taxes == charged and line.total == total
     if not free and line.price_type == "01" and line.quantity > 0:
         expected_price = line_unit_price(total, line.quantity)
+        exact = exact and line.unit_price == expected_price
         if abs(line.unit_price - expected_price) > TOLERANCE:
             wrong("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
-    return found
+    return found, exact
 
 
 def _check_line_taxes(line: LineLike, index: int) -> list[Discrepancy]:
