@@ -334,7 +334,9 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
                 days=entry["duracion"],
             )
             for entry in item["datos_adicionales"]
-        ),
+        )
+        if item["datos_adicionales"]
+        else (),
     )
 
 
