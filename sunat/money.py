@@ -19,6 +19,7 @@ _CENT = Decimal("0.01")
 #: quotients (a unit value of 1e12 over a quantity of 1e-10) stay far below 80 significant digits, where
 #: the default 28 would raise InvalidOperation.
 _ROUNDING = Context(prec=80, rounding=ROUND_HALF_UP)
+_SCALES = {places: Decimal(1).scaleb(-places) for places in range(13)}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 
 
@@ -54,6 +55,9 @@ def to_decimal(value: object) -> Decimal:
 
 def quantize(value: Decimal, places: int) -> Decimal:
     """Round ``value`` to ``places`` decimals, half up (``quantize(Decimal("2.345"), 2)`` -> ``2.35``)."""
+    scale = _SCALES.get(places)
+    if scale is not None and type(value) is Decimal and value.is_finite():  # the usual case
+        return value.quantize(scale, context=_ROUNDING)
     if places < 0:
         raise ValueError("places must be >= 0")
     return to_decimal(value).quantize(Decimal(1).scaleb(-places), context=_ROUNDING)
@@ -70,6 +74,9 @@ def fmt2(value: object, *, grouped: bool = False) -> str:
     """Format an amount with exactly two decimals, half up: ``fmt2(118)`` -> ``"118.00"`` (never
     ``"-0.00"``); ``grouped`` puts commas between thousands (``"1,180.00"``), as the PDFs and the real
     services' lists print amounts."""
+    if type(value) is Decimal and not grouped and value.is_finite():  # the XML's amounts: no conversion
+        rounded = value.quantize(_CENT, context=_ROUNDING)
+        return f"{abs(rounded) if rounded == 0 else rounded:f}"
     return fmt_fixed(value, 2, grouped=grouped)
 
 

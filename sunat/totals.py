@@ -53,6 +53,7 @@ __all__ = [
     "apply_line_taxes",
     "check_allowance",
     "check_line",
+    "check_line_exactly",
     "check_withholding",
     "check_totals",
     "compute_line",
@@ -74,6 +75,7 @@ ZERO = Decimal("0.00")
 _UNIT_PLACES = 10
 #: A line IGV may be 0 when its base is at most this (SUNAT 3111 only applies above it).
 _IGV_ZERO_BASE = Decimal("0.06")
+_IVAP_ONLY = frozenset({IVAP_PERCENT})
 
 
 class AllowanceLike(Protocol):
@@ -110,6 +112,8 @@ def line_allowances(line: object) -> Sequence[AllowanceLike]:
 
 
 def _sum(allowances: Iterable[AllowanceLike], codes: Iterable[str]) -> Decimal:
+    if not allowances:  # most lines and documents have none (an empty list or tuple)
+        return ZERO
     wanted = frozenset(codes)
     return sum((a.amount for a in allowances if a.code in wanted), ZERO)
 
@@ -288,7 +292,7 @@ class DocumentTotals:
 def _line_tax(line: object, name: str) -> Decimal:
     """An optional amount of a line (ISC, other taxes): 0 when the line has no such attribute."""
     found = getattr(line, name, None)
-    return found if isinstance(found, Decimal) else ZERO
+    return found if found.__class__ is Decimal or isinstance(found, Decimal) else ZERO
 
 
 def has_isc(line: object) -> bool:
@@ -672,9 +676,10 @@ def sunat_figures(line: L, *, note: bool = False) -> L:
     free = is_free(line.affectation)
     allowances = line_allowances(line)
     value = line_value(line.quantity, _unit_of(line), allowances, note=note)
-    isc = percent_of(_line_tax(line, "isc_base"), _line_tax(line, "isc_percent")) if has_isc(line) else ZERO
+    with_isc, with_other = has_isc(line), has_other_taxes(line)
+    isc = percent_of(_line_tax(line, "isc_base"), _line_tax(line, "isc_percent")) if with_isc else ZERO
     other = ZERO
-    if has_other_taxes(line):
+    if with_other:
         other = percent_of(_line_tax(line, "other_base"), _line_tax(line, "other_percent"))
     igv_base = line_igv_base(value, isc)
     igv = line_igv(line.affectation, igv_base, line.igv_percent)
@@ -687,9 +692,9 @@ def sunat_figures(line: L, *, note: bool = False) -> L:
         "taxes": taxes,
         "total": total,
     }
-    if has_isc(line):
+    if with_isc:
         figures["isc"] = isc
-    if has_other_taxes(line):
+    if with_other:
         figures["other"] = other
     if not free and line.price_type == "01" and line.quantity > 0:
         figures["unit_price"] = line_unit_price(total, line.quantity)
@@ -802,7 +807,25 @@ def check_line(
     icbper_rate: Decimal | None = None,
     note: bool = False,
 ) -> list[Discrepancy]:
-    """The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
+    """The discrepancies of :func:`check_line_exactly`."""
+    return check_line_exactly(
+        line, index, allowed_percents=allowed_percents, icbper_rate=icbper_rate, note=note
+    )[0]
+
+
+def check_line_exactly(
+    line: LineLike,
+    index: int,
+    *,
+    allowed_percents: frozenset[Decimal] = frozenset({IGV_PERCENT}),
+    icbper_rate: Decimal | None = None,
+    note: bool = False,
+) -> tuple[list[Discrepancy], bool]:
+    """The discrepancies of line ``index`` and whether it carries SUNAT's own figures already, to the
+    last digit (then :func:`sunat_figures` gives it back unchanged: the caller need not ask; answered
+    for lines without ISC or other taxes, ``False`` for those).
+
+    The amounts of line ``index`` (0-based; messages say ``ítem index+1``) against SUNAT's line rules.
 
     Tolerance ± 1.00 (TOLERANCE) unless said otherwise. Rules and codes:
 
@@ -825,67 +848,63 @@ def check_line(
     path = f"items.{index}"
     found: list[Discrepancy] = []
 
-    def check(
-        key: str,
-        code: str,
-        label: str,
-        expected: Decimal,
-        actual: Decimal,
-        *,
-        exact: bool = False,
-        always: bool = False,
-    ) -> None:
-        if always or _differs(expected, actual, exact=exact):
-            found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
+    def wrong(key: str, code: str, label: str, expected: Decimal, actual: Decimal) -> None:
+        found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
 
+    # each rule compares within TOLERANCE (abs(actual - expected) > TOLERANCE is a discrepancy) unless it
+    # says otherwise; the comparisons are written out: a line is checked ~10 times per document
     free = is_free(line.affectation)
     allowances = line_allowances(line)
     for position, allowance in enumerate(allowances):
         found += check_allowance(allowance, f"{path}.{_allowance_key(allowance)}.{position}", line=True)
     expected_value = line_value(line.quantity, _unit_of(line), allowances, note=note)
-    check("total_valor_item", "3271", "El valor de venta", expected_value, line.value)
+    if abs(line.value - expected_value) > TOLERANCE:
+        wrong("total_valor_item", "3271", "El valor de venta", expected_value, line.value)
     isc = _line_tax(line, "isc")
     other = _line_tax(line, "other")
-    check("total_base_igv", "3272", "La base imponible", line_igv_base(line.value, isc), line.igv_base)
+    expected_base = line_igv_base(line.value, isc)
+    if abs(line.igv_base - expected_base) > TOLERANCE:
+        wrong("total_base_igv", "3272", "La base imponible", expected_base, line.igv_base)
+    # SUNAT's figures follow from the value, its IGV base, IGV, taxes and total (sunat_figures): when each
+    # is exactly what the formula gives, they are the line's own
+    exact = line.value == expected_value and line.igv_base == expected_base
 
     if bears_igv(line.affectation):
-        allowed = frozenset({IVAP_PERCENT}) if line.affectation == "17" else allowed_percents
+        allowed = _IVAP_ONLY if line.affectation == "17" else allowed_percents
         percent = line.igv_percent
         if (percent == 0 and line.igv_base > 0) or percent not in allowed:
             found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
         expected_igv = line_igv(line.affectation, line.igv_base, percent)
+        exact = exact and line.igv == expected_igv
         if line.igv == 0 and expected_igv != 0 and line.igv_base > _IGV_ZERO_BASE:
-            check("total_igv", "3111", "El total de IGV", expected_igv, line.igv, always=True)
-        else:
-            check("total_igv", "3103", "El total de IGV", expected_igv, line.igv)
+            wrong("total_igv", "3111", "El total de IGV", expected_igv, line.igv)
+        elif abs(line.igv - expected_igv) > TOLERANCE:
+            wrong("total_igv", "3103", "El total de IGV", expected_igv, line.igv)
     elif line.igv != 0:
-        check("total_igv", "3110", "El total de IGV", ZERO, line.igv, always=True)
+        exact = False
+        wrong("total_igv", "3110", "El total de IGV", ZERO, line.igv)
 
     if icbper_rate is not None and line.icbper != 0:
-        check(
-            "total_impuestos_bolsa_plastica",
-            "4318",
-            "El ICBPER",
-            round2(line.quantity * icbper_rate),
-            line.icbper,
-            exact=True,
-        )
+        expected_icbper = round2(line.quantity * icbper_rate)
+        if expected_icbper != round2(line.icbper):  # exact, to the cent
+            wrong("total_impuestos_bolsa_plastica", "4318", "El ICBPER", expected_icbper, line.icbper)
 
     found += _check_line_taxes(line, index)
+    exact = exact and not has_isc(line) and not has_other_taxes(line)
     charged = line_taxes(line.affectation, line.igv, line.icbper, isc, other)
-    check("total_impuestos", "3292", "El total de impuestos", charged, line.taxes)
+    if abs(line.taxes - charged) > TOLERANCE:
+        wrong("total_impuestos", "3292", "El total de impuestos", charged, line.taxes)
     # the total follows from the taxes given (a free line's from those it charges)
     total = line_total(line.affectation, line.value, charged if free else line.taxes, allowances)
-    check("total_item", "3270", "El total", total, line.total)
+    if abs(line.total - total) > TOLERANCE:
+        wrong("total_item", "3270", "El total", total, line.total)
+    exact = exact and line.taxes == charged and line.total == total
     if not free and line.price_type == "01" and line.quantity > 0:
-        check(
-            "precio_unitario",
-            "3270",
-            "El precio unitario",
-            line_unit_price(total, line.quantity),
-            line.unit_price,
-        )
-    return found
+        expected_price = line_unit_price(total, line.quantity)
+        exact = exact and line.unit_price == expected_price
+        if abs(line.unit_price - expected_price) > TOLERANCE:
+            wrong("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
+    return found, exact
 
 
 def _check_line_taxes(line: LineLike, index: int) -> list[Discrepancy]:

@@ -166,16 +166,21 @@ def check_amounts(
     *,
     note: bool = False,
     computed: sunat_totals.DocumentTotals | None = None,
-) -> None:
+) -> tuple[bool, ...]:
     """Every line and header amount against SUNAT's formulas and tolerances (``sunat.totals``);
-    ``computed`` is what ``compute_totals`` gave for these lines, when the caller has it."""
+    ``computed`` is what ``compute_totals`` gave for these lines, when the caller has it. Returns, per
+    line, whether it carries SUNAT's own figures already (``sunat.totals.check_line_exactly``), for
+    :func:`with_sunat_figures`."""
     percents = ALLOWED_IGV_PERCENTS(issue_date)
     rate = icbper_rate(issue_date)
     discrepancies = []
+    exact = []
     for i, line in enumerate(lines):
-        discrepancies += sunat_totals.check_line(
+        found, line_exact = sunat_totals.check_line_exactly(
             line, i, allowed_percents=percents, icbper_rate=rate, note=note
         )
+        discrepancies += found
+        exact.append(line_exact)
     discrepancies += sunat_totals.check_totals(
         lines, totals, allowances=allowances, prepaid=advances_total(prepayments), computed=computed
     )
@@ -188,6 +193,7 @@ def check_amounts(
             "TOTALS_MISMATCH",
             errors,
         )
+    return tuple(exact)
 
 
 def with_sunat_figures(
@@ -197,6 +203,7 @@ def with_sunat_figures(
     prepayments: tuple[Prepayment, ...],
     *,
     note: bool,
+    exact: tuple[bool, ...] = (),
 ) -> tuple[tuple[Line, ...], Totals]:
     """The checked lines and totals with SUNAT's own figures: amounts a client sent within SUNAT's
     tolerance are accepted (:func:`check_amounts`) and the document carries what SUNAT computes
@@ -209,8 +216,13 @@ def with_sunat_figures(
     so such a document keeps the client's figures (already within SUNAT's tolerance). When every line is
     SUNAT's to the cent the lines are kept and only the header is summed from them: lines sold by a price
     with IGV keep their totals (a sale note's lines of 11.80 and 6.00 stay 17.80 in the factura made of
-    it, where SUNAT's IGV of each line would give 17.79)."""
-    figured = tuple(sunat_totals.sunat_figures(line, note=note) for line in lines)
+    it, where SUNAT's IGV of each line would give 17.79). ``exact``: what :func:`check_amounts` returned for
+    these lines (a line SUNAT's already needs no figuring)."""
+    known = exact or (False,) * len(lines)  # the lines check_amounts found SUNAT's to the last digit
+    figured = tuple(
+        line if same else sunat_totals.sunat_figures(line, note=note)
+        for line, same in zip(lines, known, strict=True)
+    )
     if all(_within_a_cent(given, sunat) for given, sunat in zip(lines, figured, strict=True)):
         figured = lines  # a price with IGV kept to the cent is a rounding, not a correction
     else:
@@ -223,4 +235,6 @@ _FIGURES = ("value", "igv_base", "igv", "isc", "other", "taxes", "total")
 
 def _within_a_cent(given: Line, sunat: Line) -> bool:
     """Every amount of the line ``given`` is SUNAT's to the cent (± 0.01)."""
+    if given is sunat:  # sunat_figures found nothing to change
+        return True
     return all(abs(getattr(given, name) - getattr(sunat, name)) <= CENT for name in _FIGURES)

@@ -548,6 +548,8 @@ def read_allowances(
     discounts: list[Mapping[str, Any]], charges: list[Mapping[str, Any]]
 ) -> tuple[AllowanceCharge, ...]:
     """``descuentos`` then ``cargos`` (catalog 53); an absent base is the amount (factor 1)."""
+    if not discounts and not charges:  # most lines and documents
+        return ()
     return tuple(
         AllowanceCharge(
             code=entry["codigo"],

@@ -188,7 +188,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     computed = sunat_totals.compute_totals(lines, allowances, prepaid=advances_total(prepayments))
     totals = sunat_totals.sunat_totals(header_totals(values["totales"], computed))
     check_prepaid_amount(totals)
-    check_amounts(lines, totals, issue_date, allowances, prepayments, note=is_note, computed=computed)
+    exact = check_amounts(lines, totals, issue_date, allowances, prepayments, note=is_note, computed=computed)
     perception = read_withholding(body, "percepcion", values["percepcion"], doc_type)
     retention = read_withholding(body, "retencion", values["retencion"], doc_type)
     check_withholdings(perception, retention, operation_type, instalments, customer, totals, currency)
@@ -222,7 +222,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         _check_note_reference(series, affected)
     # blocks whose amounts the client derived from its own total keep that total (see with_sunat_figures)
     if not (instalments or detraction or perception or retention or values["pagos"]):
-        lines, totals = with_sunat_figures(lines, computed, allowances, prepayments, note=is_note)
+        lines, totals = with_sunat_figures(
+            lines, computed, allowances, prepayments, note=is_note, exact=exact
+        )
     format_pdf = actions["formato_pdf"] or "a4"
     return DocumentRequest(
         doc_type=doc_type,
@@ -332,7 +334,9 @@ def _line(item: Mapping[str, Any], index: int) -> Line:
                 days=entry["duracion"],
             )
             for entry in item["datos_adicionales"]
-        ),
+        )
+        if item["datos_adicionales"]
+        else (),
     )
 
 

@@ -1,8 +1,10 @@
 """The document lifecycle: issue (number, XML, signature, storage, authority), send, state changes, files.
 
 Issuing runs as: check the body (no I/O) -> check series and references (read) -> build and serialize
-the XML with a placeholder for the number -> one short write transaction that takes the correlative,
-signs the XML with it and stores the document with state 01 -> send to the authority when the document
+the XML with a placeholder for the number -> one short write transaction that records the back office
+(customer, products, stock) and then takes the correlative, signs the XML with it and stores the document
+with state 01 (the series' row, which orders the issuers of a series, is held from the correlative to the
+commit only) -> send to the authority when the document
 is sendable -> store the CDR and the new state. A failure before the commit leaves nothing behind (the
 correlative is given back); the authority's answer never undoes the document (a rejection keeps the
 number consumed, as SUNAT does).
@@ -39,7 +41,7 @@ from facturador.domain.document_input import DocumentRequest, parse_document
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import Code, Object
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
-from facturador.domain.sales import products_of, record_sale
+from facturador.domain.sales import plan_sale, products_of, sale_kardex
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.issued import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
@@ -248,6 +250,18 @@ class DocumentService:
             row.next_send_at = send_policy.first_send_at(tenant.settings, send_policy.utc_now())
         try:
             with self.context.writing() as connection:
+                # the back office first (customer, products, their stocks locked and checked): the series'
+                # row, which orders every issuer of the series until the commit, is taken as late as can
+                # be, with only the number, the signature and the document's own rows after it
+                stock_moves = plan_sale(
+                    connection,
+                    tenant.id,
+                    caller.establishment_id,
+                    request,
+                    products,
+                    # a guide of this sale that moved its goods already (dispatch_links' stock rule)
+                    move_stock=move_stock and not moved_stock(connection, guides=guide_ids),
+                )
                 if request.number is None:
                     taken = take_next_number(connection, series_id)
                     if taken is None:
@@ -267,17 +281,7 @@ class DocumentService:
                 row.qr_text = text
                 row.id = store_document(connection, row)
                 store_artifact(connection, row.id, "xml", signed.xml)
-                record_sale(
-                    connection,
-                    tenant.id,
-                    caller.establishment_id,
-                    row.id,
-                    f"{row.series}-{number}",
-                    request,
-                    products,
-                    # a guide of this sale that moved its goods already (dispatch_links' stock rule)
-                    move_stock=move_stock and not moved_stock(connection, guides=guide_ids),
-                )
+                stock_moves.write(connection, sale_kardex(request, row.id, f"{row.series}-{number}"))
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number
             replay = self._replay_or_duplicate(tenant, request, key, digest)

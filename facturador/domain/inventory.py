@@ -259,13 +259,21 @@ def record_lines(
         products=products,
         direction=direction,
         stocks_new_products=False,
-        kardex={
-            "description": label,
-            "transaction_id": SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
-            "document_id": document_id,
-            "sale_note_id": sale_note_id,
-        },
+        kardex=sale_kardex(direction, label, document_id=document_id, sale_note_id=sale_note_id),
     )
+
+
+def sale_kardex(
+    direction: int, label: str, *, document_id: int | None = None, sale_note_id: int | None = None
+) -> dict[str, Any]:
+    """The kardex fields of a sale's lines (:func:`record_lines`): its label, the sale or return
+    transaction, and the document or sale note."""
+    return {
+        "description": label,
+        "transaction_id": SALE_TRANSACTION if direction < 0 else RETURN_TRANSACTION,
+        "document_id": document_id,
+        "sale_note_id": sale_note_id,
+    }
 
 
 def record_guide_lines(
@@ -329,6 +337,46 @@ def move_products(
     stocks_new_products: bool,
     kardex: dict[str, Any],
 ) -> None:
+    """:func:`plan_moves` and, at once, :meth:`StockMoves.write` with ``kardex``."""
+    plan_moves(
+        connection,
+        tenant_id=tenant_id,
+        establishment_id=establishment_id,
+        products=products,
+        direction=direction,
+        stocks_new_products=stocks_new_products,
+    ).write(connection, kardex)
+
+
+@dataclass(frozen=True)
+class StockMoves:
+    """Stock changes and kardex lines worked out by :func:`plan_moves` (their rows locked), written by
+    :meth:`write` in the same transaction once what they belong to is known (a document's id and
+    number)."""
+
+    warehouse_id: int | None
+    changes: dict[int, Decimal]
+    moves: list[dict[str, Any]]
+
+    def write(self, connection: Connection, kardex: dict[str, Any]) -> None:
+        """Move the stocks and write the kardex lines with ``kardex`` (their other fields)."""
+        if self.warehouse_id is None:
+            return
+        add_stocks(
+            connection, self.warehouse_id, {item: change for item, change in self.changes.items() if change}
+        )
+        record_moves(connection, [{**move, **kardex} for move in self.moves])
+
+
+def plan_moves(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    establishment_id: int,
+    products: list[ProductLine],
+    direction: int,
+    stocks_new_products: bool,
+) -> StockMoves:
     """Create or update the products of ``products`` and, when ``direction`` is -1 or +1, move their
     stock by each line's quantity in that direction with a kardex line each (``kardex``: the other
     fields of those lines), as line after line would, in a few statements whatever the number of lines.
@@ -354,7 +402,7 @@ def move_products(
             changes[product.code] = ({**first[0], **rewritten}, True)
     ids = upsert_items(connection, tenant_id, list(changes.values()))
     if warehouse_id is None:
-        return
+        return StockMoves(None, {}, [])
     held = stocks_held(connection, warehouse_id, list(dict.fromkeys(ids[p.code] for p in ordered)))
     stocks = dict(held)
     moves = []
@@ -381,9 +429,7 @@ def move_products(
                 "warehouse_id": warehouse_id,
                 "quantity": quantity,
                 "balance": stocks[item_id],
-                **kardex,
             }
         )
     changed = {item_id: stock - held.get(item_id, Decimal(0)) for item_id, stock in stocks.items()}
-    add_stocks(connection, warehouse_id, {item_id: change for item_id, change in changed.items() if change})
-    record_moves(connection, moves)
+    return StockMoves(warehouse_id, changed, moves)

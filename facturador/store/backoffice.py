@@ -172,13 +172,21 @@ def stocks_held(connection: Connection, warehouse_id: int, item_ids: Sequence[in
     """The stock of each of ``item_ids`` in the warehouse, their rows locked until the transaction ends
     (``FOR UPDATE``; SQLite's writer lock serializes writers already); an item never stocked (nothing
     was ever put in) is absent."""
-    query = (
-        select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
-        .where(ITEM_STOCKS.c.warehouse_id == warehouse_id, ITEM_STOCKS.c.item_id.in_(item_ids))
-        .order_by(ITEM_STOCKS.c.item_id)
-        .with_for_update()
+    rows = connection.execute(_STOCKS_HELD, {"warehouse_id": warehouse_id, "item_ids": list(item_ids)})
+    return {int(item_id): Decimal(stock) for item_id, stock in rows}
+
+
+#: Built once with its parameters bound (the item ids as an expanding IN): every sale asks it, and a
+#: statement made per call with its values inside was a new cache key for SQLAlchemy each time.
+_STOCKS_HELD = (
+    select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
+    .where(
+        ITEM_STOCKS.c.warehouse_id == bindparam("warehouse_id"),
+        ITEM_STOCKS.c.item_id.in_(bindparam("item_ids", expanding=True)),
     )
-    return {int(item_id): Decimal(stock) for item_id, stock in connection.execute(query)}
+    .order_by(ITEM_STOCKS.c.item_id)
+    .with_for_update()
+)
 
 
 def record_move(

@@ -1,10 +1,11 @@
 """UBL 2.1 XML of facturas and boletas (Invoice), credit notes (CreditNote) and debit notes (DebitNote).
 
-``build_sales_document`` turns a validated :class:`SalesDocument` into the unsigned lxml tree;
-``build_and_sign`` adds the enveloped signature and returns the bytes to store and send, with the
-DigestValue (the document "hash") and the file base name. ``prepare_sales_document`` does the building
-first and leaves the number and the signature for later (the service signs inside its numbering
-transaction).
+``sales_document_text`` writes a validated :class:`SalesDocument` as unsigned XML directly in canonical
+form (C14N 1.0), the signature's digest input as it stands; ``build_sales_document`` gives the same as an
+lxml tree. ``build_and_sign`` adds the enveloped signature and returns the bytes to store and send (the
+canonical text with the signature in its slot), with the DigestValue (the document "hash") and the file
+base name. ``prepare_sales_document`` does the writing first and leaves the number and the signature for
+later (the service signs inside its numbering transaction).
 
 The element order is the XSD ``sequence`` of each root (``docs/sunat_domain.md``, element order); it is
 expressed once, as the tuple of sections of each :class:`~facturador.ubl.parts.DocumentKind` below.
@@ -20,8 +21,9 @@ from lxml import etree
 from facturador.issued import Dispatch, SalesDocument
 
 from . import parts as p
-from .namespaces import CAC, CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
-from .signing import SigningIdentity, UnsignedXml, prepare
+from .namespaces import CBC, CREDIT_NOTE, DEBIT_NOTE, INVOICE, nsmap_for
+from .parts import SIGNATURE_SLOT, escape
+from .signing import SigningIdentity, UnsignedXml, canonical_namespaces, prepare, prepare_canonical
 
 _INVOICE_LINE = (
     p.line_id,
@@ -48,10 +50,10 @@ _NOTE_LINE = (
 INVOICE_KIND = p.DocumentKind(
     root="Invoice",
     namespace=INVOICE,
-    type_code_tag=CBC("InvoiceTypeCode"),
-    line_tag=CAC("InvoiceLine"),
-    quantity_tag=CBC("InvoicedQuantity"),
-    monetary_total_tag=CAC("LegalMonetaryTotal"),
+    type_code_tag="cbc:InvoiceTypeCode",
+    line_tag="cac:InvoiceLine",
+    quantity_tag="cbc:InvoicedQuantity",
+    monetary_total_tag="cac:LegalMonetaryTotal",
     sections=(
         p.ubl_extensions,
         p.identification,
@@ -78,9 +80,9 @@ CREDIT_NOTE_KIND = p.DocumentKind(
     root="CreditNote",
     namespace=CREDIT_NOTE,
     type_code_tag=None,
-    line_tag=CAC("CreditNoteLine"),
-    quantity_tag=CBC("CreditedQuantity"),
-    monetary_total_tag=CAC("LegalMonetaryTotal"),
+    line_tag="cac:CreditNoteLine",
+    quantity_tag="cbc:CreditedQuantity",
+    monetary_total_tag="cac:LegalMonetaryTotal",
     sections=(
         p.ubl_extensions,
         p.identification,
@@ -108,9 +110,9 @@ DEBIT_NOTE_KIND = p.DocumentKind(
     root="DebitNote",
     namespace=DEBIT_NOTE,
     type_code_tag=None,
-    line_tag=CAC("DebitNoteLine"),
-    quantity_tag=CBC("DebitedQuantity"),
-    monetary_total_tag=CAC("RequestedMonetaryTotal"),
+    line_tag="cac:DebitNoteLine",
+    quantity_tag="cbc:DebitedQuantity",
+    monetary_total_tag="cac:RequestedMonetaryTotal",
     sections=(
         p.ubl_extensions,
         p.identification,
@@ -144,6 +146,13 @@ KINDS: dict[str, p.DocumentKind] = {
 }
 
 
+#: The root's start tag of each kind, with its namespaces as C14N declares them.
+_ROOTS = {
+    kind.root: f"<{kind.root}{canonical_namespaces(nsmap_for(kind.namespace))}>"
+    for kind in (INVOICE_KIND, CREDIT_NOTE_KIND, DEBIT_NOTE_KIND)
+}
+
+
 def _check_scenarios(doc: SalesDocument) -> None:
     """The blocks that belong to a factura or boleta only: a detraction, advances deducted."""
     if doc.doc_type not in ("01", "03"):
@@ -153,12 +162,15 @@ def _check_scenarios(doc: SalesDocument) -> None:
             raise ValueError("only a factura or boleta deducts advances")
 
 
-def build_sales_document(doc: SalesDocument) -> etree._Element:
-    """The unsigned UBL 2.1 tree of a factura/boleta (Invoice), credit note or debit note.
+def sales_document_text(doc: SalesDocument, *, number: str | None = None) -> str:
+    """The unsigned XML of a factura/boleta (Invoice), credit note or debit note, in canonical form
+    (C14N 1.0, :mod:`facturador.ubl.parts`): the text the signature digests as it is. ``number`` is
+    written in place of ``doc.number`` in the document's ``cbc:ID`` (SERIE-NUMERO).
 
-    The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.ubl.signing.sign`.
-    Raises ``ValueError`` for an unknown document type, no lines, a note without note data or
-    inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...).
+    The first ``ext:ExtensionContent`` is left empty for the signature (:data:`~facturador.ubl.parts.
+    SIGNATURE_SLOT`). Raises ``ValueError`` for an unknown document type, no lines, a note without note
+    data, inconsistent scenario blocks (``Credito`` without instalments, a detraction on a note...) or
+    text XML cannot carry.
     """
     kind = KINDS.get(doc.doc_type)
     if kind is None:
@@ -166,10 +178,26 @@ def build_sales_document(doc: SalesDocument) -> etree._Element:
     if not doc.lines:
         raise ValueError("a document needs at least one line")
     _check_scenarios(doc)
-    root = etree.Element(f"{{{kind.namespace}}}{kind.root}", nsmap=nsmap_for(kind.namespace))
+    out: list[str] = [_ROOTS[kind.root]]
     for section in kind.sections:
-        section(root, doc, kind)
-    return root
+        section(out, doc, kind)
+    out.append(f"</{kind.root}>")
+    text = "".join(out)
+    if number is None:
+        return text
+    # the document's own cbc:ID follows CustomizationID (identification): the only place with its number
+    written = f"</cbc:CustomizationID><cbc:ID>{escape(doc.full_number)}</cbc:ID>"
+    assert written in text
+    return text.replace(written, f"</cbc:CustomizationID><cbc:ID>{escape(doc.series)}-{number}</cbc:ID>", 1)
+
+
+def build_sales_document(doc: SalesDocument) -> etree._Element:
+    """The unsigned UBL 2.1 tree of a factura/boleta (Invoice), credit note or debit note: the text of
+    :func:`sales_document_text` parsed (for readers of the tree; the service signs the text itself).
+
+    The first ``ext:ExtensionContent`` is left empty for :func:`~facturador.ubl.signing.sign`.
+    """
+    return etree.fromstring(sales_document_text(doc).encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -210,8 +238,12 @@ class PreparedDocument:
 
 
 def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:
-    """Build ``doc``'s XML with a unique token where its number goes (any ``doc.number`` is ignored)."""
-    return prepare_numbered(build_sales_document(doc), doc)
+    """Build ``doc``'s XML with a unique token where its number goes (any ``doc.number`` is ignored),
+    directly in canonical form: no tree, no C14N pass."""
+    token = f"N{uuid.uuid4().hex}"
+    text = sales_document_text(doc, number=token).encode("utf-8")
+    unsigned = prepare_canonical(text, KINDS[doc.doc_type].namespace, SIGNATURE_SLOT.encode())
+    return PreparedDocument(document=doc, unsigned=unsigned, token=token)
 
 
 def prepare_numbered(root: etree._Element, doc: SalesDocument | Dispatch) -> PreparedDocument:

@@ -1,20 +1,28 @@
 """The sections of a UBL 2.1 sales document (Invoice, CreditNote, DebitNote), one function per block.
 
-Every section has the same shape, ``section(root, doc, kind) -> None``: it appends its elements (or nothing)
-to ``root``. :mod:`facturador.ubl.invoice` lists them per document kind in the order the XSD
-``sequence`` demands (``docs/sunat_domain.md``, element order), so the XML comes out in SUNAT's order by
-construction. Line sections work the same way with an extra ``line`` argument.
+Every section has the same shape, ``section(out, doc, kind) -> None``: it appends its elements (or
+nothing) to ``out`` as text in canonical form (C14N 1.0: no empty-element tags, attributes sorted, the
+namespaces declared once on the root, C14N's escapes). :mod:`facturador.ubl.invoice` lists them per
+document kind in the order the XSD ``sequence`` demands (``docs/sunat_domain.md``, element order), so
+the XML comes out in SUNAT's order by construction; written in canonical form it is its own digest
+input (no tree, no C14N pass), as the CDR is. Line sections work the same way with an extra ``line``
+argument.
 
 Each scenario block of a :class:`~facturador.issued.SalesDocument` has its section at its place in that
 order: detraction (``payment_means`` + ``payment_terms``), credit instalments (``payment_terms``), global
 discounts and charges (``allowance_charges``), advances (``prepaid_payments``, ``additional_references``),
 related documents and dispatch guides, perception and retention.
+
+The lxml helpers (:func:`sub`, :func:`amount`, :func:`tax_scheme`) build the trees of the other documents
+(summaries, retention and perception receipts, dispatch guides).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import functools
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TypeAlias
@@ -25,10 +33,12 @@ from facturador.issued import AllowanceCharge, Line, NoteInfo, SalesDocument, Wi
 from sunat.catalogs import TAX_SCHEMES, TaxScheme, is_free, tax_scheme_for
 from sunat.money import fmt2
 
-from .namespaces import CAC, CAC_NS, CBC, CBC_NS, EXT
+from .namespaces import CAC, CAC_NS, CBC, CBC_NS
 from .signing import SIGNATURE_ID
 
 Element: TypeAlias = etree._Element
+#: The canonical text of a document being written, piece by piece.
+Out: TypeAlias = list[str]
 
 ZERO = Decimal("0")
 _SCALES = {places: Decimal(1).scaleb(-places) for places in range(0, 11)}
@@ -84,6 +94,13 @@ def fmt_decimal(value: Decimal, *, places: int = 10, min_places: int = 2) -> str
     ``fmt_decimal(Decimal("59.000000")) -> "59.00"``, ``fmt_decimal(Decimal("0.8474576271186")) ->
     "0.8474576271"``, ``fmt_decimal(Decimal("2.000"), min_places=0) -> "2"``.
     """
+    return _formatted(value, places, min_places)
+
+
+@functools.lru_cache(maxsize=4096)
+def _formatted(value: Decimal, places: int, min_places: int) -> str:
+    # cached: the text depends on the value alone (18 and 18.00 read alike), and percents, quantities and
+    # unit prices repeat from line to line and document to document
     q = value.quantize(_SCALES[places], rounding=ROUND_HALF_UP)
     if not q:
         q = ZERO.quantize(_SCALES[places])
@@ -154,10 +171,95 @@ def tax_scheme(parent: Element, scheme: TaxScheme) -> Element:
 
 
 # --------------------------------------------------------------------------------------------------------
+# Canonical text (C14N 1.0) of the sales documents
+
+#: Characters XML 1.0 cannot carry (lxml refuses them in a tree; here they raise ValueError too).
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: What C14N escapes in character data, or XML cannot carry.
+_TEXT_SPECIAL = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: What C14N escapes in an attribute value, or XML cannot carry.
+_ATTRIBUTE_SPECIAL = re.compile('[&<"\t\n\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
+def _refuse_unsafe(text: str) -> None:
+    if _UNSAFE.search(text):
+        raise ValueError(f"All strings must be XML compatible: {text!r} holds a control character")
+
+
+def escape(text: str) -> str:
+    """Character data as C14N writes it (``&amp;``, ``&lt;``, ``&gt;``, ``&#xD;``); ``ValueError`` for a
+    character XML cannot carry."""
+    if _TEXT_SPECIAL.search(text) is None:
+        return text
+    _refuse_unsafe(text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#xD;")
+
+
+def escape_attribute(text: str) -> str:
+    """An attribute value as C14N writes it (``&amp;``, ``&lt;``, ``&quot;``, ``&#x9;``, ``&#xA;``,
+    ``&#xD;``); ``ValueError`` for a character XML cannot carry."""
+    if _ATTRIBUTE_SPECIAL.search(text) is None:
+        return text
+    _refuse_unsafe(text)
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace('"', "&quot;")
+        .replace("\t", "&#x9;")
+        .replace("\n", "&#xA;")
+        .replace("\r", "&#xD;")
+    )
+
+
+def attributes(pairs: Mapping[str, str]) -> str:
+    """Attributes (without namespace) in canonical order: sorted by name, each value escaped."""
+    return "".join(f' {name}="{escape_attribute(pairs[name])}"' for name in sorted(pairs))
+
+
+def el(out: Out, tag: str, text: str, attrs: str = "") -> None:
+    """Append ``<tag attrs>text</tag>``; ``attrs`` is canonical already (:func:`attributes`)."""
+    out.append(f"<{tag}{attrs}>{escape(text)}</{tag}>")
+
+
+_CURRENCIES: dict[str, str] = {}
+
+
+def currency_attribute(currency: str) -> str:
+    """`` currencyID="PEN"`` (cached: a handful of codes)."""
+    found = _CURRENCIES.get(currency)
+    if found is None:
+        found = _CURRENCIES[currency] = attributes({"currencyID": currency})
+    return found
+
+
+def money(out: Out, tag: str, value: Decimal, currency: str) -> None:
+    """Append an amount element (2 decimals, half up) with ``@currencyID``."""
+    out.append(f"<{tag}{currency_attribute(currency)}>{fmt2(value)}</{tag}>")
+
+
+def _scheme_text(scheme: TaxScheme) -> str:
+    out: Out = ["<cac:TaxScheme>"]
+    el(out, "cbc:ID", scheme.id)
+    el(out, "cbc:Name", scheme.name)
+    el(out, "cbc:TaxTypeCode", scheme.type_code)
+    out.append("</cac:TaxScheme>")
+    return "".join(out)
+
+
+_SCHEME_TEXTS = {scheme: _scheme_text(scheme) for scheme in TAX_SCHEMES.values()}
+
+
+def scheme_text(scheme: TaxScheme) -> str:
+    """``cac:TaxScheme`` with ID, Name and TaxTypeCode (catalog 05), written once per scheme."""
+    found = _SCHEME_TEXTS.get(scheme)
+    return found if found is not None else _scheme_text(scheme)
+
+
+# --------------------------------------------------------------------------------------------------------
 # Document kinds
 
-Section = Callable[[Element, SalesDocument, "DocumentKind"], None]
-LineSection = Callable[[Element, SalesDocument, "DocumentKind", Line], None]
+Section = Callable[[Out, SalesDocument, "DocumentKind"], None]
+LineSection = Callable[[Out, SalesDocument, "DocumentKind", Line], None]
 
 
 @dataclass(frozen=True)
@@ -174,188 +276,243 @@ class DocumentKind:
     line_sections: tuple[LineSection, ...]
 
 
+# Attributes written the same in every document, in canonical order once.
+_IDENTITY = {
+    "schemeAgencyName": "PE:SUNAT",
+    "schemeName": "Documento de Identidad",
+    "schemeURI": _CATALOG_URI.format(6),
+}
+_IDENTITY_BY_TYPE: dict[str, str] = {}
+
+
+def _identity_attributes(identity_type: str) -> str:
+    found = _IDENTITY_BY_TYPE.get(identity_type)
+    if found is None:
+        found = _IDENTITY_BY_TYPE[identity_type] = attributes({"schemeID": identity_type, **_IDENTITY})
+    return found
+
+
+_CUSTOMIZATION = attributes({"schemeAgencyName": "PE:SUNAT"})
+_CURRENCY_CODE = attributes({"listID": "ISO 4217 Alpha", "listName": "Currency", "listAgencyName": _UNECE})
+_GUIDE_TYPE = attributes(_GUIDE_TYPE_ATTRS)
+_PROPERTY = attributes(_PROPERTY_ATTRS)
+_DOCUMENT_TYPE = attributes(_DOCUMENT_TYPE_ATTRS)
+_UBIGEO = attributes(_UBIGEO_ATTRS)
+_PAYMENT_MEANS = attributes(_PAYMENT_MEANS_ATTRS)
+_DETRACTION_CODE = attributes(_DETRACTION_CODE_ATTRS)
+_ADVANCE_STATUS = attributes({"listName": "Anticipo", "listAgencyName": "PE:SUNAT"})
+_ADVANCE_ID = attributes({"schemeName": "Anticipo", "schemeAgencyName": "PE:SUNAT"})
+_BAGS = attributes({"unitCode": "NIU"})
+_DAYS = attributes({"unitCode": "DAY"})
+_TYPE_CODES: dict[tuple[str, str], str] = {}
+_UNITS: dict[str, str] = {}
+
+
+def _type_code_attributes(operation_type: str) -> str:
+    found = _TYPE_CODES.get((operation_type, ""))
+    if found is None:
+        found = _TYPE_CODES[(operation_type, "")] = attributes(
+            {
+                "listID": operation_type,
+                "listAgencyName": "PE:SUNAT",
+                "listName": "Tipo de Documento",
+                "listURI": _CATALOG_URI.format(1),
+                "name": "Tipo de Operacion",
+                "listSchemeURI": _CATALOG_URI.format(51),
+            }
+        )
+    return found
+
+
+def _unit_attributes(unit: str) -> str:
+    found = _UNITS.get(unit)
+    if found is None:
+        found = _UNITS[unit] = attributes(
+            {"unitCode": unit, "unitCodeListID": "UN/ECE rec 20", "unitCodeListAgencyName": _UNECE}
+        )
+    return found
+
+
 # --------------------------------------------------------------------------------------------------------
 # Header
 
 
-def ubl_extensions(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def ubl_extensions(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent``, left empty for the signature."""
-    ext = etree.SubElement(root, EXT("UBLExtensions"))
-    etree.SubElement(etree.SubElement(ext, EXT("UBLExtension")), EXT("ExtensionContent"))
+    out.append(EMPTY_EXTENSIONS)
 
 
-def identification(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+#: The extensions with the empty slot the signature goes into (:data:`SIGNATURE_SLOT`).
+SIGNATURE_SLOT = "<ext:ExtensionContent></ext:ExtensionContent>"
+EMPTY_EXTENSIONS = (
+    f"<ext:UBLExtensions><ext:UBLExtension>{SIGNATURE_SLOT}</ext:UBLExtension></ext:UBLExtensions>"
+)
+
+
+def identification(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """UBLVersionID, CustomizationID, ID (unpadded serie-número), IssueDate/Time, DueDate?, type code."""
-    sub(root, CBC("UBLVersionID"), "2.1")
-    sub(root, CBC("CustomizationID"), "2.0", {"schemeAgencyName": "PE:SUNAT"})
-    sub(root, CBC("ID"), doc.full_number)
-    sub(root, CBC("IssueDate"), doc.issue_date.isoformat())
-    sub(root, CBC("IssueTime"), doc.issue_time.strftime("%H:%M:%S"))
+    out.append("<cbc:UBLVersionID>2.1</cbc:UBLVersionID>")
+    out.append(f"<cbc:CustomizationID{_CUSTOMIZATION}>2.0</cbc:CustomizationID>")
+    el(out, "cbc:ID", doc.full_number)
+    out.append(f"<cbc:IssueDate>{doc.issue_date.isoformat()}</cbc:IssueDate>")
+    out.append(f"<cbc:IssueTime>{doc.issue_time.strftime('%H:%M:%S')}</cbc:IssueTime>")
     if kind.type_code_tag is None:
         return
     if doc.due_date is not None:
-        sub(root, CBC("DueDate"), doc.due_date.isoformat())
-    sub(
-        root,
-        kind.type_code_tag,
-        doc.doc_type,
-        {
-            "listID": doc.operation_type or "0101",
-            "listAgencyName": "PE:SUNAT",
-            "listName": "Tipo de Documento",
-            "listURI": _CATALOG_URI.format(1),
-            "name": "Tipo de Operacion",
-            "listSchemeURI": _CATALOG_URI.format(51),
-        },
-    )
+        out.append(f"<cbc:DueDate>{doc.due_date.isoformat()}</cbc:DueDate>")
+    el(out, kind.type_code_tag, doc.doc_type, _type_code_attributes(doc.operation_type or "0101"))
 
 
-def legends(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def legends(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cbc:Note@languageLocaleID`` per legend (catalog 52; 1000 = amount in words, given by the caller)."""
     for legend in doc.legends:
-        sub(root, CBC("Note"), one_line(legend.text), {"languageLocaleID": legend.code})
+        el(out, "cbc:Note", one_line(legend.text), attributes({"languageLocaleID": legend.code}))
 
 
-def document_currency(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def document_currency(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cbc:DocumentCurrencyCode`` (ISO 4217)."""
-    sub(
-        root,
-        CBC("DocumentCurrencyCode"),
-        doc.currency,
-        {"listID": "ISO 4217 Alpha", "listName": "Currency", "listAgencyName": _UNECE},
-    )
+    el(out, "cbc:DocumentCurrencyCode", doc.currency, _CURRENCY_CODE)
 
 
-def discrepancy_response(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def discrepancy_response(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """Notes: ``cac:DiscrepancyResponse`` (affected serie-número, note type of catalog 09/10, reason)."""
     note = _note(doc)
-    el = etree.SubElement(root, CAC("DiscrepancyResponse"))
-    sub(el, CBC("ReferenceID"), note.affected.full_number)
-    sub(el, CBC("ResponseCode"), note.type_code)
-    sub(el, CBC("Description"), one_line(note.reason))
+    out.append("<cac:DiscrepancyResponse>")
+    el(out, "cbc:ReferenceID", note.affected.full_number)
+    el(out, "cbc:ResponseCode", note.type_code)
+    el(out, "cbc:Description", one_line(note.reason))
+    out.append("</cac:DiscrepancyResponse>")
 
 
-def order_reference(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def order_reference(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:OrderReference/cbc:ID``: the customer's purchase order, when given."""
     if doc.purchase_order:
-        sub(etree.SubElement(root, CAC("OrderReference")), CBC("ID"), doc.purchase_order)
+        out.append("<cac:OrderReference>")
+        el(out, "cbc:ID", doc.purchase_order)
+        out.append("</cac:OrderReference>")
 
 
-def billing_reference(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def billing_reference(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """Notes: ``cac:BillingReference/cac:InvoiceDocumentReference`` (affected ID and document type)."""
     note = _note(doc)
-    ref = etree.SubElement(etree.SubElement(root, CAC("BillingReference")), CAC("InvoiceDocumentReference"))
-    sub(ref, CBC("ID"), note.affected.full_number)
-    sub(ref, CBC("DocumentTypeCode"), note.affected.doc_type)
+    out.append("<cac:BillingReference><cac:InvoiceDocumentReference>")
+    el(out, "cbc:ID", note.affected.full_number)
+    el(out, "cbc:DocumentTypeCode", note.affected.doc_type)
+    out.append("</cac:InvoiceDocumentReference></cac:BillingReference>")
 
 
-def despatch_references(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def despatch_references(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:DespatchDocumentReference*``: the dispatch guides (catalog 01: 09 remitente, 31 carrier)."""
     for guide in doc.guides:
-        ref = etree.SubElement(root, CAC("DespatchDocumentReference"))
-        sub(ref, CBC("ID"), guide.number)
-        sub(ref, CBC("DocumentTypeCode"), guide.doc_type, _GUIDE_TYPE_ATTRS)
+        out.append("<cac:DespatchDocumentReference>")
+        el(out, "cbc:ID", guide.number)
+        el(out, "cbc:DocumentTypeCode", guide.doc_type, _GUIDE_TYPE)
+        out.append("</cac:DespatchDocumentReference>")
 
 
-def additional_references(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def additional_references(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:AdditionalDocumentReference*``: the advances deducted (catalog 12: 02 factura, 03 boleta), each
     with ``DocumentStatusCode`` n = its ``PrepaidPayment/cbc:ID`` and the issuer's RUC (IssuerParty).
 
     Then the related documents (catalog 12: 04-09, 99), ID and type only (their amount is printed)."""
     for n, prepayment in enumerate(doc.prepayments, start=1):
-        ref = etree.SubElement(root, CAC("AdditionalDocumentReference"))
-        sub(ref, CBC("ID"), prepayment.number)
-        sub(ref, CBC("DocumentTypeCode"), prepayment.doc_type, _DOCUMENT_TYPE_ATTRS)
-        sub(ref, CBC("DocumentStatusCode"), str(n), {"listName": "Anticipo", "listAgencyName": "PE:SUNAT"})
-        party = etree.SubElement(ref, CAC("IssuerParty"))
-        sub(
-            etree.SubElement(party, CAC("PartyIdentification")),
-            CBC("ID"),
-            doc.issuer.ruc,
-            {"schemeID": "6", **_IDENTITY_ATTRS},
-        )
+        out.append("<cac:AdditionalDocumentReference>")
+        el(out, "cbc:ID", prepayment.number)
+        el(out, "cbc:DocumentTypeCode", prepayment.doc_type, _DOCUMENT_TYPE)
+        el(out, "cbc:DocumentStatusCode", str(n), _ADVANCE_STATUS)
+        out.append("<cac:IssuerParty><cac:PartyIdentification>")
+        el(out, "cbc:ID", doc.issuer.ruc, _identity_attributes("6"))
+        out.append("</cac:PartyIdentification></cac:IssuerParty></cac:AdditionalDocumentReference>")
     for related in doc.related_documents:
-        ref = etree.SubElement(root, CAC("AdditionalDocumentReference"))
-        sub(ref, CBC("ID"), related.number)
-        sub(ref, CBC("DocumentTypeCode"), related.doc_type, _DOCUMENT_TYPE_ATTRS)
+        out.append("<cac:AdditionalDocumentReference>")
+        el(out, "cbc:ID", related.number)
+        el(out, "cbc:DocumentTypeCode", related.doc_type, _DOCUMENT_TYPE)
+        out.append("</cac:AdditionalDocumentReference>")
 
 
-def signature(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def signature(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:Signature``: who signs and where the ``ds:Signature`` is (``#SignatureSP``)."""
     issuer = doc.issuer
-    el = etree.SubElement(root, CAC("Signature"))
-    sub(el, CBC("ID"), f"SIGN{issuer.ruc}")
-    party = etree.SubElement(el, CAC("SignatoryParty"))
-    sub(etree.SubElement(party, CAC("PartyIdentification")), CBC("ID"), issuer.ruc)
-    sub(etree.SubElement(party, CAC("PartyName")), CBC("Name"), one_line(issuer.name))
-    attachment = etree.SubElement(el, CAC("DigitalSignatureAttachment"))
-    sub(etree.SubElement(attachment, CAC("ExternalReference")), CBC("URI"), f"#{SIGNATURE_ID}")
+    out.append("<cac:Signature>")
+    el(out, "cbc:ID", f"SIGN{issuer.ruc}")
+    out.append("<cac:SignatoryParty><cac:PartyIdentification>")
+    el(out, "cbc:ID", issuer.ruc)
+    out.append("</cac:PartyIdentification><cac:PartyName>")
+    el(out, "cbc:Name", one_line(issuer.name))
+    out.append("</cac:PartyName></cac:SignatoryParty><cac:DigitalSignatureAttachment><cac:ExternalReference>")
+    el(out, "cbc:URI", f"#{SIGNATURE_ID}")
+    out.append("</cac:ExternalReference></cac:DigitalSignatureAttachment></cac:Signature>")
 
 
-def supplier(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def supplier(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:AccountingSupplierParty``: RUC, trade name, legal name and the establishment's address."""
     issuer = doc.issuer
-    party = etree.SubElement(etree.SubElement(root, CAC("AccountingSupplierParty")), CAC("Party"))
-    sub(
-        etree.SubElement(party, CAC("PartyIdentification")),
-        CBC("ID"),
-        issuer.ruc,
-        {"schemeID": "6", **_IDENTITY_ATTRS},
-    )
+    out.append("<cac:AccountingSupplierParty><cac:Party><cac:PartyIdentification>")
+    el(out, "cbc:ID", issuer.ruc, _identity_attributes("6"))
+    out.append("</cac:PartyIdentification>")
     if issuer.trade_name:
-        sub(etree.SubElement(party, CAC("PartyName")), CBC("Name"), one_line(issuer.trade_name))
-    entity = etree.SubElement(party, CAC("PartyLegalEntity"))
-    sub(entity, CBC("RegistrationName"), one_line(issuer.name))
-    address = etree.SubElement(entity, CAC("RegistrationAddress"))
+        out.append("<cac:PartyName>")
+        el(out, "cbc:Name", one_line(issuer.trade_name))
+        out.append("</cac:PartyName>")
+    out.append("<cac:PartyLegalEntity>")
+    el(out, "cbc:RegistrationName", one_line(issuer.name))
+    out.append("<cac:RegistrationAddress>")
     if issuer.ubigeo:
-        sub(address, CBC("ID"), issuer.ubigeo)
-    sub(address, CBC("AddressTypeCode"), issuer.establishment_code or "0000")
+        el(out, "cbc:ID", issuer.ubigeo)
+    el(out, "cbc:AddressTypeCode", issuer.establishment_code or "0000")
     if issuer.province:
-        sub(address, CBC("CityName"), issuer.province)
+        el(out, "cbc:CityName", issuer.province)
     if issuer.department:
-        sub(address, CBC("CountrySubentity"), issuer.department)
+        el(out, "cbc:CountrySubentity", issuer.department)
     if issuer.district:
-        sub(address, CBC("District"), issuer.district)
+        el(out, "cbc:District", issuer.district)
     if issuer.address:
-        sub(etree.SubElement(address, CAC("AddressLine")), CBC("Line"), one_line(issuer.address))
-    sub(etree.SubElement(address, CAC("Country")), CBC("IdentificationCode"), issuer.country or "PE")
+        out.append("<cac:AddressLine>")
+        el(out, "cbc:Line", one_line(issuer.address))
+        out.append("</cac:AddressLine>")
+    out.append("<cac:Country>")
+    el(out, "cbc:IdentificationCode", issuer.country or "PE")
+    out.append("</cac:Country></cac:RegistrationAddress></cac:PartyLegalEntity></cac:Party>")
+    out.append("</cac:AccountingSupplierParty>")
 
 
-def customer(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def customer(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:AccountingCustomerParty``: identity (catalog 06), name, and address/country when known."""
     buyer = doc.customer
-    party = etree.SubElement(etree.SubElement(root, CAC("AccountingCustomerParty")), CAC("Party"))
-    sub(
-        etree.SubElement(party, CAC("PartyIdentification")),
-        CBC("ID"),
-        buyer.number,
-        {"schemeID": buyer.identity_type, **_IDENTITY_ATTRS},
-    )
-    entity = etree.SubElement(party, CAC("PartyLegalEntity"))
-    sub(entity, CBC("RegistrationName"), one_line(buyer.name))
+    out.append("<cac:AccountingCustomerParty><cac:Party><cac:PartyIdentification>")
+    el(out, "cbc:ID", buyer.number, _identity_attributes(buyer.identity_type))
+    out.append("</cac:PartyIdentification><cac:PartyLegalEntity>")
+    el(out, "cbc:RegistrationName", one_line(buyer.name))
     foreign = bool(buyer.country) and buyer.country != "PE"
     if buyer.address or foreign:
-        address = etree.SubElement(entity, CAC("RegistrationAddress"))
+        out.append("<cac:RegistrationAddress>")
         if buyer.ubigeo:
-            sub(address, CBC("ID"), buyer.ubigeo)
+            el(out, "cbc:ID", buyer.ubigeo)
         if buyer.address:
-            sub(etree.SubElement(address, CAC("AddressLine")), CBC("Line"), one_line(buyer.address))
-        sub(etree.SubElement(address, CAC("Country")), CBC("IdentificationCode"), buyer.country or "PE")
+            out.append("<cac:AddressLine>")
+            el(out, "cbc:Line", one_line(buyer.address))
+            out.append("</cac:AddressLine>")
+        out.append("<cac:Country>")
+        el(out, "cbc:IdentificationCode", buyer.country or "PE")
+        out.append("</cac:Country></cac:RegistrationAddress>")
+    out.append("</cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>")
 
 
-def payment_means(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def payment_means(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:PaymentMeans`` of a detraction: ID ``Detraccion``, the means of payment (catalog 59) and the
     issuer's detraction account at Banco de la Nación (``cac:PayeeFinancialAccount/cbc:ID``)."""
     detraction = doc.detraction
     if detraction is None:
         return
-    means = etree.SubElement(root, CAC("PaymentMeans"))
-    sub(means, CBC("ID"), DETRACTION_TERMS)
-    sub(means, CBC("PaymentMeansCode"), detraction.payment_means, _PAYMENT_MEANS_ATTRS)
-    sub(etree.SubElement(means, CAC("PayeeFinancialAccount")), CBC("ID"), detraction.account)
+    out.append("<cac:PaymentMeans>")
+    el(out, "cbc:ID", DETRACTION_TERMS)
+    el(out, "cbc:PaymentMeansCode", detraction.payment_means, _PAYMENT_MEANS)
+    out.append("<cac:PayeeFinancialAccount>")
+    el(out, "cbc:ID", detraction.account)
+    out.append("</cac:PayeeFinancialAccount></cac:PaymentMeans>")
 
 
-def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def payment_terms(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:PaymentTerms*``: the detraction terms, then FormaPago (facturas and boletas).
 
     * detraction: ID ``Detraccion``, PaymentMeansID = catalog 54 code, PaymentPercent, Amount in PEN
@@ -367,20 +524,21 @@ def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None
     Notes carry FormaPago only on credit (:func:`note_payment_terms`).
     """
     if kind.type_code_tag is None:
-        note_payment_terms(root, doc)
+        note_payment_terms(out, doc)
         return
     detraction = doc.detraction
     if detraction is not None:
-        terms = etree.SubElement(root, CAC("PaymentTerms"))
-        sub(terms, CBC("ID"), DETRACTION_TERMS)
-        sub(terms, CBC("PaymentMeansID"), detraction.code, _DETRACTION_CODE_ATTRS)
-        sub(terms, CBC("PaymentPercent"), fmt_decimal(detraction.percent, places=5))
-        amount(terms, CBC("Amount"), detraction.amount, "PEN")
+        out.append("<cac:PaymentTerms>")
+        el(out, "cbc:ID", DETRACTION_TERMS)
+        el(out, "cbc:PaymentMeansID", detraction.code, _DETRACTION_CODE)
+        el(out, "cbc:PaymentPercent", fmt_decimal(detraction.percent, places=5))
+        money(out, "cbc:Amount", detraction.amount, "PEN")
+        out.append("</cac:PaymentTerms>")
     perception = doc.perception
     if perception is not None:  # the total with the perception, in PEN (3310)
-        terms = etree.SubElement(root, CAC("PaymentTerms"))
-        sub(terms, CBC("ID"), "Percepcion")
-        amount(terms, CBC("Amount"), perception.base + perception.amount, "PEN")
+        out.append("<cac:PaymentTerms><cbc:ID>Percepcion</cbc:ID>")
+        money(out, "cbc:Amount", perception.base + perception.amount, "PEN")
+        out.append("</cac:PaymentTerms>")
     form = doc.payment_form or "Contado"
     instalments = doc.instalments
     if form not in ("Contado", "Credito"):
@@ -389,15 +547,15 @@ def payment_terms(root: Element, doc: SalesDocument, kind: DocumentKind) -> None
         raise ValueError("payment form Credito needs at least one instalment (Cuota001...)")
     if form == "Contado" and instalments:
         raise ValueError("instalments need the payment form Credito")
-    terms = etree.SubElement(root, CAC("PaymentTerms"))
-    sub(terms, CBC("ID"), "FormaPago")
-    sub(terms, CBC("PaymentMeansID"), form)
+    out.append("<cac:PaymentTerms><cbc:ID>FormaPago</cbc:ID>")
+    el(out, "cbc:PaymentMeansID", form)
     if form == "Contado":
+        out.append("</cac:PaymentTerms>")
         return
-    _credit_terms(terms, root, doc)
+    _credit_terms(out, doc)
 
 
-def note_payment_terms(root: Element, doc: SalesDocument) -> None:
+def note_payment_terms(out: Out, doc: SalesDocument) -> None:
     """FormaPago of a note on credit: ``Credito`` with the net pending amount and its ``Cuota`` terms.
 
     A credit note of type 13 (ajustes – montos y/o fechas de pago) restates the instalments of the
@@ -410,21 +568,21 @@ def note_payment_terms(root: Element, doc: SalesDocument) -> None:
         raise ValueError("a credit note of type 13 needs the instalments (Cuota001...) it restates")
     if not instalments:
         return
-    terms = etree.SubElement(root, CAC("PaymentTerms"))
-    sub(terms, CBC("ID"), "FormaPago")
-    sub(terms, CBC("PaymentMeansID"), "Credito")
-    _credit_terms(terms, root, doc)
+    out.append("<cac:PaymentTerms><cbc:ID>FormaPago</cbc:ID><cbc:PaymentMeansID>Credito</cbc:PaymentMeansID>")
+    _credit_terms(out, doc)
 
 
-def _credit_terms(terms: Element, root: Element, doc: SalesDocument) -> None:
-    """The pending amount of ``Credito`` (``terms``) and one FormaPago ``CuotaNNN`` per instalment."""
-    amount(terms, CBC("Amount"), doc.pending_amount, doc.currency)
+def _credit_terms(out: Out, doc: SalesDocument) -> None:
+    """The pending amount of ``Credito`` (closing its open ``cac:PaymentTerms``) and one FormaPago
+    ``CuotaNNN`` per instalment."""
+    money(out, "cbc:Amount", doc.pending_amount, doc.currency)
+    out.append("</cac:PaymentTerms>")
     for number, instalment in enumerate(doc.instalments, start=1):
-        terms = etree.SubElement(root, CAC("PaymentTerms"))
-        sub(terms, CBC("ID"), "FormaPago")
-        sub(terms, CBC("PaymentMeansID"), instalment_id(number))
-        amount(terms, CBC("Amount"), instalment.amount, doc.currency)
-        sub(terms, CBC("PaymentDueDate"), instalment.due_date.isoformat())
+        out.append("<cac:PaymentTerms><cbc:ID>FormaPago</cbc:ID>")
+        el(out, "cbc:PaymentMeansID", instalment_id(number))
+        money(out, "cbc:Amount", instalment.amount, doc.currency)
+        out.append(f"<cbc:PaymentDueDate>{instalment.due_date.isoformat()}</cbc:PaymentDueDate>")
+        out.append("</cac:PaymentTerms>")
 
 
 def instalment_id(number: int) -> str:
@@ -434,13 +592,14 @@ def instalment_id(number: int) -> str:
     return f"Cuota{number:03d}"
 
 
-def prepaid_payments(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def prepaid_payments(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:PrepaidPayment*``: per advance deducted, ``cbc:ID`` n (its AdditionalDocumentReference's
     DocumentStatusCode) and ``cbc:PaidAmount`` (its ``monto``); Σ PaidAmount = PrepaidAmount (2509)."""
     for n, prepayment in enumerate(doc.prepayments, start=1):
-        el = etree.SubElement(root, CAC("PrepaidPayment"))
-        sub(el, CBC("ID"), str(n), {"schemeName": "Anticipo", "schemeAgencyName": "PE:SUNAT"})
-        amount(el, CBC("PaidAmount"), prepayment.amount, doc.currency)
+        out.append("<cac:PrepaidPayment>")
+        el(out, "cbc:ID", str(n), _ADVANCE_ID)
+        money(out, "cbc:PaidAmount", prepayment.amount, doc.currency)
+        out.append("</cac:PrepaidPayment>")
 
 
 _ALLOWANCE_CODE_ATTRS = {
@@ -448,37 +607,40 @@ _ALLOWANCE_CODE_ATTRS = {
     "listName": "Cargo/descuento",
     "listURI": _CATALOG_URI.format(53),
 }
+_ALLOWANCE_CODE = attributes(_ALLOWANCE_CODE_ATTRS)
 
 
-def allowance_charge(parent: Element, allowance: AllowanceCharge, currency: str) -> None:
+def allowance_charge(out: Out, allowance: AllowanceCharge, currency: str) -> None:
     """One ``cac:AllowanceCharge``: ChargeIndicator, reason (catalog 53), factor?, Amount, BaseAmount."""
-    el = etree.SubElement(parent, CAC("AllowanceCharge"))
-    sub(el, CBC("ChargeIndicator"), "true" if allowance.is_charge else "false")
-    sub(el, CBC("AllowanceChargeReasonCode"), allowance.code, _ALLOWANCE_CODE_ATTRS)
+    out.append("<cac:AllowanceCharge>")
+    out.append(f"<cbc:ChargeIndicator>{'true' if allowance.is_charge else 'false'}</cbc:ChargeIndicator>")
+    el(out, "cbc:AllowanceChargeReasonCode", allowance.code, _ALLOWANCE_CODE)
     if allowance.factor is not None and allowance.factor > 0:
-        sub(el, CBC("MultiplierFactorNumeric"), fmt_decimal(allowance.factor, places=5))
-    amount(el, CBC("Amount"), allowance.amount, currency)
-    amount(el, CBC("BaseAmount"), allowance.base, currency)
+        el(out, "cbc:MultiplierFactorNumeric", fmt_decimal(allowance.factor, places=5))
+    money(out, "cbc:Amount", allowance.amount, currency)
+    money(out, "cbc:BaseAmount", allowance.base, currency)
+    out.append("</cac:AllowanceCharge>")
 
 
-def allowance_charges(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def allowance_charges(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:AllowanceCharge*``: the global discounts (02-06) and charges (45, 46, 49, 50), catalog 53."""
     for allowance in doc.allowances:
-        allowance_charge(root, allowance, doc.currency)
+        allowance_charge(out, allowance, doc.currency)
     perception, retention = doc.perception, doc.retention
     if perception is not None:  # a charge in PEN whatever the document currency
-        _withholding(root, perception, charge=True, currency="PEN")
+        _withholding(out, perception, charge=True, currency="PEN")
     if retention is not None:
-        _withholding(root, retention, charge=False, currency=doc.currency)
+        _withholding(out, retention, charge=False, currency=doc.currency)
 
 
-def _withholding(root: Element, withholding: Withholding, *, charge: bool, currency: str) -> None:
-    el = etree.SubElement(root, CAC("AllowanceCharge"))
-    sub(el, CBC("ChargeIndicator"), "true" if charge else "false")
-    sub(el, CBC("AllowanceChargeReasonCode"), withholding.code, _ALLOWANCE_CODE_ATTRS)
-    sub(el, CBC("MultiplierFactorNumeric"), fmt_decimal(withholding.factor, places=5))
-    amount(el, CBC("Amount"), withholding.amount, currency)
-    amount(el, CBC("BaseAmount"), withholding.base, currency)
+def _withholding(out: Out, withholding: Withholding, *, charge: bool, currency: str) -> None:
+    out.append("<cac:AllowanceCharge>")
+    out.append(f"<cbc:ChargeIndicator>{'true' if charge else 'false'}</cbc:ChargeIndicator>")
+    el(out, "cbc:AllowanceChargeReasonCode", withholding.code, _ALLOWANCE_CODE)
+    el(out, "cbc:MultiplierFactorNumeric", fmt_decimal(withholding.factor, places=5))
+    money(out, "cbc:Amount", withholding.amount, currency)
+    money(out, "cbc:BaseAmount", withholding.base, currency)
+    out.append("</cac:AllowanceCharge>")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -535,21 +697,24 @@ def charged_tax(subtotals: list[HeaderSubtotal]) -> Decimal:
     return sum((s.tax for s in subtotals if s.scheme.id in CHARGED_SCHEMES), ZERO)
 
 
-def tax_total(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def tax_total(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:TaxTotal`` of the document with one ``cac:TaxSubtotal`` per tax scheme present."""
     currency = doc.currency
     subtotals = header_subtotals(doc)
-    total = etree.SubElement(root, CAC("TaxTotal"))
-    amount(total, CBC("TaxAmount"), charged_tax(subtotals), currency)
+    out.append("<cac:TaxTotal>")
+    money(out, "cbc:TaxAmount", charged_tax(subtotals), currency)
     for s in subtotals:
-        el = etree.SubElement(total, CAC("TaxSubtotal"))
+        out.append("<cac:TaxSubtotal>")
         if s.taxable is not None:
-            amount(el, CBC("TaxableAmount"), s.taxable, currency)
-        amount(el, CBC("TaxAmount"), s.tax, currency)
-        tax_scheme(etree.SubElement(el, CAC("TaxCategory")), s.scheme)
+            money(out, "cbc:TaxableAmount", s.taxable, currency)
+        money(out, "cbc:TaxAmount", s.tax, currency)
+        out.append("<cac:TaxCategory>")
+        out.append(scheme_text(s.scheme))
+        out.append("</cac:TaxCategory></cac:TaxSubtotal>")
+    out.append("</cac:TaxTotal>")
 
 
-def monetary_total(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def monetary_total(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:LegalMonetaryTotal`` (``cac:RequestedMonetaryTotal`` in debit notes).
 
     LineExtensionAmount = valor de venta (free lines excluded, net of global discounts 02 and with charges
@@ -560,24 +725,30 @@ def monetary_total(root: Element, doc: SalesDocument, kind: DocumentKind) -> Non
     t = doc.totals
     currency = doc.currency
     inclusive = t.subtotal if t.subtotal else t.value + charged_tax(header_subtotals(doc))
-    el = etree.SubElement(root, kind.monetary_total_tag)
-    amount(el, CBC("LineExtensionAmount"), t.value, currency)
-    amount(el, CBC("TaxInclusiveAmount"), inclusive, currency)
+    tag = kind.monetary_total_tag
+    out.append(f"<{tag}>")
+    money(out, "cbc:LineExtensionAmount", t.value, currency)
+    money(out, "cbc:TaxInclusiveAmount", inclusive, currency)
     if t.discounts:
-        amount(el, CBC("AllowanceTotalAmount"), t.discounts, currency)
+        money(out, "cbc:AllowanceTotalAmount", t.discounts, currency)
     if t.charges:
-        amount(el, CBC("ChargeTotalAmount"), t.charges, currency)
+        money(out, "cbc:ChargeTotalAmount", t.charges, currency)
     if t.prepaid:
-        amount(el, CBC("PrepaidAmount"), t.prepaid, currency)
-    amount(el, CBC("PayableAmount"), t.total, currency)
+        money(out, "cbc:PrepaidAmount", t.prepaid, currency)
+    money(out, "cbc:PayableAmount", t.total, currency)
+    out.append(f"</{tag}>")
 
 
-def lines(root: Element, doc: SalesDocument, kind: DocumentKind) -> None:
+def lines(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """One ``cac:InvoiceLine`` / ``cac:CreditNoteLine`` / ``cac:DebitNoteLine`` per item."""
+    tag = kind.line_tag
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    sections = kind.line_sections
     for line in doc.lines:
-        el = etree.SubElement(root, kind.line_tag)
-        for section in kind.line_sections:
-            section(el, doc, kind, line)
+        out.append(opening)
+        for section in sections:
+            section(out, doc, kind, line)
+        out.append(closing)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -596,36 +767,35 @@ def referential_unit_value(line: Line) -> Decimal:
     return line.value / line.quantity if line.quantity else ZERO
 
 
-def line_id(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def line_id(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cbc:ID``: the 1-based line number."""
-    sub(el, CBC("ID"), str(line.index))
+    out.append(f"<cbc:ID>{line.index}</cbc:ID>")
 
 
-def line_quantity(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def line_quantity(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """Invoiced/Credited/DebitedQuantity with ``@unitCode`` (catalog 03 = UN/ECE rec 20)."""
-    sub(
-        el,
-        kind.quantity_tag,
-        fmt_quantity(line.quantity),
-        {"unitCode": line.unit, "unitCodeListID": "UN/ECE rec 20", "unitCodeListAgencyName": _UNECE},
+    tag = kind.quantity_tag
+    out.append(f"<{tag}{_unit_attributes(line.unit)}>{fmt_quantity(line.quantity)}</{tag}>")
+
+
+def line_extension_amount(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+    """``cbc:LineExtensionAmount``: valor de venta of the item (referential value for free lines)."""
+    money(out, "cbc:LineExtensionAmount", line.value, doc.currency)
+
+
+def pricing_reference(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+    """``cac:PricingReference``: unit price with taxes (01) or, for free lines, referential value (02)."""
+    free = is_free(line.affectation)
+    value = referential_unit_value(line) if free else line.unit_price
+    out.append(
+        f"<cac:PricingReference><cac:AlternativeConditionPrice><cbc:PriceAmount"
+        f"{currency_attribute(doc.currency)}>{fmt_price(value)}</cbc:PriceAmount>"
+        f"<cbc:PriceTypeCode>{'02' if free else '01'}</cbc:PriceTypeCode>"
+        "</cac:AlternativeConditionPrice></cac:PricingReference>"
     )
 
 
-def line_extension_amount(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
-    """``cbc:LineExtensionAmount``: valor de venta of the item (referential value for free lines)."""
-    amount(el, CBC("LineExtensionAmount"), line.value, doc.currency)
-
-
-def pricing_reference(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
-    """``cac:PricingReference``: unit price with taxes (01) or, for free lines, referential value (02)."""
-    free = is_free(line.affectation)
-    price = etree.SubElement(etree.SubElement(el, CAC("PricingReference")), CAC("AlternativeConditionPrice"))
-    value = referential_unit_value(line) if free else line.unit_price
-    sub(price, CBC("PriceAmount"), fmt_price(value), {"currencyID": doc.currency})
-    sub(price, CBC("PriceTypeCode"), "02" if free else "01")
-
-
-def line_delivery(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def line_delivery(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cac:Delivery`` of a line of cargo transport subject to detraction (operation 1004).
 
     SUNAT reads the trip on every line (3116-3126): ``cac:DeliveryLocation/cac:Address`` the destination
@@ -638,35 +808,38 @@ def line_delivery(el: Element, doc: SalesDocument, kind: DocumentKind, line: Lin
     trip = detraction.trip if detraction is not None else None
     if trip is None:
         return
-    delivery = etree.SubElement(el, CAC("Delivery"))
-    destination = etree.SubElement(etree.SubElement(delivery, CAC("DeliveryLocation")), CAC("Address"))
-    sub(destination, CBC("ID"), trip.destination_ubigeo, _UBIGEO_ATTRS)
-    sub(etree.SubElement(destination, CAC("AddressLine")), CBC("Line"), one_line(trip.destination_address))
-    despatch = etree.SubElement(delivery, CAC("Despatch"))
-    sub(despatch, CBC("Instructions"), one_line(trip.detail))
-    origin = etree.SubElement(despatch, CAC("DespatchAddress"))
-    sub(origin, CBC("ID"), trip.origin_ubigeo, _UBIGEO_ATTRS)
-    sub(etree.SubElement(origin, CAC("AddressLine")), CBC("Line"), one_line(trip.origin_address))
+    out.append("<cac:Delivery><cac:DeliveryLocation><cac:Address>")
+    el(out, "cbc:ID", trip.destination_ubigeo, _UBIGEO)
+    out.append("<cac:AddressLine>")
+    el(out, "cbc:Line", one_line(trip.destination_address))
+    out.append("</cac:AddressLine></cac:Address></cac:DeliveryLocation><cac:Despatch>")
+    el(out, "cbc:Instructions", one_line(trip.detail))
+    out.append("<cac:DespatchAddress>")
+    el(out, "cbc:ID", trip.origin_ubigeo, _UBIGEO)
+    out.append("<cac:AddressLine>")
+    el(out, "cbc:Line", one_line(trip.origin_address))
+    out.append("</cac:AddressLine></cac:DespatchAddress></cac:Despatch>")
     for code, value in (
         ("01", trip.service_value),
         ("02", trip.effective_load_value),
         ("03", trip.payload_value),
     ):
-        terms = etree.SubElement(delivery, CAC("DeliveryTerms"))
-        sub(terms, CBC("ID"), code)
-        amount(terms, CBC("Amount"), value, doc.currency)
+        out.append(f"<cac:DeliveryTerms><cbc:ID>{code}</cbc:ID>")
+        money(out, "cbc:Amount", value, doc.currency)
+        out.append("</cac:DeliveryTerms>")
+    out.append("</cac:Delivery>")
 
 
-def line_allowance_charges(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def line_allowance_charges(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """Line ``cac:AllowanceCharge*`` (item discounts 00/01, charges 47/48).
 
     Its position differs: before the line TaxTotal in InvoiceLine, after it in Credit/DebitNoteLine.
     """
     for allowance in line.allowances:
-        allowance_charge(el, allowance, doc.currency)
+        allowance_charge(out, allowance, doc.currency)
 
 
-def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def line_tax_total(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """The line ``cac:TaxTotal``: the affectation's subtotal plus ICBPER when the line carries bags.
 
     Its TaxAmount is Σ of the charged schemes (1000, 1016, 2000, 7152, 9999, SUNAT 3292): the informative
@@ -675,84 +848,93 @@ def line_tax_total(el: Element, doc: SalesDocument, kind: DocumentKind, line: Li
     currency = doc.currency
     scheme = tax_scheme_for(line.affectation)
     charged = (line.igv if scheme.id in CHARGED_SCHEMES else ZERO) + line.icbper + line.isc + line.other
-    total = etree.SubElement(el, CAC("TaxTotal"))
-    amount(total, CBC("TaxAmount"), charged, currency)
-
-    subtotal = etree.SubElement(total, CAC("TaxSubtotal"))
-    amount(subtotal, CBC("TaxableAmount"), line.igv_base or line.value, currency)
-    amount(subtotal, CBC("TaxAmount"), line.igv, currency)
-    category = etree.SubElement(subtotal, CAC("TaxCategory"))
-    sub(category, CBC("Percent"), fmt_decimal(line.igv_percent, places=5))
-    sub(category, CBC("TaxExemptionReasonCode"), line.affectation)
-    tax_scheme(category, scheme)
-    line_other_taxes(total, line, currency)
+    out.append("<cac:TaxTotal>")
+    money(out, "cbc:TaxAmount", charged, currency)
+    out.append("<cac:TaxSubtotal>")
+    money(out, "cbc:TaxableAmount", line.igv_base or line.value, currency)
+    money(out, "cbc:TaxAmount", line.igv, currency)
+    out.append(f"<cac:TaxCategory><cbc:Percent>{fmt_decimal(line.igv_percent, places=5)}</cbc:Percent>")
+    el(out, "cbc:TaxExemptionReasonCode", line.affectation)
+    out.append(scheme_text(scheme))
+    out.append("</cac:TaxCategory></cac:TaxSubtotal>")
+    line_other_taxes(out, line, currency)
 
     if line.icbper:
         bags = line.quantity.to_integral_value(rounding=ROUND_HALF_UP)
-        subtotal = etree.SubElement(total, CAC("TaxSubtotal"))
-        amount(subtotal, CBC("TaxAmount"), line.icbper, currency)
-        sub(subtotal, CBC("BaseUnitMeasure"), str(int(bags)), {"unitCode": "NIU"})
-        category = etree.SubElement(subtotal, CAC("TaxCategory"))
+        out.append("<cac:TaxSubtotal>")
+        money(out, "cbc:TaxAmount", line.icbper, currency)
+        out.append(f"<cbc:BaseUnitMeasure{_BAGS}>{int(bags)}</cbc:BaseUnitMeasure><cac:TaxCategory>")
         per_unit = line.icbper / bags if bags else line.icbper
-        amount(category, CBC("PerUnitAmount"), per_unit, currency)
-        tax_scheme(category, ICBPER)
+        money(out, "cbc:PerUnitAmount", per_unit, currency)
+        out.append(scheme_text(ICBPER))
+        out.append("</cac:TaxCategory></cac:TaxSubtotal>")
+    out.append("</cac:TaxTotal>")
 
 
-def line_other_taxes(total: Element, line: Line, currency: str) -> None:
+def line_other_taxes(out: Out, line: Line, currency: str) -> None:
     """The line's ISC subtotal (scheme 2000, ``cbc:TierRange`` = its system of catalog 08) and other taxes
     subtotal (9999), each with TaxableAmount, TaxAmount and Percent, when the line carries them."""
     if line.isc_base or line.isc:
-        subtotal = etree.SubElement(total, CAC("TaxSubtotal"))
-        amount(subtotal, CBC("TaxableAmount"), line.isc_base, currency)
-        amount(subtotal, CBC("TaxAmount"), line.isc, currency)
-        category = etree.SubElement(subtotal, CAC("TaxCategory"))
-        sub(category, CBC("Percent"), fmt_decimal(line.isc_percent, places=5))
+        out.append("<cac:TaxSubtotal>")
+        money(out, "cbc:TaxableAmount", line.isc_base, currency)
+        money(out, "cbc:TaxAmount", line.isc, currency)
+        out.append(f"<cac:TaxCategory><cbc:Percent>{fmt_decimal(line.isc_percent, places=5)}</cbc:Percent>")
         if line.isc_system:
-            sub(category, CBC("TierRange"), line.isc_system)
-        tax_scheme(category, TAX_SCHEMES["2000"])
+            el(out, "cbc:TierRange", line.isc_system)
+        out.append(scheme_text(TAX_SCHEMES["2000"]))
+        out.append("</cac:TaxCategory></cac:TaxSubtotal>")
     if line.other_base or line.other:
-        subtotal = etree.SubElement(total, CAC("TaxSubtotal"))
-        amount(subtotal, CBC("TaxableAmount"), line.other_base, currency)
-        amount(subtotal, CBC("TaxAmount"), line.other, currency)
-        category = etree.SubElement(subtotal, CAC("TaxCategory"))
-        sub(category, CBC("Percent"), fmt_decimal(line.other_percent, places=5))
-        tax_scheme(category, TAX_SCHEMES["9999"])
+        out.append("<cac:TaxSubtotal>")
+        money(out, "cbc:TaxableAmount", line.other_base, currency)
+        money(out, "cbc:TaxAmount", line.other, currency)
+        out.append(f"<cac:TaxCategory><cbc:Percent>{fmt_decimal(line.other_percent, places=5)}</cbc:Percent>")
+        out.append(scheme_text(TAX_SCHEMES["9999"]))
+        out.append("</cac:TaxCategory></cac:TaxSubtotal>")
 
 
-def item(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def item(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cac:Item``: description, own code, SUNAT product code (UNSPSC, 8 digits).
 
     Then the item attributes (``cac:AdditionalItemProperty``, catalog 55: Name, NameCode, Value,
     UsabilityPeriod).
     """
-    it = etree.SubElement(el, CAC("Item"))
-    sub(it, CBC("Description"), line.description)
+    out.append("<cac:Item>")
+    el(out, "cbc:Description", line.description)
     if line.internal_code:
-        sub(etree.SubElement(it, CAC("SellersItemIdentification")), CBC("ID"), line.internal_code)
+        out.append("<cac:SellersItemIdentification>")
+        el(out, "cbc:ID", line.internal_code)
+        out.append("</cac:SellersItemIdentification>")
     code = line.sunat_code
     if len(code) == 8 and code.isdigit():
-        sub(etree.SubElement(it, CAC("CommodityClassification")), CBC("ItemClassificationCode"), code)
+        out.append(
+            "<cac:CommodityClassification><cbc:ItemClassificationCode>"
+            f"{code}</cbc:ItemClassificationCode></cac:CommodityClassification>"
+        )
     for prop in line.properties:
-        el = etree.SubElement(it, CAC("AdditionalItemProperty"))
-        sub(el, CBC("Name"), one_line(prop.name))
-        sub(el, CBC("NameCode"), prop.code, _PROPERTY_ATTRS)
+        out.append("<cac:AdditionalItemProperty>")
+        el(out, "cbc:Name", one_line(prop.name))
+        el(out, "cbc:NameCode", prop.code, _PROPERTY)
         if prop.value:
-            sub(el, CBC("Value"), one_line(prop.value))
+            el(out, "cbc:Value", one_line(prop.value))
         if prop.start or prop.end or prop.days is not None:
-            period = etree.SubElement(el, CAC("UsabilityPeriod"))
+            out.append("<cac:UsabilityPeriod>")
             if prop.start:
-                sub(period, CBC("StartDate"), prop.start.isoformat())
+                out.append(f"<cbc:StartDate>{prop.start.isoformat()}</cbc:StartDate>")
             if prop.end:
-                sub(period, CBC("EndDate"), prop.end.isoformat())
+                out.append(f"<cbc:EndDate>{prop.end.isoformat()}</cbc:EndDate>")
             if prop.days is not None:
-                sub(period, CBC("DurationMeasure"), fmt_quantity(prop.days), {"unitCode": "DAY"})
+                out.append(f"<cbc:DurationMeasure{_DAYS}>{fmt_quantity(prop.days)}</cbc:DurationMeasure>")
+            out.append("</cac:UsabilityPeriod>")
+        out.append("</cac:AdditionalItemProperty>")
+    out.append("</cac:Item>")
 
 
-def price(el: Element, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
+def price(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cac:Price/cbc:PriceAmount``: the unit value without taxes (0 for free lines)."""
     value = ZERO if is_free(line.affectation) else line.unit_value
-    sub(
-        etree.SubElement(el, CAC("Price")), CBC("PriceAmount"), fmt_price(value), {"currencyID": doc.currency}
+    out.append(
+        f"<cac:Price><cbc:PriceAmount{currency_attribute(doc.currency)}>{fmt_price(value)}"
+        "</cbc:PriceAmount></cac:Price>"
     )
 
 

@@ -29,6 +29,8 @@ from signxml import (
 )
 from signxml.exceptions import InvalidInput, InvalidSignature
 
+from .namespaces import nsmap_for
+
 DS_NS = "http://www.w3.org/2000/09/xmldsig#"
 EXT_NS = "urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2"
 SIGNATURE_ID = "SignatureSP"
@@ -269,6 +271,22 @@ def prepare(root: etree._Element) -> UnsignedXml:
         serialized=serialized,
         slot=slot.encode(),
         namespaces=tuple(parent.nsmap.items()),
+    )
+
+
+def prepare_canonical(text: bytes, namespace: str, slot: bytes) -> UnsignedXml:
+    """An unsigned document written directly in canonical form (C14N 1.0, namespaces declared on the
+    root as :func:`canonical_namespaces` writes them, ``namespace`` the default), ready for
+    :meth:`UnsignedXml.sign`: the text is its own digest input and, after the XML declaration, the
+    document stored. ``slot`` is the first ``ext:ExtensionContent``, empty
+    (``<ext:ExtensionContent></ext:ExtensionContent>``), where the signature goes."""
+    if slot not in text:
+        raise SignatureError("the signature slot was not found in the document")
+    return UnsignedXml(
+        canonical=text,
+        serialized=XML_DECLARATION.encode() + text,
+        slot=slot,
+        namespaces=tuple(nsmap_for(namespace).items()),
     )
 
 

@@ -504,3 +504,39 @@ def test_service_like_objects_are_accepted():
     del totals.ivap_base, totals.ivap  # the service's totals carry no IVAP fields
     assert check_totals(lines, totals) == []
     assert all(check_line(line, i, icbper_rate=D("0.50")) == [] for i, line in enumerate(lines))
+
+
+def test_a_line_checked_exact_is_its_own_sunat_figures():
+    """check_line_exactly says "exact" only of a line sunat_figures gives back unchanged; lines computed
+    by SUNAT's formulas are exact, and one cent off anywhere is not."""
+    import itertools
+    import random
+
+    from sunat.totals import Allowance, apply_line_allowances, check_line_exactly, compute_line, sunat_figures
+
+    rnd = random.Random(22)
+    names = ("value", "igv_base", "igv", "taxes", "total", "unit_price", "icbper")
+    seen_exact = seen_inexact = 0
+    for affectation, quantity, unit, bags, note in itertools.product(
+        ("10", "11", "17", "20", "21", "30", "40"),
+        ("1", "3", "2.5"),
+        ("10", "0.3333", "59"),
+        (0, 1),
+        (False, True),
+    ):
+        computed = compute_line(quantity, affectation, unit_value=unit, icbper_rate="0.5" if bags else "0")
+        if rnd.random() < 0.3 and affectation in ("10", "20"):
+            computed = apply_line_allowances(computed, [Allowance("00", D("1.00"), computed.value)])
+        variants = [computed] + [
+            replace(computed, **{name: getattr(computed, name) + D(step)})
+            for name in names
+            for step in ("0.01", "-0.01", "0.5")
+        ]
+        for line in variants:
+            found, exact = check_line_exactly(line, 0, note=note)
+            if exact:
+                seen_exact += 1
+                assert sunat_figures(line, note=note) is line, line
+            else:
+                seen_inexact += 1
+    assert seen_exact > 50 and seen_inexact > 500
