@@ -15,20 +15,19 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
-import uvicorn
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from facturador.app import create_app
-from facturador.config import Settings
-from facturador.context import ServiceContext
-from facturador.domain.tenants import add_series, create_tenant, update_settings
 from tests import reference
 from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, SERIES, TENANTS
+
+if TYPE_CHECKING:  # the service (FastAPI, SQLAlchemy, uvicorn: seconds of imports) loads in ``live`` alone,
+    # so a test file that never asks for it (tests/sunat, the UBL and render tests) starts in about a second
+    import httpx
+
+    from facturador.config import Settings
+    from facturador.context import ServiceContext
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -44,6 +43,9 @@ def free_port() -> int:
 
 def _fresh_postgres(url: str) -> tuple[str, Any]:
     """Create a throw-away database on the server of ``url``; return its URL and a drop callback."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     name = f"facturador_test_{uuid.uuid4().hex[:10]}"
     admin = create_engine(parsed, isolation_level="AUTOCOMMIT")
@@ -70,12 +72,16 @@ class LiveService:
         return f"{self.root}/t/{slug}"
 
     def client(self, slug: str = ACME, token: str | None = ACME_TOKEN) -> httpx.Client:
+        import httpx
+
         headers = {"Accept": "application/json"}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         return httpx.Client(base_url=self.base_url(slug), headers=headers, timeout=60)
 
     def set_tenant(self, slug: str, **changes: Any) -> None:
+        from facturador.domain.tenants import update_settings
+
         with self.context.session() as session, session.begin():
             update_settings(session, slug, changes)
         self.context._tenants.clear()
@@ -83,6 +89,13 @@ class LiveService:
 
 @pytest.fixture(scope="session")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    import uvicorn
+
+    from facturador.app import create_app
+    from facturador.config import Settings
+    from facturador.context import ServiceContext
+    from facturador.domain.tenants import add_series, create_tenant
+
     data_dir = tmp_path_factory.mktemp("data")
     drop = None
     database_url = None
