@@ -60,13 +60,39 @@ def _fresh_postgres(url: str) -> tuple[str, Any]:
     return parsed.set(database=name).render_as_string(hide_password=False), drop
 
 
+class Clock:
+    r"""The epoch seconds the live service's simulated SUNAT times its tickets with: real time plus what
+    tests have advanced it by. A test that needs a ticket in process sets ``authority_ticket_delay``,
+    watches it answer 98 (HTTP 202), then :meth:`advance`\ s past the delay instead of sleeping. Time only
+    goes forward (other tests' tickets become ready sooner, never later)."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("the clock only goes forward")
+        with self._lock:
+            self.offset += seconds
+
+
+#: The clock of this process's live service (one per test session, so one per xdist worker).
+CLOCK = Clock()
+
+
 @dataclass
 class LiveService:
-    """A running service: its context (for set-up only) and how to reach each tenant over HTTP."""
+    """A running service: its context (for set-up only), its clock and how to reach each tenant over
+    HTTP."""
 
     context: ServiceContext
     settings: Settings
     root: str
+    clock: Clock
 
     def base_url(self, slug: str) -> str:
         return f"{self.root}/t/{slug}"
@@ -102,7 +128,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):
         database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
     settings = Settings.resolve(data_dir, database_url)
-    context = ServiceContext(settings)
+    clock = CLOCK
+    context = ServiceContext(settings, clock=clock)
     with context.session() as session, session.begin():
         for tenant in TENANTS:
             create_tenant(
@@ -127,7 +154,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
         if time.monotonic() > deadline:
             raise RuntimeError("the service did not start")
         time.sleep(0.05)
-    yield LiveService(context=context, settings=settings, root=f"http://127.0.0.1:{port}")
+    yield LiveService(context=context, settings=settings, root=f"http://127.0.0.1:{port}", clock=clock)
     server.should_exit = True
     thread.join(timeout=10)
     context.engine.dispose()
