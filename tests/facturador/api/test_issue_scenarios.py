@@ -10,17 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.common import issue
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.tenants import ACME_RUC
-
-
-def issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/api/documents", json=body)
-    assert response.status_code == 200, response.text
-    payload = response.json()
-    assert payload["success"] is True
-    return payload
 
 
 def check_artifacts(client: httpx.Client, payload: dict[str, Any]) -> Any:
