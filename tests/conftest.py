@@ -35,6 +35,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     reference.apply_marker(item)
 
 
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Files holding a test marked ``slow`` run first, each file's tests in their order: scripts/test.sh
+    hands whole files to pytest-xdist workers, and a long file handed out last would run alone at the
+    end while the other workers wait."""
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
