@@ -533,6 +533,7 @@ def test_reversion_refusals_store_nothing(client: httpx.Client, rival: Shop) -> 
     assert client.post("/api/retentions/voided/status", json={}).status_code == 422
 
 
+@pytest.mark.slow
 def test_a_restart_between_reversion_and_status_loses_nothing(
     live: LiveService, shop: Shop, tmp_path: Path
 ) -> None:

@@ -329,6 +329,7 @@ def test_concurrent_senders_and_pollers(live: LiveService, shop: Shop, client: h
     assert {state_of(client, external_id) for external_id in boletas} == {"05"}
 
 
+@pytest.mark.slow
 def test_a_restart_between_sending_and_querying_loses_nothing(
     live: LiveService, shop: Shop, tmp_path: Path
 ) -> None:
