@@ -21,6 +21,12 @@ VENV=${FACTURADOR_VENV:-.venv}
 source scripts/_venv.sh
 ensure_venv "$VENV"
 
+# Bytecode goes to the venv, not the tree, even where PYTHONDONTWRITEBYTECODE is set: without it every
+# xdist worker and every child `facturador serve` compiles the project again, and pytest rewrites the
+# asserts of all ~190 test modules in each worker (half of a collection's time).
+export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$PWD/$VENV/pycache}
+unset PYTHONDONTWRITEBYTECODE
+
 FAST=${FACTURADOR_FAST:-0}
 ARGS=()
 for arg in "$@"; do
