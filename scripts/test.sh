@@ -24,7 +24,8 @@ ensure_venv "$VENV"
 # Bytecode goes to the venv, not the tree, even where PYTHONDONTWRITEBYTECODE is set: without it every
 # xdist worker and every child `facturador serve` compiles the project again, and pytest rewrites the
 # asserts of all ~190 test modules in each worker (half of a collection's time).
-export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$PWD/$VENV/pycache}
+case $VENV in /*) VENV_DIR=$VENV ;; *) VENV_DIR=$PWD/$VENV ;; esac
+export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$VENV_DIR/pycache}
 unset PYTHONDONTWRITEBYTECODE
 
 FAST=${FACTURADOR_FAST:-0}
