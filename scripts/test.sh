@@ -11,7 +11,8 @@
 #  - spreads each run over pytest-xdist workers, a test file per worker at a time (most tests wait on
 #    loopback servers, a browser or child processes, not on the CPU): $FACTURADOR_TEST_WORKERS for the
 #    SQLite run (default: cores + 1) and $FACTURADOR_TEST_PG_WORKERS for the PostgreSQL run (default:
-#    cores); 0 runs that suite in this process, serially.
+#    cores); 0 runs that suite in this process, serially. Files go out longest first (tests/conftest.py
+#    orders them by their slow(seconds=...) marks, then by their number of tests).
 # --fast (or FACTURADOR_FAST=1) leaves out the tests marked slow (-m "not slow": restarts of child
 # servers, the schemathesis contract, the live store, whole-browser flows); CI runs everything.
 # Other arguments go to pytest, e.g. scripts/test.sh -k numbering, scripts/test.sh --fast tests/sunat
@@ -40,7 +41,7 @@ if [ "$FAST" = "1" ]; then
 fi
 CORES=$(nproc 2>/dev/null || echo 2)
 workers() {  # pytest-xdist options for $1 workers (none for 0)
-  if [ "$1" != "0" ]; then echo "-n $1 --dist loadfile"; fi
+  if [ "$1" != "0" ]; then echo "-n $1 --dist loadfile --no-loadscope-reorder"; fi
 }
 # shellcheck disable=SC2207
 SQLITE_XDIST=($(workers "${FACTURADOR_TEST_WORKERS:-$((CORES + 1))}"))

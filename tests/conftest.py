@@ -38,11 +38,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Files holding a test marked ``slow`` run first, each file's tests in their order: scripts/test.sh
-    hands whole files to pytest-xdist workers, and a long file handed out last would run alone at the
-    end while the other workers wait."""
-    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
-    items.sort(key=lambda item: item.path not in slow)
+    """Files holding tests marked ``slow`` run first, the longest first (a file weighs the sum of its slow
+    tests' ``slow(seconds=...)``: about what each takes on a loaded 2-core machine; 1 when not said),
+    then the files with the most tests (as pytest-xdist would order them); each file's tests keep their
+    order. scripts/test.sh hands whole files to pytest-xdist workers in this order
+    (``--no-loadscope-reorder``): a long file handed out last would run alone at the end while the
+    other workers wait."""
+    weight: dict[Any, float] = {}
+    for item in items:
+        mark = item.get_closest_marker("slow")
+        if mark is not None:
+            weight[item.path] = weight.get(item.path, 0.0) + float(mark.kwargs.get("seconds", 1.0))
+    count: dict[Any, int] = {}
+    for item in items:
+        count[item.path] = count.get(item.path, 0) + 1
+    items.sort(key=lambda item: (-weight.get(item.path, 0.0), -count[item.path]))
 
 
 def free_port() -> int:

@@ -237,7 +237,7 @@ def test_the_demo_starts_unattended_where_streamlit_never_ran(
     assert demo.stop() == 0
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=29)
 def test_sigterm_while_seeding_stops_everything_and_restores_the_tenant(
     tmp_path: Path, commands: list[Command]
 ) -> None:

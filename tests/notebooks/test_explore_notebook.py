@@ -46,7 +46,7 @@ def seeded(live: LiveService, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=85)
 def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTURADOR_TENANTS", str(seeded))
     monkeypatch.setenv("FACTURADOR_TENANT", "notebook")

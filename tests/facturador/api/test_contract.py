@@ -215,7 +215,7 @@ def answers_per_operation(events: Path) -> dict[str, collections.Counter[int]]:
     return seen
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=440)
 def test_the_service_holds_its_openapi_contract(live: LiveService, tmp_path: Path) -> None:
     shop = new_shop(live, "contract")
     with live.client(shop.slug, shop.token) as client:

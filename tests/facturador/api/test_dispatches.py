@@ -321,7 +321,7 @@ def test_another_tenant_cannot_see_send_or_download_a_guide(api: httpx.Client, l
 # -- a restart between sending and asking -------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=19)
 def test_restart_between_send_and_status(live: LiveService, shop: Shop, tmp_path: Any) -> None:
     headers = {"Authorization": f"Bearer {shop.token}"}
     with serve(live.settings, tmp_path / "first.log") as first:
@@ -337,7 +337,7 @@ def test_restart_between_send_and_status(live: LiveService, shop: Shop, tmp_path
             assert done.json()["data"]["state_type_id"] == "05"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=34)
 def test_a_guide_whose_worker_died_before_its_pdf_gets_it_on_download(
     live: LiveService, shop: Shop, tmp_path: Any
 ) -> None:

@@ -49,7 +49,7 @@ def test_concurrent_explicit_duplicates_get_one_winner(live: LiveService) -> Non
     assert sorted(statuses) == [200] + [409] * 5
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=31)
 def test_numbering_across_server_processes(live: LiveService, tmp_path) -> None:
     """Two uvicorn worker processes sharing the database still hand out each number once."""
     with serve(live.settings, tmp_path / "serve.log", "--workers", "2") as served:
