@@ -91,8 +91,17 @@ class ServiceContext:
     """Shared state of one service process; everything tenant-specific is looked up by tenant."""
 
     def __init__(
-        self, settings: Settings, *, today: Callable[[], dt.date] = peru_today, migrate: bool = True
+        self,
+        settings: Settings,
+        *,
+        today: Callable[[], dt.date] = peru_today,
+        clock: Callable[[], float] = time.time,
+        migrate: bool = True,
     ):
+        """``today`` gives the Lima date the simulated SUNAT's date rules use; ``clock`` the epoch seconds
+        its tickets (summaries, voided communications, reversions, guides) are timed with: a ticket stays
+        in process ``authority_ticket_delay`` seconds of this clock, so tests advance it instead of
+        sleeping."""
         self.settings = settings
         self.db = Database(
             settings.database_url, writer_lock=settings.data_dir / "sqlite-writer.lock", migrate=migrate
@@ -109,6 +118,7 @@ class ServiceContext:
                 path.read_text("ascii").strip() for path in tenants.glob(f"*/{ENCRYPTED_KEY_FILE}")
             )
         self.today = today
+        self.clock = clock
         self._lock = threading.Lock()
         #: What the driver raises for a unique or foreign key violation on the DB-API cursor.
         self.dbapi_integrity_error = self.db.integrity_error
@@ -251,7 +261,8 @@ class ServiceContext:
         commit them together with its own (see the ``deferred`` mode of :class:`SqlRegistry` and
         :class:`SqlTicketStore`). ``received_on`` makes the authority take the document as received that
         day (a sandbox loading history; see ``authority_check_deadlines``, which also turns off the date
-        rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds.
+        rules of summaries). Tickets stay in process ``authority_ticket_delay`` seconds of the context's
+        ``clock``.
         """
         if sends_remotely(tenant):
             return SoapGateway(self.soap_endpoint(tenant))
@@ -280,6 +291,7 @@ class ServiceContext:
             outage=bool(settings.get("authority_outage", False)),
             tickets=tickets if tickets is not None else SqlTicketStore(self.db),
             ticket_delay=float(settings.get("authority_ticket_delay", DEFAULT_TICKET_DELAY)),
+            clock=self.clock,
             check_deadlines=bool(settings.get("authority_check_deadlines", True)),
             user_ruc=ruc,
             stylesheets=self.sunat_stylesheets(rules_dir) if rules_dir else None,

@@ -6,17 +6,50 @@
 #  - runs it again on PostgreSQL when a server answers at $FACTURADOR_TEST_POSTGRES_URL
 #    (default postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres); set
 #    FACTURADOR_REQUIRE_POSTGRES=1 to fail instead of skipping when none answers (CI does).
-# Extra arguments go to pytest, e.g. scripts/test.sh -k numbering
+#    The PostgreSQL run goes on beside the SQLite run (its output follows the SQLite run's); set
+#    FACTURADOR_TEST_ONE_AT_A_TIME=1 to run them one after the other.
+#  - spreads each run over pytest-xdist workers, a test file per worker at a time (most tests wait on
+#    loopback servers, a browser or child processes, not on the CPU): $FACTURADOR_TEST_WORKERS for the
+#    SQLite run (default: cores + 1) and $FACTURADOR_TEST_PG_WORKERS for the PostgreSQL run (default:
+#    cores); 0 runs that suite in this process, serially. Files go out longest first (tests/conftest.py
+#    orders them by their slow(seconds=...) marks, then by their number of tests).
+# --fast (or FACTURADOR_FAST=1) leaves out the tests marked slow (-m "not slow": restarts of child
+# servers, the schemathesis contract, the live store, whole-browser flows); CI runs everything.
+# Other arguments go to pytest, e.g. scripts/test.sh -k numbering, scripts/test.sh --fast tests/sunat
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${FACTURADOR_VENV:-.venv}
 source scripts/_venv.sh
 ensure_venv "$VENV"
 
-echo "== tests on SQLite"
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
+# Bytecode goes to the venv, not the tree, even where PYTHONDONTWRITEBYTECODE is set: without it every
+# xdist worker and every child `facturador serve` compiles the project again, and pytest rewrites the
+# asserts of all ~190 test modules in each worker (half of a collection's time).
+case $VENV in /*) VENV_DIR=$VENV ;; *) VENV_DIR=$PWD/$VENV ;; esac
+export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$VENV_DIR/pycache}
+unset PYTHONDONTWRITEBYTECODE
+
+FAST=${FACTURADOR_FAST:-0}
+ARGS=()
+for arg in "$@"; do
+  if [ "$arg" = "--fast" ]; then FAST=1; else ARGS+=("$arg"); fi
+done
+PYTEST=("$VENV/bin/python" -m pytest -q -p no:cacheprovider)
+if [ "$FAST" = "1" ]; then
+  PYTEST+=(-m "not slow")
+  echo "== fast path: leaving out the tests marked slow"
+fi
+CORES=$(nproc 2>/dev/null || echo 2)
+workers() {  # pytest-xdist options for $1 workers (none for 0)
+  if [ "$1" != "0" ]; then echo "-n $1 --dist loadfile --no-loadscope-reorder"; fi
+}
+# shellcheck disable=SC2207
+SQLITE_XDIST=($(workers "${FACTURADOR_TEST_WORKERS:-$((CORES + 1))}"))
+# shellcheck disable=SC2207
+PG_XDIST=($(workers "${FACTURADOR_TEST_PG_WORKERS:-$CORES}"))
 
 PG_URL=${FACTURADOR_TEST_POSTGRES_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}
+PG_RUN=0
 if "$VENV/bin/python" - "$PG_URL" <<'PY'
 import sys
 from sqlalchemy import create_engine, text
@@ -28,13 +61,46 @@ except Exception as exc:
     sys.exit(1)
 PY
 then
-  echo "== tests on PostgreSQL (the suites that touch the database, and the migrations)"
-  PG_TESTS=("$@")
-  [ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/facturador/test_migrations.py tests/facturador/test_private_data.py tests/connector tests/plugins)
-  FACTURADOR_TEST_DATABASE_URL="$PG_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider "${PG_TESTS[@]}"
+  PG_RUN=1
 elif [ "${FACTURADOR_REQUIRE_POSTGRES:-0}" = "1" ]; then
   echo "PostgreSQL is required (FACTURADOR_REQUIRE_POSTGRES=1) but does not answer" >&2
   exit 1
+fi
+PG_TESTS=(${ARGS[@]+"${ARGS[@]}"})
+[ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/facturador/test_migrations.py tests/facturador/test_private_data.py tests/connector tests/plugins)
+
+pg_run() {
+  FACTURADOR_TEST_DATABASE_URL="$PG_URL" "${PYTEST[@]}" ${PG_XDIST[@]+"${PG_XDIST[@]}"} "${PG_TESTS[@]}"
+}
+
+PG_PID=
+PG_LOG=
+if [ "$PG_RUN" = "1" ] && [ "${FACTURADOR_TEST_ONE_AT_A_TIME:-0}" != "1" ]; then
+  PG_LOG=$(mktemp "${TMPDIR:-/tmp}/facturador-tests-postgresql.XXXXXX")
+  echo "== tests on PostgreSQL started beside the SQLite run (the suites that touch the database, and the migrations); output after the SQLite run's"
+  pg_run >"$PG_LOG" 2>&1 &
+  PG_PID=$!
+  trap '[ -n "$PG_PID" ] && kill "$PG_PID" 2>/dev/null; rm -f "$PG_LOG"' EXIT
+fi
+
+STARTED=$SECONDS
+echo "== tests on SQLite"
+SQLITE_STATUS=0
+"${PYTEST[@]}" ${SQLITE_XDIST[@]+"${SQLITE_XDIST[@]}"} ${ARGS[@]+"${ARGS[@]}"} || SQLITE_STATUS=$?
+echo "== SQLite run: exit $SQLITE_STATUS after $((SECONDS - STARTED)) s"
+
+PG_STATUS=0
+if [ -n "$PG_PID" ]; then
+  wait "$PG_PID" || PG_STATUS=$?
+  PG_PID=
+  echo "== tests on PostgreSQL (the suites that touch the database, and the migrations)"
+  cat "$PG_LOG"
+  echo "== PostgreSQL run: exit $PG_STATUS, $((SECONDS - STARTED)) s after the SQLite run started"
+elif [ "$PG_RUN" = "1" ]; then
+  echo "== tests on PostgreSQL (the suites that touch the database, and the migrations)"
+  pg_run || PG_STATUS=$?
 else
   echo "== PostgreSQL not available: skipped the PostgreSQL run"
 fi
+[ "$SQLITE_STATUS" = "0" ] || exit "$SQLITE_STATUS"
+exit "$PG_STATUS"

@@ -15,25 +15,44 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
-import uvicorn
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from facturador.app import create_app
-from facturador.config import Settings
-from facturador.context import ServiceContext
-from facturador.domain.tenants import add_series, create_tenant, update_settings
 from tests import reference
 from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, SERIES, TENANTS
+
+if TYPE_CHECKING:  # the service (FastAPI, SQLAlchemy, uvicorn: seconds of imports) loads in ``live`` alone,
+    # so a test file that never asks for it (tests/sunat, the UBL and render tests) starts in about a second
+    import httpx
+
+    from facturador.config import Settings
+    from facturador.context import ServiceContext
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Tests marked ``requires_shared`` skip (or fail, in CI) without the reference folder."""
     reference.apply_marker(item)
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Files holding tests marked ``slow`` run first, the longest first (a file weighs the sum of its slow
+    tests' ``slow(seconds=...)``: about what each takes on a loaded 2-core machine; 1 when not said),
+    then the files with the most tests (as pytest-xdist would order them); each file's tests keep their
+    order. scripts/test.sh hands whole files to pytest-xdist workers in this order
+    (``--no-loadscope-reorder``): a long file handed out last would run alone at the end while the
+    other workers wait."""
+    weight: dict[Any, float] = {}
+    for item in items:
+        mark = item.get_closest_marker("slow")
+        if mark is not None:
+            weight[item.path] = weight.get(item.path, 0.0) + float(mark.kwargs.get("seconds", 1.0))
+    count: dict[Any, int] = {}
+    for item in items:
+        count[item.path] = count.get(item.path, 0) + 1
+    items.sort(key=lambda item: (-weight.get(item.path, 0.0), -count[item.path]))
 
 
 def free_port() -> int:
@@ -44,6 +63,9 @@ def free_port() -> int:
 
 def _fresh_postgres(url: str) -> tuple[str, Any]:
     """Create a throw-away database on the server of ``url``; return its URL and a drop callback."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     name = f"facturador_test_{uuid.uuid4().hex[:10]}"
     admin = create_engine(parsed, isolation_level="AUTOCOMMIT")
@@ -58,24 +80,54 @@ def _fresh_postgres(url: str) -> tuple[str, Any]:
     return parsed.set(database=name).render_as_string(hide_password=False), drop
 
 
+class Clock:
+    r"""The epoch seconds the live service's simulated SUNAT times its tickets with: real time plus what
+    tests have advanced it by. A test that needs a ticket in process sets ``authority_ticket_delay``,
+    watches it answer 98 (HTTP 202), then :meth:`advance`\ s past the delay instead of sleeping. Time only
+    goes forward (other tests' tickets become ready sooner, never later)."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("the clock only goes forward")
+        with self._lock:
+            self.offset += seconds
+
+
+#: The clock of this process's live service (one per test session, so one per xdist worker).
+CLOCK = Clock()
+
+
 @dataclass
 class LiveService:
-    """A running service: its context (for set-up only) and how to reach each tenant over HTTP."""
+    """A running service: its context (for set-up only), its clock and how to reach each tenant over
+    HTTP."""
 
     context: ServiceContext
     settings: Settings
     root: str
+    clock: Clock
 
     def base_url(self, slug: str) -> str:
         return f"{self.root}/t/{slug}"
 
     def client(self, slug: str = ACME, token: str | None = ACME_TOKEN) -> httpx.Client:
+        import httpx
+
         headers = {"Accept": "application/json"}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         return httpx.Client(base_url=self.base_url(slug), headers=headers, timeout=60)
 
     def set_tenant(self, slug: str, **changes: Any) -> None:
+        from facturador.domain.tenants import update_settings
+
         with self.context.session() as session, session.begin():
             update_settings(session, slug, changes)
         self.context._tenants.clear()
@@ -83,13 +135,21 @@ class LiveService:
 
 @pytest.fixture(scope="session")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    import uvicorn
+
+    from facturador.app import create_app
+    from facturador.config import Settings
+    from facturador.context import ServiceContext
+    from facturador.domain.tenants import add_series, create_tenant
+
     data_dir = tmp_path_factory.mktemp("data")
     drop = None
     database_url = None
     if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):
         database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
     settings = Settings.resolve(data_dir, database_url)
-    context = ServiceContext(settings)
+    clock = CLOCK
+    context = ServiceContext(settings, clock=clock)
     with context.session() as session, session.begin():
         for tenant in TENANTS:
             create_tenant(
@@ -114,7 +174,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
         if time.monotonic() > deadline:
             raise RuntimeError("the service did not start")
         time.sleep(0.05)
-    yield LiveService(context=context, settings=settings, root=f"http://127.0.0.1:{port}")
+    yield LiveService(context=context, settings=settings, root=f"http://127.0.0.1:{port}", clock=clock)
     server.should_exit = True
     thread.join(timeout=10)
     context.engine.dispose()

@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from connector import Client
 from facturador.domain.tenants import create_tenant, set_secret
 from sunat.identity import ruc_check_digit
@@ -34,6 +36,10 @@ class Shop:
         """A connector client of this tenant (no cache unless ``cache=`` says otherwise)."""
         options.setdefault("cache", False)
         return Client(self.base_url, self.token, name=f"{self.slug.upper()} S.A.C.", **options)
+
+    def http(self) -> httpx.Client:
+        """An HTTP client of this tenant on the live service (JSON, its token)."""
+        return self.live.client(self.slug, self.token)
 
     def set(self, **settings: Any) -> None:
         """Change the tenant's settings (e.g. ``authority_ticket_delay``)."""

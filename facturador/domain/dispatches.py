@@ -99,7 +99,8 @@ def _token_secret(context: ServiceContext) -> bytes:
 def service_gre_simulator(context: ServiceContext) -> GreSimulator:
     """The GRE API simulator of a service: its tickets in the database, its token key in the data
     directory, beta credentials (``<RUC>MODDATOS`` / ``MODDATOS`` with the simulator's client), and each
-    ticket in process for the ``authority_ticket_delay`` of the tenant that sent it."""
+    ticket in process for the ``authority_ticket_delay`` of the tenant that sent it, timed by the context's
+    ``clock``."""
     delays: dict[str, tuple[float, float]] = {}
 
     def delay(ruc: str) -> float:
@@ -119,6 +120,7 @@ def service_gre_simulator(context: ServiceContext) -> GreSimulator:
         secret=_token_secret(context),
         tickets=SqlTicketStore(context.db, table=GRE_TICKETS),
         ticket_delay=delay,
+        clock=context.clock,
         today=context.today,
     )
 

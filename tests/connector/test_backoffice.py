@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from connector import Client, ConflictError, FieldError, NotFoundError, ValidationError, hookimpl
+from connector import Client, ConflictError, NotFoundError, ValidationError
 from connector.builders import Customer
 from connector.inventory import KardexMove
 from connector.items import Product
@@ -18,6 +18,7 @@ from connector.persons import Person
 from connector.quotations import Quotation, QuotationRef
 from connector.sale_notes import SaleNote, SaleNoteRef
 from connector.sheets import NoteLine
+from tests.common import Recorder
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.shops import Shop, new_shop
@@ -25,50 +26,24 @@ from tests.shops import Shop, new_shop
 FAMILIES = ("persons", "items", "inventory", "sale_notes", "quotations")
 
 
-class Recorder:
-    """Records every hook call; ``block`` names a family whose payloads it refuses."""
-
-    def __init__(self, block: str | None = None) -> None:
-        self.calls: list[tuple[str, str, Any]] = []
-        self.block = block
-
-    @hookimpl
-    def facturador_prepare_payload(self, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-        self.calls.append(("prepare", family, payload))
-        if family == "persons":
-            return {**payload, "internal_code": "PLUGIN"}
-        return None
-
-    @hookimpl
-    def facturador_validate_payload(self, family: str, payload: dict[str, Any]) -> list[FieldError]:
-        self.calls.append(("validate", family, payload))
-        return [FieldError("x", "Bloqueado por el plugin.")] if family == self.block else []
-
-    @hookimpl
-    def facturador_issued(self, family: str, payload: dict[str, Any], result: object) -> None:
-        self.calls.append(("issued", family, result))
-
-    @hookimpl
-    def facturador_form_fields(self, family: str) -> list[Any]:
-        from connector.forms import FormField
-
-        return [FormField(f"recorder.{family}", "Nota", "text")] if family in FAMILIES else []
-
-    def of(self, family: str) -> list[str]:
-        return [hook for hook, fam, _ in self.calls if fam == family]
-
-    def result(self, family: str) -> object:
-        return next(result for hook, fam, result in self.calls if hook == "issued" and fam == family)
-
-
 @pytest.fixture(scope="module")
 def shop(live: LiveService) -> Shop:
     return new_shop(live, "connector-office")
 
 
+def internal_code(_recorder: Recorder, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The recorder's ``prepare``: a person gets the internal code ``PLUGIN``."""
+    return {**payload, "internal_code": "PLUGIN"} if family == "persons" else None
+
+
+def recorder_of(block: str | None = None) -> Recorder:
+    """Records every hook call, adds a form field to each family; ``block`` names a family it refuses."""
+    return Recorder(block, field="x", prepare=internal_code, fields=FAMILIES)
+
+
 @pytest.fixture
 def recorder() -> Recorder:
-    return Recorder()
+    return recorder_of()
 
 
 @pytest.fixture
@@ -195,7 +170,7 @@ def test_quotations_with_a_new_customer_list_and_frame(client: Client, recorder:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_lets_plugins_block_before_sending(shop: Shop, family: str) -> None:
-    recorder = Recorder(block=family)
+    recorder = recorder_of(block=family)
     with shop.client(plugins=[recorder]) as client:
         assert [f.key for f in getattr(client, family).form_fields()] == [f"recorder.{family}"]
         calls = {

@@ -20,6 +20,7 @@ from connector.builders import (
     Line,
 )
 from sunat.calendar import peru_today
+from tests.common import issue
 
 D = Decimal
 CUSTOMER = Customer.ruc("20487654320", "DISTRIBUIDORA LOS ANDES S.A.C.")
@@ -39,14 +40,6 @@ def due(days: int) -> dt.date:
     return peru_today() + dt.timedelta(days=days)
 
 
-def issue(client: httpx.Client, payload: dict) -> dict:
-    response = client.post("/api/documents", json=payload)
-    assert response.status_code == 200, response.text
-    answer = response.json()
-    assert answer["response"]["code"] == "0", answer["response"]
-    return answer
-
-
 def test_cargo_invoice_on_credit(acme: httpx.Client) -> None:
     invoice = Invoice(
         customer=CUSTOMER,
@@ -62,7 +55,7 @@ def test_cargo_invoice_on_credit(acme: httpx.Client) -> None:
     assert block["valor_referencial_servicio_transporte"] == 1100.0
     assert payload["codigo_condicion_de_pago"] == "02" and len(payload["cuotas"]) == 2
     assert payload["leyendas"] == [{"codigo": "2006", "valor": "Operación sujeta a detracción"}]
-    issue(acme, payload)
+    issue(acme, payload, accepted=True)
 
 
 def test_detraction_without_trip_is_1001() -> None:
@@ -87,7 +80,7 @@ def test_notes_with_instalments(acme: httpx.Client) -> None:
         lines=[Line("Termo 1 L", 2, unit_value=50)],
         instalments=[Instalment(due(30), 59), Instalment(due(60), 59)],
     )
-    affected = issue(acme, factura.to_payload())["data"]["external_id"]
+    affected = issue(acme, factura.to_payload(), accepted=True)["data"]["external_id"]
     adjustment = CreditNote(
         customer=CUSTOMER,
         lines=[Line("Ajuste de fechas de pago", 1, unit_value=0, unit="ZZ")],
@@ -97,7 +90,7 @@ def test_notes_with_instalments(acme: httpx.Client) -> None:
         instalments=[Instalment(due(45), 59), Instalment(due(90), 59)],
     )
     assert adjustment.totals().total == 0
-    issue(acme, adjustment.to_payload())
+    issue(acme, adjustment.to_payload(), accepted=True)
     debit = DebitNote(
         customer=CUSTOMER,
         lines=[Line("Intereses por mora", 1, unit_value=10, unit="ZZ")],
@@ -105,4 +98,4 @@ def test_notes_with_instalments(acme: httpx.Client) -> None:
         reason="Intereses por mora",
         instalments=[Instalment(due(30), "11.80")],
     )
-    issue(acme, debit.to_payload())
+    issue(acme, debit.to_payload(), accepted=True)

@@ -18,7 +18,6 @@ import pytest
 from connector import (
     CacheSettings,
     Client,
-    FieldError,
     IssueResult,
     NotFoundError,
     ServerError,
@@ -27,12 +26,12 @@ from connector import (
     TicketStatus,
     TicketTimeout,
     ValidationError,
-    hookimpl,
     wait_for_ticket,
 )
 from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
 from connector.models import in_process_message
 from sunat.calendar import peru_today
+from tests.common import Recorder
 from tests.conftest import LiveService
 from tests.connector.standin import Answer, StandIn
 from tests.shops import Shop, new_shop
@@ -41,35 +40,6 @@ IN_PROCESS = "Code: 98; Description: El procesamiento del comprobante aún no ha
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
 PERSON = Customer.dni("46027862", "JUAN PEREZ QUISPE")
 COMPANY = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.", address="Av. Lima 123", ubigeo="150101")
-
-
-class Recorder:
-    """A plugin that records every hook call of the ticket families (and can block sending)."""
-
-    def __init__(self, block: str | None = None) -> None:
-        self.calls: list[tuple[str, str, Any]] = []
-        self.block = block
-
-    @hookimpl
-    def facturador_prepare_payload(self, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-        self.calls.append(("prepare", family, payload))
-        if family in ("summaries", "voided"):
-            return {**payload, "prepared_by": "recorder"}
-        return None
-
-    @hookimpl
-    def facturador_validate_payload(self, family: str, payload: dict[str, Any]) -> list[FieldError]:
-        self.calls.append(("validate", family, payload))
-        if family == self.block:
-            return [FieldError("documentos", "Bloqueado por el plugin.")]
-        return []
-
-    @hookimpl
-    def facturador_issued(self, family: str, payload: dict[str, Any], result: object) -> None:
-        self.calls.append(("issued", family, result))
-
-    def of(self, family: str) -> list[str]:
-        return [hook for hook, fam, _ in self.calls if fam == family]
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +54,14 @@ def slow_shop(live: LiveService) -> Shop:
     return new_shop(live, "slow-tickets", authority_ticket_delay=1.5)
 
 
+def prepared_by(_recorder: Recorder, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The recorder's ``prepare``: summaries and voided communications say who prepared them."""
+    return {**payload, "prepared_by": "recorder"} if family in ("summaries", "voided") else None
+
+
 @pytest.fixture
 def recorder() -> Recorder:
-    return Recorder()
+    return Recorder(prepare=prepared_by)
 
 
 @pytest.fixture
@@ -352,7 +327,7 @@ def test_inputs_checked_before_sending(standin: StandIn) -> None:
 
 
 def test_plugin_problems_block_sending(standin: StandIn) -> None:
-    recorder = Recorder(block="voided")
+    recorder = Recorder(block="voided", prepare=prepared_by)
     with Client(standin.root, "token-0123456789abcdefghij", cache=False, plugins=[recorder]) as client:
         with pytest.raises(ValidationError) as caught:
             client.voided.void("2026-07-22", [("abc", "Error")])

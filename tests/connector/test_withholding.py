@@ -9,44 +9,16 @@ from typing import Any
 
 import pytest
 
-from connector import CacheSettings, Client, FieldError, TicketRef, ValidationError, hookimpl, wait_for_ticket
+from connector import CacheSettings, Client, TicketRef, ValidationError, wait_for_ticket
 from connector.builders import Customer
 from connector.withholding import Payment, Perception, Retention, WithholdingRecord, WithholdingResult
 from sunat import withholding
 from sunat.calendar import peru_today
+from tests.common import Recorder
 from tests.conftest import LiveService
 from tests.shops import Shop, new_shop
 
 SUPPLIER = Customer.ruc("20100070970", "SUPERMERCADOS PERUANOS S.A.", address="Av. Lima 123", ubigeo="150101")
-
-
-class Recorder:
-    """A plugin recording every hook call of the retention and perception families."""
-
-    def __init__(self, block: str | None = None) -> None:
-        self.calls: list[tuple[str, str, Any]] = []
-        self.block = block
-
-    @hookimpl
-    def facturador_prepare_payload(self, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-        self.calls.append(("prepare", family, payload))
-        if family in ("retentions", "perceptions") and "fecha_de_emision_de_documentos" not in payload:
-            return {**payload, "observaciones": f"Preparado por el plugin ({family})"}
-        return None
-
-    @hookimpl
-    def facturador_validate_payload(self, family: str, payload: dict[str, Any]) -> list[FieldError]:
-        self.calls.append(("validate", family, payload))
-        if family == self.block:
-            return [FieldError("documentos", "Bloqueado por el plugin.")]
-        return []
-
-    @hookimpl
-    def facturador_issued(self, family: str, payload: dict[str, Any], result: object) -> None:
-        self.calls.append(("issued", family, result))
-
-    def of(self, family: str) -> list[str]:
-        return [hook for hook, called, _ in self.calls if called == family]
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +26,16 @@ def shop(live: LiveService) -> Shop:
     return new_shop(live, "withholding", authority_ticket_delay=0.0)
 
 
+def observations(_recorder: Recorder, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The recorder's ``prepare``: a retention or perception (not a reversion) gets an observation."""
+    if family in ("retentions", "perceptions") and "fecha_de_emision_de_documentos" not in payload:
+        return {**payload, "observaciones": f"Preparado por el plugin ({family})"}
+    return None
+
+
 @pytest.fixture
 def recorder() -> Recorder:
-    return Recorder()
+    return Recorder(prepare=observations)
 
 
 @pytest.fixture
@@ -132,7 +111,7 @@ def test_issue_list_download_and_every_hook(client: Client, recorder: Recorder, 
 
 @pytest.mark.parametrize("family", ["retentions", "perceptions"])
 def test_a_validating_plugin_stops_the_request(shop: Shop, family: str) -> None:
-    blocker = Recorder(block=family)
+    blocker = Recorder(block=family, prepare=observations)
     with shop.client(plugins=[blocker], cache=CacheSettings(backend="memory")) as c:
         resource = getattr(c, family)
         before = len(resource.latest(fresh=True))

@@ -144,6 +144,9 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Chromium context with a fresh user data directory."""
     profile = tmp_path_factory.mktemp("chromium-profile")
     sync_api = require_browser()
+    # expect() waits 5 s unless told: as long as the pages' own waits, for a machine running the suite's
+    # workers side by side (an issue through Streamlit and the service took longer than 5 s there)
+    sync_api.expect.set_options(timeout=WAIT_MS)
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(profile),

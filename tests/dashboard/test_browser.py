@@ -23,7 +23,7 @@ from tests.samples.tenants import ACME, ACME_TOKEN
 
 sync_api = require_browser()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from tests.shops import new_shop
 
 sync_api = require_browser()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

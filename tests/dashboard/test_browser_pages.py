@@ -21,7 +21,7 @@ from tests.shops import new_shop
 
 sync_api = require_browser()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow(seconds=40)]
 
 #: Every page's path (``dashboard/app.py``'s PAGES), and its title.
 PAGES = {

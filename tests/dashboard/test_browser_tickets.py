@@ -27,7 +27,7 @@ from tests.shops import Shop, new_shop
 
 sync_api = require_browser()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CUSTOMER = "CLIENTE QUE ANULA S.A.C."
 

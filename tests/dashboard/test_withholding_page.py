@@ -13,10 +13,10 @@ from connector.withholding import WithholdingRecord
 from dashboard import APP_PATH
 from dashboard.withholding import monthly, monthly_figure
 from sunat.calendar import peru_today
+from tests.common import wait_for
 from tests.conftest import LiveService
 from tests.dashboard.conftest import write_tenants
 from tests.dashboard.test_app import texts
-from tests.facturador.api.test_summaries import wait_for
 from tests.samples.withholding import retention
 from tests.shops import new_shop
 

@@ -170,6 +170,7 @@ def _cli(
     )
 
 
+@pytest.mark.slow(seconds=45)
 def test_an_imported_certificate_signs_and_no_secret_is_kept_or_shown_in_clear(
     tmp_path: Path, key: rsa.RSAPrivateKey
 ) -> None:

@@ -161,6 +161,7 @@ def demo_args(data_dir: Path, port: int, *extra: str) -> list[str]:
     return ["demo", "--data-dir", str(data_dir), "--port", str(port), "--headless", *extra]
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_service_and_its_workers(tmp_path: Path, commands: list[Command]) -> None:
     port = free_port()
     demo = Command(
@@ -180,6 +181,7 @@ def test_sigterm_stops_the_service_and_its_workers(tmp_path: Path, commands: lis
     assert port_is_free(port)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_dashboard_too(tmp_path: Path, commands: list[Command]) -> None:
     port, dashboard_port = free_port(), free_port()
     demo = Command(
@@ -203,6 +205,7 @@ def test_sigterm_stops_the_dashboard_too(tmp_path: Path, commands: list[Command]
     assert port_is_free(port) and port_is_free(dashboard_port)
 
 
+@pytest.mark.slow
 def test_the_demo_starts_unattended_where_streamlit_never_ran(
     tmp_path: Path, commands: list[Command]
 ) -> None:
@@ -234,6 +237,7 @@ def test_the_demo_starts_unattended_where_streamlit_never_ran(
     assert demo.stop() == 0
 
 
+@pytest.mark.slow(seconds=29)
 def test_sigterm_while_seeding_stops_everything_and_restores_the_tenant(
     tmp_path: Path, commands: list[Command]
 ) -> None:

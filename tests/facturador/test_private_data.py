@@ -81,6 +81,7 @@ def test_redact_tokens(text: str, expected: str) -> None:
     assert redact_tokens(text) == expected
 
 
+@pytest.mark.slow(seconds=17)
 def test_query_string_tokens_never_reach_the_access_log(tmp_path: Path, default_umask: None) -> None:
     settings = _settings(tmp_path / "data")
     Settings.resolve(settings.data_dir)
@@ -112,6 +113,7 @@ def _loose(path: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow(seconds=25)
 def test_the_data_directory_is_readable_by_its_owner_only(tmp_path: Path, default_umask: None) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir(mode=0o755)  # an install from before: open directory, open database
@@ -157,6 +159,7 @@ def store(tmp_path: Path) -> Iterator[str | None]:
         drop()
 
 
+@pytest.mark.slow(seconds=18)
 def test_keys_and_secrets_an_operator_loosened_are_private_again_at_start(
     store: str | None, tmp_path: Path, default_umask: None
 ) -> None:

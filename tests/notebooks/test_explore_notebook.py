@@ -46,6 +46,7 @@ def seeded(live: LiveService, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow(seconds=85)
 def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTURADOR_TENANTS", str(seeded))
     monkeypatch.setenv("FACTURADOR_STORE_DIR", str(seeded.parent / "stores"))
@@ -73,6 +74,7 @@ def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytes
     assert (seeded.parent / "stores").is_dir()
 
 
+@pytest.mark.slow
 def test_notebook_finds_the_demos_tenants_the_readmes_way(
     live: LiveService, seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

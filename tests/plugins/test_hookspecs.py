@@ -4,7 +4,6 @@ is documented in docs/plugin_hooks.md and has a test here."""
 
 from __future__ import annotations
 
-import copy
 import importlib.metadata
 import inspect
 import logging
@@ -27,6 +26,7 @@ from connector import (
 from connector import hookspecs as hookspecs_module
 from connector import plugins as plugins_module
 from connector.plugins import DEFAULT_PLUGINS, PluginError, make_plugin_manager
+from tests.common import Recorder
 from tests.conftest import LiveService
 from tests.plugins import sample_plugin
 from tests.samples.bodies import invoice_body
@@ -48,20 +48,6 @@ def closed_url() -> str:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
-class Recorder:
-    """A plugin object that records its calls; ``name`` tells its results apart."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    @hookimpl
-    def facturador_prepare_payload(self, family: str, payload: dict[str, Any]) -> dict[str, Any]:
-        self.calls.append(("prepare", copy.deepcopy(payload)))
-        order = [*payload.get("order", []), self.name]
-        return {**payload, "order": order}
 
 
 # -- one test per hook -----------------------------------------------------------------------------
@@ -93,18 +79,21 @@ def test_hook_facturador_form_fields(client: Client) -> None:
 
 
 def test_hook_facturador_prepare_payload(live: LiveService, tmp_path: Path) -> None:
-    first, second = Recorder("first"), Recorder("second")
+    first, second = (
+        Recorder(name="first", prepare=Recorder.ordered),
+        Recorder(name="second", prepare=Recorder.ordered),
+    )
 
     class Early(Recorder):
         @hookimpl(tryfirst=True)
-        def facturador_prepare_payload(self, family: str, payload: dict[str, Any]) -> dict[str, Any]:
+        def facturador_prepare_payload(self, family: str, payload: dict[str, Any]) -> dict[str, Any] | None:
             return super().facturador_prepare_payload(family, payload)
 
-    host = make_plugin_manager([first, second, Early("early")])
+    host = make_plugin_manager([first, second, Early(name="early", prepare=Recorder.ordered)])
     payload = {"serie_documento": "F001"}
     prepared = host.prepare_payload("documents", payload, {})
     assert prepared["order"] == ["early", "first", "second"]  # tryfirst, then registration order
-    assert second.calls[0][1]["order"] == ["early", "first"]  # each gets the previous output
+    assert second.calls[0][2]["order"] == ["early", "first"]  # each gets the previous output
     assert payload == {"serie_documento": "F001"}  # the input is never modified
 
     # over HTTP: the tenant plugin enriches the payload from a form value and the service accepts it

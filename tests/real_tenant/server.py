@@ -354,7 +354,8 @@ def running(standin: StandIn) -> Iterator[StandIn]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(standin))
     server.daemon_threads = True
     standin.root = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop to look again: 0.05 s, not serve_forever's 0.5 s, after each test
+    thread = threading.Thread(target=lambda: server.serve_forever(poll_interval=0.05), daemon=True)
     thread.start()
     try:
         yield standin

@@ -93,6 +93,7 @@ def everything(at: AppTest) -> str:
     return "\n".join(texts(getattr(at, kind)) for kind in ("error", "warning", "info", "caption", "markdown"))
 
 
+@pytest.mark.slow
 def test_every_page_works_or_says_what_the_tenant_lacks(tenant: StandIn) -> None:
     for path in PAGES:
         at = page(path)

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from facturador.domain.tenants import TenantError, parse_setting, update_settings
+from tests.common import issue
 from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import declare
 from tests.facturador.api.test_summaries import status_of as summary_status
@@ -52,12 +53,6 @@ def unknown_product_invoice() -> dict:
     body = invoice_body()
     body["items"][0]["codigo_producto_sunat"] = UNKNOWN_PRODUCT
     return body
-
-
-def issue(client: httpx.Client, body: dict) -> dict:
-    response = client.post("/api/documents", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def codes(notes: list[str]) -> list[str]:

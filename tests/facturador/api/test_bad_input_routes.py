@@ -471,6 +471,7 @@ def url(operation: Operation, values: dict[str, str]) -> str:
 # ------------------------------------------------------------------------- every body field null/absent
 
 
+@pytest.mark.slow(seconds=30)
 def test_every_body_field_null_or_absent(
     live: LiveService, client: httpx.Client, document: dict[str, Any], seeded: Seeded
 ) -> None:

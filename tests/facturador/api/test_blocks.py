@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.common import issue
 from tests.facturador.render.pdf_probes import pdf_strings
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed
 from tests.reference import shared_path
@@ -53,14 +54,6 @@ def sunat_rules(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bytes, st
         return runner.run(path)
 
     return run
-
-
-def issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/api/documents", json=body)
-    assert response.status_code == 200, response.text
-    payload = response.json()
-    assert payload["success"] is True
-    return payload
 
 
 def issued_xml(payload: dict[str, Any], sunat_rules: Callable[[bytes, str], Any]) -> Any:

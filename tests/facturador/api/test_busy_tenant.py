@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from facturador.domain import documents
+from tests.common import issue
 from tests.conftest import LiveService
 from tests.facturador.api.test_pdf_downloads import largest_body
 from tests.samples.bodies import invoice_body
@@ -40,13 +41,6 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(documents, "render_pdf", counted)
     yield done
-
-
-def issue(live: LiveService, shop: Shop, body: dict[str, Any]) -> dict[str, Any]:
-    with live.client(shop.slug, shop.token) as client:
-        answer = client.post("/api/documents", json=body)
-    assert answer.status_code == 200, answer.text
-    return answer.json()
 
 
 def big_body(lines: int) -> dict[str, Any]:
@@ -78,7 +72,8 @@ def fetch_all(urls: list[str]) -> list[httpx.Response]:
 def test_concurrent_requests_for_one_pdf_share_one_rendering(
     live: LiveService, shop: Shop, renders: list[str]
 ) -> None:
-    issued = issue(live, shop, big_body(300))
+    with shop.http() as client:
+        issued = issue(client, big_body(300))
     pdf = issued["links"]["pdf"]
     answers = fetch_all([f"{pdf}/a4"] * 6 + [f"{pdf}/ticket"] * 4)
     assert [a.status_code for a in answers] == [200] * 10
@@ -95,7 +90,8 @@ def test_concurrent_requests_for_one_pdf_share_one_rendering(
 def test_a_client_that_leaves_does_not_stop_the_rendering_the_others_wait_for(
     live: LiveService, shop: Shop, renders: list[str]
 ) -> None:
-    issued = issue(live, shop, big_body(600))
+    with shop.http() as client:
+        issued = issue(client, big_body(600))
     url = urlsplit(issued["links"]["pdf"])
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         with socket.create_connection((url.hostname or "", url.port or 80)) as leaving:

@@ -39,6 +39,7 @@ def test_loopback_clients_get_plain_answers_by_default(live: LiveService, issued
     assert issued.encode() in sent
 
 
+@pytest.mark.slow
 def test_always_gzips_json_but_not_pdfs(live: LiveService, issued: str, tmp_path: Path) -> None:
     with serve(live.settings, tmp_path / "serve.log", env={"FACTURADOR_COMPRESSION": "always"}) as served:
         with served.client(ACME, ACME_TOKEN) as client:

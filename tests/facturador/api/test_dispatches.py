@@ -27,6 +27,7 @@ from facturador.ubl import xsd
 from facturador.ubl.signing import verify
 from sunat.calendar import peru_today
 from tests import reference
+from tests.common import issue, poll
 from tests.conftest import LiveService
 from tests.samples.dispatches import carrier_body, dispatch_body
 from tests.samples.tenants import OTHER, OTHER_TOKEN
@@ -48,14 +49,6 @@ def api(shop: Shop) -> Iterator[httpx.Client]:
         yield client
 
 
-def issue(api: httpx.Client, body: dict[str, Any], path: str = "/api/dispatches") -> dict[str, Any]:
-    response = api.post(path, json=body)
-    assert response.status_code == 200, response.text
-    answer = response.json()
-    assert answer["success"] is True
-    return answer
-
-
 def guides(api: httpx.Client) -> list[dict[str, Any]]:
     """The guides issued yesterday and today (the bodies are dated when this module is imported, which
     may be the day before in Lima when a run crosses midnight)."""
@@ -67,12 +60,10 @@ def guides(api: httpx.Client) -> list[dict[str, Any]]:
 
 
 def wait_status(api: httpx.Client, external_id: str, timeout: float = 15) -> httpx.Response:
-    deadline = time.monotonic() + timeout
-    while True:
-        response = api.post("/api/dispatches/status_ticket", json={"external_id": external_id})
-        if response.status_code != 202 or time.monotonic() > deadline:
-            return response
-        time.sleep(0.3)
+    """The guide's ticket status once it is no longer in process (the live service's clock moves on
+    while it is: :func:`tests.common.poll`)."""
+    body = {"external_id": external_id}
+    return poll(lambda: api.post("/api/dispatches/status_ticket", json=body), seconds=timeout)
 
 
 # -- issuing ------------------------------------------------------------------------------------------
@@ -80,7 +71,7 @@ def wait_status(api: httpx.Client, external_id: str, timeout: float = 15) -> htt
 
 @pytest.mark.parametrize("mode", ["01", "02"])
 def test_issued_guide_is_numbered_signed_and_left_unsent(api: httpx.Client, shop: Shop, mode: str) -> None:
-    answer = issue(api, dispatch_body(mode))
+    answer = issue(api, dispatch_body(mode), "/api/dispatches")
     data = answer["data"]
     assert data["number"].startswith("T001-") and data["filename"] == f"{shop.ruc}-09-{data['number']}"
     listed = {g["external_id"]: g for g in guides(api)}
@@ -101,8 +92,8 @@ def test_issued_guide_is_numbered_signed_and_left_unsent(api: httpx.Client, shop
 
 
 def test_numbers_follow_each_other_and_an_explicit_number_is_taken_once(api: httpx.Client) -> None:
-    first = issue(api, dispatch_body())["data"]["number"]
-    second = issue(api, dispatch_body())["data"]["number"]
+    first = issue(api, dispatch_body(), "/api/dispatches")["data"]["number"]
+    second = issue(api, dispatch_body(), "/api/dispatches")["data"]["number"]
     assert int(second.split("-")[1]) == int(first.split("-")[1]) + 1
     taken = api.post("/api/dispatches", json=dispatch_body(numero_documento=second.split("-")[1]))
     assert taken.status_code == 409 and taken.json()["error_code"] == "DUPLICATE_NUMBER"
@@ -154,7 +145,7 @@ def test_send_ticket_98_then_accepted_with_cdr_and_qr(
 
 def test_rejected_guide_gets_09_with_sunats_error(api: httpx.Client) -> None:
     body = dispatch_body("02", vehiculo={"numero_de_placa": "AB-12"})
-    data = issue(api, body)["data"]
+    data = issue(api, body, "/api/dispatches")["data"]
     assert api.post("/api/dispatches/send", json={"external_id": data["external_id"]}).status_code == 200
     done = wait_status(api, data["external_id"])
     assert done.status_code == 200
@@ -166,13 +157,13 @@ def test_rejected_guide_gets_09_with_sunats_error(api: httpx.Client) -> None:
 
 
 def test_status_of_an_unsent_guide_is_409(api: httpx.Client) -> None:
-    data = issue(api, dispatch_body())["data"]
+    data = issue(api, dispatch_body(), "/api/dispatches")["data"]
     response = api.post("/api/dispatches/status_ticket", json={"external_id": data["external_id"]})
     assert response.status_code == 409 and response.json()["error_code"] == "DISPATCH_NOT_SENT"
 
 
 def test_wrong_gre_credentials_are_a_502_and_the_guide_stays_unsent(api: httpx.Client, shop: Shop) -> None:
-    data = issue(api, dispatch_body())["data"]
+    data = issue(api, dispatch_body(), "/api/dispatches")["data"]
     shop.set_secret("gre_password", "wrong-password")
     try:
         response = api.post("/api/dispatches/send", json={"external_id": data["external_id"]})
@@ -186,7 +177,7 @@ def test_wrong_gre_credentials_are_a_502_and_the_guide_stays_unsent(api: httpx.C
 
 
 def test_a_token_the_api_refuses_is_renewed(api: httpx.Client, shop: Shop, live: LiveService) -> None:
-    data = issue(api, dispatch_body())["data"]
+    data = issue(api, dispatch_body(), "/api/dispatches")["data"]
     endpoint = GreEndpoint(
         f"{live.root}/gre",
         f"{live.root}/gre",
@@ -205,7 +196,7 @@ def test_a_token_the_api_refuses_is_renewed(api: httpx.Client, shop: Shop, live:
 
 
 def test_unreachable_gre_api_is_a_502(api: httpx.Client, shop: Shop) -> None:
-    data = issue(api, dispatch_body())["data"]
+    data = issue(api, dispatch_body(), "/api/dispatches")["data"]
     shop.set(gre_api_url="http://127.0.0.1:9", gre_timeout=5)
     try:
         response = api.post("/api/dispatches/send", json={"external_id": data["external_id"]})
@@ -316,7 +307,7 @@ def test_unknown_guides_and_tokens(api: httpx.Client, shop: Shop) -> None:
 
 
 def test_another_tenant_cannot_see_send_or_download_a_guide(api: httpx.Client, live: LiveService) -> None:
-    data = issue(api, dispatch_body())["data"]
+    data = issue(api, dispatch_body(), "/api/dispatches")["data"]
     with live.client(OTHER, OTHER_TOKEN) as other:
         for path in ("/api/dispatches/send", "/api/dispatches/status_ticket"):
             assert other.post(path, json={"external_id": data["external_id"]}).status_code == 404
@@ -330,11 +321,12 @@ def test_another_tenant_cannot_see_send_or_download_a_guide(api: httpx.Client, l
 # -- a restart between sending and asking -------------------------------------------------------------
 
 
+@pytest.mark.slow(seconds=19)
 def test_restart_between_send_and_status(live: LiveService, shop: Shop, tmp_path: Any) -> None:
     headers = {"Authorization": f"Bearer {shop.token}"}
     with serve(live.settings, tmp_path / "first.log") as first:
         with httpx.Client(base_url=first.base_url(shop.slug), headers=headers, timeout=60) as api:
-            data = issue(api, dispatch_body("02"))["data"]
+            data = issue(api, dispatch_body("02"), "/api/dispatches")["data"]
             assert (
                 api.post("/api/dispatches/send", json={"external_id": data["external_id"]}).status_code == 200
             )
@@ -345,6 +337,7 @@ def test_restart_between_send_and_status(live: LiveService, shop: Shop, tmp_path
             assert done.json()["data"]["state_type_id"] == "05"
 
 
+@pytest.mark.slow(seconds=34)
 def test_a_guide_whose_worker_died_before_its_pdf_gets_it_on_download(
     live: LiveService, shop: Shop, tmp_path: Any
 ) -> None:
@@ -369,7 +362,7 @@ def test_a_guide_whose_worker_died_before_its_pdf_gets_it_on_download(
             xml = api.get(f"/downloads/dispatch/xml/{lost['external_id']}").content
             assert verify(xml).digest_value and lost["number"].encode() in xml
             # the next guide follows it
-            following = issue(api, dispatch_body())["data"]["number"]
+            following = issue(api, dispatch_body(), "/api/dispatches")["data"]["number"]
             assert int(following.split("-")[1]) == int(lost["number"].split("-")[1]) + 1
 
 
@@ -390,7 +383,7 @@ def _pdf_text(pdf: bytes, tmp_path: Any) -> str:
 def test_the_reference_sample_body_is_issued_sent_and_accepted(api: httpx.Client, tmp_path: Any) -> None:
     body = json.loads(reference.shared_path("examples", "dispatches.json").read_text(encoding="utf-8"))
     body["fecha_de_emision"] = body["fecha_de_traslado"] = peru_today().isoformat()
-    answer = issue(api, body)
+    answer = issue(api, body, "/api/dispatches")
     data = answer["data"]
     text = _pdf_text(api.get(answer["links"]["pdf"]).content, tmp_path)
     assert data["number"] in text and "TRANSPORTES LIMA S.A.C." in text and "Consulte" not in text
@@ -439,7 +432,7 @@ def test_a_line_with_only_the_code_of_a_product_takes_its_description_and_unit(
 ) -> None:
     _product(api, "CAFE-ORG", "Café orgánico tostado en grano")
     body = dispatch_body("02", items=[{"codigo_interno": "CAFE-ORG", "cantidad": "12.5"}])
-    answer = issue(api, body)
+    answer = issue(api, body, "/api/dispatches")
     [line] = _xml(api, answer).iter(f"{CAC}DespatchLine")
     assert line.findtext(f"{CAC}Item/{CBC}Description") == "Café orgánico tostado en grano"
     assert line.find(f"{CBC}DeliveredQuantity").get("unitCode") == "KGM"  # type: ignore[union-attr]
@@ -470,12 +463,12 @@ def test_a_line_with_only_the_code_of_an_unknown_product_is_refused(api: httpx.C
 
 def test_the_plate_at_the_top_level_is_the_main_vehicle(api: httpx.Client) -> None:
     body = dispatch_body("02", vehiculo=None, vehiculo_secundario=None, numero_de_placa="bcd456")
-    answer = issue(api, body)
+    answer = issue(api, body, "/api/dispatches")
     equipment = _xml(api, answer).find(f"{CAC}Shipment/{CAC}TransportHandlingUnit/{CAC}TransportEquipment")
     assert equipment is not None and equipment.findtext(f"{CBC}ID") == "BCD456"
     _accepted(api, answer["data"]["external_id"])
     # inside vehiculo it wins, as the real services read only that one
-    inside = issue(api, dispatch_body("02", numero_de_placa="ZZZ999"))
+    inside = issue(api, dispatch_body("02", numero_de_placa="ZZZ999"), "/api/dispatches")
     plate = _xml(api, inside).findtext(
         f"{CAC}Shipment/{CAC}TransportHandlingUnit/{CAC}TransportEquipment/{CBC}ID"
     )
@@ -492,7 +485,7 @@ def test_public_transport_takes_a_driver_with_only_a_document_and_a_dmy_transfer
         numero_de_placa="ABC-123",
         fecha_de_traslado=today.strftime("%d-%m-%Y"),
     )
-    answer = issue(api, body)
+    answer = issue(api, body, "/api/dispatches")
     root = _xml(api, answer)
     assert root.find(f".//{CAC}DriverPerson") is None  # a public carrier's guide names no driver
     assert root.findtext(f".//{CAC}TransitPeriod/{CBC}StartDate") == today.isoformat()

@@ -31,6 +31,7 @@ def test_the_docs_page_loads_every_asset_from_the_service(live: LiveService, pre
     assert f"url: '{prefix}/openapi.json'" in page.text
 
 
+@pytest.mark.slow
 def test_the_docs_page_renders_with_the_network_cut_off(live: LiveService) -> None:
     """In Chromium every request outside the service fails, as on a machine without internet."""
     if not CHROMIUM.exists():

@@ -11,26 +11,27 @@ import httpx
 import pytest
 
 from sunat.calendar import peru_today
+from tests.common import wait_for
 from tests.conftest import LiveService
 from tests.facturador.api.test_bad_input import assert_error
-from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.samples.dispatches import carrier_body, dispatch_body
 from tests.samples.withholding import perception, retention
+from tests.shops import Shop, new_shop
 
 
 @pytest.fixture(scope="module")
 def shop(live: LiveService) -> Shop:
-    return new_shop(live, "lists-shop", "2060000005")
+    return new_shop(live, "lists-shop")
 
 
 @pytest.fixture(scope="module")
 def rival(live: LiveService) -> Shop:
-    return new_shop(live, "lists-rival", "2060000006")
+    return new_shop(live, "lists-rival")
 
 
 @pytest.fixture
 def client(shop: Shop) -> Iterator[httpx.Client]:
-    with shop.client() as client:
+    with shop.http() as client:
         yield client
 
 
@@ -53,7 +54,7 @@ def test_carrier_guides_are_listed_page_by_page(client: httpx.Client, rival: Sho
     assert row["number"].startswith("V001-") and row["document_type_id"] == "31"
     assert row["links"]["xml"].endswith(f"/downloads/dispatch/xml/{row['external_id']}")
     assert records(client, 2)["data"] == []
-    with rival.client() as other:
+    with rival.http() as other:
         assert records(other)["meta"]["total"] == 0
     assert_error(client.get("/api/dispatch-carrier/records", params={"page": 0}), 422)
     with httpx.Client(base_url=str(client.base_url)) as anonymous:
@@ -94,7 +95,7 @@ def test_reversions_are_listed_by_family_and_tenant(client: httpx.Client, rival:
             assert row["identifier"].startswith(f"RR-{peru_today():%Y%m%d}-")
             assert row["download_cdr"].endswith(f"/downloads/reversion/cdr/{made[plural]}")
     assert client.get(reversions(client, "retentions")[0]["download_xml"]).status_code == 200
-    with rival.client() as other:
+    with rival.http() as other:
         assert reversions(other, "retentions") == [] and reversions(other, "perceptions", True) == []
     assert_error(client.get("/api/retentions/voided/lists/2026-13-01/2026-01-02"), 422)
     with httpx.Client(base_url=str(client.base_url)) as anonymous:

@@ -104,6 +104,7 @@ def test_a_request_without_host_gets_the_servers_address(live: LiveService) -> N
     assert f"location: {live.root}/t/{ACME}/api/documents/lists\r\n" in answer.lower(), answer[:400]
 
 
+@pytest.mark.slow
 def test_allowed_hosts_are_kept(live: LiveService, tmp_path: Path) -> None:
     """``FACTURADOR_ALLOWED_HOSTS`` names the hosts a proxy in front of ``facturador serve`` answers on."""
     env = {"FACTURADOR_ALLOWED_HOSTS": "facturas.example.com, api.example.com"}

@@ -197,6 +197,7 @@ def test_concurrent_requests_with_one_key_make_one_document(live: LiveService) -
             assert len(_documents_numbered(client, answers[0].json()["data"]["number"])) == 1
 
 
+@pytest.mark.slow(seconds=31)
 def test_concurrent_requests_with_one_key_across_worker_processes(live: LiveService, tmp_path: Path) -> None:
     """Two worker processes (on SQLite each queues on the writer lock, on PostgreSQL on the unique index):
     8 clients x 6 keys, every key makes one document, and the series has no gap."""

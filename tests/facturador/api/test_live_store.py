@@ -37,7 +37,7 @@ from tests.conftest import _fresh_postgres, free_port
 from tests.samples.bodies import invoice_body
 from tests.served import Served, serve
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=130)
 
 SLUG = "tienda"
 RUC = "20100066603"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 
 from tests.conftest import LiveService
 from tests.samples.bodies import invoice_body
@@ -15,6 +16,7 @@ THREADS = 8
 PER_THREAD = 50
 
 
+@pytest.mark.slow
 def test_concurrent_issuing_numbers_each_document_once(live: LiveService) -> None:
     def worker(_: int) -> list[int]:
         numbers = []
@@ -47,6 +49,7 @@ def test_concurrent_explicit_duplicates_get_one_winner(live: LiveService) -> Non
     assert sorted(statuses) == [200] + [409] * 5
 
 
+@pytest.mark.slow(seconds=31)
 def test_numbering_across_server_processes(live: LiveService, tmp_path) -> None:
     """Two uvicorn worker processes sharing the database still hand out each number once."""
     with serve(live.settings, tmp_path / "serve.log", "--workers", "2") as served:

@@ -62,6 +62,7 @@ def test_retry_waits_double_up_to_the_cap() -> None:
     assert retry_delay(10_000, settings).total_seconds() == MAX_RETRY_SECONDS
 
 
+@pytest.mark.slow(seconds=28)
 def test_an_outage_leaves_facturas_pending_and_send_pending_sends_them(live: LiveService) -> None:
     shop = new_shop(live, "outage", authority_outage=True)
     factura = _issue(shop, invoice_body(), key="venta-outage-1").json()
@@ -137,6 +138,7 @@ def _wait_for(condition: Any, timeout: float, what: str) -> None:
         time.sleep(0.3)
 
 
+@pytest.mark.slow(seconds=27)
 @pytest.mark.parametrize("sender", ["serve", "cli"])
 def test_a_worker_killed_after_the_commit_leaves_nothing_unsent(
     live: LiveService, tmp_path: Path, sender: str

@@ -19,26 +19,27 @@ from facturador.domain.pending import PendingSender
 from sunat import withholding
 from sunat.calendar import peru_today
 from tests import reference, sunat_rules
+from tests.common import issue, wait_for
 from tests.conftest import LiveService
-from tests.facturador.api.test_summaries import Shop, new_shop, wait_for
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.withholding import perception, retention, today
 from tests.served import NO_POLLER, serve
+from tests.shops import Shop, new_shop
 
 
 @pytest.fixture(scope="module")
 def shop(live: LiveService) -> Shop:
-    return new_shop(live, "rt-shop", "2060000003")
+    return new_shop(live, "rt-shop")
 
 
 @pytest.fixture(scope="module")
 def rival(live: LiveService) -> Shop:
-    return new_shop(live, "rt-rival", "2060000004")
+    return new_shop(live, "rt-rival")
 
 
 @pytest.fixture
 def client(shop: Shop) -> Iterator[httpx.Client]:
-    with shop.client() as client:
+    with shop.http() as client:
         yield client
 
 
@@ -66,14 +67,6 @@ def consistent(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def issue(client: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(path, json=body)
-    assert response.status_code == 200, response.text
-    payload = response.json()
-    assert payload["success"] is True
-    return payload
-
-
 def stylesheet(client: httpx.Client, payload: dict[str, Any]) -> Any:
     """The stored XML: schema-valid, signed, and SUNAT's stylesheet's verdict on it."""
     xml = client.get(payload["links"]["xml"])
@@ -97,7 +90,7 @@ def count(client: httpx.Client, plural: str) -> int:
 def test_the_public_sample_is_rejected_by_sunat_as_its_stylesheet_says(client: httpx.Client) -> None:
     """The sample's header total paid (1000) is not the sum of its documents' (412 + 618): SUNAT's
     stylesheet answers 2629 and so does the simulator; the rejected retention is stored in state 09."""
-    payload = issue(client, "/api/retentions", sample())
+    payload = issue(client, sample(), "/api/retentions")
     assert payload["response"]["code"] == "2629"
     assert payload["data"]["state_type_id"] == "09"
     verdict = stylesheet(client, payload)
@@ -110,7 +103,7 @@ def test_the_public_sample_is_rejected_by_sunat_as_its_stylesheet_says(client: h
 
 @pytest.mark.requires_shared
 def test_the_public_sample_with_consistent_amounts_is_accepted(shop: Shop, client: httpx.Client) -> None:
-    payload = issue(client, "/api/retentions", consistent(sample()))
+    payload = issue(client, consistent(sample()), "/api/retentions")
     assert payload["response"]["code"] == "0", payload
     assert payload["data"]["state_type_id"] == "05"
     assert payload["data"]["filename"] == f"{shop.ruc}-20-{payload['data']['number']}"
@@ -123,7 +116,7 @@ def test_the_public_sample_with_consistent_amounts_is_accepted(shop: Shop, clien
 
 def test_a_retention_is_written_signed_sent_and_stored(shop: Shop, client: httpx.Client) -> None:
     before = count(client, "retentions")
-    payload = issue(client, "/api/retentions", retention())
+    payload = issue(client, retention(), "/api/retentions")
     data = payload["data"]
     assert set(payload) == {"success", "data", "links", "response"}
     assert data["number"].startswith("R001-") and data["state_type_id"] == "05"
@@ -182,8 +175,8 @@ def test_a_retention_is_written_signed_sent_and_stored(shop: Shop, client: httpx
 
 
 def test_numbers_follow_and_a_taken_number_is_a_conflict(client: httpx.Client) -> None:
-    first = issue(client, "/api/retentions", retention())["data"]["number"]
-    second = issue(client, "/api/retentions", retention())["data"]["number"]
+    first = issue(client, retention(), "/api/retentions")["data"]["number"]
+    second = issue(client, retention(), "/api/retentions")["data"]["number"]
     assert int(second.split("-")[1]) == int(first.split("-")[1]) + 1
     before = count(client, "retentions")
     taken = client.post("/api/retentions", json=retention(numero_documento=second.split("-")[1]))
@@ -224,7 +217,7 @@ def test_rejected_variants_answer_sunats_code(
         body["fecha_de_emision"] = (peru_today() - dt.timedelta(days=1)).isoformat()
         if peru_today().day == 1:
             pytest.skip("yesterday is another month: the period rule would answer first")
-    payload = issue(client, "/api/retentions", body)
+    payload = issue(client, body, "/api/retentions")
     assert payload["response"]["code"] == code, payload["response"]
     assert payload["data"]["state_type_id"] == "09"
     assert payload["response"]["description"].startswith(
@@ -341,9 +334,9 @@ def test_bodies_that_are_not_objects_and_missing_tokens(shop: Shop, client: http
 
 
 def test_another_tenant_sees_nothing(client: httpx.Client, rival: Shop) -> None:
-    payload = issue(client, "/api/retentions", retention())
+    payload = issue(client, retention(), "/api/retentions")
     external_id = payload["data"]["external_id"]
-    with rival.client() as other:
+    with rival.http() as other:
         assert all(
             row["external_id"] != external_id for row in other.get("/api/retentions/lists").json()["data"]
         )
@@ -351,7 +344,7 @@ def test_another_tenant_sees_nothing(client: httpx.Client, rival: Shop) -> None:
             response = other.get(f"/downloads/retention/{kind}/{external_id}")
             assert response.status_code == 404, response.text
         # its own numbering starts at 1
-        mine = issue(other, "/api/retentions", retention())
+        mine = issue(other, retention(), "/api/retentions")
         assert mine["data"]["number"] == "R001-1"
     assert client.get(f"/downloads/retention/zip/{external_id}").status_code == 404
     assert client.get(f"/downloads/perception/xml/{external_id}").status_code == 404
@@ -372,7 +365,7 @@ def test_an_authority_outage_keeps_the_retention_registered_and_sends_it_later(
     assert response.json()["links"]["cdr"] == ""
     assert count(client, "retentions") == before + 1  # kept, with its number: never given back
     # the next retention takes the next number
-    after = issue(client, "/api/retentions", retention())
+    after = issue(client, retention(), "/api/retentions")
     assert int(after["data"]["number"].split("-")[1]) == int(data["number"].split("-")[1]) + 1
     # the pending sender sends the same signed XML again, once SUNAT answers
     sent = PendingSender(live.context).send_due(tenant=shop.slug)
@@ -388,7 +381,7 @@ def test_an_authority_outage_keeps_the_retention_registered_and_sends_it_later(
 
 
 def test_a_perception_is_accepted(shop: Shop, client: httpx.Client) -> None:
-    payload = issue(client, "/api/perceptions", perception())
+    payload = issue(client, perception(), "/api/perceptions")
     data = payload["data"]
     assert data["number"].startswith("P001-") and payload["response"]["code"] == "0", payload
     xml = client.get(payload["links"]["xml"]).content
@@ -413,7 +406,7 @@ def test_a_perception_is_accepted(shop: Shop, client: httpx.Client) -> None:
 def test_perception_regimes_and_their_rates(
     client: httpx.Client, regime: str, percent: str, amount: str
 ) -> None:
-    payload = issue(client, "/api/perceptions", perception(codigo_tipo_percepcion=regime))
+    payload = issue(client, perception(codigo_tipo_percepcion=regime), "/api/perceptions")
     assert payload["response"]["code"] == "0"
     root = assert_schema_valid(client.get(payload["links"]["xml"]).content)
     assert root.findtext("sac:SUNATPerceptionPercent", namespaces=NS) == percent
@@ -421,12 +414,12 @@ def test_perception_regimes_and_their_rates(
 
 
 def test_perception_rejections(client: httpx.Client) -> None:
-    wrong_total = issue(client, "/api/perceptions", perception(totales={"total_percibido": "1.00"}))
+    wrong_total = issue(client, perception(totales={"total_percibido": "1.00"}), "/api/perceptions")
     assert wrong_total["response"]["code"] == "2667"
     body = perception()
     body["documentos"][0]["total_percibido"] = "59.00"  # 5 %, not regime 01's 2 %
     body["documentos"][0]["total_a_pagar"] = "1239.00"
-    wrong_rate = issue(client, "/api/perceptions", body)
+    wrong_rate = issue(client, body, "/api/perceptions")
     assert wrong_rate["response"]["code"] == "2608"
     if reference.available():
         assert stylesheet(client, wrong_total).first_rejection == "2667"
@@ -469,7 +462,7 @@ def reverse(client: httpx.Client, plural: str, *external_ids: str, day: str | No
 def test_a_reversion_cancels_an_accepted_document(
     shop: Shop, client: httpx.Client, plural: str, body: Any
 ) -> None:
-    issued = issue(client, f"/api/{plural}", body())
+    issued = issue(client, body(), f"/api/{plural}")
     external_id = issued["data"]["external_id"]
     shop.set(authority_ticket_delay=3.0)
     try:
@@ -514,11 +507,11 @@ def test_a_reversion_cancels_an_accepted_document(
 
 
 def test_reversion_refusals_store_nothing(client: httpx.Client, rival: Shop) -> None:
-    rejected = issue(client, "/api/retentions", retention(totales={"total_retenido": "1.00"}))
+    rejected = issue(client, retention(totales={"total_retenido": "1.00"}), "/api/retentions")
     assert rejected["data"]["state_type_id"] == "09"
-    accepted = issue(client, "/api/retentions", retention())
-    with rival.client() as other:
-        theirs = issue(other, "/api/retentions", retention())["data"]["external_id"]
+    accepted = issue(client, retention(), "/api/retentions")
+    with rival.http() as other:
+        theirs = issue(other, retention(), "/api/retentions")["data"]["external_id"]
     cases = [
         (reverse(client, "retentions", rejected["data"]["external_id"]), "documentos.0.external_id"),
         (reverse(client, "retentions", theirs), "documentos.0.external_id"),
@@ -540,6 +533,7 @@ def test_reversion_refusals_store_nothing(client: httpx.Client, rival: Shop) -> 
     assert client.post("/api/retentions/voided/status", json={}).status_code == 422
 
 
+@pytest.mark.slow
 def test_a_restart_between_reversion_and_status_loses_nothing(
     live: LiveService, shop: Shop, tmp_path: Path
 ) -> None:
@@ -548,7 +542,7 @@ def test_a_restart_between_reversion_and_status_loses_nothing(
     try:
         with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as first_server:
             with first_server.client(shop.slug, shop.token) as first:
-                issued = issue(first, "/api/retentions", retention())
+                issued = issue(first, retention(), "/api/retentions")
                 external_id = issued["data"]["external_id"]
                 sent = reverse(first, "retentions", external_id)
                 assert sent.status_code == 200, sent.text

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from sunat.calendar import peru_today
+from tests.common import issue
 from tests.facturador.render import pdf_probes as probes
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed
 from tests.samples.bodies import credit_note_body, invoice_body
@@ -85,14 +86,6 @@ def detraction_credit_invoice() -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-
-
-def issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/api/documents", json=body)
-    assert response.status_code == 200, response.text
-    payload = response.json()
-    assert payload["success"] is True
-    return payload
 
 
 def signed_xml(payload: dict[str, Any]) -> Any:

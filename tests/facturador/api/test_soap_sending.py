@@ -25,6 +25,7 @@ from facturador.authority.soap.injection import Fault
 from facturador.domain.pending import PendingSender
 from facturador.store.faults import SqlFaultStore
 from facturador.store.models import AUTHORITY_RECORDS
+from tests.common import issue, wait_for
 from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import (
     boleta_note_body,
@@ -32,7 +33,6 @@ from tests.facturador.api.test_summaries import (
     status_of,
     today,
     void_boletas,
-    wait_for,
 )
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.ubl_xml import BAD_CHECK_DIGIT_RUC
@@ -64,12 +64,6 @@ def faults(live: LiveService) -> Iterator[SqlFaultStore]:
     store = SqlFaultStore(live.context.db)
     yield store
     store.clear()
-
-
-def issue(client: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    answer = client.post(path, json=body)
-    assert answer.status_code == 200, answer.text
-    return answer.json()
 
 
 def outcome(payload: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
@@ -105,20 +99,20 @@ def test_every_family_answers_through_soap_as_in_process(live: LiveService) -> N
                 base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
             ) as client,
         ):
-            factura = issue(client, "/api/documents", invoice_body())
+            factura = issue(client, invoice_body(), "/api/documents")
             got.append(outcome(factura))
             external_id = factura["data"]["external_id"]
-            got.append(outcome(issue(client, "/api/documents", credit_note_body(external_id))))
+            got.append(outcome(issue(client, credit_note_body(external_id), "/api/documents")))
             debit = credit_note_body(external_id, codigo_tipo_documento="08", serie_documento="FD01")
             debit["codigo_tipo_nota"] = "01"
-            got.append(outcome(issue(client, "/api/documents", debit)))
+            got.append(outcome(issue(client, debit, "/api/documents")))
             bad = invoice_body()
             bad["datos_del_cliente_o_receptor"]["numero_documento"] = BAD_CHECK_DIGIT_RUC
-            rejected = issue(client, "/api/documents", bad)
+            rejected = issue(client, bad, "/api/documents")
             got.append(bool(rejected["links"]["cdr"]))  # SOAP: the fault's CDR is asked for and kept
             got.append(outcome(rejected))
-            boleta = issue(client, "/api/documents", boleta_body())["data"]["external_id"]
-            issue(client, "/api/documents", boleta_note_body(boleta))
+            boleta = issue(client, boleta_body(), "/api/documents")["data"]["external_id"]
+            issue(client, boleta_note_body(boleta), "/api/documents")
             got.append(status_of(client, declare(client), accepted=True)["response"]["code"])
             got.append(status_of(client, void_boletas(client, boleta), accepted=True)["response"]["code"])
             voided = client.post(
@@ -134,7 +128,7 @@ def test_every_family_answers_through_soap_as_in_process(live: LiveService) -> N
             )
             got.append(answer.json()["response"]["code"])
             for plural, body in (("retentions", retention()), ("perceptions", perception())):
-                issued = issue(client, f"/api/{plural}", body)
+                issued = issue(client, body, f"/api/{plural}")
                 got.append(outcome(issued))
                 reversal = client.post(
                     f"/api/{plural}/voided",
@@ -158,7 +152,7 @@ def test_every_family_answers_through_soap_as_in_process(live: LiveService) -> N
 
 
 def _issue_factura(client: httpx.Client) -> dict[str, Any]:
-    return issue(client, "/api/documents", invoice_body())["data"]
+    return issue(client, invoice_body(), "/api/documents")["data"]
 
 
 FAILURES = [
@@ -189,7 +183,7 @@ def test_a_failure_loses_no_number_and_registers_nothing_twice(
     ) as client:
         first = _issue_factura(client)
         faults.add(Fault(kind, ruc=shop.ruc, operation="sendBill", code=code, remaining=times, seconds=4.0))
-        hit = issue(client, "/api/documents", invoice_body())
+        hit = issue(client, invoice_body(), "/api/documents")
         assert (hit["data"]["state_type_id"], str(hit["response"]["code"])) == (state, answered), hit
         faults.clear(shop.ruc)
         sent = PendingSender(live.context).send_due(tenant=shop.slug, force=True)
@@ -210,7 +204,7 @@ def test_a_rejection_fault_consumes_the_number(live: LiveService, faults: SqlFau
         base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
     ) as client:
         faults.add(Fault("fault", ruc=shop.ruc, operation="sendBill", code=code, remaining=1))
-        rejected = issue(client, "/api/documents", invoice_body())
+        rejected = issue(client, invoice_body(), "/api/documents")
         assert rejected["data"]["state_type_id"] == "09" and rejected["response"]["code"] == code
         assert rejected["links"]["cdr"] == ""  # SUNAT answered a fault: no CDR
         assert PendingSender(live.context).pending(tenant=shop.slug) == []
@@ -232,9 +226,9 @@ def test_an_hour_of_0109_leaves_documents_pending_and_they_are_sent_once(
     with httpx.Client(
         base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
     ) as client:
-        issued = [issue(client, "/api/documents", invoice_body()) for _ in range(5)]
+        issued = [issue(client, invoice_body(), "/api/documents") for _ in range(5)]
         assert {payload["response"]["code"] for payload in issued} == {"0109"}
-        retention_sent = issue(client, "/api/retentions", retention())
+        retention_sent = issue(client, retention(), "/api/retentions")
         assert retention_sent["data"]["state_type_id"] == "01"
         summary = client.post(
             "/api/summaries", json={"fecha_de_emision_de_documentos": today(), "codigo_tipo_proceso": "1"}
@@ -263,7 +257,7 @@ def test_a_login_or_profile_error_is_an_exception_not_a_rejection(
     with httpx.Client(
         base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
     ) as client:
-        hit = issue(client, "/api/documents", invoice_body())
+        hit = issue(client, invoice_body(), "/api/documents")
         assert hit["data"]["state_type_id"] == "01" and hit["response"]["code"] == code
         faults.clear(shop.ruc)
         sent = PendingSender(live.context).send_due(tenant=shop.slug, force=True)
@@ -279,7 +273,7 @@ def test_a_summary_refused_is_withdrawn_and_one_never_answered_is_sent_again(
     with httpx.Client(
         base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
     ) as client:
-        boletas = [issue(client, "/api/documents", boleta_body())["data"]["external_id"] for _ in range(2)]
+        boletas = [issue(client, boleta_body(), "/api/documents")["data"]["external_id"] for _ in range(2)]
         # SUNAT down: nothing stored, the boletas stay registered
         faults.add(Fault("fault", ruc=shop.ruc, operation="sendSummary", code="0109", remaining=1))
         refused = client.post("/api/summaries", json=body)
@@ -322,7 +316,7 @@ def test_the_background_poller_asks_with_doubling_waits_and_stops_at_an_unknown_
     with httpx.Client(
         base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60
     ) as client:
-        issue(client, "/api/documents", boleta_body())
+        issue(client, boleta_body(), "/api/documents")
         sent = declare(client)
         first = _summary(live, sent["external_id"])
         assert first.state_type_id == "03" and first.next_poll_at is not None
@@ -339,7 +333,7 @@ def test_the_background_poller_asks_with_doubling_waits_and_stops_at_an_unknown_
         assert settled.state == "05" and settled.code == "0"
         assert _summary(live, sent["external_id"]).next_poll_at is None
         # a ticket SUNAT does not know: reported once, never asked about again
-        issue(client, "/api/documents", boleta_body())
+        issue(client, boleta_body(), "/api/documents")
         unknown = declare(client)
         faults.add(Fault("fault", ruc=shop.ruc, operation="getStatus", code="0127", remaining=5))
         (refused,) = poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(seconds=30))

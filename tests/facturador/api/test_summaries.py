@@ -7,10 +7,8 @@ day, so the shared tenants' documents must not mix in. The helpers here are shar
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,61 +17,20 @@ import pytest
 
 from facturador.authority.cdr import parse_cdr
 from facturador.domain import summaries as summaries_module
-from facturador.domain.tenants import TenantError, create_tenant, parse_setting
+from facturador.domain.tenants import TenantError, parse_setting
 from sunat.calendar import peru_today
-from sunat.identity import is_valid_ruc
+from tests.common import issue, wait_for
 from tests.conftest import LiveService
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
 from tests.samples.tenants import ACME_TOKEN
 from tests.served import NO_POLLER, serve
+from tests.shops import Shop, new_shop
 
 IN_PROCESS = "Code: 98; Description: El procesamiento del comprobante aún no ha terminado"
 
 # ----------------------------------------------------------------------------------------------------------
 # Helpers (also used by test_voided.py)
-
-
-def valid_ruc(prefix: str) -> str:
-    """An 11-digit RUC: ``prefix`` (10 digits) and its check digit."""
-    weights = (5, 4, 3, 2, 7, 6, 5, 4, 3, 2)
-    rest = 11 - sum(int(d) * w for d, w in zip(prefix, weights, strict=True)) % 11
-    ruc = prefix + str({10: 0, 11: 1}.get(rest, rest))
-    assert is_valid_ruc(ruc)
-    return ruc
-
-
-@dataclass
-class Shop:
-    """A tenant created for one test module, reached over HTTP through the live service."""
-
-    live: LiveService
-    slug: str
-    ruc: str
-    token: str
-
-    def client(self) -> httpx.Client:
-        return self.live.client(self.slug, self.token)
-
-    def set(self, **settings: Any) -> None:
-        self.live.set_tenant(self.slug, **settings)
-
-
-def new_shop(live: LiveService, slug: str, ruc_prefix: str, **settings: Any) -> Shop:
-    """Create a tenant with a fresh RUC; tickets are processed at once unless ``settings`` say otherwise."""
-    ruc = valid_ruc(ruc_prefix)
-    token = f"{slug}-token-0123456789-abcdefghij"
-    with live.context.session() as session, session.begin():
-        create_tenant(
-            session,
-            live.settings,
-            slug,
-            ruc=ruc,
-            name=f"{slug.upper()} S.A.C.",
-            token=token,
-            overrides={"authority_ticket_delay": 0.0, **settings},
-        )
-    return Shop(live, slug, ruc, token)
 
 
 def today() -> str:
@@ -92,12 +49,6 @@ def boleta_note_body(affected_external_id: str) -> dict[str, Any]:
     )
 
 
-def issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/api/documents", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()["data"]
-
-
 def state_of(client: httpx.Client, external_id: str, day: str | None = None) -> str:
     """A document's state from the list endpoint."""
     day = day or today()
@@ -110,18 +61,6 @@ def set_state(client: httpx.Client, external_id: str, state: str) -> None:
         "/api/documents/updatedocumentstatus", json={"externail_id": external_id, "state_type_id": state}
     )
     assert response.status_code == 200, response.text
-
-
-def wait_for(client: httpx.Client, path: str, body: dict[str, Any], *, seconds: float = 30) -> httpx.Response:
-    """Poll a status endpoint until it stops answering 202 (in process)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        response = client.post(path, json=body)
-        if response.status_code != 202:
-            return response
-        assert response.json()["error_code"] == "TICKET_IN_PROCESS"
-        assert time.monotonic() < deadline, "the ticket stayed in process"
-        time.sleep(0.1)
 
 
 def assert_error(
@@ -148,12 +87,12 @@ def not_found_message(external_id: str) -> str:
 
 @pytest.fixture(scope="module")
 def shop(live: LiveService) -> Shop:
-    return new_shop(live, "rc-shop", "2060000001")
+    return new_shop(live, "rc-shop")
 
 
 @pytest.fixture
 def client(shop: Shop) -> Iterator[httpx.Client]:
-    with shop.client() as client:
+    with shop.http() as client:
         yield client
 
 
@@ -195,13 +134,13 @@ def status_of(client: httpx.Client, data: dict[str, Any], *, accepted: bool | No
 def test_declare_a_days_boletas_then_query_the_ticket(shop: Shop, client: httpx.Client) -> None:
     shop.set(authority_ticket_delay=3.0)  # long enough to see the ticket in process
     try:
-        first = issue(client, boleta_body())
+        first = issue(client, boleta_body())["data"]
         second = issue(client, boleta_body(datos_del_cliente_o_receptor={
             "codigo_tipo_documento_identidad": "-", "numero_documento": "-",
             "apellidos_y_nombres_o_razon_social": "CLIENTES VARIOS",
-        }))  # fmt: skip
-        note = issue(client, boleta_note_body(first["external_id"]))
-        factura = issue(client, invoice_body())  # group 01: never in a summary
+        }))["data"]  # fmt: skip
+        note = issue(client, boleta_note_body(first["external_id"]))["data"]
+        factura = issue(client, invoice_body())["data"]  # group 01: never in a summary
         assert {state_of(client, d["external_id"]) for d in (first, second, note)} == {"01"}
         data = declare(client)
         assert set(data) == {"external_id", "ticket"} and data["ticket"].isdigit()
@@ -277,9 +216,9 @@ def test_declare_a_days_boletas_then_query_the_ticket(shop: Shop, client: httpx.
 
 
 def test_identifiers_are_numbered_per_day(shop: Shop, client: httpx.Client) -> None:
-    issue(client, boleta_body())
+    issue(client, boleta_body())["data"]
     first = status_of(client, declare(client), accepted=True)
-    issue(client, boleta_body())
+    issue(client, boleta_body())["data"]
     second = status_of(client, declare(client), accepted=True)
     numbers = [int(answer["data"]["filename"].rsplit("-", 1)[1]) for answer in (first, second)]
     assert numbers[1] == numbers[0] + 1
@@ -290,7 +229,7 @@ def test_more_than_one_summary_when_the_day_has_more_documents(
     client: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(summaries_module, "MAX_LINES", 2)  # the service runs in this process
-    issued = [issue(client, boleta_body())["external_id"] for _ in range(3)]
+    issued = [issue(client, boleta_body())["data"]["external_id"] for _ in range(3)]
     data = declare(client)
     assert len(data["summaries"]) == 2
     assert data["summaries"][0] == {"external_id": data["external_id"], "ticket": data["ticket"]}
@@ -306,7 +245,7 @@ def test_more_than_one_summary_when_the_day_has_more_documents(
 
 
 def test_void_a_boleta_with_a_summary(client: httpx.Client) -> None:
-    boleta = issue(client, boleta_body())
+    boleta = issue(client, boleta_body())["data"]
     status_of(client, declare(client), accepted=True)
     assert state_of(client, boleta["external_id"]) == "05"
     data = void_boletas(client, boleta["external_id"])
@@ -321,7 +260,7 @@ def test_void_a_boleta_with_a_summary(client: httpx.Client) -> None:
 
 
 def test_declaring_a_boleta_twice_is_rejected_and_it_goes_back_to_registered(client: httpx.Client) -> None:
-    boleta = issue(client, boleta_body())
+    boleta = issue(client, boleta_body())["data"]
     status_of(client, declare(client), accepted=True)
     set_state(client, boleta["external_id"], "01")  # the service forgets; SUNAT does not
     data = declare(client)
@@ -339,7 +278,7 @@ def test_declaring_a_boleta_twice_is_rejected_and_it_goes_back_to_registered(cli
 
 
 def test_voiding_a_boleta_never_accepted_is_rejected_and_it_keeps_its_state(client: httpx.Client) -> None:
-    boleta = issue(client, boleta_body())
+    boleta = issue(client, boleta_body())["data"]
     set_state(client, boleta["external_id"], "05")  # never declared to SUNAT
     data = void_boletas(client, boleta["external_id"])
     answer = status_of(client, data)
@@ -351,7 +290,7 @@ def test_voiding_a_boleta_never_accepted_is_rejected_and_it_keeps_its_state(clie
 
 
 def test_voiding_a_boleta_twice_is_rejected(client: httpx.Client) -> None:
-    boleta = issue(client, boleta_body())
+    boleta = issue(client, boleta_body())["data"]
     status_of(client, declare(client), accepted=True)
     status_of(client, void_boletas(client, boleta["external_id"]), accepted=True)
     assert state_of(client, boleta["external_id"]) == "11"
@@ -364,11 +303,11 @@ def test_voiding_a_boleta_twice_is_rejected(client: httpx.Client) -> None:
 def test_concurrent_senders_and_pollers(live: LiveService, shop: Shop, client: httpx.Client) -> None:
     """Concurrent declarations of one day: one takes the boletas, the others find none; concurrent status
     queries of one ticket: it is processed once and every caller gets the same answer."""
-    boletas = [issue(client, boleta_body())["external_id"] for _ in range(3)]
+    boletas = [issue(client, boleta_body())["data"]["external_id"] for _ in range(3)]
     body = {"fecha_de_emision_de_documentos": today(), "codigo_tipo_proceso": "1"}
 
     def post(path: str, payload: dict[str, Any]) -> httpx.Response:
-        with shop.client() as own:
+        with shop.http() as own:
             return own.post(path, json=payload)
 
     shop.set(authority_ticket_delay=0.5)
@@ -379,7 +318,7 @@ def test_concurrent_senders_and_pollers(live: LiveService, shop: Shop, client: h
         shop.set(authority_ticket_delay=0.0)
     assert sorted(response.status_code for response in sent) == [200, 422, 422, 422]
     data = next(response.json()["data"] for response in sent if response.status_code == 200)
-    time.sleep(0.6)
+    shop.live.clock.advance(0.6)  # past the 0.5 s the ticket stays in process
     with ThreadPoolExecutor(6) as pool:
         answers = list(
             pool.map(lambda _: post("/api/summaries/status", {"ticket": data["ticket"]}), range(6))
@@ -390,6 +329,7 @@ def test_concurrent_senders_and_pollers(live: LiveService, shop: Shop, client: h
     assert {state_of(client, external_id) for external_id in boletas} == {"05"}
 
 
+@pytest.mark.slow
 def test_a_restart_between_sending_and_querying_loses_nothing(
     live: LiveService, shop: Shop, tmp_path: Path
 ) -> None:
@@ -400,7 +340,7 @@ def test_a_restart_between_sending_and_querying_loses_nothing(
     try:
         with serve(live.settings, tmp_path / "first.log", *NO_POLLER) as served:
             with httpx.Client(base_url=served.base_url(shop.slug), headers=headers, timeout=60) as first:
-                boleta = issue(first, boleta_body())
+                boleta = issue(first, boleta_body())["data"]
                 data = declare(first)
                 assert first.post("/api/summaries/status", json=data).status_code == 202
         with serve(live.settings, tmp_path / "second.log", *NO_POLLER) as served:
@@ -421,7 +361,7 @@ def test_a_restart_between_sending_and_querying_loses_nothing(
 @pytest.fixture
 def registered(client: httpx.Client) -> Iterator[dict[str, Any]]:
     """A fresh boleta of today, still registered; after the test it must still be (nothing changed)."""
-    boleta = issue(client, boleta_body())
+    boleta = issue(client, boleta_body())["data"]
     yield boleta
 
 
@@ -470,7 +410,7 @@ def test_wrong_or_missing_token(live: LiveService, shop: Shop, registered: dict[
             for path in ("/api/summaries", "/api/summaries/status"):
                 response = stranger.post(path, json=body)
                 assert_error(response, 401, "UNAUTHENTICATED", "No se encuentra autenticado")
-    with shop.client() as client:
+    with shop.http() as client:
         assert state_of(client, registered["external_id"]) == "01"
 
 
@@ -500,11 +440,11 @@ def test_voiding_nothing(
 def test_documents_that_cannot_be_voided_in_a_summary(
     live: LiveService, client: httpx.Client, registered: dict[str, Any]
 ) -> None:
-    accepted = issue(client, boleta_body())
+    accepted = issue(client, boleta_body())["data"]
     set_state(client, accepted["external_id"], "05")
-    factura = issue(client, invoice_body())
+    factura = issue(client, invoice_body())["data"]
     with live.client("other", "other-token-0123456789-abcdefghijklmno") as other:
-        theirs = issue(other, boleta_body())
+        theirs = issue(other, boleta_body())["data"]
         set_state(other, theirs["external_id"], "05")
     yesterday = (peru_today() - dt.timedelta(days=1)).isoformat()
     unknown = "00000000-0000-4000-8000-000000000000"
@@ -574,7 +514,7 @@ def test_status_bad_input(live: LiveService, client: httpx.Client) -> None:
         "El ticket 123 es inválido, no se encontró resumen relacionado",
     )
     # another tenant's summary is not found, nor is this tenant's summary asked as a voided communication
-    issue(client, boleta_body())
+    issue(client, boleta_body())["data"]
     data = declare(client)
     with live.client("other", "other-token-0123456789-abcdefghijklmno") as other:
         assert_error(other.post("/api/summaries/status", json=data), 404, "SUMMARY_NOT_FOUND")
@@ -591,7 +531,7 @@ def test_downloads_of_unknown_or_unanswered_summaries(shop: Shop, client: httpx.
     assert_error(client.get(f"/downloads/voided/cdr/{unknown}"), 404, "VOIDED_NOT_FOUND")
     shop.set(authority_ticket_delay=30.0)
     try:
-        issue(client, boleta_body())
+        issue(client, boleta_body())["data"]
         data = declare(client)
         assert client.get(f"/downloads/summary/xml/{data['external_id']}").status_code == 200
         assert_error(client.get(f"/downloads/summary/cdr/{data['external_id']}"), 404, "CDR_NOT_FOUND")
@@ -629,7 +569,7 @@ def test_the_ticket_delay_is_a_tenant_setting() -> None:
 
 def test_summary_lists(client: httpx.Client) -> None:
     """GET /api/summaries/lists shows the tenant's summaries, newest first, with their files."""
-    issue(client, boleta_body())
+    issue(client, boleta_body())["data"]
     sent = declare(client)
     rows = client.get("/api/summaries/lists").json()["data"]
     row = next(r for r in rows if r["external_id"] == sent["external_id"])
@@ -657,11 +597,9 @@ def test_a_past_days_summary_can_be_generated_on_its_day_where_past_dates_are_ta
     identifier, its XML's IssueDate and the lists say that date (seeded summaries all said today)."""
     past = peru_today() - dt.timedelta(days=5)
     sent_on = past + dt.timedelta(days=1)
-    shop = new_shop(
-        live, "rc-past", "2060000009", restrict_receipt_date=False, authority_check_deadlines=False
-    )
-    with shop.client() as client:
-        issue(client, boleta_body(fecha_de_emision=past.isoformat()))
+    shop = new_shop(live, "rc-past", restrict_receipt_date=False, authority_check_deadlines=False)
+    with shop.http() as client:
+        issue(client, boleta_body(fecha_de_emision=past.isoformat()))["data"]
         body = {"fecha_de_emision_de_documentos": past.isoformat(), "codigo_tipo_proceso": "1"}
         for wrong, says in (
             (past - dt.timedelta(days=1), "anterior a la fecha de los documentos"),

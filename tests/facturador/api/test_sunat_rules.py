@@ -13,14 +13,14 @@ Skipped with a reason without the reference folder or saxonche; CI (FACTURADOR_R
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 
 from facturador.domain.tenants import add_series
+from tests.common import issue, wait_for
 from tests.conftest import LiveService
-from tests.facturador.api.test_summaries import declare, void_boletas, wait_for
+from tests.facturador.api.test_summaries import declare, void_boletas
 from tests.facturador.api.test_summaries import status_of as summary_status
 from tests.helpers import assert_schema_valid
 from tests.reference import requires_shared
@@ -63,14 +63,6 @@ def client(shop: Shop) -> Iterator[httpx.Client]:
         yield client
 
 
-def _issue(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/api/documents", json=body)
-    assert response.status_code == 200, response.text
-    payload: dict[str, Any] = response.json()
-    assert payload["success"] is True
-    return payload
-
-
 def _judged(judge: Judge, xml: bytes, name: str) -> Verdict:
     assert_schema_valid(xml)
     return judge(xml, name)
@@ -88,8 +80,8 @@ def _assert_passes(verdict: Verdict, scenario: str) -> None:
 def test_every_scenario_passes_sunats_stylesheets(
     judge: Judge, client: httpx.Client, scenario: Scenario
 ) -> None:
-    body = scenario.build(lambda prerequisite: _issue(client, prerequisite)["data"])
-    payload = _issue(client, body)
+    body = scenario.build(lambda prerequisite: issue(client, prerequisite)["data"])
+    payload = issue(client, body)
     data = payload["data"]
     xml = httpx.get(payload["links"]["xml"])
     assert xml.status_code == 200
@@ -111,7 +103,7 @@ def test_daily_summaries_pass_sunats_stylesheets(judge: Judge, live: LiveService
     """A day's boletas and boleta notes declared (condition 1), then one voided (condition 3)."""
     shop = new_shop(live, "xsl-rc")
     with live.client(shop.slug, shop.token) as client:
-        first = _issue(client, boleta_body())["data"]
+        first = issue(client, boleta_body())["data"]
         big = boleta_body()
         big["items"][0].update(cantidad=20, total_base_igv=1000, total_igv=180, total_impuestos=180)
         big["items"][0].update(total_valor_item=1000, total_item=1180)
@@ -119,8 +111,8 @@ def test_daily_summaries_pass_sunats_stylesheets(judge: Judge, live: LiveService
             total_operaciones_gravadas=1000, total_igv=180, total_impuestos=180, total_valor=1000
         )
         big["totales"]["total_venta"] = 1180
-        _issue(client, big)
-        _issue(
+        issue(client, big)
+        issue(
             client,
             boleta_body(
                 codigo_tipo_moneda="USD",
@@ -133,7 +125,7 @@ def test_daily_summaries_pass_sunats_stylesheets(judge: Judge, live: LiveService
         )
         note = credit_note_body(first["external_id"], serie_documento="BC01")
         note["datos_del_cliente_o_receptor"] = boleta_body()["datos_del_cliente_o_receptor"]
-        _issue(client, note)
+        issue(client, note)
         declared = declare(client)
         summary_status(client, declared, accepted=True)
         xml, name = _summary_xml(client, "summary", declared["external_id"])
@@ -149,7 +141,7 @@ def test_daily_summary_of_boletas_with_isc_and_other_taxes(judge: Judge, live: L
     SUNAT's sum of the line (4027: bases + IGV + ISC + other taxes = total) holds."""
     shop = new_shop(live, "xsl-rc-isc")
     with live.client(shop.slug, shop.token) as client:
-        _issue(client, isc.isc_boleta("02"))
+        issue(client, isc.isc_boleta("02"))
         other = boleta_body()
         other["items"] = [isc.other_taxes_item()]
         other["totales"] = {
@@ -161,7 +153,7 @@ def test_daily_summary_of_boletas_with_isc_and_other_taxes(judge: Judge, live: L
             "total_valor": 100,
             "total_venta": 123,
         }
-        _issue(client, other)
+        issue(client, other)
         declared = declare(client)
         summary_status(client, declared, accepted=True)
         xml, name = _summary_xml(client, "summary", declared["external_id"])
@@ -177,9 +169,9 @@ def test_voided_communications_pass_sunats_stylesheets(judge: Judge, live: LiveS
     """A factura and a credit note voided in one communication."""
     shop = new_shop(live, "xsl-ra")
     with live.client(shop.slug, shop.token) as client:
-        factura = _issue(client, invoice_body())["data"]
-        other = _issue(client, invoice_body())["data"]
-        note = _issue(client, credit_note_body(other["external_id"]))["data"]
+        factura = issue(client, invoice_body())["data"]
+        other = issue(client, invoice_body())["data"]
+        note = issue(client, credit_note_body(other["external_id"]))["data"]
         response = client.post(
             "/api/voided",
             json={

@@ -8,16 +8,11 @@ import httpx
 import pytest
 
 from sunat.calendar import peru_today
+from tests.common import issue
 from tests.conftest import LiveService
 from tests.facturador.api.test_bad_input import assert_error
 from tests.samples.bodies import boleta_body, invoice_body
 from tests.samples.tenants import ACME_TOKEN, OTHER_TOKEN
-
-
-def issued(client: httpx.Client, body: dict | None = None) -> dict:
-    response = client.post("/api/documents", json=body or invoice_body())
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 @pytest.mark.parametrize("token", [None, "x", "wrong-token-xxxxxxxxxxxxxxxxxxxx", OTHER_TOKEN])
@@ -65,7 +60,7 @@ def test_tenant_by_host_header(live: LiveService) -> None:
 
 
 def test_tenants_never_see_each_other(acme: httpx.Client, other: httpx.Client) -> None:
-    mine = issued(acme)["data"]
+    mine = issue(acme, invoice_body())["data"]
     ext = mine["external_id"]
     for kind in ("xml", "pdf", "cdr"):
         assert other.get(f"/downloads/document/{kind}/{ext}").status_code == 404
@@ -81,18 +76,18 @@ def test_tenants_never_see_each_other(acme: httpx.Client, other: httpx.Client) -
     )
     assert acme.get(f"/downloads/document/xml/{ext}").status_code == 200
     # both tenants number F001 independently
-    assert issued(other)["data"]["filename"].startswith("20601030013-01-F001-")
+    assert issue(other, invoice_body())["data"]["filename"].startswith("20601030013-01-F001-")
 
 
 def test_downloads_unknown_and_bad_kind(acme: httpx.Client) -> None:
     assert_error(acme.get("/downloads/document/xml/00000000-0000-4000-8000-000000000000"), 404)
-    ext = issued(acme)["data"]["external_id"]
+    ext = issue(acme, invoice_body())["data"]["external_id"]
     assert_error(acme.get(f"/downloads/document/zip/{ext}"), 404)
     assert_error(acme.get(f"/downloads/document/pdf/{ext}/a3"), 404)
 
 
 def test_send_rules(acme: httpx.Client) -> None:
-    boleta = issued(acme, boleta_body())["data"]
+    boleta = issue(acme, boleta_body())["data"]
     body = assert_error(
         acme.post("/api/documents/send", json={"external_id": boleta["external_id"]}),
         422,
@@ -103,13 +98,13 @@ def test_send_rules(acme: httpx.Client) -> None:
     unknown = assert_error(acme.post("/api/documents/send", json={"external_id": "nope"}), 404)
     assert unknown["message"] == "El documento con código externo nope, no se encuentra registrado."
     # re-sending an accepted factura answers the same CDR again and keeps it accepted
-    invoice = issued(acme)["data"]
+    invoice = issue(acme, invoice_body())["data"]
     again = acme.post("/api/documents/send", json={"external_id": invoice["external_id"]}).json()
     assert again["data"]["state_type_id"] == "05" and again["response"]["code"] == "0"
 
 
 def test_update_status_accepts_the_real_key(acme: httpx.Client) -> None:
-    ext = issued(acme)["data"]["external_id"]
+    ext = issue(acme, invoice_body())["data"]["external_id"]
     response = acme.post(
         "/api/documents/updatedocumentstatus", json={"externail_id": ext, "state_type_id": "11"}
     )
@@ -127,7 +122,7 @@ def test_update_status_accepts_the_real_key(acme: httpx.Client) -> None:
 
 
 def test_lists_by_range(acme: httpx.Client) -> None:
-    doc = issued(acme)["data"]
+    doc = issue(acme, invoice_body())["data"]
     day = peru_today()
     rows = acme.get(f"/api/documents/lists/{day}/{day}").json()["data"]
     row = next(r for r in rows if r["external_id"] == doc["external_id"])

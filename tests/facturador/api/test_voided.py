@@ -11,32 +11,30 @@ import pytest
 
 from facturador.authority.cdr import parse_cdr
 from sunat.calendar import peru_today
+from tests.common import issue, wait_for
 from tests.conftest import LiveService
 from tests.facturador.api.test_summaries import (
     IN_PROCESS,
-    Shop,
     assert_error,
-    issue,
-    new_shop,
     not_found_message,
     set_state,
     stamp,
     state_of,
     today,
-    wait_for,
 )
 from tests.helpers import NS, assert_schema_valid, assert_signed, read_cdr
 from tests.samples.bodies import boleta_body, credit_note_body, invoice_body
+from tests.shops import Shop, new_shop
 
 
 @pytest.fixture(scope="module")
 def shop(live: LiveService) -> Shop:
-    return new_shop(live, "ra-shop", "2060000002")
+    return new_shop(live, "ra-shop")
 
 
 @pytest.fixture
 def client(shop: Shop) -> Iterator[httpx.Client]:
-    with shop.client() as client:
+    with shop.http() as client:
         yield client
 
 
@@ -67,14 +65,14 @@ def status_of(client: httpx.Client, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def credit_note(client: httpx.Client, factura: dict[str, Any]) -> dict[str, Any]:
-    return issue(client, credit_note_body(factura["external_id"]))
+    return issue(client, credit_note_body(factura["external_id"]))["data"]
 
 
 def test_void_a_factura_and_its_note(shop: Shop, client: httpx.Client) -> None:
     shop.set(authority_ticket_delay=3.0)
     try:
-        factura = issue(client, invoice_body())
-        note = credit_note(client, issue(client, invoice_body()))
+        factura = issue(client, invoice_body())["data"]
+        note = credit_note(client, issue(client, invoice_body())["data"])
         assert (
             state_of(client, factura["external_id"]) == "05" and state_of(client, note["external_id"]) == "05"
         )
@@ -135,8 +133,8 @@ def test_void_a_factura_and_its_note(shop: Shop, client: httpx.Client) -> None:
 
 
 def test_both_date_formats_and_numbering_per_day(client: httpx.Client) -> None:
-    first = issue(client, invoice_body())
-    second = issue(client, invoice_body())
+    first = issue(client, invoice_body())["data"]
+    second = issue(client, invoice_body())["data"]
     answers = [
         status_of(client, void(client, first["external_id"], day=today())),
         status_of(client, void(client, second["external_id"], day=dmy(today()))),
@@ -148,7 +146,7 @@ def test_both_date_formats_and_numbering_per_day(client: httpx.Client) -> None:
 
 
 def test_a_short_reason_is_only_observed(client: httpx.Client) -> None:
-    factura = issue(client, invoice_body())
+    factura = issue(client, invoice_body())["data"]
     answer = status_of(client, void(client, factura["external_id"], reason="x"))
     assert answer["response"]["is_accepted"] is True
     assert [note.split(" - ")[0] for note in answer["response"]["notes"]] == ["4203", "2314"]
@@ -156,7 +154,7 @@ def test_a_short_reason_is_only_observed(client: httpx.Client) -> None:
 
 
 def test_voiding_twice_is_rejected_and_the_factura_goes_back(client: httpx.Client) -> None:
-    factura = issue(client, invoice_body())
+    factura = issue(client, invoice_body())["data"]
     status_of(client, void(client, factura["external_id"]))
     assert state_of(client, factura["external_id"]) == "11"
     set_state(client, factura["external_id"], "05")  # the service forgets; SUNAT does not
@@ -173,7 +171,7 @@ def test_voiding_twice_is_rejected_and_the_factura_goes_back(client: httpx.Clien
 
 
 def test_voiding_a_factura_never_accepted_is_rejected(client: httpx.Client) -> None:
-    unsent = issue(client, invoice_body(acciones={"enviar_xml_firmado": False}))
+    unsent = issue(client, invoice_body(acciones={"enviar_xml_firmado": False}))["data"]
     assert state_of(client, unsent["external_id"]) == "01"
     set_state(client, unsent["external_id"], "05")
     answer = status_of(client, void(client, unsent["external_id"]))
@@ -188,7 +186,7 @@ def test_voiding_a_factura_never_accepted_is_rejected(client: httpx.Client) -> N
 @pytest.fixture
 def accepted(client: httpx.Client) -> Iterator[dict[str, Any]]:
     """An accepted factura of today; after the test it must still be accepted (nothing changed)."""
-    factura = issue(client, invoice_body())
+    factura = issue(client, invoice_body())["data"]
     yield factura
     assert state_of(client, factura["external_id"]) == "05"
 
@@ -249,11 +247,11 @@ def test_malformed_json_and_tokens(
 def test_documents_that_cannot_be_voided(
     live: LiveService, client: httpx.Client, accepted: dict[str, Any]
 ) -> None:
-    boleta = issue(client, boleta_body())
+    boleta = issue(client, boleta_body())["data"]
     set_state(client, boleta["external_id"], "05")
-    unsent = issue(client, invoice_body(acciones={"enviar_xml_firmado": False}))
+    unsent = issue(client, invoice_body(acciones={"enviar_xml_firmado": False}))["data"]
     with live.client("other", "other-token-0123456789-abcdefghijklmno") as other:
-        theirs = issue(other, invoice_body())
+        theirs = issue(other, invoice_body())["data"]
     yesterday = (peru_today() - dt.timedelta(days=1)).isoformat()
     unknown = "00000000-0000-4000-8000-000000000000"
     for external_id, day, detail in [
@@ -305,7 +303,7 @@ def test_status_bad_input(client: httpx.Client, live: LiveService) -> None:
         "VOIDED_NOT_FOUND",
         "El ticket 999 es inválido, no se encontró anulación relacionada",
     )
-    factura = issue(client, invoice_body())
+    factura = issue(client, invoice_body())["data"]
     data = void(client, factura["external_id"])
     with live.client("other", "other-token-0123456789-abcdefghijklmno") as other:
         assert_error(

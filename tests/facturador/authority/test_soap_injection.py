@@ -226,6 +226,7 @@ def test_the_cli_adds_lists_and_clears_injections(live: LiveService, payer: Taxp
     assert refused.exit_code != 0 and "kind must be one of" in refused.output
 
 
+@pytest.mark.slow
 def test_every_worker_process_counts_the_same_injection(
     live: LiveService, payer: Taxpayer, tmp_path: Path
 ) -> None:
