@@ -48,11 +48,11 @@ from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_png_base64, qr_text
 from facturador.store.models import (
     ARTIFACTS,
-    DELETE_ARTIFACT,
     DOCUMENTS,
     SALE_NOTES,
     Artifact,
     Document,
+    replace_artifact,
     store_answer,
     store_artifact,
     store_document,
@@ -291,7 +291,7 @@ class DocumentService:
         failpoints.after_issue_commit()
         has_cdr = False
         if owed:
-            row, has_cdr = self._send(tenant, row, signed.xml, first=True)
+            row, has_cdr = self._send(tenant, row, signed.xml)
         return Issued(document=row, qr_png_base64=qr_png_base64(text), has_cdr=has_cdr)
 
     def _resolve_guides(
@@ -518,9 +518,7 @@ class DocumentService:
 
     # -- sending -----------------------------------------------------------------------------------
 
-    def _send(
-        self, tenant: TenantInfo, row: Document, xml: bytes, *, first: bool = False
-    ) -> tuple[Document, bool]:
+    def _send(self, tenant: TenantInfo, row: Document, xml: bytes) -> tuple[Document, bool]:
         """Send the signed XML, then store the answer: state, response and CDR (never the document itself)."""
         registry = SqlRegistry(self.context.db, deferred=True)
         # a sandbox loading history sends back-dated documents "on their day" instead of late
@@ -540,9 +538,7 @@ class DocumentService:
             registry.flush(connection)
             store_answer(connection, row.id, state, response, regularize, retry_at)
             if answer.cdr_zip is not None:
-                if not first:
-                    connection.execute(DELETE_ARTIFACT, {"document_id": row.id, "kind": "cdr"})
-                store_artifact(connection, row.id, "cdr", answer.cdr_zip)
+                replace_artifact(connection, row.id, "cdr", answer.cdr_zip)
         row.state_type_id, row.response, row.regularize_shipping = state, response, regularize
         row.send_attempts = attempts
         row.next_send_at = retry_at if row.next_send_at is not None else None

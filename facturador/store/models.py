@@ -32,6 +32,8 @@ from sqlalchemy import (
     null,
     text,
 )
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.sql.elements import Label
@@ -564,9 +566,20 @@ GRE_TICKETS: Table = GreTicket.__table__  # type: ignore[assignment]
 #: Statements built once and reused with parameter dicts (cheaper than building one per request).
 INSERT_DOCUMENT = DOCUMENTS.insert().returning(DOCUMENTS.c.id)
 INSERT_ARTIFACT = ARTIFACTS.insert()
-DELETE_ARTIFACT = ARTIFACTS.delete().where(
-    ARTIFACTS.c.document_id == bindparam("document_id"), ARTIFACTS.c.kind == bindparam("kind")
-)
+
+
+def _artifact_upsert(insert: Any) -> Any:
+    statement = insert(ARTIFACTS)
+    return statement.on_conflict_do_update(
+        index_elements=["document_id", "kind"], set_={"content": statement.excluded.content}
+    )
+
+
+#: A stored file written over the one of its kind, if any (a CDR of a document sent again).
+REPLACE_ARTIFACT = {
+    "postgresql": _artifact_upsert(postgresql_insert),
+    "sqlite": _artifact_upsert(sqlite_insert),
+}
 #: One answer of the authority: the state, the response, one more attempt, and the next sending time,
 #: which stays empty for a document the service does not owe (sent by the client through /send).
 UPDATE_ANSWER = (
@@ -619,6 +632,15 @@ def store_artifact(connection: Connection, document_id: int, kind: str, content:
     """Insert a stored file of a document (``xml``, ``cdr``, ``pdf-a4``...)."""
     values = {"document_id": document_id, "kind": kind, "content": content}
     direct(INSERT_ARTIFACT, connection.dialect, _ARTIFACT_COLUMNS).run(connection, values)
+
+
+def replace_artifact(connection: Connection, document_id: int, kind: str, content: bytes) -> None:
+    """Store a file of a document, written over the one of that kind it has: two sends of one document
+    racing (two nodes, or a client's /send beside the pending sender) both store their CDR, the later
+    one kept, instead of the second failing on the (document, kind) key."""
+    values = {"document_id": document_id, "kind": kind, "content": content}
+    statement = REPLACE_ARTIFACT[connection.dialect.name]
+    direct(statement, connection.dialect, _ARTIFACT_COLUMNS).run(connection, values)
 
 
 def store_answer(

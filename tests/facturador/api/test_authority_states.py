@@ -68,3 +68,31 @@ def test_sandbox_takes_back_dated_history_when_deadlines_are_off(
         assert on_time["data"]["state_type_id"] == "05", on_time["response"]
     finally:
         live.set_tenant("acme", restrict_receipt_date=True, authority_check_deadlines=True)
+
+
+def test_sends_of_one_document_racing_each_store_the_cdr(live: LiveService, acme: httpx.Client) -> None:
+    """Two nodes (or a client's /send beside the pending sender) sending one document at once: each
+    answer is stored, the CDR written over, never a unique-key failure on the document's CDR."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    live.set_tenant("acme", authority_outage=True)
+    try:
+        ext = acme.post("/api/documents", json=invoice_body()).json()["data"]["external_id"]
+    finally:
+        live.set_tenant("acme", authority_outage=False)
+
+    def send(_: int) -> httpx.Response:
+        with live.client() as client:
+            return client.post("/api/documents/send", json={"external_id": ext})
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(send, range(12)))
+    assert [a.status_code for a in answers] == [200] * 12, [a.text for a in answers if a.status_code != 200]
+    outcomes = {(a.json()["data"]["state_type_id"], a.json()["response"]["code"]) for a in answers}
+    assert ("05", "0") in outcomes and outcomes <= {("05", "0"), ("01", "0140"), ("05", "0140")}, (
+        outcomes
+    )  # 0140: in process
+    row = next(r for r in acme.get("/api/documents/lists").json()["data"] if r["external_id"] == ext)
+    assert row["state_type_id"] == "05" and row["has_cdr"] is True, row
+    cdr = acme.get(next(a for a in answers if a.json()["response"]["code"] == "0").json()["links"]["cdr"])
+    assert cdr.status_code == 200 and cdr.content[:2] == b"PK"
