@@ -35,7 +35,7 @@ from tests.conftest import _fresh_postgres
 from tests.nodes import CountingProxy, Tenant, cli, new_tenant, nodes, simulator, start
 from tests.samples.bodies import boleta_body, invoice_body
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=30)  # three child nodes per test, on PostgreSQL
 
 
 @pytest.fixture
