@@ -13,6 +13,8 @@ under the totals.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import json
 from collections.abc import Callable
 from datetime import timedelta
@@ -36,7 +38,7 @@ ERRORS = "issue_errors"  # {"slots": {slot: [messages]}, "fingerprint": str}
 RESULT = "issue_result"  # {"kind": code, "result": IssueResult}
 ATTEMPTED = "issue_attempted"
 MANUAL = "__manual__"
-KEY = "issue_key"  # (idempotency key, fingerprint of the payload it was made for)
+KEY = "issue_key"  # (idempotency key, fingerprint of the payload it was made for, its issue time)
 PREFILLED = "_note_prefilled"  # (affected external id, kind, note type) the form was filled from
 LOCKED = "_note_locked"  # item columns the note type does not let the user change
 
@@ -492,14 +494,16 @@ def _result(active: Active) -> bool:
     return True
 
 
-def _idempotency_key(fingerprint: str) -> str:
-    """The key of this submission: the same while the form sends the same payload (a double click, a
-    retry after a timeout), a new one when the user changed it."""
+def _submission(fingerprint: str, issue_time: dt.time) -> tuple[str, dt.time]:
+    """The idempotency key of this submission and the issue time it was first sent with: both kept while
+    the form sends the same payload (a double click, a retry after a timeout: the body's
+    ``hora_de_emision`` would move on with the clock and the service answer the retry 409), new ones
+    when the user changed it."""
     kept = st.session_state.get(KEY)
     if kept is None or kept[1] != fingerprint:
-        kept = (new_idempotency_key(), fingerprint)
+        kept = (new_idempotency_key(), fingerprint, issue_time)
         st.session_state[KEY] = kept
-    return str(kept[0])
+    return str(kept[0]), kept[2]
 
 
 # --------------------------------------------------------------------------------------------- page
@@ -608,7 +612,8 @@ def main() -> None:
         st.session_state.pop(ERRORS, None)
         stored = {}
         if builder is not None and payload is not None:
-            key = _idempotency_key(fingerprint)
+            key, issue_time = _submission(fingerprint, builder.issue_time)
+            builder = dataclasses.replace(builder, issue_time=issue_time)
             try:
                 with st.spinner("Emitiendo…"):
                     result = active.client.documents.issue(builder, form_values=values, idempotency_key=key)
