@@ -24,6 +24,8 @@ from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, SERIES, 
 
 if TYPE_CHECKING:  # the service (FastAPI, SQLAlchemy, uvicorn: seconds of imports) loads in ``live`` alone,
     # so a test file that never asks for it (tests/sunat, the UBL and render tests) starts in about a second
+    from pathlib import Path
+
     import httpx
 
     from facturador.config import Settings
@@ -78,6 +80,21 @@ def _fresh_postgres(url: str) -> tuple[str, Any]:
         admin.dispose()
 
     return parsed.set(database=name).render_as_string(hide_password=False), drop
+
+
+@pytest.fixture
+def fresh_settings(tmp_path: Path) -> Iterator[Settings]:
+    """A data directory of the test's own on SQLite, or a fresh PostgreSQL database when the suite runs
+    there (for tests that start ``facturador`` processes on a store of their own)."""
+    from facturador.config import Settings
+
+    drop = None
+    database_url = None
+    if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):
+        database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
+    yield Settings.resolve(tmp_path / "data", database_url)
+    if drop is not None:
+        drop()
 
 
 class Clock:

@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from cryptography.x509.oid import NameOID
 from facturador.cli import main as cli_main
 from facturador.config import Settings
 from sunat.calendar import peru_today
-from tests.conftest import _fresh_postgres, free_port
+from tests.conftest import free_port
 from tests.samples.bodies import invoice_body
 from tests.served import Served, serve
 
@@ -55,18 +54,6 @@ def _all_commands(group: click.Group, prefix: str = "") -> set[str]:
         else:
             names.add(f"{prefix}{name}")
     return names
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Iterator[Settings]:
-    """A fresh data directory on SQLite, or on a fresh PostgreSQL database when the suite runs there."""
-    drop = None
-    database_url = None
-    if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):
-        database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
-    yield Settings.resolve(tmp_path / "data", database_url)
-    if drop is not None:
-        drop()
 
 
 class Run:
@@ -202,9 +189,9 @@ def _wait_for_health(root: str, process: subprocess.Popen[str], path: str = "/he
 
 
 def test_answered_documents_survive_every_command_run_beside_a_live_server(
-    settings: Settings, tmp_path: Path
+    fresh_settings: Settings, tmp_path: Path
 ) -> None:
-    run = Run(settings, tmp_path)
+    run = Run(fresh_settings, tmp_path)
     run.cli("tenant", "create", SLUG, "--ruc", RUC, "--name", "TIENDA S.A.C.", "--token", TOKEN)
     month = peru_today().strftime("%Y-%m")
 

@@ -49,18 +49,6 @@ def pg_settings(tmp_path: Path) -> Iterator[Settings]:
     drop()
 
 
-@pytest.fixture
-def store_settings(tmp_path: Path) -> Iterator[Settings]:
-    """A data directory on SQLite, or on a fresh PostgreSQL database when the suite runs there."""
-    drop = None
-    database_url = None
-    if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):
-        database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
-    yield Settings.resolve(tmp_path / "data", database_url)
-    if drop is not None:
-        drop()
-
-
 def _client(root: str, tenant: Tenant) -> httpx.Client:
     return httpx.Client(
         base_url=f"{root}/t/{tenant.slug}", headers={"Authorization": f"Bearer {tenant.token}"}, timeout=120
@@ -191,9 +179,9 @@ def _three_nodes(settings: Settings, tmp_path: Path, proxy: CountingProxy, proxy
 
 
 def test_a_worker_killed_mid_lease_leaves_its_job_to_another(
-    store_settings: Settings, tmp_path: Path
+    fresh_settings: Settings, tmp_path: Path
 ) -> None:
-    settings = store_settings
+    settings = fresh_settings
     tenant = new_tenant(settings, "lease", authority_outage=True, send_retry_seconds=1.0)
     with nodes(settings, tmp_path, 1, "--no-worker") as (web,), _client(web.root, tenant) as client:
         owed = [_issue(client, invoice_body())["number"] for _ in range(3)]
@@ -256,9 +244,9 @@ def _jobs(engine: Any) -> int:
 
 
 def test_past_days_boletas_are_declared_once_by_racing_workers(
-    store_settings: Settings, tmp_path: Path
+    fresh_settings: Settings, tmp_path: Path
 ) -> None:
-    settings = store_settings
+    settings = fresh_settings
     tenant = new_tenant(settings, "auto", summary_auto=True)
     yesterday = (peru_today() - dt.timedelta(days=1)).isoformat()
     with nodes(settings, tmp_path, 1, "--no-worker") as (web,), _client(web.root, tenant) as client:
