@@ -96,3 +96,45 @@ def test_sends_of_one_document_racing_each_store_the_cdr(live: LiveService, acme
     assert row["state_type_id"] == "05" and row["has_cdr"] is True, row
     cdr = acme.get(next(a for a in answers if a.json()["response"]["code"] == "0").json()["links"]["cdr"])
     assert cdr.status_code == 200 and cdr.content[:2] == b"PK"
+
+
+def test_two_writers_of_one_cdr_both_commit_the_later_kept(live: LiveService, acme: httpx.Client) -> None:
+    """The store's side of racing sends: a second transaction writing a document's CDR while the first
+    has written it and not committed waits, then writes over it (a plain insert failed on the
+    (document, kind) key once the first committed)."""
+    import threading
+
+    from sqlalchemy import select
+
+    from facturador.store.models import ARTIFACTS, DOCUMENTS, replace_artifact
+
+    ext = acme.post("/api/documents", json=invoice_body()).json()["data"]["external_id"]
+    engine = live.context.engine
+    with engine.connect() as connection:
+        document_id = connection.execute(
+            select(DOCUMENTS.c.id).where(DOCUMENTS.c.external_id == ext)
+        ).scalar()
+    failures: list[BaseException] = []
+
+    def second_writer() -> None:
+        try:
+            with live.context.writing() as connection:
+                replace_artifact(connection, document_id, "cdr", b"second")
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            failures.append(exc)
+
+    with live.context.writing() as connection:
+        replace_artifact(connection, document_id, "cdr", b"first")
+        thread = threading.Thread(target=second_writer)
+        thread.start()
+        thread.join(0.5)  # the second writer waits on the first's uncommitted row (or write lock)
+        assert thread.is_alive(), "the second writer did not wait for the first"
+    thread.join(30)
+    assert not thread.is_alive() and not failures, failures
+    with engine.connect() as connection:
+        stored = connection.execute(
+            select(ARTIFACTS.c.content).where(
+                ARTIFACTS.c.document_id == document_id, ARTIFACTS.c.kind == "cdr"
+            )
+        ).all()
+    assert [bytes(row.content) for row in stored] == [b"second"]
