@@ -466,14 +466,20 @@ def supplier(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
         el(out, "cbc:CountrySubentity", issuer.department)
     if issuer.district:
         el(out, "cbc:District", issuer.district)
-    if issuer.address:
+    _address_line_and_country(out, issuer.address, issuer.country)
+    out.append("</cac:RegistrationAddress></cac:PartyLegalEntity></cac:Party>")
+    out.append("</cac:AccountingSupplierParty>")
+
+
+def _address_line_and_country(out: Out, address: str | None, country: str | None) -> None:
+    """The end of a ``cac:RegistrationAddress``: its line (when known) and its country (PE by default)."""
+    if address:
         out.append("<cac:AddressLine>")
-        el(out, "cbc:Line", one_line(issuer.address))
+        el(out, "cbc:Line", one_line(address))
         out.append("</cac:AddressLine>")
     out.append("<cac:Country>")
-    el(out, "cbc:IdentificationCode", issuer.country or "PE")
-    out.append("</cac:Country></cac:RegistrationAddress></cac:PartyLegalEntity></cac:Party>")
-    out.append("</cac:AccountingSupplierParty>")
+    el(out, "cbc:IdentificationCode", country or "PE")
+    out.append("</cac:Country>")
 
 
 def customer(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
@@ -488,13 +494,8 @@ def customer(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
         out.append("<cac:RegistrationAddress>")
         if buyer.ubigeo:
             el(out, "cbc:ID", buyer.ubigeo)
-        if buyer.address:
-            out.append("<cac:AddressLine>")
-            el(out, "cbc:Line", one_line(buyer.address))
-            out.append("</cac:AddressLine>")
-        out.append("<cac:Country>")
-        el(out, "cbc:IdentificationCode", buyer.country or "PE")
-        out.append("</cac:Country></cac:RegistrationAddress>")
+        _address_line_and_country(out, buyer.address, buyer.country)
+        out.append("</cac:RegistrationAddress>")
     out.append("</cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>")
 
 
