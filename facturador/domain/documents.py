@@ -536,9 +536,15 @@ class DocumentService:
             retry_at = send_policy.utc_now() + send_policy.retry_delay(attempts, tenant.settings)
         with self.context.writing() as connection:
             registry.flush(connection)
-            store_answer(connection, row.id, state, response, regularize, retry_at)
-            if answer.cdr_zip is not None:
+            stored = store_answer(
+                connection, row.id, state, response, regularize, retry_at, read_state=row.state_type_id
+            )
+            if stored and answer.cdr_zip is not None:
                 replace_artifact(connection, row.id, "cdr", answer.cdr_zip)
+        if not stored:  # another send stored its answer first (or the document moved on): that one stands
+            log.info("answer %s to %s not stored: the document moved on meanwhile", answer.code, row.filename)
+            current = self.find(tenant, row.external_id)
+            return current, self._artifact_exists(current, "cdr")
         row.state_type_id, row.response, row.regularize_shipping = state, response, regularize
         row.send_attempts = attempts
         row.next_send_at = retry_at if row.next_send_at is not None else None

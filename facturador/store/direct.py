@@ -80,9 +80,13 @@ class DirectStatement:
             raise LookupError(f"no row returned by {self.sql!r}")
         return row[0]
 
-    def run(self, connection: Connection, values: Mapping[str, Any]) -> None:
-        """Run a statement that returns nothing."""
-        self.execute(connection, values).close()
+    def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
+        """Run a statement that returns no rows; how many rows it changed."""
+        cursor = self.execute(connection, values)
+        try:
+            return int(cursor.rowcount)
+        finally:
+            cursor.close()
 
 
 _compiled: dict[tuple[ClauseElement, str, str, tuple[str, ...] | None], DirectStatement] = {}

@@ -584,7 +584,7 @@ REPLACE_ARTIFACT = {
 #: which stays empty for a document the service does not owe (sent by the client through /send).
 UPDATE_ANSWER = (
     DOCUMENTS.update()
-    .where(DOCUMENTS.c.id == bindparam("document_id"))
+    .where(DOCUMENTS.c.id == bindparam("document_id"), DOCUMENTS.c.state_type_id == bindparam("read_state"))
     .values(
         state_type_id=bindparam("state"),
         response=bindparam("response"),
@@ -650,17 +650,24 @@ def store_answer(
     response: dict[str, Any],
     regularize: bool,
     retry_at: dt.datetime | None = None,
-) -> None:
+    *,
+    read_state: str,
+) -> bool:
     """Record the authority's answer on a document: its state, the response, the regularize flag, one
-    more attempt and, for a document the service owes, when to send it again (``None``: never)."""
+    more attempt and, for a document the service owes, when to send it again (``None``: never).
+
+    A compare-and-set on the state the sender read before sending (``read_state``): when another send
+    of the document stored its answer meanwhile (an accepted one, say, while this send was answered
+    "in process"), or the document moved on (a voiding), nothing is written and False is returned."""
     values = {
         "document_id": document_id,
+        "read_state": read_state,
         "state": state,
         "response": response,
         "regularize": regularize,
         "retry_at": retry_at,
     }
-    direct(UPDATE_ANSWER, connection.dialect).run(connection, values)
+    return direct(UPDATE_ANSWER, connection.dialect).run(connection, values) == 1
 
 
 # -- the commercial back office (customers and suppliers, products, stock, sale notes) ----------------

@@ -138,3 +138,31 @@ def test_two_writers_of_one_cdr_both_commit_the_later_kept(live: LiveService, ac
             )
         ).all()
     assert [bytes(row.content) for row in stored] == [b"second"]
+
+
+def test_a_late_answer_does_not_undo_an_accepted_send(live: LiveService, acme: httpx.Client) -> None:
+    """Two sends of one document racing: the first stored its acceptance; the second, which read the
+    document as registered before that and was answered with an exception (an outage, "in process"),
+    leaves the accepted state, its response and its CDR as they are."""
+    from facturador.domain.documents import DocumentService
+
+    accepted = acme.post("/api/documents", json=invoice_body()).json()
+    ext = accepted["data"]["external_id"]
+    assert accepted["data"]["state_type_id"] == "05"
+    service = DocumentService(live.context)
+    live.set_tenant("acme", authority_outage=True)
+    try:
+        tenant = live.context.tenant_by_slug("acme")
+        assert tenant is not None
+        stale = service.find(tenant, ext)
+        stale.state_type_id = "01"  # as the second sender read it, before the first stored its answer
+        xml = acme.get(accepted["links"]["xml"]).content
+        row, has_cdr = service._send(tenant, stale, xml)
+    finally:
+        live.set_tenant("acme", authority_outage=False)
+    assert (row.state_type_id, has_cdr) == ("05", True)
+    listed = next(r for r in acme.get("/api/documents/lists").json()["data"] if r["external_id"] == ext)
+    assert listed["state_type_id"] == "05" and listed["has_cdr"] is True
+    assert listed["regularize_shipping"] is False
+    cdr = acme.get(accepted["links"]["cdr"])
+    assert cdr.status_code == 200 and cdr.content[:2] == b"PK"

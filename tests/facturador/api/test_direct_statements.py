@@ -119,6 +119,7 @@ CASES = {  # statement, the columns it sets, its values given a stored document'
         None,
         lambda document_id: {
             "document_id": document_id,
+            "read_state": "01",
             "state": "05",
             "response": {"code": "0", "notes": ["4287 - a"]},
             "regularize": False,
