@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from facturador.domain.send_policy import JOB_LEASE_SECONDS
 from facturador.store.secrets import SECRET_NAMES
 
 DEFAULT_HOST = "127.0.0.1"
@@ -72,11 +73,11 @@ def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
 #: How long a worker holds a job; it must outlast the longest sending (time-out times tries).
 LEASE_OPTION = click.option(
     "--lease",
-    default=300.0,
+    default=JOB_LEASE_SECONDS,
     show_default=True,
     type=click.FloatRange(min=1),
     envvar="FACTURADOR_JOB_LEASE_SECONDS",
-    help="Seconds a worker holds a job before another may take it (it must outlast a sending).",
+    help="Seconds a dead worker's job waits before another takes it (renewed every third while it works).",
 )
 
 
@@ -214,6 +215,49 @@ def worker(settings: Any, every: float, lease: float, once: bool, log_level: str
         run_worker(context, every, stop, lease_seconds=lease)
     finally:
         context.engine.dispose()
+
+
+@main.command()
+@storage_options
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(0, 10_000), help="Jobs listed.")
+def jobs(settings: Any, limit: int) -> None:
+    """Show the background job queue: per kind how many jobs are queued, leased (a worker is doing
+    them) or expired (their worker died; the next worker takes them again), then the jobs in hand or in
+    trouble (taken more than once, with an error) and the longest due."""
+    from facturador.store.jobs import JobQueue, utc_now
+
+    context = _context(settings)
+    try:
+        queue = JobQueue(context.db)
+        status = queue.status()
+        listed = queue.listing(limit)
+    finally:
+        context.engine.dispose()
+    if not status:
+        click.echo("The queue is empty: no background work is owed.")
+        return
+    for kind in sorted(status):
+        counts = status[kind]
+        click.echo(
+            f"{kind}: {counts['queued']} queued, {counts['leased']} leased, {counts['expired']} expired"
+        )
+    if not listed:
+        return
+    now = utc_now()
+    click.echo("")
+    header = f"{'id':>8}  {'kind':<10} {'target':>8}  {'due (UTC)':<19}  {'taken':>5}"
+    click.echo(f"{header}  held by / last error")
+    for job in listed:
+        if job.lease_owner is not None and job.lease_until is not None:
+            left = (job.lease_until - now).total_seconds()
+            held = f"{job.lease_owner} ({'expired' if left < 0 else f'{left:.0f} s left'})"
+        else:
+            held = ""
+        error = f"  {job.last_error}" if job.last_error else ""
+        click.echo(
+            f"{job.id:>8}  {job.kind:<10} {job.target_id:>8}  {job.run_at:%Y-%m-%d %H:%M:%S}  "
+            f"{job.taken:>5}  {held}{error}".rstrip()
+        )
 
 
 @main.command("send-pending")

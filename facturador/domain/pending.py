@@ -34,13 +34,33 @@ from facturador.context import Caller, ServiceContext
 from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
 from facturador.domain.other_documents import OtherDocumentService
-from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
+from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, retry_delay, utc_now
 from facturador.domain.summaries import BOLETA_GROUP, SummaryService
 from facturador.errors import ServiceError
 from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
 from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS, USERS
 
 log = logging.getLogger("facturador.pending")
+
+
+def move_claim(
+    context: ServiceContext, family: str, document_id: int, read: dt.datetime, seconds: float
+) -> dt.datetime | None:
+    """Set a registered document's next sending time ``seconds`` from now if it is still ``read``
+    (compare-and-set); the new time, or None when another sender, or the document's answer, moved it."""
+    table = DOCUMENTS if family == "documents" else OTHER_DOCUMENTS
+    until = utc_now() + dt.timedelta(seconds=seconds)
+    statement = (
+        update(table)
+        .where(
+            table.c.id == document_id,
+            table.c.state_type_id == states.REGISTERED,
+            table.c.next_send_at == read,
+        )
+        .values(next_send_at=until)
+    )
+    with context.writing() as connection:
+        return until if connection.execute(statement).rowcount == 1 else None
 
 
 @dataclass(frozen=True)
@@ -166,26 +186,24 @@ class PendingSender:
                 report(outcome)
         return outcomes
 
-    def claim(self, document: PendingDocument, seconds: float = CLAIM_SECONDS) -> bool:
+    def claim(self, document: PendingDocument, seconds: float = CLAIM_SECONDS) -> dt.datetime | None:
         """Move the document's next sending time ``seconds`` ahead if no other sender did since it was
-        read: the one sender whose update matched sends it."""
-        table = DOCUMENTS if document.family == "documents" else OTHER_DOCUMENTS
-        statement = (
-            update(table)
-            .where(
-                table.c.id == document.id,
-                table.c.state_type_id == states.REGISTERED,
-                table.c.next_send_at == document.next_send_at,
-            )
-            .values(next_send_at=utc_now() + dt.timedelta(seconds=seconds))
-        )
-        with self.context.writing() as connection:
-            return connection.execute(statement).rowcount == 1
+        read: the one sender whose update matched sends it. The time it is claimed until, or None."""
+        return move_claim(self.context, document.family, document.id, document.next_send_at, seconds)
 
-    def send_one(self, document: PendingDocument, claim_seconds: float = CLAIM_SECONDS) -> SendOutcome | None:
-        """Claim the document and send it; None when another sender claimed it first."""
-        if not self.claim(document, claim_seconds):
+    def send_one(
+        self,
+        document: PendingDocument,
+        claim_seconds: float = CLAIM_SECONDS,
+        heartbeat: Heartbeat | None = None,
+    ) -> SendOutcome | None:
+        """Claim the document and send it; None when another sender claimed it first. A worker's
+        ``heartbeat`` keeps the claim alive while the sending lasts."""
+        claimed_until = self.claim(document, claim_seconds)
+        if claimed_until is None:
             return None
+        if heartbeat is not None:
+            heartbeat.keep_claim(document.family, document.id, claimed_until)
         failpoints.after_send_claim()
         tenant = self.context.tenant_by_slug(document.tenant)
         if tenant is None:  # pragma: no cover - the tenant was deleted since the query
@@ -309,15 +327,63 @@ class TicketPoller:
 FAILED_JOB_WAIT = 60.0
 
 
+class Heartbeat:
+    """Keeps a job's lease, and the claim of the document it sends, alive while a worker does it.
+
+    Every third of the lease both are pushed a whole lease ahead (the claim by compare-and-set on the time
+    this heartbeat last set, so a stored answer's next attempt time is never overwritten). A lease then
+    needs to outlast only a heartbeat's silence, not the longest sending: a worker killed outright stops
+    beating and its job is taken again one lease later. Used as a context manager around the job."""
+
+    def __init__(self, worker: Worker, job: Job):
+        self.worker, self.job = worker, job
+        self.interval = worker.lease_seconds / 3
+        self._claim: tuple[str, int, dt.datetime] | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{job.id}", daemon=True)
+
+    def keep_claim(self, family: str, document_id: int, claimed_until: dt.datetime) -> None:
+        """Keep pushing this document's claim (set to ``claimed_until``) while the job lasts."""
+        self._claim = (family, document_id, claimed_until)
+
+    def beat(self) -> bool:
+        """Push the lease and the claim ahead once; False when the job's lease was lost."""
+        lease = self.worker.lease_seconds
+        if not self.worker.queue.extend(self.job, lease):
+            return False
+        if self._claim is not None:
+            family, document_id, until = self._claim
+            moved = move_claim(self.worker.context, family, document_id, until, lease)
+            self._claim = None if moved is None else (family, document_id, moved)
+        return True
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                if not self.beat():
+                    log.warning("job %s %s lost its lease", self.job.kind, self.job.target_id)
+                    return
+            except Exception:  # a failed beat is retried at the next one; the job goes on
+                log.exception("heartbeat of job %s failed", self.job.id)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 class Worker:
     """Does the background work of one database through its job queue: pending sends, ticket polls
     and their retries (the targets' own schedules, doubling after each answer that leaves them owed).
 
-    A job is held under a lease of ``lease_seconds``, which must outlast the longest sending (the SUNAT
-    transport's time-out times its tries): a worker killed while it holds one leaves the job and the
-    document's claim to expire, and then another worker takes it again."""
+    A job is held under a lease of ``lease_seconds`` that a :class:`Heartbeat` renews while the job is
+    done: a worker killed while it holds one leaves the job and the document's claim to expire within a
+    lease, and then another worker takes it again."""
 
-    def __init__(self, context: ServiceContext, *, lease_seconds: float = CLAIM_SECONDS):
+    def __init__(self, context: ServiceContext, *, lease_seconds: float = JOB_LEASE_SECONDS):
         self.context = context
         self.lease_seconds = lease_seconds
         self.queue = JobQueue(context.db)
@@ -336,7 +402,8 @@ class Worker:
             if job is None:
                 break
             try:
-                self.handle(job)
+                with Heartbeat(self, job) as heartbeat:
+                    self.handle(job, heartbeat)
             except Exception as exc:  # a failing job must not stop the others
                 log.exception("job %s %s failed", job.kind, job.target_id)
                 wait = utc_now() + dt.timedelta(seconds=FAILED_JOB_WAIT)
@@ -347,7 +414,7 @@ class Worker:
             done += 1
         return done
 
-    def handle(self, job: Job) -> None:
+    def handle(self, job: Job, heartbeat: Heartbeat | None = None) -> None:
         """Do ``job`` if its target is still owed and due (read again: another worker, a request or
         cron may have done it since it was enqueued); its new state is stored before the job goes."""
         if job.kind == POLL:
@@ -364,7 +431,7 @@ class Worker:
             return
         found = self.sender.pending(only=(family, job.target_id), due_at=utc_now())
         if found:
-            outcome = self.sender.send_one(found[0], claim_seconds=self.lease_seconds)
+            outcome = self.sender.send_one(found[0], claim_seconds=self.lease_seconds, heartbeat=heartbeat)
             if outcome is not None:
                 log.info("pending sender: %s", outcome.describe())
 
@@ -427,7 +494,7 @@ class Worker:
 
 
 def run_worker(
-    context: ServiceContext, every: float, stop: threading.Event, *, lease_seconds: float = CLAIM_SECONDS
+    context: ServiceContext, every: float, stop: threading.Event, *, lease_seconds: float = JOB_LEASE_SECONDS
 ) -> None:
     """Run :class:`Worker` passes every ``every`` seconds until ``stop`` is set (the background worker
     of ``facturador serve`` and ``facturador worker``); a failing pass is logged and the next one runs."""

@@ -19,6 +19,9 @@ from typing import Any
 MAX_RETRY_SECONDS = 1800.0
 #: How long a sender that took a document keeps it before another may take it (it died while sending).
 CLAIM_SECONDS = 300.0
+#: How long a worker's job, and the claim of the document it sends, stay its own without a heartbeat
+#: (a worker renews both every third of it while it works: see ``facturador.domain.pending.Heartbeat``).
+JOB_LEASE_SECONDS = 60.0
 DEFAULT_RETRY_SECONDS = 60.0
 
 

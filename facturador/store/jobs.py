@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, literal, or_, select, update
+from sqlalchemy import case, delete, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from facturador.store.db import Database
@@ -144,6 +144,16 @@ class JobQueue:
             statement = delete(JOBS).where(JOBS.c.id == job.id, JOBS.c.lease_owner == job.owner)
             return connection.execute(statement).rowcount == 1
 
+    def extend(self, job: Job, lease_seconds: float, now: dt.datetime | None = None) -> bool:
+        """Push the lease of a job ``job.owner`` still holds ``lease_seconds`` past ``now`` (a working
+        worker's heartbeat); False when it no longer holds it."""
+        until = (now or utc_now()) + dt.timedelta(seconds=lease_seconds)
+        statement = (
+            update(JOBS).where(JOBS.c.id == job.id, JOBS.c.lease_owner == job.owner).values(lease_until=until)
+        )
+        with self.database.writing() as connection:
+            return connection.execute(statement).rowcount == 1
+
     def put_back(self, job: Job, run_at: dt.datetime, error: str | None = None) -> None:
         """Release the job for another try at ``run_at`` (a handler failed), keeping ``error``."""
         values: dict[str, Any] = {"run_at": run_at, "lease_owner": None, "lease_until": None}
@@ -154,16 +164,57 @@ class JobQueue:
                 update(JOBS).where(JOBS.c.id == job.id, JOBS.c.lease_owner == job.owner).values(**values)
             )
 
-    def counts(self, now: dt.datetime | None = None) -> dict[str, int]:
-        """How many jobs are ``queued`` (free), ``leased`` (held) and ``expired`` (held, lease over)."""
+    def status(self, now: dt.datetime | None = None) -> dict[str, dict[str, int]]:
+        """Per kind, how many jobs are ``queued`` (nobody holds them), ``leased`` (a worker holds them)
+        and ``expired`` (held past their lease: their worker died; the next taker takes them again)."""
         now = now or utc_now()
         with self.database.engine.connect() as connection:
-            rows = connection.execute(select(JOBS.c.lease_until)).all()
-        return {
-            "queued": sum(row.lease_until is None for row in rows),
-            "leased": sum(row.lease_until is not None and row.lease_until >= now for row in rows),
-            "expired": sum(row.lease_until is not None and row.lease_until < now for row in rows),
-        }
+            rows = connection.execute(select(JOBS.c.kind, JOBS.c.lease_until)).all()
+        found: dict[str, dict[str, int]] = {}
+        for row in rows:
+            counts = found.setdefault(row.kind, {"queued": 0, "leased": 0, "expired": 0})
+            if row.lease_until is None:
+                counts["queued"] += 1
+            else:
+                counts["leased" if row.lease_until >= now else "expired"] += 1
+        return found
+
+    def listing(self, limit: int = 20) -> list[QueuedJob]:
+        """The jobs that tell of trouble or work in hand first (held, taken more than once, with an
+        error), then the longest due; at most ``limit``."""
+        trouble = (JOBS.c.lease_owner.is_not(None)) | (JOBS.c.taken > 1) | (JOBS.c.last_error.is_not(None))
+        query = (
+            select(JOBS).order_by(case((trouble, 0), else_=1), JOBS.c.run_at, JOBS.c.id).limit(max(limit, 0))
+        )
+        with self.database.engine.connect() as connection:
+            rows = connection.execute(query).all()
+        return [
+            QueuedJob(
+                id=row.id,
+                kind=row.kind,
+                target_id=row.target_id,
+                run_at=row.run_at,
+                lease_owner=row.lease_owner,
+                lease_until=row.lease_until,
+                taken=row.taken,
+                last_error=row.last_error,
+            )
+            for row in rows
+        ]
 
 
-__all__ = ["JobQueue", "Job", "SEND", "SEND_OTHER", "POLL", "DECLARE", "worker_name"]
+@dataclass(frozen=True)
+class QueuedJob:
+    """A row of the queue as ``facturador jobs`` shows it (times naive UTC)."""
+
+    id: int
+    kind: str
+    target_id: int
+    run_at: dt.datetime
+    lease_owner: str | None
+    lease_until: dt.datetime | None
+    taken: int
+    last_error: str | None
+
+
+__all__ = ["JobQueue", "Job", "QueuedJob", "SEND", "SEND_OTHER", "POLL", "DECLARE", "worker_name"]
