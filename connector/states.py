@@ -16,50 +16,9 @@ that code; an empty code is ``State.NONE``.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from sunat.catalogs import STATE_TYPES
+from sunat.catalogs import State
 
 __all__ = ["State", "WithState", "WithVerdict"]
-
-
-class State(StrEnum):
-    """Facturador PRO's document states (``state_type_id``), each equal to its code."""
-
-    REGISTERED = "01"
-    SENT = "03"
-    ACCEPTED = "05"
-    OBSERVED = "07"
-    REJECTED = "09"
-    VOIDED = "11"
-    VOIDING = "13"
-    #: No state in the answer.
-    NONE = ""
-
-    @property
-    def code(self) -> str:
-        """The code the service sends (``"05"``)."""
-        return self.value
-
-    @property
-    def description(self) -> str:
-        """The description real tenants give (``"Aceptado"``); the code itself when unknown."""
-        return STATE_TYPES.get(self.value, self.value)
-
-    @property
-    def accepted(self) -> bool:
-        """Accepted by SUNAT, without (05) or with observations (07)."""
-        return self in (State.ACCEPTED, State.OBSERVED)
-
-    @classmethod
-    def _missing_(cls, value: object) -> State | None:
-        """A code outside the catalog: a member named ``UNKNOWN`` equal to it (kept, one per code)."""
-        if not isinstance(value, str):
-            return None
-        member = str.__new__(cls, value)
-        member._name_ = "UNKNOWN"
-        member._value_ = value
-        return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
 
 
 class WithState:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from enum import StrEnum
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,46 @@ STATE_TYPES: dict[str, str] = {
     "11": "Anulado",
     "13": "Por anular",
 }
+
+
+class State(StrEnum):
+    """The document states of :data:`STATE_TYPES` by name, each equal to its code (``State.ACCEPTED ==
+    "05"``); a code outside the catalog (a tenant's own) is a member named ``UNKNOWN``."""
+
+    REGISTERED = "01"
+    SENT = "03"
+    ACCEPTED = "05"
+    OBSERVED = "07"
+    REJECTED = "09"
+    VOIDED = "11"
+    VOIDING = "13"
+    #: No state in the answer.
+    NONE = ""
+
+    @property
+    def code(self) -> str:
+        """The code the service sends (``"05"``)."""
+        return self.value
+
+    @property
+    def description(self) -> str:
+        """The description real tenants give (``"Aceptado"``); the code itself when unknown."""
+        return STATE_TYPES.get(self.value, self.value)
+
+    @property
+    def accepted(self) -> bool:
+        """Accepted by SUNAT, without (05) or with observations (07)."""
+        return self in (State.ACCEPTED, State.OBSERVED)
+
+    @classmethod
+    def _missing_(cls, value: object) -> State | None:
+        """A code outside the catalog: a member named ``UNKNOWN`` equal to it (kept, one per code)."""
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = "UNKNOWN"
+        member._value_ = value
+        return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
 
 
 #: Catalog 01: document types (the ones this project issues or meets), plus the summary identifiers.

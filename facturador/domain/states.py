@@ -4,15 +4,16 @@ states)."""
 from __future__ import annotations
 
 from facturador.authority.gateway import ResponseKind, kind_of
-from sunat.catalogs import STATE_TYPES
+from sunat.catalogs import STATE_TYPES, State
 
-REGISTERED = "01"
-SENT = "03"
-ACCEPTED = "05"
-OBSERVED = "07"
-REJECTED = "09"
-VOIDED = "11"
-CANCELING = "13"
+# the codes as plain strings (they are stored and compared in SQL); their names are sunat.catalogs.State's
+REGISTERED = State.REGISTERED.value
+SENT = State.SENT.value
+ACCEPTED = State.ACCEPTED.value
+OBSERVED = State.OBSERVED.value
+REJECTED = State.REJECTED.value
+VOIDED = State.VOIDED.value
+CANCELING = State.VOIDING.value
 
 
 def describe(state: str) -> str:
