@@ -29,8 +29,8 @@ def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool
     return kept[key]
 
 
-def _lines_frame(rows: list[list[str]]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=list(PLE_FIELDS))
+def _lines_frame(register: SalesRegister) -> pd.DataFrame:
+    """The table's columns of the register's PLE lines (amounts as numbers, states spelled out)."""
     shown = [
         "Fecha de emisión",
         "Tipo de comprobante",
@@ -53,11 +53,8 @@ def _lines_frame(rows: list[list[str]]) -> pd.DataFrame:
         "Número CP modificado",
         "Estado",
     ]
-    frame = frame[shown].copy()
-    for column in shown[7:15]:
-        frame[column] = frame[column].astype(float)
-    frame["Estado"] = frame["Estado"].map(lambda s: STATES.get(s, s))
-    return frame
+    frame = register.ple_frame()[shown]
+    return frame.assign(Estado=[STATES.get(s, s) for s in frame["Estado"]])
 
 
 def _downloads(register: SalesRegister) -> None:
@@ -206,7 +203,7 @@ def main() -> None:
         st.info("Sin documentos en el periodo: el archivo PLE va vacío (indicador 0 en su nombre).")
     else:
         data_table(
-            _lines_frame(lines),
+            _lines_frame(register),
             hide_index=True,
             key="register_lines",
             column_config={
