@@ -164,6 +164,11 @@ def main() -> None:
         stack.callback(process.terminate)
         base = f"{root}/t/bench"
         path = data / "store.duckdb"
+        if path.exists():  # kept from an earlier run: the same tenant, served on another port now
+            import duckdb
+
+            with duckdb.connect(str(path)) as db:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'base_url'", [base])
         with Client(base, TOKEN, cache=False, timeout=600) as client, LocalStore(path, client) as store:
             report = store.sync(first, peru_today())
             print(f"store synced: {report.rows:,} rows in {report.seconds:.1f} s; "
