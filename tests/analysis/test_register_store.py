@@ -111,6 +111,7 @@ def test_the_stored_register_equals_the_register_of_the_whole_list(
         assert fast.adjustment_text(simplified=simplified) == slow.adjustment_text(simplified=simplified)
     assert fast.totals() == slow.totals() and fast.ple_name == slow.ple_name
     assert fast.sire_zip() == slow.sire_zip()
+    assert fast.sire_count() == len(slow.sire_rows()) == len(fast.sire_rows())
     if month == "2026-03" and not consolidate:
         linked = [e for e in fast.entries if e.source == "FC01-999"]
         assert linked and linked[0].affected_series == "F001"  # linked through the factura's notes
