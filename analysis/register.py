@@ -1305,19 +1305,41 @@ def _stored_rows(
     local store, with the issue date of every document of that range by number and the range's first
     row (the issuer is read from it), as :meth:`LocalStore.documents` would list them.
 
-    A document issued before the month gives a line only when it was registered (``created_at``) or
-    voided (``updated_at``) in the month, and a note is linked only through a row listing its notes:
-    the other earlier rows are left out by a test on their stored JSON text (written compact by the
-    store, so each of those keys reads ``"created_at":"2026-11-``), which keeps every row that can pass
-    :func:`build_entries`' own rules: those rules still decide. Of each row only :data:`_ROW_KEYS`."""
+    A document issued before the month gives a line only when it was registered (``created_at``) in the
+    month within :data:`LATE_DAYS` of its issue, or voided (state 11, ``updated_at``) in the month; a
+    note without its modified document is linked only through a row listing its notes. The other
+    earlier rows are left out by those tests on their typed columns and their stored JSON text (written
+    compact by the store, so a key reads ``"created_at":"2026-11-``; a customer's name spelling it is
+    escaped there), which keep every row that can pass :func:`build_entries`' own rules: those rules
+    still decide. Of each row only :data:`_ROW_KEYS`."""
     prefix = f"{month.year:04d}-{month.month:02d}-"
     within = "date_of_issue BETWEEN ? AND ?"
-    found = store.sql(
-        f"SELECT raw FROM documents WHERE {within} AND (date_of_issue >= ? "
-        "OR contains(decode(raw), ?) OR contains(decode(raw), ?) OR contains(decode(raw), ?)) "
-        + _NEWEST_FIRST,
-        [first, month.end, month.start, f'"created_at":"{prefix}', f'"updated_at":"{prefix}', '"notes":[{'],
-    )["raw"].tolist()
+    earlier = (
+        "(date_of_issue >= ? AND contains(decode(raw), ?)) "  # registered late in the month (state 8)
+        "OR (state_type_id = ? AND contains(decode(raw), ?))"  # voided in the month (state 9)
+    )
+    marks = [
+        month.start - dt.timedelta(days=LATE_DAYS),
+        f'"created_at":"{prefix}',
+        VOIDED,
+        f'"updated_at":"{prefix}',
+    ]
+
+    def read(notes: bool) -> list[dict[str, Any]]:
+        found = store.sql(
+            f"SELECT raw FROM documents WHERE {within} AND (date_of_issue >= ? OR {earlier}"
+            + (" OR contains(decode(raw), ?)" if notes else "")
+            + f") {_NEWEST_FIRST}",
+            [first, month.end, month.start, *marks, *(['"notes":[{'] if notes else [])],
+        )["raw"].tolist()
+        loads, keys = orjson.loads, _ROW_KEYS
+        return [{k: row[k] for k in keys if k in row} for row in map(loads, found)]
+
+    with gc_paused():
+        rows = read(notes=False)
+        if any(row.get("document_type_id") in NOTES and not row.get("affected_document") for row in rows):
+            rows = read(notes=True)  # a real tenant's notes: the rows listing them too (every row's text)
+            link_notes(rows)
     listed = store.sql(
         f"SELECT coalesce(number, '') AS n, date_diff('day', ?, date_of_issue) AS d FROM documents "
         f"WHERE {within} {_NEWEST_FIRST}",
@@ -1326,11 +1348,7 @@ def _stored_rows(
     days = [first + dt.timedelta(days=n) for n in range((month.end - first).days + 1)]
     dates = dict(zip(listed["n"].tolist(), map(days.__getitem__, listed["d"].tolist()), strict=True))
     head = store.sql(f"SELECT raw FROM documents WHERE {within} {_NEWEST_FIRST} LIMIT 1", [first, month.end])
-    with gc_paused():
-        loads, keys = orjson.loads, _ROW_KEYS
-        rows = [{k: row[k] for k in keys if k in row} for row in map(loads, found)]
-        link_notes(rows)
-    return rows, dates, [loads(raw) for raw in head["raw"].tolist()]
+    return rows, dates, [orjson.loads(raw) for raw in head["raw"].tolist()]
 
 
 def _issuer(documents: _Documents, records: Sequence[DocumentRecord]) -> tuple[str, str]:
