@@ -534,14 +534,14 @@ def build_entries(
 
 
 def _build_entries(
-    records: Iterable[DocumentRecord | Mapping[str, Any]],
+    records: Iterable[_Document | Mapping[str, Any]],
     month: Period,
     consolidate_boletas: bool,
     known: Mapping[str, dt.date] | None = None,
 ) -> tuple[list[RegisterEntry], list[str]]:
     """:func:`build_entries`; ``known``: the issue dates by number of every listed document, when
     ``records`` are only those that can make a line (:func:`_stored_rows`)."""
-    read = (r if isinstance(r, DocumentRecord) else _listed(r) for r in records)
+    read = (r if isinstance(r, DocumentRecord | _Listed) else _listed(r) for r in records)
     documents = [r for r in read if r.date_of_issue is not None]
     dates: Mapping[str, dt.date]
     if known is not None:
@@ -1202,11 +1202,11 @@ def sales_register(
     if isinstance(client, StoredClient):
         store = client.store  # a local store: only the rows that can make a line, read once
         store.sync(first, month.end, client=client.client, full=fresh)
-        rows, dates, head = _stored_rows(store, first, month)
+        rows, dates, head = _stored_rows(store, first, month, _listed)
     else:
         listed = documents.list(first, month.end, fresh=fresh)
         rows, dates, head = listed.rows, None, listed.rows[:1]
-    _read_references(client, rows, month.start, month.end, dates)
+    _read_references(client, [row for row in rows if isinstance(row, dict)], month.start, month.end, dates)
     if ruc is None or name is None:
         found_ruc, found_name = _issuer(documents, DocumentList(head))
         ruc, name = ruc or found_ruc, name or found_name
@@ -1296,14 +1296,19 @@ _ROW_KEYS = (
     "total",
 )
 _NEWEST_FIRST = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"  # the store's list order
+#: Days of stored rows read at a time (their JSON text, ~20,000 rows of a large tenant's week).
+_READ_DAYS = 7
 
 
 def _stored_rows(
-    store: LocalStore, first: dt.date, month: Period
-) -> tuple[list[dict[str, Any]], dict[str, dt.date], list[dict[str, Any]]]:
+    store: LocalStore, first: dt.date, month: Period, read_as: Callable[[dict[str, Any]], Any] | None = None
+) -> tuple[list[Any], dict[str, dt.date], list[dict[str, Any]]]:
     """The rows of ``first``..the month's end a register can take a line or a link from, read out of a
     local store, with the issue date of every document of that range by number and the range's first
-    row (the issuer is read from it), as :meth:`LocalStore.documents` would list them.
+    row (the issuer is read from it), as :meth:`LocalStore.documents` would list them. With
+    ``read_as`` (:func:`_listed`), each row that is not a note nor lists notes (nothing links or
+    reads its reference) is given as ``read_as(row)`` as soon as it is read: a month of dicts is
+    never held.
 
     A document issued before the month gives a line only when it was registered (``created_at``) in the
     month within :data:`LATE_DAYS` of its issue, or voided (state 11, ``updated_at``) in the month; a
@@ -1325,21 +1330,37 @@ def _stored_rows(
         f'"updated_at":"{prefix}',
     ]
 
-    def read(notes: bool) -> list[dict[str, Any]]:
-        found = store.sql(
-            f"SELECT raw FROM documents WHERE {within} AND (date_of_issue >= ? OR {earlier}"
-            + (" OR contains(decode(raw), ?)" if notes else "")
-            + f") {_NEWEST_FIRST}",
-            [first, month.end, month.start, *marks, *(['"notes":[{'] if notes else [])],
-        )["raw"].tolist()
+    def kept(row: dict[str, Any]) -> Any:
+        if read_as is None or row.get("document_type_id") in NOTES or "notes" in row:
+            return row
+        return read_as(row)
+
+    def read(notes: bool) -> list[Any]:
+        rows: list[Any] = []
         loads, keys = orjson.loads, _ROW_KEYS
-        return [{k: row[k] for k in keys if k in row} for row in map(loads, found)]
+        last = month.end
+        while last >= first:  # a week at a time, newest first: a month's JSON is never held whole
+            start = max(first, last - dt.timedelta(days=_READ_DAYS - 1))
+            found = store.sql(
+                f"SELECT raw FROM documents WHERE {within} AND (date_of_issue >= ? OR {earlier}"
+                + (" OR contains(decode(raw), ?)" if notes else "")
+                + f") {_NEWEST_FIRST}",
+                [start, last, month.start, *marks, *(['"notes":[{'] if notes else [])],
+            )["raw"].tolist()
+            rows.extend(kept({k: row[k] for k in keys if k in row}) for row in map(loads, found))
+            last = start - dt.timedelta(days=1)
+        return rows
 
     with gc_paused():
         rows = read(notes=False)
-        if any(row.get("document_type_id") in NOTES and not row.get("affected_document") for row in rows):
+        if any(
+            isinstance(row, dict)
+            and row.get("document_type_id") in NOTES
+            and not row.get("affected_document")
+            for row in rows
+        ):
             rows = read(notes=True)  # a real tenant's notes: the rows listing them too (every row's text)
-            link_notes(rows)
+            link_notes([row for row in rows if isinstance(row, dict)])
     listed = store.sql(
         f"SELECT coalesce(number, '') AS n, date_diff('day', ?, date_of_issue) AS d FROM documents "
         f"WHERE {within} {_NEWEST_FIRST}",
