@@ -913,22 +913,27 @@ class SalesRegister:
 
         return self._made("ple", make)
 
-    def ple_frame(self) -> pd.DataFrame:
-        """The PLE 14.1 lines as a pandas DataFrame, a column per field (:data:`PLE_FIELDS`): text as in
-        the file, amounts (fields 13–25) as floats to show and sort; made column by column from
-        :meth:`ple_rows` (a month's 100,000 lines in a fraction of a second)."""
+    def ple_frame(self, fields: Sequence[str] = PLE_FIELDS) -> pd.DataFrame:
+        """The PLE 14.1 lines as a pandas DataFrame, a column per field (:data:`PLE_FIELDS`, or those of
+        ``fields`` in that order): text as in the file, amounts (fields 13–25) as floats to show and
+        sort; made column by column from :meth:`ple_rows` (a month's 100,000 lines in a fraction of a
+        second)."""
         import numpy as np
         import pandas as pd
 
+        places = {name: place for place, name in enumerate(PLE_FIELDS)}
+        unknown = [name for name in fields if name not in places]
+        if unknown:
+            raise ValueError(f"not PLE 14.1 fields: {', '.join(unknown)}")
         rows = self.ple_rows()
         with gc_paused():
             columns = list(zip(*rows, strict=True)) if rows else [()] * len(PLE_FIELDS)
             return pd.DataFrame(
                 {
-                    name: np.array(column, dtype=float) if 12 <= place < 25 else list(column)
-                    for place, (name, column) in enumerate(zip(PLE_FIELDS, columns, strict=True))
+                    name: np.array(columns[place], dtype=float) if 12 <= place < 25 else list(columns[place])
+                    for name, place in ((name, places[name]) for name in fields)
                 },
-                columns=list(PLE_FIELDS),
+                columns=list(fields),
             )
 
     def ple_simplified_rows(self) -> list[list[str]]:

@@ -53,7 +53,7 @@ def _lines_frame(register: SalesRegister) -> pd.DataFrame:
         "Número CP modificado",
         "Estado",
     ]
-    frame = register.ple_frame()[shown]
+    frame = register.ple_frame(shown)
     return frame.assign(Estado=[STATES.get(s, s) for s in frame["Estado"]])
 
 

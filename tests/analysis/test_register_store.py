@@ -168,6 +168,10 @@ def test_the_table_frame_holds_the_lines(tmp_path: Path) -> None:
             assert frame[name].tolist() == [r[place] for r in rows]
     empty = SalesRegister.build([], "2026-03", ruc="20100066603", name="X").ple_frame()
     assert list(empty.columns) == list(PLE_FIELDS) and len(empty) == 0
+    chosen = ["Estado", "Importe total", "Serie"]
+    assert register.ple_frame(chosen).equals(frame[chosen])
+    with pytest.raises(ValueError, match="not PLE 14.1 fields: Total"):
+        register.ple_frame(["Serie", "Total"])
 
 
 def test_lines_are_made_once_and_follow_a_changed_register() -> None:
