@@ -22,11 +22,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import orjson
+
 from analysis.sales import NOT_COUNTED
-from connector.parsing import exchange_rate_of, parse_date, parse_decimal
+from connector.models import link_notes
+from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal
+from connector.store import LocalStore
 from sunat.money import round2
 
-__all__ = ["AGES", "CustomerAging", "OpenInstalment", "aging", "age_of", "open_instalments"]
+__all__ = ["AGES", "CustomerAging", "OpenInstalment", "aging", "age_of", "open_instalments", "stored_rows"]
 
 #: Age buckets: not due yet, then days since the due date.
 AGES = ("Por vencer", "0–30 días", "31–60 días", "61–90 días", "Más de 90 días")
@@ -171,6 +175,29 @@ def open_instalments(rows: Sequence[Mapping[str, Any]]) -> tuple[list[OpenInstal
             )
     out.sort(key=lambda i: (i.due_date, i.document, i.position))
     return out, without_terms
+
+
+def stored_rows(store: LocalStore, start: dt.date, end: dt.date) -> tuple[list[dict[str, Any]], bool]:
+    """The rows issued from ``start`` to ``end`` :func:`open_instalments` can take an instalment or a
+    reduction from, read out of a local store (its list order), and whether the store's rows carry
+    their details (its newest row has its lines: a store is synced from one tenant, with or without).
+
+    Those are the facturas and boletas on credit (their stored JSON text, written compact by the
+    store, reads ``"payment_condition_id":"02"``) and the credit notes; the rest (sales paid at once,
+    most of a year) owe nothing and are not read: :func:`open_instalments`' own rules still decide on
+    every row kept."""
+    order = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"
+    found = store.sql(
+        "SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? AND (document_type_id = '07' "
+        f"OR (document_type_id IN ('01', '03') AND contains(decode(raw), ?))) {order}",
+        [start, end, f'"payment_condition_id":"{CREDIT}"'],
+    )["raw"].tolist()
+    newest = store.sql(f"SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? {order} LIMIT 1",
+                       [start, end])["raw"].tolist()  # fmt: skip
+    with gc_paused():
+        rows = [orjson.loads(raw) for raw in found]
+        link_notes(rows)  # as the store's lists do: a real tenant's note named by its factura's notes
+    return rows, not newest or "items" in orjson.loads(newest[0])
 
 
 @dataclass(frozen=True)

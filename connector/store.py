@@ -573,6 +573,8 @@ class StoredClient:
     def __init__(self, store: LocalStore, client: Client) -> None:
         self.documents = StoredDocuments(store, client)
         self._client = client
+        #: The store and the tenant's client (the sales register reads the store with its own query).
+        self.store, self.client = store, client
 
     @property
     def progress(self) -> Callable[[str], None] | None:

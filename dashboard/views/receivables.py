@@ -5,20 +5,45 @@ less the credit notes on its factura."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 from decimal import Decimal
+from typing import Any
 
 import streamlit as st
 
-from analysis.receivables import AGES, aging, open_instalments
+from analysis.receivables import AGES, aging, open_instalments, stored_rows
 from connector import FacturadorError
+from connector.store import LocalStore
 from dashboard import figures
-from dashboard.session import forget_connection, loaded, require_connection
+from dashboard.session import LIST_TTL, Active, forget_connection, loaded, local_store, require_connection
 from dashboard.widgets import data_table, show_cards
 from sunat.calendar import peru_today
 
 #: How far back the page looks for credit sales.
 LOOK_BACK_DAYS = 366
+
+
+@st.cache_resource(ttl=LIST_TTL, max_entries=32, show_spinner=False)
+def _stored(key: str, start: date, end: date, _store: LocalStore) -> tuple[list[dict[str, Any]], bool]:
+    """The credit sales and credit notes of tenant ``key``'s range out of its store (cached as the
+    loaded lists are: by key and range, shared read-only between its sessions)."""
+    return stored_rows(_store, start, end)
+
+
+def _credit_rows(active: Active, start: date, end: date) -> tuple[Sequence[Mapping[str, Any]], bool]:
+    """The rows the page reads and whether they carry their instalments: from the local store only the
+    credit sales and credit notes (synced first, as every page's load), else the range's list."""
+    store = local_store(active)
+    if store is None:
+        got = loaded(active, start, end, details=True)
+        return got.rows, got.has_details
+    store.forget(st.session_state.pop("_documents_changed_days", ()))
+    fresh = bool(st.session_state.pop("_documents_stale", False))
+    report = store.sync(start, end, client=active.client, full=fresh)
+    if fresh or report.rows:
+        _stored.clear(active.key, start, end, store)  # this entry only: its documents changed
+    return _stored(active.key, start, end, store)
 
 
 def main() -> None:
@@ -29,7 +54,7 @@ def main() -> None:
     start = today - timedelta(days=LOOK_BACK_DAYS - 1)
     try:
         with st.spinner("Cargando ventas al crédito…"):
-            got = loaded(active, start, today, details=True)
+            documents, has_details = _credit_rows(active, start, today)
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo cargar los documentos: {exc.message}")
@@ -39,14 +64,14 @@ def main() -> None:
         "El servicio no registra cobros: cada cuota cuenta como pendiente, menos las notas de crédito "
         "de su factura (aplicadas a las últimas cuotas). Anulados y rechazados no deben nada."
     )
-    if got.rows and not got.has_details:
+    if documents and not has_details:
         st.info(
             "Este servicio no envía las cuotas de los documentos en sus listas: las cuentas por cobrar no "
             "están disponibles.",
             icon=":material/info:",
         )
         return
-    items, _ = open_instalments(got.rows)
+    items, _ = open_instalments(documents)
     if not items:
         st.success("No hay cuotas pendientes de ventas al crédito.", icon=":material/task_alt:")
         return

@@ -1,0 +1,188 @@
+"""The sales register read from a local store (``analysis.register._stored_rows``) equals the register
+of the store's whole list (what ``sales_register`` built before): the same entries, warnings, PLE / RVIE
+/ adjustment texts, totals, file names and Excel, on varied rows (this service's and real tenants'
+shapes, late registrations, voids after the month, notes linked through a factura's ``notes`` only, a
+customer name that spells a key), and its table frame equals the lines' text."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import random
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.register import (
+    PLE_FIELDS,
+    REGISTER_LOOK_BACK_DAYS,
+    Period,
+    SalesRegister,
+    _stored_rows,
+    ple_file_name,
+    sales_register,
+)
+from connector.documents import ChangesPage
+from connector.errors import NotFoundError
+from connector.store import LocalStore
+from tests.connector.test_fast_paths import ROWS, tenant_shaped
+
+BASE = "http://tenant.test/t/x"
+
+
+class _Documents:
+    """A tenant without the list extension: each range answered whole from ``rows``."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.xml_asked: list[str] = []
+
+    def changes(self, start: dt.date, end: dt.date, **_options: Any) -> ChangesPage:
+        def day(row: dict[str, Any]) -> str:
+            text = str(row.get("date_of_issue") or "")
+            return text if text[4:5] == "-" else "-".join(reversed(text.split("-")))
+
+        chosen = [r for r in self.rows if start.isoformat() <= day(r) <= end.isoformat()]
+        return ChangesPage(chosen, extended=False)
+
+    def download_xml(self, external_id: str) -> bytes:
+        self.xml_asked.append(external_id)
+        raise NotFoundError("sin XML (prueba)", status=404)
+
+
+class _Tenant:
+    """What the store and the register ask of a client."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.base_url = BASE
+        self.documents = _Documents(rows)
+        self.progress = None
+
+
+def _varied_rows() -> list[dict[str, Any]]:
+    """The fast paths' rows in both shapes, plus what only a stored range shows: voids and late
+    registrations of March documents seen from April, a note linked only by its factura's ``notes``,
+    a name holding ``"created_at":"2026-04-`` (a stored row's text test must not be fooled either way)."""
+    rows = [dict(r) for r in ROWS + tenant_shaped(ROWS)]
+    rng = random.Random(5)
+    for index, row in enumerate(rows):
+        row["external_id"] = f"id-{index}"
+        row["id"] = index + 1  # unique: the store lists by date and id, ties would be in any order
+        if index % 17 == 0 and str(row.get("date_of_issue", "")).startswith("2026-03"):
+            row["state_type_id"], row["updated_at"] = "11", f"2026-04-0{rng.randint(1, 9)} 10:00:00"
+        if index % 29 == 0:
+            row["customer_name"] = 'ACME "created_at":"2026-04-01 S.A.'
+    factura = next(r for r in rows if r.get("document_type_id") == "01" and r.get("series") == "F001")
+    note = next(r for r in rows if r.get("document_type_id") == "07")
+    linked = {**note, "external_id": "linked-note", "id": 10_000, "number": "FC01-999", "series": "FC01"}
+    linked["correlative"] = 999
+    linked.pop("affected_document", None)
+    factura["notes"] = [{"description": "FC01-999"}]
+    return [*rows, linked]
+
+
+def _store_and_tenant(tmp_path: Path, rows: list[dict[str, Any]]) -> tuple[LocalStore, _Tenant]:
+    tenant = _Tenant(rows)
+    store = LocalStore(tmp_path / "store.duckdb", tenant)  # type: ignore[arg-type]
+    return store, tenant
+
+
+@pytest.mark.parametrize("consolidate", [False, True])
+@pytest.mark.parametrize("month", ["2026-03", "2026-04"])
+def test_the_stored_register_equals_the_register_of_the_whole_list(
+    tmp_path: Path, month: str, consolidate: bool
+) -> None:
+    store, tenant = _store_and_tenant(tmp_path, _varied_rows())
+    with store:
+        reader = store.reading(tenant)  # type: ignore[arg-type]
+        fast = sales_register(reader, month, consolidate_boletas=consolidate)
+        period = Period.of(month)
+        whole = store.documents(period.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), period.end)
+        slow = SalesRegister.build(
+            whole.rows, period, ruc=fast.ruc, name=fast.name, consolidate_boletas=consolidate
+        )
+    assert fast.entries == slow.entries and fast.warnings == slow.warnings
+    assert {e.state for e in fast.entries} >= ({"1", "2"} if month == "2026-03" else {"8", "9"})
+    assert fast.ple_text() == slow.ple_text() and fast.sire_text() == slow.sire_text()
+    assert fast.ple_simplified_text() == slow.ple_simplified_text()
+    for simplified in (False, True):
+        assert fast.adjustment_text(simplified=simplified) == slow.adjustment_text(simplified=simplified)
+    assert fast.totals() == slow.totals() and fast.ple_name == slow.ple_name
+    assert fast.sire_zip() == slow.sire_zip()
+    assert fast.sire_count() == len(slow.sire_rows()) == len(fast.sire_rows())
+    if month == "2026-03" and not consolidate:
+        linked = [e for e in fast.entries if e.source == "FC01-999"]
+        assert linked and linked[0].affected_series == "F001"  # linked through the factura's notes
+
+
+def test_only_rows_that_can_make_a_line_are_read(tmp_path: Path) -> None:
+    rows = _varied_rows()
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        store.sync("2026-02-01", "2026-04-30")
+        april = Period.of("2026-04")
+        first = april.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS)
+        read, dates, head = _stored_rows(store, first, april)
+        whole = store.documents(first, april.end).rows
+    ids = {r["external_id"] for r in read}
+    march = [r for r in whole if not str(r["date_of_issue"]).startswith("2026-04")]
+    kept = [r for r in march if r["external_id"] in ids]
+    assert 0 < len(kept) < len(march)  # the March rows that can make an April line, not every one
+    for row in kept:  # registered or voided in April, or listing notes (a name spelling the key does
+        # not count: it is escaped in the JSON text)
+        assert any(
+            str(row.get(key) or "").startswith("2026-04") for key in ("created_at", "updated_at")
+        ) or row.get("notes")
+    assert any("created_at" in row["customer_name"] for row in march)
+    april_rows = [r for r in whole if str(r["date_of_issue"]).startswith("2026-04")]
+    assert ids >= {r["external_id"] for r in april_rows}
+    assert head[0]["number"] == whole[0]["number"]
+    assert len(dates) == len({r["number"] for r in whole})
+    assert set(read[0]) <= set(whole[0])  # only the register's keys
+
+
+def test_an_empty_month_still_names_the_issuer_from_the_range(tmp_path: Path) -> None:
+    rows = [r for r in _varied_rows() if str(r.get("date_of_issue", "")).startswith("2026-03")]
+    rows = [r for r in rows if not str(r.get("created_at") or "").startswith("2026-04")]
+    rows = [{**r, "updated_at": "2026-03-31 10:00:00", "filename": "20100066603-01-F001-1"} for r in rows]
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        register = sales_register(store.reading(tenant), "2026-04")  # type: ignore[arg-type]
+    assert register.entries == [] and register.ruc == "20100066603"  # from the range's first row
+    assert register.ple_text() == ""
+    assert register.ple_name == ple_file_name("20100066603", register.period, has_data=False)
+
+
+def test_the_table_frame_holds_the_lines(tmp_path: Path) -> None:
+    register = SalesRegister.build(_varied_rows(), "2026-03", ruc="20100066603", name="X")
+    frame = register.ple_frame()
+    rows = register.ple_rows()
+    assert list(frame.columns) == list(PLE_FIELDS) and len(frame) == len(rows) > 100
+    for place, name in enumerate(PLE_FIELDS):
+        if 12 <= place < 25:
+            assert frame[name].dtype == float
+            assert frame[name].tolist() == [float(Decimal(r[place])) for r in rows]
+        else:
+            assert frame[name].tolist() == [r[place] for r in rows]
+    empty = SalesRegister.build([], "2026-03", ruc="20100066603", name="X").ple_frame()
+    assert list(empty.columns) == list(PLE_FIELDS) and len(empty) == 0
+    chosen = ["Estado", "Importe total", "Serie"]
+    assert register.ple_frame(chosen).equals(frame[chosen])
+    with pytest.raises(ValueError, match="not PLE 14.1 fields: Total"):
+        register.ple_frame(["Serie", "Total"])
+
+
+def test_lines_are_made_once_and_follow_a_changed_register() -> None:
+    register = SalesRegister.build(_varied_rows(), "2026-03", ruc="20100066603", name="X")
+    first = register.ple_rows()
+    first.append(["mine"])  # a caller's list: the register's own stays as made
+    assert register.ple_rows() == first[:-1]
+    assert register.ple_rows()[0] is first[0]  # made once
+    register.entries = register.entries[:3]
+    assert len(register.ple_rows()) == 3
+    register.name = "OTRA"
+    assert {row[1] for row in register.sire_rows()} == {"OTRA"}
+    buffer = io.BytesIO(register.excel_bytes())
+    assert buffer.getvalue()[:2] == b"PK"
