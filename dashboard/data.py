@@ -15,10 +15,10 @@ Conventions of the analyst view:
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -26,12 +26,17 @@ import plotly.graph_objects as go
 from sunat.calendar import peru_today
 from sunat.catalogs import DOCUMENT_TYPES, STATE_TYPES
 
+if TYPE_CHECKING:
+    from connector.store import LocalStore
+
 __all__ = [
     "AMOUNT_COLUMNS",
     "CREDIT_NOTE",
     "NOT_COUNTED_STATES",
     "STATES",
+    "TABLE_ROWS",
     "Filters",
+    "Scope",
     "StateStyle",
     "apply_filters",
     "counted",
@@ -256,6 +261,129 @@ def apply_filters(df: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     return df[mask]
 
 
+# --------------------------------------------------------------------------------------------- in SQL
+
+T = TypeVar("T")
+#: Views (a page's figures for some filters) remembered per range.
+MEMO_ENTRIES = 8
+#: Rows the Documentos table shows at most (the newest of the range and filters; the exports hold all).
+TABLE_ROWS = 2_000
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A date range of a tenant's documents and the filters picked, to be read in SQL: from the local
+    store (``connector/store.py``), or an in-memory one holding the tenant's answer for the range (a
+    client without a store) — the same queries either way. The pages get aggregates (hundreds of rows),
+    never one Python object per document."""
+
+    store: LocalStore
+    start: date
+    end: date
+    filters: Filters = Filters()
+    _memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """What ``build()`` gives for this range and ``key`` (a page and its filters), built once while
+        the range stays loaded: a rerun of the page reuses it."""
+        if key not in self._memo:
+            while len(self._memo) >= MEMO_ENTRIES:
+                self._memo.pop(next(iter(self._memo)), None)
+            self._memo[key] = build()
+        return cast(T, self._memo[key])
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition over the store's ``documents`` columns, and its parameters."""
+        parts: list[str] = ["date_of_issue BETWEEN ? AND ?"]
+        values: list[Any] = [self.start, self.end]
+        f = self.filters
+        for column, picked in (
+            ("document_type_id", f.document_types),
+            ("state_type_id", f.states),
+            ("series", f.series),
+            ("currency_type_id", f.currencies),
+        ):
+            if picked:
+                parts.append(f"coalesce({column}, '') IN ({', '.join('?' for _ in picked)})")
+                values.extend(picked)
+        needle = f.customer.strip().lower()
+        if needle:
+            parts.append(
+                "(contains(lower(coalesce(customer_name, '')), ?) "
+                "OR contains(lower(coalesce(customer_number, '')), ?))"
+            )
+            values.extend([needle, needle])
+        return " AND ".join(parts), values
+
+    @property
+    def source(self) -> str:
+        """The query of the scope's documents (for :func:`analysis.sales.sales_sql`), with
+        :attr:`parameters`."""
+        return f"SELECT * FROM documents WHERE {self.where()[0]}"
+
+    @property
+    def parameters(self) -> list[Any]:
+        """The parameters of :attr:`source`."""
+        return self.where()[1]
+
+    def run(self, query: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Any query over the scope's store."""
+        return self.store.fetch(query, parameters)
+
+    def with_filters(self, filters: Filters) -> Scope:
+        """The same range with ``filters``."""
+        return Scope(self.store, self.start, self.end, filters, self._memo)
+
+    def count(self) -> int:
+        """How many documents it holds."""
+        found = self.run(f"SELECT count(*) FROM ({self.source})", self.parameters)
+        return int(found[0][0])
+
+    def options(self) -> dict[str, list[str]]:
+        """:func:`filter_options` of the scope (its filters ignored)."""
+        whole = Scope(self.store, self.start, self.end)
+        out = {}
+        for name, column in (
+            ("document_types", "document_type_id"),
+            ("states", "state_type_id"),
+            ("series", "series"),
+            ("currencies", "currency_type_id"),
+        ):
+            found = whole.run(
+                f"SELECT DISTINCT coalesce({column}, '') AS v FROM ({whole.source}) WHERE v <> '' ORDER BY v",
+                whole.parameters,
+            )
+            out[name] = [str(v) for (v,) in found]
+        return out
+
+    def state_totals(self) -> pd.DataFrame:
+        """:func:`state_totals` of the scope."""
+        found = self.run(
+            f"SELECT coalesce(state_type_id, '') AS state, coalesce(sum(total), 0), count(*) "
+            f"FROM ({self.source}) GROUP BY 1 ORDER BY 1",
+            self.parameters,
+        )
+        frame = pd.DataFrame(
+            {
+                "state": [r[0] for r in found],
+                "total": [float(r[1]) for r in found],
+                "documents": [int(r[2]) for r in found],
+            }
+        )
+        frame.insert(1, "label", [state_label(code) for code in frame["state"]])
+        return frame
+
+    def documents(self, limit: int | None = None) -> pd.DataFrame:
+        """The list DataFrame of the scope's documents (the newest ``limit`` of them)."""
+        where, values = self.where()
+        listed = self.store.listed(where, values, limit=limit)
+        return listed.to_dataframe() if len(listed) else empty_documents()
+
+    def table(self, limit: int = TABLE_ROWS) -> pd.DataFrame:
+        """:func:`table_frame` of the newest ``limit`` documents."""
+        return table_frame(self.documents(limit))
+
+
 # --------------------------------------------------------------------------------------------- charts
 
 
@@ -303,7 +431,11 @@ _MIN_SLOTS = 5
 def state_totals_figure(df: pd.DataFrame, currency: str | None = None) -> go.Figure:
     """Bars of the number of documents per state, one color per state (counts: nothing is added across
     currencies); the hover gives each state's total when ``currency`` is chosen."""
-    data = state_totals(df, currency)
+    return state_counts_figure(state_totals(df, currency), currency)
+
+
+def state_counts_figure(data: pd.DataFrame, currency: str | None = None) -> go.Figure:
+    """:func:`state_totals_figure` of a :func:`state_totals` frame (:meth:`Scope.state_totals`)."""
     fig = go.Figure(
         go.Bar(
             x=data["label"],

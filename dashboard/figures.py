@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -28,8 +28,10 @@ from analysis.sales import (
     by_customer,
     by_month,
     by_type,
+    daily_sql,
     group_totals,
-    summarize,
+    group_totals_sql,
+    summarize_sql,
 )
 from connector.parsing import gc_paused
 from dashboard import data
@@ -300,6 +302,23 @@ def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figu
         kind = by_type(sale)[1]
         values[kind][sale.date] += converted.value
         counts[kind][sale.date] += 1
+    return daily_points_figure(
+        [(day, kind, values[kind][day], counts[kind][day]) for kind in values for day in values[kind]],
+        start,
+        end,
+    )
+
+
+def daily_points_figure(
+    points: Iterable[tuple[dt.date, str, Decimal, int]], start: dt.date, end: dt.date
+) -> go.Figure:
+    """:func:`daily_figure` of its points: (day, type name, valor de venta in soles, documents), as
+    :func:`analysis.sales.daily_sql` gives them."""
+    values: dict[str, dict[dt.date, Decimal]] = defaultdict(dict)
+    counts: dict[str, dict[dt.date, int]] = defaultdict(dict)
+    for day, kind, value, documents in points:
+        values[kind][day] = value
+        counts[kind][day] = documents
     fig = go.Figure()
     for kind, days in values.items():
         ordered = sorted(days)
@@ -386,17 +405,29 @@ def months_figure(
 ) -> go.Figure:
     """Valor de venta per month (soles): the months of the previous period in gray, those of the chosen
     period in blue, each trace naming its dates (a month so far is compared with the same days)."""
+    return months_groups_figure(
+        group_totals(sales, by_month)[0], group_totals(previous, by_month)[0], chosen, before
+    )
+
+
+def months_groups_figure(
+    groups: Sequence[GroupTotal],
+    previous: Sequence[GroupTotal],
+    chosen: tuple[dt.date, dt.date],
+    before: tuple[dt.date, dt.date],
+) -> go.Figure:
+    """:func:`months_figure` of the two periods' month groups (:func:`analysis.sales.group_totals` or
+    :func:`~analysis.sales.group_totals_sql` with ``by_month``)."""
     fig = go.Figure()
     for label, part, period, color in (
         ("Anterior", previous, before, "#bdbdbd"),
-        ("Elegido", sales, chosen, "#2f80ed"),
+        ("Elegido", groups, chosen, "#2f80ed"),
     ):
-        groups, _ = group_totals(part, by_month)
         name = f"{label} ({_dates(period)})"
         fig.add_trace(
             go.Bar(
-                x=[g.label for g in groups],
-                y=[_cents(g.amounts.value) for g in groups],
+                x=[g.label for g in part],
+                y=[_cents(g.amounts.value) for g in part],
                 name=name,
                 marker_color=color,
                 hovertemplate=f"%{{x}}<br>S/ %{{y:,.2f}}<extra>{name}</extra>",
@@ -509,10 +540,10 @@ def alert_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class DocumentsView:
-    """What the Documents page shows of a loaded range and the filters picked: built once per range
-    and filters (``Loaded.memo`` in :mod:`dashboard.session`), reused by every rerun of the page."""
+    """What the Documents page shows of a range and the filters picked, out of SQL over the documents
+    (:class:`dashboard.data.Scope`): built once per range and filters, reused by every rerun."""
 
-    filtered: pd.DataFrame
+    count: int
     summary: SalesSummary
     daily: go.Figure
     states: go.Figure
@@ -520,24 +551,20 @@ class DocumentsView:
     table: pd.DataFrame
 
 
-def documents_view(
-    frame: pd.DataFrame,
-    sales_of: Callable[[pd.DataFrame], list[Sale]],
-    filters: data.Filters,
-    start: dt.date,
-    end: dt.date,
-) -> DocumentsView:
-    """The KPIs, the three charts and the table of the documents of ``frame`` that pass ``filters``
-    (``sales_of`` gives the :class:`~analysis.sales.Sale` of a part of ``frame``)."""
-    with gc_paused():  # tens of thousands of short-lived objects beside the range's parsed rows
-        filtered = data.apply_filters(frame, filters)
-        sales = sales_of(filtered)
-        customers, _ = group_totals(sales, by_customer)
+#: Customers the customers chart shows.
+TOP_CUSTOMERS = 10
+
+
+def documents_view(scope: data.Scope, table_rows: int = data.TABLE_ROWS) -> DocumentsView:
+    """The KPIs, the three charts and the table (the newest ``table_rows``) of ``scope``'s documents:
+    aggregates computed in SQL by :mod:`analysis.sales`' rules, one row per group, never per document."""
+    run, source, values = scope.run, scope.source, scope.parameters
+    with gc_paused():
         return DocumentsView(
-            filtered,
-            summarize(sales),
-            daily_figure(sales, start, end),
-            data.state_totals_figure(filtered),
-            customers_figure(customers),
-            data.table_frame(filtered),
+            scope.count(),
+            summarize_sql(run, source, values),
+            daily_points_figure(daily_sql(run, source, values), scope.start, scope.end),
+            data.state_counts_figure(scope.state_totals()),
+            customers_figure(group_totals_sql(run, source, by_customer, values, top=TOP_CUSTOMERS)),
+            scope.table(table_rows),
         )
