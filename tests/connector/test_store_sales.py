@@ -176,3 +176,16 @@ def test_a_range_and_its_filters_in_sql() -> None:
         table = whole.table(limit=25)
         assert len(table) == 25 and list(table["number"]) == list(whole.documents(25)["number"])
         assert whole.options()["currencies"] == sorted({r["currency_type_id"] for r in rows} - {""})
+
+
+def test_the_alerts_need_only_the_documents_in_their_states() -> None:
+    """Inicio reads only the year's documents in ``ALERT_STATES`` out of the store: the alerts of every
+    document are the alerts of those."""
+    from analysis.alerts import ALERT_STATES, alerts
+
+    rows = _random_rows(800, 11)
+    listed = sales.sales_of(rows)
+    today = dt.date(2026, 3, 20)
+    every = alerts(listed, today)
+    assert every == alerts([s for s in listed if s.state in ALERT_STATES], today)
+    assert {a.kind for a in every if a.severity != "ok"} >= {"boletas", "cdr", "rejected", "voided_late"}
