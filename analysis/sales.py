@@ -149,7 +149,7 @@ class ProductLine:
     @property
     def free(self) -> bool:
         """A free transfer (affectations 11-16, 21, 31-37): no sales value."""
-        return self.affectation not in ("10", "17", "20", "30", "40")
+        return self.affectation not in PAID_AFFECTATIONS
 
     @classmethod
     def from_wire(cls, item: Mapping[str, Any]) -> ProductLine:
@@ -757,10 +757,10 @@ def _case(column: str, labels: Mapping[str, str]) -> str:
 
 def sales_sql(source: str) -> str:
     """A ``WITH`` clause naming ``sales``: one row per document of ``source`` (a query over the local
-    store's typed columns, ``connector/store.py``) read by this module's rules, as :func:`sales_of` and
-    :class:`Sale` read a list row: ``counted``, ``sign``, ``rate`` (``NULL`` in soles or unknown), the
-    signed amounts ``signed_<name>`` and, converted to soles, ``soles_<name>`` (``NULL`` when the rate is
-    unknown: :meth:`Sale.in_soles`). Follow it with a ``SELECT ... FROM sales``."""
+    store's typed columns, ``connector/store.py``, with its ``raw`` rows) read by this module's rules,
+    as :func:`sales_of` and :class:`Sale` read a list row: ``counted``, ``sign``, ``rate`` (``NULL`` in
+    soles or unknown), the signed amounts ``signed_<name>`` and, converted to soles, ``soles_<name>``
+    (``NULL`` when the rate is unknown: :meth:`Sale.in_soles`). Follow it with a ``SELECT ... FROM sales``."""
     signed = ", ".join(f"{column} * sign AS signed_{name}" for name, column in AMOUNT_COLUMNS.items())
     soles = ", ".join(
         f"CASE WHEN currency = '{SOLES}' THEN signed_{name} WHEN rate IS NULL THEN NULL "
@@ -775,7 +775,7 @@ def sales_sql(source: str) -> str:
         coalesce(document_type_id, '') AS document_type, coalesce(state_type_id, '') AS state,
         coalesce(nullif(currency_type_id, ''), '{SOLES}') AS currency, exchange_rate_sale,
         coalesce(customer_number, '') AS customer_number, coalesce(customer_name, '') AS customer_name,
-        {", ".join(AMOUNT_COLUMNS.values())}
+        {", ".join(AMOUNT_COLUMNS.values())}, external_id, raw
     FROM ({source}) AS source WHERE date_of_issue IS NOT NULL
 ), ruled AS (
     SELECT *, state NOT IN ({_quoted(NOT_COUNTED)}) AS counted,
@@ -900,3 +900,68 @@ def rejection_rate_sql(run: Run, source: str, parameters: Sequence[Any] = ()) ->
 def mix_of(summary: SalesSummary) -> dict[str, Decimal]:
     """:func:`affectation_mix` out of a summary: the soles figures are the same sums."""
     return {label: getattr(summary.soles, name) for name, label in AFFECTATIONS.items()}
+
+
+#: Affectations whose lines are sales (:attr:`ProductLine.free` is every other one).
+PAID_AFFECTATIONS = ("10", "17", "20", "30", "40")
+
+
+def _line_amount(field: str) -> str:
+    """A line's amount as :func:`~connector.parsing.parse_decimal` reads it (0 when unreadable)."""
+    text = f"trim(json_extract_string(item, '$.{field}'))"
+    return f"coalesce(TRY_CAST(replace({text}, ',', '') AS DECIMAL(24, 8)), 0)"
+
+
+def product_totals_sql(
+    run: Run, source: str, parameters: Sequence[Any] = ()
+) -> tuple[list[ProductTotal], int, list[str]]:
+    """:func:`product_totals` in SQL over the lines kept in the store's rows (``items``)."""
+    affectation = "coalesce(nullif(json_extract_string(item, '$.affectation_igv_type_id'), ''), '10')"
+    paid = f"{affectation} IN ({_quoted(PAID_AFFECTATIONS)})"
+    factor = f"CASE WHEN currency = '{SOLES}' THEN 1 ELSE rate END"
+    sums = ", ".join(
+        f"sum(CASE WHEN {paid} THEN round({_line_amount(field)} * {factor}, 2) ELSE 0 END * sign)"
+        for field in ("total_value", "total_igv", "total_plastic_bag_taxes", "total")
+    )
+    code = "coalesce(json_extract_string(item, '$.internal_id'), '')"
+    description = "trim(coalesce(json_extract_string(item, '$.description'), ''))"
+    listed = f"""{sales_sql(source)}, documents AS (
+        SELECT *, json_extract(decode(raw), '$.items') AS items FROM sales WHERE counted
+    ), lines AS (
+        SELECT *, unnest(CAST(items AS JSON[])) AS item, generate_subscripts(CAST(items AS JSON[]), 1) AS n
+        FROM documents WHERE json_type(items) = 'ARRAY' AND (currency = '{SOLES}' OR rate IS NOT NULL)
+    )"""
+    found = run(
+        f"""{listed} SELECT CASE WHEN {code} <> '' THEN {code} ELSE upper({description}) END AS product,
+            first({description} ORDER BY day DESC, id DESC, n),
+            first(coalesce(json_extract_string(item, '$.unit_type_id'), '') ORDER BY day DESC, id DESC, n),
+            sum({_line_amount("quantity").replace("DECIMAL(24, 8)", "DECIMAL(24, 10)")} * sign),
+            {sums}, count(DISTINCT external_id)
+        FROM lines GROUP BY 1""",
+        list(parameters),
+    )
+    products = [
+        ProductTotal(
+            str(c), str(d), str(u), Decimal(q), Decimal(v), Decimal(i), Decimal(b), Decimal(t), int(n)
+        )
+        for c, d, u, q, v, i, b, t, n in found
+    ]
+    products.sort(key=lambda p: (-p.value, p.code))
+    counts = run(
+        f"""{listed} SELECT count(*) FILTER (WHERE json_type(items) IS DISTINCT FROM 'ARRAY'),
+            list(number ORDER BY day, number) FILTER (WHERE json_type(items) = 'ARRAY'
+                AND currency <> '{SOLES}' AND rate IS NULL) FROM documents""",
+        list(parameters),
+    )
+    without_lines, unconverted = counts[0]
+    return products, int(without_lines), list(unconverted or [])
+
+
+def has_lines_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> bool:
+    """Whether the documents of ``source`` carry their lines (``DocumentList.has_details``: every row
+    has ``items``; none at all counts as carrying them)."""
+    found = run(
+        f"SELECT coalesce(bool_and(json_exists(decode(raw), '$.items')), true) FROM ({source})",
+        list(parameters),
+    )
+    return bool(found[0][0])

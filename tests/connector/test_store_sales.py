@@ -23,7 +23,9 @@ from analysis.sales import (
     daily_sql,
     group_totals,
     group_totals_sql,
+    has_lines_sql,
     mix_of,
+    product_totals_sql,
     rejection_rate,
     rejection_rate_sql,
     summarize,
@@ -88,6 +90,21 @@ def _random_rows(count: int, seed: int) -> list[dict[str, Any]]:
                 "has_cdr": rng.random() < 0.5,
             }
         )
+        if rng.random() < 0.8:  # a detailed list's lines (some rows without: a tenant that lists none)
+            rows[-1]["items"] = [
+                {
+                    "internal_id": rng.choice(["P01", "P02", "", 7]),
+                    "description": rng.choice([" Producto uno ", "Servicio", "servicio"]),
+                    "unit_type_id": rng.choice(["NIU", "ZZ"]),
+                    "quantity": rng.choice(["1", "2.5", "0.125", 3]),
+                    "affectation_igv_type_id": rng.choice(["10", "10", "20", "11", "", "40"]),
+                    "total_value": rng.choice(["84.745763", "100.00", "1,000.50", 12.5]),
+                    "total_igv": rng.choice(["15.254237", "18.00", "0"]),
+                    "total_plastic_bag_taxes": rng.choice(["0.00", "0.50"]),
+                    "total": rng.choice(["100.00", "118.00", "x"]),
+                }
+                for _ in range(rng.randrange(0, 4))
+            ]
     return rows
 
 
@@ -123,6 +140,13 @@ def _same(rows: list[dict[str, Any]], store: LocalStore) -> None:
             value, n = points.get((sale.date, by_type(sale)[1]), (D(0), 0))
             points[(sale.date, by_type(sale)[1])] = (value + sale.soles.value, n + 1)
     assert {(d, k): (v, n) for d, k, v, n in daily_sql(run, SOURCE)} == points
+    products, without_lines, left_out = sales.product_totals(listed)
+    got, got_without, got_left_out = product_totals_sql(run, SOURCE)
+    assert (got_without, sorted(got_left_out)) == (without_lines, sorted(left_out))
+    assert [(p.code, p.quantity, p.value, p.igv, p.icbper, p.total, p.documents) for p in got] == [
+        (p.code, p.quantity, p.value, p.igv, p.icbper, p.total, p.documents) for p in products
+    ]
+    assert has_lines_sql(run, SOURCE) == all("items" in row for row in rows)
 
 
 def test_the_hand_computed_rows_give_the_same_figures_in_sql() -> None:
