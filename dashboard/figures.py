@@ -555,8 +555,9 @@ class DocumentsView:
 TOP_CUSTOMERS = 10
 
 
-def documents_view(scope: data.Scope, table_rows: int = data.TABLE_ROWS) -> DocumentsView:
-    """The KPIs, the three charts and the table (the newest ``table_rows``) of ``scope``'s documents:
+def documents_view(scope: data.Scope, table_rows: int | None = None) -> DocumentsView:
+    """The KPIs, the three charts and the table (the newest ``table_rows``, default
+    :data:`dashboard.data.TABLE_ROWS`) of ``scope``'s documents:
     aggregates computed in SQL by :mod:`analysis.sales`' rules, one row per group, never per document."""
     run, source, values = scope.run, scope.source, scope.parameters
     with gc_paused():
@@ -566,5 +567,5 @@ def documents_view(scope: data.Scope, table_rows: int = data.TABLE_ROWS) -> Docu
             daily_points_figure(daily_sql(run, source, values), scope.start, scope.end),
             data.state_counts_figure(scope.state_totals()),
             customers_figure(group_totals_sql(run, source, by_customer, values, top=TOP_CUSTOMERS)),
-            scope.table(table_rows),
+            scope.table(data.TABLE_ROWS if table_rows is None else table_rows),
         )
