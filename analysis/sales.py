@@ -26,10 +26,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from connector.models import DocumentList
 from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal, split_number
@@ -193,6 +193,8 @@ class Sale:
     affected_number: str = ""
     lines: tuple[ProductLine, ...] | None = None  # None: the row did not carry its lines
     has_cdr: bool = False
+    #: A sale is one document (a :class:`SalesCell` stands for many).
+    documents: ClassVar[int] = 1
 
     @property
     def sign(self) -> int:
@@ -424,9 +426,9 @@ def summarize(sales: Iterable[Sale]) -> SalesSummary:
     unconverted: list[str] = []
     listed = excluded = 0
     for sale in sales:
-        listed += 1
+        listed += sale.documents
         if sale.state in NOT_COUNTED:
-            excluded += 1
+            excluded += sale.documents
             continue
         currency = sale.currency
         signed = sale.signed
@@ -721,8 +723,8 @@ def rejection_rate(sales: Iterable[Sale]) -> list[DayRate]:
     for sale in sales:
         if sale.state not in _JUDGED or sale.series[:1].upper() == "B":
             continue  # boletas are judged in summaries, not one by one
-        judged[sale.date] += 1
-        rejected[sale.date] += sale.state == "09"
+        judged[sale.date] += sale.documents
+        rejected[sale.date] += sale.documents if sale.state == "09" else 0
     return [DayRate(day, judged[day], rejected[day]) for day in sorted(judged)]
 
 
@@ -748,11 +750,6 @@ _VALUE = ("taxed", "exonerated", "unaffected", "export")
 
 def _quoted(values: Iterable[str]) -> str:
     return ", ".join("'" + value.replace("'", "''") + "'" for value in sorted(values))
-
-
-def _case(column: str, labels: Mapping[str, str]) -> str:
-    whens = " ".join(f"WHEN {_quoted([code])} THEN {_quoted([label])}" for code, label in labels.items())
-    return f"CASE {column} {whens} ELSE {column} END"
 
 
 def sales_sql(source: str) -> str:
@@ -802,99 +799,126 @@ def _amounts(values: Sequence[Any], documents: int) -> Amounts:
     return Amounts(taxed, exonerated, unaffected, export, free, igv, icbper, total, documents)
 
 
-def summarize_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> SalesSummary:
-    """:func:`summarize` of the documents of ``source`` computed in SQL (:func:`sales_sql`): the same
-    figures to the cent, out of one pass over the store's columns instead of one :class:`Sale` each."""
+@dataclass(frozen=True)
+class SalesCell:
+    """The documents alike in all the figures group them by (issue day, type, state, currency, series,
+    and whether they convert to soles), summed: :func:`sales_cells` reads a range in SQL as a few
+    thousand cells instead of a million :class:`Sale` objects. :func:`summarize`, :func:`group_totals`
+    (by day, month, type, series), :func:`affectation_mix`, :func:`rejection_rate` and the daily chart
+    take cells where they take sales: a cell counts as its ``documents``. ``amounts`` are unsigned,
+    ``signed`` and ``soles`` as :class:`Sale`'s (``soles`` ``None``: rate unknown)."""
+
+    date: dt.date
+    document_type: str
+    state: str
+    currency: str
+    series: str
+    documents: int
+    amounts: Amounts
+    signed: Amounts
+    soles: Amounts | None
+    number: str = ""
+    rate: Decimal | None = None
+
+    @property
+    def counted(self) -> bool:
+        """Whether its documents count in sales (neither rejected nor voided)."""
+        return self.state not in NOT_COUNTED
+
+
+def sales_cells(run: Run, source: str, parameters: Sequence[Any] = ()) -> list[SalesCell]:
+    """The documents of ``source`` as :class:`SalesCell` objects, in one pass of SQL: each document
+    signed and converted by :func:`sales_sql` (its own rate, each amount rounded), then summed by cell."""
     found = run(
-        f"{sales_sql(source)} SELECT currency, counted, soles_total IS NOT NULL, count(*), "
-        f"{_sums('signed')}, {_sums('soles')} FROM sales GROUP BY ALL",
+        f"{sales_sql(source)} SELECT day, document_type, state, currency, series, soles_total IS NOT NULL, "
+        f"count(*), {_sums('signed')}, {_sums('soles')} FROM sales GROUP BY ALL ORDER BY 1, 2, 3, 4, 5",
         list(parameters),
     )
-    listed = excluded = 0
-    by_currency: dict[str, list[Amounts]] = defaultdict(list)
-    in_soles: list[Amounts] = []
-    foreign = False
     width = len(AMOUNT_COLUMNS)
-    for currency, counted, converted, documents, *sums in found:
-        listed += documents
-        if not counted:
-            excluded += documents
-            continue
-        by_currency[currency].append(_amounts(sums[:width], documents))
-        if converted:
-            in_soles.append(_amounts(sums[width:], documents))
-        foreign = foreign or currency != SOLES
+    cells = []
+    for day, kind, state, currency, series, converted, documents, *sums in found:
+        signed = _amounts(sums[:width], documents)
+        unsigned = signed if kind != CREDIT_NOTE else signed.scaled(-1)
+        soles = _amounts(sums[width:], documents) if converted else None
+        cells.append(SalesCell(day, kind, state, currency, series, documents, unsigned, signed, soles))
+    return cells
+
+
+def foreign_rates(
+    run: Run, source: str, parameters: Sequence[Any] = ()
+) -> tuple[dict[str, Decimal], list[str]]:
+    """The rates the counted documents in another currency were converted at, by number, and the
+    numbers of those whose rate is unknown (:attr:`SalesSummary.rates` and ``unconverted``)."""
     rates: dict[str, Decimal] = {}
     unconverted: list[str] = []
-    if foreign:
-        for number, rate in run(
-            f"{sales_sql(source)} SELECT number, rate FROM sales WHERE counted AND currency <> '{SOLES}' "
-            "ORDER BY day, number",
-            list(parameters),
-        ):
-            if rate is None:
-                unconverted.append(number)
-            else:
-                rates[number] = Decimal(rate)
-    per_currency = {currency: Amounts.total_of(parts) for currency, parts in by_currency.items()}
-    return SalesSummary(listed, excluded, per_currency, Amounts.total_of(in_soles), rates, unconverted)
+    for number, rate in run(
+        f"{sales_sql(source)} SELECT number, rate FROM sales WHERE counted AND currency <> '{SOLES}' "
+        "ORDER BY day, number",
+        list(parameters),
+    ):
+        if rate is None:
+            unconverted.append(number)
+        else:
+            rates[number] = Decimal(rate)
+    return rates, unconverted
 
 
-#: How each key of :func:`group_totals` groups in SQL: the code and the label of a row of
-#: :func:`sales_sql`, as the key function gives them for a :class:`Sale`.
-GROUP_SQL: dict[Key, tuple[str, str]] = {
-    by_month: ("strftime(day, '%Y-%m')", "strftime(day, '%m/%Y')"),
-    by_day: ("strftime(day, '%Y-%m-%d')", "strftime(day, '%d/%m/%Y')"),
-    by_series: ("series", "series"),
-    by_type: ("document_type", _case("document_type", _TYPE_NAMES)),
-    by_customer: (
-        f"CASE WHEN trim(customer_number) IN ({_quoted(ANONYMOUS)}) THEN '-' ELSE trim(customer_number) END",
-        f"CASE WHEN trim(customer_number) IN ({_quoted(ANONYMOUS)}) THEN {_quoted([ANONYMOUS_LABEL])} "
-        "ELSE coalesce(nullif(customer_name, ''), trim(customer_number)) END",
-    ),
-}
+def summarize_cells(
+    cells: Sequence[SalesCell], run: Run, source: str, parameters: Sequence[Any] = ()
+) -> SalesSummary:
+    """:func:`summarize` of the cells of ``source`` (:func:`sales_cells`), with the rates used and the
+    documents left out read by number (only when some counted document is in another currency)."""
+    summary = summarize(cells)  # type: ignore[arg-type]  # cells stand for sales
+    if not any(cell.counted and cell.currency != SOLES for cell in cells):
+        return summary
+    rates, unconverted = foreign_rates(run, source, parameters)
+    return replace(summary, rates=rates, unconverted=unconverted)
 
 
-def group_totals_sql(
-    run: Run, source: str, key: Key, parameters: Sequence[Any] = (), *, top: int | None = None
+def summarize_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> SalesSummary:
+    """:func:`summarize` of the documents of ``source`` computed in SQL: the same figures to the cent,
+    out of :func:`sales_cells` instead of one :class:`Sale` each."""
+    return summarize_cells(sales_cells(run, source, parameters), run, source, parameters)
+
+
+def customer_totals_sql(
+    run: Run, source: str, parameters: Sequence[Any] = (), *, top: int | None = None
 ) -> list[GroupTotal]:
-    """:func:`group_totals` of the documents of ``source`` in SQL (sorted by key; with ``top``, only
-    the ``top`` largest by valor de venta, largest first: the customers chart). The documents left out
-    for an unknown rate are :attr:`SalesSummary.unconverted`."""
-    code, label = GROUP_SQL[key]
+    """:func:`group_totals` by :func:`by_customer` in SQL, sorted by key; with ``top``, only the ``top``
+    largest by valor de venta, largest first (the customers chart: their keys are found first, with
+    one sum a customer, then only theirs are summed whole)."""
     value = " + ".join(f"soles_{name}" for name in _VALUE)
-    order = f"ORDER BY sum({value}) DESC, 1 LIMIT {int(top)}" if top is not None else "ORDER BY 1"
-    found = run(
-        f"{sales_sql(source)} SELECT {code}, arg_max({label}, day), count(*), {_sums('soles')} FROM sales "
-        f"WHERE counted AND soles_total IS NOT NULL GROUP BY 1 {order}",
-        list(parameters),
+    anonymous = f"trim(customer_number) IN ({_quoted(ANONYMOUS)})"
+    code = f"CASE WHEN {anonymous} THEN '-' ELSE trim(customer_number) END"
+    label = (
+        f"CASE WHEN {anonymous} THEN {_quoted([ANONYMOUS_LABEL])} "
+        "ELSE coalesce(nullif(customer_name, ''), trim(customer_number)) END"
     )
-    return [GroupTotal(str(c), str(lab), _amounts(sums, n)) for c, lab, n, *sums in found]
-
-
-def daily_sql(
-    run: Run, source: str, parameters: Sequence[Any] = ()
-) -> list[tuple[dt.date, str, Decimal, int]]:
-    """Net valor de venta in soles and documents per day and type name (:func:`by_type`'s label), in
-    SQL: the points of the daily chart."""
-    label = GROUP_SQL[by_type][1]
-    value = " + ".join(f"soles_{name}" for name in _VALUE)
+    keyed = f"""{sales_sql(source)}, keyed AS (
+        SELECT *, {code} AS customer, {value} AS value FROM sales WHERE counted AND soles_total IS NOT NULL
+    )"""
+    chosen = ""
+    values = list(parameters)
+    if top is not None:
+        best = run(
+            f"{keyed} SELECT customer FROM keyed GROUP BY 1 ORDER BY sum(value) DESC, 1 LIMIT {int(top)}",
+            values,
+        )
+        if not best:
+            return []
+        chosen = f"WHERE customer IN ({', '.join('?' for _ in best)})"
+        values = [*values, *(row[0] for row in best)]
     found = run(
-        f"{sales_sql(source)} SELECT day, {label}, sum({value}), count(*) FROM sales "
-        "WHERE counted AND soles_total IS NOT NULL GROUP BY 1, 2 ORDER BY 2, 1",
-        list(parameters),
+        f"{keyed} SELECT customer, arg_max({label}, day), count(*), {_sums('soles')} FROM keyed {chosen} "
+        "GROUP BY 1 ORDER BY " + ("sum(value) DESC, 1" if top is not None else "1"),
+        values,
     )
-    return [(day, str(kind), Decimal(total), int(n)) for day, kind, total, n in found]
+    return [GroupTotal(str(c), str(name), _amounts(rest, int(n))) for c, name, n, *rest in found]
 
 
 def rejection_rate_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> list[DayRate]:
-    """:func:`rejection_rate` in SQL."""
-    found = run(
-        f"{sales_sql(source)} SELECT day, count(*), count(*) FILTER (WHERE state = '09') FROM sales "
-        f"WHERE state IN ({_quoted(_JUDGED)}) AND upper(left(series, 1)) <> 'B' GROUP BY 1 ORDER BY 1",
-        list(parameters),
-    )
-    return [DayRate(day, int(judged), int(rejected)) for day, judged, rejected in found]
+    """:func:`rejection_rate` of the documents of ``source`` (over their cells)."""
+    return rejection_rate(sales_cells(run, source, parameters))  # type: ignore[arg-type]
 
 
 def mix_of(summary: SalesSummary) -> dict[str, Decimal]:

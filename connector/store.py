@@ -562,12 +562,15 @@ class LocalStore:
     def listed(self, where: str, parameters: Sequence[Any] = (), *, limit: int | None = None) -> DocumentList:
         """The documents matching ``where`` (an SQL condition over the ``documents`` columns) as the
         tenant listed them, newest first by date, series and numeric correlative, at most ``limit``."""
-        tail = f" LIMIT {int(limit)}" if limit is not None else ""
-        found = self.fetch(
-            f"SELECT raw FROM documents WHERE {where} "
-            f"ORDER BY date_of_issue DESC, series DESC, correlative DESC NULLS LAST, id DESC{tail}",
-            parameters,
-        )
+        order = "ORDER BY date_of_issue DESC, series DESC, correlative DESC NULLS LAST, id DESC"
+        if limit is None:
+            query = f"SELECT raw FROM documents WHERE {where} {order}"
+        else:  # the newest rows' ids first: a sort that carried every row's raw text took 10 times longer
+            query = (
+                f"SELECT raw FROM documents WHERE rowid IN (SELECT rowid FROM documents WHERE {where} "
+                f"{order} LIMIT {int(limit)}) {order}"
+            )
+        found = self.fetch(query, parameters)
         with gc_paused():
             loads = orjson.loads
             return DocumentList([loads(raw) for (raw,) in found], url=f"local:{self.path}")

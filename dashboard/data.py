@@ -27,6 +27,7 @@ from sunat.calendar import peru_today
 from sunat.catalogs import DOCUMENT_TYPES, STATE_TYPES
 
 if TYPE_CHECKING:
+    from analysis.sales import SalesCell
     from connector.store import LocalStore
 
 __all__ = [
@@ -342,36 +343,18 @@ class Scope:
     def options(self) -> dict[str, list[str]]:
         """:func:`filter_options` of the scope (its filters ignored)."""
         whole = Scope(self.store, self.start, self.end)
-        out = {}
-        for name, column in (
-            ("document_types", "document_type_id"),
-            ("states", "state_type_id"),
-            ("series", "series"),
-            ("currencies", "currency_type_id"),
-        ):
-            found = whole.run(
-                f"SELECT DISTINCT coalesce({column}, '') AS v FROM ({whole.source}) WHERE v <> '' ORDER BY v",
-                whole.parameters,
-            )
-            out[name] = [str(v) for (v,) in found]
-        return out
-
-    def state_totals(self) -> pd.DataFrame:
-        """:func:`state_totals` of the scope."""
-        found = self.run(
-            f"SELECT coalesce(state_type_id, '') AS state, coalesce(sum(total), 0), count(*) "
-            f"FROM ({self.source}) GROUP BY 1 ORDER BY 1",
-            self.parameters,
+        names = {
+            "document_types": "document_type_id",
+            "states": "state_type_id",
+            "series": "series",
+            "currencies": "currency_type_id",
+        }
+        lists = ", ".join(
+            f"list(DISTINCT {column} ORDER BY {column}) FILTER (WHERE coalesce({column}, '') <> '')"
+            for column in names.values()
         )
-        frame = pd.DataFrame(
-            {
-                "state": [r[0] for r in found],
-                "total": [float(r[1]) for r in found],
-                "documents": [int(r[2]) for r in found],
-            }
-        )
-        frame.insert(1, "label", [state_label(code) for code in frame["state"]])
-        return frame
+        found = whole.run(f"SELECT {lists} FROM ({whole.source})", whole.parameters)[0]
+        return {name: [str(v) for v in values or ()] for name, values in zip(names, found, strict=True)}
 
     def documents(self, limit: int | None = None) -> pd.DataFrame:
         """The list DataFrame of the scope's documents (the newest ``limit`` of them)."""
@@ -401,6 +384,25 @@ def state_totals(df: pd.DataFrame, currency: str | None = None) -> pd.DataFrame:
     grouped = grouped.reset_index()
     grouped.insert(1, "label", [state_label(code) for code in grouped["state"]])
     return grouped
+
+
+def cell_state_totals(cells: Iterable[SalesCell]) -> pd.DataFrame:
+    """:func:`state_totals` of a range's cells (:func:`analysis.sales.sales_cells`)."""
+    totals: dict[str, list[Any]] = {}
+    for cell in cells:
+        entry = totals.setdefault(cell.state, [0.0, 0])
+        entry[0] += float(cell.amounts.total)
+        entry[1] += cell.documents
+    states = sorted(totals)
+    frame = pd.DataFrame(
+        {
+            "state": states,
+            "total": [totals[s][0] for s in states],
+            "documents": [totals[s][1] for s in states],
+        }
+    )
+    frame.insert(1, "label", [state_label(code) for code in frame["state"]])
+    return frame
 
 
 def _layout(fig: go.Figure, title: str, *, legend: bool = True) -> go.Figure:

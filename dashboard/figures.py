@@ -24,14 +24,14 @@ from analysis.sales import (
     GroupTotal,
     ProductTotal,
     Sale,
+    SalesCell,
     SalesSummary,
-    by_customer,
     by_month,
     by_type,
-    daily_sql,
+    customer_totals_sql,
     group_totals,
-    group_totals_sql,
-    summarize_sql,
+    sales_cells,
+    summarize_cells,
 )
 from connector.parsing import gc_paused
 from dashboard import data
@@ -291,17 +291,18 @@ def _day_ticks(start: dt.date, end: dt.date) -> dict[str, Any]:
     return {"tick0": pd.Timestamp(start), "dtick": _DAY_MS * (1 if days <= 14 else 7)}
 
 
-def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figure:
-    """Net valor de venta in soles per day, stacked by document type (credit notes below zero)."""
+def daily_figure(sales: Iterable[Sale | SalesCell], start: dt.date, end: dt.date) -> go.Figure:
+    """Net valor de venta in soles per day, stacked by document type (credit notes below zero), of
+    sales or of their cells (:func:`analysis.sales.sales_cells`)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
     counts: dict[str, dict[dt.date, int]] = defaultdict(lambda: defaultdict(int))
     for sale in sales:
         converted = sale.soles if sale.counted else None
         if converted is None:
             continue
-        kind = by_type(sale)[1]
+        kind = by_type(sale)[1]  # type: ignore[arg-type]  # a cell keys as its sales do
         values[kind][sale.date] += converted.value
-        counts[kind][sale.date] += 1
+        counts[kind][sale.date] += sale.documents
     return daily_points_figure(
         [(day, kind, values[kind][day], counts[kind][day]) for kind in values for day in values[kind]],
         start,
@@ -312,8 +313,7 @@ def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figu
 def daily_points_figure(
     points: Iterable[tuple[dt.date, str, Decimal, int]], start: dt.date, end: dt.date
 ) -> go.Figure:
-    """:func:`daily_figure` of its points: (day, type name, valor de venta in soles, documents), as
-    :func:`analysis.sales.daily_sql` gives them."""
+    """:func:`daily_figure` of its points: (day, type name, valor de venta in soles, documents)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(dict)
     counts: dict[str, dict[dt.date, int]] = defaultdict(dict)
     for day, kind, value, documents in points:
@@ -417,7 +417,7 @@ def months_groups_figure(
     before: tuple[dt.date, dt.date],
 ) -> go.Figure:
     """:func:`months_figure` of the two periods' month groups (:func:`analysis.sales.group_totals` or
-    :func:`~analysis.sales.group_totals_sql` with ``by_month``)."""
+    of :func:`~analysis.sales.sales_cells`, with ``by_month``)."""
     fig = go.Figure()
     for label, part, period, color in (
         ("Anterior", previous, before, "#bdbdbd"),
@@ -561,11 +561,12 @@ def documents_view(scope: data.Scope, table_rows: int | None = None) -> Document
     aggregates computed in SQL by :mod:`analysis.sales`' rules, one row per group, never per document."""
     run, source, values = scope.run, scope.source, scope.parameters
     with gc_paused():
+        cells = sales_cells(run, source, values)
         return DocumentsView(
-            scope.count(),
-            summarize_sql(run, source, values),
-            daily_points_figure(daily_sql(run, source, values), scope.start, scope.end),
-            data.state_counts_figure(scope.state_totals()),
-            customers_figure(group_totals_sql(run, source, by_customer, values, top=TOP_CUSTOMERS)),
+            sum(cell.documents for cell in cells),
+            summarize_cells(cells, run, source, values),
+            daily_figure(cells, scope.start, scope.end),
+            data.state_counts_figure(data.cell_state_totals(cells)),
+            customers_figure(customer_totals_sql(run, source, values, top=TOP_CUSTOMERS)),
             scope.table(data.TABLE_ROWS if table_rows is None else table_rows),
         )

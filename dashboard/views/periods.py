@@ -10,20 +10,22 @@ from datetime import date
 import streamlit as st
 
 from analysis.sales import (
+    SalesCell,
     by_customer,
     by_month,
     by_series,
     by_type,
     compare_months,
     compare_periods,
-    daily_sql,
-    group_totals_sql,
+    customer_totals_sql,
+    group_totals,
     has_lines_sql,
     mix_of,
     previous_period,
     product_totals_sql,
-    rejection_rate_sql,
-    summarize_sql,
+    rejection_rate,
+    sales_cells,
+    summarize_cells,
 )
 from connector import FacturadorError
 from dashboard import figures
@@ -47,10 +49,17 @@ def _table(frame, key: str) -> None:  # type: ignore[no-untyped-def]
     data_table(frame, hide_index=True, column_config=config, key=key, width="stretch")
 
 
+def _cells(scope: Scope) -> list[SalesCell]:
+    return scope.memo(("cells",), lambda: sales_cells(scope.run, scope.source, scope.parameters))
+
+
 def _groups(scope: Scope, key):  # type: ignore[no-untyped-def]
-    return scope.memo(
-        ("groups", key), lambda: group_totals_sql(scope.run, scope.source, key, scope.parameters)
-    )
+    """The period's groups by ``key``: over its cells, or by customer in SQL (cells have none)."""
+    if key is by_customer:
+        return scope.memo(
+            ("customers",), lambda: customer_totals_sql(scope.run, scope.source, scope.parameters)
+        )
+    return group_totals(_cells(scope), key)[0]  # type: ignore[arg-type]  # cells stand for sales
 
 
 def main() -> None:
@@ -74,7 +83,9 @@ def main() -> None:
         f"{figures.comparison_text((start, end), before)}. Cifras en soles: cada documento en otra moneda "
         "convertido a su propio tipo de cambio; notas de crédito restan; anulados y rechazados no cuentan."
     )
-    summary = now.memo(("summary",), lambda: summarize_sql(now.run, now.source, now.parameters))
+    summary = now.memo(
+        ("summary",), lambda: summarize_cells(_cells(now), now.run, now.source, now.parameters)
+    )
     show_kpis(summary)
     if not summary.listed:
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
@@ -115,8 +126,7 @@ def main() -> None:
 def _charts(
     now: Scope, then: Scope, summary, products, chosen: tuple[date, date], before: tuple[date, date]
 ) -> None:  # type: ignore[no-untyped-def]
-    daily = now.memo(("daily",), lambda: daily_sql(now.run, now.source, now.parameters))
-    st.plotly_chart(figures.daily_points_figure(daily, *chosen), width="stretch", key="periods_daily")
+    st.plotly_chart(figures.daily_figure(_cells(now), *chosen), width="stretch", key="periods_daily")
     left, right = st.columns(2)
     left.plotly_chart(
         figures.comparison_figure(
@@ -133,7 +143,7 @@ def _charts(
     )
     left, right = st.columns(2)
     left.plotly_chart(figures.mix_figure(mix_of(summary)), width="stretch", key="periods_mix")
-    rates = now.memo(("rejections",), lambda: rejection_rate_sql(now.run, now.source, now.parameters))
+    rates = rejection_rate(_cells(now))  # type: ignore[arg-type]  # cells stand for sales
     right.plotly_chart(figures.rejection_figure(rates), width="stretch", key="periods_rejections")
     left, right = st.columns(2)
     left.plotly_chart(figures.products_figure(products), width="stretch", key="periods_products_chart")

@@ -20,23 +20,25 @@ from analysis.sales import (
     by_month,
     by_series,
     by_type,
-    daily_sql,
+    customer_totals_sql,
     group_totals,
-    group_totals_sql,
     has_lines_sql,
     mix_of,
     product_totals_sql,
     rejection_rate,
     rejection_rate_sql,
+    sales_cells,
     summarize,
     summarize_sql,
 )
 from connector.store import LocalStore
+from dashboard.figures import daily_figure
 from tests.analysis import test_sales
 
 ROWS = [{**row, "external_id": f"hand-{n}"} for n, row in enumerate(test_sales.ROWS)]
 
 SOURCE = "SELECT * FROM documents"
+SPAN = (dt.date(2026, 1, 1), dt.date(2026, 3, 31))
 AMOUNTS = ("taxed", "exonerated", "unaffected", "export", "free", "igv", "icbper", "total", "documents")
 
 
@@ -112,6 +114,10 @@ def _amounts(a: sales.Amounts) -> tuple[Any, ...]:
     return tuple(getattr(a, name) for name in AMOUNTS)
 
 
+def _bars(figure: Any) -> dict[str, tuple[Any, ...]]:
+    return {t.name: (tuple(t.x), tuple(t.y), tuple(t.customdata)) for t in figure.data}
+
+
 def _same(rows: list[dict[str, Any]], store: LocalStore) -> None:
     run = store.fetch
     listed = sales.sales_of(rows)
@@ -123,23 +129,20 @@ def _same(rows: list[dict[str, Any]], store: LocalStore) -> None:
     assert _amounts(sql.soles) == _amounts(python.soles)
     assert sql.rates == python.rates and sql.rate_range() == python.rate_range()
     assert sorted(sql.unconverted) == sorted(python.unconverted)
+    cells = sales_cells(run, SOURCE)
+    assert sum(cell.documents for cell in cells) == len(listed) and len(cells) < len(listed)
     for key in (by_month, by_day, by_series, by_type, by_customer):
         expected, _ = group_totals(listed, key)
-        got = group_totals_sql(run, SOURCE, key)
+        got = customer_totals_sql(run, SOURCE) if key is by_customer else group_totals(cells, key)[0]
         assert [(g.key, _amounts(g.amounts)) for g in got] == [(g.key, _amounts(g.amounts)) for g in expected]
         assert [g.label for g in got] == [g.label for g in expected] or key is by_customer
     expected_top = sorted(group_totals(listed, by_customer)[0], key=lambda g: g.amounts.value, reverse=True)[
         :3
     ]
-    assert [g.key for g in group_totals_sql(run, SOURCE, by_customer, top=3)] == [g.key for g in expected_top]
-    assert rejection_rate_sql(run, SOURCE) == rejection_rate(listed)
-    assert mix_of(python) == affectation_mix(listed)[0] == mix_of(sql)
-    points: dict[tuple[dt.date, str], tuple[D, int]] = {}
-    for sale in listed:
-        if sale.counted and sale.soles is not None:
-            value, n = points.get((sale.date, by_type(sale)[1]), (D(0), 0))
-            points[(sale.date, by_type(sale)[1])] = (value + sale.soles.value, n + 1)
-    assert {(d, k): (v, n) for d, k, v, n in daily_sql(run, SOURCE)} == points
+    assert [g.key for g in customer_totals_sql(run, SOURCE, top=3)] == [g.key for g in expected_top]
+    assert rejection_rate_sql(run, SOURCE) == rejection_rate(listed) == rejection_rate(cells)
+    assert mix_of(python) == affectation_mix(listed)[0] == mix_of(sql) == affectation_mix(cells)[0]
+    assert _bars(daily_figure(cells, *SPAN)) == _bars(daily_figure(listed, *SPAN))
     products, without_lines, left_out = sales.product_totals(listed)
     got, got_without, got_left_out = product_totals_sql(run, SOURCE)
     assert (got_without, sorted(got_left_out)) == (without_lines, sorted(left_out))
