@@ -851,9 +851,10 @@ def foreign_rates(
     numbers of those whose rate is unknown (:attr:`SalesSummary.rates` and ``unconverted``)."""
     rates: dict[str, Decimal] = {}
     unconverted: list[str] = []
+    currency = f"coalesce(nullif(currency_type_id, ''), '{SOLES}')"
+    foreign = f"SELECT * FROM ({source}) AS whole WHERE {currency} <> '{SOLES}'"
     for number, rate in run(
-        f"{sales_sql(source)} SELECT number, rate FROM sales WHERE counted AND currency <> '{SOLES}' "
-        "ORDER BY day, number",
+        f"{sales_sql(foreign)} SELECT number, rate FROM sales WHERE counted ORDER BY day, number",
         list(parameters),
     ):
         if rate is None:
@@ -897,19 +898,27 @@ def customer_totals_sql(
     keyed = f"""{sales_sql(source)}, keyed AS (
         SELECT *, {code} AS customer, {value} AS value FROM sales WHERE counted AND soles_total IS NOT NULL
     )"""
-    chosen = ""
     values = list(parameters)
     if top is not None:
-        best = run(
-            f"{keyed} SELECT customer FROM keyed GROUP BY 1 ORDER BY sum(value) DESC, 1 LIMIT {int(top)}",
-            values,
-        )
+        best = [
+            str(row[0])
+            for row in run(
+                f"{sales_sql(source)}, listed AS (SELECT customer_number, sum({value}) AS value FROM sales "
+                "WHERE counted AND soles_total IS NOT NULL GROUP BY 1) "  # by the number as listed first
+                f"SELECT {code} AS customer FROM listed GROUP BY 1 "
+                f"ORDER BY sum(value) DESC, 1 LIMIT {int(top)}",
+                values,
+            )
+        ]
         if not best:
             return []
-        chosen = f"WHERE customer IN ({', '.join('?' for _ in best)})"
-        values = [*values, *(row[0] for row in best)]
+        numbers = sorted({*best, *(ANONYMOUS if "-" in best else ())})  # their rows only, read again
+        marks = ", ".join("?" for _ in numbers)
+        theirs = f"SELECT * FROM ({source}) AS whole WHERE trim(coalesce(customer_number, '')) IN ({marks})"
+        keyed = keyed.replace(sales_sql(source), sales_sql(theirs), 1)
+        values = [*values, *numbers]
     found = run(
-        f"{keyed} SELECT customer, arg_max({label}, day), count(*), {_sums('soles')} FROM keyed {chosen} "
+        f"{keyed} SELECT customer, arg_max({label}, day), count(*), {_sums('soles')} FROM keyed "
         "GROUP BY 1 ORDER BY " + ("sum(value) DESC, 1" if top is not None else "1"),
         values,
     )

@@ -60,6 +60,7 @@ CHARTS_DRAWN = """() => {
   return charts.filter((c) => c.querySelector(".js-plotly-plot .main-svg g.trace")).length >= 3;
 }"""
 CENT = Decimal("0.01")
+VIEWPORT = {"width": 1440, "height": 1600}
 #: The ids of the documents written into the store start here (the service's are below).
 FIRST_ID = 10_000_000
 
@@ -201,7 +202,7 @@ def browser_runs(
         )
 
         def documents(url: str, first: dt.date, context: Any = None) -> float:
-            page = (context or browser).new_page(viewport={"width": 1440, "height": 1600})
+            page = context.new_page() if context else browser.new_page(viewport=VIEWPORT)
             started = time.perf_counter()
             page.goto(f"{url}/documents?desde={first.isoformat()}&hasta={end.isoformat()}")
             page.wait_for_function(CHARTS_DRAWN, timeout=300_000)
@@ -230,7 +231,7 @@ def browser_runs(
                         run["small"] = documents(url, small_start)  # its range not read yet
                         run["load_small"] = load()
                         run["warm_new_browser"] = documents(url, start)  # figures computed, no JS cached
-                        context = browser.new_context()  # an analyst's browser that showed the page
+                        context = browser.new_context(viewport=VIEWPORT)  # a browser that showed the page
                         documents(url, start, context)
                         run["warm"] = documents(url, start, context)
                         run["load_warm"] = load()
@@ -240,6 +241,43 @@ def browser_runs(
                     runs.append(run)
         browser.close()
     return runs
+
+
+def in_process(path: Path, start: dt.date, end: dt.date) -> dict[str, float]:
+    """The Documentos view of a range computed in a new process on the store on disk (no browser): its
+    imports, opening the file, the view cold, the view again on a new scope (DuckDB's buffers warm,
+    nothing of the page memoised), and the process's peak memory (run in a child: ``--child``)."""
+    import resource
+
+    began = time.perf_counter()
+    from dashboard import data, figures
+
+    imported = time.perf_counter()
+    store = LocalStore(path, read_only=True)
+    opened = time.perf_counter()
+    view = figures.documents_view(data.Scope(store, start, end))
+    cold = time.perf_counter()
+    figures.documents_view(data.Scope(store, start, end))
+    warm = time.perf_counter()
+    return {
+        "documents": float(view.count),
+        "imports": imported - began,
+        "open": opened - imported,
+        "cold": cold - opened,
+        "warm": warm - cold,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def in_child(path: Path, start: dt.date, end: dt.date) -> dict[str, float]:
+    import json
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", str(path), start.isoformat(), end.isoformat()],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def stats(values: list[float]) -> str:
@@ -257,7 +295,15 @@ def main() -> None:
     parser.add_argument(
         "--data", default=None, help="Keep the service and the store in this folder, reused by later runs."
     )
+    parser.add_argument("--skip-browser", action="store_true", help="Only the in-process timings.")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        import json
+
+        path, first, last = args.child
+        print(json.dumps(in_process(Path(path), dt.date.fromisoformat(first), dt.date.fromisoformat(last))))
+        return
 
     from issue import TOKEN, create_bench_tenant, start_server
     from local_store import seed_rows
@@ -285,6 +331,13 @@ def main() -> None:
         os.environ["FACTURADOR_STORE_DIR"] = str(stores)  # the dashboard's processes inherit it
         real_start = today - dt.timedelta(days=REAL_DAYS - 1)
         t = time.perf_counter()
+        path = store_path(base, stores)
+        if reuse:  # the service listens on another port now: its store is the same file under a new name
+            kept = stores / (tmp / "seeded").read_text().strip()
+            if kept != path:
+                kept.rename(path)
+                with LocalStore(path) as moved:
+                    moved.fetch("UPDATE meta SET value = ? WHERE key = 'base_url'", [base])
         with (
             Client(base, TOKEN, cache=False, timeout=600) as client,
             LocalStore.for_client(client, stores) as store,
@@ -298,12 +351,13 @@ def main() -> None:
             per_day = max(1, (args.documents - len(real)) // max(1, len(days)))
             if not reuse:
                 seed_store(store, templates, days, per_day)
-                (tmp / "seeded").write_text("")
+                (tmp / "seeded").write_text(path.name)
             total = store.count()
             per_day_rows = store.fetch(
                 "SELECT date_of_issue, count(*) FROM documents GROUP BY 1 ORDER BY 1 DESC"
             )
-        size = store_path(base, stores).stat().st_size / 2**20
+        (tmp / "seeded").write_text(path.name)
+        size = path.stat().st_size / 2**20
         print(f"store: {total:,} documents over {args.days} days, {size:,.0f} MiB on disk, written in "
               f"{time.perf_counter() - t:.0f} s (load {load()})", flush=True)  # fmt: skip
         counted = 0
@@ -314,10 +368,27 @@ def main() -> None:
             if counted >= args.small:
                 break
         small_count = counted
-        runs_folder = tmp / f"runs-{time.time():.0f}"
-        runs_folder.mkdir()
-        runs = browser_runs(base, runs_folder, start, today, small_start, args.repeat)
+        process_runs = []
+        for _ in range(args.repeat):
+            for first in (start, small_start):
+                process_runs.append({"first": first, "load": load(), **in_child(path, first, today)})
+                print(f"  in process: {process_runs[-1]}", flush=True)
+        runs: list[dict[str, Any]] = []
+        if not args.skip_browser:
+            runs_folder = tmp / f"runs-{time.time():.0f}"
+            runs_folder.mkdir()
+            runs = browser_runs(base, runs_folder, start, today, small_start, args.repeat)
 
+    print()
+    for first, name in ((start, "year"), (small_start, f"{small_count:,} docs")):
+        part = [r for r in process_runs if r["first"] == first]
+        loads = ", ".join(r["load"] for r in part)
+        print(f"in process, {name}: view cold {stats([r['cold'] for r in part])}, warm "
+              f"{stats([r['warm'] for r in part])}, open {statistics.median(r['open'] for r in part):.2f} s, "
+              f"imports {statistics.median(r['imports'] for r in part):.2f} s, peak RSS "
+              f"{max(r['rss_mb'] for r in part):,.0f} MB (load {loads})")  # fmt: skip
+    if not runs:
+        return
     firsts = [r for r in runs if r["kind"] == "first"]
     colds = [r for r in runs if r["kind"] == "cold"]
     print()
