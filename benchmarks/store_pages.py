@@ -20,6 +20,8 @@ time it to its three charts drawn:
 - *warm*: the year again in a browser that showed the page before (the range's figures computed by
   the process, Streamlit's and plotly's JavaScript in the browser's cache), and with the figures
   computed but in a new browser (nothing cached in it);
+- today's documents alone (a hundred), cold the same way: what the browser and Streamlit cost whatever
+  the range (the machine's load shows there first);
 - the peak memory (VmHWM) of the dashboard process after those visits.
 
 The load average (``/proc/loadavg``) is printed beside every figure: the machine is shared.
@@ -236,6 +238,8 @@ def browser_runs(
                         run["warm"] = documents(url, start, context)
                         run["load_warm"] = load()
                         context.close()
+                        run["tiny"] = documents(url, end)  # today's ~100: what the browser costs anyway
+                        run["load_tiny"] = load()
                     run["rss_mb"] = peak_rss_mb(processes[0].pid)
                     print(f"  {run}", flush=True)
                     runs.append(run)
@@ -402,6 +406,9 @@ def main() -> None:
     print(f"  year, warm data, new browser      : {stats([r['warm_new_browser'] for r in colds])}")
     print(f"  {small_count:,} docs ({small_start}..{today}), cold : {stats([r['small'] for r in colds])}  "
           f"target < 1.5 s  (load {', '.join(r['load_small'] for r in colds)})")  # fmt: skip
+    tiny = min(len(per_day_rows) and per_day_rows[0][1] or 0, total)
+    print(f"  {tiny:,} docs (today), cold, the page's own cost  : {stats([r['tiny'] for r in colds])}  "
+          f"(load {', '.join(r['load_tiny'] for r in colds)})")  # fmt: skip
     print(f"  dashboard peak RSS                : max {max(r['rss_mb'] for r in runs):,.0f} MB, p50 "
           f"{statistics.median(r['rss_mb'] for r in runs):,.0f} MB  target < 1024 MB")  # fmt: skip
 
