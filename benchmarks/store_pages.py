@@ -25,7 +25,9 @@ time it to its three charts drawn:
 - the peak memory (VmHWM) of the dashboard process after those visits.
 
 The load average (``/proc/loadavg``) is printed beside every figure: the machine is shared.
-Run:  python benchmarks/store_pages.py --documents 1000000 --days 365
+Run:  python benchmarks/store_pages.py --documents 1000000 --days 365 --data /tmp/pages
+Before/after in process on one store (a checkout of an earlier commit in /tmp/before):
+      python benchmarks/store_pages.py --compare /tmp/before STORE.duckdb 2026-10-01 2026-12-01 --repeat 3
 """
 
 from __future__ import annotations
@@ -284,6 +286,51 @@ def in_child(path: Path, start: dt.date, end: dt.date) -> dict[str, float]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+#: The page's work on a range of a store on disk, in a tree of this project before or after the pages
+#: read in SQL (``--compare``): the before reads every document (``LocalStore.documents``, one ``Sale``
+#: each) and computes the view over them.
+_COMPARE_CHILD = r"""
+import datetime as dt, json, resource, sys, time
+from connector.store import LocalStore
+from dashboard import data, figures
+store = LocalStore(sys.argv[1], read_only=True)
+first, last = dt.date.fromisoformat(sys.argv[2]), dt.date.fromisoformat(sys.argv[3])
+began = time.perf_counter()
+if hasattr(data, "Scope"):
+    count = figures.documents_view(data.Scope(store, first, last)).count
+else:
+    from dashboard.session import _loaded
+    got = _loaded(store.documents(first, last))
+    count = len(figures.documents_view(got.frame, got.sales_of, data.Filters(), first, last).filtered)
+took = time.perf_counter() - began
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"documents": count, "view": took, "rss_mb": peak}))
+"""
+
+
+def compare(before: Path, path: Path, first: dt.date, last: dt.date, rounds: int) -> None:
+    """The Documentos view of ``first``..``last`` in process, this tree against ``before`` (a checkout
+    of an earlier commit), alternated, each sample a new process on the same store file."""
+    import json
+    import subprocess
+
+    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        for name, tree in (("before", before), ("after", ROOT)):
+            taken = load()
+            done = subprocess.run(
+                [sys.executable, "-c", _COMPARE_CHILD, str(path), first.isoformat(), last.isoformat()],
+                capture_output=True, text=True, check=True, cwd=tree,
+                env={**os.environ, "PYTHONPATH": str(tree)},
+            )  # fmt: skip
+            runs[name].append({**json.loads(done.stdout.strip().splitlines()[-1]), "load": taken})
+            print(f"  {name}: {runs[name][-1]}", flush=True)
+    for name, part in runs.items():
+        loads = ", ".join(r["load"] for r in part)
+        print(f"{name}: {int(part[0]['documents']):,} documents, view {stats([r['view'] for r in part])}, "
+              f"peak RSS max {max(r['rss_mb'] for r in part):,.0f} MB (load {loads})")  # fmt: skip
+
+
 def stats(values: list[float]) -> str:
     return f"p50 {statistics.median(values):6.2f} s  max {max(values):6.2f} s  (n={len(values)})"
 
@@ -301,7 +348,19 @@ def main() -> None:
     )
     parser.add_argument("--skip-browser", action="store_true", help="Only the in-process timings.")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--compare",
+        nargs=4,
+        metavar=("BEFORE_TREE", "STORE", "START", "END"),
+        help="Only the view in process, this tree against BEFORE_TREE on the STORE file, alternated.",
+    )
     args = parser.parse_args()
+    if args.compare:
+        tree, file, first, last = args.compare
+        compare(
+            Path(tree), Path(file), dt.date.fromisoformat(first), dt.date.fromisoformat(last), args.repeat
+        )
+        return
     if args.child:
         import json
 
