@@ -257,15 +257,19 @@ def in_process(path: Path, start: dt.date, end: dt.date) -> dict[str, float]:
 
     began = time.perf_counter()
     from dashboard import data, figures
+    from dashboard.session import STORE_MEMORY  # the dashboard's own modules: part of its start
 
     imported = time.perf_counter()
-    store = LocalStore(path, read_only=True)
+    store = LocalStore(path, read_only=True, memory_limit=STORE_MEMORY)  # as the dashboard opens it
     opened = time.perf_counter()
     view = figures.documents_view(data.Scope(store, start, end))
     cold = time.perf_counter()
     figures.documents_view(data.Scope(store, start, end))
     warm = time.perf_counter()
+    home, periods = other_pages(store, end)
     return {
+        "home": home,
+        "periods": periods,
         "documents": float(view.count),
         "imports": imported - began,
         "open": opened - imported,
@@ -273,6 +277,51 @@ def in_process(path: Path, start: dt.date, end: dt.date) -> dict[str, float]:
         "warm": warm - cold,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def other_pages(store: LocalStore, today: dt.date) -> tuple[float, float]:
+    """Seconds of the SQL work of Inicio (the alerts over a year, the month's KPIs) and of Periodos (the
+    last whole month against the one before: KPIs, groups, customers, products, rates), called as the
+    pages call it."""
+    from analysis.alerts import ALERT_STATES, alerts
+    from analysis.sales import (
+        by_month,
+        by_series,
+        by_type,
+        customer_totals_sql,
+        group_totals,
+        previous_period,
+        product_totals_sql,
+        rejection_rate,
+        sales_cells,
+        sales_of,
+        summarize_cells,
+        summarize_sql,
+    )
+    from dashboard.data import Scope
+
+    began = time.perf_counter()
+    year = Scope(store, today - dt.timedelta(days=365), today)
+    where, values = year.where()
+    marks = ", ".join("?" for _ in ALERT_STATES)
+    watched = store.listed(f"{where} AND state_type_id IN ({marks})", [*values, *sorted(ALERT_STATES)])
+    alerts(sales_of(watched.rows), today)
+    month = Scope(store, today.replace(day=1), today)
+    summarize_sql(month.run, month.source, month.parameters)
+    home = time.perf_counter() - began
+    began = time.perf_counter()
+    last = today.replace(day=1) - dt.timedelta(days=1)
+    now = Scope(store, last.replace(day=1), last)
+    then = Scope(store, *previous_period(now.start, now.end))
+    for scope in (now, then):
+        cells = sales_cells(scope.run, scope.source, scope.parameters)
+        summarize_cells(cells, scope.run, scope.source, scope.parameters)
+        for key in (by_month, by_series, by_type):
+            group_totals(cells, key)  # type: ignore[arg-type]
+        customer_totals_sql(scope.run, scope.source, scope.parameters)
+        rejection_rate(cells)  # type: ignore[arg-type]
+    product_totals_sql(now.run, now.source, now.parameters)
+    return home, time.perf_counter() - began
 
 
 def in_child(path: Path, start: dt.date, end: dt.date) -> dict[str, float]:
@@ -450,6 +499,14 @@ def main() -> None:
               f"{stats([r['warm'] for r in part])}, open {statistics.median(r['open'] for r in part):.2f} s, "
               f"imports {statistics.median(r['imports'] for r in part):.2f} s, peak RSS "
               f"{max(r['rss_mb'] for r in part):,.0f} MB (load {loads})")  # fmt: skip
+    year_runs = [r for r in process_runs if r["first"] == start]
+    print(
+        f"in process, Inicio (alerts of the year, the month's KPIs): {stats([r['home'] for r in year_runs])}"
+    )
+    print(
+        f"in process, Periodos (last month against the one before): "
+        f"{stats([r['periods'] for r in year_runs])}"
+    )
     if not runs:
         return
     firsts = [r for r in runs if r["kind"] == "first"]
