@@ -20,7 +20,11 @@ from connector.company import CertificateStatus
 from connector.models import SummaryRecord
 from sunat.calendar import SENDING_DAYS, sending_deadline
 
-__all__ = ["Alert", "alerts"]
+__all__ = ["ALERT_STATES", "Alert", "alerts"]
+
+#: The states the document alerts are about (registered, sent, rejected, being voided): a document in
+#: another state raises none, so a page reads only these out of a year.
+ALERT_STATES = frozenset({"01", "03", "09", "13"})
 
 Severity = Literal["error", "warning", "info", "ok"]
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from connector.models import DocumentList
 from connector.parsing import exchange_rate_of, gc_paused, parse_date, parse_decimal, split_number
@@ -149,7 +149,7 @@ class ProductLine:
     @property
     def free(self) -> bool:
         """A free transfer (affectations 11-16, 21, 31-37): no sales value."""
-        return self.affectation not in ("10", "17", "20", "30", "40")
+        return self.affectation not in PAID_AFFECTATIONS
 
     @classmethod
     def from_wire(cls, item: Mapping[str, Any]) -> ProductLine:
@@ -193,6 +193,8 @@ class Sale:
     affected_number: str = ""
     lines: tuple[ProductLine, ...] | None = None  # None: the row did not carry its lines
     has_cdr: bool = False
+    #: A sale is one document (a :class:`SalesCell` stands for many).
+    documents: ClassVar[int] = 1
 
     @property
     def sign(self) -> int:
@@ -424,9 +426,9 @@ def summarize(sales: Iterable[Sale]) -> SalesSummary:
     unconverted: list[str] = []
     listed = excluded = 0
     for sale in sales:
-        listed += 1
+        listed += sale.documents
         if sale.state in NOT_COUNTED:
-            excluded += 1
+            excluded += sale.documents
             continue
         currency = sale.currency
         signed = sale.signed
@@ -492,11 +494,16 @@ def by_type(sale: Sale) -> tuple[str, str]:
     return sale.document_type, _TYPE_NAMES.get(sale.document_type, sale.document_type)
 
 
+#: Customer numbers of unidentified buyers (grouped together by :func:`by_customer`), and their label.
+ANONYMOUS = ("", "-", "0", "00000000")
+ANONYMOUS_LABEL = "Clientes varios (sin documento)"
+
+
 def by_customer(sale: Sale) -> tuple[str, str]:
     """The customer's document number (its name as label; unidentified buyers together)."""
     number = sale.customer_number.strip()
-    if number in ("", "-", "0", "00000000"):
-        return "-", "Clientes varios (sin documento)"
+    if number in ANONYMOUS:
+        return "-", ANONYMOUS_LABEL
     return number, sale.customer_name or number
 
 
@@ -716,6 +723,278 @@ def rejection_rate(sales: Iterable[Sale]) -> list[DayRate]:
     for sale in sales:
         if sale.state not in _JUDGED or sale.series[:1].upper() == "B":
             continue  # boletas are judged in summaries, not one by one
-        judged[sale.date] += 1
-        rejected[sale.date] += sale.state == "09"
+        judged[sale.date] += sale.documents
+        rejected[sale.date] += sale.documents if sale.state == "09" else 0
     return [DayRate(day, judged[day], rejected[day]) for day in sorted(judged)]
+
+
+# --------------------------------------------------------------------------------------------- in SQL
+
+#: Runs one SQL query with its parameters and gives its rows (``LocalStore.fetch``).
+Run = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
+
+#: The header amounts of :class:`Amounts` and the typed columns of the local store that hold them.
+AMOUNT_COLUMNS = {
+    "taxed": "total_taxed",
+    "exonerated": "total_exonerated",
+    "unaffected": "total_unaffected",
+    "export": "total_exportation",
+    "free": "total_free",
+    "igv": "total_igv",
+    "icbper": "total_plastic_bag_taxes",
+    "total": "total",
+}
+_PARTS = [name for name in AMOUNT_COLUMNS if name != "total"]
+_VALUE = ("taxed", "exonerated", "unaffected", "export")
+
+
+def _quoted(values: Iterable[str]) -> str:
+    return ", ".join("'" + value.replace("'", "''") + "'" for value in sorted(values))
+
+
+def sales_sql(source: str) -> str:
+    """A ``WITH`` clause naming ``sales``: one row per document of ``source`` (a query over the local
+    store's typed columns, ``connector/store.py``, with its ``raw`` rows) read by this module's rules,
+    as :func:`sales_of` and :class:`Sale` read a list row: ``counted``, ``sign``, ``rate`` (``NULL`` in
+    soles or unknown), the signed amounts ``signed_<name>`` and, converted to soles, ``soles_<name>``
+    (``NULL`` when the rate is unknown: :meth:`Sale.in_soles`). Follow it with a ``SELECT ... FROM sales``."""
+    signed = ", ".join(f"{column} * sign AS signed_{name}" for name, column in AMOUNT_COLUMNS.items())
+    soles = ", ".join(
+        f"CASE WHEN currency = '{SOLES}' THEN signed_{name} WHEN rate IS NULL THEN NULL "
+        f"ELSE round(signed_{name} * rate, 2) END AS soles_{name}"
+        for name in _PARTS
+    )
+    other = f"signed_total - {' - '.join(f'signed_{name}' for name in [*_VALUE, 'igv', 'icbper'])}"
+    parts = " + ".join(f"soles_{name}" for name in [*_VALUE, "igv", "icbper"])
+    return f"""WITH base AS (
+    SELECT date_of_issue AS day, id, coalesce(number, '') AS number,
+        CASE WHEN coalesce(series, '') = '' THEN coalesce(number, '') ELSE series END AS series,
+        coalesce(document_type_id, '') AS document_type, coalesce(state_type_id, '') AS state,
+        coalesce(nullif(currency_type_id, ''), '{SOLES}') AS currency, exchange_rate_sale,
+        coalesce(customer_number, '') AS customer_number, coalesce(customer_name, '') AS customer_name,
+        {", ".join(AMOUNT_COLUMNS.values())}, external_id, raw
+    FROM ({source}) AS source WHERE date_of_issue IS NOT NULL
+), ruled AS (
+    SELECT *, state NOT IN ({_quoted(NOT_COUNTED)}) AS counted,
+        CASE WHEN document_type = '{CREDIT_NOTE}' THEN -1 ELSE 1 END AS sign,
+        CASE WHEN currency <> '{SOLES}' AND exchange_rate_sale > 0 AND exchange_rate_sale <> 1
+            THEN exchange_rate_sale END AS rate
+    FROM base
+), signed AS (SELECT *, {signed} FROM ruled
+), converted AS (SELECT *, {soles} FROM signed
+), sales AS (
+    SELECT *, CASE WHEN currency = '{SOLES}' THEN signed_total WHEN rate IS NULL THEN NULL
+        ELSE {parts} + round(({other}) * rate, 2) END AS soles_total
+    FROM converted
+)
+"""
+
+
+def _sums(prefix: str) -> str:
+    return ", ".join(f"coalesce(sum({prefix}_{name}), 0)" for name in AMOUNT_COLUMNS)
+
+
+def _amounts(values: Sequence[Any], documents: int) -> Amounts:
+    taxed, exonerated, unaffected, export, free, igv, icbper, total = (Decimal(v) for v in values)
+    return Amounts(taxed, exonerated, unaffected, export, free, igv, icbper, total, documents)
+
+
+@dataclass(frozen=True)
+class SalesCell:
+    """The documents alike in all the figures group them by (issue day, type, state, currency, series,
+    and whether they convert to soles), summed: :func:`sales_cells` reads a range in SQL as a few
+    thousand cells instead of a million :class:`Sale` objects. :func:`summarize`, :func:`group_totals`
+    (by day, month, type, series), :func:`affectation_mix`, :func:`rejection_rate` and the daily chart
+    take cells where they take sales: a cell counts as its ``documents``. ``amounts`` are unsigned,
+    ``signed`` and ``soles`` as :class:`Sale`'s (``soles`` ``None``: rate unknown)."""
+
+    date: dt.date
+    document_type: str
+    state: str
+    currency: str
+    series: str
+    documents: int
+    amounts: Amounts
+    signed: Amounts
+    soles: Amounts | None
+    number: str = ""
+    rate: Decimal | None = None
+
+    @property
+    def counted(self) -> bool:
+        """Whether its documents count in sales (neither rejected nor voided)."""
+        return self.state not in NOT_COUNTED
+
+
+def sales_cells(run: Run, source: str, parameters: Sequence[Any] = ()) -> list[SalesCell]:
+    """The documents of ``source`` as :class:`SalesCell` objects, in one pass of SQL: each document
+    signed and converted by :func:`sales_sql` (its own rate, each amount rounded), then summed by cell."""
+    found = run(
+        f"{sales_sql(source)} SELECT day, document_type, state, currency, series, soles_total IS NOT NULL, "
+        f"count(*), {_sums('signed')}, {_sums('soles')} FROM sales GROUP BY ALL ORDER BY 1, 2, 3, 4, 5",
+        list(parameters),
+    )
+    width = len(AMOUNT_COLUMNS)
+    cells = []
+    for day, kind, state, currency, series, converted, documents, *sums in found:
+        signed = _amounts(sums[:width], documents)
+        unsigned = signed if kind != CREDIT_NOTE else signed.scaled(-1)
+        soles = _amounts(sums[width:], documents) if converted else None
+        cells.append(SalesCell(day, kind, state, currency, series, documents, unsigned, signed, soles))
+    return cells
+
+
+def foreign_rates(
+    run: Run, source: str, parameters: Sequence[Any] = ()
+) -> tuple[dict[str, Decimal], list[str]]:
+    """The rates the counted documents in another currency were converted at, by number, and the
+    numbers of those whose rate is unknown (:attr:`SalesSummary.rates` and ``unconverted``)."""
+    rates: dict[str, Decimal] = {}
+    unconverted: list[str] = []
+    currency = f"coalesce(nullif(currency_type_id, ''), '{SOLES}')"
+    foreign = f"SELECT * FROM ({source}) AS whole WHERE {currency} <> '{SOLES}'"
+    for number, rate in run(
+        f"{sales_sql(foreign)} SELECT number, rate FROM sales WHERE counted ORDER BY day, number",
+        list(parameters),
+    ):
+        if rate is None:
+            unconverted.append(number)
+        else:
+            rates[number] = Decimal(rate)
+    return rates, unconverted
+
+
+def summarize_cells(
+    cells: Sequence[SalesCell], run: Run, source: str, parameters: Sequence[Any] = ()
+) -> SalesSummary:
+    """:func:`summarize` of the cells of ``source`` (:func:`sales_cells`), with the rates used and the
+    documents left out read by number (only when some counted document is in another currency)."""
+    summary = summarize(cells)  # type: ignore[arg-type]  # cells stand for sales
+    if not any(cell.counted and cell.currency != SOLES for cell in cells):
+        return summary
+    rates, unconverted = foreign_rates(run, source, parameters)
+    return replace(summary, rates=rates, unconverted=unconverted)
+
+
+def summarize_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> SalesSummary:
+    """:func:`summarize` of the documents of ``source`` computed in SQL: the same figures to the cent,
+    out of :func:`sales_cells` instead of one :class:`Sale` each."""
+    return summarize_cells(sales_cells(run, source, parameters), run, source, parameters)
+
+
+def customer_totals_sql(
+    run: Run, source: str, parameters: Sequence[Any] = (), *, top: int | None = None
+) -> list[GroupTotal]:
+    """:func:`group_totals` by :func:`by_customer` in SQL, sorted by key; with ``top``, only the ``top``
+    largest by valor de venta, largest first (the customers chart: their keys are found first, with
+    one sum a customer, then only theirs are summed whole)."""
+    value = " + ".join(f"soles_{name}" for name in _VALUE)
+    anonymous = f"trim(customer_number) IN ({_quoted(ANONYMOUS)})"
+    code = f"CASE WHEN {anonymous} THEN '-' ELSE trim(customer_number) END"
+    label = (
+        f"CASE WHEN {anonymous} THEN {_quoted([ANONYMOUS_LABEL])} "
+        "ELSE coalesce(nullif(customer_name, ''), trim(customer_number)) END"
+    )
+    keyed = f"""{sales_sql(source)}, keyed AS (
+        SELECT *, {code} AS customer, {value} AS value FROM sales WHERE counted AND soles_total IS NOT NULL
+    )"""
+    values = list(parameters)
+    if top is not None:
+        best = [
+            str(row[0])
+            for row in run(
+                f"{sales_sql(source)}, listed AS (SELECT customer_number, sum({value}) AS value FROM sales "
+                "WHERE counted AND soles_total IS NOT NULL GROUP BY 1) "  # by the number as listed first
+                f"SELECT {code} AS customer FROM listed GROUP BY 1 "
+                f"ORDER BY sum(value) DESC, 1 LIMIT {int(top)}",
+                values,
+            )
+        ]
+        if not best:
+            return []
+        numbers = sorted({*best, *(ANONYMOUS if "-" in best else ())})  # their rows only, read again
+        marks = ", ".join("?" for _ in numbers)
+        theirs = f"SELECT * FROM ({source}) AS whole WHERE trim(coalesce(customer_number, '')) IN ({marks})"
+        keyed = keyed.replace(sales_sql(source), sales_sql(theirs), 1)
+        values = [*values, *numbers]
+    found = run(
+        f"{keyed} SELECT customer, arg_max({label}, day), count(*), {_sums('soles')} FROM keyed "
+        "GROUP BY 1 ORDER BY " + ("sum(value) DESC, 1" if top is not None else "1"),
+        values,
+    )
+    return [GroupTotal(str(c), str(name), _amounts(rest, int(n))) for c, name, n, *rest in found]
+
+
+def rejection_rate_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> list[DayRate]:
+    """:func:`rejection_rate` of the documents of ``source`` (over their cells)."""
+    return rejection_rate(sales_cells(run, source, parameters))  # type: ignore[arg-type]
+
+
+def mix_of(summary: SalesSummary) -> dict[str, Decimal]:
+    """:func:`affectation_mix` out of a summary: the soles figures are the same sums."""
+    return {label: getattr(summary.soles, name) for name, label in AFFECTATIONS.items()}
+
+
+#: Affectations whose lines are sales (:attr:`ProductLine.free` is every other one).
+PAID_AFFECTATIONS = ("10", "17", "20", "30", "40")
+
+
+def _line_amount(field: str) -> str:
+    """A line's amount as :func:`~connector.parsing.parse_decimal` reads it (0 when unreadable)."""
+    text = f"trim(json_extract_string(item, '$.{field}'))"
+    return f"coalesce(TRY_CAST(replace({text}, ',', '') AS DECIMAL(24, 8)), 0)"
+
+
+def product_totals_sql(
+    run: Run, source: str, parameters: Sequence[Any] = ()
+) -> tuple[list[ProductTotal], int, list[str]]:
+    """:func:`product_totals` in SQL over the lines kept in the store's rows (``items``)."""
+    affectation = "coalesce(nullif(json_extract_string(item, '$.affectation_igv_type_id'), ''), '10')"
+    paid = f"{affectation} IN ({_quoted(PAID_AFFECTATIONS)})"
+    factor = f"CASE WHEN currency = '{SOLES}' THEN 1 ELSE rate END"
+    sums = ", ".join(
+        f"sum(CASE WHEN {paid} THEN round({_line_amount(field)} * {factor}, 2) ELSE 0 END * sign)"
+        for field in ("total_value", "total_igv", "total_plastic_bag_taxes", "total")
+    )
+    code = "coalesce(json_extract_string(item, '$.internal_id'), '')"
+    description = "trim(coalesce(json_extract_string(item, '$.description'), ''))"
+    listed = f"""{sales_sql(source)}, documents AS (
+        SELECT *, json_extract(decode(raw), '$.items') AS items FROM sales WHERE counted
+    ), lines AS (
+        SELECT *, unnest(CAST(items AS JSON[])) AS item, generate_subscripts(CAST(items AS JSON[]), 1) AS n
+        FROM documents WHERE json_type(items) = 'ARRAY' AND (currency = '{SOLES}' OR rate IS NOT NULL)
+    )"""
+    found = run(
+        f"""{listed} SELECT CASE WHEN {code} <> '' THEN {code} ELSE upper({description}) END AS product,
+            first({description} ORDER BY day DESC, id DESC, n),
+            first(coalesce(json_extract_string(item, '$.unit_type_id'), '') ORDER BY day DESC, id DESC, n),
+            sum({_line_amount("quantity").replace("DECIMAL(24, 8)", "DECIMAL(24, 10)")} * sign),
+            {sums}, count(DISTINCT external_id)
+        FROM lines GROUP BY 1""",
+        list(parameters),
+    )
+    products = [
+        ProductTotal(
+            str(c), str(d), str(u), Decimal(q), Decimal(v), Decimal(i), Decimal(b), Decimal(t), int(n)
+        )
+        for c, d, u, q, v, i, b, t, n in found
+    ]
+    products.sort(key=lambda p: (-p.value, p.code))
+    counts = run(
+        f"""{listed} SELECT count(*) FILTER (WHERE json_type(items) IS DISTINCT FROM 'ARRAY'),
+            list(number ORDER BY day, number) FILTER (WHERE json_type(items) = 'ARRAY'
+                AND currency <> '{SOLES}' AND rate IS NULL) FROM documents""",
+        list(parameters),
+    )
+    without_lines, unconverted = counts[0]
+    return products, int(without_lines), list(unconverted or [])
+
+
+def has_lines_sql(run: Run, source: str, parameters: Sequence[Any] = ()) -> bool:
+    """Whether the documents of ``source`` carry their lines (``DocumentList.has_details``: every row
+    has ``items``; none at all counts as carrying them)."""
+    found = run(
+        f"SELECT coalesce(bool_and(json_exists(decode(raw), '$.items')), true) FROM ({source})",
+        list(parameters),
+    )
+    return bool(found[0][0])

@@ -6,7 +6,8 @@ measures ``time.process_time`` of one process, on a list body captured once (the
 ``curl -H "Authorization: Bearer …" …/api/documents/lists/2026-11-01/2026-11-30 > list.json``):
 
 - ``page``: parse the body, the list's DataFrame and sales (what ``dashboard.session.load_range`` keeps),
-  then the page's KPIs, three figures and table (``figures.documents_view``, no filters);
+  then the page's KPIs, three figures and table (``figures.documents_view`` over the answer held in an
+  in-memory store, as a client without a local store reads it, no filters);
 - ``register``: parse the body, build the month's register from its rows, its PLE and RVIE lines;
 - ``register-page``: the register and what the Registro de ventas page asks of it.
 
@@ -46,7 +47,12 @@ def sample(kind: str, body: Path, month: str) -> dict[str, float]:
         got = _loaded(DocumentList(parse_json(content)["data"]))
         dates = got.frame["date_of_issue"]
         start, end = dates.min().date(), dates.max().date()
-        figures.documents_view(got.frame, got.sales_of, data.Filters(), start, end)
+        if hasattr(data, "Scope"):  # the page reads the range in SQL (an in-memory store of the answer)
+            from connector.store import LocalStore
+
+            figures.documents_view(data.Scope(LocalStore.holding(got.rows), start, end))
+        else:  # older trees
+            figures.documents_view(got.frame, got.sales_of, data.Filters(), start, end)  # type: ignore
 
     def register() -> SalesRegister:
         listed = DocumentList(parse_json(content)["data"])

@@ -26,7 +26,7 @@ import datetime as dt
 import hashlib
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -538,6 +538,42 @@ class LocalStore:
             with self._lock:
                 marks = ", ".join("?" for _ in chosen)
                 self._db.execute(f"DELETE FROM days WHERE day IN ({marks})", chosen)
+
+    # -- the analyst pages' queries (Documentos, Periodos, Inicio) --------------------------------
+
+    @classmethod
+    def holding(cls, rows: Iterable[dict[str, Any]]) -> LocalStore:
+        """A store in memory holding ``rows`` (a tenant's list answer) in the same columns as a file's:
+        the pages query a range read without the store (a real tenant's, ``store = false``) with the
+        same SQL as a stored one."""
+        store = cls(":memory:", memory_limit="256MB")
+        with store._lock:
+            store._db.execute("CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM documents LIMIT 0")
+            store._stage(list(rows))
+            store._db.execute("INSERT INTO documents SELECT * FROM stage")
+            store._db.execute("DROP TABLE stage")
+        return store
+
+    def fetch(self, query: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of any SQL query as tuples (no DataFrame: the pages' aggregates are a few rows)."""
+        with self._lock:
+            return self._db.execute(query, list(parameters)).fetchall()
+
+    def listed(self, where: str, parameters: Sequence[Any] = (), *, limit: int | None = None) -> DocumentList:
+        """The documents matching ``where`` (an SQL condition over the ``documents`` columns) as the
+        tenant listed them, newest first by date, series and numeric correlative, at most ``limit``."""
+        order = "ORDER BY date_of_issue DESC, series DESC, correlative DESC NULLS LAST, id DESC"
+        if limit is None:
+            query = f"SELECT raw FROM documents WHERE {where} {order}"
+        else:  # the newest rows' ids first: a sort that carried every row's raw text took 10 times longer
+            query = (
+                f"SELECT raw FROM documents WHERE rowid IN (SELECT rowid FROM documents WHERE {where} "
+                f"{order} LIMIT {int(limit)}) {order}"
+            )
+        found = self.fetch(query, parameters)
+        with gc_paused():
+            loads = orjson.loads
+            return DocumentList([loads(raw) for (raw,) in found], url=f"local:{self.path}")
 
     def reading(self, client: Client) -> StoredClient:
         """``client`` whose ``documents.list`` reads this store (synced first): for what takes a client,

@@ -15,10 +15,10 @@ Conventions of the analyst view:
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -26,12 +26,18 @@ import plotly.graph_objects as go
 from sunat.calendar import peru_today
 from sunat.catalogs import DOCUMENT_TYPES, STATE_TYPES
 
+if TYPE_CHECKING:
+    from analysis.sales import SalesCell
+    from connector.store import LocalStore
+
 __all__ = [
     "AMOUNT_COLUMNS",
     "CREDIT_NOTE",
     "NOT_COUNTED_STATES",
     "STATES",
+    "TABLE_ROWS",
     "Filters",
+    "Scope",
     "StateStyle",
     "apply_filters",
     "counted",
@@ -256,6 +262,111 @@ def apply_filters(df: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     return df[mask]
 
 
+# --------------------------------------------------------------------------------------------- in SQL
+
+T = TypeVar("T")
+#: Views (a page's figures for some filters) remembered per range.
+MEMO_ENTRIES = 8
+#: Rows the Documentos table shows at most (the newest of the range and filters; the exports hold all).
+TABLE_ROWS = 2_000
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A date range of a tenant's documents and the filters picked, to be read in SQL: from the local
+    store (``connector/store.py``), or an in-memory one holding the tenant's answer for the range (a
+    client without a store) — the same queries either way. The pages get aggregates (hundreds of rows),
+    never one Python object per document."""
+
+    store: LocalStore
+    start: date
+    end: date
+    filters: Filters = Filters()
+    _memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """What ``build()`` gives for this range and ``key`` (a page and its filters), built once while
+        the range stays loaded: a rerun of the page reuses it."""
+        if key not in self._memo:
+            while len(self._memo) >= MEMO_ENTRIES:
+                self._memo.pop(next(iter(self._memo)), None)
+            self._memo[key] = build()
+        return cast(T, self._memo[key])
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition over the store's ``documents`` columns, and its parameters."""
+        parts: list[str] = ["date_of_issue BETWEEN ? AND ?"]
+        values: list[Any] = [self.start, self.end]
+        f = self.filters
+        for column, picked in (
+            ("document_type_id", f.document_types),
+            ("state_type_id", f.states),
+            ("series", f.series),
+            ("currency_type_id", f.currencies),
+        ):
+            if picked:
+                parts.append(f"coalesce({column}, '') IN ({', '.join('?' for _ in picked)})")
+                values.extend(picked)
+        needle = f.customer.strip().lower()
+        if needle:
+            parts.append(
+                "(contains(lower(coalesce(customer_name, '')), ?) "
+                "OR contains(lower(coalesce(customer_number, '')), ?))"
+            )
+            values.extend([needle, needle])
+        return " AND ".join(parts), values
+
+    @property
+    def source(self) -> str:
+        """The query of the scope's documents (for :func:`analysis.sales.sales_sql`), with
+        :attr:`parameters`."""
+        return f"SELECT * FROM documents WHERE {self.where()[0]}"
+
+    @property
+    def parameters(self) -> list[Any]:
+        """The parameters of :attr:`source`."""
+        return self.where()[1]
+
+    def run(self, query: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Any query over the scope's store."""
+        return self.store.fetch(query, parameters)
+
+    def with_filters(self, filters: Filters) -> Scope:
+        """The same range with ``filters``."""
+        return Scope(self.store, self.start, self.end, filters, self._memo)
+
+    def count(self) -> int:
+        """How many documents it holds."""
+        found = self.run(f"SELECT count(*) FROM ({self.source})", self.parameters)
+        return int(found[0][0])
+
+    def options(self) -> dict[str, list[str]]:
+        """:func:`filter_options` of the scope (its filters ignored)."""
+        whole = Scope(self.store, self.start, self.end)
+        names = {
+            "document_types": "document_type_id",
+            "states": "state_type_id",
+            "series": "series",
+            "currencies": "currency_type_id",
+        }
+        lists = ", ".join(
+            f"list(DISTINCT {column} ORDER BY {column}) FILTER (WHERE coalesce({column}, '') <> '')"
+            for column in names.values()
+        )
+        found = whole.run(f"SELECT {lists} FROM ({whole.source})", whole.parameters)[0]
+        return {name: [str(v) for v in values or ()] for name, values in zip(names, found, strict=True)}
+
+    def documents(self, limit: int | None = None) -> pd.DataFrame:
+        """The list DataFrame of the scope's documents (the newest ``limit`` of them)."""
+        where, values = self.where()
+        listed = self.store.listed(where, values, limit=limit)
+        return listed.to_dataframe() if len(listed) else empty_documents()
+
+    def table(self, limit: int = TABLE_ROWS) -> pd.DataFrame:
+        """:func:`table_frame` of the newest ``limit`` documents."""
+        return table_frame(self.documents(limit))
+
+
 # --------------------------------------------------------------------------------------------- charts
 
 
@@ -273,6 +384,25 @@ def state_totals(df: pd.DataFrame, currency: str | None = None) -> pd.DataFrame:
     grouped = grouped.reset_index()
     grouped.insert(1, "label", [state_label(code) for code in grouped["state"]])
     return grouped
+
+
+def cell_state_totals(cells: Iterable[SalesCell]) -> pd.DataFrame:
+    """:func:`state_totals` of a range's cells (:func:`analysis.sales.sales_cells`)."""
+    totals: dict[str, list[Any]] = {}
+    for cell in cells:
+        entry = totals.setdefault(cell.state, [0.0, 0])
+        entry[0] += float(cell.amounts.total)
+        entry[1] += cell.documents
+    states = sorted(totals)
+    frame = pd.DataFrame(
+        {
+            "state": states,
+            "total": [totals[s][0] for s in states],
+            "documents": [totals[s][1] for s in states],
+        }
+    )
+    frame.insert(1, "label", [state_label(code) for code in frame["state"]])
+    return frame
 
 
 def _layout(fig: go.Figure, title: str, *, legend: bool = True) -> go.Figure:
@@ -303,7 +433,11 @@ _MIN_SLOTS = 5
 def state_totals_figure(df: pd.DataFrame, currency: str | None = None) -> go.Figure:
     """Bars of the number of documents per state, one color per state (counts: nothing is added across
     currencies); the hover gives each state's total when ``currency`` is chosen."""
-    data = state_totals(df, currency)
+    return state_counts_figure(state_totals(df, currency), currency)
+
+
+def state_counts_figure(data: pd.DataFrame, currency: str | None = None) -> go.Figure:
+    """:func:`state_totals_figure` of a :func:`state_totals` frame (:meth:`Scope.state_totals`)."""
     fig = go.Figure(
         go.Bar(
             x=data["label"],

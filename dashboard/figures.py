@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -24,12 +24,14 @@ from analysis.sales import (
     GroupTotal,
     ProductTotal,
     Sale,
+    SalesCell,
     SalesSummary,
-    by_customer,
     by_month,
     by_type,
+    customer_totals_sql,
     group_totals,
-    summarize,
+    sales_cells,
+    summarize_cells,
 )
 from connector.parsing import gc_paused
 from dashboard import data
@@ -289,17 +291,34 @@ def _day_ticks(start: dt.date, end: dt.date) -> dict[str, Any]:
     return {"tick0": pd.Timestamp(start), "dtick": _DAY_MS * (1 if days <= 14 else 7)}
 
 
-def daily_figure(sales: Iterable[Sale], start: dt.date, end: dt.date) -> go.Figure:
-    """Net valor de venta in soles per day, stacked by document type (credit notes below zero)."""
+def daily_figure(sales: Iterable[Sale | SalesCell], start: dt.date, end: dt.date) -> go.Figure:
+    """Net valor de venta in soles per day, stacked by document type (credit notes below zero), of
+    sales or of their cells (:func:`analysis.sales.sales_cells`)."""
     values: dict[str, dict[dt.date, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
     counts: dict[str, dict[dt.date, int]] = defaultdict(lambda: defaultdict(int))
     for sale in sales:
         converted = sale.soles if sale.counted else None
         if converted is None:
             continue
-        kind = by_type(sale)[1]
+        kind = by_type(sale)[1]  # type: ignore[arg-type]  # a cell keys as its sales do
         values[kind][sale.date] += converted.value
-        counts[kind][sale.date] += 1
+        counts[kind][sale.date] += sale.documents
+    return daily_points_figure(
+        [(day, kind, values[kind][day], counts[kind][day]) for kind in values for day in values[kind]],
+        start,
+        end,
+    )
+
+
+def daily_points_figure(
+    points: Iterable[tuple[dt.date, str, Decimal, int]], start: dt.date, end: dt.date
+) -> go.Figure:
+    """:func:`daily_figure` of its points: (day, type name, valor de venta in soles, documents)."""
+    values: dict[str, dict[dt.date, Decimal]] = defaultdict(dict)
+    counts: dict[str, dict[dt.date, int]] = defaultdict(dict)
+    for day, kind, value, documents in points:
+        values[kind][day] = value
+        counts[kind][day] = documents
     fig = go.Figure()
     for kind, days in values.items():
         ordered = sorted(days)
@@ -386,17 +405,29 @@ def months_figure(
 ) -> go.Figure:
     """Valor de venta per month (soles): the months of the previous period in gray, those of the chosen
     period in blue, each trace naming its dates (a month so far is compared with the same days)."""
+    return months_groups_figure(
+        group_totals(sales, by_month)[0], group_totals(previous, by_month)[0], chosen, before
+    )
+
+
+def months_groups_figure(
+    groups: Sequence[GroupTotal],
+    previous: Sequence[GroupTotal],
+    chosen: tuple[dt.date, dt.date],
+    before: tuple[dt.date, dt.date],
+) -> go.Figure:
+    """:func:`months_figure` of the two periods' month groups (:func:`analysis.sales.group_totals` or
+    of :func:`~analysis.sales.sales_cells`, with ``by_month``)."""
     fig = go.Figure()
     for label, part, period, color in (
         ("Anterior", previous, before, "#bdbdbd"),
-        ("Elegido", sales, chosen, "#2f80ed"),
+        ("Elegido", groups, chosen, "#2f80ed"),
     ):
-        groups, _ = group_totals(part, by_month)
         name = f"{label} ({_dates(period)})"
         fig.add_trace(
             go.Bar(
-                x=[g.label for g in groups],
-                y=[_cents(g.amounts.value) for g in groups],
+                x=[g.label for g in part],
+                y=[_cents(g.amounts.value) for g in part],
                 name=name,
                 marker_color=color,
                 hovertemplate=f"%{{x}}<br>S/ %{{y:,.2f}}<extra>{name}</extra>",
@@ -509,10 +540,10 @@ def alert_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class DocumentsView:
-    """What the Documents page shows of a loaded range and the filters picked: built once per range
-    and filters (``Loaded.memo`` in :mod:`dashboard.session`), reused by every rerun of the page."""
+    """What the Documents page shows of a range and the filters picked, out of SQL over the documents
+    (:class:`dashboard.data.Scope`): built once per range and filters, reused by every rerun."""
 
-    filtered: pd.DataFrame
+    count: int
     summary: SalesSummary
     daily: go.Figure
     states: go.Figure
@@ -520,24 +551,22 @@ class DocumentsView:
     table: pd.DataFrame
 
 
-def documents_view(
-    frame: pd.DataFrame,
-    sales_of: Callable[[pd.DataFrame], list[Sale]],
-    filters: data.Filters,
-    start: dt.date,
-    end: dt.date,
-) -> DocumentsView:
-    """The KPIs, the three charts and the table of the documents of ``frame`` that pass ``filters``
-    (``sales_of`` gives the :class:`~analysis.sales.Sale` of a part of ``frame``)."""
-    with gc_paused():  # tens of thousands of short-lived objects beside the range's parsed rows
-        filtered = data.apply_filters(frame, filters)
-        sales = sales_of(filtered)
-        customers, _ = group_totals(sales, by_customer)
+#: Customers the customers chart shows.
+TOP_CUSTOMERS = 10
+
+
+def documents_view(scope: data.Scope, table_rows: int | None = None) -> DocumentsView:
+    """The KPIs, the three charts and the table (the newest ``table_rows``, default
+    :data:`dashboard.data.TABLE_ROWS`) of ``scope``'s documents:
+    aggregates computed in SQL by :mod:`analysis.sales`' rules, one row per group, never per document."""
+    run, source, values = scope.run, scope.source, scope.parameters
+    with gc_paused():
+        cells = sales_cells(run, source, values)
         return DocumentsView(
-            filtered,
-            summarize(sales),
-            daily_figure(sales, start, end),
-            data.state_totals_figure(filtered),
-            customers_figure(customers),
-            data.table_frame(filtered),
+            sum(cell.documents for cell in cells),
+            summarize_cells(cells, run, source, values),
+            daily_figure(cells, scope.start, scope.end),
+            data.state_counts_figure(data.cell_state_totals(cells)),
+            customers_figure(customer_totals_sql(run, source, values, top=TOP_CUSTOMERS)),
+            scope.table(data.TABLE_ROWS if table_rows is None else table_rows),
         )

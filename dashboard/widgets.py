@@ -23,6 +23,7 @@ __all__ = [
     "confirm",
     "data_table",
     "failed",
+    "linked_range",
     "month_options",
     "number_formats",
     "pick_period",
@@ -76,11 +77,12 @@ def pick_range(
     value: tuple[dt.date, dt.date] | None = None,
     max_value: dt.date | None = None,
 ) -> tuple[dt.date, dt.date] | None:
-    """Two issue dates (by default the last 30 days, :func:`data.default_range`), both included; ``None``
-    (with a hint) while only the first one is chosen."""
+    """Two issue dates (by default the last 30 days, :func:`data.default_range`, or the link's
+    ``?desde=AAAA-MM-DD&hasta=AAAA-MM-DD``), both included; ``None`` (with a hint) while only the first
+    one is chosen."""
     picked = st.date_input(
         label,
-        value=value or data.default_range(),
+        value=value or linked_range() or data.default_range(),
         max_value=max_value,
         format="DD/MM/YYYY",
         key=key,
@@ -90,6 +92,17 @@ def pick_range(
         return picked[0], picked[1]
     st.info("Elige la fecha final del rango.")
     return None
+
+
+def linked_range() -> tuple[dt.date, dt.date] | None:
+    """The range of the page's link (``?desde=2026-01-01&hasta=2026-12-31``: a range to share or
+    bookmark), or ``None`` when it has none or a date is unreadable or they are reversed."""
+    try:
+        start = dt.date.fromisoformat(st.query_params.get("desde", ""))
+        end = dt.date.fromisoformat(st.query_params.get("hasta", ""))
+    except ValueError:
+        return None
+    return (start, end) if start <= end else None
 
 
 def pick_period(key: str) -> tuple[dt.date, dt.date] | None:

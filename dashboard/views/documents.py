@@ -20,8 +20,8 @@ from dashboard.session import (
     flash,
     forget_connection,
     invalidate_documents,
-    loaded,
     require_connection,
+    scoped,
     show_flash,
 )
 from dashboard.tickets import review
@@ -41,8 +41,7 @@ def _range() -> tuple[date, date] | None:
     )
 
 
-def _filters(df: pd.DataFrame) -> data.Filters:
-    options = data.filter_options(df)
+def _filters(options: dict[str, list[str]]) -> data.Filters:
     states = data.ordered_states(options["states"])
     type_labels = data.labels_for(options["document_types"], "type")
     state_labels = data.labels_for(states, "state")
@@ -155,12 +154,13 @@ def _table(table: pd.DataFrame) -> pd.Series | None:
     return None
 
 
-def _exports(df: pd.DataFrame, start: date, end: date) -> None:
-    stem = f"documentos_{start:%Y%m%d}_{end:%Y%m%d}"
+def _exports(scope: data.Scope) -> None:
+    """CSV and Excel of every document of the range and filters (built from the store when clicked)."""
+    stem = f"documentos_{scope.start:%Y%m%d}_{scope.end:%Y%m%d}"
     left, right, _ = st.columns([1, 1, 4])
     left.download_button(
         "CSV",
-        data=lambda: data.to_csv_bytes(df),
+        data=lambda: data.to_csv_bytes(scope.documents()),
         file_name=f"{stem}.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -169,7 +169,7 @@ def _exports(df: pd.DataFrame, start: date, end: date) -> None:
     )
     right.download_button(
         "Excel",
-        data=lambda: data.to_excel_bytes(df),
+        data=lambda: data.to_excel_bytes(scope.documents()),
         file_name=f"{stem}.xlsx",
         mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         icon=":material/download:",
@@ -292,30 +292,32 @@ def main() -> None:
     charts = ChartSlots()
     try:
         with filters_area, st.spinner("Cargando documentos…"):
-            got = loaded(active, start, end, refresh=refresh)
-            df = got.frame
+            whole = scoped(active, start, end, refresh=refresh)
+            count = whole.memo(("count",), whole.count)
     except FacturadorError as exc:
         charts.clear()
         forget_connection()
         st.error(f"No se pudo cargar la lista: {exc.message}")
         return
-    if df.empty:
+    if not count:
         charts.clear()
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
         return
     with filters_area:
-        filters = _filters(df)
-    view = got.memo(
-        ("documents", filters, start, end),
-        lambda: figures.documents_view(got.frame, got.sales_of, filters, start, end),
-    )
-    filtered = view.filtered
+        filters = _filters(whole.memo(("options",), whole.options))
+    scope = whole.with_filters(filters)
+    view = whole.memo(("documents", filters), lambda: figures.documents_view(scope))
     with kpis_area:
         show_kpis(view.summary)
     charts.fill(view)
-    st.subheader(figures.plural(len(filtered), "documento", "documentos"), anchor=False)
+    st.subheader(figures.plural(view.count, "documento", "documentos"), anchor=False)
+    if view.count > len(view.table):
+        st.caption(
+            f"La tabla muestra los {len(view.table):,} más recientes; filtra para acotar, o descarga "
+            "todos en CSV o Excel."
+        )
     row = _table(view.table)
-    _exports(filtered, start, end)
+    _exports(scope)
     if row is None:
         st.caption(
             "Selecciona un documento en la tabla para descargar su XML, PDF o CDR, "

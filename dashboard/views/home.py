@@ -12,11 +12,11 @@ from datetime import timedelta
 
 import streamlit as st
 
-from analysis.alerts import Alert, alerts
-from analysis.sales import summarize
+from analysis.alerts import ALERT_STATES, Alert, alerts
+from analysis.sales import Sale, sales_of, summarize_sql
 from connector import FacturadorError, NotFoundError, SummaryRecord
-from dashboard import figures
-from dashboard.session import Active, forget_connection, loaded, require_connection, show_flash
+from dashboard import data, figures
+from dashboard.session import Active, forget_connection, require_connection, scoped, show_flash
 from dashboard.widgets import data_table, show_kpis
 from sunat.calendar import peru_today
 
@@ -64,7 +64,7 @@ def main() -> None:
     start = today - timedelta(days=LOOK_BACK_DAYS - 1)
     try:
         with st.spinner("Revisando documentos…"):
-            year = loaded(active, start, today)
+            year = scoped(active, start, today)
             records = _records(active, start, today)
             certificate = active.client.company.certificate()
     except FacturadorError as exc:
@@ -73,12 +73,22 @@ def main() -> None:
         return
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
-    for index, alert in enumerate(alerts(year.all_sales, today, records, certificate)):
+    for index, alert in enumerate(
+        alerts(year.memo(("alerts",), lambda: _watched(year)), today, records, certificate)
+    ):
         show_alert(alert, index)
-    month_start = today.replace(day=1)
-    this_month = [s for s in year.all_sales if s.date >= month_start]
+    month = data.Scope(year.store, today.replace(day=1), today)
     st.subheader(f"Ventas del mes · {today:%m/%Y} (al {today:%d/%m})", anchor=False)
-    show_kpis(summarize(this_month))
+    show_kpis(year.memo(("month", today), lambda: summarize_sql(month.run, month.source, month.parameters)))
+
+
+def _watched(year: data.Scope) -> list[Sale]:
+    """The year's documents the alerts may be about (:data:`~analysis.alerts.ALERT_STATES`), read from
+    the store: a few of a year's, not a million."""
+    where, values = year.where()
+    marks = ", ".join("?" for _ in ALERT_STATES)
+    listed = year.store.listed(f"{where} AND state_type_id IN ({marks})", [*values, *sorted(ALERT_STATES)])
+    return sales_of(listed.rows)
 
 
 main()

@@ -10,22 +10,27 @@ from datetime import date
 import streamlit as st
 
 from analysis.sales import (
-    affectation_mix,
+    SalesCell,
     by_customer,
     by_month,
     by_series,
     by_type,
     compare_months,
     compare_periods,
+    customer_totals_sql,
     group_totals,
+    has_lines_sql,
+    mix_of,
     previous_period,
-    product_totals,
+    product_totals_sql,
     rejection_rate,
-    summarize,
+    sales_cells,
+    summarize_cells,
 )
 from connector import FacturadorError
 from dashboard import figures
-from dashboard.session import forget_connection, loaded, require_connection
+from dashboard.data import Scope
+from dashboard.session import forget_connection, require_connection, scoped
 from dashboard.widgets import data_table, pick_period, show_kpis
 
 AMOUNTS = ("Valor de venta", "IGV", "ICBPER", "Importe total", "Periodo anterior")
@@ -44,6 +49,19 @@ def _table(frame, key: str) -> None:  # type: ignore[no-untyped-def]
     data_table(frame, hide_index=True, column_config=config, key=key, width="stretch")
 
 
+def _cells(scope: Scope) -> list[SalesCell]:
+    return scope.memo(("cells",), lambda: sales_cells(scope.run, scope.source, scope.parameters))
+
+
+def _groups(scope: Scope, key):  # type: ignore[no-untyped-def]
+    """The period's groups by ``key``: over its cells, or by customer in SQL (cells have none)."""
+    if key is by_customer:
+        return scope.memo(
+            ("customers",), lambda: customer_totals_sql(scope.run, scope.source, scope.parameters)
+        )
+    return group_totals(_cells(scope), key)[0]  # type: ignore[arg-type]  # cells stand for sales
+
+
 def main() -> None:
     """Lay out the page."""
     active = require_connection()
@@ -55,35 +73,38 @@ def main() -> None:
     before = previous_period(start, end)
     try:
         with st.spinner("Cargando documentos…"):
-            now = loaded(active, start, end, details=True)
-            then = loaded(active, *before, details=False)
+            now = scoped(active, start, end, details=True)
+            then = scoped(active, *before, details=False)
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo cargar los documentos: {exc.message}")
         return
-    sales, previous = now.all_sales, then.all_sales
     st.caption(
         f"{figures.comparison_text((start, end), before)}. Cifras en soles: cada documento en otra moneda "
         "convertido a su propio tipo de cambio; notas de crédito restan; anulados y rechazados no cuentan."
     )
-    show_kpis(summarize(sales))
-    if not sales:
+    summary = now.memo(
+        ("summary",), lambda: summarize_cells(_cells(now), now.run, now.source, now.parameters)
+    )
+    show_kpis(summary)
+    if not summary.listed:
         st.info(f"No hay documentos emitidos entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}.")
         return
-    _charts(sales, previous, (start, end), before)
+    products, without_lines, products_left_out = now.memo(
+        ("products",), lambda: product_totals_sql(now.run, now.source, now.parameters)
+    )
+    _charts(now, then, summary, products, (start, end), before)
     st.subheader("Totales", anchor=False)
     tabs = st.tabs([*GROUPS, "Producto"])
     for tab, (name, key) in zip(tabs, GROUPS.items(), strict=False):
         with tab:
-            groups, left_out = group_totals(sales, key)
-            prev_groups, _ = group_totals(previous, key)
+            groups, prev_groups = _groups(now, key), _groups(then, key)
             compare = compare_months if key is by_month else compare_periods
             _table(figures.groups_frame(groups, compare(groups, prev_groups)), f"periods_{name}")
-            if left_out:
-                st.caption(f"Sin tipo de cambio (fuera de estos totales): {', '.join(left_out)}")
+            if summary.unconverted:
+                st.caption(f"Sin tipo de cambio (fuera de estos totales): {', '.join(summary.unconverted)}")
     with tabs[-1]:
-        products, without_lines, left_out = product_totals(sales)
-        if not now.has_details:
+        if not now.memo(("lines",), lambda: has_lines_sql(now.run, now.source, now.parameters)):
             st.info(
                 "Este servicio no envía las líneas de los documentos en sus listas: las ventas por producto "
                 "no están disponibles.",
@@ -97,36 +118,36 @@ def main() -> None:
                 column_config=config,
                 key="periods_products",
             )
-            if without_lines or left_out:
-                st.caption(
-                    f"{without_lines} documentos sin líneas; sin tipo de cambio: {', '.join(left_out)}"
-                )
+            if without_lines or products_left_out:
+                left_out = ", ".join(products_left_out)
+                st.caption(f"{without_lines} documentos sin líneas; sin tipo de cambio: {left_out}")
 
 
-def _charts(sales, previous, chosen: tuple[date, date], before: tuple[date, date]) -> None:  # type: ignore[no-untyped-def]
-    st.plotly_chart(figures.daily_figure(sales, *chosen), width="stretch", key="periods_daily")
+def _charts(
+    now: Scope, then: Scope, summary, products, chosen: tuple[date, date], before: tuple[date, date]
+) -> None:  # type: ignore[no-untyped-def]
+    st.plotly_chart(figures.daily_figure(_cells(now), *chosen), width="stretch", key="periods_daily")
     left, right = st.columns(2)
     left.plotly_chart(
         figures.comparison_figure(
-            compare_periods(group_totals(sales, by_type)[0], group_totals(previous, by_type)[0]),
+            compare_periods(_groups(now, by_type), _groups(then, by_type)),
             "Por tipo: periodo elegido y anterior (S/)",
         ),
         width="stretch",
         key="periods_compare",
     )
     right.plotly_chart(
-        figures.months_figure(sales, previous, chosen, before), width="stretch", key="periods_months"
+        figures.months_groups_figure(_groups(now, by_month), _groups(then, by_month), chosen, before),
+        width="stretch",
+        key="periods_months",
     )
     left, right = st.columns(2)
-    mix, _ = affectation_mix(sales)
-    left.plotly_chart(figures.mix_figure(mix), width="stretch", key="periods_mix")
-    right.plotly_chart(
-        figures.rejection_figure(rejection_rate(sales)), width="stretch", key="periods_rejections"
-    )
+    left.plotly_chart(figures.mix_figure(mix_of(summary)), width="stretch", key="periods_mix")
+    rates = rejection_rate(_cells(now))  # type: ignore[arg-type]  # cells stand for sales
+    right.plotly_chart(figures.rejection_figure(rates), width="stretch", key="periods_rejections")
     left, right = st.columns(2)
-    products, _, _ = product_totals(sales)
     left.plotly_chart(figures.products_figure(products), width="stretch", key="periods_products_chart")
-    customers, _ = group_totals(sales, by_customer)
+    customers = _groups(now, by_customer)
     right.plotly_chart(figures.customers_figure(customers), width="stretch", key="periods_customers")
 
 

@@ -52,9 +52,12 @@ def require_browser() -> Any:
 
 
 @contextlib.contextmanager
-def streamlit_app(folder: Path, tenants: Path, port: int | None = None) -> Iterator[str]:
+def streamlit_app(
+    folder: Path, tenants: Path, port: int | None = None, processes: list[Any] | None = None
+) -> Iterator[str]:
     """``streamlit run`` of the dashboard on loopback (on ``port``, or a free one) with the tenants file
-    ``tenants``; yields its URL (the log goes to ``folder/streamlit.log``)."""
+    ``tenants``; yields its URL (the log goes to ``folder/streamlit.log``; the process is appended to
+    ``processes`` when given: a benchmark reads its memory)."""
     port = port or free_port()
     env = {
         **os.environ,
@@ -74,6 +77,8 @@ def streamlit_app(folder: Path, tenants: Path, port: int | None = None) -> Itera
     ]  # fmt: skip
     log = (folder / "streamlit.log").open("wb")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder)
+    if processes is not None:
+        processes.append(process)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     try:
