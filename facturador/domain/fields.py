@@ -271,7 +271,7 @@ class Number(Field):
             return self.default
         if value.__class__ is int:  # a whole number needs no rounding (its sign and size are checked)
             return number
-        rounded = number.quantize(self._quantum, context=_WIDE)  # type: ignore[attr-defined]
+        rounded = number.quantize(self._quantum, ROUND_HALF_UP, _WIDE)  # type: ignore[attr-defined]
         if abs(rounded) >= limit:
             reader.error(path, self._range_message(path))
             return self.default
