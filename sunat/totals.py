@@ -844,63 +844,72 @@ def check_line_exactly(
       price type 01 the unit price
       = (value + taxes) / qty (not checked on free lines).
     """
-    n = index + 1
-    path = f"items.{index}"
     found: list[Discrepancy] = []
 
     def wrong(key: str, code: str, label: str, expected: Decimal, actual: Decimal) -> None:
-        found.append(_discrepancy(f"{path}.{key}", code, f"{label} del ítem {n}", expected, actual))
+        where, label = f"items.{index}.{key}", f"{label} del ítem {index + 1}"  # built only when wrong
+        found.append(_discrepancy(where, code, label, expected, actual))
 
     # each rule compares within TOLERANCE (abs(actual - expected) > TOLERANCE is a discrepancy) unless it
-    # says otherwise; the comparisons are written out: a line is checked ~10 times per document
-    free = is_free(line.affectation)
+    # says otherwise; the comparisons are written out and each figure is worked out once: a line is
+    # checked ~10 times per document
+    affectation = line.affectation
+    free = is_free(affectation)
     allowances = line_allowances(line)
     for position, allowance in enumerate(allowances):
-        found += check_allowance(allowance, f"{path}.{_allowance_key(allowance)}.{position}", line=True)
+        found += check_allowance(
+            allowance, f"items.{index}.{_allowance_key(allowance)}.{position}", line=True
+        )
+    value, igv_base, igv = line.value, line.igv_base, line.igv
     expected_value = line_value(line.quantity, _unit_of(line), allowances, note=note)
-    if abs(line.value - expected_value) > TOLERANCE:
-        wrong("total_valor_item", "3271", "El valor de venta", expected_value, line.value)
-    isc = _line_tax(line, "isc")
-    other = _line_tax(line, "other")
-    expected_base = line_igv_base(line.value, isc)
-    if abs(line.igv_base - expected_base) > TOLERANCE:
-        wrong("total_base_igv", "3272", "La base imponible", expected_base, line.igv_base)
+    if abs(value - expected_value) > TOLERANCE:
+        wrong("total_valor_item", "3271", "El valor de venta", expected_value, value)
+    with_isc, with_other = has_isc(line), has_other_taxes(line)
+    isc = _line_tax(line, "isc") if with_isc else ZERO
+    other = _line_tax(line, "other") if with_other else ZERO
+    expected_base = line_igv_base(value, isc)
+    if abs(igv_base - expected_base) > TOLERANCE:
+        wrong("total_base_igv", "3272", "La base imponible", expected_base, igv_base)
     # SUNAT's figures follow from the value, its IGV base, IGV, taxes and total (sunat_figures): when each
     # is exactly what the formula gives, they are the line's own
-    exact = line.value == expected_value and line.igv_base == expected_base
+    exact = value == expected_value and igv_base == expected_base
 
-    if bears_igv(line.affectation):
-        allowed = _IVAP_ONLY if line.affectation == "17" else allowed_percents
+    if bears_igv(affectation):
+        allowed = _IVAP_ONLY if affectation == "17" else allowed_percents
         percent = line.igv_percent
-        if (percent == 0 and line.igv_base > 0) or percent not in allowed:
+        if (percent == 0 and igv_base > 0) or percent not in allowed:
             found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
-        expected_igv = line_igv(line.affectation, line.igv_base, percent)
-        exact = exact and line.igv == expected_igv
-        if line.igv == 0 and expected_igv != 0 and line.igv_base > _IGV_ZERO_BASE:
-            wrong("total_igv", "3111", "El total de IGV", expected_igv, line.igv)
-        elif abs(line.igv - expected_igv) > TOLERANCE:
-            wrong("total_igv", "3103", "El total de IGV", expected_igv, line.igv)
-    elif line.igv != 0:
+        expected_igv = line_igv(affectation, igv_base, percent)
+        exact = exact and igv == expected_igv
+        if igv == 0 and expected_igv != 0 and igv_base > _IGV_ZERO_BASE:
+            wrong("total_igv", "3111", "El total de IGV", expected_igv, igv)
+        elif abs(igv - expected_igv) > TOLERANCE:
+            wrong("total_igv", "3103", "El total de IGV", expected_igv, igv)
+    elif igv != 0:
         exact = False
-        wrong("total_igv", "3110", "El total de IGV", ZERO, line.igv)
+        wrong("total_igv", "3110", "El total de IGV", ZERO, igv)
 
-    if icbper_rate is not None and line.icbper != 0:
+    icbper = line.icbper
+    if icbper_rate is not None and icbper != 0:
         expected_icbper = round2(line.quantity * icbper_rate)
-        if expected_icbper != round2(line.icbper):  # exact, to the cent
-            wrong("total_impuestos_bolsa_plastica", "4318", "El ICBPER", expected_icbper, line.icbper)
+        if expected_icbper != round2(icbper):  # exact, to the cent
+            wrong("total_impuestos_bolsa_plastica", "4318", "El ICBPER", expected_icbper, icbper)
 
-    found += _check_line_taxes(line, index)
-    exact = exact and not has_isc(line) and not has_other_taxes(line)
-    charged = line_taxes(line.affectation, line.igv, line.icbper, isc, other)
-    if abs(line.taxes - charged) > TOLERANCE:
-        wrong("total_impuestos", "3292", "El total de impuestos", charged, line.taxes)
+    if with_isc or with_other:
+        found += _check_line_taxes(line, index)
+        exact = False
+    charged = line_taxes(affectation, igv, icbper, isc, other)
+    taxes = line.taxes
+    if abs(taxes - charged) > TOLERANCE:
+        wrong("total_impuestos", "3292", "El total de impuestos", charged, taxes)
     # the total follows from the taxes given (a free line's from those it charges)
-    total = line_total(line.affectation, line.value, charged if free else line.taxes, allowances)
+    total = line_total(affectation, value, charged if free else taxes, allowances)
     if abs(line.total - total) > TOLERANCE:
         wrong("total_item", "3270", "El total", total, line.total)
-    exact = exact and line.taxes == charged and line.total == total
-    if not free and line.price_type == "01" and line.quantity > 0:
-        expected_price = line_unit_price(total, line.quantity)
+    exact = exact and taxes == charged and line.total == total
+    quantity = line.quantity
+    if not free and line.price_type == "01" and quantity > 0:
+        expected_price = line_unit_price(total, quantity)
         exact = exact and line.unit_price == expected_price
         if abs(line.unit_price - expected_price) > TOLERANCE:
             wrong("precio_unitario", "3270", "El precio unitario", expected_price, line.unit_price)
