@@ -529,95 +529,92 @@ def compute_totals(
     = Σ line 01 + global 03 (3300); charges = Σ line 48 + global 45, 46, 50 (3301); total = subtotal +
     charges - discounts - ``prepaid`` (3280).
     """
-    lines = list(lines)
     allowances = list(allowances)
-    rate = next(
-        (
-            line.igv_percent / 100
-            for line in lines
-            if bears_igv(line.affectation) and not is_free(line.affectation)
-        ),
-        IGV_PERCENT / 100,
-    )
+    rate = None  # the IGV rate of the document: its first onerous IGV line's (18 % when it has none)
     line_discounts = line_charges = sold = ZERO
-    sums = dict.fromkeys(
-        (
-            "export",
-            "taxed",
-            "unaffected",
-            "exonerated",
-            "free",
-            "igv",
-            "igv_free",
-            "icbper",
-            "ivap_base",
-            "ivap",
-            "isc_base",
-            "isc",
-            "other_base",
-            "other",
-        ),
-        ZERO,
-    )
-    for line in lines:
+    export = taxed = unaffected = exonerated = free = igv = igv_free = icbper = ZERO
+    ivap_base = ivap = isc_base = isc = other_base = other = ZERO
+    for line in lines:  # one pass, the sums in locals: run on every document issued
         affectation = line.affectation
         if affectation not in AFFECTATIONS:
             raise ValueError(f"affectation {affectation!r} is not in catalog 07")
-        sums["icbper"] += line.icbper
-        isc = _line_tax(line, "isc")
-        sums["other_base"] += _line_tax(line, "other_base")
-        sums["other"] += _line_tax(line, "other")
-        if not is_free(affectation):  # SUNAT leaves the ISC of free lines out of the header (3296, 3298)
-            sums["isc_base"] += _line_tax(line, "isc_base")
-            sums["isc"] += isc
-        line_discounts += _sum(line_allowances(line), ("01",))
-        line_charges += _sum(line_allowances(line), ("48",))
-        based = line.value if line.igv_base > 0 else ZERO  # SUNAT counts the lines with a base
-        if not is_free(affectation):
-            sold += based
-        if is_free(affectation):
-            sums["free"] += line.value
-            sums["igv_free"] += line.igv
-        elif affectation == "10":
-            sums["taxed"] += based
-            sums["igv"] += line.igv
+        icbper += line.icbper
+        other_base += _line_tax(line, "other_base")
+        other += _line_tax(line, "other")
+        allowed = line_allowances(line)
+        if allowed:
+            line_discounts += _sum(allowed, ("01",))
+            line_charges += _sum(allowed, ("48",))
+        value = line.value
+        if is_free(affectation):  # SUNAT leaves the ISC of free lines out of the header (3296, 3298)
+            free += value
+            igv_free += line.igv
+            continue
+        isc_base += _line_tax(line, "isc_base")
+        isc += _line_tax(line, "isc")
+        based = value if line.igv_base > 0 else ZERO  # SUNAT counts the lines with a base
+        sold += based
+        if affectation == "10":
+            taxed += based
+            igv += line.igv
         elif affectation == "17":
-            sums["ivap_base"] += based
-            sums["ivap"] += line.igv
-            sums["igv"] += line.igv
+            ivap_base += based
+            ivap += line.igv
+            igv += line.igv
         elif affectation == "20":
-            sums["exonerated"] += line.value
+            exonerated += value
         elif affectation == "30":
-            sums["unaffected"] += line.value
+            unaffected += value
         else:  # 40
-            sums["export"] += line.value
-    base_change = _sum(allowances, ("49",)) - _sum(allowances, ("02", "04"))
-    value_change = _sum(allowances, ("49",)) - _sum(allowances, ("02",))
-    value = sold + value_change
-    if base_change:
-        on_ivap = bool(sums["ivap_base"]) and not sums["taxed"]
-        sums["ivap_base" if on_ivap else "taxed"] += base_change
-        sums["igv"] += round2(base_change * rate)
-        if on_ivap:
-            sums["ivap"] += round2(base_change * rate)
-    sums["exonerated"] -= _sum(allowances, ("05",))
-    sums["unaffected"] -= _sum(allowances, ("06",))
-    amounts = {name: round2(amount) for name, amount in sums.items()}
-    taxes = amounts["igv"] + amounts["icbper"] + amounts["isc"] + amounts["other"]
-    value = round2(value)
-    discounts = round2(line_discounts + _sum(allowances, ("03",)))
-    charges = round2(line_charges + _sum(allowances, ("45", "46", "50")))
+            export += value
+        if rate is None and bears_igv(affectation):
+            rate = line.igv_percent / 100
+    if rate is None:
+        rate = IGV_PERCENT / 100
+    if allowances:
+        base_change = _sum(allowances, ("49",)) - _sum(allowances, ("02", "04"))
+        value_change = _sum(allowances, ("49",)) - _sum(allowances, ("02",))
+        sold += value_change
+        if base_change:
+            on_ivap = bool(ivap_base) and not taxed
+            if on_ivap:
+                ivap_base += base_change
+                ivap += round2(base_change * rate)
+            else:
+                taxed += base_change
+            igv += round2(base_change * rate)
+        exonerated -= _sum(allowances, ("05",))
+        unaffected -= _sum(allowances, ("06",))
+        line_discounts += _sum(allowances, ("03",))
+        line_charges += _sum(allowances, ("45", "46", "50"))
+    igv, icbper, isc, other = round2(igv), round2(icbper), round2(isc), round2(other)
+    taxes = igv + icbper + isc + other
+    value = round2(sold)
+    discounts = round2(line_discounts)
+    charges = round2(line_charges)
     paid = round2(to_decimal(prepaid))
-    total = value + taxes + charges - discounts - paid
     return DocumentTotals(
+        export=round2(export),
+        taxed=round2(taxed),
+        unaffected=round2(unaffected),
+        exonerated=round2(exonerated),
+        free=round2(free),
+        igv=igv,
+        igv_free=round2(igv_free),
+        icbper=icbper,
         taxes=taxes,
         value=value,
         subtotal=value + taxes,
-        total=total,
+        total=value + taxes + charges - discounts - paid,
+        ivap_base=round2(ivap_base),
+        ivap=round2(ivap),
         discounts=discounts,
         charges=charges,
         prepaid=paid,
-        **amounts,
+        isc_base=round2(isc_base),
+        isc=isc,
+        other_base=round2(other_base),
+        other=other,
     )
 
 
