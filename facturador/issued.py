@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, time
 from decimal import Decimal
 
+from facturador.records import one_store_init
 from sunat.catalogs import CHARGE_CODES, PAYMENT_METHODS
 
 
@@ -31,6 +32,7 @@ class Issuer:
     country: str = "PE"
 
 
+@one_store_init
 @dataclass(frozen=True)
 class Party:
     """Customer (receptor) of the document."""
@@ -46,6 +48,7 @@ class Party:
     trade_name: str = ""
 
 
+@one_store_init
 @dataclass(frozen=True)
 class AllowanceCharge:
     """A discount or charge of catalog 53, of a line (00, 01, 47, 48) or of the document (02-06, 45-50).
@@ -77,6 +80,7 @@ class ItemProperty:
     days: Decimal | None = None  # duracion (days)
 
 
+@one_store_init  # made per line / per document: one store, not one per field
 @dataclass(frozen=True)
 class Line:
     """One item line with its amounts as sent by the client (already checked against SUNAT's formulas)."""
@@ -110,6 +114,7 @@ class Line:
     other: Decimal = Decimal("0")  # total_otros_impuestos
 
 
+@one_store_init
 @dataclass(frozen=True)
 class Totals:
     """Header totals (the ``totales`` block)."""
@@ -263,6 +268,7 @@ class Withholding:
         return self.percent / 100
 
 
+@one_store_init
 @dataclass(frozen=True)
 class SalesDocument:
     """A factura (01), boleta (03), credit note (07) or debit note (08) ready to be rendered.
@@ -326,7 +332,11 @@ class SalesDocument:
     @property
     def filename(self) -> str:
         """``RUC-TT-SERIE-NUMERO``: the base name of the XML, ZIP and PDF files."""
-        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{self.number}"
+        return self.filename_for(self.number)
+
+    def filename_for(self, number: int) -> str:
+        """:attr:`filename` with the correlative ``number`` (what it is once the document is numbered)."""
+        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{number}"
 
 
 # -- dispatch guides (GRE 2022: 09 remitente, 31 transportista) ---------------------------------------
@@ -433,4 +443,8 @@ class Dispatch:
     @property
     def filename(self) -> str:
         """``RUC-09-T001-1``."""
-        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{self.number}"
+        return self.filename_for(self.number)
+
+    def filename_for(self, number: int) -> str:
+        """:attr:`filename` with the correlative ``number``."""
+        return f"{self.issuer.ruc}-{self.doc_type}-{self.series}-{number}"

@@ -64,6 +64,7 @@ from facturador.issued import (
     Totals,
     Withholding,
 )
+from facturador.records import one_store_init
 from sunat import catalogs
 from sunat import totals as sunat_totals
 from sunat.identity import identity_problem
@@ -73,6 +74,7 @@ PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_pla
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
 
 
+@one_store_init
 @dataclass(frozen=True)
 class DocumentRequest:
     """A checked request to issue a document, before it gets its number."""
