@@ -14,7 +14,7 @@ expressed once, as the tuple of sections of each :class:`~facturador.ubl.parts.D
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -233,8 +233,7 @@ class PreparedDocument:
         if number < 1:
             raise ValueError(f"the correlative must be positive, not {number}")
         xml, digest = self.unsigned.sign(identity, {self.token: str(number)}, sha256=sha256)
-        filename = replace(self.document, number=number).filename  # one place for RUC-TT-SERIE-NUMERO
-        return SignedXml(xml=xml, digest_value=digest, filename=filename)
+        return SignedXml(xml=xml, digest_value=digest, filename=self.document.filename_for(number))
 
 
 def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:

@@ -781,7 +781,8 @@ def line_quantity(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) 
 
 def line_extension_amount(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cbc:LineExtensionAmount``: valor de venta of the item (referential value for free lines)."""
-    money(out, "cbc:LineExtensionAmount", line.value, doc.currency)
+    currency = currency_attribute(doc.currency)
+    out.append(f"<cbc:LineExtensionAmount{currency}>{fmt2(line.value)}</cbc:LineExtensionAmount>")
 
 
 def pricing_reference(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
@@ -849,16 +850,18 @@ def line_tax_total(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line)
     currency = doc.currency
     scheme = tax_scheme_for(line.affectation)
     charged = (line.igv if scheme.id in CHARGED_SCHEMES else ZERO) + line.icbper + line.isc + line.other
-    out.append("<cac:TaxTotal>")
-    money(out, "cbc:TaxAmount", charged, currency)
-    out.append("<cac:TaxSubtotal>")
-    money(out, "cbc:TaxableAmount", line.igv_base or line.value, currency)
-    money(out, "cbc:TaxAmount", line.igv, currency)
-    out.append(f"<cac:TaxCategory><cbc:Percent>{fmt_decimal(line.igv_percent, places=5)}</cbc:Percent>")
-    el(out, "cbc:TaxExemptionReasonCode", line.affectation)
-    out.append(scheme_text(scheme))
-    out.append("</cac:TaxCategory></cac:TaxSubtotal>")
-    line_other_taxes(out, line, currency)
+    amount = currency_attribute(currency)
+    # one text for the common part (a line is written ~10 times per document): money() inlined
+    out.append(
+        f"<cac:TaxTotal><cbc:TaxAmount{amount}>{fmt2(charged)}</cbc:TaxAmount><cac:TaxSubtotal>"
+        f"<cbc:TaxableAmount{amount}>{fmt2(line.igv_base or line.value)}</cbc:TaxableAmount>"
+        f"<cbc:TaxAmount{amount}>{fmt2(line.igv)}</cbc:TaxAmount>"
+        f"<cac:TaxCategory><cbc:Percent>{fmt_decimal(line.igv_percent, places=5)}</cbc:Percent>"
+        f"<cbc:TaxExemptionReasonCode>{escape(line.affectation)}</cbc:TaxExemptionReasonCode>"
+        f"{scheme_text(scheme)}</cac:TaxCategory></cac:TaxSubtotal>"
+    )
+    if line.isc_base or line.isc or line.other_base or line.other:
+        line_other_taxes(out, line, currency)
 
     if line.icbper:
         bags = line.quantity.to_integral_value(rounding=ROUND_HALF_UP)
@@ -899,12 +902,15 @@ def item(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     Then the item attributes (``cac:AdditionalItemProperty``, catalog 55: Name, NameCode, Value,
     UsabilityPeriod).
     """
-    out.append("<cac:Item>")
-    el(out, "cbc:Description", line.description)
-    if line.internal_code:
-        out.append("<cac:SellersItemIdentification>")
-        el(out, "cbc:ID", line.internal_code)
-        out.append("</cac:SellersItemIdentification>")
+    own = line.internal_code
+    out.append(
+        f"<cac:Item><cbc:Description>{escape(line.description)}</cbc:Description>"
+        + (
+            f"<cac:SellersItemIdentification><cbc:ID>{escape(own)}</cbc:ID></cac:SellersItemIdentification>"
+            if own
+            else ""
+        )
+    )
     code = line.sunat_code
     if len(code) == 8 and code.isdigit():
         out.append(
