@@ -301,13 +301,20 @@ def _line_tax(line: object, name: str) -> Decimal:
 
 
 def has_isc(line: object) -> bool:
-    """The line carries ISC (scheme 2000): a base, an amount or a system."""
-    return bool(_line_tax(line, "isc_base") or _line_tax(line, "isc") or getattr(line, "isc_system", ""))
+    """The line carries ISC (scheme 2000): a base, an amount (nonzero Decimals) or a system."""
+    # asked of every line several times: a zero (the usual case) is told without a call to _line_tax
+    base, isc = getattr(line, "isc_base", None), getattr(line, "isc", None)
+    return bool(
+        (base and isinstance(base, Decimal))
+        or (isc and isinstance(isc, Decimal))
+        or getattr(line, "isc_system", "")
+    )
 
 
 def has_other_taxes(line: object) -> bool:
-    """The line carries other taxes (scheme 9999): a base or an amount."""
-    return bool(_line_tax(line, "other_base") or _line_tax(line, "other"))
+    """The line carries other taxes (scheme 9999): a base or an amount (nonzero Decimals)."""
+    base, other = getattr(line, "other_base", None), getattr(line, "other", None)
+    return bool((base and isinstance(base, Decimal)) or (other and isinstance(other, Decimal)))
 
 
 @dataclass(frozen=True)
