@@ -330,6 +330,9 @@ class Discrepancy:
 
 def _unit(value: Decimal) -> Decimal:
     """A unit value/price at up to ten decimals without trailing zeros, and at least two (``59.00``)."""
+    cents = round2(value)
+    if cents == value:  # the usual price (59, 11.80): what the ten-place rounding would give too
+        return cents
     exact = quantize(value, _UNIT_PLACES)
     cents = round2(exact)
     return cents if cents == exact else exact.normalize()
