@@ -691,10 +691,16 @@ def header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
         out.append(HeaderSubtotal(TAX_SCHEMES["9997"], t.exonerated, ZERO))
     if "9998" in schemes or t.unaffected:
         out.append(HeaderSubtotal(TAX_SCHEMES["9998"], t.unaffected, ZERO))
-    out += other_tax_header_subtotals(doc)
+    if t.isc_base or t.isc or t.other_base or t.other or _any_other_taxes(doc.lines):
+        out += other_tax_header_subtotals(doc)
     if t.icbper or any(line.icbper for line in doc.lines):
         out.append(HeaderSubtotal(ICBPER, None, t.icbper))
     return out
+
+
+def _any_other_taxes(lines: tuple[Line, ...]) -> bool:
+    """A line carries ISC or other taxes (one pass, for the document that has none)."""
+    return any(line.isc_base or line.isc or line.other_base or line.other for line in lines)
 
 
 def other_tax_header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
