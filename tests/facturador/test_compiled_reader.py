@@ -147,7 +147,9 @@ def _slow_default(declared: fields.Field) -> Any:
     return declared.default
 
 
-@pytest.mark.parametrize(("name", "declaration"), list(declared_objects()), ids=lambda value: str(value))
+@pytest.mark.parametrize(
+    ("name", "declaration"), list(declared_objects()), ids=lambda x: x if isinstance(x, str) else ""
+)
 def test_compiled_default_is_the_fields_defaults_made_anew(name: str, declaration: Object) -> None:
     """An absent object's default (``fields.compile_default``): each field's default, key by key and in
     order, and two defaults share no list or dict (a reader may fill one in)."""
