@@ -63,8 +63,8 @@ from facturador.issued import (
     RelatedDocument,
     Totals,
     Withholding,
+    one_store_init,
 )
-from facturador.records import one_store_init
 from sunat import catalogs
 from sunat import totals as sunat_totals
 from sunat.identity import identity_problem

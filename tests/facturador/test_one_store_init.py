@@ -8,8 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from facturador.issued import Line, SalesDocument, Totals
-from facturador.records import one_store_init
+from facturador.issued import Line, SalesDocument, Totals, one_store_init
 
 
 @dataclasses.dataclass(frozen=True)
