@@ -11,6 +11,7 @@ ISC and other taxes of the items (:data:`~facturador.domain.document_schema.ISC_
 from __future__ import annotations
 
 import datetime as dt
+import operator
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -75,28 +76,32 @@ def header_totals(values: Mapping[str, Any], computed: sunat_totals.DocumentTota
     return Totals(**amounts)
 
 
+def _item_path(line: Line) -> str:
+    """Where a line is in the body (``items.0``): built only for an error."""
+    return f"items.{line.index - 1}"
+
+
 def check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...]) -> None:
     """Price types and affectations: free lines by a referential value (02) and only they, exports of
     affectation 40 and only in export operations, IVAP (17) lines alone in their document."""
     for line in lines:
-        p = f"items.{line.index - 1}"
         free = catalogs.is_free(line.affectation)
         if free and line.price_type != "02":
             raise field_error(
-                f"{p}.codigo_tipo_precio",
+                f"{_item_path(line)}.codigo_tipo_precio",
                 f"El ítem {line.index} es gratuito (afectación {line.affectation}): "
                 "codigo_tipo_precio debe ser 02.",
                 "INVALID_FIELD",
             )
         if not free and line.price_type == "02":
             raise field_error(
-                f"{p}.codigo_tipo_precio",
+                f"{_item_path(line)}.codigo_tipo_precio",
                 f"El ítem {line.index} es oneroso: codigo_tipo_precio 02 es solo para ítems gratuitos.",
                 "INVALID_FIELD",
             )
         if operation_type in catalogs.EXPORT_OPERATION_TYPES and line.affectation != "40" and not free:
             raise field_error(
-                f"{p}.codigo_tipo_afectacion_igv",
+                f"{_item_path(line)}.codigo_tipo_afectacion_igv",
                 "En una operación de exportación los ítems deben tener afectación 40.",
                 "INVALID_FIELD",
             )
@@ -106,13 +111,13 @@ def check_line_rules(doc_type: str, operation_type: str, lines: tuple[Line, ...]
             and operation_type not in catalogs.EXPORT_OPERATION_TYPES
         ):
             raise field_error(
-                f"{p}.codigo_tipo_afectacion_igv",
+                f"{_item_path(line)}.codigo_tipo_afectacion_igv",
                 "La afectación 40 (exportación) requiere un tipo de operación de exportación (0200-0208).",
                 "INVALID_FIELD",
             )
         if line.affectation == "17" and any(other.affectation != "17" for other in lines):
             raise field_error(
-                f"{p}.codigo_tipo_afectacion_igv",
+                f"{_item_path(line)}.codigo_tipo_afectacion_igv",
                 "Un comprobante con IVAP (afectación 17, venta de arroz pilado) lleva solo ítems con "
                 "afectación 17.",
                 "INVALID_FIELD",
@@ -124,9 +129,11 @@ def check_isc_lines(operation_type: str, lines: tuple[Line, ...]) -> None:
     and an export operation takes no other taxes (SUNAT 3107). Their amounts are checked with the rest of
     the line (``sunat.totals.check_line``: 3223, 2373, 3104, 3108, 3109, 3272)."""
     for line in lines:
-        p = f"items.{line.index - 1}"
         isc, other = sunat_totals.has_isc(line), sunat_totals.has_other_taxes(line)
-        if (isc or other) and catalogs.is_free(line.affectation):
+        if not (isc or other):  # most lines
+            continue
+        p = f"items.{line.index - 1}"
+        if catalogs.is_free(line.affectation):
             raise field_error(
                 f"{p}.{'total_isc' if isc else 'total_otros_impuestos'}",
                 f"El ítem {line.index} es gratuito (afectación {line.affectation}): el servicio no admite "
@@ -219,15 +226,22 @@ def with_sunat_figures(
     it, where SUNAT's IGV of each line would give 17.79). ``exact``: what :func:`check_amounts` returned for
     these lines (a line SUNAT's already needs no figuring)."""
     known = exact or (False,) * len(lines)  # the lines check_amounts found SUNAT's to the last digit
-    figured = tuple(
-        line if same else sunat_totals.sunat_figures(line, note=note)
-        for line, same in zip(lines, known, strict=True)
-    )
-    if all(_within_a_cent(given, sunat) for given, sunat in zip(lines, figured, strict=True)):
-        figured = lines  # a price with IGV kept to the cent is a rounding, not a correction
-    else:
-        computed = sunat_totals.compute_totals(figured, allowances, prepaid=advances_total(prepayments))
-    return figured, Totals(**{name: getattr(computed, name) for name in Totals.__dataclass_fields__})
+    if len(known) != len(lines):
+        raise ValueError("exact must say, for each line, whether it is SUNAT's already")
+    if not all(known):  # else every line is SUNAT's already, and so are the totals computed from them
+        figured = tuple(
+            line if same else sunat_totals.sunat_figures(line, note=note)
+            for line, same in zip(lines, known, strict=True)
+        )
+        if not all(_within_a_cent(given, sunat) for given, sunat in zip(lines, figured, strict=True)):
+            computed = sunat_totals.compute_totals(figured, allowances, prepaid=advances_total(prepayments))
+            return figured, Totals(*_TOTALS_OF(computed))
+        # else a price with IGV kept to the cent is a rounding, not a correction: the lines are kept
+    return lines, Totals(*_TOTALS_OF(computed))
+
+
+#: The header totals of a :class:`sunat.totals.DocumentTotals` that :class:`Totals` carries, in its order.
+_TOTALS_OF = operator.attrgetter(*Totals.__dataclass_fields__)
 
 
 _FIGURES = ("value", "igv_base", "igv", "isc", "other", "taxes", "total")

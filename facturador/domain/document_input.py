@@ -63,6 +63,7 @@ from facturador.issued import (
     RelatedDocument,
     Totals,
     Withholding,
+    one_store_init,
 )
 from sunat import catalogs
 from sunat import totals as sunat_totals
@@ -73,6 +74,7 @@ PLATE_PROPERTY = "5010"  # catalog 55: Número de placa (top-level numero_de_pla
 BOLETA_IDENTIFICATION_THRESHOLD = Decimal("700")
 
 
+@one_store_init
 @dataclass(frozen=True)
 class DocumentRequest:
     """A checked request to issue a document, before it gets its number."""

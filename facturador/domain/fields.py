@@ -271,7 +271,7 @@ class Number(Field):
             return self.default
         if value.__class__ is int:  # a whole number needs no rounding (its sign and size are checked)
             return number
-        rounded = number.quantize(self._quantum, context=_WIDE)  # type: ignore[attr-defined]
+        rounded = number.quantize(self._quantum, ROUND_HALF_UP, _WIDE)  # type: ignore[attr-defined]
         if abs(rounded) >= limit:
             reader.error(path, self._range_message(path))
             return self.default
@@ -464,7 +464,13 @@ class Object(Field):
 
     @property
     def default(self) -> Any:
-        return {key: declared.default for key, declared in self.fields.items()}
+        return self._default()
+
+    @functools.cached_property
+    def _default(self) -> Callable[[], dict[str, Any]]:
+        """Makes the default of an absent object (a body leaves most blocks out): its fields' defaults,
+        the immutable ones taken once, lists and objects made anew on each call (:func:`compile_default`)."""
+        return compile_default(self)
 
     def read(self, reader: Reader, value: Any, path: str) -> Any:
         return self._reader(reader, value, path)
@@ -587,6 +593,26 @@ def compile_object(declaration: Object) -> Callable[[Reader, Any, str], Any]:
     exec(compile("\n".join(lines), f"<reader of {declaration.name or 'an object'}>", "exec"), namespace)  # noqa: S102
     compiled: Callable[[Reader, Any, str], Any] = namespace["read"]
     return compiled
+
+
+def compile_default(declaration: Object) -> Callable[[], dict[str, Any]]:
+    """A function returning ``{key: field.default ...}`` of ``declaration`` as one dict display: the
+    defaults that cannot change (``None``, texts, booleans, Decimals) are its constants, the others (a
+    list, a nested object's dict) are asked of their field on each call, so no two results share them."""
+    namespace: dict[str, Any] = {}
+    entries = []
+    for index, (key, declared) in enumerate(declaration.fields.items()):
+        default = declared.default
+        if default is None or isinstance(default, str | bool | Decimal):
+            namespace[f"D{index}"] = default
+            entries.append(f"{key!r}: D{index}")
+        else:
+            namespace[f"F{index}"] = declared
+            entries.append(f"{key!r}: F{index}.default")
+    source = "def default():\n    return {" + ", ".join(entries) + "}"
+    exec(compile(source, f"<default of {declaration.name or 'an object'}>", "exec"), namespace)  # noqa: S102
+    made: Callable[[], dict[str, Any]] = namespace["default"]
+    return made
 
 
 def _fast_path(declared: Field, index: int, namespace: dict[str, Any]) -> tuple[str, str] | None:

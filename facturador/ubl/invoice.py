@@ -13,8 +13,8 @@ expressed once, as the tuple of sections of each :class:`~facturador.ubl.parts.D
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, replace
+import os
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -233,14 +233,19 @@ class PreparedDocument:
         if number < 1:
             raise ValueError(f"the correlative must be positive, not {number}")
         xml, digest = self.unsigned.sign(identity, {self.token: str(number)}, sha256=sha256)
-        filename = replace(self.document, number=number).filename  # one place for RUC-TT-SERIE-NUMERO
-        return SignedXml(xml=xml, digest_value=digest, filename=filename)
+        return SignedXml(xml=xml, digest_value=digest, filename=self.document.filename_for(number))
+
+
+def _number_token() -> str:
+    """A unique stand-in for a document's number: ``N`` and 128 random bits in hex (``uuid4().hex``'s
+    form, without building a UUID object: a fifth of the cost)."""
+    return f"N{os.urandom(16).hex()}"
 
 
 def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:
     """Build ``doc``'s XML with a unique token where its number goes (any ``doc.number`` is ignored),
     directly in canonical form: no tree, no C14N pass."""
-    token = f"N{uuid.uuid4().hex}"
+    token = _number_token()
     text = sales_document_text(doc, number=token).encode("utf-8")
     unsigned = prepare_canonical(text, KINDS[doc.doc_type].namespace, SIGNATURE_SLOT.encode())
     return PreparedDocument(document=doc, unsigned=unsigned, token=token)
@@ -249,7 +254,7 @@ def prepare_sales_document(doc: SalesDocument) -> PreparedDocument:
 def prepare_numbered(root: etree._Element, doc: SalesDocument | Dispatch) -> PreparedDocument:
     """``root``, the unsigned XML of ``doc``, serialized with a unique token in its own ``cbc:ID``
     (SERIE-NUMERO) where the number goes: the only place a document's XML carries its number."""
-    token = f"N{uuid.uuid4().hex}"
+    token = _number_token()
     document_id = root.find(CBC("ID"))
     assert document_id is not None and document_id.text == f"{doc.series}-{doc.number}"
     document_id.text = f"{doc.series}-{token}"

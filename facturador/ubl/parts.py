@@ -29,7 +29,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from facturador.issued import AllowanceCharge, Line, NoteInfo, SalesDocument, Withholding
+from facturador.issued import AllowanceCharge, Issuer, Line, NoteInfo, SalesDocument, Withholding
 from sunat.catalogs import TAX_SCHEMES, TaxScheme, is_free, tax_scheme_for
 from sunat.money import fmt2
 
@@ -114,12 +114,12 @@ def _formatted(value: Decimal, places: int, min_places: int) -> str:
 
 def fmt_price(value: Decimal) -> str:
     """Unit values and prices: up to 10 decimals (``n(12,10)``), at least 2."""
-    return fmt_decimal(value, places=10, min_places=2)
+    return _formatted(value, 10, 2)  # fmt_decimal's cache, called by position (twice a line)
 
 
 def fmt_quantity(value: Decimal) -> str:
     """Quantities: up to 10 decimals, no padding (``"2"``, ``"1.5"``)."""
-    return fmt_decimal(value, places=10, min_places=0)
+    return _formatted(value, 10, 0)
 
 
 def one_line(text: str) -> str:
@@ -432,7 +432,24 @@ def additional_references(out: Out, doc: SalesDocument, kind: DocumentKind) -> N
 
 def signature(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     """``cac:Signature``: who signs and where the ``ds:Signature`` is (``#SignatureSP``)."""
-    issuer = doc.issuer
+    out.append(_issuer_text(doc.issuer, _signature))
+
+
+def supplier(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
+    """``cac:AccountingSupplierParty``: RUC, trade name, legal name and the establishment's address."""
+    out.append(_issuer_text(doc.issuer, _supplier))
+
+
+@functools.lru_cache(maxsize=1024)
+def _issuer_text(issuer: Issuer, section: Callable[[Out, Issuer], None]) -> str:
+    """The text of a section that depends on the issuer only (a tenant and establishment issues many
+    documents): written once per issuer."""
+    out: Out = []
+    section(out, issuer)
+    return "".join(out)
+
+
+def _signature(out: Out, issuer: Issuer) -> None:
     out.append("<cac:Signature>")
     el(out, "cbc:ID", f"SIGN{issuer.ruc}")
     out.append("<cac:SignatoryParty><cac:PartyIdentification>")
@@ -444,9 +461,7 @@ def signature(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
     out.append("</cac:ExternalReference></cac:DigitalSignatureAttachment></cac:Signature>")
 
 
-def supplier(out: Out, doc: SalesDocument, kind: DocumentKind) -> None:
-    """``cac:AccountingSupplierParty``: RUC, trade name, legal name and the establishment's address."""
-    issuer = doc.issuer
+def _supplier(out: Out, issuer: Issuer) -> None:
     out.append("<cac:AccountingSupplierParty><cac:Party><cac:PartyIdentification>")
     el(out, "cbc:ID", issuer.ruc, _identity_attributes("6"))
     out.append("</cac:PartyIdentification>")
@@ -660,7 +675,7 @@ class HeaderSubtotal:
 def header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
     """The header tax subtotals: one per tax scheme present in the lines or the totals."""
     t = doc.totals
-    schemes = {tax_scheme_for(line.affectation).id for line in doc.lines}
+    schemes = {_line_scheme(affectation)[0].id for affectation in {line.affectation for line in doc.lines}}
     out: list[HeaderSubtotal] = []
     if "1000" in schemes or (t.taxed and "1016" not in schemes):
         out.append(HeaderSubtotal(TAX_SCHEMES["1000"], t.taxed, t.igv))
@@ -676,10 +691,16 @@ def header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
         out.append(HeaderSubtotal(TAX_SCHEMES["9997"], t.exonerated, ZERO))
     if "9998" in schemes or t.unaffected:
         out.append(HeaderSubtotal(TAX_SCHEMES["9998"], t.unaffected, ZERO))
-    out += other_tax_header_subtotals(doc)
+    if t.isc_base or t.isc or t.other_base or t.other or _any_other_taxes(doc.lines):
+        out += other_tax_header_subtotals(doc)
     if t.icbper or any(line.icbper for line in doc.lines):
         out.append(HeaderSubtotal(ICBPER, None, t.icbper))
     return out
+
+
+def _any_other_taxes(lines: tuple[Line, ...]) -> bool:
+    """A line carries ISC or other taxes (one pass, for the document that has none)."""
+    return any(line.isc_base or line.isc or line.other_base or line.other for line in lines)
 
 
 def other_tax_header_subtotals(doc: SalesDocument) -> list[HeaderSubtotal]:
@@ -781,7 +802,8 @@ def line_quantity(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) 
 
 def line_extension_amount(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     """``cbc:LineExtensionAmount``: valor de venta of the item (referential value for free lines)."""
-    money(out, "cbc:LineExtensionAmount", line.value, doc.currency)
+    currency = currency_attribute(doc.currency)
+    out.append(f"<cbc:LineExtensionAmount{currency}>{fmt2(line.value)}</cbc:LineExtensionAmount>")
 
 
 def pricing_reference(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
@@ -847,18 +869,25 @@ def line_tax_total(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line)
     IGV of a free line (scheme 9996) is shown in its subtotal but left out of the line total.
     """
     currency = doc.currency
-    scheme = tax_scheme_for(line.affectation)
-    charged = (line.igv if scheme.id in CHARGED_SCHEMES else ZERO) + line.icbper + line.isc + line.other
-    out.append("<cac:TaxTotal>")
-    money(out, "cbc:TaxAmount", charged, currency)
-    out.append("<cac:TaxSubtotal>")
-    money(out, "cbc:TaxableAmount", line.igv_base or line.value, currency)
-    money(out, "cbc:TaxAmount", line.igv, currency)
-    out.append(f"<cac:TaxCategory><cbc:Percent>{fmt_decimal(line.igv_percent, places=5)}</cbc:Percent>")
-    el(out, "cbc:TaxExemptionReasonCode", line.affectation)
-    out.append(scheme_text(scheme))
-    out.append("</cac:TaxCategory></cac:TaxSubtotal>")
-    line_other_taxes(out, line, currency)
+    scheme, is_charged, scheme_xml = _line_scheme(line.affectation)
+    igv = line.igv
+    charged = igv if is_charged else ZERO
+    if line.icbper or line.isc or line.other:
+        charged = charged + line.icbper + line.isc + line.other
+    amount = currency_attribute(currency)
+    igv_text = fmt2(igv)
+    # one text for the common part (a line is written ~10 times per document): money() inlined
+    out.append(
+        f"<cac:TaxTotal><cbc:TaxAmount{amount}>{igv_text if charged is igv else fmt2(charged)}"
+        f"</cbc:TaxAmount><cac:TaxSubtotal>"
+        f"<cbc:TaxableAmount{amount}>{fmt2(line.igv_base or line.value)}</cbc:TaxableAmount>"
+        f"<cbc:TaxAmount{amount}>{igv_text}</cbc:TaxAmount>"
+        f"<cac:TaxCategory><cbc:Percent>{_formatted(line.igv_percent, 5, 2)}</cbc:Percent>"
+        f"<cbc:TaxExemptionReasonCode>{escape(line.affectation)}</cbc:TaxExemptionReasonCode>"
+        f"{scheme_xml}</cac:TaxCategory></cac:TaxSubtotal>"
+    )
+    if line.isc_base or line.isc or line.other_base or line.other:
+        line_other_taxes(out, line, currency)
 
     if line.icbper:
         bags = line.quantity.to_integral_value(rounding=ROUND_HALF_UP)
@@ -870,6 +899,14 @@ def line_tax_total(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line)
         out.append(scheme_text(ICBPER))
         out.append("</cac:TaxCategory></cac:TaxSubtotal>")
     out.append("</cac:TaxTotal>")
+
+
+@functools.lru_cache(maxsize=64)
+def _line_scheme(affectation: str) -> tuple[TaxScheme, bool, str]:
+    """A line's main tax scheme for its affectation (catalog 07 -> 05), whether it is charged (in the
+    line's TaxAmount) and its ``cac:TaxScheme`` text: looked up once per affectation."""
+    scheme = tax_scheme_for(affectation)
+    return scheme, scheme.id in CHARGED_SCHEMES, scheme_text(scheme)
 
 
 def line_other_taxes(out: Out, line: Line, currency: str) -> None:
@@ -899,12 +936,15 @@ def item(out: Out, doc: SalesDocument, kind: DocumentKind, line: Line) -> None:
     Then the item attributes (``cac:AdditionalItemProperty``, catalog 55: Name, NameCode, Value,
     UsabilityPeriod).
     """
-    out.append("<cac:Item>")
-    el(out, "cbc:Description", line.description)
-    if line.internal_code:
-        out.append("<cac:SellersItemIdentification>")
-        el(out, "cbc:ID", line.internal_code)
-        out.append("</cac:SellersItemIdentification>")
+    own = line.internal_code
+    out.append(
+        f"<cac:Item><cbc:Description>{escape(line.description)}</cbc:Description>"
+        + (
+            f"<cac:SellersItemIdentification><cbc:ID>{escape(own)}</cbc:ID></cac:SellersItemIdentification>"
+            if own
+            else ""
+        )
+    )
     code = line.sunat_code
     if len(code) == 8 and code.isdigit():
         out.append(

@@ -146,6 +146,14 @@ def canonical_namespaces(nsmap: dict[str | None, str]) -> str:
 def _signed_info(sha256: bool, digest: str, *, canonical: bool, namespaces: str = "") -> str:
     """``ds:SignedInfo`` of the one enveloped reference: canonical (with the namespaces in scope, what is
     signed) or as lxml serializes it inside the document (empty elements closed with ``/>``)."""
+    before, after = _signed_info_frame(sha256, canonical, namespaces)
+    return f"{before}{digest}{after}"
+
+
+@lru_cache(maxsize=64)
+def _signed_info_frame(sha256: bool, canonical: bool, namespaces: str) -> tuple[str, str]:
+    """The text of ``ds:SignedInfo`` before and after its DigestValue: the same for every document signed
+    with an algorithm and the same namespaces in scope, so written once."""
     signature_method, digest_method = _ALGORITHMS[sha256][:2]
 
     def empty(tag: str, algorithm: str) -> str:
@@ -162,9 +170,9 @@ def _signed_info(sha256: bool, digest: str, *, canonical: bool, namespaces: str 
             empty("Transform", ENVELOPED),
             "</ds:Transforms>",
             empty("DigestMethod", digest_method),
-            f"<ds:DigestValue>{digest}</ds:DigestValue></ds:Reference></ds:SignedInfo>",
+            "<ds:DigestValue>",
         )
-    )
+    ), "</ds:DigestValue></ds:Reference></ds:SignedInfo>"
 
 
 def signature_element(
@@ -184,8 +192,9 @@ def signature_element(
     """
     digest_hash, signature_hash = _ALGORITHMS[sha256][2:]
     digest = base64.b64encode(digest_hash(canonical_document).digest()).decode("ascii")
-    in_scope = {**namespaces_in_scope, "ds": DS_NS}
-    signed = _signed_info(sha256, digest, canonical=True, namespaces=canonical_namespaces(in_scope))
+    signed = _signed_info(
+        sha256, digest, canonical=True, namespaces=_declarations_with_ds(tuple(namespaces_in_scope.items()))
+    )
     try:
         value = identity.key.sign(signed.encode("utf-8"), padding.PKCS1v15(), signature_hash())
     except (TypeError, ValueError) as exc:  # pragma: no cover - indicates a broken key
@@ -202,6 +211,13 @@ def signature_element(
         )
     )
     return element, digest
+
+
+@lru_cache(maxsize=64)
+def _declarations_with_ds(namespaces_in_scope: tuple[tuple[str | None, str], ...]) -> str:
+    """The namespace declarations C14N writes on a signature's ``ds:SignedInfo``: those in scope where the
+    signature goes, and ``ds`` (a handful of distinct scopes: one per document kind)."""
+    return canonical_namespaces({**dict(namespaces_in_scope), "ds": DS_NS})
 
 
 #: Characters that C14N and lxml's serializer write differently (or that are markup).

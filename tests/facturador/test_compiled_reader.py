@@ -129,3 +129,35 @@ def test_a_whole_number_reads_as_a_decimal_and_a_float_is_rounded() -> None:
 
     values = ITEM.read(Reader(), {"cantidad": 2, "total_igv": 18.005}, "")
     assert values["cantidad"] == Decimal(2) and values["total_igv"] == Decimal("18.01")
+
+
+def _objects_within(declared: fields.Field) -> Iterator[Object]:
+    """``declared`` and every object nested in it (fields, list items)."""
+    if isinstance(declared, Object):
+        yield declared
+        for inner in declared.fields.values():
+            yield from _objects_within(inner)
+    elif isinstance(declared, List):
+        yield from _objects_within(declared.item)
+
+
+def _slow_default(declared: fields.Field) -> Any:
+    if isinstance(declared, Object):
+        return {key: _slow_default(inner) for key, inner in declared.fields.items()}
+    return declared.default
+
+
+@pytest.mark.parametrize(
+    ("name", "declaration"), list(declared_objects()), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_compiled_default_is_the_fields_defaults_made_anew(name: str, declaration: Object) -> None:
+    """An absent object's default (``fields.compile_default``): each field's default, key by key and in
+    order, and two defaults share no list or dict (a reader may fill one in)."""
+    for declared in _objects_within(declaration):
+        first, second = declared.default, declared.default
+        expected = _slow_default(declared)
+        assert first == expected and list(first) == list(expected)
+        assert first is not second
+        for key, value in first.items():
+            if isinstance(value, list | dict):
+                assert value is not second[key], f"{name}: {key} shared between two defaults"

@@ -540,3 +540,23 @@ def test_a_line_checked_exact_is_its_own_sunat_figures():
             else:
                 seen_inexact += 1
     assert seen_exact > 50 and seen_inexact > 500
+
+
+def test_unit_values_keep_ten_places_and_at_least_two() -> None:
+    """A unit value or price (``_unit``): rounded half up to ten places, trailing zeros dropped but two
+    kept; the shortcut for values already at cents gives what the ten-place rounding gives."""
+    from sunat.money import quantize, round2
+    from sunat.totals import _unit
+
+    def reference(value: D) -> D:
+        exact = quantize(value, 10)
+        cents = round2(exact)
+        return cents if cents == exact else exact.normalize()
+
+    texts = ("59", "59.0", "59.00", "59.000000", "11.8", "0.01", "0", "100.5", "0.84745762711864")
+    texts += ("1.99999999999", "2.000000000049", "2.00000000005", "123456789012.12", "0.005", "7E+2")
+    for text in texts:
+        value = D(text)
+        assert str(_unit(value)) == str(reference(value)), text
+    assert str(_unit(D("118") / D("2"))) == "59.00"
+    assert str(_unit(D("100") / D("3"))) == "33.3333333333"
