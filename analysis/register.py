@@ -58,7 +58,6 @@ from connector.parsing import (
     split_number,
     text,
 )
-from connector.store import LocalStore, StoredClient
 from sunat.money import round2
 
 if TYPE_CHECKING:
@@ -1181,6 +1180,15 @@ class _Client(Protocol):
     def progress(self) -> Callable[[str], None] | None: ...
 
 
+class _Store(Protocol):
+    """What :func:`sales_register` asks of a local store (:class:`connector.store.LocalStore`), which a
+    client reading through one (:meth:`~connector.store.LocalStore.reading`) holds as ``store``."""
+
+    def sync(self, start: dt.date, end: dt.date, *, client: Any = ..., full: bool = ...) -> Any: ...
+
+    def sql(self, query: str, parameters: list[Any] | None = None) -> Any: ...
+
+
 def sales_register(
     client: _Client,
     period: Period | dt.date | str,
@@ -1204,9 +1212,9 @@ def sales_register(
     month = Period.of(period)
     documents = client.documents
     first = month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS)
-    if isinstance(client, StoredClient):
-        store = client.store  # a local store: only the rows that can make a line, read once
-        store.sync(first, month.end, client=client.client, full=fresh)
+    store: _Store | None = getattr(client, "store", None)
+    if store is not None:  # a local store: only the rows that can make a line, read once
+        store.sync(first, month.end, client=getattr(client, "client", None), full=fresh)
         rows, dates, head = _stored_rows(store, first, month, _listed)
     else:
         listed = documents.list(first, month.end, fresh=fresh)
@@ -1306,11 +1314,11 @@ _READ_DAYS = 7
 
 
 def _stored_rows(
-    store: LocalStore, first: dt.date, month: Period, read_as: Callable[[dict[str, Any]], Any] | None = None
+    store: _Store, first: dt.date, month: Period, read_as: Callable[[dict[str, Any]], Any] | None = None
 ) -> tuple[list[Any], dict[str, dt.date], list[dict[str, Any]]]:
     """The rows of ``first``..the month's end a register can take a line or a link from, read out of a
     local store, with the issue date of every document of that range by number and the range's first
-    row (the issuer is read from it), as :meth:`LocalStore.documents` would list them. With
+    row (the issuer is read from it), as :meth:`connector.store.LocalStore.documents` would list them. With
     ``read_as`` (:func:`_listed`), each row that is not a note nor lists notes (nothing links or
     reads its reference) is given as ``read_as(row)`` as soon as it is read: a month of dicts is
     never held.
