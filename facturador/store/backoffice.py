@@ -55,11 +55,35 @@ def _customer_upsert(dialect: str, given: frozenset[str]) -> Any:
     ).returning(PERSONS.c.id)
 
 
+#: The stored customer a document names, with the fields its upsert may write (read without a lock).
+_CUSTOMER_AS_STORED = select(
+    PERSONS.c.id,
+    PERSONS.c.identity_document_type_id,
+    PERSONS.c.name,
+    *(PERSONS.c[key] for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT)),
+).where(
+    PERSONS.c.tenant_id == bindparam("tenant_id"),
+    PERSONS.c.type == "customers",
+    PERSONS.c.number == bindparam("number"),
+)
+
+
 def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, Any]) -> int:
     """The id of the tenant's customer with ``values["number"]``, created or updated with ``values``
-    (identity type and name always; the other fields only when given)."""
-    row = {"tenant_id": tenant_id, "type": "customers", **values}
+    (identity type and name always; the other fields only when given).
+
+    A customer stored with these very values is only read: an upsert locks its row until the
+    transaction ends even when it changes nothing, and every sale to a regular customer would wait on
+    the one before it (on PostgreSQL; SQLite's writers are serialized anyway)."""
     given = frozenset(key for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT) if values.get(key))
+    stored = connection.execute(
+        _CUSTOMER_AS_STORED, {"tenant_id": tenant_id, "number": values["number"]}
+    ).first()
+    if stored is not None and all(
+        getattr(stored, key) == values[key] for key in ("identity_document_type_id", "name", *given)
+    ):
+        return int(stored.id)
+    row = {"tenant_id": tenant_id, "type": "customers", **values}
     statement = _customer_upsert(connection.dialect.name, given)
     return int(connection.execute(statement, row).scalar_one())
 
@@ -93,13 +117,46 @@ def upsert_items(
 
     One statement for each run of products with the same choice, in the order given: a sale's rows are
     locked in the order of their codes (see :func:`facturador.domain.inventory.move_products`), and a big
-    sale costs a few statements instead of one per line."""
-    ids: dict[str, int] = {}
+    sale costs a few statements instead of one per line.
+
+    Products already stored as they would be written (every one not rewritten, or rewritten with the
+    description it has) are only read, as customers are in :func:`upsert_customer`: their rows are not
+    locked, so sales of the same products do not wait on each other."""
+    ids = _unchanged_items(connection, tenant_id, products)
+    products = [product for product in products if product[0]["internal_id"] not in ids]
     for rewrite, run in itertools.groupby(products, key=lambda product: product[1]):
         rows = [{"tenant_id": tenant_id, **values} for values, _rewrite in run]
         upserted = connection.execute(_item_upsert(connection.dialect.name, rewrite), rows)
         ids.update((code, int(item_id)) for item_id, code in upserted)
     return ids
+
+
+#: The stored products of some codes, read without a lock (the codes as an expanding IN).
+_ITEMS_AS_STORED = select(ITEMS.c.id, ITEMS.c.internal_id, ITEMS.c.description).where(
+    ITEMS.c.tenant_id == bindparam("tenant_id"),
+    ITEMS.c.internal_id.in_(bindparam("codes", expanding=True)),
+)
+
+
+def _unchanged_items(
+    connection: Connection, tenant_id: int, products: Sequence[tuple[dict[str, Any], bool]]
+) -> dict[str, int]:
+    """The ids by code of the products of ``products`` an upsert would not change."""
+    if not products:
+        return {}
+    codes = [values["internal_id"] for values, _rewrite in products]
+    stored = {
+        code: (int(item_id), description)
+        for item_id, code, description in connection.execute(
+            _ITEMS_AS_STORED, {"tenant_id": tenant_id, "codes": codes}
+        )
+    }
+    unchanged = {}
+    for values, rewrite in products:
+        found = stored.get(values["internal_id"])
+        if found is not None and (not rewrite or found[1] == values["description"]):
+            unchanged[values["internal_id"]] = found[0]
+    return unchanged
 
 
 #: Statements without per-call parts, built once.
