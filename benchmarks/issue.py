@@ -274,6 +274,21 @@ def run_load(
     return time.perf_counter() - start, latencies
 
 
+def server_cpu(pid: int) -> float:
+    """User + system CPU seconds used so far by the server ``pid`` and its worker processes."""
+    import psutil
+
+    root = psutil.Process(pid)
+    total = 0.0
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -305,6 +320,8 @@ def main() -> None:
     # each round measured together: (build+sign p10, RSA p10, in-process issue p50, 1-client p50)
     rounds: list[tuple[float, float, float, float]] = []
     runs: list[tuple[float, list[float]]] = []
+    cpu: list[float] = []  # server CPU seconds per document of each concurrent run
+    loads: list[float] = []  # the 1-minute load average after each concurrent run
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.resolve(Path(tmp), args.database)
         create_bench_tenant(settings, address="Av. Lima 1", ubigeo="150101").engine.dispose()
@@ -323,27 +340,46 @@ def main() -> None:
                 _wall, single = run_load(base, body, 40, 1, args.idempotency_keys)
                 rounds.append((build_sign, rsa, issue, statistics.median(single)))
             for _ in range(args.repeat):
+                before = server_cpu(process.pid)
                 runs.append(run_load(base, body, args.documents, args.clients, args.idempotency_keys))
+                cpu.append((server_cpu(process.pid) - before) / args.documents)
+                loads.append(os.getloadavg()[0])
         finally:
             in_process.close()
             process.terminate()
             process.wait(timeout=30)
 
-    build_sign = statistics.median(r[0] for r in rounds)
-    rsa = statistics.median(r[1] for r in rounds)
-    issue = statistics.median(r[2] for r in rounds)
-    p50_1 = statistics.median(r[3] for r in rounds)
-    sign_ratio = statistics.median(r[0] / r[1] for r in rounds)
-    http_ratio = statistics.median(r[3] / r[2] for r in rounds)
-    throughputs = [len(latencies) / wall for wall, latencies in runs]
-    throughput = statistics.median(throughputs)
-    _wall, latencies = runs[throughputs.index(throughput)] if len(runs) % 2 else runs[0]
     load = os.getloadavg()
     print(
         f"date {dt.datetime.now():%Y-%m-%d %H:%M}  cpus {os.cpu_count()}  load {load[0]:.2f} {load[1]:.2f} "
         f"{load[2]:.2f}  database {'sqlite' if not args.database else args.database.split('://')[0]}  "
         f"workers {args.workers}  lines/doc {args.lines}"
     )
+    throughputs = [len(latencies) / wall for wall, latencies in runs]
+    throughput = statistics.median(throughputs)
+    _wall, latencies = runs[throughputs.index(throughput)] if len(runs) % 2 else runs[0]
+    print(
+        f"HTTP {args.clients} clients  : {throughput:7.1f} docs/s  (runs: "
+        + ", ".join(f"{t:.1f}" for t in throughputs)
+        + f")  p50 {statistics.median(latencies) * 1000:6.2f} ms  "
+        f"p99 {percentile(latencies, 0.99) * 1000:6.2f} ms   ({args.documents} documents per run)"
+    )
+    print(
+        f"server CPU per document: {statistics.median(cpu) * 1000:6.2f} ms median  (runs: "
+        + ", ".join(f"{c * 1000:.2f}" for c in cpu)
+        + "; load after each run: "
+        + ", ".join(f"{x:.2f}" for x in loads)
+        + ")"
+    )
+    print(f"target 150 docs/s with {args.workers} workers: {'met' if throughput >= 150 else 'NOT met'}")
+    if not rounds:
+        return
+    build_sign = statistics.median(r[0] for r in rounds)
+    rsa = statistics.median(r[1] for r in rounds)
+    issue = statistics.median(r[2] for r in rounds)
+    p50_1 = statistics.median(r[3] for r in rounds)
+    sign_ratio = statistics.median(r[0] / r[1] for r in rounds)
+    http_ratio = statistics.median(r[3] / r[2] for r in rounds)
     print(
         f"in-process  check+build+sign : {build_sign * 1000:7.3f} ms p10  ({args.sign_lines} lines; "
         f"median of {len(rounds)} rounds' p10)"
@@ -351,12 +387,6 @@ def main() -> None:
     print(f"in-process  bare RSA-2048 sig: {rsa * 1000:7.3f} ms p10")
     print(f"in-process  issue            : {issue * 1000:7.2f} ms p50  ({args.lines} lines, same store)")
     print(f"HTTP 1 client   : p50 {p50_1 * 1000:6.2f} ms  ({1 / p50_1:5.1f} docs/s)")
-    print(
-        f"HTTP {args.clients} clients  : {throughput:7.1f} docs/s  (runs: "
-        + ", ".join(f"{t:.1f}" for t in throughputs)
-        + f")  p50 {statistics.median(latencies) * 1000:6.2f} ms  "
-        f"p99 {percentile(latencies, 0.99) * 1000:6.2f} ms   ({args.documents} documents per run)"
-    )
     print(
         f"ratio  build+sign p10 / bare RSA p10          : {sign_ratio:5.2f}x  (target <= 3x; rounds: "
         + ", ".join(f"{r[0] / r[1]:.2f}" for r in rounds)
@@ -369,7 +399,6 @@ def main() -> None:
     )
     print(f"target build+sign <= 3x RSA: {'met' if sign_ratio <= 3 else 'NOT met'}")
     print(f"target HTTP 1-client <= 2x in-process issue: {'met' if http_ratio <= 2 else 'NOT met'}")
-    print(f"target 150 docs/s with {args.workers} workers: {'met' if throughput >= 150 else 'NOT met'}")
 
 
 if __name__ == "__main__":
