@@ -280,6 +280,7 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
         run.issue(served.root, 2)
         run.cli("tenant", "list")
         run.cli("send-pending", "--dry-run")
+        run.cli("jobs")  # reads the queue beside the server's own worker
         run.issue(served.root, 2)
         print(f"before kill -9: {len(run.answered)} answered, all present after the SIGTERM restart")
         served.process.kill()  # kill -9: no shutdown at all
