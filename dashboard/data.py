@@ -454,10 +454,6 @@ def state_counts_figure(data: pd.DataFrame, currency: str | None = None) -> go.F
     return _no_data(fig) if data.empty else fig
 
 
-def _shorten(text: str, width: int = 28) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 # --------------------------------------------------------------------------------------------- tables
 
 
