@@ -54,6 +54,7 @@ from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
+from facturador.store.db import RETRY_AFTER_SECONDS, UNAVAILABLE
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
@@ -277,6 +278,42 @@ def _envelope(
     )
 
 
+async def database_unavailable(_request: Request | None, exc: Exception) -> JSONResponse:
+    """503 for a database that cannot serve now (``UNAVAILABLE``): the request changed nothing (its
+    transaction rolled back) and may be sent again, with its Idempotency-Key if it had one."""
+    log.warning("database unavailable: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    return _envelope(
+        503,
+        "La base de datos del servicio no responde en este momento; no se guardó nada. "
+        f"Reintente en {RETRY_AFTER_SECONDS} segundos.",
+        "DATABASE_UNAVAILABLE",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+class DatabaseGuard:
+    """The outermost layer: a database that cannot serve while a layer outside the routes reads it (the
+    tenant of a Host, the SOAP services) gets the routes' 503 too, not the server's bare 500."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except UNAVAILABLE as exc:
+            if started or scope["type"] != "http":
+                raise
+            await (await database_unavailable(None, exc))(scope, receive, send)
+
+
 def create_app(context: ServiceContext) -> ASGIApp:
     """Build the application around a service context (database, data directory, caches)."""
     app = FastAPI(
@@ -342,6 +379,9 @@ def create_app(context: ServiceContext) -> ASGIApp:
         log.warning("%s %s: the client left before its body arrived", request.method, request.url.path)
         return Response(status_code=CLIENT_CLOSED_REQUEST)
 
+    for unavailable in UNAVAILABLE:
+        app.add_exception_handler(unavailable, database_unavailable)
+
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - bugs only
         log.exception("unexpected error", exc_info=exc)
@@ -373,7 +413,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(limited, context.settings.compression))
     soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return TrustedHost(soap, context)  # before anything reads Host
+    return DatabaseGuard(TrustedHost(soap, context))  # before anything reads Host
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

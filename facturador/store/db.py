@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import select
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -38,10 +40,23 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    engine = create_engine(url, pool_size=10, max_overflow=20)
+    # a database host that stops answering fails a connection in seconds instead of holding the request
+    connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
+    engine = create_engine(url, pool_size=10, max_overflow=20, connect_args=connect_args)
     ping_when_idle(engine)
     return engine
 
+
+#: What a database that cannot serve now raises: unreachable, restarting, refusing connections, locked past
+#: the busy timeout, out of disk, or every pooled connection busy for the pool's whole timeout. Not a bug
+#: of the request: the service answers 503 with :data:`RETRY_AFTER_SECONDS` (the transaction rolled back).
+UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError, PoolTimeout)
+
+#: How long a new PostgreSQL connection may take (libpq's ``connect_timeout``; the URL may set its own).
+CONNECT_TIMEOUT_SECONDS = 10
+
+#: The wait a client is told to leave before retrying when the database cannot serve.
+RETRY_AFTER_SECONDS = 5
 
 #: A pooled connection idle for longer than this is pinged before use (:func:`ping_when_idle`).
 PING_IDLE_SECONDS = 1.0
@@ -52,9 +67,11 @@ def ping_when_idle(engine: Engine, idle_seconds: float = PING_IDLE_SECONDS) -> N
     one is replaced, as with ``pool_pre_ping``.
 
     ``pool_pre_ping`` pings at every checkout: three of an issue's ~19 round trips to PostgreSQL were
-    pings of connections used a few milliseconds before. A server restart or an idle-timeout shows on a
-    connection that sat idle; one that broke while busy (the server restarted under load) fails its
-    request once, and SQLAlchemy then replaces the pool's connections (its disconnect handling)."""
+    pings of connections used a few milliseconds before. A connection used a moment ago is pinged only
+    when its socket has something to read while no query is running: a server that restarts or ends the
+    connection sends its last message and closes, and that shows there without a round trip (so a
+    restart under load costs no request its answer); a connection idle for longer is always pinged (an
+    idle-timeout or a network cut sends nothing)."""
 
     @event.listens_for(engine.pool, "connect")
     @event.listens_for(engine.pool, "checkin")
@@ -63,7 +80,9 @@ def ping_when_idle(engine: Engine, idle_seconds: float = PING_IDLE_SECONDS) -> N
 
     @event.listens_for(engine.pool, "checkout")
     def _checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
-        if time.monotonic() - record.info.get("checked_in", float("-inf")) <= idle_seconds:
+        if time.monotonic() - record.info.get("checked_in", float("-inf")) <= idle_seconds and not _has_news(
+            dbapi_connection
+        ):
             return
         try:
             engine.dialect.do_ping(dbapi_connection)
@@ -71,6 +90,16 @@ def ping_when_idle(engine: Engine, idle_seconds: float = PING_IDLE_SECONDS) -> N
             if engine.dialect.is_disconnect(exc, dbapi_connection, None):
                 raise DisconnectionError() from exc
             raise
+
+
+def _has_news(dbapi_connection: Any) -> bool:
+    """Whether an idle connection's socket can be read (the server said something unasked: its goodbye
+    before closing, a notice) or is gone; no round trip."""
+    try:
+        readable, _, _ = select.select([dbapi_connection.fileno()], [], [], 0)
+    except (OSError, ValueError, AttributeError):  # closed already, or a driver without a socket
+        return True
+    return bool(readable)
 
 
 def private_file(path: Path) -> None:
