@@ -37,6 +37,7 @@ from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, retry_delay, utc_now
 from facturador.domain.summaries import BOLETA_GROUP, SummaryService
 from facturador.errors import ServiceError
+from facturador.store.db import UNAVAILABLE
 from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
 from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS, USERS
 
@@ -502,6 +503,10 @@ def run_worker(
     while not stop.is_set():
         try:
             worker.run_once(stop)
+        except UNAVAILABLE as exc:  # the database restarting or down: one line a pass, no traceback
+            log.warning(
+                "background worker pass skipped, the database cannot serve: %s", str(exc).splitlines()[0]
+            )
         except Exception:
             log.exception("background worker pass failed")
         if stop.wait(every):
