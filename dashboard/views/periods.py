@@ -28,7 +28,7 @@ from analysis.sales import (
     summarize_cells,
 )
 from connector import FacturadorError
-from dashboard import figures
+from dashboard import data, figures
 from dashboard.data import Scope
 from dashboard.session import forget_connection, require_connection, scoped
 from dashboard.widgets import data_table, pick_period, show_kpis
@@ -47,6 +47,28 @@ def _table(frame, key: str) -> None:  # type: ignore[no-untyped-def]
     if "Variación %" in frame:
         config["Variación %"] = st.column_config.NumberColumn("Variación %", format="%+.1f %%")
     data_table(frame, hide_index=True, column_config=config, key=key, width="stretch")
+
+
+def _largest_customers(frame, chosen: tuple[date, date]):  # type: ignore[no-untyped-def]
+    """The customers' table as shown: at most :data:`~dashboard.data.TABLE_ROWS` rows, the largest by
+    valor de venta, and every customer in a CSV (a year of a large tenant has tens of thousands)."""
+    if len(frame) <= data.TABLE_ROWS:
+        return frame
+    start, end = chosen
+    st.caption(
+        f"La tabla muestra los {data.TABLE_ROWS:,} clientes de mayor valor de venta de {len(frame):,}; "
+        "el CSV los tiene todos."
+    )
+    st.download_button(
+        "CSV de todos los clientes",
+        data=lambda: frame.to_csv(index=False, float_format="%.2f").encode("utf-8-sig"),
+        file_name=f"clientes_{start:%Y%m%d}_{end:%Y%m%d}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+        key="periods_customers_csv",
+    )
+    return frame.sort_values("Valor de venta", ascending=False, kind="stable").head(data.TABLE_ROWS)
 
 
 def _cells(scope: Scope) -> list[SalesCell]:
@@ -100,7 +122,10 @@ def main() -> None:
         with tab:
             groups, prev_groups = _groups(now, key), _groups(then, key)
             compare = compare_months if key is by_month else compare_periods
-            _table(figures.groups_frame(groups, compare(groups, prev_groups)), f"periods_{name}")
+            frame = figures.groups_frame(groups, compare(groups, prev_groups))
+            if key is by_customer:
+                frame = _largest_customers(frame, (start, end))
+            _table(frame, f"periods_{name}")
             if summary.unconverted:
                 st.caption(f"Sin tipo de cambio (fuera de estos totales): {', '.join(summary.unconverted)}")
     with tabs[-1]:

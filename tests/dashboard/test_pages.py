@@ -71,6 +71,31 @@ def test_periods_page_totals_comparison_and_charts(tenants: Path, issued: Issued
     assert "No hay documentos" in texts(at.info)
 
 
+def _periods_month(at: AppTest, history: History) -> list:  # type: ignore[type-arg]
+    issued_on = peru_today() - dt.timedelta(days=history.days_ago)
+    month = next(m for m in at.selectbox(key="periods_month").options if m == f"{issued_on:%m/%Y}")
+    at.selectbox(key="periods_month").set_value(month).run()
+    assert not at.exception, at.exception
+    return [t.value for t in at.dataframe]
+
+
+def test_periods_customers_table_keeps_the_largest_and_offers_all_in_a_csv(
+    tenants: Path, issued: Issued, history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard import data
+
+    whole = _periods_month(page("views/periods.py"), history)[
+        3
+    ]  # the tabs' tables: month, series, type, customer
+    assert len(whole) >= 2, whole
+    monkeypatch.setattr(data, "TABLE_ROWS", 1)
+    at = page("views/periods.py")
+    shown = _periods_month(at, history)[3]
+    assert list(shown["Grupo"]) == [whole.sort_values("Valor de venta", ascending=False).iloc[0]["Grupo"]]
+    assert f"los 1 clientes de mayor valor de venta de {len(whole):,}" in texts(at.caption)
+    assert "CSV de todos los clientes" in {b.label for b in at.get("download_button")}
+
+
 def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: History) -> None:
     at = page("views/register.py")
     assert at.title[0].value == "Registro de ventas"
