@@ -337,8 +337,12 @@ class LocalStore:
         except duckdb.Error as exc:
             raise StoreError(f"No se pudo abrir el almacén local {self.path}: {exc}") from exc
         if not read_only:
-            self._db.execute(_SCHEMA)
-            self._upgrade()
+            try:
+                self._db.execute(_SCHEMA)
+                self._upgrade()
+            except BaseException:
+                self._db.close()  # the file as it was (the upgrade is one transaction), not held open
+                raise
         #: The version of the file's tables (:data:`SCHEMA_VERSION` once upgraded; an older file opened
         #: read-only keeps its own).
         self.schema = self._version()
