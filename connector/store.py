@@ -95,6 +95,7 @@ _ADDED = {
         "updated_at": "TIMESTAMP",
         "customer_identity_type": "VARCHAR",
         "exact": "BOOLEAN",
+        "lists_notes": "BOOLEAN",
     }
 }
 #: The version of the tables below, kept in ``meta`` (``schema``; a file without it is version 1): a
@@ -230,7 +231,8 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
     ``exact``: the row is written plainly enough that its typed columns hold exactly what
     :mod:`connector.parsing` reads of ``raw`` (text keys strings, ``number`` ``SERIES-digits``, ISO or
     ``d-m-Y`` dates, ``Y-m-d H:M:S`` times, amounts of at most 2 decimals, 0/1/true/false flags): the
-    sales register reads such rows from the columns, the others from ``raw``."""
+    sales register reads such rows from the columns, the others from ``raw``; ``lists_notes``: the row
+    lists notes (``notes``, a factura's: the register links them on the rows)."""
 
     def key(name: str) -> str:
         return f"v[{_JSON_KEYS.index(name) + 1}]"
@@ -276,6 +278,7 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
         *(blank_or(name, _STAMP[1:] + ".*") for name in ("created_at", "updated_at")),
     ]
     columns["exact"] = " AND ".join(f"({condition})" for condition in exact)
+    columns["lists_notes"] = "coalesce(json_array_length(doc, '$.notes'), 0) > 0"
     paths = ", ".join(f"'$.{name}'" for name in _JSON_KEYS)
     selected = ", ".join([*keep, *(f"{columns.get(name) or key(name)} AS {name}" for name in names)])
     return (
@@ -332,10 +335,13 @@ class LocalStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = duckdb.connect(
-                str(self.path), read_only=read_only, config={"memory_limit": memory_limit}
+                str(self.path),
+                read_only=read_only,
+                config={"memory_limit": memory_limit},
             )
         except duckdb.Error as exc:
             raise StoreError(f"No se pudo abrir el almacén local {self.path}: {exc}") from exc
+        self._db.execute("SET enable_progress_bar = false")  # a long upgrade or query prints nothing
         if not read_only:
             try:
                 self._db.execute(_SCHEMA)
