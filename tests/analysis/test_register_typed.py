@@ -29,7 +29,7 @@ from analysis.register import (
 from connector.store import _ADDED, SCHEMA_VERSION, LocalStore
 from tests.analysis.test_register_store import _Tenant, _varied_rows
 
-#: Values a tenant may write, each put in some rows: (key, value, whether the row stays exact).
+#: Values a tenant may write, each put in some rows: (key, value, whether the row is read typed).
 ODD_VALUES: list[tuple[str, Any, bool]] = [
     ("total_taxed", "1.005", False),
     ("total_taxed", "1,250.00", False),
@@ -68,6 +68,8 @@ ODD_VALUES: list[tuple[str, Any, bool]] = [
     ("customer_identity_document_type_id", None, True),
     ("customer_name", 123, False),
     ("customer_name", None, True),
+    ("notes", [], True),
+    ("notes", [{"description": "FC01-0"}], False),  # a row listing notes is read whole (the links)
 ]
 
 
@@ -94,7 +96,7 @@ def test_the_typed_reading_of_an_exact_row_is_the_reading_of_its_raw(tmp_path: P
     typed = [(row, raw) for row, raw in read if row[0] is None]
     assert 0 < len(typed) < len(read)
     for row, raw in typed:
-        assert raw["document_type_id"] not in ("07", "08") and "notes" not in raw
+        assert raw["document_type_id"] not in ("07", "08") and not raw.get("notes")
         assert _typed(row) == _listed(raw), raw.get("odd")
     exact_odd = {tuple(map(str, raw["odd"])) for row, raw in typed if "odd" in raw}
     for key, value, stays in ODD_VALUES:
