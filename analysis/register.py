@@ -1043,8 +1043,9 @@ class SalesRegister:
         with gc_paused():
             texts = [entry.money_texts for entry in self.entries if entry.in_ple]  # the lines' fields 13-25
             columns = list(zip(*texts, strict=True)) if texts else [()] * 13
-            return {
-                name: sum(map(Decimal, column), ZERO)
+            start = _NO_CENTS if texts else ZERO  # every text has 2 decimals: so has a sum of them
+            return {  # (most columns are all "0.00": only the others' texts are read)
+                name: sum(map(Decimal, (value for value in column if value != "0.00")), start)
                 for name, column in zip(PLE_FIELDS[12:25], columns, strict=True)
             }
 
