@@ -181,7 +181,12 @@ def test_most_of_a_month_is_read_from_the_typed_columns(
     import analysis.register as module
 
     typed: list[Any] = []
-    monkeypatch.setattr(module, "_typed", lambda row: typed.append(_typed(row)) or typed[-1])
+
+    def counted(row: tuple[Any, ...]) -> Any:
+        typed.append(_typed(row))
+        return typed[-1]
+
+    monkeypatch.setattr(module, "_typed", counted)
     tenant = _Tenant(_varied_rows())
     with LocalStore(tmp_path / "store.duckdb", tenant) as store:  # type: ignore[arg-type]
         store.sync("2026-01-01", "2026-04-30")
