@@ -623,9 +623,13 @@ class LocalStore:
 
     def frame(self, start: dt.date | str, end: dt.date | str) -> pd.DataFrame:
         """The typed columns of the documents issued from ``start`` to ``end`` as a pandas DataFrame
-        (amounts float64 there: :meth:`sql` keeps them DECIMAL), newest first, without ``raw``."""
+        (amounts float64 there: :meth:`sql` keeps them DECIMAL), newest first, without ``raw`` nor the
+        flags of how a row is read (``exact``, ``lists_notes``); those the file's version has."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
-        columns = ", ".join(name for name in _COLUMNS if name != "raw")
+        missing = {name for version, added in _ADDED.items() if version > self.schema for name in added}
+        columns = ", ".join(
+            name for name in _COLUMNS if name not in ("raw", "exact", "lists_notes") and name not in missing
+        )
         return self.sql(
             f"SELECT {columns} FROM documents WHERE date_of_issue BETWEEN ? AND ? "
             "ORDER BY date_of_issue DESC, id DESC NULLS LAST",

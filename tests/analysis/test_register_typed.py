@@ -144,11 +144,16 @@ def test_a_store_of_schema_1_is_read_as_it_is_and_upgraded_when_opened_to_write(
         assert old.schema == 1
         read, _, _ = _stored_rows(old, first, april, _listed)  # from raw: the file has no typed columns
         assert _build_entries(read, april, False) == expected
+        frame = old.frame("2026-03-01", "2026-04-30")  # the columns the file has
+        assert len(frame) > 100 and "created_at" not in frame.columns and "total" in frame.columns
     with LocalStore(path, tenant) as upgraded:  # type: ignore[arg-type]
         assert upgraded.schema == 2
         assert upgraded.fetch("SELECT value FROM meta WHERE key = 'schema'") == [("2",)]
         assert upgraded.fetch(f"SELECT * FROM documents {order}") == synced  # as a sync writes them
         register = sales_register(upgraded.reading(tenant), april)  # type: ignore[arg-type]
+        columns = upgraded.frame("2026-03-01", "2026-04-30").columns
+        assert {"created_at", "updated_at", "customer_identity_type"} <= set(columns)
+        assert not {"raw", "exact", "lists_notes"} & set(columns)
     assert (register.entries, register.warnings) == expected
     with LocalStore(path, tenant) as again:  # type: ignore[arg-type]
         assert again.schema == 2 and again.fetch("SELECT count(*) FROM meta WHERE key = 'schema'") == [(1,)]
