@@ -238,7 +238,7 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
         return f"v[{_JSON_KEYS.index(name) + 1}]"
 
     def kind(name: str) -> str:
-        return f"t[{_JSON_KEYS.index(name) + 1}]"
+        return f"t[{_TEXT_KEYS.index(name) + 1}]"
 
     def stamp(name: str) -> str:
         return (
@@ -280,10 +280,11 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
     columns["exact"] = " AND ".join(f"({condition})" for condition in exact)
     columns["lists_notes"] = "coalesce(json_array_length(doc, '$.notes'), 0) > 0"
     paths = ", ".join(f"'$.{name}'" for name in _JSON_KEYS)
+    texts = ", ".join(f"'$.{name}'" for name in _TEXT_KEYS)
     selected = ", ".join([*keep, *(f"{columns.get(name) or key(name)} AS {name}" for name in names)])
     return (
         f"{selected} FROM (SELECT *, json_extract_string(doc, [{paths}]) AS v, "
-        f"json_type(doc, [{paths}]) AS t FROM {source})"
+        f"json_type(doc, [{texts}]) AS t FROM {source})"
     )
 
 
