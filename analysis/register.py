@@ -724,20 +724,23 @@ def _money_fields(entry: RegisterEntry) -> list[str]:
 
 
 def _format_money(entry: RegisterEntry) -> list[str]:
+    """(A zero amount is ``"0.00"`` without a call of :func:`_amount`: most of a line's are zero.)"""
+    z, a = "0.00", _amount
+    e = entry
     return [
-        _amount(entry.export),
-        _amount(entry.taxed),
-        _amount(entry.taxed_discount),
-        _amount(entry.igv),
-        _amount(entry.igv_discount),
-        _amount(entry.exonerated),
-        _amount(entry.unaffected),
-        _amount(entry.isc),
-        "0.00",
-        "0.00",
-        _amount(entry.icbper),
-        _amount(entry.other),
-        _amount(entry.total),
+        a(e.export) if e.export else z,
+        a(e.taxed) if e.taxed else z,
+        a(e.taxed_discount) if e.taxed_discount else z,
+        a(e.igv) if e.igv else z,
+        a(e.igv_discount) if e.igv_discount else z,
+        a(e.exonerated) if e.exonerated else z,
+        a(e.unaffected) if e.unaffected else z,
+        a(e.isc) if e.isc else z,
+        z,
+        z,
+        a(e.icbper) if e.icbper else z,
+        a(e.other) if e.other else z,
+        a(e.total) if e.total else z,
     ]
 
 
