@@ -55,6 +55,7 @@ from connector.parsing import (
     parse_date,
     parse_datetime,
     parse_decimal,
+    rate_or_none,
     split_number,
     text,
 )
@@ -297,10 +298,14 @@ class RegisterEntry:
     in_ple: bool = True  # a line only SIRE's file has (a document voided after the month, at zero)
     source: str = ""  # the document number (F001-12) or range it comes from
 
-    @functools.cached_property
+    @property
     def money_texts(self) -> list[str]:
-        """Fields 13–25 of its PLE line as text (see :func:`_money_fields`), computed once."""
-        return _format_money(self)
+        """Fields 13–25 of its PLE line as text (see :func:`_money_fields`), computed once (kept in the
+        instance's ``__dict__``: ``functools.cached_property`` takes a lock each time, 100,000 times)."""
+        found = self.__dict__.get("_money_texts")
+        if found is None:
+            found = self.__dict__["_money_texts"] = _format_money(self)
+        return found
 
     @property
     def amounts_sum(self) -> Decimal:
@@ -469,34 +474,37 @@ def _entry(
         )
     if state == "2" or state == "9" or record.state_type_id in (VOIDED, REJECTED):
         return _new_entry(common)  # voided / rejected / corrected: every amount zero
-    parts = {
-        "export": _convert(record.total_exportation, rate),
-        "taxed": _convert(record.total_taxed, rate),
-        "igv": _convert(record.total_igv, rate),
-        "exonerated": _convert(record.total_exonerated, rate),
-        "unaffected": _convert(record.total_unaffected, rate),
-        "icbper": _convert(record.total_plastic_bag_taxes, rate),
-    }
-    other = record.total - (
-        record.total_exportation
-        + record.total_taxed
-        + record.total_igv
-        + record.total_exonerated
-        + record.total_unaffected
-        + record.total_plastic_bag_taxes
+    export, taxed, igv = record.total_exportation, record.total_taxed, record.total_igv
+    exonerated, unaffected, icbper = (
+        record.total_exonerated,
+        record.total_unaffected,
+        record.total_plastic_bag_taxes,
     )
-    parts["other"] = _convert(other, rate)
-    signed: dict[str, Any] = {k: v * sign for k, v in parts.items()}
+    other = record.total - (export + taxed + igv + exonerated + unaffected + icbper)
+    if rate is not None:
+        export, taxed, igv = _convert(export, rate), _convert(taxed, rate), _convert(igv, rate)
+        exonerated, unaffected = _convert(exonerated, rate), _convert(unaffected, rate)
+        icbper, other = _convert(icbper, rate), _convert(other, rate)
+    if sign == -1:
+        export, taxed, igv, exonerated = export * sign, taxed * sign, igv * sign, exonerated * sign
+        unaffected, icbper, other = unaffected * sign, icbper * sign, other * sign
+    common["total"] = export + taxed + igv + exonerated + unaffected + icbper + other
     earlier = (
         record.document_type_id == "07"
         and common.get("affected_date") is not None
         and _period_of(common["affected_date"]) < period
     )
     if earlier:  # a credit note on an earlier month's document: base and IGV in the discount columns
-        signed["taxed_discount"], signed["taxed"] = signed["taxed"], ZERO
-        signed["igv_discount"], signed["igv"] = signed["igv"], ZERO
-    signed["total"] = sum(signed.values(), ZERO)
-    common.update(signed)
+        common["taxed_discount"], common["igv_discount"], taxed, igv = taxed, igv, ZERO, ZERO
+    common.update(
+        export=export,
+        taxed=taxed,
+        igv=igv,
+        exonerated=exonerated,
+        unaffected=unaffected,
+        icbper=icbper,
+        other=other,
+    )
     return _new_entry(common)
 
 
@@ -509,8 +517,9 @@ def _new_entry(values: dict[str, Any]) -> RegisterEntry:
     return entry
 
 
-def _lima_date(value: dt.datetime | None) -> dt.date | None:
-    return value.date() if value is not None else None
+def _month_key(day: dt.date) -> int:
+    """The month of ``day`` as a number that orders as :class:`Period` does."""
+    return day.year * 12 + day.month
 
 
 def build_entries(
@@ -549,22 +558,24 @@ def _build_entries(
         dates = {r.number: r.date_of_issue for r in documents if r.date_of_issue is not None}
     entries: list[RegisterEntry] = []
     warnings: list[str] = []
+    this = _month_key(month.start)  # months as numbers: a Period's comparison is a tuple's, 200,000 times
     for record in documents:
-        assert record.date_of_issue is not None
-        issued = _period_of(record.date_of_issue)
-        created = _lima_date(record.created_at)
-        updated = _lima_date(record.updated_at)
+        day = record.date_of_issue
+        assert day is not None
+        issued = _month_key(day)
+        created = record.created_at.date() if record.created_at is not None else None
+        updated = record.updated_at.date() if record.updated_at is not None else None
         registered_late = (
             created is not None
-            and _period_of(created) > issued
-            and (created - record.date_of_issue).days <= LATE_DAYS  # else a history loaded later
+            and _month_key(created) > issued
+            and (created - day).days <= LATE_DAYS  # else a history loaded later
         )
-        if issued == month:
+        if issued == this:
             if registered_late:
                 continue  # it goes in the month it was registered, as state 8
             if record.state_type_id in (VOIDED, REJECTED):
                 voided_after = (
-                    record.state_type_id == VOIDED and updated is not None and _period_of(updated) > month
+                    record.state_type_id == VOIDED and updated is not None and _month_key(updated) > this
                 )
                 state = "1" if voided_after else "2"
             else:
@@ -579,23 +590,24 @@ def _build_entries(
                 )
                 continue
             entries.append(_entry(record, month, state, dates))
-        elif issued < month:
-            if registered_late and created is not None and _period_of(created) == month:
+        elif issued < this:
+            if registered_late and created is not None and _month_key(created) == this:
                 state = "2" if record.state_type_id in (VOIDED, REJECTED) else "8"
-                entries.append(replace(_entry(record, issued, state, dates), in_sire=False))
+                entries.append(replace(_entry(record, _period_of(day), state, dates), in_sire=False))
             elif (
                 record.state_type_id == VOIDED
                 and not registered_late
                 and updated is not None
-                and _period_of(updated) == month
+                and _month_key(updated) == this
             ):
-                entries.append(replace(_entry(record, issued, "9", dates), in_sire=False))
+                entries.append(replace(_entry(record, _period_of(day), "9", dates), in_sire=False))
     # the month's own lines first, then those of earlier periods (8, 9, and a late one voided, 2)
     entries.sort(key=lambda e: (e.period != month, e.date, e.document_type, e.series, e.number))
     if consolidate_boletas:
         entries = _consolidate(entries)
     for entry in entries:
-        warnings.extend(_warnings_of(entry))
+        if entry.currency != "PEN" or entry.document_type in NOTES:  # (only those can warn)
+            warnings.extend(_warnings_of(entry))
     for record in documents:
         if record.date_of_issue is not None and month.contains(record.date_of_issue):
             if (
@@ -712,20 +724,23 @@ def _money_fields(entry: RegisterEntry) -> list[str]:
 
 
 def _format_money(entry: RegisterEntry) -> list[str]:
+    """(A zero amount is ``"0.00"`` without a call of :func:`_amount`: most of a line's are zero.)"""
+    z, a = "0.00", _amount
+    e = entry
     return [
-        _amount(entry.export),
-        _amount(entry.taxed),
-        _amount(entry.taxed_discount),
-        _amount(entry.igv),
-        _amount(entry.igv_discount),
-        _amount(entry.exonerated),
-        _amount(entry.unaffected),
-        _amount(entry.isc),
-        "0.00",
-        "0.00",
-        _amount(entry.icbper),
-        _amount(entry.other),
-        _amount(entry.total),
+        a(e.export) if e.export else z,
+        a(e.taxed) if e.taxed else z,
+        a(e.taxed_discount) if e.taxed_discount else z,
+        a(e.igv) if e.igv else z,
+        a(e.igv_discount) if e.igv_discount else z,
+        a(e.exonerated) if e.exonerated else z,
+        a(e.unaffected) if e.unaffected else z,
+        a(e.isc) if e.isc else z,
+        z,
+        z,
+        a(e.icbper) if e.icbper else z,
+        a(e.other) if e.other else z,
+        a(e.total) if e.total else z,
     ]
 
 
@@ -1031,8 +1046,9 @@ class SalesRegister:
         with gc_paused():
             texts = [entry.money_texts for entry in self.entries if entry.in_ple]  # the lines' fields 13-25
             columns = list(zip(*texts, strict=True)) if texts else [()] * 13
-            return {
-                name: sum(map(Decimal, column), ZERO)
+            start = _NO_CENTS if texts else ZERO  # every text has 2 decimals: so has a sum of them
+            return {  # (most columns are all "0.00": only the others' texts are read)
+                name: sum(map(Decimal, (value for value in column if value != "0.00")), start)
                 for name, column in zip(PLE_FIELDS[12:25], columns, strict=True)
             }
 
@@ -1188,6 +1204,8 @@ class _Store(Protocol):
 
     def sql(self, query: str, parameters: list[Any] | None = None) -> Any: ...
 
+    def fetch(self, query: str, parameters: Sequence[Any] = ...) -> list[tuple[Any, ...]]: ...
+
 
 def sales_register(
     client: _Client,
@@ -1309,6 +1327,62 @@ _ROW_KEYS = (
     "total",
 )
 _NEWEST_FIRST = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"  # the store's list order
+#: A stored row read from the typed columns (a store of schema 2): ``raw`` only when they cannot be
+#: trusted to hold what :func:`_listed` reads (not ``exact``), or the row is a note or lists notes (the
+#: notes' links are made on the rows); else the :class:`_Listed` fields, amounts as text (DuckDB's
+#: DECIMAL to Python is 7 times slower than a Decimal made of its text).
+_TYPED_COLUMNS = (
+    "CASE WHEN exact AND NOT lists_notes AND document_type_id NOT IN ('07', '08') "
+    "THEN NULL ELSE raw END, date_of_issue, number, series, correlative, document_type_id, "
+    "coalesce(customer_name, ''), coalesce(customer_number, ''), coalesce(customer_identity_type, ''), "
+    "coalesce(currency_type_id, ''), CAST(exchange_rate_sale AS VARCHAR), coalesce(state_type_id, ''), "
+    "has_cdr, created_at, updated_at, "
+    + ", ".join(
+        f"CAST({name} AS VARCHAR)"
+        for name in (
+            "total_exportation",
+            "total_taxed",
+            "total_igv",
+            "total_exonerated",
+            "total_unaffected",
+            "total_plastic_bag_taxes",
+            "total",
+        )
+    )
+)
+
+
+def _typed(row: tuple[Any, ...]) -> _Listed:
+    """A :data:`_TYPED_COLUMNS` row of an ``exact`` document as :func:`_listed` reads its ``raw``."""
+    _, day, number, series, correlative, kind, name, customer, identity, currency, rate, *rest = row
+    state, cdr, created, updated, export, taxed, igv, exonerated, unaffected, icbper, total = rest
+    zero = _NO_CENTS
+    return _Listed(
+        day,
+        number,
+        series,
+        correlative,
+        kind,
+        name,
+        customer,
+        identity,
+        currency,
+        rate_or_none(Decimal(rate)) if rate is not None else None,
+        state,
+        cdr,
+        None,  # not a note
+        created,
+        updated,
+        zero if export == "0.00" else Decimal(export),
+        Decimal(taxed),
+        Decimal(igv),
+        zero if exonerated == "0.00" else Decimal(exonerated),
+        zero if unaffected == "0.00" else Decimal(unaffected),
+        zero if icbper == "0.00" else Decimal(icbper),
+        Decimal(total),
+    )
+
+
 #: Days of stored rows read at a time (their JSON text, ~20,000 rows of a large tenant's week).
 _READ_DAYS = 7
 
@@ -1332,14 +1406,23 @@ def _stored_rows(
     still decide. Of each row only :data:`_ROW_KEYS`."""
     prefix = f"{month.year:04d}-{month.month:02d}-"
     within = "date_of_issue BETWEEN ? AND ?"
+    typed = read_as is _listed and getattr(store, "schema", 1) >= 2
+    columns = _TYPED_COLUMNS if typed else "raw"
+    if typed:  # an exact row's typed times are what the rules read; the others' text is searched
+        stamped = "CASE WHEN exact THEN {0} >= ? AND {0} < ? ELSE contains(decode(raw), ?) END"
+        bounds = [month.start, month.end + dt.timedelta(days=1)]
+    else:
+        stamped, bounds = "contains(decode(raw), ?)", []
     earlier = (
-        "(date_of_issue >= ? AND contains(decode(raw), ?)) "  # registered late in the month (state 8)
-        "OR (state_type_id = ? AND contains(decode(raw), ?))"  # voided in the month (state 9)
+        f"(date_of_issue >= ? AND {stamped.format('created_at')}) "  # registered late in the month (state 8)
+        f"OR (state_type_id = ? AND {stamped.format('updated_at')})"  # voided in the month (state 9)
     )
     marks = [
         month.start - dt.timedelta(days=LATE_DAYS),
+        *bounds,
         f'"created_at":"{prefix}',
         VOIDED,
+        *bounds,
         f'"updated_at":"{prefix}',
     ]
 
@@ -1354,13 +1437,22 @@ def _stored_rows(
         last = month.end
         while last >= first:  # a week at a time, newest first: a month's JSON is never held whole
             start = max(first, last - dt.timedelta(days=_READ_DAYS - 1))
-            found = store.sql(
-                f"SELECT raw FROM documents WHERE {within} AND (date_of_issue >= ? OR {earlier}"
+            query = (
+                f"SELECT {columns} FROM documents WHERE {within} AND (date_of_issue >= ? OR {earlier}"
                 + (" OR contains(decode(raw), ?)" if notes else "")
-                + f") {_NEWEST_FIRST}",
-                [start, last, month.start, *marks, *(['"notes":[{'] if notes else [])],
-            )["raw"].tolist()
-            rows.extend(kept({k: row[k] for k in keys if k in row}) for row in map(loads, found))
+                + f") {_NEWEST_FIRST}"
+            )
+            parameters = [start, last, month.start, *marks, *(['"notes":[{'] if notes else [])]
+            if typed:
+                for row in store.fetch(query, parameters):
+                    if row[0] is None:
+                        rows.append(_typed(row))
+                    else:
+                        found = loads(row[0])
+                        rows.append(kept({k: found[k] for k in keys if k in found}))
+            else:
+                found = store.sql(query, parameters)["raw"].tolist()
+                rows.extend(kept({k: row[k] for k in keys if k in row}) for row in map(loads, found))
             last = start - dt.timedelta(days=1)
         return rows
 

@@ -26,6 +26,7 @@ __all__ = [
     "parse_date",
     "parse_datetime",
     "parse_decimal",
+    "rate_or_none",
     "rows_of",
     "split_number",
     "text",
@@ -129,8 +130,13 @@ def split_number(number: str) -> tuple[str, int | None]:
 def exchange_rate_of(row: Mapping[str, Any]) -> Decimal | None:
     """The exchange rate of a list row (``exchange_rate_sale``), or ``None`` when the row has none or
     only the placeholder 1 of a document in soles (a rate of 1 is never a foreign currency's)."""
-    value = parse_decimal(row.get("exchange_rate_sale"), Decimal(0))
-    return value if value > 0 and value != 1 else None
+    return rate_or_none(parse_decimal(row.get("exchange_rate_sale"), Decimal(0)))
+
+
+def rate_or_none(value: Decimal | None) -> Decimal | None:
+    """An exchange rate as read (a store's typed column: ``None`` when empty), or ``None`` when it is
+    none (0, negative) or the placeholder 1 (see :func:`exchange_rate_of`)."""
+    return value if value is not None and value > 0 and value != 1 else None
 
 
 @contextlib.contextmanager

@@ -87,6 +87,20 @@ _AMOUNTS = (
     "total_value",
     "total",
 )
+#: The columns each version of the file added after the first (read out of ``raw`` for the rows a file
+#: already holds when it is upgraded), with their types.
+_ADDED = {
+    2: {
+        "created_at": "TIMESTAMP",
+        "updated_at": "TIMESTAMP",
+        "customer_identity_type": "VARCHAR",
+        "exact": "BOOLEAN",
+        "lists_notes": "BOOLEAN",
+    }
+}
+#: The version of the tables below, kept in ``meta`` (``schema``; a file without it is version 1): a
+#: file of an older version is upgraded when opened to write (:meth:`LocalStore._upgrade`).
+SCHEMA_VERSION = max(_ADDED)
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR);
 CREATE TABLE IF NOT EXISTS days (day DATE, fetched_at TIMESTAMP, as_of TIMESTAMP);
@@ -95,7 +109,8 @@ CREATE TABLE IF NOT EXISTS documents (
     correlative BIGINT, document_type_id VARCHAR, state_type_id VARCHAR, currency_type_id VARCHAR,
     customer_number VARCHAR, customer_name VARCHAR, exchange_rate_sale DECIMAL(12, 6),
     {", ".join(f"{name} DECIMAL(18, 2)" for name in _AMOUNTS)},
-    has_cdr BOOLEAN, raw BLOB
+    has_cdr BOOLEAN, raw BLOB,
+    {", ".join(f"{name} {kind}" for added in _ADDED.values() for name, kind in added.items())}
 );
 """
 _COLUMNS = (
@@ -114,6 +129,28 @@ _COLUMNS = (
     *_AMOUNTS,
     "has_cdr",
     "raw",
+    *(name for added in _ADDED.values() for name in added),
+)
+#: Text keys of a row the typed columns read as they are (``exact`` needs them JSON strings or null).
+_TEXT_KEYS = (
+    "number",
+    "series",
+    "document_type_id",
+    "state_type_id",
+    "currency_type_id",
+    "customer_number",
+    "customer_name",
+    "customer_identity_document_type_id",
+)
+#: The amounts the sales register reads (``exact`` needs each plain: at most 2 decimals).
+_REGISTER_AMOUNTS = (
+    "total_exportation",
+    "total_taxed",
+    "total_igv",
+    "total_exonerated",
+    "total_unaffected",
+    "total_plastic_bag_taxes",
+    "total",
 )
 
 
@@ -169,19 +206,48 @@ def _runs(days: Iterable[dt.date], longest: int) -> Iterator[tuple[dt.date, dt.d
 #: The keys read out of each row's JSON, in one pass (DuckDB's ``json_extract_string`` with a list).
 _JSON_KEYS = tuple(
     dict.fromkeys(
-        [*(name for name in _COLUMNS if name != "raw"), "correlative"]  # correlative: not a column read as is
+        [
+            *(name for name in _COLUMNS if name != "raw" and not any(name in a for a in _ADDED.values())),
+            "correlative",  # not a column read as is
+            "created_at",
+            "updated_at",
+            *_TEXT_KEYS,
+        ]
     )
 )
+_PLAIN_AMOUNT = r"-?[0-9]{1,16}(\.[0-9]{1,2})?"
+_PLAIN_RATE = r"-?[0-9]{1,6}(\.[0-9]{1,6})?"
+_STAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
 
 
-def _json_columns() -> str:
-    """The staging table's columns read from a row's JSON text ``doc`` (its keys extracted once, as
-    ``v``), as the tenants write them: dates ``Y-m-d`` or ``d-m-Y``, amounts as strings (``"1,250.00"``
-    too) or numbers, flags as booleans, 0/1 or text; series and correlative from ``number`` when the row
-    lacks them; unreadable amounts are 0 (``raw`` keeps what came)."""
+def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> str:
+    """The columns ``names`` of ``documents`` (and ``keep`` as they are) read from a row's JSON text
+    ``doc`` in ``source`` (its keys extracted once, as ``v``, their JSON types as ``t``), as the tenants
+    write them: dates ``Y-m-d`` or ``d-m-Y``,
+    amounts as strings (``"1,250.00"`` too) or numbers, flags as booleans, 0/1 or text; series and
+    correlative from ``number`` when the row lacks them; unreadable amounts are 0 (``raw`` keeps what
+    came).
+
+    ``exact``: the row is written plainly enough that its typed columns hold exactly what
+    :mod:`connector.parsing` reads of ``raw`` (text keys strings, ``number`` ``SERIES-digits``, ISO or
+    ``d-m-Y`` dates, ``Y-m-d H:M:S`` times, amounts of at most 2 decimals, 0/1/true/false flags): the
+    sales register reads such rows from the columns, the others from ``raw``; ``lists_notes``: the row
+    lists notes (``notes``, a factura's: the register links them on the rows)."""
 
     def key(name: str) -> str:
         return f"v[{_JSON_KEYS.index(name) + 1}]"
+
+    def kind(name: str) -> str:
+        return f"t[{_TEXT_KEYS.index(name) + 1}]"
+
+    def stamp(name: str) -> str:
+        return (
+            f"CASE WHEN regexp_matches({key(name)}, '{_STAMP}') THEN "
+            f"try_strptime(replace(left({key(name)}, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') END"
+        )
+
+    def blank_or(name: str, pattern: str) -> str:
+        return f"coalesce({key(name)}, '') = '' OR regexp_full_match({key(name)}, '{pattern}')"
 
     day, number = f"left({key('date_of_issue')}, 10)", key("number")
     columns = {
@@ -194,15 +260,35 @@ def _json_columns() -> str:
         "exchange_rate_sale": f"TRY_CAST(replace({key('exchange_rate_sale')}, ',', '') AS DECIMAL(12, 6))",
         "has_cdr": f"lower(trim(coalesce({key('has_cdr')}, ''))) IN ('1', 'true', 'si', 'sí')",
         "raw": "encode(doc)",
+        "created_at": stamp("created_at"),
+        "updated_at": stamp("updated_at"),
+        "customer_identity_type": key("customer_identity_document_type_id"),
     }
     for name in _AMOUNTS:
         columns[name] = f"coalesce(TRY_CAST(replace(trim({key(name)}), ',', '') AS DECIMAL(18, 2)), 0)"
+    exact = [
+        *(f"coalesce({kind(name)}, 'NULL') IN ('VARCHAR', 'NULL')" for name in _TEXT_KEYS),
+        f"regexp_full_match(coalesce({number}, ''), '.*-[0-9]{{1,18}}')",
+        f"regexp_full_match(coalesce({key('date_of_issue')}, ''), "
+        "'[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}-[0-9]{2}-[0-9]{4}')",
+        blank_or("correlative", "[0-9]{1,18}"),
+        *(blank_or(name, _PLAIN_AMOUNT) for name in _REGISTER_AMOUNTS),
+        blank_or("exchange_rate_sale", _PLAIN_RATE),
+        f"coalesce({key('has_cdr')}, '') IN ('', '0', '1', 'true', 'false')",
+        *(blank_or(name, _STAMP[1:] + ".*") for name in ("created_at", "updated_at")),
+    ]
+    columns["exact"] = " AND ".join(f"({condition})" for condition in exact)
+    columns["lists_notes"] = "coalesce(json_array_length(doc, '$.notes'), 0) > 0"
     paths = ", ".join(f"'$.{name}'" for name in _JSON_KEYS)
-    selected = ", ".join(columns[name] if name in columns else key(name) for name in _COLUMNS)
-    return f"{selected} FROM (SELECT doc, json_extract_string(doc, [{paths}]) AS v FROM page_batch)"
+    texts = ", ".join(f"'$.{name}'" for name in _TEXT_KEYS)
+    selected = ", ".join([*keep, *(f"{columns.get(name) or key(name)} AS {name}" for name in names)])
+    return (
+        f"{selected} FROM (SELECT *, json_extract_string(doc, [{paths}]) AS v, "
+        f"json_type(doc, [{texts}]) AS t FROM {source})"
+    )
 
 
-_FROM_JSON = _json_columns()
+_FROM_JSON = _json_columns("page_batch")
 
 
 class LocalStore:
@@ -250,12 +336,59 @@ class LocalStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = duckdb.connect(
-                str(self.path), read_only=read_only, config={"memory_limit": memory_limit}
+                str(self.path),
+                read_only=read_only,
+                config={"memory_limit": memory_limit},
             )
         except duckdb.Error as exc:
             raise StoreError(f"No se pudo abrir el almacén local {self.path}: {exc}") from exc
+        self._db.execute("SET enable_progress_bar = false")  # a long upgrade or query prints nothing
         if not read_only:
-            self._db.execute(_SCHEMA)
+            try:
+                self._db.execute(_SCHEMA)
+                self._upgrade()
+            except BaseException:
+                self._db.close()  # the file as it was (the upgrade is one transaction), not held open
+                raise
+        #: The version of the file's tables (:data:`SCHEMA_VERSION` once upgraded; an older file opened
+        #: read-only keeps its own).
+        self.schema = self._version()
+
+    def _version(self) -> int:
+        """The file's version, by the columns its ``documents`` table has."""
+        found = self._db.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'documents' "
+            "AND database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+        columns = {name for (name,) in found}
+        return max([1, *(version for version, added in _ADDED.items() if columns >= set(added))])
+
+    def _upgrade(self) -> None:
+        """Bring a file of an older version to :data:`SCHEMA_VERSION` in one transaction: each missing
+        column added and read out of the rows' ``raw`` (as a sync would have written it)."""
+        version = self._version()
+        if version == SCHEMA_VERSION:
+            if self._meta("schema") is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", [str(SCHEMA_VERSION)])
+            return
+        added = {name: kind for v, a in _ADDED.items() if v > version for name, kind in a.items()}
+        source = "(SELECT rowid AS r, decode(raw) AS doc FROM documents)"
+        db = self._db
+        db.execute("BEGIN TRANSACTION")
+        try:
+            for name, kind in added.items():
+                db.execute(f"ALTER TABLE documents ADD COLUMN {name} {kind}")
+            assigned = ", ".join(f"{name} = parsed.{name}" for name in added)
+            db.execute(
+                f"UPDATE documents SET {assigned} FROM (SELECT {_json_columns(source, list(added), 'r')}) "
+                "AS parsed WHERE documents.rowid = parsed.r"
+            )
+            db.execute("DELETE FROM meta WHERE key = 'schema'")
+            db.execute("INSERT INTO meta VALUES ('schema', ?)", [str(SCHEMA_VERSION)])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     @classmethod
     def for_client(cls, client: Client, directory: str | Path | None = None, **options: Any) -> LocalStore:
@@ -491,9 +624,13 @@ class LocalStore:
 
     def frame(self, start: dt.date | str, end: dt.date | str) -> pd.DataFrame:
         """The typed columns of the documents issued from ``start`` to ``end`` as a pandas DataFrame
-        (amounts float64 there: :meth:`sql` keeps them DECIMAL), newest first, without ``raw``."""
+        (amounts float64 there: :meth:`sql` keeps them DECIMAL), newest first, without ``raw`` nor the
+        flags of how a row is read (``exact``, ``lists_notes``); those the file's version has."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
-        columns = ", ".join(name for name in _COLUMNS if name != "raw")
+        missing = {name for version, added in _ADDED.items() if version > self.schema for name in added}
+        columns = ", ".join(
+            name for name in _COLUMNS if name not in ("raw", "exact", "lists_notes") and name not in missing
+        )
         return self.sql(
             f"SELECT {columns} FROM documents WHERE date_of_issue BETWEEN ? AND ? "
             "ORDER BY date_of_issue DESC, id DESC NULLS LAST",
