@@ -339,7 +339,7 @@ class DocumentService:
         probe = select(DOCUMENTS.c.id).where(
             DOCUMENTS.c.tenant_id == tenant.id, DOCUMENTS.c.idempotency_key == key
         )
-        with self.context.engine.connect() as connection:
+        with self.context.reading() as connection:
             document_id = connection.scalar(probe)
         if document_id is None:
             return None
