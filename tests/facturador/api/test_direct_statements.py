@@ -1,4 +1,6 @@
-"""The issuing path's statements on the DB-API cursor send what SQLAlchemy's execute would send.
+"""The issuing path's statements on the DB-API cursor send what SQLAlchemy's execute would send (on
+psycopg with PostgreSQL's ``$n`` placeholders where SQLAlchemy writes ``%(name)s``, which psycopg turns
+into the same ``$n`` before sending).
 
 Runs on the suite's database (SQLite, or PostgreSQL with FACTURADOR_TEST_DATABASE_URL), inside
 transactions that are rolled back.
@@ -67,6 +69,17 @@ def _sent_by_sqlalchemy(connection: Any, statement: Any, values: dict[str, Any])
         event.remove(connection, "before_cursor_execute", capture)
         nested.rollback()
     return sent[0]
+
+
+def _as_ours(ours: Any, sql: str, parameters: Any) -> tuple[str, Any]:
+    """SQLAlchemy's ``sql`` and ``parameters`` written as ``ours`` writes them: with psycopg's
+    ``%(name)s`` placeholders (a dict of values) as PostgreSQL's ``$n`` in the order of
+    ``ours.positions`` (a tuple); SQLite's qmark statements are alike already."""
+    if not isinstance(parameters, dict) or ours.positions is None:
+        return sql, parameters
+    for index, name in enumerate(ours.positions, 1):
+        sql = sql.replace(f"%({name})s", f"${index}")
+    return sql, tuple(parameters[name] for name in ours.positions)
 
 
 def _document_values(live: LiveService) -> dict[str, Any]:
@@ -138,16 +151,16 @@ CASES = {  # statement, the columns it sets, its values given a stored document'
 def test_parameters_are_sqlalchemys(live: LiveService, connection: Any, case: str) -> None:
     statement, columns, make_values = CASES[case]
     values = make_values(store_document(connection, Document(**_document_values(live))))
-    sql, parameters = _sent_by_sqlalchemy(connection, statement, values)
     ours = direct(statement, connection.dialect, columns)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, statement, values))
     assert ours.sql == sql
     assert _normalized(ours.parameters(values)) == _normalized(parameters)
 
 
 def test_document_insert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
     values = document_values(Document(**_document_values(live)))  # with the defaults, and Nones
-    sql, parameters = _sent_by_sqlalchemy(connection, INSERT_DOCUMENT, values)
     ours = direct(INSERT_DOCUMENT, connection.dialect, _DOCUMENT_COLUMNS)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, INSERT_DOCUMENT, values))
     assert ours.sql == sql
 
     def by_name(params: Any) -> dict[str, Any]:
@@ -166,15 +179,15 @@ def test_document_insert_parameters_are_sqlalchemys(live: LiveService, connectio
 def test_claim_and_upsert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
     claim = CLAIM_NUMBER[connection.dialect.name]
     values: dict[str, Any] = {"series_id": 1, "claimed": 7}
-    assert _normalized(direct(claim, connection.dialect).parameters(values)) == _normalized(
-        _sent_by_sqlalchemy(connection, claim, values)[1]
-    )
+    ours = direct(claim, connection.dialect)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, claim, values))
+    assert (ours.sql, _normalized(ours.parameters(values))) == (sql, _normalized(parameters))
     record = dict(
         zip(RECORD_COLUMNS, ("20100066603", "01", "F001", "1", "accepted", "d=", "0", b"PK"), strict=True)
     )
     upsert = UPSERT[connection.dialect.name]
-    sql, parameters = _sent_by_sqlalchemy(connection, upsert, record)
     ours = direct(upsert, connection.dialect, RECORD_COLUMNS)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, upsert, record))
     assert (ours.sql, _normalized(ours.parameters(record))) == (sql, _normalized(parameters))
 
 
