@@ -279,8 +279,7 @@ class DocumentService:
                 text = qr_text(replace(draft, number=number), signed.digest_value)
                 row.number, row.filename, row.hash = number, signed.filename, signed.digest_value
                 row.qr_text = text
-                row.id = store_document(connection, row)
-                store_artifact(connection, row.id, "xml", signed.xml)
+                row.id = store_document(connection, row, signed.xml)
                 stock_moves.write(connection, sale_kardex(request, row.id, f"{row.series}-{number}"))
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number
