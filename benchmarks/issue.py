@@ -14,8 +14,8 @@ so the ratios show where time goes. Run:  python benchmarks/issue.py --documents
 ``--series F001 B001`` issues facturas and boletas (DNI customers; not sent one by one, they go in daily
 summaries) in turn, as a shop's tills do: each series has its own correlative, so its own row lock.
 ``--compare DIR`` serves a second checkout (a clone of main) beside this tree, each on its own store,
-and alternates the concurrent runs between the two (the machine's load touches both alike); it prints
-both trees' figures and the ratio of each pair of runs.
+and alternates the concurrent runs between the two (A B B A ...: the machine's load touches both alike);
+it prints both trees' figures and the ratio of each pair of runs.
 
 The machine's speed drifts: the 1-client rounds are each measured beside an in-process round, and the
 concurrent run is repeated; medians are reported with every round's figure.
@@ -510,8 +510,10 @@ def main() -> None:
             issue = statistics.median(in_process.latencies(40))
             _wall, single = run_load(served[0].base, [body], 40, 1, args.idempotency_keys)
             rounds.append((build_sign, rsa, issue, statistics.median(single)))
-        for _ in range(args.repeat):
-            for server in served:  # alternated: a drift of the machine's load touches every tree alike
+        for repeat in range(args.repeat):
+            # alternated, in the order A B B A...: a drift of the machine's load touches both trees alike,
+            # and neither always runs right after the other's writes (checkpoints, autovacuum)
+            for server in served if repeat % 2 == 0 else served[::-1]:
                 server.measure(bodies, args)
 
     load = os.getloadavg()
