@@ -233,7 +233,7 @@ def tree_env(tree: Path | None) -> dict[str, str]:
 def start_server(settings: Settings, workers: int, tree: Path | None = None) -> tuple[subprocess.Popen, str]:
     """``facturador serve`` on a free port, from checkout ``tree`` (default: this one); its output goes
     to a temporary file (an unread pipe would block the server once full), shown if it does not start
-    within 60 s."""
+    within 120 s (a loaded machine starts it slowly)."""
     with socket_port() as port:
         pass
     env = {**tree_env(tree), **settings.export()}
@@ -246,7 +246,7 @@ def start_server(settings: Settings, workers: int, tree: Path | None = None) -> 
         stderr=subprocess.STDOUT,
     )
     root = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while True:
         try:
             httpx.get(f"{root}/health", timeout=1)
