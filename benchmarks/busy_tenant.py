@@ -23,7 +23,6 @@ Run:  python benchmarks/busy_tenant.py
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import datetime as dt
 import http.client
@@ -33,42 +32,24 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).parent))
-from issue import TOKEN, create_bench_tenant, invoice, percentile, start_server  # noqa: E402
+from issue import (  # noqa: E402
+    TOKEN,
+    create_bench_tenant,
+    invoice,
+    percentile,
+    start_server,
+    throwaway_database,
+)
 
 SMALL = "small"
 SMALL_RUC = "20456789014"
 SMALL_TOKEN = "small-token-0123456789-abcdefghijklmno"
-
-
-@contextlib.contextmanager
-def throwaway_database(server_url: str | None) -> Iterator[str | None]:
-    """A new, empty database on the PostgreSQL server of ``server_url`` (dropped afterwards); ``None``
-    (SQLite in the data directory) when no URL is given."""
-    if server_url is None:
-        yield None
-        return
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(server_url)
-    name = f"facturador_bench_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(parsed, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield parsed.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def big_invoice(lines: int) -> dict:

@@ -1,14 +1,21 @@
 """Issuing throughput and latency over HTTP, beside the in-process cost of the same work.
 
 Starts ``facturador serve`` with W worker processes on a throw-away data directory (SQLite by default,
-or --database), issues N facturas with C concurrent clients (each sent to the simulated SUNAT, so every
-document costs: HTTP, validation, numbering, XML, signature, storage, zip, CDR with its own signature),
-and prints documents/s and p50/p99 latency next to:
+or a fresh database on the PostgreSQL server of --database, dropped after), issues N facturas with C
+concurrent clients (each sent to the simulated SUNAT, so every document costs: HTTP, validation,
+numbering, XML, signature, storage, zip, CDR with its own signature), and prints documents/s and p50/p99
+latency next to:
 
 - build+sign: the in-process time to check the same body, build the UBL XML and sign it;
 - RSA: one bare RSA-2048 PKCS#1 v1.5 signature;
 
 so the ratios show where time goes. Run:  python benchmarks/issue.py --documents 2000 --clients 8
+
+``--series F001 B001`` issues facturas and boletas (DNI customers; not sent one by one, they go in daily
+summaries) in turn, as a shop's tills do: each series has its own correlative, so its own row lock.
+``--compare DIR`` serves a second checkout (a clone of main) beside this tree, each on its own store,
+and alternates the concurrent runs between the two (A B B A ...: the machine's load touches both alike);
+it prints both trees' figures and the ratio of each pair of runs.
 
 The machine's speed drifts: the 1-client rounds are each measured beside an in-process round, and the
 concurrent run is repeated; medians are reported with every round's figure.
@@ -17,6 +24,7 @@ concurrent run is repeated; medians are reported with every round's figure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import datetime as dt
 import http.client
@@ -29,8 +37,9 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,10 +60,13 @@ from sunat.calendar import peru_today
 
 TOKEN = "bench-token-0123456789-abcdefghijklmnop"
 RUC = "20100066603"
+#: The tenant's address in this benchmark's stores (the issuer of :class:`InProcess` too).
+BENCH_FIELDS = {"address": "Av. Lima 1", "ubigeo": "150101"}
 
 
-def invoice(lines: int = 3) -> dict:
-    """A taxed factura with ``lines`` lines of 2 x 50.00 (+ IGV)."""
+def invoice(lines: int = 3, series: str = "F001") -> dict:
+    """A taxed factura with ``lines`` lines of 2 x 50.00 (+ IGV); a boleta to a DNI customer when
+    ``series`` is a boleta's (``B...``)."""
     item = {
         "codigo_interno": "P0121",
         "descripcion": "Inca Kola 250 ml",
@@ -72,19 +84,20 @@ def invoice(lines: int = 3) -> dict:
         "total_item": 118,
     }
     today = peru_today().isoformat()
+    boleta = series.startswith("B")
     return {
-        "serie_documento": "F001",
+        "serie_documento": series,
         "numero_documento": "#",
         "fecha_de_emision": today,
         "hora_de_emision": "10:11:11",
         "codigo_tipo_operacion": "0101",
-        "codigo_tipo_documento": "01",
+        "codigo_tipo_documento": "03" if boleta else "01",
         "codigo_tipo_moneda": "PEN",
         "fecha_de_vencimiento": today,
         "datos_del_cliente_o_receptor": {
-            "codigo_tipo_documento_identidad": "6",
-            "numero_documento": "20601030013",
-            "apellidos_y_nombres_o_razon_social": "EMPRESA XYZ S.A.C.",
+            "codigo_tipo_documento_identidad": "1" if boleta else "6",
+            "numero_documento": "41235678" if boleta else "20601030013",
+            "apellidos_y_nombres_o_razon_social": "ROSA HUAMAN TORRES" if boleta else "EMPRESA XYZ S.A.C.",
             "codigo_pais": "PE",
             "ubigeo": "150101",
             "direccion": "Av. 2 de Mayo 123",
@@ -106,7 +119,7 @@ class InProcess:
     def __init__(self, body: dict):
         key_pem, cert_pem = generate_identity(RUC, "BENCH")
         self.identity = SigningIdentity.from_pem(key_pem, cert_pem)
-        self.issuer = Issuer(ruc=RUC, name="BENCH S.A.C.", address="Av. Lima 1", ubigeo="150101")
+        self.issuer = Issuer(ruc=RUC, name="BENCH S.A.C.", **BENCH_FIELDS)
         self.body = body
         self.today = peru_today()
         self.build_sign(20)  # warm-up
@@ -187,21 +200,53 @@ def create_bench_tenant(settings: Settings, **fields: Any) -> ServiceContext:
     return context
 
 
-def start_server(settings: Settings, workers: int) -> tuple[subprocess.Popen, str]:
-    """``facturador serve`` on a free port; its output goes to a temporary file (an unread pipe would
-    block the server once full), shown if it does not start within 60 s."""
+@contextlib.contextmanager
+def throwaway_database(server_url: str | None) -> Iterator[str | None]:
+    """A new, empty database on the PostgreSQL server of ``server_url`` (dropped afterwards); ``None``
+    (SQLite in the data directory) when no URL is given."""
+    if server_url is None:
+        yield None
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(server_url)
+    name = f"facturador_bench_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(parsed, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield parsed.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def tree_env(tree: Path | None) -> dict[str, str]:
+    """The environment of a process running the code of checkout ``tree`` (``None``: this one)."""
+    if tree is None:
+        return dict(os.environ)
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+def start_server(settings: Settings, workers: int, tree: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """``facturador serve`` on a free port, from checkout ``tree`` (default: this one); its output goes
+    to a temporary file (an unread pipe would block the server once full), shown if it does not start
+    within 120 s (a loaded machine starts it slowly)."""
     with socket_port() as port:
         pass
-    env = {**os.environ, **settings.export()}
+    env = {**tree_env(tree), **settings.export()}
     log = tempfile.TemporaryFile()
     process = subprocess.Popen(
         [sys.executable, "-m", "facturador.cli", "serve", "--port", str(port), "--workers", str(workers)],
         env=env,
+        cwd=tree,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     root = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while True:
         try:
             httpx.get(f"{root}/health", timeout=1)
@@ -229,13 +274,20 @@ class socket_port:
         self.sock.close()
 
 
-def run_load(
-    base: str, body: dict, documents: int, clients: int, keyed: bool = False
-) -> tuple[float, list[float]]:
-    """Issue ``documents`` with ``clients`` threads; return wall seconds and per-request latencies.
-    ``keyed``: each request carries its own ``Idempotency-Key`` (the cost of idempotent issuing).
+def accepted_state(body: dict) -> str:
+    """The state an issued ``body`` answers with: a factura is sent at once (05, accepted), a boleta
+    waits for its daily summary (01, registered)."""
+    return "01" if body["serie_documento"].startswith("B") else "05"
 
-    Each client keeps one HTTP/1.1 connection (stdlib ``http.client``) and sends the body encoded once:
+
+def run_load(
+    base: str, bodies: list[dict], documents: int, clients: int, keyed: bool = False
+) -> tuple[float, list[float]]:
+    """Issue ``documents`` with ``clients`` threads, the ``bodies`` in turn; return wall seconds and
+    per-request latencies. ``keyed``: each request carries its own ``Idempotency-Key`` (the cost of
+    idempotent issuing).
+
+    Each client keeps one HTTP/1.1 connection (stdlib ``http.client``) and sends the bodies encoded once:
     the client shares the machine's two cores with the server, so it should cost as little as it can
     (httpx spent ~2 ms of CPU per request here, a fifth of the server's own cost).
     """
@@ -244,7 +296,7 @@ def run_load(
     counter = iter(range(documents))
     url = urlsplit(base)
     path = f"{url.path}/api/documents"
-    payload = json.dumps(body).encode()
+    payloads = [(json.dumps(body).encode(), accepted_state(body)) for body in bodies]
     headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
     def worker(_: int) -> None:
@@ -253,15 +305,17 @@ def run_load(
         try:
             while True:
                 with lock:
-                    if next(counter, None) is None:
-                        break
+                    index = next(counter, None)
+                if index is None:
+                    break
+                payload, state = payloads[index % len(payloads)]
                 sent = {**headers, "Idempotency-Key": uuid.uuid4().hex} if keyed else headers
                 start = time.perf_counter()
                 connection.request("POST", path, payload, sent)
                 response = connection.getresponse()
                 answer = response.read()
                 mine.append(time.perf_counter() - start)
-                if response.status != 200 or json.loads(answer)["data"]["state_type_id"] != "05":
+                if response.status != 200 or json.loads(answer)["data"]["state_type_id"] != state:
                     raise RuntimeError(answer.decode(errors="replace"))
         finally:
             connection.close()
@@ -289,9 +343,103 @@ def server_cpu(pid: int) -> float:
     return total
 
 
+def database_cpu(url: str | None) -> dict[int, float]:
+    """User + system CPU seconds used so far by each PostgreSQL backend serving the database of ``url``
+    (the server's share of a request's work: parsing, planning, executing, WAL); empty for SQLite, whose
+    work is in the server's own processes."""
+    if url is None:
+        return {}
+    import psutil
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            pids = connection.scalars(
+                text("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+            ).all()
+    finally:
+        engine.dispose()
+    used = {}
+    for pid in pids:
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        used[pid] = times.user + times.system
+    return used
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass
+class Served:
+    """One checkout's server and what its concurrent runs measured."""
+
+    name: str
+    process: subprocess.Popen
+    base: str
+    database_url: str | None
+    runs: list[tuple[float, list[float]]] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # server CPU seconds per document of each run
+    db_cpu: list[float] = field(default_factory=list)  # PostgreSQL's CPU seconds per document
+    loads: list[float] = field(default_factory=list)  # the 1-minute load average after each run
+
+    def measure(self, bodies: list[dict], args: argparse.Namespace) -> None:
+        before, db_before = server_cpu(self.process.pid), database_cpu(self.database_url)
+        self.runs.append(run_load(self.base, bodies, args.documents, args.clients, args.idempotency_keys))
+        self.cpu.append((server_cpu(self.process.pid) - before) / args.documents)
+        db_after = database_cpu(self.database_url)
+        used = sum(seconds - db_before.get(pid, 0.0) for pid, seconds in db_after.items())
+        self.db_cpu.append(used / args.documents)
+        self.loads.append(os.getloadavg()[0])
+
+    @property
+    def throughputs(self) -> list[float]:
+        return [len(latencies) / wall for wall, latencies in self.runs]
+
+    def report(self, args: argparse.Namespace) -> float:
+        """Print docs/s, latency and CPU per document; return the median docs/s."""
+        throughputs = self.throughputs
+        throughput = statistics.median(throughputs)
+        _wall, latencies = self.runs[throughputs.index(throughput)] if len(self.runs) % 2 else self.runs[0]
+        print(
+            f"{self.name}: HTTP {args.clients} clients: {throughput:7.1f} docs/s  (runs: "
+            + ", ".join(f"{t:.1f}" for t in throughputs)
+            + f")  p50 {statistics.median(latencies) * 1000:6.2f} ms  "
+            f"p99 {percentile(latencies, 0.99) * 1000:6.2f} ms   ({args.documents} documents per run)"
+        )
+        print(
+            f"{self.name}: server CPU per document: {statistics.median(self.cpu) * 1000:6.2f} ms median  "
+            "(runs: "
+            + ", ".join(f"{c * 1000:.2f}" for c in self.cpu)
+            + "; load after each run: "
+            + ", ".join(f"{x:.2f}" for x in self.loads)
+            + ")"
+        )
+        if self.database_url is not None:
+            print(
+                f"{self.name}: PostgreSQL CPU per document: {statistics.median(self.db_cpu) * 1000:6.2f} ms "
+                "median  (runs: " + ", ".join(f"{c * 1000:.2f}" for c in self.db_cpu) + ")"
+            )
+        return throughput
+
+
+def create_tenant_with_cli(settings: Settings, tree: Path | None) -> None:
+    """The tenant ``bench`` made by ``facturador tenant create`` of checkout ``tree`` (each tree writes
+    its own store as its own code does)."""
+    fields = [f"--{name}={value}" for name, value in BENCH_FIELDS.items()]
+    subprocess.run(
+        [sys.executable, "-m", "facturador.cli", "tenant", "create", "bench", f"--ruc={RUC}"]
+        + ["--name=BENCH S.A.C.", f"--token={TOKEN}", *fields],
+        env={**tree_env(tree), **settings.export()},
+        cwd=tree,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def main() -> None:
@@ -309,68 +457,81 @@ def main() -> None:
     parser.add_argument(
         "--sign-lines", type=int, default=10, help="lines of the factura of the build+sign vs RSA figure"
     )
-    parser.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite in a temp dir)")
+    parser.add_argument(
+        "--database",
+        default=None,
+        help="a PostgreSQL server's URL: each store is a fresh database made there and dropped after "
+        "(default: SQLite in a temp dir)",
+    )
     parser.add_argument(
         "--idempotency-keys", action="store_true", help="every request carries its own Idempotency-Key"
+    )
+    parser.add_argument(
+        "--series",
+        nargs="+",
+        default=["F001"],
+        help="the series issued in turn (B...: boletas to a DNI customer); default F001",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="another checkout served beside this one; the concurrent runs alternate between the two",
     )
     args = parser.parse_args()
 
     body = invoice(args.lines)
+    bodies = [invoice(args.lines, series) for series in args.series]
     local = InProcess(invoice(args.sign_lines))
     # each round measured together: (build+sign p10, RSA p10, in-process issue p50, 1-client p50)
     rounds: list[tuple[float, float, float, float]] = []
-    runs: list[tuple[float, list[float]]] = []
-    cpu: list[float] = []  # server CPU seconds per document of each concurrent run
-    loads: list[float] = []  # the 1-minute load average after each concurrent run
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.resolve(Path(tmp), args.database)
-        create_bench_tenant(settings, address="Av. Lima 1", ubigeo="150101").engine.dispose()
-        process, root = start_server(settings, args.workers)
-        in_process = InProcessIssue(settings, body)
-        try:
-            base = f"{root}/t/bench"
-            run_load(
-                base, body, 400, 2, args.idempotency_keys
-            )  # warm-up of both workers: imports, caches, connections
+    trees = [("this tree", None)] + ([(f"compare {args.compare}", args.compare)] if args.compare else [])
+    served: list[Served] = []
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        stores = []
+        for index, (name, tree) in enumerate(trees):
+            url = stack.enter_context(throwaway_database(args.database))
+            settings = Settings.resolve(Path(tmp) / str(index), url)
+            create_tenant_with_cli(settings, tree)
+            process, root = start_server(settings, args.workers, tree)
+            stack.callback(process.wait, 30)
+            stack.callback(process.terminate)
+            served.append(Served(name, process, f"{root}/t/bench", url))
+            stores.append(settings)
+        for server in served:  # warm-up of both workers: imports, caches, connections
+            run_load(server.base, bodies, 400, 2, args.idempotency_keys)
+        if args.rounds:
             # The machine's speed drifts (a shared VM): each 1-client round is measured right beside an
-            # in-process one, and the ratio is the median of the rounds' ratios.
+            # in-process one, and the ratio is the median of the rounds' ratios. The in-process service
+            # is closed before the concurrent runs: only this tree's store would have it beside its server.
+            in_process = InProcessIssue(stores[0], body)
             for _ in range(args.rounds):
                 build_sign, rsa = local.p10s(100)
                 issue = statistics.median(in_process.latencies(40))
-                _wall, single = run_load(base, body, 40, 1, args.idempotency_keys)
+                _wall, single = run_load(served[0].base, [body], 40, 1, args.idempotency_keys)
                 rounds.append((build_sign, rsa, issue, statistics.median(single)))
-            for _ in range(args.repeat):
-                before = server_cpu(process.pid)
-                runs.append(run_load(base, body, args.documents, args.clients, args.idempotency_keys))
-                cpu.append((server_cpu(process.pid) - before) / args.documents)
-                loads.append(os.getloadavg()[0])
-        finally:
             in_process.close()
-            process.terminate()
-            process.wait(timeout=30)
+        for repeat in range(args.repeat):
+            # alternated, in the order A B B A...: a drift of the machine's load touches both trees alike,
+            # and neither always runs right after the other's writes (checkpoints, autovacuum)
+            for server in served if repeat % 2 == 0 else served[::-1]:
+                server.measure(bodies, args)
 
     load = os.getloadavg()
     print(
         f"date {dt.datetime.now():%Y-%m-%d %H:%M}  cpus {os.cpu_count()}  load {load[0]:.2f} {load[1]:.2f} "
         f"{load[2]:.2f}  database {'sqlite' if not args.database else args.database.split('://')[0]}  "
-        f"workers {args.workers}  lines/doc {args.lines}"
+        f"workers {args.workers}  lines/doc {args.lines}  series {' '.join(args.series)}"
     )
-    throughputs = [len(latencies) / wall for wall, latencies in runs]
-    throughput = statistics.median(throughputs)
-    _wall, latencies = runs[throughputs.index(throughput)] if len(runs) % 2 else runs[0]
-    print(
-        f"HTTP {args.clients} clients  : {throughput:7.1f} docs/s  (runs: "
-        + ", ".join(f"{t:.1f}" for t in throughputs)
-        + f")  p50 {statistics.median(latencies) * 1000:6.2f} ms  "
-        f"p99 {percentile(latencies, 0.99) * 1000:6.2f} ms   ({args.documents} documents per run)"
-    )
-    print(
-        f"server CPU per document: {statistics.median(cpu) * 1000:6.2f} ms median  (runs: "
-        + ", ".join(f"{c * 1000:.2f}" for c in cpu)
-        + "; load after each run: "
-        + ", ".join(f"{x:.2f}" for x in loads)
-        + ")"
-    )
+    throughput = served[0].report(args)
+    for other in served[1:]:
+        other.report(args)
+        ratios = [a / b for a, b in zip(served[0].throughputs, other.throughputs, strict=True)]
+        print(
+            f"ratio docs/s this tree / {other.name}: {statistics.median(ratios):.2f}x median of the pairs' "
+            "(" + ", ".join(f"{r:.2f}" for r in ratios) + ")"
+        )
     print(f"target 150 docs/s with {args.workers} workers: {'met' if throughput >= 150 else 'NOT met'}")
     if not rounds:
         return

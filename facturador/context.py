@@ -137,6 +137,10 @@ class ServiceContext:
         """A connection in a write transaction (see :meth:`Database.writing`)."""
         return self.db.writing()
 
+    def reading(self) -> contextlib.AbstractContextManager[Connection]:
+        """A connection for reads outside a transaction (see :meth:`Database.reading`)."""
+        return self.db.reading()
+
     # -- tenants -----------------------------------------------------------------------------------
 
     def tenant_by_slug(self, slug: str) -> TenantInfo | None:

@@ -279,8 +279,7 @@ class DocumentService:
                 text = qr_text(replace(draft, number=number), signed.digest_value)
                 row.number, row.filename, row.hash = number, signed.filename, signed.digest_value
                 row.qr_text = text
-                row.id = store_document(connection, row)
-                store_artifact(connection, row.id, "xml", signed.xml)
+                row.id = store_document(connection, row, signed.xml)
                 stock_moves.write(connection, sale_kardex(request, row.id, f"{row.series}-{number}"))
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number
@@ -339,7 +338,7 @@ class DocumentService:
         probe = select(DOCUMENTS.c.id).where(
             DOCUMENTS.c.tenant_id == tenant.id, DOCUMENTS.c.idempotency_key == key
         )
-        with self.context.engine.connect() as connection:
+        with self.context.reading() as connection:
             document_id = connection.scalar(probe)
         if document_id is None:
             return None

@@ -159,9 +159,20 @@ class Database:
         self._write_lock: contextlib.AbstractContextManager[Any] = (
             WriterQueue(writer_lock) if self.is_sqlite else contextlib.nullcontext()
         )
+        self._reader = (
+            self.engine if self.is_sqlite else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
 
     def session(self) -> Session:
         return self.sessions()
+
+    def reading(self) -> contextlib.AbstractContextManager[Connection]:
+        """A connection for reads outside a write transaction, each statement reading what is committed.
+
+        On PostgreSQL it is in autocommit: no BEGIN and ROLLBACK round trips around the statements, and
+        psycopg keeps the statements it prepared on that connection (a ROLLBACK makes it forget them all,
+        so one read between two issues kept every issuing statement from ever being prepared)."""
+        return self._reader.connect()
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Connection]:

@@ -1,9 +1,11 @@
 """The issuing path's statements, executed on the DB-API cursor of the current transaction.
 
 Issuing a factura runs seven statements (the correlative, the document, its XML; the authority's
-registry, the answer, the CDR; one registry read). Through SQLAlchemy's ``Connection.execute`` each
-costs 0.1-0.2 ms of Python on this project's 2-core machine (execution context, result object,
-parameter processing), more than SQLite's own work for most of them and ~10% of a whole factura.
+registry, the answer, the CDR; one registry read), six on PostgreSQL, where the document and its XML
+are one (:data:`~facturador.store.models.INSERT_DOCUMENT_WITH_XML`). Through SQLAlchemy's
+``Connection.execute`` each costs 0.1-0.2 ms of Python on this project's 2-core machine (execution
+context, result object, parameter processing), more than SQLite's own work for most of them and ~10%
+of a whole factura.
 
 A :class:`DirectStatement` is a Core statement compiled once for the engine's dialect: SQLAlchemy
 still writes the SQL (with the dialect's paramstyle, ``RETURNING``, ``ON CONFLICT``, the ``onupdate``
@@ -11,6 +13,11 @@ timestamps) and its own bind processors still convert the values (dates and JSON
 adaptation on psycopg), so rows are stored exactly as through ``execute``; only the per-call
 machinery is skipped. Statements run on ``connection.connection.dbapi_connection`` inside the caller's
 ``engine.begin()`` transaction, so commit and rollback stay SQLAlchemy's.
+
+On psycopg they are written with PostgreSQL's own ``$n`` placeholders and run on a ``RawCursor``, which
+sends the SQL as it is: psycopg's cursor rewrites ``%(name)s`` placeholders at each call, from a cache
+that skips statements of more than 50 parameters, so the document's insert (51 columns) was parsed
+again for 0.26 ms at every issue, while the series' row was locked.
 """
 
 from __future__ import annotations
@@ -35,7 +42,10 @@ class DirectStatement:
 
     def __init__(self, statement: ClauseElement, dialect: Dialect, columns: Iterable[str] | None = None):
         keys = list(columns) if columns is not None else None
-        compiled = statement.compile(dialect=dialect, column_keys=keys)
+        #: psycopg's cursor without its placeholder rewriting (``None``: the connection's own cursor).
+        self._cursor_class = _raw_cursor_class() if dialect.driver == "psycopg" else None
+        writer = _dollar_dialect(dialect) if self._cursor_class is not None else dialect
+        compiled = statement.compile(dialect=writer, column_keys=keys)
         assert isinstance(compiled, SQLCompiler)
         self._compiled = compiled
         self.sql = self._compiled.string
@@ -65,7 +75,9 @@ class DirectStatement:
         """Run on ``connection``'s DB-API connection (in its transaction); returns the DB-API cursor."""
         dbapi_connection = connection.connection.dbapi_connection
         assert dbapi_connection is not None
-        cursor = dbapi_connection.cursor()
+        cursor = (
+            dbapi_connection.cursor() if self._cursor_class is None else self._cursor_class(dbapi_connection)
+        )
         cursor.execute(self.sql, self.parameters(values))
         return cursor
 
@@ -87,6 +99,19 @@ class DirectStatement:
             return int(cursor.rowcount)
         finally:
             cursor.close()
+
+
+def _dollar_dialect(dialect: Dialect) -> Dialect:
+    """A dialect like ``dialect`` that writes ``$1, $2...`` placeholders (for the SQL only: the values
+    are still converted by the engine's own dialect)."""
+    writer: Dialect = type(dialect)(paramstyle="numeric_dollar")  # type: ignore[call-arg]
+    return writer
+
+
+def _raw_cursor_class() -> type:
+    from psycopg import RawCursor
+
+    return RawCursor
 
 
 _compiled: dict[tuple[ClauseElement, str, str, tuple[str, ...] | None], DirectStatement] = {}

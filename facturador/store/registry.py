@@ -54,7 +54,7 @@ class SqlRegistry:
                     code=str(values["code"]),
                     cdr_zip=values["cdr_zip"],  # type: ignore[arg-type]
                 )
-        with self.database.engine.connect() as connection:
+        with self.database.reading() as connection:
             cursor = direct(LOOKUP, connection.dialect).execute(connection, self._key(key))
             try:
                 row = cursor.fetchone()

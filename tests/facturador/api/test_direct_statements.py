@@ -1,4 +1,6 @@
-"""The issuing path's statements on the DB-API cursor send what SQLAlchemy's execute would send.
+"""The issuing path's statements on the DB-API cursor send what SQLAlchemy's execute would send (on
+psycopg with PostgreSQL's ``$n`` placeholders where SQLAlchemy writes ``%(name)s``, which psycopg turns
+into the same ``$n`` before sending).
 
 Runs on the suite's database (SQLite, or PostgreSQL with FACTURADOR_TEST_DATABASE_URL), inside
 transactions that are rolled back.
@@ -18,9 +20,11 @@ from facturador.domain.numbering import CLAIM_NUMBER, NEXT_NUMBER
 from facturador.store.direct import direct
 from facturador.store.models import (
     _DOCUMENT_COLUMNS,
+    ARTIFACTS,
     DOCUMENTS,
     INSERT_ARTIFACT,
     INSERT_DOCUMENT,
+    INSERT_DOCUMENT_WITH_XML,
     UPDATE_ANSWER,
     Document,
     document_values,
@@ -69,6 +73,17 @@ def _sent_by_sqlalchemy(connection: Any, statement: Any, values: dict[str, Any])
     return sent[0]
 
 
+def _as_ours(ours: Any, sql: str, parameters: Any) -> tuple[str, Any]:
+    """SQLAlchemy's ``sql`` and ``parameters`` written as ``ours`` writes them: with psycopg's
+    ``%(name)s`` placeholders (a dict of values) as PostgreSQL's ``$n`` in the order of
+    ``ours.positions`` (a tuple); SQLite's qmark statements are alike already."""
+    if not isinstance(parameters, dict) or ours.positions is None:
+        return sql, parameters
+    for index, name in enumerate(ours.positions, 1):
+        sql = sql.replace(f"%({name})s", f"${index}")
+    return sql, tuple(parameters[name] for name in ours.positions)
+
+
 def _document_values(live: LiveService) -> dict[str, Any]:
     tenant = live.context.tenant_by_slug(ACME)
     assert tenant is not None
@@ -112,7 +127,7 @@ CASES = {  # statement, the columns it sets, its values given a stored document'
     "insert artifact": (
         INSERT_ARTIFACT,
         ("document_id", "kind", "content"),
-        lambda document_id: {"document_id": document_id, "kind": "xml", "content": b"<Invoice/>"},
+        lambda document_id: {"document_id": document_id, "kind": "pdf-a4", "content": b"%PDF-1.4"},
     ),
     "answer": (
         UPDATE_ANSWER,
@@ -137,17 +152,20 @@ CASES = {  # statement, the columns it sets, its values given a stored document'
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_parameters_are_sqlalchemys(live: LiveService, connection: Any, case: str) -> None:
     statement, columns, make_values = CASES[case]
-    values = make_values(store_document(connection, Document(**_document_values(live))))
-    sql, parameters = _sent_by_sqlalchemy(connection, statement, values)
+    values = make_values(store_document(connection, Document(**_document_values(live)), b"<Invoice/>"))
     ours = direct(statement, connection.dialect, columns)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, statement, values))
     assert ours.sql == sql
     assert _normalized(ours.parameters(values)) == _normalized(parameters)
 
 
-def test_document_insert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
-    values = document_values(Document(**_document_values(live)))  # with the defaults, and Nones
-    sql, parameters = _sent_by_sqlalchemy(connection, INSERT_DOCUMENT, values)
-    ours = direct(INSERT_DOCUMENT, connection.dialect, _DOCUMENT_COLUMNS)
+def _assert_sends_sqlalchemys_document(
+    connection: Any, statement: Any, values: dict[str, Any], **kw: Any
+) -> None:
+    """``statement`` run directly sends SQLAlchemy's SQL and values for a new document, but SQL NULL
+    where Core writes JSON null (``response``, ``affected_document``: None)."""
+    ours = direct(statement, connection.dialect, **kw)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, statement, values))
     assert ours.sql == sql
 
     def by_name(params: Any) -> dict[str, Any]:
@@ -163,27 +181,44 @@ def test_document_insert_parameters_are_sqlalchemys(live: LiveService, connectio
     assert by_name(_normalized(ours.parameters(values))) == expected
 
 
+def test_document_insert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
+    values = document_values(Document(**_document_values(live)))  # with the defaults, and Nones
+    _assert_sends_sqlalchemys_document(connection, INSERT_DOCUMENT, values, columns=_DOCUMENT_COLUMNS)
+
+
+def test_document_with_xml_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
+    """PostgreSQL's one statement for a document and its XML sends what SQLAlchemy would."""
+    if connection.dialect.name != "postgresql":
+        pytest.skip("one statement on PostgreSQL only (SQLite has no INSERT inside a WITH)")
+    values = {**document_values(Document(**_document_values(live))), "xml": b"<Invoice/>"}
+    _assert_sends_sqlalchemys_document(connection, INSERT_DOCUMENT_WITH_XML, values)
+
+
 def test_claim_and_upsert_parameters_are_sqlalchemys(live: LiveService, connection: Any) -> None:
     claim = CLAIM_NUMBER[connection.dialect.name]
     values: dict[str, Any] = {"series_id": 1, "claimed": 7}
-    assert _normalized(direct(claim, connection.dialect).parameters(values)) == _normalized(
-        _sent_by_sqlalchemy(connection, claim, values)[1]
-    )
+    ours = direct(claim, connection.dialect)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, claim, values))
+    assert (ours.sql, _normalized(ours.parameters(values))) == (sql, _normalized(parameters))
     record = dict(
         zip(RECORD_COLUMNS, ("20100066603", "01", "F001", "1", "accepted", "d=", "0", b"PK"), strict=True)
     )
     upsert = UPSERT[connection.dialect.name]
-    sql, parameters = _sent_by_sqlalchemy(connection, upsert, record)
     ours = direct(upsert, connection.dialect, RECORD_COLUMNS)
+    sql, parameters = _as_ours(ours, *_sent_by_sqlalchemy(connection, upsert, record))
     assert (ours.sql, _normalized(ours.parameters(record))) == (sql, _normalized(parameters))
 
 
 def test_a_directly_inserted_document_reads_back_and_none_is_null(live: LiveService, connection: Any) -> None:
     values = _document_values(live)
-    new_id = store_document(connection, Document(**values))
+    new_id = store_document(connection, Document(**values), b"<Invoice>signed</Invoice>")
     row = connection.execute(select(DOCUMENTS).where(DOCUMENTS.c.id == new_id)).one()._mapping
     for key, value in values.items():
         assert row[key] == value, key
+    stored = connection.execute(
+        select(ARTIFACTS.c.kind, ARTIFACTS.c.content).where(ARTIFACTS.c.document_id == new_id)
+    ).all()
+    assert [(kind, bytes(content)) for kind, content in stored] == [("xml", b"<Invoice>signed</Invoice>")]
     assert (row["total_free"], row["date_of_due"]) == (Decimal(0), None)  # column default; nullable
     nulls = connection.execute(
         text("SELECT affected_document IS NULL, response IS NULL FROM documents WHERE id = :id"),
