@@ -57,7 +57,7 @@ def _below_thousand(number: int, before_noun: bool) -> str:
 def _below_million(number: int, before_noun: bool = False) -> str:
     """1-999999 in words: "mil" alone for one thousand, "dos mil", "veintiún mil trescientos"."""
     thousands, rest = divmod(number, 1000)
-    words = []
+    words: list[str] = []
     if thousands == 1:
         words.append("mil")
     elif thousands:
@@ -74,10 +74,10 @@ def _integer_words(number: int) -> str:
     if number >= _LIMIT:
         from num2words import num2words  # noqa: PLC0415 - beyond any amount: the library writes billones
 
-        words = str(num2words(number, lang="es"))
-        return _APOCOPE.sub(lambda m: "veintiún" if m.group(1) else "un", words)
+        written = str(num2words(number, lang="es"))
+        return _APOCOPE.sub(lambda m: "veintiún" if m.group(1) else "un", written)
     millions, rest = divmod(number, _MILLION)
-    words = []
+    words: list[str] = []
     if millions == 1:
         words.append("un millón")
     elif millions:
