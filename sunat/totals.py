@@ -302,18 +302,24 @@ def _line_tax(line: object, name: str) -> Decimal:
 
 def has_isc(line: object) -> bool:
     """The line carries ISC (scheme 2000): a base, an amount (nonzero Decimals) or a system."""
-    # asked of every line several times: a zero (the usual case) is told without a call to _line_tax
-    base, isc = getattr(line, "isc_base", None), getattr(line, "isc", None)
-    return bool(
-        (base and isinstance(base, Decimal))
-        or (isc and isinstance(isc, Decimal))
-        or getattr(line, "isc_system", "")
-    )
+    # asked of every line several times: its attributes are read as attributes (getattr, three calls,
+    # only for a line of amounts that lacks them) and a zero, the usual case, is told without a call
+    try:
+        base, isc, system = line.isc_base, line.isc, line.isc_system  # type: ignore[attr-defined]
+    except AttributeError:
+        base, isc = getattr(line, "isc_base", None), getattr(line, "isc", None)
+        system = getattr(line, "isc_system", "")
+    if (base and isinstance(base, Decimal)) or (isc and isinstance(isc, Decimal)):
+        return True
+    return bool(system)
 
 
 def has_other_taxes(line: object) -> bool:
     """The line carries other taxes (scheme 9999): a base or an amount (nonzero Decimals)."""
-    base, other = getattr(line, "other_base", None), getattr(line, "other", None)
+    try:
+        base, other = line.other_base, line.other  # type: ignore[attr-defined]
+    except AttributeError:  # as has_isc
+        base, other = getattr(line, "other_base", None), getattr(line, "other", None)
     return bool((base and isinstance(base, Decimal)) or (other and isinstance(other, Decimal)))
 
 
@@ -571,7 +577,7 @@ def compute_totals(
         if has_isc(line):
             isc_base += _line_tax(line, "isc_base")
             isc += _line_tax(line, "isc")
-        based = value if line.igv_base > 0 else ZERO  # SUNAT counts the lines with a base
+        based = value if line.igv_base > ZERO else ZERO  # SUNAT counts the lines with a base
         sold += based
         if affectation == "10":
             taxed += based
@@ -872,7 +878,7 @@ def check_line_exactly(
     affectation = line.affectation
     free = is_free(affectation)
     allowances = line_allowances(line)
-    for position, allowance in enumerate(allowances):
+    for position, allowance in enumerate(allowances) if allowances else ():
         found += check_allowance(
             allowance, f"items.{index}.{_allowance_key(allowance)}.{position}", line=True
         )
@@ -897,8 +903,8 @@ def check_line_exactly(
     if bears_igv(affectation):
         allowed = _IVAP_ONLY if affectation == "17" else allowed_percents
         percent = line.igv_percent
-        if (percent == 0 and igv_base > 0) or percent not in allowed:
-            found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
+        if (not percent and igv_base > ZERO) or percent not in allowed:
+            found.append(_percent_discrepancy(index, "2993" if not percent else "4438", allowed, percent))
         expected_igv = line_igv(affectation, igv_base, percent)
         if igv != expected_igv:
             exact = False
@@ -906,12 +912,12 @@ def check_line_exactly(
                 wrong("total_igv", "3111", "El total de IGV", expected_igv, igv)
             elif abs(igv - expected_igv) > TOLERANCE:
                 wrong("total_igv", "3103", "El total de IGV", expected_igv, igv)
-    elif igv != 0:
+    elif igv:  # a Decimal's truth
         exact = False
         wrong("total_igv", "3110", "El total de IGV", ZERO, igv)
 
     icbper = line.icbper
-    if icbper_rate is not None and icbper != 0:
+    if icbper_rate is not None and icbper:  # a Decimal's truth, not a comparison with the int 0
         expected_icbper = round2(line.quantity * icbper_rate)
         if expected_icbper != round2(icbper):  # exact, to the cent
             wrong("total_impuestos_bolsa_plastica", "4318", "El ICBPER", expected_icbper, icbper)
@@ -932,7 +938,7 @@ def check_line_exactly(
         if abs(line.total - total) > TOLERANCE:
             wrong("total_item", "3270", "El total", total, line.total)
     quantity = line.quantity
-    if not free and line.price_type == "01" and quantity > 0:
+    if not free and line.price_type == "01" and quantity > ZERO:
         expected_price = line_unit_price(total, quantity)
         if line.unit_price != expected_price:
             exact = False
