@@ -569,9 +569,9 @@ def compile_object(declaration: Object) -> Callable[[Reader, Any, str], Any]:
         if default is None or isinstance(default, str | bool | Decimal):
             template[key] = default
             absent = "pass"  # the template's value
-        else:  # a list or dict: a new one each time
+        else:  # a list or dict: a new one each time (a list's without a call to its default)
             template[key] = None
-            absent = f"{name} = {field_name}.default"
+            absent = f"{name} = {'[]' if declared.__class__ is List else f'{field_name}.default'}"
         lines.append(f"    raw = get({key!r})")
         lines.append("    if raw is None:")
         if declared.required:
