@@ -37,6 +37,7 @@ from sunat.catalogs import (
     bears_igv,
     is_free,
 )
+from sunat.frozen import one_store_init
 from sunat.money import TOLERANCE, quantize, round2, to_decimal
 from sunat.rates import IGV_PERCENT, IVAP_PERCENT, PERCEPTION_PERCENTS, RETENTION_PERCENT
 
@@ -267,6 +268,7 @@ class LineAmounts:
     other: Decimal = ZERO  # total_otros_impuestos
 
 
+@one_store_init  # made for every document checked
 @dataclass(frozen=True)
 class DocumentTotals:
     """Header totals (``totales``). ``igv`` includes the IVAP of 17 lines, also given apart in ``ivap``."""
@@ -618,28 +620,29 @@ def compute_totals(
     discounts = round2(line_discounts)
     charges = round2(line_charges)
     paid = round2(to_decimal(prepaid))
+    # by position, in DocumentTotals' order: a call of more than 15 keywords makes Python build a dict
     return DocumentTotals(
-        export=round2(export),
-        taxed=round2(taxed),
-        unaffected=round2(unaffected),
-        exonerated=round2(exonerated),
-        free=round2(free),
-        igv=igv,
-        igv_free=round2(igv_free),
-        icbper=icbper,
-        taxes=taxes,
-        value=value,
-        subtotal=value + taxes,
-        total=value + taxes + charges - discounts - paid,
-        ivap_base=round2(ivap_base),
-        ivap=round2(ivap),
-        discounts=discounts,
-        charges=charges,
-        prepaid=paid,
-        isc_base=round2(isc_base),
-        isc=isc,
-        other_base=round2(other_base),
-        other=other,
+        round2(export),  # export
+        round2(taxed),  # taxed
+        round2(unaffected),  # unaffected
+        round2(exonerated),  # exonerated
+        round2(free),  # free
+        igv,  # igv
+        round2(igv_free),  # igv_free
+        icbper,  # icbper
+        taxes,  # taxes
+        value,  # value
+        value + taxes,  # subtotal
+        value + taxes + charges - discounts - paid,  # total
+        round2(ivap_base),  # ivap_base
+        round2(ivap),  # ivap
+        discounts,  # discounts
+        charges,  # charges
+        paid,  # prepaid
+        round2(isc_base),  # isc_base
+        isc,  # isc
+        round2(other_base),  # other_base
+        other,  # other
     )
 
 
