@@ -1068,7 +1068,7 @@ def check_totals(
     found = []
     first_percent = None
     for index, line in enumerate(lines):  # one IGV rate per document (4438)
-        if line.affectation != "17" and bears_igv(line.affectation) and line.igv_percent != 0:
+        if line.affectation != "17" and bears_igv(line.affectation) and line.igv_percent:  # not 0
             if first_percent is None:
                 first_percent = line.igv_percent
             elif line.igv_percent != first_percent:
