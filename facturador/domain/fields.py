@@ -653,11 +653,18 @@ def _fast_path(declared: Field, index: int, namespace: dict[str, Any]) -> tuple[
         limit = 10**declared.integer_digits
         low = {"positive": 1, "zero": 0}.get(declared.minimum or "", -limit + 1)
         high = limit - 1 if declared.maximum is None else min(limit - 1, declared.maximum)
-        # a whole number needs no rounding: within its bounds it is the value
-        return f"raw.__class__ is int and {low} <= raw <= {high}", "Decimal(raw)"
+        # a whole number needs no rounding: within its bounds it is the value (a small one, as most
+        # quantities and percents, a Decimal made once: making one costs a tenth of reading an item)
+        value = f"WHOLE[raw] if raw < {len(_WHOLE)} else Decimal(raw)" if low >= 0 else "Decimal(raw)"
+        namespace["WHOLE"] = _WHOLE
+        return f"raw.__class__ is int and {low} <= raw <= {high}", value
     if kind is Boolean:
         return "raw.__class__ is bool", "raw"
     return None
+
+
+#: The Decimals of the whole numbers a body sends most (its quantities and percents: ``2``, ``18``).
+_WHOLE = tuple(Decimal(number) for number in range(1000))
 
 
 def _padded_time(text: str) -> str:
