@@ -151,10 +151,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     instalments = read_instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
     customer = _customer(values["datos_del_cliente_o_receptor"])
     # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
-    lines = tuple(
-        _with_plate(sunat_totals.sunat_line(_line(item, index)), values["numero_de_placa"])
-        for index, item in enumerate(values["items"])
-    )
+    lines = tuple(sunat_totals.sunat_line(_line(item, index)) for index, item in enumerate(values["items"]))
+    if values["numero_de_placa"]:
+        lines = tuple(_with_plate(line, values["numero_de_placa"]) for line in lines)
     related, guides = read_references(r, values["relacionados"], values["guias"])
     legends = read_legends(r, values["leyendas"])
     actions = values["acciones"]
