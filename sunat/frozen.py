@@ -18,11 +18,11 @@ _C = TypeVar("_C", bound=type)
 
 
 def one_store_init(cls: _C) -> _C:
-    """Give the frozen dataclass ``cls`` an ``__init__`` that stores its fields straight into the instance's
-    ``__dict__`` (same parameters, defaults and order as the generated one, which it replaces), key by
-    key: the instances share their keys (the class's, stored in the same order), and a dict display merged
-    into ``__dict__`` would be built growing when it has more than 15 entries, then copied (a Line's
-    ``__init__``: ~15k instructions that way, ~8k this one).
+    """Give the frozen dataclass ``cls`` an ``__init__`` that stores every field at once in the instance's
+    ``__dict__`` (same parameters, defaults and order as the generated one, which it replaces). The dict
+    is a copy of one holding every field's name, filled key by key: a display of a dict of more than 15
+    entries is built growing, and merging it into ``__dict__`` copies it again (a Line's: ~15k instructions
+    against ~10k).
 
     For plain frozen dataclasses only: no ``__slots__``, ``__post_init__``, init-only or keyword-only
     fields, or ``init=False`` fields (``TypeError`` otherwise); field defaults and default factories are
@@ -33,7 +33,7 @@ def one_store_init(cls: _C) -> _C:
         raise TypeError(f"{cls.__name__} is not a frozen dataclass")
     if "__slots__" in cls.__dict__ or hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has __slots__ or __post_init__: keep its generated __init__")
-    namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING}
+    namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING, "__set": object.__setattr__}
     arguments, stores, factories = [], [], []
     for index, declared in enumerate(dataclasses.fields(cls)):
         if not declared.init or declared.kw_only:
@@ -49,12 +49,14 @@ def one_store_init(cls: _C) -> _C:
         else:
             arguments.append(name)
         stores.append(f"    __values[{name!r}] = {name}")
+    namespace["__TEMPLATE"] = dict.fromkeys(declared.name for declared in dataclasses.fields(cls))
     source = "\n".join(
         [
             f"def __init__(self, {', '.join(arguments)}):",
             *factories,
-            "    __values = self.__dict__",
+            "    __values = __TEMPLATE.copy()",
             *stores,
+            "    __set(self, '__dict__', __values)",
         ]
     )
     exec(compile(source, f"<__init__ of {cls.__qualname__}>", "exec"), namespace)  # noqa: S102
