@@ -37,6 +37,7 @@ from sunat.catalogs import (
     bears_igv,
     is_free,
 )
+from sunat.frozen import one_store_init
 from sunat.money import TOLERANCE, quantize, round2, to_decimal
 from sunat.rates import IGV_PERCENT, IVAP_PERCENT, PERCEPTION_PERCENTS, RETENTION_PERCENT
 
@@ -267,6 +268,7 @@ class LineAmounts:
     other: Decimal = ZERO  # total_otros_impuestos
 
 
+@one_store_init  # made for every document checked
 @dataclass(frozen=True)
 class DocumentTotals:
     """Header totals (``totales``). ``igv`` includes the IVAP of 17 lines, also given apart in ``ivap``."""
@@ -302,18 +304,24 @@ def _line_tax(line: object, name: str) -> Decimal:
 
 def has_isc(line: object) -> bool:
     """The line carries ISC (scheme 2000): a base, an amount (nonzero Decimals) or a system."""
-    # asked of every line several times: a zero (the usual case) is told without a call to _line_tax
-    base, isc = getattr(line, "isc_base", None), getattr(line, "isc", None)
-    return bool(
-        (base and isinstance(base, Decimal))
-        or (isc and isinstance(isc, Decimal))
-        or getattr(line, "isc_system", "")
-    )
+    # asked of every line several times: its attributes are read as attributes (getattr, three calls,
+    # only for a line of amounts that lacks them) and a zero, the usual case, is told without a call
+    try:
+        base, isc, system = line.isc_base, line.isc, line.isc_system  # type: ignore[attr-defined]
+    except AttributeError:
+        base, isc = getattr(line, "isc_base", None), getattr(line, "isc", None)
+        system = getattr(line, "isc_system", "")
+    if (base and isinstance(base, Decimal)) or (isc and isinstance(isc, Decimal)):
+        return True
+    return bool(system)
 
 
 def has_other_taxes(line: object) -> bool:
     """The line carries other taxes (scheme 9999): a base or an amount (nonzero Decimals)."""
-    base, other = getattr(line, "other_base", None), getattr(line, "other", None)
+    try:
+        base, other = line.other_base, line.other  # type: ignore[attr-defined]
+    except AttributeError:  # as has_isc
+        base, other = getattr(line, "other_base", None), getattr(line, "other", None)
     return bool((base and isinstance(base, Decimal)) or (other and isinstance(other, Decimal)))
 
 
@@ -571,7 +579,7 @@ def compute_totals(
         if has_isc(line):
             isc_base += _line_tax(line, "isc_base")
             isc += _line_tax(line, "isc")
-        based = value if line.igv_base > 0 else ZERO  # SUNAT counts the lines with a base
+        based = value if line.igv_base > ZERO else ZERO  # SUNAT counts the lines with a base
         sold += based
         if affectation == "10":
             taxed += based
@@ -612,28 +620,29 @@ def compute_totals(
     discounts = round2(line_discounts)
     charges = round2(line_charges)
     paid = round2(to_decimal(prepaid))
+    # by position, in DocumentTotals' order: a call of more than 15 keywords makes Python build a dict
     return DocumentTotals(
-        export=round2(export),
-        taxed=round2(taxed),
-        unaffected=round2(unaffected),
-        exonerated=round2(exonerated),
-        free=round2(free),
-        igv=igv,
-        igv_free=round2(igv_free),
-        icbper=icbper,
-        taxes=taxes,
-        value=value,
-        subtotal=value + taxes,
-        total=value + taxes + charges - discounts - paid,
-        ivap_base=round2(ivap_base),
-        ivap=round2(ivap),
-        discounts=discounts,
-        charges=charges,
-        prepaid=paid,
-        isc_base=round2(isc_base),
-        isc=isc,
-        other_base=round2(other_base),
-        other=other,
+        round2(export),  # export
+        round2(taxed),  # taxed
+        round2(unaffected),  # unaffected
+        round2(exonerated),  # exonerated
+        round2(free),  # free
+        igv,  # igv
+        round2(igv_free),  # igv_free
+        icbper,  # icbper
+        taxes,  # taxes
+        value,  # value
+        value + taxes,  # subtotal
+        value + taxes + charges - discounts - paid,  # total
+        round2(ivap_base),  # ivap_base
+        round2(ivap),  # ivap
+        discounts,  # discounts
+        charges,  # charges
+        paid,  # prepaid
+        round2(isc_base),  # isc_base
+        isc,  # isc
+        round2(other_base),  # other_base
+        other,  # other
     )
 
 
@@ -872,7 +881,7 @@ def check_line_exactly(
     affectation = line.affectation
     free = is_free(affectation)
     allowances = line_allowances(line)
-    for position, allowance in enumerate(allowances):
+    for position, allowance in enumerate(allowances) if allowances else ():
         found += check_allowance(
             allowance, f"items.{index}.{_allowance_key(allowance)}.{position}", line=True
         )
@@ -897,8 +906,8 @@ def check_line_exactly(
     if bears_igv(affectation):
         allowed = _IVAP_ONLY if affectation == "17" else allowed_percents
         percent = line.igv_percent
-        if (percent == 0 and igv_base > 0) or percent not in allowed:
-            found.append(_percent_discrepancy(index, "2993" if percent == 0 else "4438", allowed, percent))
+        if (not percent and igv_base > ZERO) or percent not in allowed:
+            found.append(_percent_discrepancy(index, "2993" if not percent else "4438", allowed, percent))
         expected_igv = line_igv(affectation, igv_base, percent)
         if igv != expected_igv:
             exact = False
@@ -906,12 +915,12 @@ def check_line_exactly(
                 wrong("total_igv", "3111", "El total de IGV", expected_igv, igv)
             elif abs(igv - expected_igv) > TOLERANCE:
                 wrong("total_igv", "3103", "El total de IGV", expected_igv, igv)
-    elif igv != 0:
+    elif igv:  # a Decimal's truth
         exact = False
         wrong("total_igv", "3110", "El total de IGV", ZERO, igv)
 
     icbper = line.icbper
-    if icbper_rate is not None and icbper != 0:
+    if icbper_rate is not None and icbper:  # a Decimal's truth, not a comparison with the int 0
         expected_icbper = round2(line.quantity * icbper_rate)
         if expected_icbper != round2(icbper):  # exact, to the cent
             wrong("total_impuestos_bolsa_plastica", "4318", "El ICBPER", expected_icbper, icbper)
@@ -932,7 +941,7 @@ def check_line_exactly(
         if abs(line.total - total) > TOLERANCE:
             wrong("total_item", "3270", "El total", total, line.total)
     quantity = line.quantity
-    if not free and line.price_type == "01" and quantity > 0:
+    if not free and line.price_type == "01" and quantity > ZERO:
         expected_price = line_unit_price(total, quantity)
         if line.unit_price != expected_price:
             exact = False
@@ -1059,7 +1068,7 @@ def check_totals(
     found = []
     first_percent = None
     for index, line in enumerate(lines):  # one IGV rate per document (4438)
-        if line.affectation != "17" and bears_igv(line.affectation) and line.igv_percent != 0:
+        if line.affectation != "17" and bears_igv(line.affectation) and line.igv_percent:  # not 0
             if first_percent is None:
                 first_percent = line.igv_percent
             elif line.igv_percent != first_percent:

@@ -27,7 +27,7 @@ from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 CENT = Decimal("0.01")
 
 
-#: The ``totales`` key of each :class:`~facturador.issued.Totals` amount.
+#: The ``totales`` key of each :class:`~facturador.issued.Totals` amount, in Totals' order.
 _TOTALS_KEYS = {
     "export": "total_exportacion",
     "taxed": "total_operaciones_gravadas",
@@ -51,6 +51,7 @@ _TOTALS_KEYS = {
 }
 
 
+assert tuple(_TOTALS_KEYS) == tuple(Totals.__dataclass_fields__)
 _AMOUNT_LIMIT = Decimal(10) ** AMOUNT.integer_digits
 
 
@@ -58,7 +59,7 @@ def header_totals(values: Mapping[str, Any], computed: sunat_totals.DocumentTota
     """Header totals; optional ones the client leaves out are taken from ``computed`` (the lines, the
     global discounts and charges and the advances: ``sunat.totals.compute_totals``), and must fit
     n(12,2). ``subtotal_venta`` defaults to value + taxes."""
-    amounts = {}
+    amounts = []  # in Totals' order (that of _TOTALS_KEYS), passed by position: 19 keywords build a dict
     for name, key in _TOTALS_KEYS.items():
         given = values[key]
         if given is None:
@@ -72,8 +73,8 @@ def header_totals(values: Mapping[str, Any], computed: sunat_totals.DocumentTota
                     f"El campo totales.{key} calculado de los ítems ({round2(given)}) está fuera de rango: "
                     f"admite hasta {AMOUNT.integer_digits} dígitos enteros.",
                 )
-        amounts[name] = given
-    return Totals(**amounts)
+        amounts.append(given)
+    return Totals(*amounts)
 
 
 def _item_path(line: Line) -> str:

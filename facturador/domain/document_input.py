@@ -151,10 +151,9 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
     instalments = read_instalments(r, body, values["cuotas"], payment_condition, currency, issue_date)
     customer = _customer(values["datos_del_cliente_o_receptor"])
     # real clients' conventions (free lines by their base, the bag tax outside the taxes) become SUNAT's
-    lines = tuple(
-        _with_plate(sunat_totals.sunat_line(_line(item, index)), values["numero_de_placa"])
-        for index, item in enumerate(values["items"])
-    )
+    lines = tuple(sunat_totals.sunat_line(_line(item, index)) for index, item in enumerate(values["items"]))
+    if values["numero_de_placa"]:
+        lines = tuple(_with_plate(line, values["numero_de_placa"]) for line in lines)
     related, guides = read_references(r, values["relacionados"], values["guias"])
     legends = read_legends(r, values["leyendas"])
     actions = values["acciones"]
@@ -300,45 +299,52 @@ def _customer(values: Mapping[str, Any]) -> Party:
 
 
 def _line(item: Mapping[str, Any], index: int) -> Line:
+    # by position, in Line's order: a call of more than 15 keywords makes Python build a dict of them and
+    # unpack it again (about a third of making a line); a test holds every field to its item key
     return Line(
-        index=index + 1,
-        description=item["descripcion"],
-        unit=item["unidad_de_medida"],
-        quantity=item["cantidad"],
-        unit_value=item["valor_unitario"],
-        price_type=item["codigo_tipo_precio"],
-        unit_price=item["precio_unitario"],
-        affectation=item["codigo_tipo_afectacion_igv"],
-        igv_base=item["total_base_igv"],
-        igv_percent=item["porcentaje_igv"],
-        igv=item["total_igv"],
-        taxes=item["total_impuestos"],
-        value=item["total_valor_item"],
-        total=item["total_item"],
-        icbper=item["total_impuestos_bolsa_plastica"],
-        isc_system=item["codigo_tipo_sistema_isc"] or "",
-        isc_base=item["total_base_isc"],
-        isc_percent=item["porcentaje_isc"],
-        isc=item["total_isc"],
-        other_base=item["total_base_otros_impuestos"],
-        other_percent=item["porcentaje_otros_impuestos"],
-        other=item["total_otros_impuestos"],
-        internal_code=item["codigo_interno"],
-        sunat_code=item["codigo_producto_sunat"],
-        allowances=read_allowances(item["descuentos"], item["cargos"]),
-        properties=tuple(
-            ItemProperty(
-                code=entry["codigo"],
-                name=entry["descripcion"],
-                value=entry["valor"],
-                start=entry["fecha_inicio"],
-                end=entry["fecha_fin"],
-                days=entry["duracion"],
-            )
-            for entry in item["datos_adicionales"]
+        index + 1,  # index
+        item["descripcion"],  # description
+        item["unidad_de_medida"],  # unit
+        item["cantidad"],  # quantity
+        item["valor_unitario"],  # unit_value
+        item["codigo_tipo_precio"],  # price_type
+        item["precio_unitario"],  # unit_price
+        item["codigo_tipo_afectacion_igv"],  # affectation
+        item["total_base_igv"],  # igv_base
+        item["porcentaje_igv"],  # igv_percent
+        item["total_igv"],  # igv
+        item["total_impuestos"],  # taxes
+        item["total_valor_item"],  # value
+        item["total_item"],  # total
+        item["total_impuestos_bolsa_plastica"],  # icbper
+        item["codigo_interno"],  # internal_code
+        item["codigo_producto_sunat"],  # sunat_code
+        read_allowances(item["descuentos"], item["cargos"]),  # allowances
+        _properties(item["datos_adicionales"]),  # properties
+        item["codigo_tipo_sistema_isc"] or "",  # isc_system
+        item["total_base_isc"],  # isc_base
+        item["porcentaje_isc"],  # isc_percent
+        item["total_isc"],  # isc
+        item["total_base_otros_impuestos"],  # other_base
+        item["porcentaje_otros_impuestos"],  # other_percent
+        item["total_otros_impuestos"],  # other
+    )
+
+
+def _properties(entries: list[Mapping[str, Any]]) -> tuple[ItemProperty, ...]:
+    """An item's ``datos_adicionales`` (catalog 55)."""
+    if not entries:  # most items
+        return ()
+    return tuple(
+        ItemProperty(
+            code=entry["codigo"],
+            name=entry["descripcion"],
+            value=entry["valor"],
+            start=entry["fecha_inicio"],
+            end=entry["fecha_fin"],
+            days=entry["duracion"],
         )
-        if item["datos_adicionales"]
-        else (),
+        for entry in entries
     )
 
 

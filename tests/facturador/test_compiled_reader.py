@@ -161,3 +161,20 @@ def test_compiled_default_is_the_fields_defaults_made_anew(name: str, declaratio
         for key, value in first.items():
             if isinstance(value, list | dict):
                 assert value is not second[key], f"{name}: {key} shared between two defaults"
+
+
+def test_whole_numbers_read_as_their_decimals_in_and_beyond_the_table() -> None:
+    declaration = Object(
+        name="Wholes",
+        fields={"zero": Number(), "positive": Number(minimum="positive"), "signed": Number(minimum=None)},
+    )
+    for number in (0, 1, 18, 999, 1000, 1001, 123456789012, -1, -999, -1000):
+        body = {"zero": number, "positive": number, "signed": number}
+        compiled, reader = declaration.read(Reader(), body, ""), Reader()
+        slowly = declaration.read_slowly(reader, body, "")
+        assert compiled == slowly
+        for key, value in compiled.items():
+            assert repr(value) == repr(slowly[key])  # the same digits and exponent
+        if number >= 0:
+            assert compiled["zero"] == Decimal(number) and repr(compiled["zero"]) == repr(Decimal(number))
+        assert compiled["signed"] == Decimal(number)

@@ -560,3 +560,16 @@ def test_unit_values_keep_ten_places_and_at_least_two() -> None:
         assert str(_unit(value)) == str(reference(value)), text
     assert str(_unit(D("118") / D("2"))) == "59.00"
     assert str(_unit(D("100") / D("3"))) == "33.3333333333"
+
+
+def test_document_totals_keep_the_order_compute_totals_passes_them_in() -> None:
+    """compute_totals makes its DocumentTotals by position: a field moved or added there must move here."""
+    import dataclasses
+
+    from sunat.totals import DocumentTotals
+
+    assert [field.name for field in dataclasses.fields(DocumentTotals)] == [
+        *("export", "taxed", "unaffected", "exonerated", "free", "igv", "igv_free", "icbper", "taxes"),
+        *("value", "subtotal", "total", "ivap_base", "ivap", "discounts", "charges", "prepaid"),
+        *("isc_base", "isc", "other_base", "other"),
+    ]

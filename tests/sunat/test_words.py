@@ -53,3 +53,29 @@ def test_accepts_other_numeric_inputs():
 def test_negative_is_rejected():
     with pytest.raises(ValueError):
         amount_in_words(Decimal("-1"))
+
+
+def _num2words_with_apocope(number: int) -> str:
+    """What the legend was written with before it had its own writer: num2words, then the apocope."""
+    import re
+
+    from num2words import num2words
+
+    words = num2words(number, lang="es")
+    apocope = re.compile(r"\b(veinti)?uno(?= (?:mil|millón|millones|billón|billones)\b)")
+    return apocope.sub(lambda m: "veintiún" if m.group(1) else "un", words)
+
+
+def test_whole_numbers_are_written_as_num2words_wrote_them():
+    import random
+
+    from sunat.words import _integer_words
+
+    rng = random.Random(22)
+    numbers = [*range(0, 3000), *range(3000, 1_100_000, 997)]
+    numbers += [rng.randrange(10**digits) for digits in range(4, 13) for _ in range(300)]
+    leading = (1, 2, 21, 31, 100, 101, 121, 999)
+    numbers += [a * 10**k + b for a in leading for k in (3, 6, 9) for b in (0, 1, 21)]
+    numbers += [10**12, 21 * 10**12 + 21_000]  # beyond every amount: still num2words'
+    for number in numbers:
+        assert _integer_words(number) == _num2words_with_apocope(number), number

@@ -72,3 +72,18 @@ def test_header_subtotal_order_and_charged_tax():
     subtotals = parts.header_subtotals(doc)
     assert [s.scheme.id for s in subtotals] == ["1000", "9996", "9997", "9998", "7152"]
     assert parts.charged_tax(subtotals) == doc.totals.igv + doc.totals.icbper
+
+
+def test_clock_writes_a_time_as_strftime_does() -> None:
+    import datetime as dt
+
+    from facturador.ubl.parts import clock
+
+    offset = dt.timezone(dt.timedelta(hours=-5))
+    for moment in (
+        dt.time(0, 0),
+        dt.time(7, 5, 9, 123456),
+        dt.time(23, 59, 59, 999999),
+        dt.time(10, 11, 11, tzinfo=offset),
+    ):
+        assert clock(moment) == moment.strftime("%H:%M:%S")
