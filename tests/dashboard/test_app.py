@@ -91,6 +91,22 @@ def test_documents_page_lists_the_range_with_kpis_and_charts(tenants: Path, issu
     assert not any("Cargando" in json.dumps(spec) for spec in figures)  # the loading frames were replaced
 
 
+def test_documents_page_keeps_its_range_when_the_analyst_comes_back(tenants: Path, issued: Issued) -> None:
+    """Streamlit forgets a widget's value when its page is left: back on Documentos from Buscar, the
+    range picked is still the one shown (it was the last 30 days again), and its documents listed."""
+    at = app()
+    today = peru_today()
+    picked = (today - timedelta(days=3), today)
+    at.date_input(key="docs_range").set_value(picked).run()
+    at.switch_page("views/search.py").run()
+    assert not at.get("plotly_chart")
+    at.switch_page("views/documents.py").run()
+    assert not at.exception, at.exception
+    assert tuple(at.date_input(key="docs_range").value) == picked
+    assert set(issued.numbers) <= set(at.dataframe[0].value["number"])  # issued today, in the range
+    assert len(plotly_specs(at)) == 3
+
+
 def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None:
     at = app()
     at.multiselect(key="f_types").set_value(["03"]).run()
