@@ -22,6 +22,9 @@ time it to its three charts drawn:
   computed but in a new browser (nothing cached in it);
 - today's documents alone (a hundred), cold the same way: what the browser and Streamlit cost whatever
   the range (the machine's load shows there first);
+- *in session*, as an analyst keeps the dashboard open (a booted page in a new browser, timed to the
+  three charts redrawn with the new data): back to Documentos from Buscar through the sidebar with the
+  year read (warm), and a ~20k range not read yet (a day before the small one) typed into the page;
 - the peak memory (VmHWM) of the dashboard process after those visits.
 
 The load average (``/proc/loadavg``) is printed beside every figure: the machine is shared.
@@ -63,8 +66,21 @@ CHARTS_DRAWN = """() => {
   const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
   return charts.filter((c) => c.querySelector(".js-plotly-plot .main-svg g.trace")).length >= 3;
 }"""
+#: What each chart draws (its traces, as plotly holds them), ``null`` for a frame not drawn or without
+#: traces (a loading frame): a chart counts as redrawn when its entry is drawn and differs from before.
+CHART_DATA = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
+  const plot = c.querySelector(".js-plotly-plot");
+  return plot && plot.querySelector(".main-svg g.trace") ? JSON.stringify(plot.data) : null;
+})"""
+CHARTS_REDRAWN = (
+    "(before) => { const now = ("
+    + CHART_DATA
+    + ")(); return now.length >= 3 && now.every((shown, n) => shown !== null && shown !== before[n]); }"
+)
 CENT = Decimal("0.01")
 VIEWPORT = {"width": 1440, "height": 1600}
+#: How long a page may take to draw its charts before the run fails.
+TIMEOUT_MS = 300_000
 #: The ids of the documents written into the store start here (the service's are below).
 FIRST_ID = 10_000_000
 
@@ -188,6 +204,50 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def type_range(page: Any, start: dt.date, end: dt.date) -> None:
+    """Type a range into Documentos' date input (day, month and year of each end), not yet sent: the
+    range is sent when the field is closed (Escape)."""
+    for which, day in (("start", start), ("end", end)):
+        page.get_by_role("spinbutton", name=f"day, Rango de fechas de emisión {which} date").click()
+        page.keyboard.type(f"{day:%d%m%Y}", delay=20)
+
+
+def in_session(
+    browser: Any, url: str, year: tuple[dt.date, dt.date], unread: tuple[dt.date, dt.date]
+) -> dict[str, float]:
+    """The analyst's open dashboard (a booted page, Streamlit's and plotly's JavaScript evaluated), each
+    timed to the three charts redrawn with the new data: *back*, to Documentos from Buscar through the
+    sidebar, the ``year`` read and its range kept; *range*, the ``unread`` range typed into the page
+    (timed from closing the field, when it is sent)."""
+    from tests.dashboard.browser import wait_for_app
+
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(f"{url}/documents?desde={year[0].isoformat()}&hasta={year[1].isoformat()}")
+    page.wait_for_function(CHARTS_DRAWN, timeout=TIMEOUT_MS)
+    wait_for_app(page)
+    nav = page.get_by_test_id("stSidebarNav")
+    nav.get_by_text("Buscar", exact=True).click()
+    wait_for_app(page)
+    started = time.perf_counter()
+    nav.get_by_text("Documentos", exact=True).click()
+    page.wait_for_function(CHARTS_REDRAWN, arg=[None, None, None], timeout=TIMEOUT_MS)
+    back = time.perf_counter() - started
+    wait_for_app(page)
+    shown = page.get_by_test_id("stDateInput").locator("input").evaluate_all("i => i.map((e) => e.value)")
+    if shown != [year[0].isoformat(), year[1].isoformat()]:  # pragma: no cover - the range was lost
+        raise RuntimeError(f"back on Documentos the range is {shown}, not the year")
+    type_range(page, *unread)
+    page.wait_for_timeout(300)  # nothing is sent while typing
+    before = page.evaluate(CHART_DATA)
+    started = time.perf_counter()
+    page.keyboard.press("Escape")  # closing the field sends the range
+    page.wait_for_function(CHARTS_REDRAWN, arg=before, timeout=TIMEOUT_MS)
+    changed = time.perf_counter() - started
+    context.close()
+    return {"back": back, "range": changed}
+
+
 def browser_runs(
     base: str, folder: Path, start: dt.date, end: dt.date, small_start: dt.date, repeat: int
 ) -> list[dict[str, Any]]:
@@ -209,7 +269,7 @@ def browser_runs(
             page = context.new_page() if context else browser.new_page(viewport=VIEWPORT)
             started = time.perf_counter()
             page.goto(f"{url}/documents?desde={first.isoformat()}&hasta={end.isoformat()}")
-            page.wait_for_function(CHARTS_DRAWN, timeout=300_000)
+            page.wait_for_function(CHARTS_DRAWN, timeout=TIMEOUT_MS)
             took = time.perf_counter() - started
             subheader = page.locator("h3").all_inner_texts()
             page.close()
@@ -242,6 +302,9 @@ def browser_runs(
                         context.close()
                         run["tiny"] = documents(url, end)  # today's ~100: what the browser costs anyway
                         run["load_tiny"] = load()
+                        day = dt.timedelta(days=1)  # a range of ~20k not read yet: a day before the small
+                        run.update(in_session(browser, url, (start, end), (small_start - day, end - day)))
+                        run["load_session"] = load()
                     run["rss_mb"] = peak_rss_mb(processes[0].pid)
                     print(f"  {run}", flush=True)
                     runs.append(run)
@@ -525,6 +588,11 @@ def main() -> None:
     tiny = min(len(per_day_rows) and per_day_rows[0][1] or 0, total)
     print(f"  {tiny:,} docs (today), cold, the page's own cost  : {stats([r['tiny'] for r in colds])}  "
           f"(load {', '.join(r['load_tiny'] for r in colds)})")  # fmt: skip
+    print("Documentos in session (the dashboard open in the analyst's browser, the page booted):")
+    print(f"  back from Buscar (sidebar), year read : {stats([r['back'] for r in colds])}  "
+          f"(load {', '.join(r['load_session'] for r in colds)})")  # fmt: skip
+    print(f"  a ~{small_count:,}-doc range not read, typed : {stats([r['range'] for r in colds])}  "
+          f"(load {', '.join(r['load_session'] for r in colds)})")  # fmt: skip
     print(f"  dashboard peak RSS                : max {max(r['rss_mb'] for r in runs):,.0f} MB, p50 "
           f"{statistics.median(r['rss_mb'] for r in runs):,.0f} MB  target < 1024 MB")  # fmt: skip
 
