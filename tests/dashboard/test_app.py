@@ -107,6 +107,26 @@ def test_documents_page_keeps_its_range_when_the_analyst_comes_back(tenants: Pat
     assert len(plotly_specs(at)) == 3
 
 
+def test_a_range_shown_is_drawn_at_once_next_time_until_a_change(
+    stored_tenants: Path, issued: Issued
+) -> None:
+    """Documentos on a local store draws loading frames only for a range not read yet: one this process
+    has shown is drawn at once (plotly drew each chart twice); after a change made in the session (a
+    status, a send) the range is read again, with its frames."""
+    from dashboard import session
+
+    at = app()
+    start, end = at.date_input(key="docs_range").value
+    key = at.session_state["_active"].key
+    shown = session._SYNCED.get((key, start, end))
+    assert shown is not None and shown.memoised(("count",))  # the page's COUNT
+    at.session_state["_documents_stale"] = True  # as invalidate_documents leaves it
+    at.run()
+    assert not at.exception, at.exception
+    assert "_documents_stale" not in at.session_state  # read again
+    assert len(plotly_specs(at)) == 3
+
+
 def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None:
     at = app()
     at.multiselect(key="f_types").set_value(["03"]).run()
