@@ -110,9 +110,10 @@ def test_documents_page_keeps_its_range_when_the_analyst_comes_back(tenants: Pat
 def test_a_range_shown_is_drawn_at_once_next_time_until_a_change(
     stored_tenants: Path, issued: Issued
 ) -> None:
-    """Documentos on a local store draws loading frames only for a range not read yet: one this process
-    has shown is drawn at once (plotly drew each chart twice); after a change made in the session (a
-    status, a send) the range is read again, with its frames."""
+    """Documentos on a local store draws loading frames only for a range not read yet or a session that
+    drew no chart yet: a range this process has shown, in a session that drew it, is drawn at once
+    (plotly drew each chart twice); after a change made in the session (a status, a send) the range is
+    read again, with its frames."""
     from dashboard import session
 
     at = app()
@@ -120,6 +121,7 @@ def test_a_range_shown_is_drawn_at_once_next_time_until_a_change(
     key = at.session_state["_active"].key
     shown = session._SYNCED.get((key, start, end))
     assert shown is not None and shown.memoised(("count",))  # the page's COUNT
+    assert at.session_state["_documents_charts_drawn"]  # this session's browser has plotly's code
     at.session_state["_documents_stale"] = True  # as invalidate_documents leaves it
     at.run()
     assert not at.exception, at.exception
