@@ -22,6 +22,9 @@ time it to its three charts drawn:
   computed but in a new browser (nothing cached in it);
 - today's documents alone (a hundred), cold the same way: what the browser and Streamlit cost whatever
   the range (the machine's load shows there first);
+- *in session*, as an analyst keeps the dashboard open (a booted page in a new browser, timed to the
+  three charts redrawn with the new data): back to Documentos from Buscar through the sidebar with the
+  year read (warm), and a ~20k range not read yet (a day before the small one) typed into the page;
 - the peak memory (VmHWM) of the dashboard process after those visits.
 
 The load average (``/proc/loadavg``) is printed beside every figure: the machine is shared.
@@ -36,6 +39,7 @@ import argparse
 import contextlib
 import copy
 import datetime as dt
+import itertools
 import os
 import random
 import statistics
@@ -63,8 +67,21 @@ CHARTS_DRAWN = """() => {
   const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
   return charts.filter((c) => c.querySelector(".js-plotly-plot .main-svg g.trace")).length >= 3;
 }"""
+#: What each chart draws (its traces, as plotly holds them), ``null`` for a frame not drawn or without
+#: traces (a loading frame): a chart counts as redrawn when its entry is drawn and differs from before.
+CHART_DATA = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
+  const plot = c.querySelector(".js-plotly-plot");
+  return plot && plot.querySelector(".main-svg g.trace") ? JSON.stringify(plot.data) : null;
+})"""
+CHARTS_REDRAWN = (
+    "(before) => { const now = ("
+    + CHART_DATA
+    + ")(); return now.length >= 3 && now.every((shown, n) => shown !== null && shown !== before[n]); }"
+)
 CENT = Decimal("0.01")
 VIEWPORT = {"width": 1440, "height": 1600}
+#: How long a page may take to draw its charts before the run fails.
+TIMEOUT_MS = 300_000
 #: The ids of the documents written into the store start here (the service's are below).
 FIRST_ID = 10_000_000
 
@@ -180,6 +197,30 @@ def seed_store(
     return written
 
 
+def children_cpu() -> float:
+    """CPU seconds (user and system) used so far by this process's descendants: Chromium, the
+    dashboard and the service. Less sensitive to the machine's load than the wall time (a process waiting
+    for a core uses none)."""
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rpartition(")")[2].split()
+            pid = int(stat.parent.name)
+            parents[pid] = int(fields[1])
+            used[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    mine, total = {os.getpid()}, 0.0
+    for pid in parents:
+        chain, up = [], pid
+        while up in parents and up not in mine and up > 1:
+            chain.append(up)
+            up = parents[up]
+        if up in mine:
+            mine.update(chain)
+            total += sum(used[p] for p in chain if p != os.getpid())
+    return total
+
+
 def peak_rss_mb(pid: int) -> float:
     """The peak resident memory of a process (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -188,10 +229,64 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def type_range(page: Any, start: dt.date, end: dt.date) -> None:
+    """Type a range into Documentos' date input (day, month and year of each end), not yet sent: the
+    range is sent when the field is closed (Escape)."""
+    for which, day in (("start", start), ("end", end)):
+        page.get_by_role("spinbutton", name=f"day, Rango de fechas de emisión {which} date").click()
+        page.keyboard.type(f"{day:%d%m%Y}", delay=20)
+
+
+def in_session(
+    browser: Any, url: str, year: tuple[dt.date, dt.date], unread: tuple[dt.date, dt.date]
+) -> dict[str, float]:
+    """The analyst's open dashboard (a booted page, Streamlit's and plotly's JavaScript evaluated), each
+    timed to the three charts redrawn with the new data: *back*, to Documentos from Buscar through the
+    sidebar, the ``year`` read and its range kept (NaN when the page forgot it); *range*, the
+    ``unread`` range typed into the page (timed from closing the field, when it is sent); each with the
+    CPU seconds it took (``_cpu``: :func:`children_cpu`)."""
+    from tests.dashboard.browser import wait_for_app
+
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(f"{url}/documents?desde={year[0].isoformat()}&hasta={year[1].isoformat()}")
+    page.wait_for_function(CHARTS_DRAWN, timeout=TIMEOUT_MS)
+    wait_for_app(page)
+    nav = page.get_by_test_id("stSidebarNav")
+    nav.get_by_text("Buscar", exact=True).click()
+    wait_for_app(page)
+    started, cpu = time.perf_counter(), children_cpu()
+    nav.get_by_text("Documentos", exact=True).click()
+    page.wait_for_function(CHARTS_REDRAWN, arg=[None, None, None], timeout=TIMEOUT_MS)
+    back, back_cpu = time.perf_counter() - started, children_cpu() - cpu
+    wait_for_app(page)
+    shown = page.get_by_test_id("stDateInput").locator("input").evaluate_all("i => i.map((e) => e.value)")
+    kept = shown == [year[0].isoformat(), year[1].isoformat()]  # an older dashboard forgot the range
+    type_range(page, *unread)
+    page.wait_for_timeout(300)  # nothing is sent while typing
+    before = page.evaluate(CHART_DATA)
+    started, cpu = time.perf_counter(), children_cpu()
+    page.keyboard.press("Escape")  # closing the field sends the range
+    page.wait_for_function(CHARTS_REDRAWN, arg=before, timeout=TIMEOUT_MS)
+    changed, changed_cpu = time.perf_counter() - started, children_cpu() - cpu
+    context.close()
+    if not kept:
+        back = back_cpu = float("nan")
+    return {"back": back, "back_cpu": back_cpu, "range": changed, "range_cpu": changed_cpu}
+
+
 def browser_runs(
-    base: str, folder: Path, start: dt.date, end: dt.date, small_start: dt.date, repeat: int
+    base: str,
+    folder: Path,
+    start: dt.date,
+    end: dt.date,
+    small_start: dt.date,
+    repeat: int,
+    before: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """``repeat`` restarts of the dashboard, each timed as the module's docstring says."""
+    """``repeat`` restarts of the dashboard, each timed as the module's docstring says; with ``before``
+    (a checkout of an earlier commit), each restart of this tree's dashboard follows one of that tree's,
+    alternated so the machine's load hits both alike (``tree`` in each run: ``before`` or ``after``)."""
     from issue import TOKEN
     from playwright.sync_api import sync_playwright
 
@@ -209,7 +304,7 @@ def browser_runs(
             page = context.new_page() if context else browser.new_page(viewport=VIEWPORT)
             started = time.perf_counter()
             page.goto(f"{url}/documents?desde={first.isoformat()}&hasta={end.isoformat()}")
-            page.wait_for_function(CHARTS_DRAWN, timeout=300_000)
+            page.wait_for_function(CHARTS_DRAWN, timeout=TIMEOUT_MS)
             took = time.perf_counter() - started
             subheader = page.locator("h3").all_inner_texts()
             page.close()
@@ -217,34 +312,39 @@ def browser_runs(
                 raise RuntimeError(f"the page did not show its documents: {subheader}")
             return took
 
-        for attempt in range(repeat):
-            for kind in ("first", "cold"):
-                run_folder = folder / f"run-{kind}-{attempt}"
-                run_folder.mkdir()
-                processes: list[Any] = []
-                with streamlit_app(run_folder, tenants, processes=processes) as url:
-                    run: dict[str, Any] = {"kind": kind, "load_before": load()}
-                    if kind == "cold":
-                        warm = browser.new_page()
-                        warm.goto(f"{url}/search")
-                        wait_for_app(warm)
-                        warm.close()
-                    run["year"] = documents(url, start)
-                    run["load_year"] = load()
-                    if kind == "cold":
-                        run["small"] = documents(url, small_start)  # its range not read yet
-                        run["load_small"] = load()
-                        run["warm_new_browser"] = documents(url, start)  # figures computed, no JS cached
-                        context = browser.new_context(viewport=VIEWPORT)  # a browser that showed the page
-                        documents(url, start, context)
-                        run["warm"] = documents(url, start, context)
-                        run["load_warm"] = load()
-                        context.close()
-                        run["tiny"] = documents(url, end)  # today's ~100: what the browser costs anyway
-                        run["load_tiny"] = load()
-                    run["rss_mb"] = peak_rss_mb(processes[0].pid)
-                    print(f"  {run}", flush=True)
-                    runs.append(run)
+        trees: dict[str, Path | None] = (
+            {"after": None} if before is None else {"before": before, "after": None}
+        )
+        for attempt, kind, (name, tree) in itertools.product(range(repeat), ("first", "cold"), trees.items()):
+            run_folder = folder / f"run-{kind}-{attempt}-{name}"
+            run_folder.mkdir()
+            processes: list[Any] = []
+            with streamlit_app(run_folder, tenants, processes=processes, tree=tree) as url:
+                run: dict[str, Any] = {"tree": name, "kind": kind, "load_before": load()}
+                if kind == "cold":
+                    warm = browser.new_page()
+                    warm.goto(f"{url}/search")
+                    wait_for_app(warm)
+                    warm.close()
+                run["year"] = documents(url, start)
+                run["load_year"] = load()
+                if kind == "cold":
+                    run["small"] = documents(url, small_start)  # its range not read yet
+                    run["load_small"] = load()
+                    run["warm_new_browser"] = documents(url, start)  # figures computed, no JS cached
+                    context = browser.new_context(viewport=VIEWPORT)  # a browser that showed the page
+                    documents(url, start, context)
+                    run["warm"] = documents(url, start, context)
+                    run["load_warm"] = load()
+                    context.close()
+                    run["tiny"] = documents(url, end)  # today's ~100: what the browser costs anyway
+                    run["load_tiny"] = load()
+                    day = dt.timedelta(days=1)  # a range of ~20k not read yet: a day before the small
+                    run.update(in_session(browser, url, (start, end), (small_start - day, end - day)))
+                    run["load_session"] = load()
+                run["rss_mb"] = peak_rss_mb(processes[0].pid)
+                print(f"  {run}", flush=True)
+                runs.append(run)
         browser.close()
     return runs
 
@@ -396,6 +496,12 @@ def main() -> None:
         "--data", default=None, help="Keep the service and the store in this folder, reused by later runs."
     )
     parser.add_argument("--skip-browser", action="store_true", help="Only the in-process timings.")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="A checkout of an earlier commit: its dashboard's restarts alternate with this tree's.",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument(
         "--compare",
@@ -489,7 +595,7 @@ def main() -> None:
         if not args.skip_browser:
             runs_folder = tmp / f"runs-{time.time():.0f}"
             runs_folder.mkdir()
-            runs = browser_runs(base, runs_folder, start, today, small_start, args.repeat)
+            runs = browser_runs(base, runs_folder, start, today, small_start, args.repeat, args.before)
 
     print()
     for first, name in ((start, "year"), (small_start, f"{small_count:,} docs")):
@@ -507,12 +613,27 @@ def main() -> None:
         f"in process, Periodos (last month against the one before): "
         f"{stats([r['periods'] for r in year_runs])}"
     )
-    if not runs:
-        return
+    for tree in ("before", "after"):
+        if any(r["tree"] == tree for r in runs):
+            print(f"\n{tree}:" if args.before else "")
+            report([r for r in runs if r["tree"] == tree], args.repeat, total, start, today, small_start,
+                   small_count, min(len(per_day_rows) and per_day_rows[0][1] or 0, total))  # fmt: skip
+
+
+def report(
+    runs: list[dict[str, Any]],
+    repeat: int,
+    total: int,
+    start: dt.date,
+    today: dt.date,
+    small_start: dt.date,
+    small_count: int,
+    tiny: int,
+) -> None:
+    """The browser figures of one tree's runs."""
     firsts = [r for r in runs if r["kind"] == "first"]
     colds = [r for r in runs if r["kind"] == "cold"]
-    print()
-    print(f"Documentos in Chromium, {total:,} documents ({start}..{today}), {args.repeat} restarts each:")
+    print(f"Documentos in Chromium, {total:,} documents ({start}..{today}), {repeat} restarts each:")
     print(f"  year, first visit after a restart : {stats([r['year'] for r in firsts])}  "
           f"(load {', '.join(r['load_year'] for r in firsts)})")  # fmt: skip
     print(f"  year, cold (modules loaded)       : {stats([r['year'] for r in colds])}  target < 3 s  "
@@ -522,9 +643,14 @@ def main() -> None:
     print(f"  year, warm data, new browser      : {stats([r['warm_new_browser'] for r in colds])}")
     print(f"  {small_count:,} docs ({small_start}..{today}), cold : {stats([r['small'] for r in colds])}  "
           f"target < 1.5 s  (load {', '.join(r['load_small'] for r in colds)})")  # fmt: skip
-    tiny = min(len(per_day_rows) and per_day_rows[0][1] or 0, total)
     print(f"  {tiny:,} docs (today), cold, the page's own cost  : {stats([r['tiny'] for r in colds])}  "
           f"(load {', '.join(r['load_tiny'] for r in colds)})")  # fmt: skip
+    print("Documentos in session (the dashboard open in the analyst's browser, the page booted):")
+    for key, name in (("back", "back from Buscar (sidebar), year read"),
+                      ("range", f"a ~{small_count:,}-doc range not read, typed")):  # fmt: skip
+        print(f"  {name:<38}: {stats([r[key] for r in colds])}, CPU (Chromium + dashboard + service) "
+              f"p50 {statistics.median(r[key + '_cpu'] for r in colds):.2f} s  "
+              f"(load {', '.join(r['load_session'] for r in colds)})")  # fmt: skip
     print(f"  dashboard peak RSS                : max {max(r['rss_mb'] for r in runs):,.0f} MB, p50 "
           f"{statistics.median(r['rss_mb'] for r in runs):,.0f} MB  target < 1024 MB")  # fmt: skip
 

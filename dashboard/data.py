@@ -293,6 +293,10 @@ class Scope:
             self._memo[key] = build()
         return cast(T, self._memo[key])
 
+    def memoised(self, key: Hashable) -> bool:
+        """Whether :meth:`memo` holds ``key`` (a page then has it at once)."""
+        return key in self._memo
+
     def where(self) -> tuple[str, list[Any]]:
         """The SQL condition over the store's ``documents`` columns, and its parameters."""
         parts: list[str] = ["date_of_issue BETWEEN ? AND ?"]

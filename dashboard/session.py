@@ -10,6 +10,7 @@ never by the token. The tickets the session created are kept per tenant (:func:`
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import date
@@ -309,6 +310,11 @@ def load_range(
     return _loaded(_client.documents.list(start, end, fresh=_fresh, details=details))
 
 
+#: The ranges :func:`synced_range` holds, by tenant key and dates, while it holds them: what
+#: :func:`read_scope` looks up without syncing.
+_SYNCED: weakref.WeakValueDictionary[tuple[str, date, date], data.Scope] = weakref.WeakValueDictionary()
+
+
 @st.cache_resource(ttl=LIST_TTL, max_entries=32, show_spinner=False)
 def synced_range(
     key: str, start: date, end: date, _client: Client, _fresh: bool, _store: LocalStore
@@ -316,7 +322,16 @@ def synced_range(
     """Tenant ``key``'s local store synced for ``start``..``end`` (cached by key and range, as
     :func:`load_range`), as the :class:`~dashboard.data.Scope` the pages query."""
     _store.sync(start, end, client=_client, full=_fresh)
-    return data.Scope(_store, start, end)
+    scope = _SYNCED[key, start, end] = data.Scope(_store, start, end)
+    return scope
+
+
+def read_scope(active: Active, start: date, end: date) -> data.Scope | None:
+    """The range's :class:`~dashboard.data.Scope` when this process has it synced and nothing asks to
+    read it again (a change made in this session); ``None`` otherwise (then :func:`scoped` syncs)."""
+    if "_documents_stale" in st.session_state or st.session_state.get("_documents_changed_days"):
+        return None
+    return _SYNCED.get((active.key, start, end))
 
 
 def scoped(

@@ -77,18 +77,23 @@ def pick_range(
     value: tuple[dt.date, dt.date] | None = None,
     max_value: dt.date | None = None,
 ) -> tuple[dt.date, dt.date] | None:
-    """Two issue dates (by default the last 30 days, :func:`data.default_range`, or the link's
-    ``?desde=AAAA-MM-DD&hasta=AAAA-MM-DD``), both included; ``None`` (with a hint) while only the first
-    one is chosen."""
+    """Two issue dates (by default the link's ``?desde=AAAA-MM-DD&hasta=AAAA-MM-DD``, else the range
+    last picked here in this session, else the last 30 days, :func:`data.default_range`), both
+    included; ``None`` (with a hint) while only the first one is chosen.
+
+    The range picked is kept in the session: Streamlit forgets a widget's value when its page is left,
+    and an analyst coming back from another page through the sidebar finds the range they left."""
+    kept = f"_{key}_kept"
     picked = st.date_input(
         label,
-        value=value or linked_range() or data.default_range(),
+        value=value or linked_range() or st.session_state.get(kept) or data.default_range(),
         max_value=max_value,
         format="DD/MM/YYYY",
         key=key,
         help=help,
     )
     if isinstance(picked, tuple | list) and len(picked) == 2:
+        st.session_state[kept] = (picked[0], picked[1])
         return picked[0], picked[1]
     st.info("Elige la fecha final del rango.")
     return None

@@ -53,20 +53,27 @@ def require_browser() -> Any:
 
 @contextlib.contextmanager
 def streamlit_app(
-    folder: Path, tenants: Path, port: int | None = None, processes: list[Any] | None = None
+    folder: Path,
+    tenants: Path,
+    port: int | None = None,
+    processes: list[Any] | None = None,
+    tree: Path | None = None,
 ) -> Iterator[str]:
     """``streamlit run`` of the dashboard on loopback (on ``port``, or a free one) with the tenants file
     ``tenants``; yields its URL (the log goes to ``folder/streamlit.log``; the process is appended to
-    ``processes`` when given: a benchmark reads its memory)."""
+    ``processes`` when given: a benchmark reads its memory). ``tree``: the dashboard of another checkout
+    of the project (a benchmark's before), instead of this one."""
     port = port or free_port()
+    app = APP_PATH if tree is None else tree / "dashboard" / "app.py"
     env = {
         **os.environ,
+        **({} if tree is None else {"PYTHONPATH": str(tree)}),
         "FACTURADOR_TENANTS": str(tenants),
         "FACTURADOR_CACHE_DIR": str(folder / "cache"),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP_PATH),
+        sys.executable, "-m", "streamlit", "run", str(app),
         "--server.headless", "true",
         "--server.address", "127.0.0.1",
         "--server.port", str(port),

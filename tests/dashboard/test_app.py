@@ -91,6 +91,44 @@ def test_documents_page_lists_the_range_with_kpis_and_charts(tenants: Path, issu
     assert not any("Cargando" in json.dumps(spec) for spec in figures)  # the loading frames were replaced
 
 
+def test_documents_page_keeps_its_range_when_the_analyst_comes_back(tenants: Path, issued: Issued) -> None:
+    """Streamlit forgets a widget's value when its page is left: back on Documentos from Buscar, the
+    range picked is still the one shown (it was the last 30 days again), and its documents listed."""
+    at = app()
+    today = peru_today()
+    picked = (today - timedelta(days=3), today)
+    at.date_input(key="docs_range").set_value(picked).run()
+    at.switch_page("views/search.py").run()
+    assert not at.get("plotly_chart")
+    at.switch_page("views/documents.py").run()
+    assert not at.exception, at.exception
+    assert tuple(at.date_input(key="docs_range").value) == picked
+    assert set(issued.numbers) <= set(at.dataframe[0].value["number"])  # issued today, in the range
+    assert len(plotly_specs(at)) == 3
+
+
+def test_a_range_shown_is_drawn_at_once_next_time_until_a_change(
+    stored_tenants: Path, issued: Issued
+) -> None:
+    """Documentos on a local store draws loading frames only for a range not read yet or a session that
+    drew no chart yet: a range this process has shown, in a session that drew it, is drawn at once
+    (plotly drew each chart twice); after a change made in the session (a status, a send) the range is
+    read again, with its frames."""
+    from dashboard import session
+
+    at = app()
+    start, end = at.date_input(key="docs_range").value
+    key = at.session_state["_active"].key
+    shown = session._SYNCED.get((key, start, end))
+    assert shown is not None and shown.memoised(("count",))  # the page's COUNT
+    assert at.session_state["_documents_charts_drawn"]  # this session's browser has plotly's code
+    at.session_state["_documents_stale"] = True  # as invalidate_documents leaves it
+    at.run()
+    assert not at.exception, at.exception
+    assert "_documents_stale" not in at.session_state  # read again
+    assert len(plotly_specs(at)) == 3
+
+
 def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None:
     at = app()
     at.multiselect(key="f_types").set_value(["03"]).run()
