@@ -46,6 +46,7 @@ from xml.etree import ElementTree
 
 import orjson
 
+from connector.columns import REGISTER_AMOUNTS
 from connector.errors import FacturadorError
 from connector.models import AffectedRef, DocumentList, DocumentRecord, link_notes
 from connector.parsing import (
@@ -1318,13 +1319,7 @@ _ROW_KEYS = (
     "created_at",
     "updated_at",
     "filename",
-    "total_exportation",
-    "total_taxed",
-    "total_igv",
-    "total_exonerated",
-    "total_unaffected",
-    "total_plastic_bag_taxes",
-    "total",
+    *REGISTER_AMOUNTS,
 )
 _NEWEST_FIRST = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"  # the store's list order
 #: A stored row read from the typed columns (a store of schema 2): ``raw`` only when they cannot be
@@ -1336,19 +1331,7 @@ _TYPED_COLUMNS = (
     "THEN NULL ELSE raw END, date_of_issue, number, series, correlative, document_type_id, "
     "coalesce(customer_name, ''), coalesce(customer_number, ''), coalesce(customer_identity_type, ''), "
     "coalesce(currency_type_id, ''), CAST(exchange_rate_sale AS VARCHAR), coalesce(state_type_id, ''), "
-    "has_cdr, created_at, updated_at, "
-    + ", ".join(
-        f"CAST({name} AS VARCHAR)"
-        for name in (
-            "total_exportation",
-            "total_taxed",
-            "total_igv",
-            "total_exonerated",
-            "total_unaffected",
-            "total_plastic_bag_taxes",
-            "total",
-        )
-    )
+    "has_cdr, created_at, updated_at, " + ", ".join(f"CAST({name} AS VARCHAR)" for name in REGISTER_AMOUNTS)
 )
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AMOUNT_KEYS", "CATEGORY_COLUMNS", "DERIVED_COLUMNS", "DOCUMENT_COLUMNS", "sale_note_number"]
+__all__ = [
+    "AMOUNT_KEYS",
+    "CATEGORY_COLUMNS",
+    "DERIVED_COLUMNS",
+    "DOCUMENT_COLUMNS",
+    "REGISTER_AMOUNTS",
+    "sale_note_number",
+]
 
 #: Amount columns of a list row (``GET /api/documents/lists``); ``total_plastic_bag_taxes`` only comes
 #: from this service.
@@ -16,6 +23,18 @@ AMOUNT_KEYS = (
     "total_exonerated",
     "total_taxed",
     "total_igv",
+    "total_plastic_bag_taxes",
+    "total",
+)
+
+#: The amounts of a row the sales register reads (all but ``total_free``), in the order it reads them
+#: (``analysis.register``; the local store checks each is plain enough to be read typed).
+REGISTER_AMOUNTS = (
+    "total_exportation",
+    "total_taxed",
+    "total_igv",
+    "total_exonerated",
+    "total_unaffected",
     "total_plastic_bag_taxes",
     "total",
 )

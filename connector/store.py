@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from connector.columns import REGISTER_AMOUNTS
 from connector.models import DocumentList, link_notes
 from connector.parsing import coerce_date, gc_paused
 from sunat.calendar import peru_today
@@ -141,16 +142,6 @@ _TEXT_KEYS = (
     "customer_number",
     "customer_name",
     "customer_identity_document_type_id",
-)
-#: The amounts the sales register reads (``exact`` needs each plain: at most 2 decimals).
-_REGISTER_AMOUNTS = (
-    "total_exportation",
-    "total_taxed",
-    "total_igv",
-    "total_exonerated",
-    "total_unaffected",
-    "total_plastic_bag_taxes",
-    "total",
 )
 
 
@@ -272,7 +263,7 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
         f"regexp_full_match(coalesce({key('date_of_issue')}, ''), "
         "'[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}-[0-9]{2}-[0-9]{4}')",
         blank_or("correlative", "[0-9]{1,18}"),
-        *(blank_or(name, _PLAIN_AMOUNT) for name in _REGISTER_AMOUNTS),
+        *(blank_or(name, _PLAIN_AMOUNT) for name in REGISTER_AMOUNTS),
         blank_or("exchange_rate_sale", _PLAIN_RATE),
         f"coalesce({key('has_cdr')}, '') IN ('', '0', '1', 'true', 'false')",
         *(blank_or(name, _STAMP[1:] + ".*") for name in ("created_at", "updated_at")),
