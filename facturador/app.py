@@ -128,7 +128,11 @@ class TrustedHost:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             sent = next((value for key, value in scope["headers"] if key == b"host"), b"")
-            trusted = self.trusted(scope, sent.decode("latin-1").strip().lower())
+            try:
+                trusted = self.trusted(scope, sent.decode("latin-1").strip().lower())
+            except UNAVAILABLE as exc:  # the tenant of a Host is read before any route: the routes' 503
+                await (await database_unavailable(None, exc))(scope, receive, send)
+                return
             if trusted.encode("latin-1") != sent:
                 headers = [(key, value) for key, value in scope["headers"] if key != b"host"]
                 scope = {**scope, "headers": [(b"host", trusted.encode("latin-1")), *headers]}
@@ -291,29 +295,6 @@ async def database_unavailable(_request: Request | None, exc: Exception) -> JSON
     )
 
 
-class DatabaseGuard:
-    """The outermost layer: a database that cannot serve while a layer outside the routes reads it (the
-    tenant of a Host, the SOAP services) gets the routes' 503 too, not the server's bare 500."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = False
-
-        async def sending(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        except UNAVAILABLE as exc:
-            if started or scope["type"] != "http":
-                raise
-            await (await database_unavailable(None, exc))(scope, receive, send)
-
-
 def create_app(context: ServiceContext) -> ASGIApp:
     """Build the application around a service context (database, data directory, caches)."""
     app = FastAPI(
@@ -413,7 +394,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(limited, context.settings.compression))
     soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return DatabaseGuard(TrustedHost(soap, context))  # before anything reads Host
+    return TrustedHost(soap, context)  # before anything reads Host
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine
