@@ -6,17 +6,25 @@ machines would run) on one throw-away PostgreSQL database; C clients (stdlib ``h
 connection each, client i on node i mod N) issue facturas sent to the in-process simulator. One node and
 three nodes alternate for R rounds on the same database; medians and every round are printed.
 
+On a machine with fewer cores than nodes, ``--node-cpu F`` caps each node at F of one core (its own
+Linux cgroup with a CPU quota, v1 or v2, as root), as separate machines each with a small CPU would be:
+one capped node against three capped nodes, PostgreSQL and the clients uncapped beside them. On this
+2-core machine three uncapped nodes only share the same two cores (the figure cannot pass 1x); with
+``--node-cpu 0.4`` the three nodes get 1.2 cores between them and PostgreSQL and the clients the rest.
+
 Outage: a tenant sending over SOAP to ``facturador sunat`` through a counting proxy (tests/nodes.py);
 ``facturador sunat-fault`` makes every sendBill answer 0109 for S seconds while documents are issued
 across three nodes; then the nodes' workers send them again until accepted. Printed: sendBill calls per
 document, accepted answers per document (must be exactly 1) and calls after acceptance (must be 0).
 
 Run:  python benchmarks/nodes.py --documents 600 --clients 12 --rounds 2
+      python benchmarks/nodes.py --documents 600 --clients 12 --rounds 3 --node-cpu 0.4 --skip-outage
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -26,6 +34,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -85,6 +94,55 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / ticks
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes started by ``pid`` and by them, as /proc lists them now."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            found += [int(child), *descendants(int(child))]
+    return found
+
+
+CGROUP_V1 = Path("/sys/fs/cgroup/cpu")
+CGROUP_V2 = Path("/sys/fs/cgroup")
+QUOTA_PERIOD_US = 100_000
+
+
+@contextlib.contextmanager
+def cpu_capped(pids: list[int], fraction: float | None) -> Iterator[None]:
+    """Each process of ``pids`` (with its threads and children) in a cgroup of its own allowed
+    ``fraction`` of one core, until the block ends (nothing when ``fraction`` is None). Linux, as root:
+    cgroup v1's ``cpu`` controller or v2's ``cpu.max``."""
+    if fraction is None:
+        yield
+        return
+    quota = int(fraction * QUOTA_PERIOD_US)
+    v1 = (CGROUP_V1 / "cpu.cfs_quota_us").exists()
+    base = CGROUP_V1 if v1 else CGROUP_V2
+    if not v1 and "cpu" not in (CGROUP_V2 / "cgroup.controllers").read_text().split():
+        raise SystemExit("--node-cpu needs the cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 cpu.max)")
+    groups = []
+    try:
+        for pid in pids:
+            group = base / f"facturador-bench-node-{pid}"
+            group.mkdir()
+            groups.append(group)
+            if v1:
+                (group / "cpu.cfs_period_us").write_text(str(QUOTA_PERIOD_US))
+                (group / "cpu.cfs_quota_us").write_text(str(quota))
+            else:
+                (group / "cpu.max").write_text(f"{quota} {QUOTA_PERIOD_US}")
+            for member in (pid, *descendants(pid)):  # a node's --workers processes with it
+                (group / "cgroup.procs").write_text(str(member))
+        yield
+    finally:
+        for group in groups:
+            for pid in (group / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):  # the process ended meanwhile
+                    (base / "cgroup.procs").write_text(pid)
+            group.rmdir()
+
+
 def throughput(settings: Settings, folder: Path, args: argparse.Namespace) -> None:
     tenants = [new_tenant(settings, f"bench{n}") for n in range(args.tenants)]
     rates: dict[int, list[float]] = {1: [], 3: []}
@@ -93,11 +151,13 @@ def throughput(settings: Settings, folder: Path, args: argparse.Namespace) -> No
         for count in (1, 3):
             with nodes(settings, folder, count, *args.node_options.split()) as servers:
                 roots = [server.root for server in servers]
-                pairs = count * len(tenants)  # warm-up: each node's imports, connections, tenant caches
-                load(roots, tenants, 3 * pairs, pairs)
-                before = cpu_seconds([server.process.pid for server in servers])
-                seconds = load(roots, tenants, args.documents, args.clients)
-                used = cpu_seconds([server.process.pid for server in servers]) - before
+                pids = [server.process.pid for server in servers]
+                with cpu_capped(pids, args.node_cpu):
+                    pairs = count * len(tenants)  # warm-up: imports, connections, tenant caches
+                    load(roots, tenants, 3 * pairs, pairs)
+                    before = cpu_seconds(pids)
+                    seconds = load(roots, tenants, args.documents, args.clients)
+                    used = cpu_seconds(pids) - before
             rate = args.documents / seconds
             rates[count].append(rate)
             cpu[count].append(used / seconds)
@@ -107,7 +167,12 @@ def throughput(settings: Settings, folder: Path, args: argparse.Namespace) -> No
                 f"{1000 * used / args.documents:.1f} ms of CPU per document"
             )
     one, three = statistics.median(rates[1]), statistics.median(rates[3])
-    print(f"one node {one:.1f} docs/s, three nodes {three:.1f} docs/s: {three / one:.2f}x (target 2.5x)")
+    capped = f" (each node capped at {args.node_cpu:g} of a core)" if args.node_cpu else ""
+    print(
+        f"one node {one:.1f} docs/s, three nodes {three:.1f} docs/s: {three / one:.2f}x (target 2.5x)"
+        f"{capped}; every round: one {[round(r, 1) for r in rates[1]]}, three "
+        f"{[round(r, 1) for r in rates[3]]}"
+    )
     print(
         f"cores used by the nodes: one node {statistics.median(cpu[1]):.2f}, three nodes "
         f"{statistics.median(cpu[3]):.2f} (of {os.cpu_count()} on this machine, load average "
@@ -170,6 +235,12 @@ def main() -> None:
     parser.add_argument("--retry", type=float, default=3.0, help="The tenant's send_retry_seconds.")
     parser.add_argument(
         "--node-options", default="--send-pending-every 1", help="Options of each node's serve (throughput)."
+    )
+    parser.add_argument(
+        "--node-cpu",
+        type=float,
+        default=None,
+        help="Cap each node at this fraction of one core (a cgroup each; root): nodes as small machines.",
     )
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--skip-outage", action="store_true")
