@@ -40,6 +40,7 @@ from facturador.errors import ServiceError
 from facturador.store.db import UNAVAILABLE
 from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
 from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS, USERS
+from sunat.calendar import LIMA
 
 log = logging.getLogger("facturador.pending")
 
@@ -447,11 +448,21 @@ class Worker:
             & (DOCUMENTS.c.date_of_issue < self.context.today())
         )
 
+    def summaries_due(self, settings: dict[str, Any] | None) -> bool:
+        """Whether a tenant of these (stored) settings has its past days declared now: ``summary_auto``
+        on and the Lima hour of the context's clock at ``summary_hour`` or later."""
+        settings = settings or {}
+        if settings.get("summary_auto") is not True:
+            return False
+        hour = dt.datetime.fromtimestamp(self.context.clock(), LIMA).hour
+        return hour >= int(settings.get("summary_hour") or 0)
+
     def tenants_owing_summaries(self) -> list[int]:
-        """Ids of the tenants with ``summary_auto`` on that have boletas of a past day to declare."""
+        """Ids of the tenants whose summaries are due (:meth:`summaries_due`) that have boletas of a
+        past day to declare."""
         with self.context.engine.connect() as connection:
             rows = connection.execute(select(TENANTS.c.id, TENANTS.c.settings)).all()
-            auto = [row.id for row in rows if (row.settings or {}).get("summary_auto") is True]
+            auto = [row.id for row in rows if self.summaries_due(row.settings)]
             if not auto:
                 return []
             owing = select(DOCUMENTS.c.tenant_id).where(self._past_boletas(auto)).distinct()
@@ -479,7 +490,7 @@ class Worker:
                 ).scalars()
             )
         tenant = self.context.tenant_by_slug(slug) if slug else None
-        if tenant is None or user is None or tenant.settings.get("summary_auto") is not True:
+        if tenant is None or user is None or not self.summaries_due(tenant.settings):
             return
         caller = Caller(user_id=user.id, establishment_id=user.establishment_id)
         for day in days:

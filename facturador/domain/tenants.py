@@ -81,6 +81,8 @@ def parse_setting(key: str, raw: str) -> Any:
     if isinstance(default, int):
         if not raw.isdigit():
             raise TenantError(f"setting {key} takes a whole number")
+        if key == "summary_hour" and not 0 <= int(raw) <= 23:
+            raise TenantError("setting summary_hour takes an hour of the day in Lima, 0 to 23")
         return int(raw)
     if isinstance(default, float):
         try:

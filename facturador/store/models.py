@@ -60,6 +60,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "authority_ticket_delay": 2.0,  # seconds a summary's ticket answers 98 (in process) before its CDR
     "send_retry_seconds": 60.0,  # first wait before the pending sender (re)sends a document; doubles per try
     "summary_auto": False,  # the background worker declares past days' boletas still registered (RC)
+    "summary_hour": 0,  # ...from this Lima hour (0-23) on: e.g. 6, after a night's late sales are in
     "authority_rules_dir": "",  # a folder of SUNAT's published stylesheets the simulator runs too ("": none)
     "authority_ose": False,  # the SOAP endpoint answers this RUC's rejections with a CDR, as an OSE does
     # where documents go (docs/going_live.md): "simulator" (built in), SUNAT "beta" or "production", "ose"

@@ -22,9 +22,10 @@ from facturador.context import Caller, ServiceContext
 from facturador.domain.documents import DocumentService
 from facturador.domain.pending import Heartbeat, PendingSender, Worker
 from facturador.store.jobs import SEND, JobQueue, utc_now
-from facturador.store.models import DOCUMENTS, JOBS, USERS
+from facturador.store.models import DOCUMENTS, JOBS, SUMMARIES, USERS
+from sunat.calendar import peru_today
 from tests.nodes import new_tenant
-from tests.samples.bodies import invoice_body
+from tests.samples.bodies import boleta_body, invoice_body
 
 LEASE = 0.9  # seconds: a heartbeat every 0.3 s
 
@@ -189,3 +190,44 @@ def test_jobs_lists_the_queue(store: tuple[ServiceContext, str], fresh_settings:
     assert "TimeoutError: SUNAT did not answer" in lines[str(failed.id)]
     assert jobs("--limit", "1").count("node-") <= 1
     assert CliRunner().invoke(main, ["jobs", "--limit", "-1"]).exit_code == 2
+
+
+def test_automatic_summaries_wait_for_the_tenants_hour(fresh_settings: Settings) -> None:
+    from facturador.domain.tenants import TenantError, parse_setting, update_settings
+    from sunat.calendar import LIMA
+
+    tenant = new_tenant(fresh_settings, "hour", summary_auto=True, summary_hour=6)
+    today = peru_today()
+    at = {"hour": 5, "minute": 59}
+
+    def clock() -> float:
+        return dt.datetime.combine(today, dt.time(at["hour"], at["minute"]), LIMA).timestamp()
+
+    context = ServiceContext(fresh_settings, clock=clock)
+    try:
+        info = context.tenant_by_slug(tenant.slug)
+        assert info is not None
+        with context.engine.connect() as connection:
+            user = connection.execute(
+                select(USERS.c.id, USERS.c.establishment_id).where(USERS.c.tenant_id == info.id)
+            ).first()
+        assert user is not None
+        caller = Caller(user_id=user.id, establishment_id=user.establishment_id)
+        yesterday = (today - dt.timedelta(days=1)).isoformat()
+        DocumentService(context).issue(info, caller, boleta_body(fecha_de_emision=yesterday))
+        worker = Worker(context)
+        assert worker.tenants_owing_summaries() == []  # 05:59 in Lima: not yet
+        worker.declare(info.id)  # a job enqueued before the hour was set does nothing either
+        with context.engine.connect() as connection:
+            assert connection.execute(select(SUMMARIES.c.id)).all() == []
+        at.update(hour=6, minute=0)
+        assert worker.tenants_owing_summaries() == [info.id]
+        with context.session() as session, session.begin():
+            update_settings(session, tenant.slug, {"summary_auto": False})
+        assert worker.tenants_owing_summaries() == []  # the hour alone declares nothing
+    finally:
+        context.engine.dispose()
+    assert parse_setting("summary_hour", "23") == 23
+    for wrong in ("24", "-1", "6.5", "seis"):
+        with pytest.raises(TenantError, match="summary_hour"):
+            parse_setting("summary_hour", wrong)
