@@ -301,7 +301,7 @@ class RegisterEntry:
 
     @property
     def money_texts(self) -> list[str]:
-        """Fields 13–25 of its PLE line as text (see :func:`_format_money`), computed once (kept in the
+        """Fields 13–25 of its PLE line as text (see :func:`_money_fields`), computed once (kept in the
         instance's ``__dict__``: ``functools.cached_property`` takes a lock each time, 100,000 times)."""
         found = self.__dict__.get("_money_texts")
         if found is None:
@@ -718,6 +718,12 @@ def _rate(value: Decimal | None) -> str:
     return f"{value.quantize(_RATE, rounding=ROUND_HALF_UP):f}" if value is not None else ""
 
 
+def _money_fields(entry: RegisterEntry) -> list[str]:
+    """Exportación … total, common to PLE 13–25 and SIRE 14–26 (IVAP columns always zero here);
+    formatted once per entry (both files show them)."""
+    return entry.money_texts
+
+
 def _format_money(entry: RegisterEntry) -> list[str]:
     """(A zero amount is ``"0.00"`` without a call of :func:`_amount`: most of a line's are zero.)"""
     z, a = "0.00", _amount
@@ -739,169 +745,81 @@ def _format_money(entry: RegisterEntry) -> list[str]:
     ]
 
 
-class _Lines:
-    """The fields of a run of entries' lines, a column at a time (a month's 100,000 lines: a column is
-    one comprehension, where a line at a time is 35 calls each): :meth:`ple` and :meth:`sire` give one
-    field of every line, :meth:`rows` the lines. The only place that says what each field holds; a
-    column, once made, is kept."""
+def _reference(entry: RegisterEntry) -> list[str]:
+    if not entry.affected_series:
+        return ["", "", "", ""]
+    return [_date(entry.affected_date), entry.affected_type, entry.affected_series, entry.affected_number]
 
-    def __init__(self, entries: Sequence[RegisterEntry], first: int = 1) -> None:
-        self.entries = entries
-        self.first = first  # field 3 of the first line: ``M{first}``
-        self._made: dict[tuple[str, int], list[str]] = {}
 
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def _kept(self, key: tuple[str, int], make: Callable[[], list[str]]) -> list[str]:
-        found = self._made.get(key)
-        if found is None:
-            found = self._made[key] = make()
-        return found
-
-    def money(self, place: int) -> list[str]:
-        """Exportación … total (``place`` 0–12), common to PLE 13–25 and SIRE 14–26 (IVAP columns
-        always zero here), each entry's formatted once (see :func:`_format_money`)."""
-        if ("money", 0) not in self._made:
-            texts = [entry.money_texts for entry in self.entries]
-            columns = zip(*texts, strict=True) if texts else [()] * 13
-            for index, column in enumerate(columns):
-                self._made["money", index] = list(column)
-        return self._made["money", place]
-
-    def reference(self, place: int) -> list[str]:
-        """The modified document (``place`` 0–3: date, type, series, number; empty without one), as
-        PLE fields 28–31 and SIRE 29–32 write it."""
-        entries = self.entries
-
-        def make() -> list[str]:
-            if place == 0:
-                return [_date(e.affected_date) if e.affected_series else "" for e in entries]
-            name = ("affected_type", "affected_series", "affected_number")[place - 1]
-            return [getattr(e, name) if e.affected_series else "" for e in entries]
-
-        return self._kept(("reference", place), make)
-
-    def document(self, place: int, *, name_length: int) -> list[str]:
-        """The document and its customer (``place`` 0–8), as both layouts write them (PLE fields 4–12,
-        SIRE 5–13): dates, type, series, numbers, the customer's identity and name (cut to
-        ``name_length``)."""
-        entries = self.entries
-
-        def make() -> list[str]:
-            if place == 0:
-                return [_date(e.date) for e in entries]
-            if place == 1:
-                return [_date(e.due_date) if e.document_type == "14" else "" for e in entries]
-            if place == 4:
-                return [str(e.number) for e in entries]
-            if place == 5:
-                return [str(e.number_end) if e.number_end is not None else "" for e in entries]
-            if place == 8:
-                return [e.customer_name[:name_length] for e in entries]
-            name = {2: "document_type", 3: "series", 6: "customer_type", 7: "customer_number"}[place]
-            return [getattr(e, name) for e in entries]
-
-        return self._kept((f"document{name_length if place == 8 else ''}", place), make)
-
-    def ple(self, place: int) -> list[str]:
-        """PLE 14.1 field ``place + 1`` (of :data:`PLE_FIELDS`) of every line."""
-        entries = self.entries
-        if 3 <= place < 12:
-            return self.document(place - 3, name_length=100)
-        if 12 <= place < 25:
-            return self.money(place - 12)
-        if 27 <= place < 31:
-            return self.reference(place - 27)
-
-        def make() -> list[str]:
-            if place == 0:
-                return [e.period.code + "00" for e in entries]
-            if place == 1:
-                return [e.cuo for e in entries]
-            if place == 2:
-                return [f"M{index}" for index in range(self.first, self.first + len(entries))]
-            if place == 25:
-                return [e.currency for e in entries]
-            if place == 26:
-                return [_rate(e.rate) if e.currency != "PEN" else "1.000" for e in entries]
-            if place == 34:
-                return [e.state for e in entries]
-            if 31 <= place < 34:  # contract, error type 1, means of payment
-                return [""] * len(entries)
-            raise IndexError(f"PLE 14.1 has fields 1-35 (got {place + 1})")
-
-        return self._kept(("ple", place), make)
-
-    def sire(self, place: int, ruc: str, name: str, period: Period) -> list[str]:
-        """SIRE RVIE Anexo-3 field ``place + 1`` (of :data:`SIRE_FIELDS`) of every line."""
-        entries = self.entries
-        if 4 <= place < 13:
-            return self.document(place - 4, name_length=1500)
-        if 13 <= place < 26:
-            return self.money(place - 13)
-        if 28 <= place < 32:
-            return self.reference(place - 28)
-        if place == 0:
-            return [ruc] * len(entries)
-        if place == 1:
-            return [name[:1500]] * len(entries)
-        if place == 2:
-            return [period.code] * len(entries)
-        if place in (3, 32):  # CAR, project
-            return [""] * len(entries)
-        if place == 26:
-            return self.ple(25)
-        if place == 27:
-            return [_rate(e.rate) if e.currency != "PEN" else "" for e in entries]
-        raise IndexError(f"SIRE RVIE has fields 1-33 (got {place + 1})")
-
-    @staticmethod
-    def rows(columns: Iterable[list[str]]) -> list[list[str]]:
-        """The lines of these columns."""
-        return [list(line) for line in zip(*columns, strict=True)]
-
-    def ple_rows(self) -> list[list[str]]:
-        """The PLE 14.1 lines (35 fields)."""
-        return self.rows(self.ple(place) for place in range(len(PLE_FIELDS)))
-
-    def simplified_rows(self) -> list[list[str]]:
-        """The PLE 14.2 lines (26 fields): 14.1's fields 1–12, base (with its discount: 14.2 has no
-        discount columns), IGV (idem), ICBPER, *otros* (the total less those three: exports, exonerated,
-        unaffected, ISC and other charges, so the line adds up), total, currency and rate, the modified
-        document, error type 1, means of payment and state."""
-        amounts = []
-        for e in self.entries:
-            base, igv = e.taxed + e.taxed_discount, e.igv + e.igv_discount
-            other = e.total - base - igv - e.icbper
-            amounts.append((_amount(base), _amount(igv), _amount(e.icbper), _amount(other), _amount(e.total)))
-        columns = zip(*amounts, strict=True) if amounts else [()] * 5
-        return self.rows(
-            [
-                *(self.ple(place) for place in range(12)),
-                *(list(column) for column in columns),
-                *(self.ple(place) for place in (*range(25, 31), *range(32, 35))),
-            ]
-        )
-
-    def sire_rows(self, ruc: str, name: str, period: Period) -> list[list[str]]:
-        """The SIRE RVIE lines (33 fields)."""
-        return self.rows(self.sire(place, ruc, name, period) for place in range(len(SIRE_FIELDS)))
+def _document_fields(entry: RegisterEntry, *, name_length: int) -> list[str]:
+    """The document and its customer, as both layouts write them (PLE fields 4–12, SIRE 5–13): dates,
+    type, series, numbers, the customer's identity and name (cut to ``name_length``)."""
+    return [
+        _date(entry.date),
+        _date(entry.due_date) if entry.document_type == "14" else "",
+        entry.document_type,
+        entry.series,
+        str(entry.number),
+        str(entry.number_end) if entry.number_end is not None else "",
+        entry.customer_type,
+        entry.customer_number,
+        entry.customer_name[:name_length],
+    ]
 
 
 def ple_fields(entry: RegisterEntry, index: int) -> list[str]:
     """The 35 fields of a PLE 14.1 line (``index``: the entry's place in the month, for field 3)."""
-    return _Lines([entry], index).ple_rows()[0]
+    return [
+        entry.period.code + "00",
+        entry.cuo,
+        f"M{index}",
+        *_document_fields(entry, name_length=100),
+        *_money_fields(entry),
+        entry.currency,
+        _rate(entry.rate) if entry.currency != "PEN" else "1.000",
+        *_reference(entry),
+        "",
+        "",
+        "",
+        entry.state,
+    ]
 
 
 def ple_simplified_fields(entry: RegisterEntry, index: int) -> list[str]:
-    """The 26 fields of a PLE 14.2 line (see :meth:`_Lines.simplified_rows`)."""
-    return _Lines([entry], index).simplified_rows()[0]
+    """The 26 fields of a PLE 14.2 line: 14.1's fields 1–12, base (with its discount: 14.2 has no
+    discount columns), IGV (idem), ICBPER, *otros* (the total less those three: exports, exonerated,
+    unaffected, ISC and other charges, so the line adds up), total, currency and rate, the modified
+    document, error type 1, means of payment and state."""
+    full = ple_fields(entry, index)
+    base = entry.taxed + entry.taxed_discount
+    igv = entry.igv + entry.igv_discount
+    other = entry.total - base - igv - entry.icbper
+    return [
+        *full[:12],
+        _amount(base),
+        _amount(igv),
+        _amount(entry.icbper),
+        _amount(other),
+        _amount(entry.total),
+        *full[25:31],
+        *full[32:35],
+    ]
 
 
 def sire_fields(entry: RegisterEntry, ruc: str, name: str, period: Period) -> list[str]:
     """The 33 fields of a SIRE RVIE Anexo-3 line."""
-    return _Lines([entry]).sire_rows(ruc, name, period)[0]
+    return [
+        ruc,
+        name[:1500],
+        period.code,
+        "",
+        *_document_fields(entry, name_length=1500),
+        *_money_fields(entry),
+        entry.currency,
+        _rate(entry.rate) if entry.currency != "PEN" else "",
+        *_reference(entry),
+        "",
+    ]
 
 
 def ple_file_name(ruc: str, period: Period, *, has_data: bool, currency: str = "PEN") -> str:
@@ -969,7 +887,7 @@ class SalesRegister:
     name: str
     entries: list[RegisterEntry]
     warnings: list[str] = field(default_factory=list)
-    _lines: dict[str, tuple[Any, _Lines, dict[str, list[list[str]]]]] = field(
+    _lines: dict[str, tuple[Any, list[list[str]]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -990,39 +908,31 @@ class SalesRegister:
 
     # -- lines ---------------------------------------------------------------------------------------
 
-    def _lines_of(self, kind: str) -> _Lines:
-        """The ``"ple"`` (or ``"sire"``) lines' columns, kept while the entries, RUC and name stay the
-        same (a page shows the PLE lines and offers them as a file: 100,000 of them are worth keeping)."""
+    def _made(self, kind: str, make: Callable[[], list[list[str]]]) -> list[list[str]]:
+        """``make()``'s lines, made once while the entries, RUC and name stay the same (a page shows the
+        PLE lines and offers them as a file: 100,000 of them are worth keeping), with the cycle collector
+        paused (the lines hold no cycles)."""
         key = (id(self.entries), len(self.entries), self.ruc, self.name)
         found = self._lines.get(kind)
         if found is None or found[0] != key:
-            wanted = [e for e in self.entries if (e.in_ple if kind == "ple" else e.in_sire)]
-            found = self._lines[kind] = (key, _Lines(wanted), {})
-        return found[1]
-
-    def _made(self, kind: str, make: Callable[[_Lines], list[list[str]]]) -> list[list[str]]:
-        """``make(lines)``'s rows of the ``kind`` lines, made once (see :meth:`_lines_of`), with the
-        cycle collector paused (the lines hold no cycles)."""
-        lines = self._lines_of(kind)
-        made = self._lines[kind][2]
-        if "rows" not in made:
             with gc_paused():
-                made["rows"] = make(lines)
-        return list(made["rows"])
-
-    def ple_count(self) -> int:
-        """How many lines :meth:`ple_rows` has, without making them."""
-        return len(self._lines_of("ple"))
+                found = self._lines[kind] = (key, make())
+        return list(found[1])
 
     def ple_rows(self) -> list[list[str]]:
         """The PLE 14.1 lines as lists of 35 fields."""
-        return self._made("ple", _Lines.ple_rows)
+
+        def make() -> list[list[str]]:
+            lines = [entry for entry in self.entries if entry.in_ple]
+            return [ple_fields(entry, index) for index, entry in enumerate(lines, start=1)]
+
+        return self._made("ple", make)
 
     def ple_frame(self, fields: Sequence[str] = PLE_FIELDS) -> pd.DataFrame:
         """The PLE 14.1 lines as a pandas DataFrame, a column per field (:data:`PLE_FIELDS`, or those of
         ``fields`` in that order): text as in the file, amounts (fields 13–25) as floats to show and
-        sort; made from the lines' columns, only those asked (the lines themselves are not made: a page
-        shows a month's 100,000 lines in a fraction of a second)."""
+        sort; made column by column from :meth:`ple_rows` (a month's 100,000 lines in a fraction of a
+        second)."""
         import numpy as np
         import pandas as pd
 
@@ -1030,11 +940,12 @@ class SalesRegister:
         unknown = [name for name in fields if name not in places]
         if unknown:
             raise ValueError(f"not PLE 14.1 fields: {', '.join(unknown)}")
-        lines = self._lines_of("ple")
+        rows = self.ple_rows()
         with gc_paused():
+            columns = list(zip(*rows, strict=True)) if rows else [()] * len(PLE_FIELDS)
             return pd.DataFrame(
                 {
-                    name: np.array(lines.ple(place), dtype=float) if 12 <= place < 25 else lines.ple(place)
+                    name: np.array(columns[place], dtype=float) if 12 <= place < 25 else list(columns[place])
                     for name, place in ((name, places[name]) for name in fields)
                 },
                 columns=list(fields),
@@ -1042,24 +953,30 @@ class SalesRegister:
 
     def ple_simplified_rows(self) -> list[list[str]]:
         """The PLE 14.2 (simplified) lines as lists of 26 fields: the same lines as 14.1."""
-        with gc_paused():
-            return self._lines_of("ple").simplified_rows()
+        lines = [entry for entry in self.entries if entry.in_ple]
+        return [ple_simplified_fields(entry, index) for index, entry in enumerate(lines, start=1)]
 
     def adjustment_rows(self, *, simplified: bool = False) -> list[list[str]]:
         """The lines of SIRE's adjustment file for earlier periods: this month's state-8 and state-9
         lines (documents of an earlier month not recorded there, corrections of recorded ones), in the
         14.1 layout (Anexo 5.1) or, ``simplified``, the 14.2 one (Anexo 5.2); field 3 numbers them
         within the file."""
-        lines = _Lines([e for e in self.entries if e.in_ple and e.state in ADJUSTMENT_STATES])
-        return lines.simplified_rows() if simplified else lines.ple_rows()
+        lines = [e for e in self.entries if e.in_ple and e.state in ADJUSTMENT_STATES]
+        fields_of = ple_simplified_fields if simplified else ple_fields
+        return [fields_of(entry, index) for index, entry in enumerate(lines, start=1)]
 
     def sire_rows(self) -> list[list[str]]:
         """The RVIE replacement lines as lists of 33 fields (rejected documents and state 8/9 left out)."""
-        return self._made("sire", lambda lines: lines.sire_rows(self.ruc, self.name, self.period))
+
+        def make() -> list[list[str]]:
+            return [sire_fields(e, self.ruc, self.name, self.period) for e in self.entries if e.in_sire]
+            # (the same lines :meth:`sire_count` counts)
+
+        return self._made("sire", make)
 
     def sire_count(self) -> int:
         """How many lines :meth:`sire_rows` has, without making them."""
-        return len(self._lines_of("sire"))
+        return sum(1 for e in self.entries if e.in_sire)
 
     @staticmethod
     def _text(rows: Sequence[Sequence[str]]) -> str:
@@ -1127,12 +1044,13 @@ class SalesRegister:
 
     def totals(self) -> dict[str, Decimal]:
         """Fields 13–25 (PLE numbering) added up over every line: what the documents add to."""
-        lines = self._lines_of("ple")  # the lines' fields 13-25, as the file and the table show them
-        start = _NO_CENTS if len(lines) else ZERO  # every text has 2 decimals: so has a sum of them
         with gc_paused():
+            texts = [entry.money_texts for entry in self.entries if entry.in_ple]  # the lines' fields 13-25
+            columns = list(zip(*texts, strict=True)) if texts else [()] * 13
+            start = _NO_CENTS if texts else ZERO  # every text has 2 decimals: so has a sum of them
             return {  # (most columns are all "0.00": only the others' texts are read)
-                name: sum(map(Decimal, (value for value in lines.money(place) if value != "0.00")), start)
-                for place, name in enumerate(PLE_FIELDS[12:25])
+                name: sum(map(Decimal, (value for value in column if value != "0.00")), start)
+                for name, column in zip(PLE_FIELDS[12:25], columns, strict=True)
             }
 
     # -- files ---------------------------------------------------------------------------------------

@@ -51,17 +51,14 @@ def work(store_path: Path, base: str, token: str, month: str, ruc: str) -> dict[
     store = LocalStore(store_path, client)
     register = sales_register(store.reading(client), month, ruc=ruc, name="BENCH S.A.C.")
     built = time.perf_counter()
-    if hasattr(register, "ple_count"):  # the page now: the PLE lines counted, made for the file only
-        lines = register.ple_count()
-    else:
-        lines = len(register.ple_rows())
+    lines = register.ple_rows()
     totals = register.totals()
     adjustments = len(register.adjustment_rows())
-    if hasattr(register, "ple_frame"):  # the page: the table's frame, the RVIE lines counted
+    if hasattr(register, "ple_frame"):  # the page now: the table's frame, the RVIE lines counted
         frame = register.ple_frame()
         sire = register.sire_count()
     else:  # the page before: a frame of the text lines, amounts converted; the RVIE lines made
-        frame = pd.DataFrame(register.ple_rows(), columns=list(PLE_FIELDS))
+        frame = pd.DataFrame(lines, columns=list(PLE_FIELDS))
         frame = frame.astype({name: float for name in PLE_FIELDS[12:25]})
         sire = len(register.sire_rows())
     viewed, cpu_viewed = time.perf_counter(), time.process_time()
@@ -70,7 +67,7 @@ def work(store_path: Path, base: str, token: str, month: str, ruc: str) -> dict[
     eager = not hasattr(register, "ple_frame")  # the page before made both files before showing
     return {
         "entries": len(register.entries),
-        "ple_lines": lines,
+        "ple_lines": len(lines),
         "sire_lines": sire,
         "adjustments": adjustments,
         "warnings": len(register.warnings),

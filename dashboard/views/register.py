@@ -178,10 +178,10 @@ def main() -> None:
         "Importes en soles (cada documento en moneda extranjera a su tipo de cambio). Reglas y decisiones: "
         "docs/sales_register.md."
     )
-    lines = register.ple_count()  # the lines themselves are made for the PLE file only, when asked
+    lines = register.ple_rows()  # made once per register: the table and the PLE file are these lines
     totals = register.totals()
     cards = [
-        ("Líneas PLE", f"{lines:,}"),
+        ("Líneas PLE", f"{len(lines):,}"),
         ("Líneas RVIE", f"{register.sire_count():,}"),
         ("Avisos antes de presentar", f"{len(register.warnings):,}"),
         (
