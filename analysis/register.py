@@ -908,11 +908,15 @@ class SalesRegister:
 
     # -- lines ---------------------------------------------------------------------------------------
 
+    def _lines_key(self) -> tuple[int, int, str, str]:
+        """What the kept lines were made of: they are made again when it changes."""
+        return (id(self.entries), len(self.entries), self.ruc, self.name)
+
     def _made(self, kind: str, make: Callable[[], list[list[str]]]) -> list[list[str]]:
         """``make()``'s lines, made once while the entries, RUC and name stay the same (a page shows the
         PLE lines and offers them as a file: 100,000 of them are worth keeping), with the cycle collector
         paused (the lines hold no cycles)."""
-        key = (id(self.entries), len(self.entries), self.ruc, self.name)
+        key = self._lines_key()
         found = self._lines.get(kind)
         if found is None or found[0] != key:
             with gc_paused():
@@ -928,11 +932,19 @@ class SalesRegister:
 
         return self._made("ple", make)
 
-    def ple_frame(self, fields: Sequence[str] = PLE_FIELDS) -> pd.DataFrame:
+    def ple_count(self) -> int:
+        """How many lines :meth:`ple_rows` has, without making them."""
+        return sum(1 for e in self.entries if e.in_ple)
+
+    def ple_frame(
+        self, fields: Sequence[str] = PLE_FIELDS, *, first: int = 0, count: int | None = None
+    ) -> pd.DataFrame:
         """The PLE 14.1 lines as a pandas DataFrame, a column per field (:data:`PLE_FIELDS`, or those of
         ``fields`` in that order): text as in the file, amounts (fields 13–25) as floats to show and
         sort; made column by column from :meth:`ple_rows` (a month's 100,000 lines in a fraction of a
-        second)."""
+        second). With ``count``, only the lines ``first`` to ``first + count - 1`` (0-based), made
+        alone when the whole :meth:`ple_rows` are not made yet (a page showing a month a thousand lines
+        at a time does not make its 100,000 lines)."""
         import numpy as np
         import pandas as pd
 
@@ -940,7 +952,16 @@ class SalesRegister:
         unknown = [name for name in fields if name not in places]
         if unknown:
             raise ValueError(f"not PLE 14.1 fields: {', '.join(unknown)}")
-        rows = self.ple_rows()
+        if first < 0 or (count is not None and count < 0):
+            raise ValueError(f"lines from {first}, {count} of them: neither can be negative")
+        if count is None:
+            rows = self.ple_rows()[first:]
+        elif "ple" in self._lines and self._lines["ple"][0] == self._lines_key():
+            rows = self._lines["ple"][1][first : first + count]
+        else:
+            lines = [entry for entry in self.entries if entry.in_ple][first : first + count]
+            with gc_paused():
+                rows = [ple_fields(entry, index) for index, entry in enumerate(lines, start=first + 1)]
         with gc_paused():
             columns = list(zip(*rows, strict=True)) if rows else [()] * len(PLE_FIELDS)
             return pd.DataFrame(

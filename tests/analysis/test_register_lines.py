@@ -212,3 +212,28 @@ def test_the_frame_refuses_unknown_fields_and_the_lines_follow_the_entries() -> 
     register.ruc = "20100070970"
     assert {line[0] for line in register.sire_rows()} == {"20100070970"}
     assert len(SIRE_FIELDS) == len(register.sire_rows()[0])
+
+
+@pytest.mark.parametrize("made", [False, True])
+def test_a_page_of_the_frame_is_those_lines_of_the_whole_frame(made: bool) -> None:
+    register = SalesRegister.build(_odd_rows(), "2026-03", ruc=RUC, name=NAME)
+    total = register.ple_count()
+    assert total == len(register.ple_rows()) > 40
+    fresh = SalesRegister(register.period, RUC, NAME, register.entries)  # its lines not made yet
+    if made:
+        fresh.ple_rows()
+    whole = register.ple_frame()
+    for first, count in ((0, 10), (17, 20), (total - 3, 10), (total, 5), (0, 0)):
+        page = fresh.ple_frame(first=first, count=count)
+        expected = whole.iloc[first : first + count].reset_index(drop=True)
+        pd.testing.assert_frame_equal(page, expected, check_dtype=bool(len(expected)))
+    assert fresh.ple_frame(["Correlativo del asiento"], first=17, count=2)[
+        "Correlativo del asiento"
+    ].tolist() == [
+        "M18",
+        "M19",
+    ]  # field 3 numbers the line within the month, not within the page
+    with pytest.raises(ValueError, match="negative"):
+        fresh.ple_frame(first=-1, count=3)
+    with pytest.raises(ValueError, match="negative"):
+        fresh.ple_frame(count=-3)
