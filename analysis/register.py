@@ -34,6 +34,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import io
+import operator
 import re
 import unicodedata
 import zipfile
@@ -724,6 +725,26 @@ def _money_fields(entry: RegisterEntry) -> list[str]:
     return entry.money_texts
 
 
+#: The entry's amount in each of PLE fields 13–25 (``None``: the IVAP columns, always zero), as
+#: :func:`_format_money` writes them; :data:`_TOTALLED`: those that can be other than zero.
+_MONEY_ATTRIBUTES = (
+    "export",
+    "taxed",
+    "taxed_discount",
+    "igv",
+    "igv_discount",
+    "exonerated",
+    "unaffected",
+    "isc",
+    None,
+    None,
+    "icbper",
+    "other",
+    "total",
+)
+_TOTALLED = tuple(name for name in _MONEY_ATTRIBUTES if name)
+
+
 def _format_money(entry: RegisterEntry) -> list[str]:
     """(A zero amount is ``"0.00"`` without a call of :func:`_amount`: most of a line's are zero.)"""
     z, a = "0.00", _amount
@@ -1064,15 +1085,24 @@ class SalesRegister:
     # -- figures -------------------------------------------------------------------------------------
 
     def totals(self) -> dict[str, Decimal]:
-        """Fields 13–25 (PLE numbering) added up over every line: what the documents add to."""
+        """Fields 13–25 (PLE numbering) added up over every line: what the documents add to. Each
+        amount is added as its line writes it (:func:`_amount`: rounded to the cent, half up), read
+        from the entry without writing the line (a page shows the totals before any line is made)."""
+        get = operator.attrgetter(*_TOTALLED)
+        start = _NO_CENTS if any(e.in_ple for e in self.entries) else ZERO  # sums of cents have 2 decimals
+        sums = [start] * len(_TOTALLED)
+        cents = round2
         with gc_paused():
-            texts = [entry.money_texts for entry in self.entries if entry.in_ple]  # the lines' fields 13-25
-            columns = list(zip(*texts, strict=True)) if texts else [()] * 13
-            start = _NO_CENTS if texts else ZERO  # every text has 2 decimals: so has a sum of them
-            return {  # (most columns are all "0.00": only the others' texts are read)
-                name: sum(map(Decimal, (value for value in column if value != "0.00")), start)
-                for name, column in zip(PLE_FIELDS[12:25], columns, strict=True)
-            }
+            for entry in self.entries:
+                if entry.in_ple:
+                    for place, value in enumerate(get(entry)):
+                        if value:  # (most amounts of most lines are zero)
+                            sums[place] += cents(value)
+        found = dict(zip(_TOTALLED, sums, strict=True))
+        return {  # the IVAP columns are always zero
+            name: found.get(attribute, start) if attribute else start
+            for name, attribute in zip(PLE_FIELDS[12:25], _MONEY_ATTRIBUTES, strict=True)
+        }
 
     # -- files ---------------------------------------------------------------------------------------
 

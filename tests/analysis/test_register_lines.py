@@ -197,8 +197,11 @@ def test_the_frame_is_the_frame_of_the_lines() -> None:
     shown = ["Serie", "Importe total", "Número final", "Estado", "Fecha CP modificado", "CUO"]
     pd.testing.assert_frame_equal(register.ple_frame(shown), whole[shown])
     assert all(whole[name].dtype == np.float64 for name in PLE_FIELDS[12:25])
-    empty = SalesRegister(Period(2026, 3), RUC, NAME, []).ple_frame(shown)
-    assert list(empty.columns) == shown and len(empty) == 0
+    empty = SalesRegister(Period(2026, 3), RUC, NAME, [])
+    assert list(empty.ple_frame(shown).columns) == shown and len(empty.ple_frame(shown)) == 0
+    assert empty.totals() == dict.fromkeys(PLE_FIELDS[12:25], Decimal(0)) and empty.ple_count() == 0
+    only_sire = SalesRegister(Period(2026, 3), RUC, NAME, [_odd_entries()[6]])  # voided after: no PLE line
+    assert {str(v) for v in only_sire.totals().values()} == {"0"} and only_sire.ple_count() == 0
 
 
 def test_the_frame_refuses_unknown_fields_and_the_lines_follow_the_entries() -> None:
