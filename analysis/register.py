@@ -1534,7 +1534,9 @@ class _IssueDates(Mapping[str, dt.date]):
         """Read the dates of the documents ``references`` name (by their full number), in one query."""
         numbers = {ref.full_number for ref in references if ref is not None} - self._asked
         if numbers and self._all is None:
-            self._found.update(self._dates("AND number IN (SELECT unnest(?))", [sorted(numbers)]))
+            self._found.update(
+                self._dates("AND coalesce(number, '') IN (SELECT unnest(?))", [sorted(numbers)])
+            )
             self._asked |= numbers
 
     def _whole(self) -> dict[str, dt.date]:
