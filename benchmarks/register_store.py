@@ -7,7 +7,8 @@ in the last full month and as many a day over the :data:`~analysis.register.REGI
 before it and the days of this month, starts ``facturador serve``, syncs a store once, then measures in
 a new process each time (a restarted dashboard opening the store on disk) what the Registro de ventas
 page does: the register of the month (``sales_register(store.reading(client), month)``: the store
-synced first, then read), its PLE 14.1 lines, totals and the lines' table frame ("view"), and the PLE
+synced first, then read), its PLE 14.1 lines counted, totals and the table's frame (its first page of
+:data:`~dashboard.widgets.TABLE_PAGE_LINES` lines, every line before: "view"), and the PLE
 and SIRE RVIE files of its download buttons ("files": made on a click now, before the page showed
 before); and the process's CPU seconds and peak memory. p50 and max of ``--repeat``, with the load
 average beside each run (the machine is shared).
@@ -46,19 +47,28 @@ def work(store_path: Path, base: str, token: str, month: str, ruc: str) -> dict[
     from connector import Client
     from connector.store import LocalStore
 
+    try:  # the lines of a page of the register's table (imports Streamlit, as a dashboard has it)
+        from dashboard.widgets import TABLE_PAGE_LINES
+    except ImportError:  # a checkout before the table had pages
+        TABLE_PAGE_LINES = 0
+
     imported, cpu_began = time.perf_counter(), time.process_time()
     client = Client(base, token, cache=False, timeout=600)
     store = LocalStore(store_path, client)
     register = sales_register(store.reading(client), month, ruc=ruc, name="BENCH S.A.C.")
     built = time.perf_counter()
-    lines = register.ple_rows()
+    paged = hasattr(register, "ple_count")  # the page now: the lines counted, a table page's made
+    lines = register.ple_count() if paged else len(register.ple_rows())
     totals = register.totals()
     adjustments = len(register.adjustment_rows())
-    if hasattr(register, "ple_frame"):  # the page now: the table's frame, the RVIE lines counted
+    if paged:  # the table's first page, as the page shows it
+        frame = register.ple_frame(count=TABLE_PAGE_LINES)
+        sire = register.sire_count()
+    elif hasattr(register, "ple_frame"):  # the page at 93c8584: the table's frame of every line
         frame = register.ple_frame()
         sire = register.sire_count()
     else:  # the page before: a frame of the text lines, amounts converted; the RVIE lines made
-        frame = pd.DataFrame(lines, columns=list(PLE_FIELDS))
+        frame = pd.DataFrame(register.ple_rows(), columns=list(PLE_FIELDS))
         frame = frame.astype({name: float for name in PLE_FIELDS[12:25]})
         sire = len(register.sire_rows())
     viewed, cpu_viewed = time.perf_counter(), time.process_time()
@@ -67,7 +77,7 @@ def work(store_path: Path, base: str, token: str, month: str, ruc: str) -> dict[
     eager = not hasattr(register, "ple_frame")  # the page before made both files before showing
     return {
         "entries": len(register.entries),
-        "ple_lines": len(lines),
+        "ple_lines": lines,
         "sire_lines": sire,
         "adjustments": adjustments,
         "warnings": len(register.warnings),

@@ -31,8 +31,13 @@ __all__ = [
     "refusal",
     "show_cards",
     "show_kpis",
+    "table_page",
 ]
 
+
+#: Lines a long table shows at a time (:func:`table_page`): a month's 100,000 register lines are made,
+#: sent and drawn a thousand at a time; the files offered beside the table hold them all.
+TABLE_PAGE_LINES = 1_000
 
 #: Cards a row: three leave every amount whole (S/ 15,110,275.77) from 1280 px on; six overlapped.
 CARDS_A_ROW = 3
@@ -225,3 +230,21 @@ def data_table(data: Any, *, column_config: dict[str, Any] | None = None, **kwar
     :func:`number_formats` says (what ``column_config`` gives wins); what ``st.dataframe`` answers."""
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     return st.dataframe(frame, column_config={**number_formats(frame), **(column_config or {})}, **kwargs)
+
+
+def table_page(total: int, *, key: str, lines: int = TABLE_PAGE_LINES) -> tuple[int, int]:
+    """Which of ``total`` lines a long table shows: ``(first, count)``, 0-based; all of them when they
+    fit in one page of ``lines``, else a page picked with a number box (the page's lines captioned)."""
+    if total <= lines:
+        return 0, total
+    pages = -(-total // lines)
+    page = st.number_input(
+        f"Página de la tabla (de {pages:,})", min_value=1, max_value=pages, value=1, step=1, key=key
+    )
+    first = (int(page) - 1) * lines
+    count = min(lines, total - first)
+    st.caption(
+        f"Líneas {first + 1:,} a {first + count:,} de {total:,}, {lines:,} por página; "
+        "los archivos (PLE, RVIE, Excel) tienen todas."
+    )
+    return first, count

@@ -14,7 +14,7 @@ from analysis.register import PLE_FIELDS, Period, SalesRegister, sales_register
 from connector import FacturadorError
 from dashboard import figures
 from dashboard.session import Active, forget_connection, reader, require_connection
-from dashboard.widgets import data_table, month_options
+from dashboard.widgets import data_table, month_options, table_page
 
 REGISTERS = "_registers"
 STATES = {"1": "1 · del periodo", "2": "2 · anulado", "8": "8 · periodo anterior", "9": "9 · corrección"}
@@ -29,8 +29,9 @@ def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool
     return kept[key]
 
 
-def _lines_frame(register: SalesRegister) -> pd.DataFrame:
-    """The table's columns of the register's PLE lines (amounts as numbers, states spelled out)."""
+def _lines_frame(register: SalesRegister, first: int, count: int) -> pd.DataFrame:
+    """The table's columns of ``count`` of the register's PLE lines from ``first`` (amounts as numbers,
+    states spelled out)."""
     shown = [
         "Fecha de emisión",
         "Tipo de comprobante",
@@ -53,7 +54,7 @@ def _lines_frame(register: SalesRegister) -> pd.DataFrame:
         "Número CP modificado",
         "Estado",
     ]
-    frame = register.ple_frame(shown)
+    frame = register.ple_frame(shown, first=first, count=count)
     return frame.assign(Estado=[STATES.get(s, s) for s in frame["Estado"]])
 
 
@@ -178,10 +179,10 @@ def main() -> None:
         "Importes en soles (cada documento en moneda extranjera a su tipo de cambio). Reglas y decisiones: "
         "docs/sales_register.md."
     )
-    lines = register.ple_rows()  # made once per register: the table and the PLE file are these lines
+    lines = register.ple_count()  # the lines are made a table page at a time, and whole for the files
     totals = register.totals()
     cards = [
-        ("Líneas PLE", f"{len(lines):,}"),
+        ("Líneas PLE", f"{lines:,}"),
         ("Líneas RVIE", f"{register.sire_count():,}"),
         ("Avisos antes de presentar", f"{len(register.warnings):,}"),
         (
@@ -202,8 +203,9 @@ def main() -> None:
     if not lines:
         st.info("Sin documentos en el periodo: el archivo PLE va vacío (indicador 0 en su nombre).")
     else:
+        first, count = table_page(lines, key=f"register_table_page_{month}_{consolidate}")  # a month: its own
         data_table(
-            _lines_frame(register),
+            _lines_frame(register, first, count),
             hide_index=True,
             key="register_lines",
             column_config={

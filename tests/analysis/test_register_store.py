@@ -20,12 +20,14 @@ from analysis.register import (
     REGISTER_LOOK_BACK_DAYS,
     Period,
     SalesRegister,
+    _IssueDates,
     _stored_rows,
     ple_file_name,
     sales_register,
 )
 from connector.documents import ChangesPage
 from connector.errors import NotFoundError
+from connector.models import AffectedRef
 from connector.store import LocalStore
 from tests.connector.test_fast_paths import ROWS, tenant_shaped
 
@@ -126,6 +128,7 @@ def test_only_rows_that_can_make_a_line_are_read(tmp_path: Path) -> None:
         first = april.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS)
         read, dates, head = _stored_rows(store, first, april)
         whole = store.documents(first, april.end).rows
+        assert len(dates) == len({r["number"] for r in whole})  # (read from the store when asked)
     ids = {r["external_id"] for r in read}
     march = [r for r in whole if not str(r["date_of_issue"]).startswith("2026-04")]
     kept = [r for r in march if r["external_id"] in ids]
@@ -139,7 +142,6 @@ def test_only_rows_that_can_make_a_line_are_read(tmp_path: Path) -> None:
     april_rows = [r for r in whole if str(r["date_of_issue"]).startswith("2026-04")]
     assert ids >= {r["external_id"] for r in april_rows}
     assert head[0]["number"] == whole[0]["number"]
-    assert len(dates) == len({r["number"] for r in whole})
     assert set(read[0]) <= set(whole[0])  # only the register's keys
 
 
@@ -186,3 +188,28 @@ def test_lines_are_made_once_and_follow_a_changed_register() -> None:
     assert {row[1] for row in register.sire_rows()} == {"OTRA"}
     buffer = io.BytesIO(register.excel_bytes())
     assert buffer.getvalue()[:2] == b"PK"
+
+
+def test_the_issue_dates_read_for_the_notes_are_those_of_the_whole_range(tmp_path: Path) -> None:
+    rows = _varied_rows()
+    rows.append({**rows[1], "external_id": "again", "id": 20_000, "date_of_issue": "2026-03-02"})  # twice
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        store.sync("2026-02-01", "2026-04-30")
+        first, last = dt.date(2026, 2, 1), dt.date(2026, 4, 30)
+        whole = dict(_IssueDates(store, first, last))  # every number (iterating reads them all)
+        some = _IssueDates(store, first, last)
+        named = [rows[1]["number"], rows[5]["number"], "F999-1"]
+        some.read(split_ref(number) for number in named)
+        assert some._all is None  # only those were read
+        assert [some.get(n) for n in named] == [whole[rows[1]["number"]], whole[rows[5]["number"]], None]
+        assert some._all is None and some.get("F999-1", "none") == "none"
+        with pytest.raises(KeyError):
+            some["F999-1"]
+        assert some.get(rows[7]["number"]) == whole[rows[7]["number"]]  # another number: all are read
+        assert some._all is not None and dict(some) == whole and len(some) == len(whole)
+
+
+def split_ref(number: str) -> AffectedRef | None:
+    """The reference a note would carry to ``number``."""
+    return AffectedRef.from_wire(number)
