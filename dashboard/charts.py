@@ -33,8 +33,7 @@ _MANIFEST = ComponentManifest(
 )
 _PACKAGE = Path(__file__).resolve().parent
 
-#: Streamlit's light theme (its text, grid and categorical colors, its font): the figures' defaults;
-#: what a figure sets itself (its bars' colors) stays.
+# Streamlit's light theme: its text, grid and categorical colors, its font.
 _TEXT = "#31333f"
 _GRID = "#e6eaf1"
 _AXIS = {
@@ -46,6 +45,8 @@ _AXIS = {
     "title": {"font": {"color": "#808495", "size": 13}},
     "tickfont": {"color": "#808495", "size": 12},
 }
+#: The figures' look in Streamlit's light theme, their defaults: what a figure sets itself (its bars'
+#: colors, its height) stays.
 TEMPLATE = go.layout.Template(
     layout={
         "font": {"family": '"Source Sans", "Source Sans Pro", sans-serif', "color": _TEXT, "size": 14},

@@ -4,7 +4,8 @@
 const plotly = import("./plotly-basic.min.js").then(() => globalThis.Plotly);
 
 const CONFIG = { responsive: true, displaylogo: false };
-// Marks the figure's element for the tests and the benchmarks (the chart is drawn when it holds traces).
+// Marks the figure's element for the tests and the benchmarks (dashboard/charts.py's MARKER; the chart
+// is drawn when it holds traces).
 const MARKER = "facturadorChart";
 
 export default async function chart(component) {
