@@ -176,14 +176,6 @@ def main() -> None:
         )
 
 
-#: True once the Documentos page shows its three plotly charts drawn with their data: the frames shown
-#: while the documents load ("Cargando…") hold no trace and do not count.
-CHARTS_DRAWN = """() => {
-  const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
-  return charts.filter((c) => c.querySelector(".js-plotly-plot .main-svg g.trace")).length >= 3;
-}"""
-
-
 def browser_cold(base: str, folder: Path, repeat: int) -> tuple[list[float], list[float], list[float]]:
     """Seconds from navigating to the Documentos page to its three charts drawn, in headless Chromium, on
     a freshly started dashboard: first as the very first visit (the server also imports its modules),
@@ -197,7 +189,14 @@ def browser_cold(base: str, folder: Path, repeat: int) -> tuple[list[float], lis
     sys.path.insert(0, str(root))
     from playwright.sync_api import sync_playwright
 
-    from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, free_port, streamlit_app, wait_for_app
+    from tests.dashboard.browser import (
+        CHARTS_DRAWN,
+        CHROMIUM,
+        CHROMIUM_ARGS,
+        free_port,
+        streamlit_app,
+        wait_for_app,
+    )
 
     tenants = folder / "tenants.toml"
     tenants.write_text(f'[tenants.bench]\nbase_url = "{base}"\ntoken = "{TOKEN}"\ncache = false\n')

@@ -57,22 +57,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 from connector import Client  # noqa: E402
 from connector.store import LocalStore, store_path  # noqa: E402
 from sunat.calendar import peru_today  # noqa: E402
+from tests.dashboard.browser import CHARTS, CHARTS_DRAWN  # noqa: E402
 
 #: The real documents the service lists (a week of them), the templates of the rest.
 REAL_DAYS = 7
 REAL_PER_DAY = 100
 BATCH = 20_000
 CUSTOMERS = [(f"20{n:09d}", f"CLIENTE {n:04d} S.A.C.") for n in range(2_000)]
-CHARTS_DRAWN = """() => {
-  const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
-  return charts.filter((c) => c.querySelector(".js-plotly-plot .main-svg g.trace")).length >= 3;
-}"""
 #: What each chart draws (its traces, as plotly holds them), ``null`` for a frame not drawn or without
 #: traces (a loading frame): a chart counts as redrawn when its entry is drawn and differs from before.
-CHART_DATA = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
-  const plot = c.querySelector(".js-plotly-plot");
-  return plot && plot.querySelector(".main-svg g.trace") ? JSON.stringify(plot.data) : null;
-})"""
+CHART_DATA = (
+    "() => ("
+    + CHARTS
+    + ").map((plot) => plot && plot.querySelector('.main-svg g.trace') ? JSON.stringify(plot.data) : null)"
+)
 CHARTS_REDRAWN = (
     "(before) => { const now = ("
     + CHART_DATA

@@ -14,7 +14,7 @@ from datetime import date
 import streamlit as st
 
 from connector import FacturadorError
-from dashboard import commerce, figures
+from dashboard import charts, commerce, figures
 from dashboard.session import Active, loaded, require_connection
 from dashboard.widgets import data_table, pick_range, refusal
 
@@ -43,10 +43,8 @@ def _sales(active: Active, start: date, end: date, top: int) -> None:
         "anuladas no cuentan) más las notas de venta aún sin comprobante."
     )
     left, right = st.columns(2)
-    left.plotly_chart(figures.products_figure(view.products, top), width="stretch", key="commerce_products")
-    right.plotly_chart(
-        figures.customers_figure(view.customers, top), width="stretch", key="commerce_customers"
-    )
+    charts.show(figures.products_figure(view.products, top), key="commerce_products", where=left)
+    charts.show(figures.customers_figure(view.customers, top), key="commerce_customers", where=right)
     if view.products:
         data_table(figures.products_frame(view.products), hide_index=True, key="commerce_products_table")
     if view.customers:
@@ -80,7 +78,7 @@ def _stock(active: Active) -> None:
         cols[(2 * index + 1) % len(cols)].metric(
             f"{place} · a precio de venta", figures.money(price, currency)
         )
-    st.plotly_chart(commerce.stock_figure(values), width="stretch", key="commerce_stock")
+    charts.show(commerce.stock_figure(values), key="commerce_stock")
     data_table(commerce.stock_frame(values), hide_index=True, key="commerce_stock_table")
     if not products.complete:
         st.caption(
@@ -112,7 +110,7 @@ def _quotations(active: Active, start: date, end: date) -> None:
             f"Abiertas ({row.currency})", f"{row.open} · {figures.money(row.open_amount, row.currency)}"
         )
         cols[2].metric(f"Tasa de conversión ({row.currency})", f"{(row.rate or 0) * 100:.0f} %")
-    st.plotly_chart(commerce.conversion_figure(rows), width="stretch", key="commerce_quotations")
+    charts.show(commerce.conversion_figure(rows), key="commerce_quotations")
 
 
 def main() -> None:

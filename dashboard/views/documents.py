@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
-from dashboard import data, figures
+from dashboard import charts, data, figures
 from dashboard.downloads import download_button
 from dashboard.session import (
     Active,
@@ -97,13 +97,13 @@ class ChartSlots:
             (self.states, "Documentos por estado", "loading_states"),
             (self.customers, figures.CUSTOMERS_TITLE, "loading_customers"),
         ):
-            slot.plotly_chart(figures.loading_figure(title), width="stretch", key=key)
+            charts.show(figures.loading_figure(title), key=key, where=slot)
 
     def fill(self, view: figures.DocumentsView) -> None:
         """Draw the charts of ``view`` in their frames."""
-        self.daily.plotly_chart(view.daily, width="stretch", key="chart_daily")
-        self.states.plotly_chart(view.states, width="stretch", key="chart_states")
-        self.customers.plotly_chart(view.customers, width="stretch", key="chart_customers")
+        charts.show(view.daily, key="chart_daily", where=self.daily)
+        charts.show(view.states, key="chart_states", where=self.states)
+        charts.show(view.customers, key="chart_customers", where=self.customers)
         st.session_state[DRAWN] = True
 
     def clear(self) -> None:

@@ -28,7 +28,7 @@ from analysis.sales import (
     summarize_cells,
 )
 from connector import FacturadorError
-from dashboard import data, figures
+from dashboard import charts, data, figures
 from dashboard.data import Scope
 from dashboard.session import forget_connection, require_connection, scoped
 from dashboard.widgets import data_table, pick_period, show_kpis
@@ -151,29 +151,29 @@ def main() -> None:
 def _charts(
     now: Scope, then: Scope, summary, products, chosen: tuple[date, date], before: tuple[date, date]
 ) -> None:  # type: ignore[no-untyped-def]
-    st.plotly_chart(figures.daily_figure(_cells(now), *chosen), width="stretch", key="periods_daily")
+    charts.show(figures.daily_figure(_cells(now), *chosen), key="periods_daily")
     left, right = st.columns(2)
-    left.plotly_chart(
+    charts.show(
         figures.comparison_figure(
             compare_periods(_groups(now, by_type), _groups(then, by_type)),
             "Por tipo: periodo elegido y anterior (S/)",
         ),
-        width="stretch",
         key="periods_compare",
+        where=left,
     )
-    right.plotly_chart(
+    charts.show(
         figures.months_groups_figure(_groups(now, by_month), _groups(then, by_month), chosen, before),
-        width="stretch",
         key="periods_months",
+        where=right,
     )
     left, right = st.columns(2)
-    left.plotly_chart(figures.mix_figure(mix_of(summary)), width="stretch", key="periods_mix")
+    charts.show(figures.mix_figure(mix_of(summary)), key="periods_mix", where=left)
     rates = rejection_rate(_cells(now))  # type: ignore[arg-type]  # cells stand for sales
-    right.plotly_chart(figures.rejection_figure(rates), width="stretch", key="periods_rejections")
+    charts.show(figures.rejection_figure(rates), key="periods_rejections", where=right)
     left, right = st.columns(2)
-    left.plotly_chart(figures.products_figure(products), width="stretch", key="periods_products_chart")
+    charts.show(figures.products_figure(products), key="periods_products_chart", where=left)
     customers = _groups(now, by_customer)
-    right.plotly_chart(figures.customers_figure(customers), width="stretch", key="periods_customers")
+    charts.show(figures.customers_figure(customers), key="periods_customers", where=right)
 
 
 main()

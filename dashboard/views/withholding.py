@@ -18,7 +18,7 @@ import streamlit as st
 from connector import FacturadorError
 from connector.builders import Customer
 from connector.withholding import Payment, Perception, Retention, WithholdingResource
-from dashboard import data
+from dashboard import charts, data
 from dashboard.downloads import download_button
 from dashboard.figures import money
 from dashboard.session import Active, require_connection
@@ -194,7 +194,7 @@ def main() -> None:
     left, right = st.columns(2)
     left.metric(f"{AMOUNT[family]} (últimas {len(records)})", money(total))
     right.metric("Comprobantes aceptados", int(frame["Comprobantes"].sum()) if len(frame) else 0)
-    st.plotly_chart(monthly_figure(frame, family), key=f"withholding_chart_{family}")
+    charts.show(monthly_figure(frame, family), key=f"withholding_chart_{family}")
     data_table(
         pd.DataFrame(
             [

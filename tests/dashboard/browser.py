@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from dashboard import APP_PATH
+from dashboard import APP_PATH, charts
 from tests.conftest import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -36,6 +36,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 WAIT_MS = 30_000
+#: The page's charts as plotly's elements (JavaScript): the dashboard's own (:data:`charts.MARKER`, the
+#: element is plotly's) or, in a tree before them (the benchmarks' ``--before``), ``st.plotly_chart``'s
+#: (plotly's element inside).
+CHARTS = (
+    f"[...document.querySelectorAll(\"[data-testid='{charts.MARKER}'], [data-testid='stPlotlyChart']\")]"
+    ".map((c) => (c.matches('.js-plotly-plot') ? c : c.querySelector('.js-plotly-plot')))"
+)
+#: True once the page shows three charts drawn with their data: an empty frame (the loading one,
+#: «Cargando…») holds no trace and does not count.
+CHARTS_DRAWN = (
+    "() => (" + CHARTS + ").filter((plot) => plot && plot.querySelector('.main-svg g.trace')).length >= 3"
+)
 
 
 def require_browser() -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import APP_PATH, issuing
+from dashboard import APP_PATH, charts, issuing
 from sunat.calendar import peru_today
 from tests.dashboard.conftest import Issued
 from tests.samples.bodies import invoice_body
@@ -57,9 +57,16 @@ def block_with(at: AppTest, widget_key: str) -> Any:
     return found
 
 
-def plotly_specs(at: AppTest) -> list[dict[str, Any]]:
-    """The figures (plotly JSON) of the page's ``st.plotly_chart`` elements."""
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+def chart_figures(at: AppTest) -> list[dict[str, Any]]:
+    """The figures (plotly JSON, as the browser gets them) of the page's charts (:func:`charts.show`):
+    each one an element of our component, drawn by its module, in our template; no ``st.plotly_chart``
+    left (it loads the whole plotly.js)."""
+    assert not at.get("plotly_chart")
+    elements = at.get("bidi_component")
+    assert {(e.proto.component_name, e.proto.js_source_path) for e in elements} <= {(charts.NAME, "chart.js")}
+    figures = [json.loads(json.loads(element.proto.json)) for element in elements]
+    assert all(figure["layout"]["template"] == charts.TEMPLATE.to_plotly_json() for figure in figures)
+    return figures
 
 
 def test_documents_page_lists_the_range_with_kpis_and_charts(tenants: Path, issued: Issued) -> None:
@@ -83,7 +90,7 @@ def test_documents_page_lists_the_range_with_kpis_and_charts(tenants: Path, issu
         "S/ "
     )
 
-    figures = plotly_specs(at)
+    figures = chart_figures(at)
     assert len(figures) == 3
     daily = figures[0]
     assert {trace["name"] for trace in daily["data"]} >= {"Factura", "Boleta"}
@@ -99,12 +106,12 @@ def test_documents_page_keeps_its_range_when_the_analyst_comes_back(tenants: Pat
     picked = (today - timedelta(days=3), today)
     at.date_input(key="docs_range").set_value(picked).run()
     at.switch_page("views/search.py").run()
-    assert not at.get("plotly_chart")
+    assert not chart_figures(at)
     at.switch_page("views/documents.py").run()
     assert not at.exception, at.exception
     assert tuple(at.date_input(key="docs_range").value) == picked
     assert set(issued.numbers) <= set(at.dataframe[0].value["number"])  # issued today, in the range
-    assert len(plotly_specs(at)) == 3
+    assert len(chart_figures(at)) == 3
 
 
 def test_a_range_shown_is_drawn_at_once_next_time_until_a_change(
@@ -126,7 +133,7 @@ def test_a_range_shown_is_drawn_at_once_next_time_until_a_change(
     at.run()
     assert not at.exception, at.exception
     assert "_documents_stale" not in at.session_state  # read again
-    assert len(plotly_specs(at)) == 3
+    assert len(chart_figures(at)) == 3
 
 
 def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None:
@@ -145,7 +152,7 @@ def test_documents_page_filters_and_range(tenants: Path, issued: Issued) -> None
     at.date_input(key="docs_range").set_value((long_ago, long_ago + timedelta(days=5))).run()
     assert not at.exception
     assert "No hay documentos" in texts(at.info)
-    assert not at.get("plotly_chart")
+    assert not chart_figures(at)
 
 
 def test_documents_page_selects_sends_and_changes_state(tenants: Path, issued: Issued) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from dashboard.charts import MARKER
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
@@ -46,6 +47,10 @@ def set_date_range(page: Any, start: Any, end: Any) -> None:
 
 
 def test_documents_range_and_chart(page: Any, dashboard: str, issued: Issued, shots: Path) -> None:
+    scripts: list[str] = []
+    page.on(
+        "request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None
+    )
     page.goto(f"{dashboard}/documents")
     wait_for_app(page)
     sidebar = page.get_by_test_id("stSidebar")
@@ -59,11 +64,28 @@ def test_documents_range_and_chart(page: Any, dashboard: str, issued: Issued, sh
     )
     assert hidden == [(today - timedelta(days=6)).isoformat(), today.isoformat()], hidden
 
-    charts = page.get_by_test_id("stPlotlyChart")
+    charts = page.get_by_test_id(MARKER)
     sync_api.expect(charts).to_have_count(3)
-    sync_api.expect(charts.first.locator(".js-plotly-plot .main-svg").first).to_be_visible()
+    sync_api.expect(charts.first.locator(".main-svg").first).to_be_visible()
     sync_api.expect(charts.first).to_contain_text("Valor de venta por día")
     assert charts.first.locator("g.trace.bars").count() >= 2  # factura and boleta stacked
+    # the bars are drawn (plotly's SVG paths with an area), in the page itself: no iframe per chart
+    bar = charts.first.locator("g.trace.bars g.point path").first.bounding_box()
+    assert bar is not None and bar["width"] > 0 and bar["height"] > 0, bar
+    assert page.locator("iframe").count() == 0
+    # three charts, plotly.js's basic bundle fetched and evaluated once; Streamlit's plotly chunk never
+    bundles = [url for url in scripts if url.endswith("/plotly-basic.min.js")]
+    assert len(bundles) == 1, scripts
+    assert not [url for url in scripts if "PlotlyChart" in url], scripts
+    assert page.evaluate("() => typeof window.Plotly.newPlot") == "function"
+    # the width follows the container: a narrower window, narrower charts
+    wide = charts.first.bounding_box()["width"]
+    page.set_viewport_size({"width": 900, "height": 1000})
+    page.wait_for_function(
+        f"() => document.querySelector(\"[data-testid='{MARKER}'] .main-svg\").getBoundingClientRect().width"
+        f" < {wide} - 100"
+    )
+    page.set_viewport_size({"width": 1440, "height": 2000})  # as the other tests of this page see it
     sync_api.expect(page.get_by_test_id("stMetric").filter(has_text="Documentos")).to_be_visible()
     sync_api.expect(page.get_by_test_id("stDataFrame")).to_be_visible()
     page.screenshot(path=str(shots / "documents.png"), full_page=True)

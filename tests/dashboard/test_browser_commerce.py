@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dashboard.charts import MARKER
 from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import write_tenants
@@ -41,7 +42,7 @@ def test_the_analyst_page_draws_sales_stock_and_quotations(
     page.goto(f"{url}/commerce")
     wait_for_app(page)
     sync_api.expect(page.get_by_role("heading", name="Análisis comercial")).to_be_visible()
-    charts = page.get_by_test_id("stPlotlyChart")
+    charts = page.get_by_test_id(MARKER)
     sync_api.expect(charts).to_have_count(4)
     for title in (
         "Principales productos",

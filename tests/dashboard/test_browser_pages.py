@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from dashboard.charts import MARKER
 from demo.seeding import seed
 from tests.conftest import LiveService
 from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
@@ -113,3 +114,34 @@ def test_every_page_reads_as_one_careful_spanish_product(
     finally:
         page.close()
     assert problems == {}, "\n".join(f"{title}: {found}" for title, found in problems.items())
+
+
+def test_periods_draws_its_bars_points_and_slices_with_one_bundle(
+    browser_context: Any, seeded_app: str, shots: Path
+) -> None:
+    """Periodos has seven charts of the three kinds of trace the dashboard draws (bars, a line with its
+    points, a pie): each drawn as SVG by the one plotly.js basic bundle the tab fetched."""
+    page = browser_context.new_page()
+    scripts: list[str] = []
+    page.on(
+        "request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None
+    )
+    try:
+        page.goto(f"{seeded_app}/periods")
+        wait_for_app(page)
+        charts = page.get_by_test_id(MARKER)
+        sync_api.expect(charts).to_have_count(7)
+        sync_api.expect(page.locator(f"[data-testid='{MARKER}'] g.trace")).not_to_have_count(0)
+        page.wait_for_function(
+            f"() => [...document.querySelectorAll(\"[data-testid='{MARKER}']\")]"
+            ".every((c) => c.querySelector('.main-svg g.trace'))"
+        )
+        for kind in ("g.trace.bars g.point path", "g.trace.scatter g.points path", "g.slice path"):
+            shapes = page.locator(f"[data-testid='{MARKER}'] {kind}")
+            assert shapes.count() > 0, kind
+            box = shapes.first.bounding_box()
+            assert box is not None and box["width"] > 0 and box["height"] > 0, (kind, box)
+        assert len([url for url in scripts if url.endswith("/plotly-basic.min.js")]) == 1, scripts
+        page.screenshot(path=str(shots / "periods_charts.png"), full_page=True)
+    finally:
+        page.close()

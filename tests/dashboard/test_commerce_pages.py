@@ -4,6 +4,7 @@ quotation converted there, and the Documents page naming each document's sale no
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from connector.sale_notes import SaleNote
 from connector.sheets import NoteLine
 from tests.conftest import LiveService
 from tests.dashboard.conftest import write_tenants
-from tests.dashboard.test_app import app, texts
+from tests.dashboard.test_app import app, chart_figures, texts
 from tests.shops import Shop, new_shop
 
 
@@ -88,7 +89,7 @@ def test_the_analyst_page_sums_sales_values_stock_and_counts_quotations(trading:
     at = app("views/commerce.py")
     assert not at.exception, at.exception
     assert at.title[0].value == "Análisis comercial"
-    charts = [str(c.proto.spec) for c in at.get("plotly_chart")]
+    charts = [json.dumps(figure) for figure in chart_figures(at)]
     assert any("Principales productos" in t for t in charts) and any(
         "Principales clientes" in t for t in charts
     )

@@ -13,7 +13,7 @@ from dashboard import APP_PATH
 from dashboard.auth import hash_password, verify_password
 from sunat.calendar import peru_today
 from tests.dashboard.conftest import History, Issued
-from tests.dashboard.test_app import texts
+from tests.dashboard.test_app import chart_figures, texts
 
 TIMEOUT = 60
 
@@ -53,8 +53,8 @@ def test_periods_page_totals_comparison_and_charts(tenants: Path, issued: Issued
     month = next(m for m in at.selectbox(key="periods_month").options if m == f"{issued_on:%m/%Y}")
     at.selectbox(key="periods_month").set_value(month).run()
     assert not at.exception, at.exception
-    assert len(at.get("plotly_chart")) == 7
-    titles = [str(c.proto.spec) for c in at.get("plotly_chart")]
+    titles = [figure["layout"]["title"]["text"] for figure in chart_figures(at)]
+    assert len(titles) == 7
     assert any("Mezcla por afectación" in t for t in titles) and any("Tasa de rechazo" in t for t in titles)
     tables = [t.value for t in at.dataframe]
     by_type = next(t for t in tables if set(t["Grupo"]) >= {"Factura", "Boleta"})

@@ -16,7 +16,7 @@ from sunat.calendar import peru_today
 from tests.common import wait_for
 from tests.conftest import LiveService
 from tests.dashboard.conftest import write_tenants
-from tests.dashboard.test_app import texts
+from tests.dashboard.test_app import chart_figures, texts
 from tests.samples.withholding import retention
 from tests.shops import new_shop
 
@@ -55,7 +55,7 @@ def test_issue_a_retention_and_a_perception_from_the_page(tenants: Path) -> None
     assert 30.0 in set(tables[0]["Retenido"])  # 3 % of 1000.00, computed with sunat.withholding
     assert ["Aceptado"] in list(tables[0]["Estado"])  # the state's name, never "05"
     assert "Emitir una retención" in [e.label for e in at.expander]
-    assert len(at.get("plotly_chart")) == 1
+    assert len(chart_figures(at)) == 1
     at.segmented_control(key="withholding_family").set_value("perceptions").run()
     fill(at, "perceptions", paid="500.00")
     submit(at)
