@@ -18,6 +18,7 @@ from sqlalchemy import Table, and_, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from facturador.store.direct import direct
 from facturador.store.models import INVENTORY_MOVES, ITEM_STOCKS, ITEMS, PERSONS, WAREHOUSES
 
 #: The person fields a document's customer writes when it gives them (an empty value keeps the stored one).
@@ -55,13 +56,11 @@ def _customer_upsert(dialect: str, given: frozenset[str]) -> Any:
     ).returning(PERSONS.c.id)
 
 
-#: The stored customer a document names, with the fields its upsert may write (read without a lock).
-_CUSTOMER_AS_STORED = select(
-    PERSONS.c.id,
-    PERSONS.c.identity_document_type_id,
-    PERSONS.c.name,
-    *(PERSONS.c[key] for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT)),
-).where(
+#: The columns of :data:`_CUSTOMER_AS_STORED`, in order.
+_CUSTOMER_STORED = ("id", "identity_document_type_id", "name", *CUSTOMER_FIELDS, *CUSTOMER_CONTACT)
+#: The stored customer a document names, with the fields its upsert may write (read without a lock; run
+#: on the DB-API cursor, :mod:`facturador.store.direct`, as the warehouse's: every sale reads both).
+_CUSTOMER_AS_STORED = select(*(PERSONS.c[key] for key in _CUSTOMER_STORED)).where(
     PERSONS.c.tenant_id == bindparam("tenant_id"),
     PERSONS.c.type == "customers",
     PERSONS.c.number == bindparam("number"),
@@ -76,13 +75,13 @@ def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, An
     transaction ends even when it changes nothing, and every sale to a regular customer would wait on
     the one before it (on PostgreSQL; SQLite's writers are serialized anyway)."""
     given = frozenset(key for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT) if values.get(key))
-    stored = connection.execute(
-        _CUSTOMER_AS_STORED, {"tenant_id": tenant_id, "number": values["number"]}
-    ).first()
-    if stored is not None and all(
-        getattr(stored, key) == values[key] for key in ("identity_document_type_id", "name", *given)
-    ):
-        return int(stored.id)
+    found = direct(_CUSTOMER_AS_STORED, connection.dialect).first(
+        connection, {"tenant_id": tenant_id, "number": values["number"]}
+    )
+    if found is not None:
+        stored = dict(zip(_CUSTOMER_STORED, found, strict=True))
+        if all(stored[key] == values[key] for key in ("identity_document_type_id", "name", *given)):
+            return int(stored["id"])
     row = {"tenant_id": tenant_id, "type": "customers", **values}
     statement = _customer_upsert(connection.dialect.name, given)
     return int(connection.execute(statement, row).scalar_one())
@@ -166,9 +165,11 @@ _WAREHOUSE_OF = select(WAREHOUSES.c.id).where(WAREHOUSES.c.establishment_id == b
 
 def warehouse_of(connection: Connection, tenant_id: int, establishment_id: int) -> int:
     """The id of the establishment's warehouse, created on first use."""
-    found = connection.scalar(_WAREHOUSE_OF, {"establishment_id": establishment_id})
+    found = direct(_WAREHOUSE_OF, connection.dialect).first(
+        connection, {"establishment_id": establishment_id}
+    )
     if found is not None:
-        return int(found)
+        return int(found[0])
     statement = (
         _insert(connection, WAREHOUSES)
         .values(

@@ -81,13 +81,18 @@ class DirectStatement:
         cursor.execute(self.sql, self.parameters(values))
         return cursor
 
-    def scalar(self, connection: Connection, values: Mapping[str, Any]) -> Any:
-        """The first column of the first row (``RETURNING`` or a one-row ``SELECT``)."""
+    def first(self, connection: Connection, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """The first row, its columns in the statement's order (``None`` when there is none)."""
         cursor = self.execute(connection, values)
         try:
             row = cursor.fetchone()
         finally:
             cursor.close()
+        return None if row is None else tuple(row)
+
+    def scalar(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        """The first column of the first row (``RETURNING`` or a one-row ``SELECT``)."""
+        row = self.first(connection, values)
         if row is None:
             raise LookupError(f"no row returned by {self.sql!r}")
         return row[0]
