@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, func, select, update
+from sqlalchemy import Table, and_, any_, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -130,11 +130,30 @@ def upsert_items(
     return ids
 
 
-#: The stored products of some codes, read without a lock (the codes as an expanding IN).
-_ITEMS_AS_STORED = select(ITEMS.c.id, ITEMS.c.internal_id, ITEMS.c.description).where(
-    ITEMS.c.tenant_id == bindparam("tenant_id"),
-    ITEMS.c.internal_id.in_(bindparam("codes", expanding=True)),
-)
+def _among(column: Any, name: str, dialect: str) -> Any:
+    """``column`` is one of the list bound as ``name``: on PostgreSQL one array parameter (``= ANY``), a
+    statement whose SQL is the same whatever the list's length, run on the DB-API cursor
+    (:func:`_rows`); on SQLite an expanding ``IN``, through SQLAlchemy's execute."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(name, type_=postgresql.ARRAY(column.type)))
+    return column.in_(bindparam(name, expanding=True))
+
+
+def _rows(connection: Connection, statements: dict[str, Any], values: dict[str, Any]) -> list[Any]:
+    """The rows of the dialect's statement of ``statements`` (written with :func:`_among`)."""
+    statement = statements[connection.dialect.name]
+    if connection.dialect.name == "postgresql":
+        return direct(statement, connection.dialect).all(connection, values)
+    return list(connection.execute(statement, values))
+
+
+#: The stored products of some codes, read without a lock.
+_ITEMS_AS_STORED = {
+    dialect: select(ITEMS.c.id, ITEMS.c.internal_id, ITEMS.c.description).where(
+        ITEMS.c.tenant_id == bindparam("tenant_id"), _among(ITEMS.c.internal_id, "codes", dialect)
+    )
+    for dialect in ("postgresql", "sqlite")
+}
 
 
 def _unchanged_items(
@@ -146,8 +165,8 @@ def _unchanged_items(
     codes = [values["internal_id"] for values, _rewrite in products]
     stored = {
         code: (int(item_id), description)
-        for item_id, code, description in connection.execute(
-            _ITEMS_AS_STORED, {"tenant_id": tenant_id, "codes": codes}
+        for item_id, code, description in _rows(
+            connection, _ITEMS_AS_STORED, {"tenant_id": tenant_id, "codes": codes}
         )
     }
     unchanged = {}
@@ -230,21 +249,22 @@ def stocks_held(connection: Connection, warehouse_id: int, item_ids: Sequence[in
     """The stock of each of ``item_ids`` in the warehouse, their rows locked until the transaction ends
     (``FOR UPDATE``; SQLite's writer lock serializes writers already); an item never stocked (nothing
     was ever put in) is absent."""
-    rows = connection.execute(_STOCKS_HELD, {"warehouse_id": warehouse_id, "item_ids": list(item_ids)})
+    rows = _rows(connection, _STOCKS_HELD, {"warehouse_id": warehouse_id, "item_ids": list(item_ids)})
     return {int(item_id): Decimal(stock) for item_id, stock in rows}
 
 
-#: Built once with its parameters bound (the item ids as an expanding IN): every sale asks it, and a
-#: statement made per call with its values inside was a new cache key for SQLAlchemy each time.
-_STOCKS_HELD = (
-    select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
+#: Built once with its parameters bound: every sale asks it, and a statement made per call with its
+#: values inside was a new cache key for SQLAlchemy each time.
+_STOCKS_HELD = {
+    dialect: select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
     .where(
         ITEM_STOCKS.c.warehouse_id == bindparam("warehouse_id"),
-        ITEM_STOCKS.c.item_id.in_(bindparam("item_ids", expanding=True)),
+        _among(ITEM_STOCKS.c.item_id, "item_ids", dialect),
     )
     .order_by(ITEM_STOCKS.c.item_id)
     .with_for_update()
-)
+    for dialect in ("postgresql", "sqlite")
+}
 
 
 def record_move(

@@ -90,6 +90,14 @@ class DirectStatement:
             cursor.close()
         return None if row is None else tuple(row)
 
+    def all(self, connection: Connection, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row, their columns in the statement's order."""
+        cursor = self.execute(connection, values)
+        try:
+            return [tuple(row) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
+
     def scalar(self, connection: Connection, values: Mapping[str, Any]) -> Any:
         """The first column of the first row (``RETURNING`` or a one-row ``SELECT``)."""
         row = self.first(connection, values)
