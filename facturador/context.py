@@ -137,6 +137,10 @@ class ServiceContext:
         """A connection in a write transaction (see :meth:`Database.writing`)."""
         return self.db.writing()
 
+    def writing_one(self) -> contextlib.AbstractContextManager[Connection]:
+        """A connection for a one-statement write (see :meth:`Database.writing_one`)."""
+        return self.db.writing_one()
+
     def reading(self) -> contextlib.AbstractContextManager[Connection]:
         """A connection for reads outside a transaction (see :meth:`Database.reading`)."""
         return self.db.reading()

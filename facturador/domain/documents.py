@@ -46,14 +46,13 @@ from facturador.errors import FieldError, ServiceError, conflict, field_error, n
 from facturador.issued import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_png_base64, qr_text
+from facturador.store.answers import store_sent_answer
 from facturador.store.models import (
     ARTIFACTS,
     DOCUMENTS,
     SALE_NOTES,
     Artifact,
     Document,
-    replace_artifact,
-    store_answer,
     store_artifact,
     store_document,
 )
@@ -533,13 +532,18 @@ class DocumentService:
         retry_at = None  # answered with a state: nothing is owed any more
         if state == states.REGISTERED:
             retry_at = send_policy.utc_now() + send_policy.retry_delay(attempts, tenant.settings)
-        with self.context.writing() as connection:
-            registry.flush(connection)
-            stored = store_answer(
-                connection, row.id, state, response, regularize, retry_at, read_state=row.state_type_id
+        with self.context.writing_one() as connection:
+            stored = store_sent_answer(
+                connection,
+                registry.take(),
+                row.id,
+                state,
+                response,
+                regularize,
+                retry_at,
+                read_state=row.state_type_id,
+                cdr_zip=answer.cdr_zip,
             )
-            if stored and answer.cdr_zip is not None:
-                replace_artifact(connection, row.id, "cdr", answer.cdr_zip)
         if not stored:  # another send stored its answer first (or the document moved on): that one stands
             log.info("answer %s to %s not stored: the document moved on meanwhile", answer.code, row.filename)
             current = self.find(tenant, row.external_id)

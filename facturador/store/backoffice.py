@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, func, select, update
+from sqlalchemy import Table, and_, any_, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from facturador.store.direct import direct
 from facturador.store.models import INVENTORY_MOVES, ITEM_STOCKS, ITEMS, PERSONS, WAREHOUSES
 
 #: The person fields a document's customer writes when it gives them (an empty value keeps the stored one).
@@ -55,13 +56,11 @@ def _customer_upsert(dialect: str, given: frozenset[str]) -> Any:
     ).returning(PERSONS.c.id)
 
 
-#: The stored customer a document names, with the fields its upsert may write (read without a lock).
-_CUSTOMER_AS_STORED = select(
-    PERSONS.c.id,
-    PERSONS.c.identity_document_type_id,
-    PERSONS.c.name,
-    *(PERSONS.c[key] for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT)),
-).where(
+#: The columns of :data:`_CUSTOMER_AS_STORED`, in order.
+_CUSTOMER_STORED = ("id", "identity_document_type_id", "name", *CUSTOMER_FIELDS, *CUSTOMER_CONTACT)
+#: The stored customer a document names, with the fields its upsert may write (read without a lock; run
+#: on the DB-API cursor, :mod:`facturador.store.direct`, as the warehouse's: every sale reads both).
+_CUSTOMER_AS_STORED = select(*(PERSONS.c[key] for key in _CUSTOMER_STORED)).where(
     PERSONS.c.tenant_id == bindparam("tenant_id"),
     PERSONS.c.type == "customers",
     PERSONS.c.number == bindparam("number"),
@@ -76,13 +75,13 @@ def upsert_customer(connection: Connection, tenant_id: int, values: dict[str, An
     transaction ends even when it changes nothing, and every sale to a regular customer would wait on
     the one before it (on PostgreSQL; SQLite's writers are serialized anyway)."""
     given = frozenset(key for key in (*CUSTOMER_FIELDS, *CUSTOMER_CONTACT) if values.get(key))
-    stored = connection.execute(
-        _CUSTOMER_AS_STORED, {"tenant_id": tenant_id, "number": values["number"]}
-    ).first()
-    if stored is not None and all(
-        getattr(stored, key) == values[key] for key in ("identity_document_type_id", "name", *given)
-    ):
-        return int(stored.id)
+    found = direct(_CUSTOMER_AS_STORED, connection.dialect).first(
+        connection, {"tenant_id": tenant_id, "number": values["number"]}
+    )
+    if found is not None:
+        stored = dict(zip(_CUSTOMER_STORED, found, strict=True))
+        if all(stored[key] == values[key] for key in ("identity_document_type_id", "name", *given)):
+            return int(stored["id"])
     row = {"tenant_id": tenant_id, "type": "customers", **values}
     statement = _customer_upsert(connection.dialect.name, given)
     return int(connection.execute(statement, row).scalar_one())
@@ -131,11 +130,30 @@ def upsert_items(
     return ids
 
 
-#: The stored products of some codes, read without a lock (the codes as an expanding IN).
-_ITEMS_AS_STORED = select(ITEMS.c.id, ITEMS.c.internal_id, ITEMS.c.description).where(
-    ITEMS.c.tenant_id == bindparam("tenant_id"),
-    ITEMS.c.internal_id.in_(bindparam("codes", expanding=True)),
-)
+def _among(column: Any, name: str, dialect: str) -> Any:
+    """``column`` is one of the list bound as ``name``: on PostgreSQL one array parameter (``= ANY``), a
+    statement whose SQL is the same whatever the list's length, run on the DB-API cursor
+    (:func:`_rows`); on SQLite an expanding ``IN``, through SQLAlchemy's execute."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(name, type_=postgresql.ARRAY(column.type)))
+    return column.in_(bindparam(name, expanding=True))
+
+
+def _rows(connection: Connection, statements: dict[str, Any], values: dict[str, Any]) -> list[Any]:
+    """The rows of the dialect's statement of ``statements`` (written with :func:`_among`)."""
+    statement = statements[connection.dialect.name]
+    if connection.dialect.name == "postgresql":
+        return direct(statement, connection.dialect).all(connection, values)
+    return list(connection.execute(statement, values))
+
+
+#: The stored products of some codes, read without a lock.
+_ITEMS_AS_STORED = {
+    dialect: select(ITEMS.c.id, ITEMS.c.internal_id, ITEMS.c.description).where(
+        ITEMS.c.tenant_id == bindparam("tenant_id"), _among(ITEMS.c.internal_id, "codes", dialect)
+    )
+    for dialect in ("postgresql", "sqlite")
+}
 
 
 def _unchanged_items(
@@ -147,8 +165,8 @@ def _unchanged_items(
     codes = [values["internal_id"] for values, _rewrite in products]
     stored = {
         code: (int(item_id), description)
-        for item_id, code, description in connection.execute(
-            _ITEMS_AS_STORED, {"tenant_id": tenant_id, "codes": codes}
+        for item_id, code, description in _rows(
+            connection, _ITEMS_AS_STORED, {"tenant_id": tenant_id, "codes": codes}
         )
     }
     unchanged = {}
@@ -166,9 +184,11 @@ _WAREHOUSE_OF = select(WAREHOUSES.c.id).where(WAREHOUSES.c.establishment_id == b
 
 def warehouse_of(connection: Connection, tenant_id: int, establishment_id: int) -> int:
     """The id of the establishment's warehouse, created on first use."""
-    found = connection.scalar(_WAREHOUSE_OF, {"establishment_id": establishment_id})
+    found = direct(_WAREHOUSE_OF, connection.dialect).first(
+        connection, {"establishment_id": establishment_id}
+    )
     if found is not None:
-        return int(found)
+        return int(found[0])
     statement = (
         _insert(connection, WAREHOUSES)
         .values(
@@ -229,21 +249,22 @@ def stocks_held(connection: Connection, warehouse_id: int, item_ids: Sequence[in
     """The stock of each of ``item_ids`` in the warehouse, their rows locked until the transaction ends
     (``FOR UPDATE``; SQLite's writer lock serializes writers already); an item never stocked (nothing
     was ever put in) is absent."""
-    rows = connection.execute(_STOCKS_HELD, {"warehouse_id": warehouse_id, "item_ids": list(item_ids)})
+    rows = _rows(connection, _STOCKS_HELD, {"warehouse_id": warehouse_id, "item_ids": list(item_ids)})
     return {int(item_id): Decimal(stock) for item_id, stock in rows}
 
 
-#: Built once with its parameters bound (the item ids as an expanding IN): every sale asks it, and a
-#: statement made per call with its values inside was a new cache key for SQLAlchemy each time.
-_STOCKS_HELD = (
-    select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
+#: Built once with its parameters bound: every sale asks it, and a statement made per call with its
+#: values inside was a new cache key for SQLAlchemy each time.
+_STOCKS_HELD = {
+    dialect: select(ITEM_STOCKS.c.item_id, ITEM_STOCKS.c.stock)
     .where(
         ITEM_STOCKS.c.warehouse_id == bindparam("warehouse_id"),
-        ITEM_STOCKS.c.item_id.in_(bindparam("item_ids", expanding=True)),
+        _among(ITEM_STOCKS.c.item_id, "item_ids", dialect),
     )
     .order_by(ITEM_STOCKS.c.item_id)
     .with_for_update()
-)
+    for dialect in ("postgresql", "sqlite")
+}
 
 
 def record_move(

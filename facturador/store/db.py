@@ -184,6 +184,14 @@ class Database:
         with self._write_lock, self.engine.begin() as connection:
             yield connection
 
+    def writing_one(self) -> contextlib.AbstractContextManager[Connection]:
+        """A connection for a write that is one statement on PostgreSQL: there in autocommit, the
+        statement its own transaction, without the BEGIN and COMMIT round trips; on SQLite the write
+        transaction of :meth:`writing` (where the same write may take several statements)."""
+        if self.is_sqlite:
+            return self.writing()
+        return self._reader.connect()
+
     def dispose(self) -> None:
         self.engine.dispose()
 

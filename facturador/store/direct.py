@@ -1,8 +1,10 @@
 """The issuing path's statements, executed on the DB-API cursor of the current transaction.
 
-Issuing a factura runs seven statements (the correlative, the document, its XML; the authority's
-registry, the answer, the CDR; one registry read), six on PostgreSQL, where the document and its XML
-are one (:data:`~facturador.store.models.INSERT_DOCUMENT_WITH_XML`). Through SQLAlchemy's
+Issuing a factura runs these statements: the customer and the warehouse read, the correlative, the
+document, its XML; the authority's registry, the answer, the CDR; one registry read (on PostgreSQL the
+products and their stocks too, and the document with its XML is one statement,
+:data:`~facturador.store.models.INSERT_DOCUMENT_WITH_XML`, as the answer with the registry and the CDR
+is, :mod:`facturador.store.answers`). Through SQLAlchemy's
 ``Connection.execute`` each costs 0.1-0.2 ms of Python on this project's 2-core machine (execution
 context, result object, parameter processing), more than SQLite's own work for most of them and ~10%
 of a whole factura.
@@ -81,13 +83,26 @@ class DirectStatement:
         cursor.execute(self.sql, self.parameters(values))
         return cursor
 
-    def scalar(self, connection: Connection, values: Mapping[str, Any]) -> Any:
-        """The first column of the first row (``RETURNING`` or a one-row ``SELECT``)."""
+    def first(self, connection: Connection, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """The first row, its columns in the statement's order (``None`` when there is none)."""
         cursor = self.execute(connection, values)
         try:
             row = cursor.fetchone()
         finally:
             cursor.close()
+        return None if row is None else tuple(row)
+
+    def all(self, connection: Connection, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row, their columns in the statement's order."""
+        cursor = self.execute(connection, values)
+        try:
+            return [tuple(row) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
+
+    def scalar(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        """The first column of the first row (``RETURNING`` or a one-row ``SELECT``)."""
+        row = self.first(connection, values)
         if row is None:
             raise LookupError(f"no row returned by {self.sql!r}")
         return row[0]

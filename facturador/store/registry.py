@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -14,19 +17,31 @@ from facturador.store.models import AUTHORITY_RECORDS
 
 RECORDS = AUTHORITY_RECORDS
 _KEY = ("issuer_ruc", "document_type_id", "series", "number")
-_COLUMNS = (*_KEY, "status", "digest", "code", "cdr_zip")
+#: The columns of a record, its key first.
+RECORD_COLUMNS = (*_KEY, "status", "digest", "code", "cdr_zip")
 LOOKUP = select(RECORDS.c.status, RECORDS.c.digest, RECORDS.c.code, RECORDS.c.cdr_zip).where(
     and_(*(RECORDS.c[name] == bindparam(name) for name in _KEY))
 )
 
 
-def _upsert(insert):  # type: ignore[no-untyped-def]
-    statement = insert(RECORDS)
+def records_upsert(statement: Any) -> Any:
+    """``statement`` (a dialect's ``INSERT INTO authority_records``) writing over the record of its key."""
     changes = {k: statement.excluded[k] for k in ("status", "digest", "code", "cdr_zip")}
     return statement.on_conflict_do_update(index_elements=list(_KEY), set_=changes)
 
 
-UPSERT = {"postgresql": _upsert(postgresql_insert), "sqlite": _upsert(sqlite_insert)}
+UPSERT = {
+    "postgresql": records_upsert(postgresql_insert(RECORDS)),
+    "sqlite": records_upsert(sqlite_insert(RECORDS)),
+}
+
+
+def write_records(connection: Connection, records: Sequence[Mapping[str, object]]) -> None:
+    """Upsert ``records`` (values of :data:`RECORD_COLUMNS`) one after the other, in ``connection``'s
+    transaction."""
+    statement = direct(UPSERT[connection.dialect.name], connection.dialect, RECORD_COLUMNS)
+    for values in records:
+        statement.run(connection, values)
 
 
 class SqlRegistry:
@@ -83,7 +98,9 @@ class SqlRegistry:
 
     def flush(self, connection: Connection) -> None:
         """Write the records collected in deferred mode inside the caller's transaction."""
-        statement = direct(UPSERT[connection.dialect.name], connection.dialect, _COLUMNS)
-        for values in self._pending:
-            statement.run(connection, values)
-        self._pending.clear()
+        write_records(connection, self.take())
+
+    def take(self) -> list[dict[str, object]]:
+        """The records collected in deferred mode, in order, for the caller to write (none kept here)."""
+        pending, self._pending = self._pending, []
+        return pending

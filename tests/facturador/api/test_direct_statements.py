@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import event, select, text
 
 from facturador.domain.numbering import CLAIM_NUMBER, NEXT_NUMBER
+from facturador.store.answers import store_sent_answer
 from facturador.store.direct import direct
 from facturador.store.models import (
     _DOCUMENT_COLUMNS,
@@ -30,8 +31,7 @@ from facturador.store.models import (
     document_values,
     store_document,
 )
-from facturador.store.registry import _COLUMNS as RECORD_COLUMNS
-from facturador.store.registry import LOOKUP, UPSERT
+from facturador.store.registry import LOOKUP, RECORD_COLUMNS, RECORDS, UPSERT
 from tests.conftest import LiveService
 from tests.samples.bodies import invoice_body
 from tests.samples.tenants import ACME
@@ -225,3 +225,71 @@ def test_a_directly_inserted_document_reads_back_and_none_is_null(live: LiveServ
         {"id": new_id},
     ).one()
     assert tuple(nulls) == (True, True)  # SQL NULL, not JSON null, as when Core leaves the key out
+
+
+def _record(status: str, code: str) -> dict[str, object]:
+    return dict(
+        zip(RECORD_COLUMNS, ("20100066603", "01", "F001", "999999", status, "d=", code, b"PK"), strict=True)
+    )
+
+
+def _answer(
+    connection: Any, document_id: int, *, read_state: str, records: list[Any], cdr: bytes | None
+) -> bool:
+    return store_sent_answer(
+        connection,
+        records,
+        document_id,
+        "05",
+        {"code": "0", "description": "aceptada"},
+        False,
+        None,
+        read_state=read_state,
+        cdr_zip=cdr,
+    )
+
+
+def _stored(connection: Any, document_id: int) -> tuple[Any, ...]:
+    row = connection.execute(
+        select(DOCUMENTS.c.state_type_id, DOCUMENTS.c.response, DOCUMENTS.c.send_attempts).where(
+            DOCUMENTS.c.id == document_id
+        )
+    ).one()
+    cdr = connection.scalar(
+        select(ARTIFACTS.c.content).where(ARTIFACTS.c.document_id == document_id, ARTIFACTS.c.kind == "cdr")
+    )
+    records = connection.execute(select(RECORDS.c.status, RECORDS.c.code).where(RECORDS.c.number == "999999"))
+    return (*row, cdr, [tuple(record) for record in records])
+
+
+def test_a_sent_answer_stores_the_records_the_state_and_the_cdr(live: LiveService, connection: Any) -> None:
+    """One statement on PostgreSQL, three on SQLite: the same rows. Two records of one key leave the
+    last, as upserting them in turn does."""
+    document_id = store_document(connection, Document(**_document_values(live)), b"<Invoice/>")
+    records = [_record("in_process", "98"), _record("accepted", "0")]
+    assert _answer(connection, document_id, read_state="01", records=records, cdr=b"PK-cdr")
+    assert _stored(connection, document_id) == (
+        "05",
+        {"code": "0", "description": "aceptada"},
+        1,
+        b"PK-cdr",
+        [("accepted", "0")],
+    )
+    # sent again (a CDR written over the first), no records, and no CDR at all
+    assert _answer(connection, document_id, read_state="05", records=[], cdr=b"PK-second")
+    assert _stored(connection, document_id)[2:4] == (2, b"PK-second")
+    assert _answer(connection, document_id, read_state="05", records=[], cdr=None)
+    assert _stored(connection, document_id)[2:4] == (3, b"PK-second")
+
+
+def test_an_answer_to_a_document_that_moved_on_keeps_neither_state_nor_cdr(
+    live: LiveService, connection: Any
+) -> None:
+    """The compare-and-set on the state read before sending: another send stored its answer first, so
+    this one writes no state and no CDR (the authority's own record of the send is kept: it received it)."""
+    document_id = store_document(connection, Document(**_document_values(live)), b"<Invoice/>")
+    stored = _answer(
+        connection, document_id, read_state="09", records=[_record("rejected", "2335")], cdr=b"PK"
+    )
+    assert not stored
+    assert _stored(connection, document_id) == ("01", None, 0, None, [("rejected", "2335")])
