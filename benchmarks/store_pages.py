@@ -573,6 +573,9 @@ def main() -> None:
                 "SELECT date_of_issue, count(*) FROM documents GROUP BY 1 ORDER BY 1 DESC"
             )
         (tmp / "seeded").write_text(path.name)
+        newest = per_day_rows[0][0] if per_day_rows else today
+        if newest < today:  # a reused store seeded on an earlier day (Lima's date moved on): its own days
+            today, start = newest, newest - dt.timedelta(days=args.days - 1)
         size = path.stat().st_size / 2**20
         print(f"store: {total:,} documents over {args.days} days, {size:,.0f} MiB on disk, written in "
               f"{time.perf_counter() - t:.0f} s (load {load()})", flush=True)  # fmt: skip
