@@ -22,7 +22,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Select
 
 from facturador.store.direct import direct
-from facturador.store.models import ARTIFACTS, DOCUMENTS, UPDATE_ANSWER, replace_artifact, store_answer
+from facturador.store.models import (
+    ARTIFACTS,
+    DOCUMENTS,
+    UPDATE_ANSWER,
+    answer_parameters,
+    replace_artifact,
+    store_answer,
+)
 from facturador.store.registry import RECORD_COLUMNS, RECORDS, records_upsert, write_records
 
 __all__ = ["store_sent_answer"]
@@ -52,14 +59,7 @@ def store_sent_answer(
             replace_artifact(connection, document_id, "cdr", cdr_zip)
         return stored
     latest = _latest_by_key(records)
-    values: dict[str, Any] = {
-        "document_id": document_id,
-        "read_state": read_state,
-        "state": state,
-        "response": response,
-        "regularize": regularize,
-        "retry_at": retry_at,
-    }
+    values = answer_parameters(document_id, state, response, regularize, retry_at, read_state=read_state)
     for index, record in enumerate(latest):
         values.update({f"record_{index}_{name}": record[name] for name in RECORD_COLUMNS})
     if cdr_zip is not None:

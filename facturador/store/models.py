@@ -689,7 +689,21 @@ def store_answer(
     A compare-and-set on the state the sender read before sending (``read_state``): when another send
     of the document stored its answer meanwhile (an accepted one, say, while this send was answered
     "in process"), or the document moved on (a voiding), nothing is written and False is returned."""
-    values = {
+    values = answer_parameters(document_id, state, response, regularize, retry_at, read_state=read_state)
+    return direct(UPDATE_ANSWER, connection.dialect).run(connection, values) == 1
+
+
+def answer_parameters(
+    document_id: int,
+    state: str,
+    response: dict[str, Any],
+    regularize: bool,
+    retry_at: dt.datetime | None,
+    *,
+    read_state: str,
+) -> dict[str, Any]:
+    """The parameters of :data:`UPDATE_ANSWER` (:func:`store_answer`'s, which says what they mean)."""
+    return {
         "document_id": document_id,
         "read_state": read_state,
         "state": state,
@@ -697,7 +711,6 @@ def store_answer(
         "regularize": regularize,
         "retry_at": retry_at,
     }
-    return direct(UPDATE_ANSWER, connection.dialect).run(connection, values) == 1
 
 
 # -- the commercial back office (customers and suppliers, products, stock, sale notes) ----------------

@@ -41,8 +41,8 @@ def store(fresh_settings: Settings) -> Iterator[tuple[ServiceContext, str]]:
         context.engine.dispose()
 
 
-def _pending_document(context: ServiceContext, slug: str) -> int:
-    """Issue a factura while SUNAT is down, make it due now and bring SUNAT back; its id."""
+def _first_user(context: ServiceContext, slug: str) -> tuple[Any, Caller]:
+    """The tenant ``slug`` and its first user as a caller."""
     info = context.tenant_by_slug(slug)
     assert info is not None
     with context.engine.connect() as connection:
@@ -50,7 +50,12 @@ def _pending_document(context: ServiceContext, slug: str) -> int:
             select(USERS.c.id, USERS.c.establishment_id).where(USERS.c.tenant_id == info.id)
         ).first()
     assert user is not None
-    caller = Caller(user_id=user.id, establishment_id=user.establishment_id)
+    return info, Caller(user_id=user.id, establishment_id=user.establishment_id)
+
+
+def _pending_document(context: ServiceContext, slug: str) -> int:
+    """Issue a factura while SUNAT is down, make it due now and bring SUNAT back; its id."""
+    info, caller = _first_user(context, slug)
     issued = DocumentService(context).issue(info, caller, invoice_body())
     assert issued.document.state_type_id == "01"
     with context.writing() as connection:
@@ -205,14 +210,7 @@ def test_automatic_summaries_wait_for_the_tenants_hour(fresh_settings: Settings)
 
     context = ServiceContext(fresh_settings, clock=clock)
     try:
-        info = context.tenant_by_slug(tenant.slug)
-        assert info is not None
-        with context.engine.connect() as connection:
-            user = connection.execute(
-                select(USERS.c.id, USERS.c.establishment_id).where(USERS.c.tenant_id == info.id)
-            ).first()
-        assert user is not None
-        caller = Caller(user_id=user.id, establishment_id=user.establishment_id)
+        info, caller = _first_user(context, tenant.slug)
         yesterday = (today - dt.timedelta(days=1)).isoformat()
         DocumentService(context).issue(info, caller, boleta_body(fecha_de_emision=yesterday))
         worker = Worker(context)
