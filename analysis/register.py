@@ -948,14 +948,17 @@ class SalesRegister:
         """The PLE 14.1 lines as lists of 35 fields."""
 
         def make() -> list[list[str]]:
-            lines = [entry for entry in self.entries if entry.in_ple]
-            return [ple_fields(entry, index) for index, entry in enumerate(lines, start=1)]
+            return [ple_fields(entry, index) for index, entry in enumerate(self._ple_entries(), start=1)]
 
         return self._made("ple", make)
 
+    def _ple_entries(self) -> list[RegisterEntry]:
+        """The entries that are PLE 14.1 lines, in the lines' order."""
+        return [entry for entry in self.entries if entry.in_ple]
+
     def ple_count(self) -> int:
         """How many lines :meth:`ple_rows` has, without making them."""
-        return sum(1 for e in self.entries if e.in_ple)
+        return len(self._ple_entries())
 
     def ple_frame(
         self, fields: Sequence[str] = PLE_FIELDS, *, first: int = 0, count: int | None = None
@@ -980,7 +983,7 @@ class SalesRegister:
         elif "ple" in self._lines and self._lines["ple"][0] == self._lines_key():
             rows = self._lines["ple"][1][first : first + count]
         else:
-            lines = [entry for entry in self.entries if entry.in_ple][first : first + count]
+            lines = self._ple_entries()[first : first + count]
             with gc_paused():
                 rows = [ple_fields(entry, index) for index, entry in enumerate(lines, start=first + 1)]
         with gc_paused():
@@ -995,7 +998,7 @@ class SalesRegister:
 
     def ple_simplified_rows(self) -> list[list[str]]:
         """The PLE 14.2 (simplified) lines as lists of 26 fields: the same lines as 14.1."""
-        lines = [entry for entry in self.entries if entry.in_ple]
+        lines = self._ple_entries()
         return [ple_simplified_fields(entry, index) for index, entry in enumerate(lines, start=1)]
 
     def adjustment_rows(self, *, simplified: bool = False) -> list[list[str]]:
