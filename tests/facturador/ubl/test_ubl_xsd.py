@@ -65,6 +65,14 @@ def test_schemas_are_compiled_once():
         xsd.schema_for("urn:example")
 
 
+def test_the_first_requests_of_a_process_share_one_compilation(monkeypatch):
+    # a new process's first requests all ask for the schema at once: one compiles it, the others wait
+    monkeypatch.delitem(xsd._SCHEMAS, INVOICE, raising=False)
+    with ThreadPoolExecutor(8) as pool:
+        schemas = list(pool.map(lambda _: xsd.schema_for(INVOICE), range(8)))
+    assert all(schema is schemas[0] for schema in schemas)
+
+
 def test_shipped_schemas_are_self_contained():
     assert xsd.XSD_DIR.is_dir() and xsd.XSD_DIR.parent == Path(xsd.__file__).parent
     files = list(xsd.XSD_DIR.rglob("*.xsd"))
