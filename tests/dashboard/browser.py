@@ -123,6 +123,23 @@ def streamlit_app(
         log.close()
 
 
+def open_from_sidebar(page: Any, label: str, heading: str, tries: int = 3) -> None:
+    """Click the page ``label`` in the sidebar's navigation until the page titled ``heading`` shows (each
+    click waits up to 10 s), then wait for its script: on a loaded CI machine a click that landed while
+    the sidebar was being drawn again was lost once (the page stayed where it was for 30 s)."""
+    link = page.get_by_test_id("stSidebarNav").get_by_text(label, exact=True)
+    title = page.get_by_role("heading", name=heading, exact=True)
+    for attempt in range(tries):
+        link.click()
+        try:
+            title.wait_for(state="visible", timeout=10_000)
+            break
+        except Exception:  # playwright's TimeoutError (playwright is imported only where it is installed)
+            if attempt == tries - 1:
+                raise
+    wait_for_app(page)
+
+
 def wait_for_app(page: Any) -> None:
     """Wait until the script has finished running and nothing is loading (Streamlit's own e2e checks)."""
     page.wait_for_selector("[data-testid='stAppViewContainer']", state="attached")

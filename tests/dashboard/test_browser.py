@@ -18,7 +18,7 @@ import pytest
 from dashboard.charts import MARKER
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
+from tests.dashboard.browser import open_from_sidebar, require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import Issued, write_tenants
 from tests.samples.tenants import ACME, ACME_TOKEN
 
@@ -151,8 +151,7 @@ def test_issue_an_invoice_and_find_it_in_the_list(page: Any, dashboard: str, sho
     sync_api.expect(result).to_contain_text("Aceptado")
     page.screenshot(path=str(shots / "issue_result.png"), full_page=True)
 
-    page.get_by_test_id("stSidebarNav").get_by_text("Documentos").click()
-    wait_for_app(page)
+    open_from_sidebar(page, "Documentos", "Documentos")
     page.get_by_label("Cliente", exact=True).fill("navegador")
     page.get_by_label("Cliente", exact=True).press("Enter")
     wait_for_app(page)

@@ -21,7 +21,7 @@ from connector import IssueResult
 from connector.builders import Customer, Invoice, Line, Receipt
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
+from tests.dashboard.browser import open_from_sidebar, require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import write_tenants
 from tests.shops import Shop, new_shop
 
@@ -117,9 +117,7 @@ def test_void_a_factura_and_follow_its_ticket(page: Any, app_url: str, shop: Sho
     page.screenshot(path=str(shots / "void_accepted.png"), full_page=True)
 
     # the Tickets page lists it, with its files
-    page.get_by_test_id("stSidebarNav").get_by_text("Tickets").click()
-    wait_for_app(page)
-    sync_api.expect(page.get_by_role("heading", name="Tickets", exact=True)).to_be_visible()
+    open_from_sidebar(page, "Tickets", "Tickets")
     table = page.get_by_test_id("stDataFrame").first
     sync_api.expect(table.locator("table")).to_contain_text("Comunicación de baja")
     sync_api.expect(table.locator("table")).to_contain_text(document.number)
@@ -136,8 +134,7 @@ def test_void_a_factura_and_follow_its_ticket(page: Any, app_url: str, shop: Sho
     page.screenshot(path=str(shots / "tickets.png"), full_page=True)
 
     # the Documents page shows the factura voided
-    page.get_by_test_id("stSidebarNav").get_by_text("Documentos").click()
-    wait_for_app(page)
+    open_from_sidebar(page, "Documentos", "Documentos")
     page.get_by_label("Cliente", exact=True).fill("que anula")
     page.get_by_label("Cliente", exact=True).press("Enter")
     wait_for_app(page)
