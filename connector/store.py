@@ -51,6 +51,7 @@ __all__ = [
     "StoreError",
     "StoredClient",
     "SyncReport",
+    "closes_path",
     "default_store_directory",
     "store_path",
 ]
@@ -179,6 +180,12 @@ def store_path(base_url: str, directory: str | Path | None = None) -> Path:
     return folder / f"documents-{digest}.duckdb"
 
 
+def closes_path(base_url: str, directory: str | Path | None = None) -> Path:
+    """The file of a tenant's closed months (:class:`connector.closes.MonthCloses`): beside its store's
+    file, ``documents-<digest>.closes.json``, whether or not the tenant reads through a store."""
+    return store_path(base_url, directory).with_suffix(".closes.json")
+
+
 def _runs(days: Iterable[dt.date], longest: int) -> Iterator[tuple[dt.date, dt.date]]:
     """Consecutive days as ``(first, last)`` ranges of at most ``longest`` days."""
     first = last = None
@@ -221,7 +228,8 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
 
     ``exact``: the row is written plainly enough that its typed columns hold exactly what
     :mod:`connector.parsing` reads of ``raw`` (text keys strings, ``number`` ``SERIES-digits``, ISO or
-    ``d-m-Y`` dates, ``Y-m-d H:M:S`` times, amounts of at most 2 decimals, 0/1/true/false flags): the
+    ``d-m-Y`` dates, ``Y-m-d H:M:S`` times without an offset (Lima's wall clock; one with an offset is
+    read from ``raw``, converted), amounts of at most 2 decimals, 0/1/true/false flags): the
     sales register reads such rows from the columns, the others from ``raw``; ``lists_notes``: the row
     lists notes (``notes``, a factura's: the register links them on the rows)."""
 
@@ -266,7 +274,7 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
         *(blank_or(name, _PLAIN_AMOUNT) for name in REGISTER_AMOUNTS),
         blank_or("exchange_rate_sale", _PLAIN_RATE),
         f"coalesce({key('has_cdr')}, '') IN ('', '0', '1', 'true', 'false')",
-        *(blank_or(name, _STAMP[1:] + ".*") for name in ("created_at", "updated_at")),
+        *(blank_or(name, _STAMP[1:] + "([.][0-9]+)?") for name in ("created_at", "updated_at")),
     ]
     columns["exact"] = " AND ".join(f"({condition})" for condition in exact)
     columns["lists_notes"] = "coalesce(json_array_length(doc, '$.notes'), 0) > 0"
