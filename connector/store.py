@@ -346,6 +346,7 @@ class LocalStore:
             try:
                 self._db.execute(_SCHEMA)
                 self._upgrade()
+                self._stamps_in_lima()
             except BaseException:
                 self._db.close()  # the file as it was (the upgrade is one transaction), not held open
                 raise
@@ -361,6 +362,24 @@ class LocalStore:
         ).fetchall()
         columns = {name for (name,) in found}
         return max([1, *(version for version, added in _ADDED.items() if columns >= set(added))])
+
+    def _stamps_in_lima(self) -> None:
+        """Make sure the rows' times are Lima's wall clock, as every tenant answers them now: a file
+        synced before this service answered in Lima time (its ``created_at`` / ``updated_at`` were UTC,
+        and nothing in a row says which) forgets which days it has fetched, so each is fetched again,
+        rows replaced, the next time a page syncs it; until then its rows read as they are. Marked in
+        ``meta`` (``stamps`` = ``lima``), so it happens once."""
+        if self._meta("stamps") == "lima":
+            return
+        db = self._db
+        db.execute("BEGIN TRANSACTION")
+        try:
+            db.execute("DELETE FROM days")
+            db.execute("INSERT INTO meta VALUES ('stamps', 'lima')")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _upgrade(self) -> None:
         """Bring a file of an older version to :data:`SCHEMA_VERSION` in one transaction: each missing
