@@ -591,8 +591,9 @@ def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
 
 @contextlib.contextmanager
 def backdating(settings: Any, slug: str) -> Iterator[None]:
-    """Let a tenant take documents dated in the past for a while (for seeding history), with the
-    authority answering tickets at once (summaries and voiding are seeded too), then restore."""
+    """Let a tenant take documents dated in the past for a while (for seeding history), each stamped
+    (``created_at``) at its own issue date and time in Lima, with the authority answering tickets at
+    once (summaries and voiding are seeded too), then restore."""
     from facturador.domain.tenants import get_tenant, update_settings
     from facturador.store.models import tenant_settings
 
@@ -600,6 +601,7 @@ def backdating(settings: Any, slug: str) -> Iterator[None]:
         "restrict_receipt_date": False,
         "authority_check_deadlines": False,
         "authority_ticket_delay": 0.0,
+        "history_stamps": True,
     }
     context = _context(settings)
     with context.session() as session, session.begin():
