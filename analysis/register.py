@@ -74,6 +74,9 @@ __all__ = [
     "ADJUSTMENT_STATES",
     "FILE_KINDS",
     "Closes",
+    "Difference",
+    "Figures",
+    "Reconciliation",
     "PLE_FIELDS",
     "PLE_SIMPLIFIED_FIELDS",
     "REGISTER_LOOK_BACK_DAYS",
@@ -98,6 +101,10 @@ FILE_KINDS = ("ple", "ple-simplified", "sire", "adjustments", "adjustments-simpl
 #: Boletas of at least this total (soles) are always listed one by one (since 01-07-2016).
 BOLETA_DETAIL_FROM = Decimal("700")
 VOIDED, REJECTED = "11", "09"
+#: The end of the warning on a factura or note of the month without a CDR, and on a boleta not declared
+#: yet (after the document's number): :meth:`SalesRegister.pending` finds them by it.
+WITHOUT_CDR = ": sin CDR (no enviado a SUNAT); no estará en su propuesta."
+UNDECLARED = ": boleta aún no declarada en un resumen diario."
 #: When the accountant closed each month (``"2026-10"``, a :class:`Period` or a date in it → the moment,
 #: naive Lima time or aware): :class:`connector.closes.MonthCloses`, or any mapping.
 Closes = Mapping[Any, dt.datetime]
@@ -304,6 +311,9 @@ class RegisterEntry:
     in_sire: bool = True  # SIRE's file leaves rejected documents and PLE-only corrections out
     in_ple: bool = True  # a line only SIRE's file has (a document voided after the month, at zero)
     source: str = ""  # the document number (F001-12) or range it comes from
+    #: A document of the month that arrived after the month was closed: no line here (``in_ple`` and
+    #: ``in_sire`` false), it is the line (state 8) of this later month's register.
+    moved_to: Period | None = None
 
     @property
     def money_texts(self) -> list[str]:
@@ -529,6 +539,12 @@ def _month_key(day: dt.date) -> int:
     return day.year * 12 + day.month
 
 
+def _month_of_key(key: int) -> Period:
+    """The :class:`Period` of a :func:`_month_key`."""
+    year, month = divmod(key - 1, 12)
+    return _period(year, month + 1)
+
+
 def build_entries(
     records: Iterable[DocumentRecord | Mapping[str, Any]],
     period: Period | dt.date | str,
@@ -595,6 +611,11 @@ def _build_entries(
         if issued > this:
             continue
         home = _home_month(issued, record.created_at, closed) if closed else issued
+        if issued == this and home > this:  # arrived after the close: named here, a line there
+            state = "2" if record.state_type_id in (VOIDED, REJECTED) else "8"
+            moved = _entry(record, month, state, dates)
+            entries.append(replace(moved, in_ple=False, in_sire=False, moved_to=_month_of_key(home)))
+            continue
         if home == this and issued == this:
             voided_after = (
                 record.state_type_id == VOIDED
@@ -627,7 +648,12 @@ def _build_entries(
     if consolidate_boletas:
         entries = _consolidate(entries)
     for entry in entries:
-        if entry.currency != "PEN" or entry.document_type in NOTES:  # (only those can warn)
+        if entry.moved_to is not None:
+            warnings.append(
+                f"{entry.source}: llegó después del cierre del mes; va al registro de "
+                f"{entry.moved_to.month:02d}/{entry.moved_to.year} con estado 8."
+            )
+        elif entry.currency != "PEN" or entry.document_type in NOTES:  # (only those can warn)
             warnings.extend(_warnings_of(entry))
     for record in documents:
         if record.date_of_issue is not None and month.contains(record.date_of_issue):
@@ -636,9 +662,9 @@ def _build_entries(
                 and not record.has_cdr
                 and record.series[:1].upper() == "F"
             ):
-                warnings.append(f"{record.number}: sin CDR (no enviado a SUNAT); no estará en su propuesta.")
+                warnings.append(f"{record.number}{WITHOUT_CDR}")
             elif record.state_type_id == "01" and record.series[:1].upper() == "B":
-                warnings.append(f"{record.number}: boleta aún no declarada en un resumen diario.")
+                warnings.append(f"{record.number}{UNDECLARED}")
     return entries, warnings
 
 
@@ -918,6 +944,73 @@ class ProposalComparison:
         return not (self.only_in_proposal or self.only_ours or self.differences)
 
 
+@dataclass(frozen=True)
+class Figures:
+    """The three figures the register is reconciled on, in soles: value of sales (exports, taxed base
+    with its discount, exonerated, unaffected), IGV (with its discount) and total."""
+
+    value: Decimal = ZERO
+    igv: Decimal = ZERO
+    total: Decimal = ZERO
+
+    @classmethod
+    def of(cls, entries: Iterable[RegisterEntry]) -> Figures:
+        """The figures of ``entries`` as their lines write them (each amount rounded to the cent)."""
+        value = igv = total = ZERO
+        for e in entries:
+            value += sum(
+                (round2(a) for a in (e.export, e.taxed, e.taxed_discount, e.exonerated, e.unaffected)), ZERO
+            )
+            igv += round2(e.igv) + round2(e.igv_discount)
+            total += round2(e.total)
+        return cls(value, igv, total)
+
+    def __add__(self, other: Figures) -> Figures:
+        return Figures(self.value + other.value, self.igv + other.igv, self.total + other.total)
+
+    def __sub__(self, other: Figures) -> Figures:
+        return Figures(self.value - other.value, self.igv - other.igv, self.total - other.total)
+
+    def __neg__(self) -> Figures:
+        return Figures(-self.value, -self.igv, -self.total)
+
+    @property
+    def zero(self) -> bool:
+        """All three are zero."""
+        return not (self.value or self.igv or self.total)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Why the register's figures differ from the month's sales figures by ``figures`` (register less
+    sales), and the documents that make it."""
+
+    reason: str
+    documents: tuple[str, ...]
+    figures: Figures
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """The register's figures against the month's sales figures (Documentos, the same month): each
+    difference named with its documents, and what is left unexplained (zero when they agree)."""
+
+    register: Figures
+    sales: Figures
+    differences: list[Difference]
+
+    @property
+    def unexplained(self) -> Figures:
+        """Register less sales less every named difference."""
+        named = sum((d.figures for d in self.differences), Figures())
+        return self.register - self.sales - named
+
+    @property
+    def agrees(self) -> bool:
+        """Nothing is left unexplained."""
+        return self.unexplained.zero
+
+
 @dataclass
 class SalesRegister:
     """A month's sales register: its entries and warnings, and every file made from them."""
@@ -1128,6 +1221,62 @@ class SalesRegister:
             name: found.get(attribute, start) if attribute else start
             for name, attribute in zip(PLE_FIELDS[12:25], _MONEY_ATTRIBUTES, strict=True)
         }
+
+    def moved_out(self) -> list[RegisterEntry]:
+        """The month's documents that arrived after it was closed: not lines of this register, each goes
+        to its ``moved_to`` month's as state 8."""
+        return [entry for entry in self.entries if entry.moved_to is not None]
+
+    def pending(self) -> dict[str, list[str]]:
+        """The month's documents SUNAT's proposal will not have yet, by what is missing: ``"cdr"``
+        (facturas and notes not sent, or without their CDR) and ``"summary"`` (boletas not declared in a
+        daily summary); their numbers."""
+        found: dict[str, list[str]] = {"cdr": [], "summary": []}
+        for warning in self.warnings:
+            for kind, end in (("cdr", WITHOUT_CDR), ("summary", UNDECLARED)):
+                if warning.endswith(end):
+                    found[kind].append(warning[: -len(end)])
+        return found
+
+    def figures(self) -> Figures:
+        """The value of sales, IGV and total of the register's PLE lines."""
+        return Figures.of(e for e in self.entries if e.in_ple)
+
+    def reconcile(self, sales: Figures) -> Reconciliation:
+        """The register against ``sales``: the month's figures as the sales pages give them (documents
+        of the month, voided and rejected left out, notes of credit subtracted, in soles at each
+        document's rate). The differences the rules make are named: lines of earlier months (state 8),
+        documents voided after the month was closed (kept as filed), documents of the month that go to a
+        later month, and amounts in another currency without a rate (unconverted here, left out there)."""
+        corrected = {e.cuo for e in self.entries if not e.in_ple and e.in_sire and e.state == "2"}
+        groups: dict[str, list[RegisterEntry]] = {}
+        for entry in self.entries:
+            if entry.moved_to is not None:
+                reason = (
+                    "Del mes, llegaron después del cierre: van al registro de un mes posterior (estado 8)"
+                )
+            elif not entry.in_ple:
+                continue
+            elif entry.period != self.period and entry.state == "8":
+                reason = "De meses anteriores, llegaron después de su cierre (estado 8)"
+            elif entry.period == self.period and entry.state == "1" and entry.cuo in corrected:
+                reason = "Anulados después del cierre del mes: figuran como se presentaron (estado 1)"
+            elif entry.period == self.period and entry.currency != "PEN" and entry.rate is None:
+                reason = "En moneda extranjera sin tipo de cambio: sin convertir aquí, fuera de las ventas"
+            else:
+                continue
+            groups.setdefault(reason, []).append(entry)
+        differences = []
+        for reason, entries in groups.items():
+            amounts = Figures.of(entries)
+            if entries[0].moved_to is not None:
+                amounts = -amounts
+            named = tuple(
+                e.source + (f" → {e.moved_to.month:02d}/{e.moved_to.year}" if e.moved_to is not None else "")
+                for e in entries
+            )
+            differences.append(Difference(reason, named, amounts))
+        return Reconciliation(self.figures(), sales, differences)
 
     # -- files ---------------------------------------------------------------------------------------
 

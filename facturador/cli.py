@@ -928,6 +928,12 @@ def dashboard_password(tenants_file: str | None, password: str) -> None:
     "simplified), Excel.",
 )
 @click.option("--consolidate-boletas", is_flag=True, help="PLE: boletas under S/ 700 by day and series.")
+@click.option(
+    "--close",
+    is_flag=True,
+    help="Record PERIOD closed now (its register filed): documents of it that arrive later go to the next "
+    "open month's register as state 8 (kept beside the tenant's local store, shared with the dashboard).",
+)
 def register_command(
     tenant: str,
     period: str,
@@ -935,21 +941,36 @@ def register_command(
     folder: str,
     formats: tuple[str, ...],
     consolidate_boletas: bool,
+    close: bool,
 ) -> None:
     """Write the sales register of PERIOD (YYYY-MM) of TENANT: PLE 14.1 TXT, SIRE RVIE zip and Excel (and,
     asked with --format, the PLE 14.2 TXT and SIRE's adjustment zips)."""
     from analysis.register import sales_register
     from connector import FacturadorError
+    from connector.closes import MonthCloses
     from connector.config import TenantConfigError, load_tenants
+    from connector.store import closes_path
+    from sunat.calendar import peru_now
 
     kinds = formats or ("ple", "sire", "excel")
     try:
         tenants = load_tenants(tenants_file)
         if tenant not in tenants:
             raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        closes = MonthCloses(closes_path(tenants[tenant].base_url))
         with tenants[tenant].client() as client:
             register = sales_register(
-                client, period, folder=folder, kinds=kinds, consolidate_boletas=consolidate_boletas
+                client,
+                period,
+                folder=folder,
+                kinds=kinds,
+                consolidate_boletas=consolidate_boletas,
+                closes=closes,
+            )
+        closed = closes.record((register.period.year, register.period.month))
+        if close and closed is None:
+            closed = closes.close(
+                (register.period.year, register.period.month), peru_now(), source="register"
             )
     except (TenantConfigError, ValueError, FacturadorError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -970,6 +991,8 @@ def register_command(
         click.echo(f"  {Path(folder) / names[kind]}")
     for warning in register.warnings:
         click.echo(f"  aviso: {warning}")
+    if closed is not None:
+        click.echo(f"  closed on {closed.closed_at:%Y-%m-%d %H:%M} (Lima, {closed.source})")
 
 
 @main.command()

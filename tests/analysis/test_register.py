@@ -520,3 +520,29 @@ def test_a_month_without_adjustments() -> None:
     assert plain.adjustment_name() == "LE2012345678620250300140400041012" + "01.TXT"
     with pytest.raises(ValueError, match="unknown kind"):
         plain.write(".", ["ple-14.2"])
+
+
+def test_the_register_is_reconciled_with_the_months_sales(register: SalesRegister) -> None:
+    """Every difference from the month's sales figures (``analysis.sales``, what Documentos shows) is
+    named with its documents, and nothing is left unexplained."""
+    from analysis.register import Figures
+
+    in_march = [r.raw for r in RECORDS if r.date_of_issue and MARCH.contains(r.date_of_issue)]
+    soles = summarize(sales_of(in_march)).soles
+    reconciled = register.reconcile(Figures(soles.value, soles.igv, soles.total))
+    named = {d.reason: (d.documents, d.figures) for d in reconciled.differences}
+    assert named == {
+        "De meses anteriores, llegaron después de su cierre (estado 8)": (
+            ("F001-99",),
+            Figures(D("300.00"), D("54.00"), D("354.00")),
+        ),
+        "Anulados después del cierre del mes: figuran como se presentaron (estado 1)": (
+            ("F001-127",),
+            Figures(D("40.00"), D("7.20"), D("47.20")),
+        ),
+    }
+    assert reconciled.agrees and reconciled.unexplained == Figures(D("0.00"), D("0.00"), D("0.00"))
+    assert reconciled.register.total == register.totals()["Importe total"]
+    off = register.reconcile(Figures(soles.value, soles.igv, soles.total - D("1.00")))
+    assert not off.agrees and off.unexplained.total == D("1.00")
+    assert register.pending() == {"cdr": [], "summary": ["B001-45"]}

@@ -5,12 +5,13 @@ as real tenants write them (``"2026-10-31 20:15:00"``), or carry their offset; e
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from analysis.register import SalesRegister, sales_register
+from analysis.register import Period, SalesRegister, sales_register
 from connector.closes import MonthClose, MonthCloses
 from connector.documents import ChangesPage
 from connector.store import LocalStore, closes_path, store_path
@@ -212,3 +213,25 @@ def test_the_stored_register_reads_the_closes_beside_the_store(tmp_path: Path) -
         rows, "2026-11", ruc=november.ruc, name=november.name, closes=MonthCloses.beside(path)
     )
     assert slow.entries == november.entries
+
+
+def test_a_month_names_its_documents_that_went_to_a_later_month() -> None:
+    from analysis.register import Figures
+
+    closes = {"2026-10": dt.datetime(2026, 11, 5, 18, 0)}
+    rows = [
+        row("F001-3", "2026-10-30", "2026-10-30 10:00:00"),
+        row("F001-4", "2026-10-30", "2026-11-06 10:00:00"),
+    ]
+    october = SalesRegister.build(rows, "2026-10", ruc=RUC, name=NAME, closes=closes)
+    assert [(e.source, e.moved_to) for e in october.moved_out()] == [("F001-4", Period(2026, 11))]
+    assert (
+        "F001-4: llegó después del cierre del mes; va al registro de 11/2026 con estado 8."
+        in october.warnings
+    )
+    sales = Figures(Decimal("200.00"), Decimal("36.00"), Decimal("236.00"))  # both documents, as Documentos
+    reconciled = october.reconcile(sales)
+    ((difference),) = reconciled.differences
+    assert difference.documents == ("F001-4 → 11/2026",)
+    assert difference.figures == Figures(Decimal("-100.00"), Decimal("-18.00"), Decimal("-118.00"))
+    assert reconciled.agrees and october.sire_count() == 1 and len(october.ple_rows()) == 1
