@@ -123,7 +123,14 @@ def _reconciliation(reconciled: Reconciliation) -> None:
     )
     with st.container(border=True, key="register_reconciliation"):
         st.markdown("**Cuadre con Documentos** (mismo mes, en soles)")
-        data_table(frame, hide_index=True, key="register_reconciled")
+        data_table(
+            frame,
+            hide_index=True,
+            key="register_reconciled",
+            column_config={
+                name: st.column_config.NumberColumn(name, format="%,.2f") for name in list(frame.columns)[1:]
+            },
+        )
         for difference in reconciled.differences:
             amounts = difference.figures
             st.markdown(
