@@ -351,6 +351,7 @@ def tenant_shaped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_register_from_raw_rows_equals_register_from_records(period: str, consolidate: bool) -> None:
     rows = ROWS + tenant_shaped(ROWS)
     options: dict[str, Any] = {"ruc": "20100066603", "name": "EMPRESA Ñ", "consolidate_boletas": consolidate}
+    options["closes"] = {"2026-03": dt.datetime(2026, 4, 1, 0, 0)}  # March closed as April began
     from_rows = SalesRegister.build(rows, period, **options)
     from_records = SalesRegister.build(list(DocumentList(rows)), period, **options)
     assert from_rows.entries == from_records.entries and from_rows.warnings == from_records.warnings
