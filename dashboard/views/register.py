@@ -57,12 +57,13 @@ def _named(numbers: Sequence[str]) -> str:
 def _contents(register: SalesRegister) -> None:
     """What the month's register holds and what it does not, before any file is downloaded."""
     own = [e for e in register.entries if e.in_ple and e.period == register.period]
+    count = sum(1 if e.number_end is None else e.number_end - e.number + 1 for e in own)  # boletas summed
     zeroed = sum(1 for e in own if e.state == "2")
     earlier = {state: [e.source for e in register.entries if e.in_ple and e.state == state] for state in "89"}
     moved = register.moved_out()
     pending = register.pending()
     lines = [
-        f"**En el registro:** {figures.plural(len(own), 'documento', 'documentos')} del mes"
+        f"**En el registro:** {figures.plural(count, 'documento', 'documentos')} del mes"
         + (f" ({zeroed:,} anulados o rechazados, en cero)" if zeroed else "")
         + "."
     ]

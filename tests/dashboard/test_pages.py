@@ -4,6 +4,7 @@ Cuentas por cobrar, Buscar, and the login gate. Every page in its states: data, 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -155,6 +156,10 @@ def test_register_page_closes_a_past_month(tenants: Path, issued: Issued) -> Non
 
     at = page("views/register.py")
     assert "Mes en curso" in texts(at.caption)
+    counted = re.search(r"\*\*En el registro:\*\* ([\d,]+) documentos? del mes", texts(at.markdown))
+    assert counted, texts(at.markdown)
+    at.toggle(key="register_consolidate").set_value(True).run()  # boletas summed a line a range: the same
+    assert f"**En el registro:** {counted.group(1)} documento" in texts(at.markdown)
     assert not [b for b in at.button if b.key == "register_close"]  # this month has not ended
     last = at.selectbox(key="register_month").options[1]
     at.selectbox(key="register_month").set_value(last).run()
