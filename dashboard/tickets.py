@@ -29,7 +29,7 @@ import pandas as pd
 from connector import SummaryRecord, TicketRef, TicketStatus
 from dashboard.data import BadgeColor, newest_first, series_of, text_column, type_label
 from dashboard.figures import plural
-from sunat.calendar import SENDING_DAYS
+from sunat.deadlines import VOIDING_DAYS
 
 __all__ = [
     "BOLETAS",
@@ -50,7 +50,6 @@ __all__ = [
     "kind_label",
     "state_count_label",
     "merge_entries",
-    "pending_by_day",
     "pending_declaration",
     "status_message",
     "tickets_frame",
@@ -68,7 +67,7 @@ VOIDABLE_STATES = ("05", "07")
 #: State of boletas waiting to be declared.
 REGISTERED = "01"
 #: Days after its issue date SUNAT still takes a document in a voided communication or summary (2957).
-VOID_WINDOW_DAYS = SENDING_DAYS
+VOID_WINDOW_DAYS = VOIDING_DAYS
 #: Lima's offset from UTC (Peru keeps no daylight saving time): the service's timestamps are UTC.
 LIMA_OFFSET = timedelta(hours=-5)
 
@@ -144,30 +143,6 @@ def pending_declaration(df: pd.DataFrame, day: date | None = None) -> pd.DataFra
     summary with process 1 declares."""
     mask = (document_groups(df) == BOLETAS) & (text_column(df, "state_type_id") == REGISTERED)
     return _sorted(df[mask & _of_day(df, day)])
-
-
-def pending_by_day(df: pd.DataFrame) -> pd.DataFrame:
-    """Days with boletas or boleta notes to declare, newest first: columns ``day`` (date), ``boletas``,
-    ``notes``, ``documents`` (counts) and ``total`` (sum of totals, every currency together, for a
-    rough idea)."""
-    pending = pending_declaration(df)
-    columns = ["day", "boletas", "notes", "documents", "total"]
-    if not len(pending):
-        return pd.DataFrame({c: pd.Series(dtype="object" if c == "day" else "int64") for c in columns})
-    frame = pd.DataFrame(
-        {
-            "day": pd.to_datetime(pending["date_of_issue"]).dt.date,
-            "boleta": (text_column(pending, "document_type_id") == "03").astype("int64"),
-            "total": pending["total"].astype("float64") if "total" in pending else 0.0,
-        }
-    )
-    grouped = frame.groupby("day").agg(
-        boletas=("boleta", "sum"), documents=("boleta", "size"), total=("total", "sum")
-    )
-    grouped["notes"] = grouped["documents"] - grouped["boletas"]
-    grouped = grouped.reset_index().sort_values("day", ascending=False, kind="stable")
-    grouped["total"] = grouped["total"].round(2)
-    return grouped[columns].reset_index(drop=True)
 
 
 def void_window_problem(day: date, today: date, *, declaring: bool = False) -> str | None:
