@@ -29,7 +29,7 @@ import pandas as pd
 from connector import SummaryRecord, TicketRef, TicketStatus
 from dashboard.data import BadgeColor, newest_first, series_of, text_column, type_label
 from dashboard.figures import plural
-from sunat.deadlines import VOIDING_DAYS
+from sunat.deadlines import SUMMARY_DAYS, VOIDING_DAYS, summary_deadline
 
 __all__ = [
     "BOLETAS",
@@ -147,18 +147,21 @@ def pending_declaration(df: pd.DataFrame, day: date | None = None) -> pd.DataFra
 
 def void_window_problem(day: date, today: date, *, declaring: bool = False) -> str | None:
     """Why documents of ``day`` may be late for SUNAT, or ``None``. SUNAT takes them up to
-    :data:`VOID_WINDOW_DAYS` days after their issue: later, a voiding is rejected (2957) and a
-    declaration accepted with an observation (4443)."""
+    :data:`VOID_WINDOW_DAYS` days after their issue (a voiding, 2957 past it) or
+    :data:`~sunat.deadlines.SUMMARY_DAYS` (a declaration, accepted with observation 4443 past it)."""
     age = (today - day).days
     if age < 0:
         return f"El {day:%d/%m/%Y} es una fecha futura."
-    if age <= VOID_WINDOW_DAYS:
-        return None
     if declaring:
+        if age <= SUMMARY_DAYS:
+            return None
         return (
             f"Las boletas del {day:%d/%m/%Y} tienen {age} días: SUNAT pide declararlas dentro de "
-            f"{VOID_WINDOW_DAYS} días (las acepta con la observación 4443)."
+            f"{SUMMARY_DAYS} días, hasta el {summary_deadline(day):%d/%m/%Y} (las acepta con la observación "
+            "4443)."
         )
+    if age <= VOID_WINDOW_DAYS:
+        return None
     return (
         f"Los documentos del {day:%d/%m/%Y} tienen {age} días: SUNAT solo acepta anularlos hasta "
         f"{VOID_WINDOW_DAYS} días después de su emisión (código 2957). El ticket puede ser rechazado."

@@ -102,7 +102,8 @@ def test_void_window() -> None:
     late = tickets.void_window_problem(date(2026, 11, 13), today)
     assert late is not None and "8 días" in late and "2957" in late
     declaring = tickets.void_window_problem(date(2026, 11, 1), today, declaring=True)
-    assert declaring is not None and "4443" in declaring
+    assert declaring is not None and "4443" in declaring and "hasta el 08/11/2026" in declaring
+    assert tickets.void_window_problem(date(2026, 11, 14), today, declaring=True) is None
     assert "futura" in str(tickets.void_window_problem(date(2026, 11, 22), today))
 
 
