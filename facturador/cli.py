@@ -1019,7 +1019,7 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
         box = declaration.box(number)
         click.echo(f"Casilla {number}: {box.name}")
         for entry, amount in zip(box.lines, box.line_amounts, strict=True):
-            rate = f" {entry.currency} a {entry.rate}" if entry.rate is not None else ""
+            rate = f" {entry.currency} a {entry.rate:.3f}" if entry.rate is not None else ""
             click.echo(f"  {entry.date:%d/%m/%Y}  {entry.source:<16} S/ {amount:>14,.2f}{rate}")
 
 
