@@ -19,6 +19,7 @@ from dashboard.session import Active, forget_connection, reader, require_connect
 from dashboard.widgets import data_table, month_options, show_cards
 
 DECLARATIONS = "_igv_declarations"
+IN_BOX, TOTAL = "Importe en la casilla (S/)", "Importe total (S/)"
 STATES = {"1": "Del periodo", "2": "Anulado / rechazado", "8": "Periodo anterior", "9": "Corrección"}
 #: Boxes of the form's sales side the documents cannot fill, and why.
 NOT_FILLED = (
@@ -47,9 +48,11 @@ def _declaration(active: Active, month: Period, *, refresh: bool) -> MonthlyIgv:
     return kept[key]
 
 
-def documents_frame(lines: Sequence[RegisterEntry], amounts: Sequence[Decimal] | None = None) -> pd.DataFrame:
+def documents_frame(
+    lines: Sequence[RegisterEntry], amounts: Sequence[Decimal] | None = None, label: str = IN_BOX
+) -> pd.DataFrame:
     """The documents behind a figure: date, type, number, customer, currency and rate, and (with
-    ``amounts``) what each puts in the box, in soles."""
+    ``amounts``) what each puts in the box, in soles (a column named ``label``)."""
     frame = pd.DataFrame(
         {
             "Fecha": [e.date for e in lines],
@@ -62,7 +65,7 @@ def documents_frame(lines: Sequence[RegisterEntry], amounts: Sequence[Decimal] |
         }
     )
     if amounts is not None:
-        frame.insert(3, "Importe en la casilla (S/)", [float(a) for a in amounts])
+        frame.insert(3, label, [float(a) for a in amounts])
     return frame
 
 
@@ -73,9 +76,8 @@ def _table(frame: pd.DataFrame, key: str) -> None:
         key=key,
         column_config={
             "Fecha": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY"),
-            "Importe en la casilla (S/)": st.column_config.NumberColumn(
-                "Importe en la casilla (S/)", format="%,.2f"
-            ),
+            IN_BOX: st.column_config.NumberColumn(IN_BOX, format="%,.2f"),
+            TOTAL: st.column_config.NumberColumn(TOTAL, format="%,.2f"),
             "Tipo de cambio": st.column_config.NumberColumn("Tipo de cambio", format="%.3f"),
         },
         height=min(400, 38 + 35 * max(len(frame), 1)),
@@ -137,7 +139,8 @@ def main() -> None:
                 "Corrigen la declaración del mes en que se emitieron (una rectificatoria de ese 621), no "
                 "la de este mes."
             )
-            _table(documents_frame(declaration.earlier), key="igv_earlier")
+            earlier = declaration.earlier
+            _table(documents_frame(earlier, [e.total for e in earlier], TOTAL), key="igv_earlier")
     if declaration.voided:
         voided = figures.plural(
             len(declaration.voided), "documento anulado o rechazado", "documentos anulados o rechazados"
