@@ -4,11 +4,13 @@ nothing in it."""
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from sunat.calendar import peru_today
 from tests.dashboard.conftest import History, Issued
 from tests.dashboard.test_app import texts
 from tests.dashboard.test_pages import page
@@ -49,6 +51,14 @@ def test_the_boxes_of_the_month_and_their_documents(tenants: Path, issued: Issue
     assert "ICBPER" in texts(outside.markdown)
     assert any(issued.receipt.number in set(t.value["Número"]) for t in outside.dataframe)
     assert "Cuadra con el Registro de ventas del mes" in texts(at.caption)
+    # the factura in dollars (US$ 500 + IGV, issued two days ago) counts at its own rate, in its month
+    issued_on = peru_today() - dt.timedelta(days=2)
+    at.selectbox(key="igv_month").set_value(f"{issued_on:%m/%Y}").run()
+    _, (documents,) = _box_table(at, "100")
+    dollars = documents[documents["Número"] == history.dollars.number].iloc[0]
+    assert (dollars["Moneda"], dollars["Tipo de cambio"]) == ("USD", 3.725)
+    assert dollars["Importe en la casilla (S/)"] == 1862.50  # 500.00 x 3.725
+    assert "en moneda extranjera, convertidos a soles a su propio tipo de cambio" in texts(at.info)
     # a month far back: every box at zero, no document behind any
     at.selectbox(key="igv_month").set_value(at.selectbox(key="igv_month").options[-1]).run()
     assert not at.exception, at.exception
