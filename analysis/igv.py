@@ -140,6 +140,14 @@ class Box:
     lines: tuple[RegisterEntry, ...]
     line_amounts: tuple[Decimal, ...]
 
+    def by_document_type(self) -> dict[str, Decimal]:
+        """The figure split by the lines' document type (``"01"`` facturas, ``"03"`` boletas, ``"07"``
+        credit notes, negative in 100/101, ``"08"`` debit notes ...): what the notes did to it."""
+        split: dict[str, Decimal] = {}
+        for entry, amount in zip(self.lines, self.line_amounts, strict=True):
+            split[entry.document_type] = split.get(entry.document_type, ZERO) + amount
+        return dict(sorted(split.items()))
+
 
 @dataclass(frozen=True)
 class Outside:

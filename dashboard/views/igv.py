@@ -113,6 +113,13 @@ def main() -> None:
         count = figures.plural(len(box.lines), "documento", "documentos")
         with st.expander(f"Casilla {box.number} · {figures.money(box.amount)} · {count}"):
             st.caption(box.rule)
+            split = box.by_document_type()
+            if len(split) > 1:
+                st.caption(
+                    " · ".join(
+                        f"{type_label(kind)}: {figures.money(amount)}" for kind, amount in split.items()
+                    )
+                )
             if box.lines:
                 _table(documents_frame(box.lines, box.line_amounts), key=f"igv_box_{box.number}")
             else:

@@ -72,6 +72,14 @@ def test_each_box_its_figure_and_its_documents() -> None:
     assert documents["102"] == documents["103"] == ["FC01-2"]
     assert documents["106"] == ["F001-3"] and documents["105"] == ["B001-2"]
     assert declaration.box("100").line_amounts[2] == D("-200.00")  # the note subtracts
+    # what the notes did to the figure
+    assert declaration.box("100").by_document_type() == {
+        "01": D("2862.50"),
+        "03": D("50.00"),
+        "07": D("-200.00"),
+        "08": D("10.00"),
+    }
+    assert declaration.box("102").by_document_type() == {"07": D("100.00")}
     outside = {o.name: (o.amount, [e.source for e in o.lines]) for o in declaration.outside}
     assert outside["ICBPER"] == (D("0.50"), ["B001-1"])
     assert outside["Otros tributos y cargos"] == (D("3.00"), ["B001-2"])

@@ -45,6 +45,7 @@ def test_the_boxes_of_the_month_and_their_documents(tenants: Path, issued: Issue
     )
     assert total == metrics["Casilla 100"]
     assert f"{len(documents)} documento" in expander.label
+    assert "Factura: S/ " in texts(expander.caption) and "Boleta: S/ " in texts(expander.caption)  # the split
     assert set(documents["Tipo"]) <= {"Factura", "Boleta", "Nota de crédito", "Nota de débito"}
     # the boleta's bag tax is not a sales box: named apart, with its document
     outside = next(e for e in at.expander if e.label.startswith("Importes del mes que no van"))
