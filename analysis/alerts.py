@@ -13,18 +13,39 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from analysis.sales import Sale
 from connector.company import CertificateStatus
 from connector.models import SummaryRecord
-from sunat.calendar import SENDING_DAYS, sending_deadline
+from sunat.deadlines import (
+    FACTURA_SENDING_DAYS,
+    SUMMARY_DAYS,
+    VOIDING_DAYS,
+    days_past,
+    factura_deadline,
+    summary_deadline,
+    voiding_deadline,
+)
 
-__all__ = ["ALERT_STATES", "Alert", "alerts"]
+__all__ = [
+    "ALERT_STATES",
+    "LOOK_BACK_DAYS",
+    "Alert",
+    "PendingDay",
+    "alerts",
+    "situation",
+    "undeclared_boletas",
+    "undeclared_title",
+]
 
 #: The states the document alerts are about (registered, sent, rejected, being voided): a document in
 #: another state raises none, so a page reads only these out of a year.
 ALERT_STATES = frozenset({"01", "03", "09", "13"})
+#: How far back the alerts (Inicio) and the boletas to declare (Resúmenes) look: a boleta never declared
+#: is found up to a year after its issue.
+LOOK_BACK_DAYS = 366
 
 Severity = Literal["error", "warning", "info", "ok"]
 
@@ -60,54 +81,112 @@ def _document_row(sale: Sale) -> dict[str, Any]:
     }
 
 
-def boletas_not_declared(sales: Iterable[Sale], today: dt.date) -> Alert:
-    """Boletas and their notes of past days still registered (01): by day, with the deadline."""
+def situation(deadline: dt.date, today: dt.date) -> str:
+    """A deadline read on ``today``: «Vencido hace 3 días», «Vence hoy», «Quedan 2 días»."""
+    late = days_past(deadline, today)
+    if late:
+        return f"Vencido hace {_plural(late, 'día', 'días')}"
+    left = (deadline - today).days
+    return "Vence hoy" if left == 0 else f"Quedan {_plural(left, 'día', 'días')}"
+
+
+@dataclass(frozen=True)
+class PendingDay:
+    """An issue date with boletas or boleta notes not yet declared in a daily summary."""
+
+    day: dt.date
+    boletas: int
+    notes: int
+    #: The documents' totals by currency (never added across currencies).
+    totals: dict[str, Decimal]
+
+    @property
+    def documents(self) -> int:
+        """Boletas and notes."""
+        return self.boletas + self.notes
+
+    @property
+    def deadline(self) -> dt.date:
+        """The last day SUNAT takes them in a summary without observation 4443."""
+        return summary_deadline(self.day)
+
+
+def undeclared_boletas(sales: Iterable[Sale], today: dt.date) -> list[PendingDay]:
+    """The one rule of «boletas sin declarar» (Inicio and Resúmenes): boletas (03) and their notes (07, 08
+    of a B series) still registered (01), issued before ``today`` (today's are declared at the day's
+    close), by issue date, oldest first."""
     days: dict[dt.date, list[Sale]] = defaultdict(list)
     for sale in sales:
-        if sale.series[:1].upper() == "B" and sale.state == "01" and sale.date < today:
-            days[sale.date].append(sale)
-    rows = []
-    late = 0
-    for day in sorted(days):
-        deadline = sending_deadline(day)
-        overdue = today > deadline
-        late += overdue
-        rows.append(
-            {
-                "Fecha de emisión": day,
-                "Documentos": len(days[day]),
-                "Plazo SUNAT": deadline,
-                "Situación": f"Vencido hace {(today - deadline).days} días"
-                if overdue
-                else f"Quedan {(deadline - today).days} días",
-            }
+        boleta = sale.document_type == "03" or (
+            sale.document_type in ("07", "08") and sale.series[:1].upper() == "B"
         )
-    count = sum(len(v) for v in days.values())
-    if not rows:
-        return Alert("boletas", "ok", "Todas las boletas de días pasados están declaradas.", "")
+        if boleta and sale.state == "01" and sale.date < today:
+            days[sale.date].append(sale)
+    found = []
+    for day in sorted(days):
+        totals: dict[str, Decimal] = defaultdict(Decimal)
+        for sale in days[day]:
+            totals[sale.currency] += sale.amounts.total
+        boletas = sum(1 for sale in days[day] if sale.document_type == "03")
+        found.append(PendingDay(day, boletas, len(days[day]) - boletas, dict(totals)))
+    return found
+
+
+def undeclared_title(pending: Sequence[PendingDay], today: dt.date) -> str:
+    """How many boletas and notes of how many past days wait for a summary, and how many days are late."""
+    count = sum(day.documents for day in pending)
     title = f"{_plural(count, 'boleta o nota sin declarar', 'boletas o notas sin declarar')} de " + _plural(
-        len(rows), "día pasado", "días pasados"
+        len(pending), "día pasado", "días pasados"
     )
+    late = sum(1 for day in pending if days_past(day.deadline, today))
     if late:
-        title += f" ({_plural(late, 'día', 'días')} fuera del plazo de {SENDING_DAYS} días)"
+        title += f" ({_plural(late, 'día', 'días')} fuera del plazo de {SUMMARY_DAYS} días)"
+    return title
+
+
+def boletas_not_declared(sales: Iterable[Sale], today: dt.date) -> Alert:
+    """Boletas and their notes of past days still registered (01): by day, with the deadline."""
+    pending = undeclared_boletas(sales, today)
+    if not pending:
+        return Alert("boletas", "ok", "Todas las boletas de días pasados están declaradas.", "")
+    rows = [
+        {
+            "Fecha de emisión": day.day,
+            "Documentos": day.documents,
+            "Plazo SUNAT": day.deadline,
+            "Situación": situation(day.deadline, today),
+        }
+        for day in pending
+    ]
+    late = any(days_past(day.deadline, today) for day in pending)
     action = (
-        f"Declárelas en un resumen diario (página Resúmenes). SUNAT las recibe hasta {SENDING_DAYS} días "
+        f"Declárelas en un resumen diario (página Resúmenes). SUNAT las recibe hasta {SUMMARY_DAYS} días "
         "después de su emisión; después las acepta con la observación 4443."
     )
-    return Alert("boletas", "error" if late else "warning", title, action, rows)
+    return Alert("boletas", "error" if late else "warning", undeclared_title(pending, today), action, rows)
 
 
-def facturas_without_cdr(sales: Iterable[Sale]) -> Alert:
-    """Facturas and their notes that have no CDR: not sent, or the authority never answered."""
+def facturas_without_cdr(sales: Iterable[Sale], today: dt.date) -> Alert:
+    """Facturas and their notes that have no CDR: not sent, or the authority never answered; each with the
+    last day SUNAT takes it."""
     found = [s for s in sales if s.series[:1].upper() == "F" and not s.has_cdr and s.state in ("01", "03")]
     if not found:
         return Alert("cdr", "ok", "Todas las facturas y sus notas tienen su CDR.", "")
-    rows = [_document_row(s) for s in sorted(found, key=lambda s: (s.date, s.number))]
+    rows = []
+    late = 0
+    for sale in sorted(found, key=lambda s: (s.date, s.number)):
+        deadline = factura_deadline(sale.date)
+        late += bool(days_past(deadline, today))
+        rows.append({**_document_row(sale), "Plazo SUNAT": deadline, "Situación": situation(deadline, today)})
+    title = _plural(len(found), "factura o nota sin CDR", "facturas o notas sin CDR")
+    if late:
+        title += f" ({late} fuera del plazo de {FACTURA_SENDING_DAYS} días)"
     return Alert(
         "cdr",
-        "warning",
-        _plural(len(found), "factura o nota sin CDR", "facturas o notas sin CDR"),
-        "Envíelas a SUNAT (Documentos → Enviar a SUNAT): sin CDR no tienen validez ante SUNAT.",
+        "error" if late else "warning",
+        title,
+        f"Envíelas a SUNAT (Documentos → Enviar a SUNAT): sin CDR no tienen validez ante SUNAT. SUNAT las "
+        f"recibe hasta {FACTURA_SENDING_DAYS} días después de su emisión; después las rechaza (2108).",
         rows,
     )
 
@@ -163,13 +242,13 @@ def _voiding(record: SummaryRecord) -> bool:
 
 
 def voided_late(records: Sequence[SummaryRecord] | None, sales: Iterable[Sale], today: dt.date) -> Alert:
-    """Voidings asked more than :data:`~sunat.calendar.SENDING_DAYS` days after their documents' issue,
+    """Voidings asked more than :data:`~sunat.deadlines.VOIDING_DAYS` days after their documents' issue,
     and documents still being voided (13) past that deadline."""
     rows: list[dict[str, Any]] = []
     for record in records or ():
         if not _voiding(record) or record.date_of_issue is None or record.date_of_reference is None:
             continue
-        if record.date_of_issue > sending_deadline(record.date_of_reference):
+        if record.date_of_issue > voiding_deadline(record.date_of_reference):
             state = {"05": "Aceptada", "09": "Rechazada", "03": "En proceso"}.get(record.state_type_id, "")
             rows.append(
                 {
@@ -181,7 +260,7 @@ def voided_late(records: Sequence[SummaryRecord] | None, sales: Iterable[Sale], 
                 }
             )
     for sale in sales:
-        if sale.state == "13" and today > sending_deadline(sale.date):
+        if sale.state == "13" and today > voiding_deadline(sale.date):
             rows.append(
                 {
                     "Referencia": sale.number,
@@ -197,7 +276,7 @@ def voided_late(records: Sequence[SummaryRecord] | None, sales: Iterable[Sale], 
         "voided_late",
         "warning",
         _plural(len(rows), "anulación fuera de plazo", "anulaciones fuera de plazo"),
-        f"SUNAT solo acepta anular hasta {SENDING_DAYS} días después de la emisión (2957): pasado el plazo, "
+        f"SUNAT solo acepta anular hasta {VOIDING_DAYS} días después de la emisión (2957): pasado el plazo, "
         "emita una nota de crédito (tipo 01, anulación de la operación).",
         rows,
     )
@@ -249,7 +328,7 @@ def alerts(
     is None for a tenant that does not tell it (a real tenant): no certificate alert then."""
     found = [
         boletas_not_declared(sales, today),
-        facturas_without_cdr(sales),
+        facturas_without_cdr(sales, today),
         rejected(sales),
         tickets_in_process(records, today),
         voided_late(records, sales, today),

@@ -39,6 +39,7 @@ PAGES = {
     ],
     "Contabilidad": [
         st.Page("views/register.py", title="Registro de ventas", icon=":material/menu_book:"),
+        st.Page("views/igv.py", title="IGV del mes (621)", icon=":material/calculate:"),
         st.Page("views/receivables.py", title="Cuentas por cobrar", icon=":material/account_balance_wallet:"),
     ],
     "Operaciones": [

@@ -13,14 +13,15 @@ import time
 import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from functools import cached_property
 from typing import Any, TypeVar, cast
 
 import pandas as pd
 import streamlit as st
 
-from analysis.sales import Sale, listed_sales
+from analysis.alerts import ALERT_STATES, LOOK_BACK_DAYS
+from analysis.sales import Sale, listed_sales, sales_of
 from connector import Client, FacturadorError
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
@@ -349,6 +350,22 @@ def scoped(
     if fresh:
         synced_range.clear(active.key, start, end, active.client, fresh, store)  # this entry only
     return synced_range(active.key, start, end, active.client, fresh, store)
+
+
+def alert_scope(active: Active, today: date, *, refresh: bool = False) -> tuple[data.Scope, list[Sale]]:
+    """The range the alerts look at (:data:`analysis.alerts.LOOK_BACK_DAYS` days to ``today``) and its
+    documents in :data:`analysis.alerts.ALERT_STATES`, read from the store once per range: Inicio's
+    alerts and Resúmenes' boletas to declare read the same documents, so they count the same."""
+    start = today - timedelta(days=LOOK_BACK_DAYS - 1)
+    year = scoped(active, start, today, refresh=refresh)
+
+    def watched() -> list[Sale]:
+        where, values = year.where()
+        marks = ", ".join("?" for _ in ALERT_STATES)
+        rows = year.store.listed(f"{where} AND state_type_id IN ({marks})", [*values, *sorted(ALERT_STATES)])
+        return sales_of(rows.rows)
+
+    return year, year.memo(("alerts",), watched)
 
 
 def invalidate_documents(*days: date) -> None:

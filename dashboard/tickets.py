@@ -29,7 +29,7 @@ import pandas as pd
 from connector import SummaryRecord, TicketRef, TicketStatus
 from dashboard.data import BadgeColor, newest_first, series_of, text_column, type_label
 from dashboard.figures import plural
-from sunat.calendar import SENDING_DAYS
+from sunat.deadlines import SUMMARY_DAYS, VOIDING_DAYS, summary_deadline
 
 __all__ = [
     "BOLETAS",
@@ -50,7 +50,6 @@ __all__ = [
     "kind_label",
     "state_count_label",
     "merge_entries",
-    "pending_by_day",
     "pending_declaration",
     "status_message",
     "tickets_frame",
@@ -68,7 +67,7 @@ VOIDABLE_STATES = ("05", "07")
 #: State of boletas waiting to be declared.
 REGISTERED = "01"
 #: Days after its issue date SUNAT still takes a document in a voided communication or summary (2957).
-VOID_WINDOW_DAYS = SENDING_DAYS
+VOID_WINDOW_DAYS = VOIDING_DAYS
 
 Family = Literal["summaries", "voided"]
 TicketState = Literal["sent", "processing", "accepted", "rejected"]
@@ -144,44 +143,23 @@ def pending_declaration(df: pd.DataFrame, day: date | None = None) -> pd.DataFra
     return _sorted(df[mask & _of_day(df, day)])
 
 
-def pending_by_day(df: pd.DataFrame) -> pd.DataFrame:
-    """Days with boletas or boleta notes to declare, newest first: columns ``day`` (date), ``boletas``,
-    ``notes``, ``documents`` (counts) and ``total`` (sum of totals, every currency together, for a
-    rough idea)."""
-    pending = pending_declaration(df)
-    columns = ["day", "boletas", "notes", "documents", "total"]
-    if not len(pending):
-        return pd.DataFrame({c: pd.Series(dtype="object" if c == "day" else "int64") for c in columns})
-    frame = pd.DataFrame(
-        {
-            "day": pd.to_datetime(pending["date_of_issue"]).dt.date,
-            "boleta": (text_column(pending, "document_type_id") == "03").astype("int64"),
-            "total": pending["total"].astype("float64") if "total" in pending else 0.0,
-        }
-    )
-    grouped = frame.groupby("day").agg(
-        boletas=("boleta", "sum"), documents=("boleta", "size"), total=("total", "sum")
-    )
-    grouped["notes"] = grouped["documents"] - grouped["boletas"]
-    grouped = grouped.reset_index().sort_values("day", ascending=False, kind="stable")
-    grouped["total"] = grouped["total"].round(2)
-    return grouped[columns].reset_index(drop=True)
-
-
 def void_window_problem(day: date, today: date, *, declaring: bool = False) -> str | None:
     """Why documents of ``day`` may be late for SUNAT, or ``None``. SUNAT takes them up to
-    :data:`VOID_WINDOW_DAYS` days after their issue: later, a voiding is rejected (2957) and a
-    declaration accepted with an observation (4443)."""
+    :data:`VOID_WINDOW_DAYS` days after their issue (a voiding, 2957 past it) or
+    :data:`~sunat.deadlines.SUMMARY_DAYS` (a declaration, accepted with observation 4443 past it)."""
     age = (today - day).days
     if age < 0:
         return f"El {day:%d/%m/%Y} es una fecha futura."
-    if age <= VOID_WINDOW_DAYS:
-        return None
     if declaring:
+        if age <= SUMMARY_DAYS:
+            return None
         return (
             f"Las boletas del {day:%d/%m/%Y} tienen {age} días: SUNAT pide declararlas dentro de "
-            f"{VOID_WINDOW_DAYS} días (las acepta con la observación 4443)."
+            f"{SUMMARY_DAYS} días, hasta el {summary_deadline(day):%d/%m/%Y} (las acepta con la observación "
+            "4443)."
         )
+    if age <= VOID_WINDOW_DAYS:
+        return None
     return (
         f"Los documentos del {day:%d/%m/%Y} tienen {age} días: SUNAT solo acepta anularlos hasta "
         f"{VOID_WINDOW_DAYS} días después de su emisión (código 2957). El ticket puede ser rechazado."

@@ -52,6 +52,7 @@ from connector.sheets import NoteLine
 from connector.tickets import TicketResource
 from connector.withholding import Payment, Perception, Retention
 from sunat.calendar import peru_now, peru_today
+from sunat.deadlines import VOIDING_DAYS
 from sunat.identity import ruc_check_digit
 from sunat.money import round2
 
@@ -124,7 +125,7 @@ VOID_REASONS = (
 )
 #: Days after the issue date SUNAT still takes a document in a voided communication (2957): only
 #: documents this recent are voided.
-VOID_WINDOW_DAYS = 7
+VOID_WINDOW_DAYS = VOIDING_DAYS
 #: Seconds :func:`seed` waits for each ticket.
 TICKET_TIMEOUT = 60.0
 

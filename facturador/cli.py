@@ -995,6 +995,59 @@ def register_command(
         click.echo(f"  closed on {closed.closed_at:%Y-%m-%d %H:%M} (Lima, {closed.source})")
 
 
+@main.command("igv")
+@click.argument("tenant")
+@click.argument("period")
+@TENANTS_OPTION
+@click.option(
+    "--box",
+    "boxes",
+    multiple=True,
+    help="List the documents behind this box (repeatable): 100, 101, 102, 103, 106 or 105.",
+)
+def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple[str, ...]) -> None:
+    """The sales side of PERIOD's (YYYY-MM) Formulario Virtual 621 of TENANT, box by box, from the same
+    month's sales register (docs/igv_declaration.md)."""
+    from analysis.igv import BOXES, monthly_igv
+    from analysis.register import sales_register
+    from connector import FacturadorError
+    from connector.config import TenantConfigError, load_tenants
+
+    known = [rule.number for rule in BOXES]
+    unknown = [box for box in boxes if box not in known]
+    if unknown:
+        raise click.ClickException(f"no sales box {', '.join(unknown)} (the boxes: {', '.join(known)})")
+    try:
+        tenants = load_tenants(tenants_file)
+        if tenant not in tenants:
+            raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        with tenants[tenant].client() as client:
+            declaration = monthly_igv(sales_register(client, period))
+    except (TenantConfigError, ValueError, FacturadorError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"Formulario Virtual 621, periodo {declaration.period.month:02d}/{declaration.period.year}")
+    for box in declaration.boxes:
+        documents = f"{len(box.lines)} documento{'s' if len(box.lines) != 1 else ''}"
+        click.echo(f"  {box.number}  {box.name:<68} S/ {box.amount:>16,.2f}  ({documents})")
+    click.echo(f"  131  {'IGV de las ventas (101 - 103)':<68} S/ {declaration.output_igv:>16,.2f}")
+    for extra in declaration.outside:
+        if extra.amount:
+            click.echo(
+                f"  fuera del 621: {extra.name} S/ {extra.amount:,.2f} ({len(extra.lines)} documentos)"
+            )
+    if declaration.earlier:
+        click.echo(
+            f"  {len(declaration.earlier)} líneas de periodos anteriores (estados 8 y 9): corrigen el 621 de "
+            "esos meses, no este"
+        )
+    for number in boxes:
+        box = declaration.box(number)
+        click.echo(f"Casilla {number}: {box.name}")
+        for entry, amount in zip(box.lines, box.line_amounts, strict=True):
+            rate = f" {entry.currency} a {entry.rate:.3f}" if entry.rate is not None else ""
+            click.echo(f"  {entry.date:%d/%m/%Y}  {entry.source:<16} S/ {amount:>14,.2f}{rate}")
+
+
 @main.command()
 @storage_options
 @click.option("--host", default=DEFAULT_HOST, show_default=True)

@@ -34,13 +34,3 @@ def lima_moment(moment: datetime | str) -> datetime:
 def peru_today() -> date:
     """Today's date in Lima (what SUNAT compares issue dates with)."""
     return peru_now().date()
-
-
-#: Calendar days after its issue date SUNAT takes a boleta in a daily summary, or a document in a voided
-#: communication or a voiding summary (later: 2957 for voiding, observation 4443 for declaring).
-SENDING_DAYS = 7
-
-
-def sending_deadline(issue_date: date) -> date:
-    """The last day a document issued on ``issue_date`` may be declared in a summary or voided."""
-    return issue_date + timedelta(days=SENDING_DAYS)

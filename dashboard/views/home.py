@@ -1,9 +1,10 @@
 """Inicio: what needs attention today (alerts) and the month at a glance.
 
-Alerts come from :func:`analysis.alerts.alerts` over the documents of the last :data:`LOOK_BACK_DAYS`
-days (boletas not declared at any age within them, facturas without a CDR, rejected documents, voidings
-past SUNAT's deadline) and this service's lists of summaries and voided communications (tickets in
-process); real tenants have no such lists, and the page says so.
+Alerts come from :func:`analysis.alerts.alerts` over the documents of the last
+:data:`~analysis.alerts.LOOK_BACK_DAYS` days (:func:`dashboard.session.alert_scope`: boletas not declared
+at any age within them, the same Resúmenes lists; facturas without a CDR, rejected documents, voidings
+past SUNAT's deadline, each with its deadline) and this service's lists of summaries and voided
+communications (tickets in process); real tenants have no such lists, and the page says so.
 """
 
 from __future__ import annotations
@@ -12,16 +13,14 @@ from datetime import timedelta
 
 import streamlit as st
 
-from analysis.alerts import ALERT_STATES, Alert, alerts
-from analysis.sales import Sale, sales_of, summarize_sql
+from analysis.alerts import LOOK_BACK_DAYS, Alert, alerts
+from analysis.sales import summarize_sql
 from connector import FacturadorError, NotFoundError, SummaryRecord
 from dashboard import data, figures
-from dashboard.session import Active, forget_connection, require_connection, scoped, show_flash
+from dashboard.session import Active, alert_scope, forget_connection, require_connection, show_flash
 from dashboard.widgets import data_table, show_kpis
 from sunat.calendar import peru_today
 
-#: How far back the alerts look (a boleta never declared is found up to a year after its issue).
-LOOK_BACK_DAYS = 366
 DATE_COLUMNS = ("Fecha", "Fecha de emisión", "Plazo SUNAT", "Generado", "Documentos del", "Pedida el")
 ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}
 
@@ -64,7 +63,7 @@ def main() -> None:
     start = today - timedelta(days=LOOK_BACK_DAYS - 1)
     try:
         with st.spinner("Revisando documentos…"):
-            year = scoped(active, start, today)
+            year, watched = alert_scope(active, today)
             records = _records(active, start, today)
             certificate = active.client.company.certificate()
     except FacturadorError as exc:
@@ -73,22 +72,11 @@ def main() -> None:
         return
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
-    for index, alert in enumerate(
-        alerts(year.memo(("alerts",), lambda: _watched(year)), today, records, certificate)
-    ):
+    for index, alert in enumerate(alerts(watched, today, records, certificate)):
         show_alert(alert, index)
     month = data.Scope(year.store, today.replace(day=1), today)
     st.subheader(f"Ventas del mes · {today:%m/%Y} (al {today:%d/%m})", anchor=False)
     show_kpis(year.memo(("month", today), lambda: summarize_sql(month.run, month.source, month.parameters)))
-
-
-def _watched(year: data.Scope) -> list[Sale]:
-    """The year's documents the alerts may be about (:data:`~analysis.alerts.ALERT_STATES`), read from
-    the store: a few of a year's, not a million."""
-    where, values = year.where()
-    marks = ", ".join("?" for _ in ALERT_STATES)
-    listed = year.store.listed(f"{where} AND state_type_id IN ({marks})", [*values, *sorted(ALERT_STATES)])
-    return sales_of(listed.rows)
 
 
 main()

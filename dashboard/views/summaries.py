@@ -2,23 +2,27 @@
 summary (RC, process 1), after reviewing and confirming what it declares, and follow its ticket.
 
 Boletas are not sent one by one: the service declares every registered boleta and boleta note of the
-chosen issue date (500 per summary). The page shows the days of the last weeks that still have some
-(:func:`dashboard.tickets.pending_by_day`) and what the chosen day would declare.
+chosen issue date (500 per summary). The page shows the past days that still have some, with SUNAT's
+deadline of each (:func:`analysis.alerts.undeclared_boletas` over the documents Inicio's alerts read: both
+pages count the same), and what the chosen day would declare.
 """
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
+from decimal import Decimal
 
+import pandas as pd
 import streamlit as st
 
+from analysis.alerts import LOOK_BACK_DAYS, situation, undeclared_boletas, undeclared_title
 from connector import FacturadorError
-from dashboard import data, ticket_box, tickets
+from dashboard import data, figures, ticket_box, tickets
 from dashboard.figures import plural
 from dashboard.session import (
     Active,
+    alert_scope,
     day_documents,
-    documents,
     flash,
     forget_connection,
     invalidate_documents,
@@ -28,39 +32,48 @@ from dashboard.session import (
 from dashboard.widgets import ask, confirm, data_table
 from sunat.calendar import peru_today
 
-#: Days back the page looks for pending boletas.
-LOOK_BACK_DAYS = 30
 LAST = "summary_last"
 
 
+def _totals_text(totals: dict[str, Decimal]) -> str:
+    return " · ".join(figures.money(amount, currency) for currency, amount in sorted(totals.items()))
+
+
 def _pending_days(active: Active, today: date, *, refresh: bool) -> None:
-    """The days of the last :data:`LOOK_BACK_DAYS` days with boletas to declare (the loaded range,
-    cached like the Documents page's; ``refresh`` asks the service again)."""
-    start = today - timedelta(days=LOOK_BACK_DAYS - 1)
+    """The past days with boletas or notes still to declare (the rule and the documents of Inicio's
+    alert), each with SUNAT's deadline; ``refresh`` asks the service again."""
     try:
-        df = documents(active, start, today, refresh=refresh)
+        _, watched = alert_scope(active, today, refresh=refresh)
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo cargar los documentos: {exc.message}")
         return
-    days = tickets.pending_by_day(df)
-    if days.empty:
-        st.success(
-            f"No hay boletas por declarar en los últimos {LOOK_BACK_DAYS} días.", icon=":material/task_alt:"
-        )
+    pending = undeclared_boletas(watched, today)
+    if not pending:
+        st.success("Todas las boletas de días pasados están declaradas.", icon=":material/task_alt:")
         return
+    st.warning(f"**{undeclared_title(pending, today)}.**", icon=":material/schedule:")
+    st.caption(f"Revisado: boletas y notas emitidas en los últimos {LOOK_BACK_DAYS} días, como en Inicio.")
+    table = pd.DataFrame(
+        {
+            "Fecha de emisión": [day.day for day in reversed(pending)],
+            "Boletas": [day.boletas for day in reversed(pending)],
+            "Notas": [day.notes for day in reversed(pending)],
+            "Documentos": [day.documents for day in reversed(pending)],
+            "Total": [_totals_text(day.totals) for day in reversed(pending)],
+            "Plazo SUNAT": [day.deadline for day in reversed(pending)],
+            "Situación": [situation(day.deadline, today) for day in reversed(pending)],
+        }
+    )
     data_table(
-        days,
+        table,
         hide_index=True,
         key="summary_days",
         column_config={
-            "day": st.column_config.DateColumn("Fecha de emisión", format="DD/MM/YYYY"),
-            "boletas": st.column_config.NumberColumn("Boletas"),
-            "notes": st.column_config.NumberColumn("Notas"),
-            "documents": st.column_config.NumberColumn("Documentos"),
-            "total": st.column_config.NumberColumn("Total", format="accounting"),
+            "Fecha de emisión": st.column_config.DateColumn("Fecha de emisión", format="DD/MM/YYYY"),
+            "Plazo SUNAT": st.column_config.DateColumn("Plazo SUNAT", format="DD/MM/YYYY"),
         },
-        height=min(300, 38 + 35 * len(days)),
+        height=min(300, 38 + 35 * len(table)),
     )
 
 
@@ -75,7 +88,7 @@ def main() -> None:
     show_flash()
     today = peru_today()
     head, button = st.columns([5, 1], vertical_alignment="bottom")
-    head.subheader(f"Días con boletas por declarar · últimos {LOOK_BACK_DAYS} días", anchor=False)
+    head.subheader("Días pasados con boletas por declarar", anchor=False)
     refresh = button.button(
         "Actualizar",
         icon=":material/refresh:",

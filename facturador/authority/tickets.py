@@ -33,6 +33,7 @@ from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
 from facturador.ubl.namespaces import CAC, CBC, SAC
 from facturador.ubl.signing import SigningIdentity
 from sunat import catalogs
+from sunat.deadlines import VOIDING_DAYS
 
 if TYPE_CHECKING:  # imported only when a tenant points at SUNAT's stylesheets
     from facturador.authority.stylesheets import SunatStylesheets
@@ -50,7 +51,7 @@ __all__ = [
 #: retentions and perceptions, received by the otros-CPE service).
 SUMMARY_TYPES = ("RC", "RA", "RR")
 #: Days after a document's issue date SUNAT still takes it in a summary (4443) or voids it (2957).
-VOID_DAYS = 7
+VOID_DAYS = VOIDING_DAYS
 #: A boleta above this total must identify its customer in the summary (2514).
 IDENTIFICATION_THRESHOLD = Decimal("700")
 #: Document types of a daily summary's lines, and of a voided communication's lines.

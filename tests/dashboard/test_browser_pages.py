@@ -31,6 +31,7 @@ PAGES = {
     "periods": "Periodos",
     "search": "Buscar",
     "register": "Registro de ventas",
+    "igv": "IGV del mes (621)",
     "receivables": "Cuentas por cobrar",
     "issue": "Emitir",
     "summaries": "Resúmenes",

@@ -90,16 +90,9 @@ def test_voidable_documents(frame: pd.DataFrame) -> None:
     assert tickets.voidable(frame, tickets.BOLETAS, date(2026, 11, 21)).empty
 
 
-def test_pending_declaration_and_days(frame: pd.DataFrame) -> None:
+def test_pending_declaration(frame: pd.DataFrame) -> None:
     assert list(tickets.pending_declaration(frame, date(2026, 11, 21))["number"]) == ["BC01-1", "B001-3"]
-    days = tickets.pending_by_day(frame)
-    assert list(days.columns) == ["day", "boletas", "notes", "documents", "total"]
-    assert days.to_dict("records") == [
-        {"day": date(2026, 11, 21), "boletas": 1, "notes": 1, "documents": 2, "total": 30.0},
-        {"day": date(2026, 11, 20), "boletas": 1, "notes": 0, "documents": 1, "total": 59.0},
-    ]
-    empty = tickets.pending_by_day(frame[frame["state_type_id"] == "05"])
-    assert empty.empty and list(empty.columns) == list(days.columns)
+    assert list(tickets.pending_declaration(frame)["number"]) == ["BC01-1", "B001-3", "B001-1"]
 
 
 def test_void_window() -> None:
@@ -109,7 +102,8 @@ def test_void_window() -> None:
     late = tickets.void_window_problem(date(2026, 11, 13), today)
     assert late is not None and "8 días" in late and "2957" in late
     declaring = tickets.void_window_problem(date(2026, 11, 1), today, declaring=True)
-    assert declaring is not None and "4443" in declaring
+    assert declaring is not None and "4443" in declaring and "hasta el 08/11/2026" in declaring
+    assert tickets.void_window_problem(date(2026, 11, 14), today, declaring=True) is None
     assert "futura" in str(tickets.void_window_problem(date(2026, 11, 22), today))
 
 

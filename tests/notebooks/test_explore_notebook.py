@@ -71,6 +71,7 @@ def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytes
     assert len(figures) >= 3
     # the local store's cells: the year synced once, then nothing but what can still change
     assert "store: " in text and "again: " in text
+    assert "casilla 131 (IGV de las ventas): S/ " in text  # the month's Formulario 621 boxes
     assert (seeded.parent / "stores").is_dir()
 
 

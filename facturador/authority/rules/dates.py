@@ -11,6 +11,7 @@ from datetime import date
 from facturador.authority.reading import text
 from facturador.authority.rules.context import Answer, Submission
 from facturador.ubl.namespaces import CBC
+from sunat.deadlines import FACTURA_SENDING_DAYS
 from sunat.series import is_contingency_series
 
 __all__ = ["issue_date"]
@@ -29,5 +30,5 @@ def issue_date(doc: Submission) -> None:
         raise Answer("2329", f'cbc:IssueDate valor: "{value}"')
     # facturas and their notes: 3 calendar days (RS 000003-2023); contingency (numeric) series exempt
     if doc.factura_family and not is_contingency_series(doc.file.series):
-        if (today - issued).days > 3:
+        if (today - issued).days > FACTURA_SENDING_DAYS:
             raise Answer("2108", f'cbc:IssueDate valor: "{value}"')
