@@ -1011,7 +1011,9 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
     from analysis.igv import BOXES, monthly_igv
     from analysis.register import sales_register
     from connector import FacturadorError
+    from connector.closes import MonthCloses
     from connector.config import TenantConfigError, load_tenants
+    from connector.store import closes_path
 
     known = [rule.number for rule in BOXES]
     unknown = [box for box in boxes if box not in known]
@@ -1021,8 +1023,9 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
         tenants = load_tenants(tenants_file)
         if tenant not in tenants:
             raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        closes = MonthCloses(closes_path(tenants[tenant].base_url))  # facturador register's: the same lines
         with tenants[tenant].client() as client:
-            declaration = monthly_igv(sales_register(client, period))
+            declaration = monthly_igv(sales_register(client, period, closes=closes))
     except (TenantConfigError, ValueError, FacturadorError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"Formulario Virtual 621, periodo {declaration.period.month:02d}/{declaration.period.year}")

@@ -16,9 +16,8 @@ from analysis.register import PLE_FIELDS, Figures, Period, Reconciliation, Sales
 from analysis.sales import summarize_sql
 from connector import FacturadorError
 from connector.closes import MonthCloses
-from connector.store import closes_path
 from dashboard import figures
-from dashboard.session import Active, forget_connection, reader, require_connection, scoped
+from dashboard.session import Active, forget_connection, month_closes, reader, require_connection, scoped
 from dashboard.widgets import data_table, month_options, table_page
 from sunat.calendar import peru_now
 
@@ -26,12 +25,6 @@ REGISTERS = "_registers"
 STATES = {"1": "1 · del periodo", "2": "2 · anulado", "8": "8 · periodo anterior", "9": "9 · corrección"}
 #: Document numbers named in a line of the month's summary before "y N más".
 NAMED = 12
-
-
-def _closes(active: Active) -> MonthCloses:
-    """The tenant's closed months (beside its local store; read again on every run: the command line
-    may have closed one)."""
-    return MonthCloses(closes_path(active.tenant.base_url))
 
 
 def _register(
@@ -321,7 +314,7 @@ def main() -> None:
         "Resumir boletas menores a S/ 700 por día (PLE)", key="register_consolidate", value=False
     )
     refresh = button.button("Actualizar", icon=":material/refresh:", key="register_refresh", width="stretch")
-    closes = _closes(active)
+    closes = month_closes(active)
     try:
         with st.spinner("Preparando el registro…"):
             register = _register(active, month, closes, refresh=refresh, consolidate=consolidate)
