@@ -35,6 +35,8 @@ def _register(
     kept: dict[tuple[str, str, bool, str], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
     key = (active.key, str(month), consolidate, repr(dict(closes)))
     if refresh or key not in kept:
+        for stale in [k for k in kept if k[:3] == key[:3]]:  # made before a close: one month held, not two
+            del kept[stale]
         kept[key] = sales_register(
             reader(active), month, consolidate_boletas=consolidate, fresh=refresh, closes=closes
         )
