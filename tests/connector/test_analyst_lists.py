@@ -158,9 +158,12 @@ def test_a_voided_documents_pdf_says_anulado(live: LiveService) -> None:
     assert "ANULADO" not in pdf_text(client.documents.download_pdf(result.external_id))
 
 
-def test_sales_register_of_a_tenant_and_through_the_cli(live: LiveService, tmp_path: Path) -> None:
+def test_sales_register_of_a_tenant_and_through_the_cli(
+    live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """On a tenant of its own: acme's month holds whatever other test files did to it before (voided
     and annulled documents make adjustment lines), and pytest-xdist runs files in any order."""
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(tmp_path / "stores"))  # the closes the CLI reads
     shop = new_shop(live, "registro")
     with shop.client() as client:
         client.documents.issue(Invoice(customer=CUSTOMER, lines=[Line("Registro", 1, unit_price=118)]))
