@@ -613,25 +613,53 @@ def backdating(settings: Any, slug: str) -> Iterator[None]:
         context.engine.dispose()
 
 
-def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: int) -> Any:
-    """Issue the seed documents through the API with a progress bar, then declare and void some (the bar
-    names the phase); returns the report."""
+def run_seed(
+    base_url: str, token: str, documents: int, days: int, seed_value: int, progress_file: Path | None = None
+) -> Any:
+    """Issue the seed documents through the API with a progress bar (on a terminal; else a line every
+    tenth of the way), then declare and void some (the bar names the phase); returns the report. With
+    ``progress_file``, how far it got is kept there for the dashboard, and the file removed at the end."""
     from tqdm import tqdm
 
     from connector import Client
+    from dashboard.seeding import Progress, write_progress
     from demo.seeding import seed
 
     client = Client(base_url, token, cache=False, timeout=60)
-    with tqdm(total=documents, unit="doc", desc="Issuing", disable=None) as bar:
-        done = [0]
+    stage_name, done, written, tenths = "Issuing", 0, 0.0, 0
 
-        def progress(count: int) -> None:
-            bar.update(count - done[0])
-            done[0] = count
+    def keep() -> None:
+        nonlocal written
+        if progress_file is not None:
+            write_progress(progress_file, Progress(stage_name, done, documents))
+            written = time.monotonic()
 
-        return seed(
-            client, documents, days, seed=seed_value, progress=progress, stage=bar.set_description_str
-        )
+    try:
+        with tqdm(total=documents, unit="doc", desc="Issuing", disable=None) as bar:
+
+            def progress(count: int) -> None:
+                nonlocal done, tenths
+                bar.update(count - done)
+                done = count
+                if bar.disable and count * 10 // documents > tenths:  # no terminal: a line per tenth
+                    tenths = count * 10 // documents
+                    click.echo(f"Seeding: {count}/{documents} documents issued.")
+                if time.monotonic() - written >= 1 or count == documents:
+                    keep()
+
+            def stage(name: str) -> None:
+                nonlocal stage_name
+                bar.set_description_str(name)
+                stage_name = name
+                if bar.disable and name != "Issuing":
+                    click.echo(f"Seeding: {name.lower()}...")
+                keep()
+
+            keep()
+            return seed(client, documents, days, seed=seed_value, progress=progress, stage=stage)
+    finally:
+        if progress_file is not None:
+            progress_file.unlink(missing_ok=True)
 
 
 @main.command("seed")
@@ -679,6 +707,8 @@ DEMO_TOKEN = "demo-token-facturador-kit-0123456789abcdef"
 
 
 DEMO_NAME = "EMPRESA DEMO S.A.C."
+#: Where ``facturador demo`` keeps how far its seeding got, in the data directory, while it seeds.
+SEEDING_PROGRESS = "seeding.json"
 #: The block plugins the demo tenant turns on, so the Issue form shows their sections.
 DEMO_PLUGINS = (
     "plugins.allowances",
@@ -805,40 +835,183 @@ def wait_for_first(processes: list[subprocess.Popen[bytes]]) -> subprocess.Popen
         time.sleep(0.2)
 
 
-def start_server_process(
-    settings: Any, host: str, port: int, workers: int, children: list[subprocess.Popen[bytes]]
-) -> subprocess.Popen[bytes]:
-    """``facturador serve`` in a child process (added to ``children`` at once); returns it once it answers."""
+#: Where the demo keeps the output of its service child, in the data directory.
+SERVICE_LOG = "logs/service.log"
+#: Seconds the demo waits for a service child that shows no sign of progress (no output, no CPU time)
+#: before it gives up; a child that keeps working is waited for however long it takes.
+STARTUP_STALL_SECONDS = 180.0
+#: Seconds between the demo's "still starting" lines while it waits for the service.
+STARTUP_REPORT_SECONDS = 15.0
+
+
+class ChildOutput:
+    """The output of a child process, copied line by line as it comes to this process's stdout and to a
+    log file; keeps the last lines and when a line last came (a sign that the child is working)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], log_path: Path, *, echo: bool = True) -> None:
+        import collections
+        import threading
+
+        self.log_path = log_path
+        self.last: collections.deque[str] = collections.deque(maxlen=8)
+        self.lines = 0
+        self._echo = echo
+        self._process = process
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = log_path.open("ab")
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S %z")
+        self._log.write(f"--- {stamp}: {' '.join(map(str, process.args))}\n".encode())  # type: ignore[arg-type]
+        self._log.flush()
+        self._thread = threading.Thread(target=self._copy, name="child-output", daemon=True)
+        self._thread.start()
+
+    def _copy(self) -> None:
+        assert self._process.stdout is not None
+        with self._log:
+            for line in self._process.stdout:
+                self._log.write(line)
+                self._log.flush()
+                if self._echo:
+                    with contextlib.suppress(OSError, ValueError):
+                        sys.stdout.buffer.write(line)
+                        sys.stdout.flush()
+                text = line.decode(errors="replace").rstrip()
+                if text:
+                    self.last.append(text)
+                self.lines += 1
+
+    def finish(self, timeout: float = 5) -> None:
+        """Wait (a little) for the rest of the output of a child that exited."""
+        self._thread.join(timeout)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time used so far by process ``pid`` and its children (waited for or alive), from /proc;
+    ``None`` where /proc is not there (then only the output shows progress)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    for entry in Path("/proc").iterdir():  # the uvicorn workers, still running
+        if not entry.name.isdigit():
+            continue
+        try:
+            child = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(child[1]) == pid:
+            total += sum(int(value) for value in child[11:13])
+    return total / ticks
+
+
+def wait_until_ready(
+    process: subprocess.Popen[bytes],
+    url: str,
+    output: ChildOutput,
+    what: str,
+    *,
+    stall_seconds: float = STARTUP_STALL_SECONDS,
+    report_seconds: float = STARTUP_REPORT_SECONDS,
+    say: Callable[[str], None] = click.echo,
+) -> None:
+    """Return once ``url`` answers; meanwhile wait as long as ``process`` is alive and working (it writes
+    output or uses CPU time), saying every ``report_seconds`` that it still waits. Raise a
+    ``ClickException`` naming the reason (its exit code and last lines, or how long it showed no sign of
+    progress) and its log's path when it exits first or stalls for ``stall_seconds``."""
     import urllib.request
 
-    command = [sys.executable, "-m", "facturador.cli", "serve"]
-    command += ["--host", host, "--port", str(port), "--workers", str(workers)]
-    process = subprocess.Popen(command, env={**os.environ, **settings.export()})
-    children.append(process)
-    deadline = time.monotonic() + 60
+    started = time.monotonic()
+    progressed = started
+    reported = started
+    seen = (output.lines, cpu_seconds(process.pid))
     while True:
         try:
-            urllib.request.urlopen(f"http://{host}:{port}/health", timeout=1).close()
-            return process
+            urllib.request.urlopen(url, timeout=2).close()
+            return
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise click.ClickException(f"the service did not start on {host}:{port}") from None
-            time.sleep(0.3)
+            pass
+        now = time.monotonic()
+        if process.poll() is not None:
+            output.finish()
+            last = "\n  ".join(output.last) or "(no output)"
+            raise click.ClickException(
+                f"{what} exited with code {process.returncode} before it answered at {url}; its last "
+                f"lines:\n  {last}\nIts whole log: {output.log_path}"
+            )
+        signs = (output.lines, cpu_seconds(process.pid))
+        if signs != seen:
+            seen, progressed = signs, now
+        elif now - progressed > stall_seconds:
+            process.terminate()
+            raise click.ClickException(
+                f"{what} did not answer at {url} and showed no progress (no output, no CPU time) for "
+                f"{stall_seconds:.0f} s, so it was stopped; its log: {output.log_path}"
+            )
+        if now - reported >= report_seconds:
+            reported = now
+            say(f"Still waiting for {what} to answer at {url} ({now - started:.0f} s; it is alive, working).")
+        time.sleep(0.3)
 
 
-def start_dashboard(tenants_file: Any, port: int, headless: bool, host: str) -> subprocess.Popen[bytes]:
+def start_server_process(
+    settings: Any,
+    host: str,
+    port: int,
+    workers: int,
+    children: list[subprocess.Popen[bytes]],
+    *,
+    stall_seconds: float = STARTUP_STALL_SECONDS,
+) -> subprocess.Popen[bytes]:
+    """``facturador serve`` in a child process (added to ``children`` at once), its output shown and kept in
+    the data directory's :data:`SERVICE_LOG`; returns it once it answers (see :func:`wait_until_ready`)."""
+    command = [sys.executable, "-m", "facturador.cli", "serve"]
+    command += ["--host", host, "--port", str(port), "--workers", str(workers)]
+    process = subprocess.Popen(
+        command,
+        env={**os.environ, **settings.export(), "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    children.append(process)
+    output = ChildOutput(process, settings.data_dir / SERVICE_LOG)
+    click.echo(f"Starting the service on {host}:{port} (its log: {output.log_path})...")
+    wait_until_ready(
+        process, f"http://{host}:{port}/health", output, "the service", stall_seconds=stall_seconds
+    )
+    return process
+
+
+def browser_can_open() -> bool:
+    """Someone is there to see a browser opened: a terminal on stdin and, where browsers need one (Linux
+    and the BSDs), a display. Unattended (``scripts/demo.sh </dev/null &``, a service, ssh without X),
+    Streamlit opening one only left an ``xdg-open`` child behind, a zombie."""
+    if not sys.stdin or not sys.stdin.isatty():
+        return False
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def start_dashboard(
+    tenants_file: Any, port: int, headless: bool, host: str, environment: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """``streamlit run`` of the dashboard on the given tenants file, listening on HOST:PORT, in a child
-    process that never asks anything: without ``headless`` Streamlit opens the browser, but its first-run
-    e-mail prompt (which reads end-of-input and exits 255 when there is no terminal, and otherwise waits
-    for Enter), its usage statistics and its notices for developers are off."""
+    process that never asks anything: without ``headless``, and with someone to see it
+    (:func:`browser_can_open`), Streamlit opens the browser, but its first-run e-mail prompt (which reads
+    end-of-input and exits 255 when there is no terminal, and otherwise waits for Enter), its usage
+    statistics and its notices for developers are off. ``environment`` is added to the child's."""
     from dashboard import APP_PATH
 
+    headless = headless or not browser_can_open()
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.port", str(port), "--server.headless", "true" if headless else "false"]
     command += ["--server.address", host, "--server.showEmailPrompt", "false"]
     command += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
     command += ["--logger.hideWelcomeMessage", "true"]  # and the "help agents" toast: we print the URL
-    return subprocess.Popen(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
+    environment = {**os.environ, "FACTURADOR_TENANTS": str(tenants_file), **(environment or {})}
+    return subprocess.Popen(command, env=environment)
 
 
 def require_dashboard_login(host: str, tenants_file: Any) -> None:
@@ -999,24 +1172,32 @@ def demo(
     if not no_dashboard:
         require_dashboard_login(host, settings.data_dir / "tenants.toml")
         ensure_port_free(host, dashboard_port, "the dashboard", "--dashboard-port")
+    from dashboard.seeding import PROGRESS_ENV
+
+    progress_file = settings.data_dir / SEEDING_PROGRESS
     with child_processes() as children:
-        empty = ensure_demo_tenant(settings)
-        base_url = tenant_base_url(DEMO_SLUG, host, port)
         click.echo(f"Data directory: {settings.data_dir}")
+        click.echo("Preparing the database (creating or migrating its schema)...")
+        empty = ensure_demo_tenant(settings)
+        progress_file.unlink(missing_ok=True)  # a run stopped while seeding left it
+        base_url = tenant_base_url(DEMO_SLUG, host, port)
         seeding = empty and documents > 0
         with backdating(settings, DEMO_SLUG) if seeding else contextlib.nullcontext():
             server = start_server_process(settings, host, port, workers, children)
+            tenants = write_tenants_file(settings, base_url)
+            click.echo(f"Demo tenant base URL: {base_url}")
+            click.echo(f"Demo token: {DEMO_TOKEN}")
+            click.echo(f"API docs: http://{host}:{port}/docs")
+            click.echo(f"Tenants file for the dashboard and notebooks: {tenants}")
+            if not no_dashboard:
+                # started before the seeding, which it shows as it goes (dashboard.seeding)
+                environment = {PROGRESS_ENV: str(progress_file)}
+                children.append(start_dashboard(tenants, dashboard_port, headless, host, environment))
+                click.echo(f"Dashboard: http://{host}:{dashboard_port}")
             if seeding:
                 click.echo(f"Seeding {documents} documents over {days} days (first run only)...")
-                click.echo(run_seed(base_url, DEMO_TOKEN, documents, days, 7).summary())
-        tenants = write_tenants_file(settings, base_url)
-        click.echo(f"Demo tenant base URL: {base_url}")
-        click.echo(f"Demo token: {DEMO_TOKEN}")
-        click.echo(f"API docs: http://{host}:{port}/docs")
-        click.echo(f"Tenants file for the dashboard and notebooks: {tenants}")
-        if not no_dashboard:
-            children.append(start_dashboard(tenants, dashboard_port, headless, host))
-            click.echo(f"Dashboard: http://{host}:{dashboard_port}")
+                report = run_seed(base_url, DEMO_TOKEN, documents, days, 7, progress_file)
+                click.echo(report.summary())
         click.echo(f"Running; Ctrl+C or `kill {os.getpid()}` stops everything.")
         stopped = wait_for_first(children)
         name = "the service" if stopped is server else "the dashboard"
