@@ -32,28 +32,76 @@ STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before
 WORKER_HEALTHCHECK_SECONDS = 20
 
 
-def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--data-dir`` and ``--database`` to a subcommand and hand it resolved ``Settings``."""
+DATA_DIR_HELP = (
+    "Directory for the SQLite database, certificates and files (env FACTURADOR_DATA_DIR; default: "
+)
+DATA_DIR_HELP += "the .facturador/ of the demo in this folder or above it, else the user's data folder)."
+DATABASE_HELP = (
+    "SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (env FACTURADOR_DATABASE_URL). "
+    "Default: SQLite in the data directory."
+)
 
-    @click.option(
-        "--data-dir",
-        envvar="FACTURADOR_DATA_DIR",
-        type=click.Path(file_okay=False),
-        help="Directory for the SQLite database, certificates and files (env FACTURADOR_DATA_DIR).",
+
+def storage_options(
+    command: Callable[..., Any] | None = None, *, read_only: Callable[[dict[str, Any]], bool] | None = None
+) -> Any:
+    """Add ``--data-dir`` and ``--database`` to a subcommand and hand it resolved ``Settings``
+    (:func:`resolve_storage`). ``read_only`` tells from the command's arguments whether it only reads:
+    then it creates nothing (no folder, database nor key) and fails saying where it looked when there is
+    no data."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @click.option("--data-dir", type=click.Path(file_okay=False), help=DATA_DIR_HELP)
+        @click.option("--database", help=DATABASE_HELP)
+        @functools.wraps(command)
+        def wrapper(*args: Any, data_dir: str | None, database: str | None, **kwargs: Any) -> Any:
+            reading = read_only is not None and read_only(kwargs)
+            return command(*args, settings=resolve_storage(data_dir, database, read_only=reading), **kwargs)
+
+        return wrapper
+
+    return decorate if command is None else decorate(command)
+
+
+def resolve_storage(data_dir: str | None, database: str | None, *, read_only: bool = False) -> Any:
+    """The settings of a command: ``--data-dir`` and ``--database`` given after the subcommand, else
+    before it (``facturador --data-dir X tenant list``), else FACTURADOR_DATA_DIR and
+    FACTURADOR_DATABASE_URL, else the demo's ``.facturador/`` in the working folder or above it (said on
+    stderr), else the user's data folder."""
+    from facturador.config import (
+        DATA_DIR_ENV,
+        DATABASE_URL_ENV,
+        Settings,
+        project_data_dir,
+        user_data_directory,
     )
-    @click.option(
-        "--database",
-        envvar="FACTURADOR_DATABASE_URL",
-        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (env FACTURADOR_DATABASE_URL). "
-        "Default: SQLite in the data directory.",
-    )
-    @functools.wraps(command)
-    def wrapper(*args: Any, data_dir: str | None, database: str | None, **kwargs: Any) -> Any:
-        from facturador.config import Settings
 
-        return command(*args, settings=Settings.resolve(data_dir, database), **kwargs)
-
-    return wrapper
+    root = click.get_current_context().find_root().params
+    data_dir = data_dir or root.get("data_dir")
+    database = database or root.get("database")
+    looked: list[str] = []
+    if data_dir:
+        looked.append(f"{data_dir} (--data-dir)")
+    elif os.environ.get(DATA_DIR_ENV):
+        looked.append(f"{os.environ[DATA_DIR_ENV]} ({DATA_DIR_ENV})")
+    else:
+        found = project_data_dir(Path.cwd())
+        if found is not None:
+            data_dir = str(found)
+            click.echo(f"Data directory: {found} (the demo's, found from {Path.cwd()})", err=True)
+        else:
+            looked.append(f"a .facturador/ in {Path.cwd()} and the folders above it")
+            looked.append(f"{user_data_directory()} (the default; {DATA_DIR_ENV} is not set)")
+    settings = Settings.resolve(data_dir, database, create=not read_only)
+    url = database or os.environ.get(DATABASE_URL_ENV)
+    if read_only and not url and not (settings.data_dir / "facturador.db").is_file():
+        raise click.ClickException(
+            "no facturador data found (this command only reads, so it creates none); looked in "
+            + ", then ".join(looked)
+            + ". Start the demo (bash scripts/demo.sh) or `facturador serve`, or name the data with "
+            "--data-dir (or FACTURADOR_DATA_DIR)."
+        )
+    return settings
 
 
 def _context(settings: Any) -> Any:
@@ -70,6 +118,17 @@ def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
     return f"http://{host}:{port}/t/{slug}"
 
 
+def served_base_url(settings: Any, slug: str) -> str:
+    """The tenant's base URL on the service running on this data directory (the address it was started
+    with), or on the default address, said so, when none runs."""
+    from facturador.config import ServiceAddress
+
+    address = ServiceAddress.read(settings.data_dir)
+    if address is None:
+        return f"{tenant_base_url(slug)} (the default address: no service runs on this data directory)"
+    return tenant_base_url(slug, address.host, address.port)
+
+
 #: How long a worker holds a job; it must outlast the longest sending (time-out times tries).
 LEASE_OPTION = click.option(
     "--lease",
@@ -83,8 +142,12 @@ LEASE_OPTION = click.option(
 
 @click.group()
 @click.version_option(package_name="facturador-kit")
-def main() -> None:
-    """facturador-kit: Peruvian electronic invoicing service, connector and tools."""
+@click.option("--data-dir", type=click.Path(file_okay=False), help=DATA_DIR_HELP + " For every subcommand.")
+@click.option("--database", help=DATABASE_HELP + " For every subcommand.")
+def main(data_dir: str | None, database: str | None) -> None:
+    """facturador-kit: Peruvian electronic invoicing service, connector and tools.
+
+    --data-dir and --database go before the subcommand or after it (after it, they win)."""
 
 
 @main.command()
@@ -131,6 +194,7 @@ def serve(
     import uvicorn
 
     from facturador.app import log_config
+    from facturador.config import ServiceAddress
     from facturador.domain.pending import run_worker
 
     ensure_port_free(host, port, "the service", "--port")
@@ -149,6 +213,8 @@ def serve(
         )
         sender.start()
     click.echo(f"Serving facturador on http://{host}:{port} (tenants at /t/<slug>, OpenAPI at /docs)")
+    address = ServiceAddress(host, port, os.getpid())
+    address.keep(settings.data_dir)
     try:
         uvicorn.run(
             "facturador.app:app_from_env",
@@ -162,6 +228,7 @@ def serve(
         )
     finally:
         stop.set()
+        address.forget(settings.data_dir)
         context.engine.dispose()
 
 
@@ -218,7 +285,7 @@ def worker(settings: Any, every: float, lease: float, once: bool, log_level: str
 
 
 @main.command()
-@storage_options
+@storage_options(read_only=lambda _: True)
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(0, 10_000), help="Jobs listed.")
 def jobs(settings: Any, limit: int) -> None:
     """Show the background job queue: per kind how many jobs are queued, leased (a worker is doing
@@ -261,7 +328,7 @@ def jobs(settings: Any, limit: int) -> None:
 
 
 @main.command("send-pending")
-@storage_options
+@storage_options(read_only=lambda arguments: bool(arguments["dry_run"]))
 @click.option("--tenant", "slug", default=None, help="Only this tenant's documents.")
 @click.option("--dry-run", is_flag=True, help="List the pending documents and send nothing.")
 @click.option(
@@ -352,12 +419,12 @@ def tenant_create(settings: Any, slug: str, authority_mode: str, **fields: Any) 
         raise click.ClickException(str(exc)) from exc
     click.echo(f"Tenant {slug} created for RUC {created.tenant.ruc} ({created.tenant.name}).")
     click.echo("Series: F001 (01), B001 (03), FC01 BC01 (07), FD01 BD01 (08), NV01 (80)")
-    click.echo(f"Base URL: {tenant_base_url(slug)}")
+    click.echo(f"Base URL: {served_base_url(settings, slug)}")
     click.echo(f"Token: {created.token}")
 
 
 @tenant.command("list")
-@storage_options
+@storage_options(read_only=lambda _: True)
 def tenant_list(settings: Any) -> None:
     """List tenants with their RUC, host, settings, where they send and their certificate (secrets are
     shown as "set" or "not set", never their values)."""
@@ -376,7 +443,7 @@ def tenant_list(settings: Any) -> None:
             options = tenant_settings(row)
             click.echo(
                 f"{row.slug:<20} {row.ruc}  {row.name:<40} host={row.host or '-'}  "
-                f"mode={options['authority_mode']}  base_url={tenant_base_url(row.slug)}"
+                f"mode={options['authority_mode']}  base_url={served_base_url(settings, row.slug)}"
             )
             held = secrets_set(session, row.id)
             sending = options["sunat_sending"]
@@ -1291,7 +1358,7 @@ def sunat_fault_add(
 
 
 @sunat_fault.command("list")
-@storage_options
+@storage_options(read_only=lambda _: True)
 @click.option("--ruc", default=None, help="Only those that apply to this taxpayer.")
 def sunat_fault_list(settings: Any, ruc: str | None) -> None:
     """List the injected failures that still apply."""

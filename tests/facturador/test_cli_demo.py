@@ -176,11 +176,14 @@ def test_sigterm_stops_the_service_and_its_workers(tmp_path: Path, commands: lis
     assert answers(f"http://127.0.0.1:{port}/health")
     tree = descendants(demo.process.pid)
     assert len(tree) >= 3, f"expected the server process and its 2 workers, found {tree}"
+    listed = run("tenant", "list", "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
+    assert f"base_url=http://127.0.0.1:{port}/t/demo\n" in listed.stdout  # where it runs, not 8000
 
     assert demo.stop() == 0
 
     assert_all_stopped(tree)
     assert port_is_free(port)
+    assert not (tmp_path / "data" / "service.json").exists()  # the address of a service that stopped
 
 
 @pytest.mark.slow
@@ -340,7 +343,8 @@ def test_a_service_that_dies_at_start_is_reported_with_its_reason_and_log(tmp_pa
     data_dir = tmp_path / "data"
     env = dying_site(
         tmp_path / "site",
-        "sys.stderr.write('cannot open the database: disk full\\n'); sys.stderr.flush(); import os; os._exit(3)",
+        "sys.stderr.write('cannot open the database: disk full\\n'); sys.stderr.flush(); "
+        "import os; os._exit(3)",
     )
     args = demo_args(data_dir, free_port(), "--documents", "0", "--no-dashboard")
     started = time.monotonic()
