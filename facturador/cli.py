@@ -1108,7 +1108,9 @@ TENANTS_OPTION = click.option(
 @TENANTS_OPTION
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option("--port", default=8501, show_default=True, type=int)
-@click.option("--headless", is_flag=True, help="Do not open a browser.")
+@click.option(
+    "--headless", is_flag=True, help="Do not open a browser (never opened without a terminal or a display)."
+)
 def dashboard(tenants_file: str | None, host: str, port: int, headless: bool) -> None:
     """Open the Streamlit dashboard on the tenants of the tenants file.
 
@@ -1219,7 +1221,9 @@ def register_command(
 @click.option("--days", default=90, show_default=True, type=int)
 @click.option("--dashboard-port", default=8501, show_default=True, type=int)
 @click.option("--no-dashboard", is_flag=True, help="Only the service (no Streamlit).")
-@click.option("--headless", is_flag=True, help="Do not open a browser.")
+@click.option(
+    "--headless", is_flag=True, help="Do not open a browser (never opened without a terminal or a display)."
+)
 def demo(
     settings: Any,
     host: str,
