@@ -39,9 +39,12 @@ class Progress:
 
 
 def write_progress(path: Path, progress: Progress) -> None:
-    """Keep ``progress`` in ``path`` (replaced whole, so a reader never sees half a file)."""
+    """Keep ``progress`` in ``path`` (replaced whole, so a reader never sees half a file; its owner's
+    only, as everything in the data directory)."""
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(vars(progress)), encoding="utf-8")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # in the data directory
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(json.dumps(vars(progress)))
     partial.replace(path)
 
 

@@ -924,8 +924,8 @@ class ChildOutput:
         self.lines = 0
         self._echo = echo
         self._process = process
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = log_path.open("ab")
+        log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # in the data directory: private
+        self._log = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
         stamp = time.strftime("%Y-%m-%d %H:%M:%S %z")
         self._log.write(f"--- {stamp}: {' '.join(map(str, process.args))}\n".encode())  # type: ignore[arg-type]
         self._log.flush()

@@ -81,6 +81,14 @@ PROJECT_DATA_DIR = ".facturador"
 SERVICE_ADDRESS_FILE = "service.json"
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by its owner only (0600), as everything in the data directory."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # a file that was there keeps its mode through O_CREAT
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)
+
+
 def project_data_dir(start: Path) -> Path | None:
     """The nearest :data:`PROJECT_DATA_DIR` from ``start`` up to the root that holds a service's data (its
     database or its secret key): the demo's, when a command runs in the clone or below it."""
@@ -119,7 +127,7 @@ class ServiceAddress:
         return address
 
     def keep(self, data_dir: Path) -> None:
-        (data_dir / SERVICE_ADDRESS_FILE).write_text(json.dumps(vars(self)), encoding="utf-8")
+        write_private(data_dir / SERVICE_ADDRESS_FILE, json.dumps(vars(self)))
 
     def forget(self, data_dir: Path) -> None:
         """Remove the file, if it is still this service's (another may have started since)."""

@@ -364,6 +364,7 @@ def test_a_service_that_dies_at_start_is_reported_with_its_reason_and_log(tmp_pa
     assert "cannot open the database: disk full" in result.stderr
     assert str(log) in result.stderr
     assert "cannot open the database: disk full" in log.read_text()
+    assert (log.stat().st_mode & 0o777, log.parent.stat().st_mode & 0o777) == (0o600, 0o700)  # private
     assert took < 60, f"{took:.0f} s to notice"
     assert READY not in result.stdout
 
@@ -448,6 +449,7 @@ def test_the_dashboard_answers_while_the_demo_seeds_and_shows_how_far(
         time.sleep(0.2)
     assert READY not in demo.output  # still seeding
     assert progress.total == 2000 and progress.stage == "Issuing"
+    assert progress_file.stat().st_mode & 0o777 == 0o600  # in the data directory: its owner's only
     tree = descendants(demo.process.pid)
     [streamlit] = [pid for pid in tree if "streamlit" in command_line(pid)]
     environment = Path(f"/proc/{streamlit}/environ").read_bytes().split(b"\0")
