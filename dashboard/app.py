@@ -17,6 +17,7 @@ import streamlit as st
 
 from connector.config import tenants_path
 from dashboard.auth import gate
+from dashboard.seeding import banner
 from dashboard.session import sidebar
 
 st.set_page_config(page_title="Facturador · Analistas", page_icon="🧾", layout="wide")
@@ -64,4 +65,5 @@ if not gate(st, tenants_path()):
     st.stop()
 navigation = st.navigation(PAGES, expanded=True)  # every page listed, never Streamlit's «View 6 more»
 sidebar()
+banner(st)  # while the demo still seeds its tenant
 navigation.run()

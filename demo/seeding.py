@@ -20,9 +20,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import random
+import threading
+import uuid
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
@@ -46,6 +48,7 @@ from connector.builders import (
 from connector.builders import Payment as Paid
 from connector.dispatches import CarrierGuide, Driver, GuideItem, Place, PrivateTransport, SenderGuide
 from connector.dispatches import Party as GuideParty
+from connector.errors import OutcomeUnknownError, TransportError
 from connector.quotations import Quotation
 from connector.sale_notes import SaleNote, SaleNoteRef
 from connector.sheets import NoteLine
@@ -538,26 +541,18 @@ def exchange_rates(rng: random.Random, today: dt.date, days: int) -> dict[dt.dat
     return rates
 
 
-def number_in_date_order(builders: list[Builder], first: dict[str, int]) -> list[Builder]:
-    """The builders with concrete correlatives: by series, in order of issue date and time, after the
-    highest number each series already has (``first``), so the numbers follow the dates."""
+#: Tries of a seed document that got no answer (each after the first with the first one's idempotency key).
+ISSUE_ATTEMPTS = 3
+
+
+def lanes_in_date_order(builders: list[Builder]) -> list[list[int]]:
+    """The builders' indices by series (a lane each), each lane in order of issue date and time: issued one
+    after the other, a series takes the numbers the service gives it in the order of its dates."""
     ordered = sorted(range(len(builders)), key=lambda i: (builders[i].issue_date, builders[i].issue_time))
-    counters = dict(first)
-    numbered = list(builders)
+    lanes: dict[str, list[int]] = {}
     for index in ordered:
-        builder = builders[index]
-        counters[builder.series] = counters.get(builder.series, 0) + 1
-        numbered[index] = dataclasses.replace(builder, number=counters[builder.series])
-    return numbered
-
-
-def highest_numbers(client: Client, today: dt.date) -> dict[str, int]:
-    """The highest correlative of every series the tenant already used (the last ten years)."""
-    highest: dict[str, int] = {}
-    for record in client.documents.list(today - dt.timedelta(days=3650), today + dt.timedelta(days=5)):
-        if record.correlative is not None:
-            highest[record.series] = max(highest.get(record.series, 0), record.correlative)
-    return highest
+        lanes.setdefault(builders[index].series, []).append(index)
+    return list(lanes.values())
 
 
 def seed(
@@ -589,48 +584,76 @@ def seed(
         now = peru_now().time().replace(microsecond=0, tzinfo=None)
     generator = Generator(seed, run_today, days, now)
     notes = max(0, documents // 12)
-    used = highest_numbers(client, run_today)
-    sales = number_in_date_order([generator.sale() for _ in range(documents - notes)], used)
+    sales = [generator.sale() for _ in range(documents - notes)]
     report = SeedReport()
     _stock_for_sales(client, sales, report)
     issued: list[_Issued] = []
     invoices: list[tuple[int, dict[str, Any]]] = []
 
-    def issue(index: int, builder: Builder) -> tuple[int, Builder, Any]:
-        return index, builder, client.documents.issue(builder)
+    lock = threading.Lock()
+
+    run_key = uuid.uuid4().hex[:12]
+
+    def issue(builder: Builder, key: str) -> Any:
+        """Issue one document; when no answer came (the service busy, a worker restarted), again with
+        the same idempotency key, which answers with the document the first try made, if it made it."""
+        for attempt in range(ISSUE_ATTEMPTS):
+            try:
+                return client.documents.issue(builder, idempotency_key=key)
+            except (TransportError, OutcomeUnknownError):
+                if attempt == ISSUE_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def lane(builders: list[Builder], indices: list[int], first: int) -> None:
+        for index in indices:
+            builder = builders[index]
+            try:
+                result = issue(builder, f"seed-{run_key}-{first + index}")
+            except FacturadorError as exc:
+                with lock:
+                    report.errors.append(str(exc))
+                    done()
+                continue
+            with lock:
+                record(first + index, builder, result)
+                done()
+
+    def done() -> None:
+        if progress is not None:
+            progress(report.issued + len(report.errors))
+
+    def record(index: int, builder: Builder, result: Any) -> None:
+        report.issued += 1
+        report.by_type[builder.document_type] += 1
+        issued.append(_Issued(index, builder, result.external_id, result.state_type_id))
+        domestic = getattr(builder, "operation_type", "") == "0101" and not (
+            builder.discounts or builder.charges  # notes return plain lines only
+        )
+        if builder.document_type == "01" and domestic and result.state_type_id in ("05", "07"):
+            invoices.append(
+                (
+                    index,
+                    {
+                        "external_id": result.external_id,
+                        "customer": builder.customer,
+                        "date": builder.issue_date.isoformat(),
+                        "currency": builder.currency,
+                        "lines": list(builder.lines),
+                        "value": builder.totals().value,
+                        "cuotas": builder.extra.get("cuotas"),
+                    },
+                )
+            )
 
     def run(builders: list[Builder], first: int) -> None:
-        with ThreadPoolExecutor(workers) as pool:
-            futures = [pool.submit(issue, first + i, b) for i, b in enumerate(builders)]
-            for future in as_completed(futures):
-                try:
-                    index, builder, result = future.result()
-                except FacturadorError as exc:
-                    report.errors.append(str(exc))
-                else:
-                    report.issued += 1
-                    report.by_type[builder.document_type] += 1
-                    issued.append(_Issued(index, builder, result.external_id, result.state_type_id))
-                    domestic = getattr(builder, "operation_type", "") == "0101" and not (
-                        builder.discounts or builder.charges  # notes return plain lines only
-                    )
-                    if builder.document_type == "01" and domestic and result.state_type_id in ("05", "07"):
-                        invoices.append(
-                            (
-                                index,
-                                {
-                                    "external_id": result.external_id,
-                                    "customer": builder.customer,
-                                    "date": builder.issue_date.isoformat(),
-                                    "currency": builder.currency,
-                                    "lines": list(builder.lines),
-                                    "value": builder.totals().value,
-                                    "cuotas": builder.extra.get("cuotas"),
-                                },
-                            )
-                        )
-                if progress is not None:
-                    progress(report.issued + len(report.errors))
+        """Issue ``builders`` with the service's numbers (``"#"``: nothing predicted, so a user issuing
+        beside the seed takes the next number and disturbs nothing), a series' documents in date order
+        one after the other and the series side by side."""
+        lanes = lanes_in_date_order(builders)
+        with ThreadPoolExecutor(max(1, min(workers, len(lanes)))) as pool:
+            for future in [pool.submit(lane, builders, indices, first) for indices in lanes]:
+                future.result()
 
     if stage is not None:
         stage("Issuing")
@@ -643,9 +666,7 @@ def seed(
             target = generator.rng.choice(invoices)[1]
             noted.add(target["external_id"])
             note_builders.append(generator.note(target))
-        for builder in sales:
-            used[builder.series] = max(used.get(builder.series, 0), builder.number or 0)
-        run(number_in_date_order(note_builders, used), len(sales))
+        run(note_builders, len(sales))
     issued.sort(key=lambda item: item.index)
     if tickets:
         _tickets(client, generator.rng, run_today, issued, noted, documents, report, stage)

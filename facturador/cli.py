@@ -32,28 +32,76 @@ STOP_TIMEOUT = 30.0  # seconds a child process gets to stop after SIGTERM before
 WORKER_HEALTHCHECK_SECONDS = 20
 
 
-def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--data-dir`` and ``--database`` to a subcommand and hand it resolved ``Settings``."""
+DATA_DIR_HELP = (
+    "Directory for the SQLite database, certificates and files (env FACTURADOR_DATA_DIR; default: "
+)
+DATA_DIR_HELP += "the .facturador/ of the demo in this folder or above it, else the user's data folder)."
+DATABASE_HELP = (
+    "SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (env FACTURADOR_DATABASE_URL). "
+    "Default: SQLite in the data directory."
+)
 
-    @click.option(
-        "--data-dir",
-        envvar="FACTURADOR_DATA_DIR",
-        type=click.Path(file_okay=False),
-        help="Directory for the SQLite database, certificates and files (env FACTURADOR_DATA_DIR).",
+
+def storage_options(
+    command: Callable[..., Any] | None = None, *, read_only: Callable[[dict[str, Any]], bool] | None = None
+) -> Any:
+    """Add ``--data-dir`` and ``--database`` to a subcommand and hand it resolved ``Settings``
+    (:func:`resolve_storage`). ``read_only`` tells from the command's arguments whether it only reads:
+    then it creates nothing (no folder, database nor key) and fails saying where it looked when there is
+    no data."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @click.option("--data-dir", type=click.Path(file_okay=False), help=DATA_DIR_HELP)
+        @click.option("--database", help=DATABASE_HELP)
+        @functools.wraps(command)
+        def wrapper(*args: Any, data_dir: str | None, database: str | None, **kwargs: Any) -> Any:
+            reading = read_only is not None and read_only(kwargs)
+            return command(*args, settings=resolve_storage(data_dir, database, read_only=reading), **kwargs)
+
+        return wrapper
+
+    return decorate if command is None else decorate(command)
+
+
+def resolve_storage(data_dir: str | None, database: str | None, *, read_only: bool = False) -> Any:
+    """The settings of a command: ``--data-dir`` and ``--database`` given after the subcommand, else
+    before it (``facturador --data-dir X tenant list``), else FACTURADOR_DATA_DIR and
+    FACTURADOR_DATABASE_URL, else the demo's ``.facturador/`` in the working folder or above it (said on
+    stderr), else the user's data folder."""
+    from facturador.config import (
+        DATA_DIR_ENV,
+        DATABASE_URL_ENV,
+        Settings,
+        project_data_dir,
+        user_data_directory,
     )
-    @click.option(
-        "--database",
-        envvar="FACTURADOR_DATABASE_URL",
-        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (env FACTURADOR_DATABASE_URL). "
-        "Default: SQLite in the data directory.",
-    )
-    @functools.wraps(command)
-    def wrapper(*args: Any, data_dir: str | None, database: str | None, **kwargs: Any) -> Any:
-        from facturador.config import Settings
 
-        return command(*args, settings=Settings.resolve(data_dir, database), **kwargs)
-
-    return wrapper
+    root = click.get_current_context().find_root().params
+    data_dir = data_dir or root.get("data_dir")
+    database = database or root.get("database")
+    looked: list[str] = []
+    if data_dir:
+        looked.append(f"{data_dir} (--data-dir)")
+    elif os.environ.get(DATA_DIR_ENV):
+        looked.append(f"{os.environ[DATA_DIR_ENV]} ({DATA_DIR_ENV})")
+    else:
+        found = project_data_dir(Path.cwd())
+        if found is not None:
+            data_dir = str(found)
+            click.echo(f"Data directory: {found} (the demo's, found from {Path.cwd()})", err=True)
+        else:
+            looked.append(f"a .facturador/ in {Path.cwd()} and the folders above it")
+            looked.append(f"{user_data_directory()} (the default; {DATA_DIR_ENV} is not set)")
+    settings = Settings.resolve(data_dir, database, create=not read_only)
+    url = database or os.environ.get(DATABASE_URL_ENV)
+    if read_only and not url and not (settings.data_dir / "facturador.db").is_file():
+        raise click.ClickException(
+            "no facturador data found (this command only reads, so it creates none); looked in "
+            + ", then ".join(looked)
+            + ". Start the demo (bash scripts/demo.sh) or `facturador serve`, or name the data with "
+            "--data-dir (or FACTURADOR_DATA_DIR)."
+        )
+    return settings
 
 
 def _context(settings: Any) -> Any:
@@ -70,6 +118,17 @@ def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
     return f"http://{host}:{port}/t/{slug}"
 
 
+def served_base_url(settings: Any, slug: str) -> str:
+    """The tenant's base URL on the service running on this data directory (the address it was started
+    with), or on the default address, said so, when none runs."""
+    from facturador.config import ServiceAddress
+
+    address = ServiceAddress.read(settings.data_dir)
+    if address is None:
+        return f"{tenant_base_url(slug)} (the default address: no service runs on this data directory)"
+    return tenant_base_url(slug, address.host, address.port)
+
+
 #: How long a worker holds a job; it must outlast the longest sending (time-out times tries).
 LEASE_OPTION = click.option(
     "--lease",
@@ -83,8 +142,12 @@ LEASE_OPTION = click.option(
 
 @click.group()
 @click.version_option(package_name="facturador-kit")
-def main() -> None:
-    """facturador-kit: Peruvian electronic invoicing service, connector and tools."""
+@click.option("--data-dir", type=click.Path(file_okay=False), help=DATA_DIR_HELP + " For every subcommand.")
+@click.option("--database", help=DATABASE_HELP + " For every subcommand.")
+def main(data_dir: str | None, database: str | None) -> None:
+    """facturador-kit: Peruvian electronic invoicing service, connector and tools.
+
+    --data-dir and --database go before the subcommand or after it (after it, they win)."""
 
 
 @main.command()
@@ -131,6 +194,7 @@ def serve(
     import uvicorn
 
     from facturador.app import log_config
+    from facturador.config import ServiceAddress
     from facturador.domain.pending import run_worker
 
     ensure_port_free(host, port, "the service", "--port")
@@ -149,6 +213,8 @@ def serve(
         )
         sender.start()
     click.echo(f"Serving facturador on http://{host}:{port} (tenants at /t/<slug>, OpenAPI at /docs)")
+    address = ServiceAddress(host, port, os.getpid())
+    address.keep(settings.data_dir)
     try:
         uvicorn.run(
             "facturador.app:app_from_env",
@@ -162,6 +228,7 @@ def serve(
         )
     finally:
         stop.set()
+        address.forget(settings.data_dir)
         context.engine.dispose()
 
 
@@ -218,7 +285,7 @@ def worker(settings: Any, every: float, lease: float, once: bool, log_level: str
 
 
 @main.command()
-@storage_options
+@storage_options(read_only=lambda _: True)
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(0, 10_000), help="Jobs listed.")
 def jobs(settings: Any, limit: int) -> None:
     """Show the background job queue: per kind how many jobs are queued, leased (a worker is doing
@@ -261,7 +328,7 @@ def jobs(settings: Any, limit: int) -> None:
 
 
 @main.command("send-pending")
-@storage_options
+@storage_options(read_only=lambda arguments: bool(arguments["dry_run"]))
 @click.option("--tenant", "slug", default=None, help="Only this tenant's documents.")
 @click.option("--dry-run", is_flag=True, help="List the pending documents and send nothing.")
 @click.option(
@@ -352,12 +419,12 @@ def tenant_create(settings: Any, slug: str, authority_mode: str, **fields: Any) 
         raise click.ClickException(str(exc)) from exc
     click.echo(f"Tenant {slug} created for RUC {created.tenant.ruc} ({created.tenant.name}).")
     click.echo("Series: F001 (01), B001 (03), FC01 BC01 (07), FD01 BD01 (08), NV01 (80)")
-    click.echo(f"Base URL: {tenant_base_url(slug)}")
+    click.echo(f"Base URL: {served_base_url(settings, slug)}")
     click.echo(f"Token: {created.token}")
 
 
 @tenant.command("list")
-@storage_options
+@storage_options(read_only=lambda _: True)
 def tenant_list(settings: Any) -> None:
     """List tenants with their RUC, host, settings, where they send and their certificate (secrets are
     shown as "set" or "not set", never their values)."""
@@ -376,7 +443,7 @@ def tenant_list(settings: Any) -> None:
             options = tenant_settings(row)
             click.echo(
                 f"{row.slug:<20} {row.ruc}  {row.name:<40} host={row.host or '-'}  "
-                f"mode={options['authority_mode']}  base_url={tenant_base_url(row.slug)}"
+                f"mode={options['authority_mode']}  base_url={served_base_url(settings, row.slug)}"
             )
             held = secrets_set(session, row.id)
             sending = options["sunat_sending"]
@@ -615,25 +682,53 @@ def backdating(settings: Any, slug: str) -> Iterator[None]:
         context.engine.dispose()
 
 
-def run_seed(base_url: str, token: str, documents: int, days: int, seed_value: int) -> Any:
-    """Issue the seed documents through the API with a progress bar, then declare and void some (the bar
-    names the phase); returns the report."""
+def run_seed(
+    base_url: str, token: str, documents: int, days: int, seed_value: int, progress_file: Path | None = None
+) -> Any:
+    """Issue the seed documents through the API with a progress bar (on a terminal; else a line every
+    tenth of the way), then declare and void some (the bar names the phase); returns the report. With
+    ``progress_file``, how far it got is kept there for the dashboard, and the file removed at the end."""
     from tqdm import tqdm
 
     from connector import Client
+    from dashboard.seeding import Progress, write_progress
     from demo.seeding import seed
 
     client = Client(base_url, token, cache=False, timeout=60)
-    with tqdm(total=documents, unit="doc", desc="Issuing", disable=None) as bar:
-        done = [0]
+    stage_name, done, written, tenths = "Issuing", 0, 0.0, 0
 
-        def progress(count: int) -> None:
-            bar.update(count - done[0])
-            done[0] = count
+    def keep() -> None:
+        nonlocal written
+        if progress_file is not None:
+            write_progress(progress_file, Progress(stage_name, done, documents))
+            written = time.monotonic()
 
-        return seed(
-            client, documents, days, seed=seed_value, progress=progress, stage=bar.set_description_str
-        )
+    try:
+        with tqdm(total=documents, unit="doc", desc="Issuing", disable=None) as bar:
+
+            def progress(count: int) -> None:
+                nonlocal done, tenths
+                bar.update(count - done)
+                done = count
+                if bar.disable and count * 10 // documents > tenths:  # no terminal: a line per tenth
+                    tenths = count * 10 // documents
+                    click.echo(f"Seeding: {count}/{documents} documents issued.")
+                if time.monotonic() - written >= 1 or count == documents:
+                    keep()
+
+            def stage(name: str) -> None:
+                nonlocal stage_name
+                bar.set_description_str(name)
+                stage_name = name
+                if bar.disable and name != "Issuing":
+                    click.echo(f"Seeding: {name.lower()}...")
+                keep()
+
+            keep()
+            return seed(client, documents, days, seed=seed_value, progress=progress, stage=stage)
+    finally:
+        if progress_file is not None:
+            progress_file.unlink(missing_ok=True)
 
 
 @main.command("seed")
@@ -681,6 +776,8 @@ DEMO_TOKEN = "demo-token-facturador-kit-0123456789abcdef"
 
 
 DEMO_NAME = "EMPRESA DEMO S.A.C."
+#: Where ``facturador demo`` keeps how far its seeding got, in the data directory, while it seeds.
+SEEDING_PROGRESS = "seeding.json"
 #: The block plugins the demo tenant turns on, so the Issue form shows their sections.
 DEMO_PLUGINS = (
     "plugins.allowances",
@@ -807,40 +904,183 @@ def wait_for_first(processes: list[subprocess.Popen[bytes]]) -> subprocess.Popen
         time.sleep(0.2)
 
 
-def start_server_process(
-    settings: Any, host: str, port: int, workers: int, children: list[subprocess.Popen[bytes]]
-) -> subprocess.Popen[bytes]:
-    """``facturador serve`` in a child process (added to ``children`` at once); returns it once it answers."""
+#: Where the demo keeps the output of its service child, in the data directory.
+SERVICE_LOG = "logs/service.log"
+#: Seconds the demo waits for a service child that shows no sign of progress (no output, no CPU time)
+#: before it gives up; a child that keeps working is waited for however long it takes.
+STARTUP_STALL_SECONDS = 180.0
+#: Seconds between the demo's "still starting" lines while it waits for the service.
+STARTUP_REPORT_SECONDS = 15.0
+
+
+class ChildOutput:
+    """The output of a child process, copied line by line as it comes to this process's stdout and to a
+    log file; keeps the last lines and when a line last came (a sign that the child is working)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], log_path: Path, *, echo: bool = True) -> None:
+        import collections
+        import threading
+
+        self.log_path = log_path
+        self.last: collections.deque[str] = collections.deque(maxlen=8)
+        self.lines = 0
+        self._echo = echo
+        self._process = process
+        log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # in the data directory: private
+        self._log = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S %z")
+        self._log.write(f"--- {stamp}: {' '.join(map(str, process.args))}\n".encode())  # type: ignore[arg-type]
+        self._log.flush()
+        self._thread = threading.Thread(target=self._copy, name="child-output", daemon=True)
+        self._thread.start()
+
+    def _copy(self) -> None:
+        assert self._process.stdout is not None
+        with self._log:
+            for line in self._process.stdout:
+                self._log.write(line)
+                self._log.flush()
+                if self._echo:
+                    with contextlib.suppress(OSError, ValueError):
+                        sys.stdout.buffer.write(line)
+                        sys.stdout.flush()
+                text = line.decode(errors="replace").rstrip()
+                if text:
+                    self.last.append(text)
+                self.lines += 1
+
+    def finish(self, timeout: float = 5) -> None:
+        """Wait (a little) for the rest of the output of a child that exited."""
+        self._thread.join(timeout)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time used so far by process ``pid`` and its children (waited for or alive), from /proc;
+    ``None`` where /proc is not there (then only the output shows progress)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    for entry in Path("/proc").iterdir():  # the uvicorn workers, still running
+        if not entry.name.isdigit():
+            continue
+        try:
+            child = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(child[1]) == pid:
+            total += sum(int(value) for value in child[11:13])
+    return total / ticks
+
+
+def wait_until_ready(
+    process: subprocess.Popen[bytes],
+    url: str,
+    output: ChildOutput,
+    what: str,
+    *,
+    stall_seconds: float = STARTUP_STALL_SECONDS,
+    report_seconds: float = STARTUP_REPORT_SECONDS,
+    say: Callable[[str], None] = click.echo,
+) -> None:
+    """Return once ``url`` answers; meanwhile wait as long as ``process`` is alive and working (it writes
+    output or uses CPU time), saying every ``report_seconds`` that it still waits. Raise a
+    ``ClickException`` naming the reason (its exit code and last lines, or how long it showed no sign of
+    progress) and its log's path when it exits first or stalls for ``stall_seconds``."""
     import urllib.request
 
-    command = [sys.executable, "-m", "facturador.cli", "serve"]
-    command += ["--host", host, "--port", str(port), "--workers", str(workers)]
-    process = subprocess.Popen(command, env={**os.environ, **settings.export()})
-    children.append(process)
-    deadline = time.monotonic() + 60
+    started = time.monotonic()
+    progressed = started
+    reported = started
+    seen = (output.lines, cpu_seconds(process.pid))
     while True:
         try:
-            urllib.request.urlopen(f"http://{host}:{port}/health", timeout=1).close()
-            return process
+            urllib.request.urlopen(url, timeout=2).close()
+            return
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise click.ClickException(f"the service did not start on {host}:{port}") from None
-            time.sleep(0.3)
+            pass
+        now = time.monotonic()
+        if process.poll() is not None:
+            output.finish()
+            last = "\n  ".join(output.last) or "(no output)"
+            raise click.ClickException(
+                f"{what} exited with code {process.returncode} before it answered at {url}; its last "
+                f"lines:\n  {last}\nIts whole log: {output.log_path}"
+            )
+        signs = (output.lines, cpu_seconds(process.pid))
+        if signs != seen:
+            seen, progressed = signs, now
+        elif now - progressed > stall_seconds:
+            process.terminate()
+            raise click.ClickException(
+                f"{what} did not answer at {url} and showed no progress (no output, no CPU time) for "
+                f"{stall_seconds:.0f} s, so it was stopped; its log: {output.log_path}"
+            )
+        if now - reported >= report_seconds:
+            reported = now
+            say(f"Still waiting for {what} to answer at {url} ({now - started:.0f} s; it is alive, working).")
+        time.sleep(0.3)
 
 
-def start_dashboard(tenants_file: Any, port: int, headless: bool, host: str) -> subprocess.Popen[bytes]:
+def start_server_process(
+    settings: Any,
+    host: str,
+    port: int,
+    workers: int,
+    children: list[subprocess.Popen[bytes]],
+    *,
+    stall_seconds: float = STARTUP_STALL_SECONDS,
+) -> subprocess.Popen[bytes]:
+    """``facturador serve`` in a child process (added to ``children`` at once), its output shown and kept in
+    the data directory's :data:`SERVICE_LOG`; returns it once it answers (see :func:`wait_until_ready`)."""
+    command = [sys.executable, "-m", "facturador.cli", "serve"]
+    command += ["--host", host, "--port", str(port), "--workers", str(workers)]
+    process = subprocess.Popen(
+        command,
+        env={**os.environ, **settings.export(), "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    children.append(process)
+    output = ChildOutput(process, settings.data_dir / SERVICE_LOG)
+    click.echo(f"Starting the service on {host}:{port} (its log: {output.log_path})...")
+    wait_until_ready(
+        process, f"http://{host}:{port}/health", output, "the service", stall_seconds=stall_seconds
+    )
+    return process
+
+
+def browser_can_open() -> bool:
+    """Someone is there to see a browser opened: a terminal on stdin and, where browsers need one (Linux
+    and the BSDs), a display. Unattended (``scripts/demo.sh </dev/null &``, a service, ssh without X),
+    Streamlit opening one only left an ``xdg-open`` child behind, a zombie."""
+    if not sys.stdin or not sys.stdin.isatty():
+        return False
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def start_dashboard(
+    tenants_file: Any, port: int, headless: bool, host: str, environment: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """``streamlit run`` of the dashboard on the given tenants file, listening on HOST:PORT, in a child
-    process that never asks anything: without ``headless`` Streamlit opens the browser, but its first-run
-    e-mail prompt (which reads end-of-input and exits 255 when there is no terminal, and otherwise waits
-    for Enter), its usage statistics and its notices for developers are off."""
+    process that never asks anything: without ``headless``, and with someone to see it
+    (:func:`browser_can_open`), Streamlit opens the browser, but its first-run e-mail prompt (which reads
+    end-of-input and exits 255 when there is no terminal, and otherwise waits for Enter), its usage
+    statistics and its notices for developers are off. ``environment`` is added to the child's."""
     from dashboard import APP_PATH
 
+    headless = headless or not browser_can_open()
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.port", str(port), "--server.headless", "true" if headless else "false"]
     command += ["--server.address", host, "--server.showEmailPrompt", "false"]
     command += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
     command += ["--logger.hideWelcomeMessage", "true"]  # and the "help agents" toast: we print the URL
-    return subprocess.Popen(command, env={**os.environ, "FACTURADOR_TENANTS": str(tenants_file)})
+    environment = {**os.environ, "FACTURADOR_TENANTS": str(tenants_file), **(environment or {})}
+    return subprocess.Popen(command, env=environment)
 
 
 def require_dashboard_login(host: str, tenants_file: Any) -> None:
@@ -870,7 +1110,9 @@ TENANTS_OPTION = click.option(
 @TENANTS_OPTION
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option("--port", default=8501, show_default=True, type=int)
-@click.option("--headless", is_flag=True, help="Do not open a browser.")
+@click.option(
+    "--headless", is_flag=True, help="Do not open a browser (never opened without a terminal or a display)."
+)
 def dashboard(tenants_file: str | None, host: str, port: int, headless: bool) -> None:
     """Open the Streamlit dashboard on the tenants of the tenants file.
 
@@ -1060,7 +1302,9 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
 @click.option("--days", default=90, show_default=True, type=int)
 @click.option("--dashboard-port", default=8501, show_default=True, type=int)
 @click.option("--no-dashboard", is_flag=True, help="Only the service (no Streamlit).")
-@click.option("--headless", is_flag=True, help="Do not open a browser.")
+@click.option(
+    "--headless", is_flag=True, help="Do not open a browser (never opened without a terminal or a display)."
+)
 def demo(
     settings: Any,
     host: str,
@@ -1080,24 +1324,32 @@ def demo(
     if not no_dashboard:
         require_dashboard_login(host, settings.data_dir / "tenants.toml")
         ensure_port_free(host, dashboard_port, "the dashboard", "--dashboard-port")
+    from dashboard.seeding import PROGRESS_ENV
+
+    progress_file = settings.data_dir / SEEDING_PROGRESS
     with child_processes() as children:
-        empty = ensure_demo_tenant(settings)
-        base_url = tenant_base_url(DEMO_SLUG, host, port)
         click.echo(f"Data directory: {settings.data_dir}")
+        click.echo("Preparing the database (creating or migrating its schema)...")
+        empty = ensure_demo_tenant(settings)
+        progress_file.unlink(missing_ok=True)  # a run stopped while seeding left it
+        base_url = tenant_base_url(DEMO_SLUG, host, port)
         seeding = empty and documents > 0
         with backdating(settings, DEMO_SLUG) if seeding else contextlib.nullcontext():
             server = start_server_process(settings, host, port, workers, children)
+            tenants = write_tenants_file(settings, base_url)
+            click.echo(f"Demo tenant base URL: {base_url}")
+            click.echo(f"Demo token: {DEMO_TOKEN}")
+            click.echo(f"API docs: http://{host}:{port}/docs")
+            click.echo(f"Tenants file for the dashboard and notebooks: {tenants}")
+            if not no_dashboard:
+                # started before the seeding, which it shows as it goes (dashboard.seeding)
+                environment = {PROGRESS_ENV: str(progress_file)}
+                children.append(start_dashboard(tenants, dashboard_port, headless, host, environment))
+                click.echo(f"Dashboard: http://{host}:{dashboard_port}")
             if seeding:
                 click.echo(f"Seeding {documents} documents over {days} days (first run only)...")
-                click.echo(run_seed(base_url, DEMO_TOKEN, documents, days, 7).summary())
-        tenants = write_tenants_file(settings, base_url)
-        click.echo(f"Demo tenant base URL: {base_url}")
-        click.echo(f"Demo token: {DEMO_TOKEN}")
-        click.echo(f"API docs: http://{host}:{port}/docs")
-        click.echo(f"Tenants file for the dashboard and notebooks: {tenants}")
-        if not no_dashboard:
-            children.append(start_dashboard(tenants, dashboard_port, headless, host))
-            click.echo(f"Dashboard: http://{host}:{dashboard_port}")
+                report = run_seed(base_url, DEMO_TOKEN, documents, days, 7, progress_file)
+                click.echo(report.summary())
         click.echo(f"Running; Ctrl+C or `kill {os.getpid()}` stops everything.")
         stopped = wait_for_first(children)
         name = "the service" if stopped is server else "the dashboard"
@@ -1191,7 +1443,7 @@ def sunat_fault_add(
 
 
 @sunat_fault.command("list")
-@storage_options
+@storage_options(read_only=lambda _: True)
 @click.option("--ruc", default=None, help="Only those that apply to this taxpayer.")
 def sunat_fault_list(settings: Any, ruc: str | None) -> None:
     """List the injected failures that still apply."""

@@ -3,6 +3,7 @@ and whether answers are compressed."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -74,6 +75,66 @@ def private_directory(path: Path) -> Path:
     return path
 
 
+#: The folder a clone's demo keeps its data in (``scripts/demo.sh``), found by :func:`project_data_dir`.
+PROJECT_DATA_DIR = ".facturador"
+#: The file a running service keeps its address in, in the data directory (:class:`ServiceAddress`).
+SERVICE_ADDRESS_FILE = "service.json"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by its owner only (0600), as everything in the data directory."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # a file that was there keeps its mode through O_CREAT
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)
+
+
+def project_data_dir(start: Path) -> Path | None:
+    """The nearest :data:`PROJECT_DATA_DIR` from ``start`` up to the root that holds a service's data (its
+    database or its secret key): the demo's, when a command runs in the clone or below it."""
+    for folder in (start, *start.parents):
+        candidate = folder / PROJECT_DATA_DIR
+        if (candidate / "facturador.db").is_file() or (candidate / SECRET_KEY_FILE).is_file():
+            return candidate
+    return None
+
+
+def user_data_directory() -> Path:
+    """The default data directory when nothing names one (``~/.local/share/facturador`` on Linux)."""
+    return Path(user_data_dir("facturador"))
+
+
+@dataclass(frozen=True)
+class ServiceAddress:
+    """Where a running ``facturador serve`` listens, kept in its data directory while it runs (so that
+    ``tenant list`` shows the tenants' real base URLs) and removed when it stops."""
+
+    host: str
+    port: int
+    pid: int
+
+    @classmethod
+    def read(cls, data_dir: Path) -> ServiceAddress | None:
+        """The address kept in ``data_dir`` by a service still running; ``None`` when none is."""
+        try:
+            values = json.loads((data_dir / SERVICE_ADDRESS_FILE).read_text(encoding="utf-8"))
+            address = cls(str(values["host"]), int(values["port"]), int(values["pid"]))
+            os.kill(address.pid, 0)  # signal 0: is the process there?
+        except PermissionError:
+            return address  # there, another user's
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return address
+
+    def keep(self, data_dir: Path) -> None:
+        write_private(data_dir / SERVICE_ADDRESS_FILE, json.dumps(vars(self)))
+
+    def forget(self, data_dir: Path) -> None:
+        """Remove the file, if it is still this service's (another may have started since)."""
+        if ServiceAddress.read(data_dir) == self:
+            (data_dir / SERVICE_ADDRESS_FILE).unlink(missing_ok=True)
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service's settings. ``database_url`` defaults to SQLite inside ``data_dir``;
@@ -95,11 +156,15 @@ class Settings:
         max_body_bytes: int | None = None,
         compression: str | None = None,
         allowed_hosts: str | None = None,
+        *,
+        create: bool = True,
     ) -> Settings:
-        """Settings from explicit values, then the environment, then the defaults."""
-        directory = Path(data_dir or os.environ.get(DATA_DIR_ENV) or user_data_dir("facturador")).expanduser()
-        private_directory(directory)
-        private_contents(directory)
+        """Settings from explicit values, then the environment, then the defaults. The data directory is
+        created (and made its owner's only) unless ``create`` is false, as for a read-only command."""
+        directory = Path(data_dir or os.environ.get(DATA_DIR_ENV) or user_data_directory()).expanduser()
+        if create:
+            private_directory(directory)
+            private_contents(directory)
         url = database_url or os.environ.get(DATABASE_URL_ENV) or default_database_url(directory)
         limit = max_body_bytes or int(os.environ.get(MAX_BODY_BYTES_ENV) or DEFAULT_MAX_BODY_BYTES)
         if limit <= 0:

@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from connector import Client
-from connector.builders import CreditNote, Invoice
+from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
 from demo.seeding import VOID_WINDOW_DAYS, Generator, SeedReport, seed
 from sunat.calendar import peru_now, peru_today
 from tests.conftest import LiveService
@@ -307,3 +307,60 @@ def test_each_document_is_stamped_at_its_own_date_and_time(first: tuple[Shop, Se
         if str(r["created_at"])[:10] != str(r["date_of_issue"])
     ]
     assert not wrong, (len(wrong), len(rows), wrong[:20])
+
+
+def test_a_user_issuing_beside_the_seed_neither_disturbs_it_nor_is_disturbed(live: LiveService) -> None:
+    """A boleta issued through the API while the demo seeds (as a user of the dashboard does) takes the
+    series' next number, and the seed still issues every one of its documents: it takes the numbers the
+    service gives instead of predicting them (a prediction made the seed's own B001-1125 a 409)."""
+    import threading
+
+    shop = new_shop(live, "seed-beside", **BACKDATING)
+    documents = 60
+    started, issuing_done = threading.Event(), threading.Event()
+    outcome: dict[str, SeedReport] = {}
+
+    def seeding() -> None:
+        with shop.client() as client:
+
+            def progress(done: int) -> None:
+                if done >= 1:
+                    started.set()
+                if done >= documents * 3 // 4:
+                    issuing_done.set()
+
+            try:
+                outcome["report"] = seed(
+                    client,
+                    documents,
+                    6,
+                    seed=5,
+                    workers=3,
+                    today=TODAY,
+                    now=NOW,
+                    tickets=False,
+                    progress=progress,
+                )
+            finally:
+                issuing_done.set()
+
+    seeder = threading.Thread(target=seeding)
+    seeder.start()
+    assert started.wait(timeout=300), "the seed issued nothing"
+    mine = []
+    with shop.client() as client:
+        while not issuing_done.is_set():  # a user at the counter while the seed issues
+            receipt = Receipt(customer=Customer.dni("46027862", "ANA"), lines=[Line("Agua", 1, unit_price=2)])
+            mine.append(client.documents.issue(receipt))
+    seeder.join(timeout=600)
+    assert not seeder.is_alive()
+
+    report = outcome["report"]
+    assert report.errors == [], report.summary()
+    assert sum(report.by_type.values()) == documents
+    with shop.client() as client:
+        records = client.documents.list(TODAY - dt.timedelta(days=30), TODAY)
+    boletas = sorted(r.correlative for r in records if r.series == "B001" and r.correlative is not None)
+    assert boletas == list(range(1, len(boletas) + 1))  # one gap-free series, the user's numbers in it
+    numbers = [int(result.number.split("-")[1]) for result in mine]
+    assert mine and numbers == sorted(numbers)

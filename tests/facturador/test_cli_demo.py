@@ -17,9 +17,11 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 
-from facturador.cli import DEMO_SLUG
+from dashboard.seeding import PROGRESS_ENV, Progress, banner, read_progress, write_progress
+from facturador.cli import DEMO_SLUG, ChildOutput, wait_until_ready
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.tenants import get_tenant, tenant_settings
@@ -174,11 +176,14 @@ def test_sigterm_stops_the_service_and_its_workers(tmp_path: Path, commands: lis
     assert answers(f"http://127.0.0.1:{port}/health")
     tree = descendants(demo.process.pid)
     assert len(tree) >= 3, f"expected the server process and its 2 workers, found {tree}"
+    listed = run("tenant", "list", "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
+    assert f"base_url=http://127.0.0.1:{port}/t/demo\n" in listed.stdout  # where it runs, not 8000
 
     assert demo.stop() == 0
 
     assert_all_stopped(tree)
     assert port_is_free(port)
+    assert not (tmp_path / "data" / "service.json").exists()  # the address of a service that stopped
 
 
 @pytest.mark.slow
@@ -209,9 +214,10 @@ def test_sigterm_stops_the_dashboard_too(tmp_path: Path, commands: list[Command]
 def test_the_demo_starts_unattended_where_streamlit_never_ran(
     tmp_path: Path, commands: list[Command]
 ) -> None:
-    """Not headless (as `bash scripts/demo.sh` runs it), stdin at end of input, a home without
-    ~/.streamlit: Streamlit must not ask for an e-mail (it read EOF and exited 255) nor show its
-    first-run notices; the dashboard keeps running."""
+    """Without --headless (as `bash scripts/demo.sh` runs it), stdin at end of input, no display, a home
+    without ~/.streamlit: Streamlit must not ask for an e-mail (it read EOF and exited 255) nor show its
+    first-run notices, runs headless (there is nobody to open a browser for; trying left an
+    ``[xdg-open] <defunct>`` child) and leaves no zombie; the dashboard keeps running."""
     home = tmp_path / "home"
     home.mkdir()
     port, dashboard_port = free_port(), free_port()
@@ -233,6 +239,11 @@ def test_the_demo_starts_unattended_where_streamlit_never_ran(
     for asked in ("Email", "usage statistics", "Help agents"):
         assert asked not in output, output
     assert not (home / ".streamlit" / "credentials.toml").exists()
+    tree = descendants(demo.process.pid)
+    [streamlit] = [pid for pid in tree if "streamlit" in command_line(pid)]
+    assert "--server.headless true" in command_line(streamlit)
+    zombies = {pid: command_line(pid) for pid in tree if not running(pid) and Path(f"/proc/{pid}").exists()}
+    assert not zombies, f"zombies left: {zombies}"
 
     assert demo.stop() == 0
 
@@ -313,3 +324,163 @@ def test_serve_and_dashboard_on_a_taken_port_name_it(tmp_path: Path, taken_port:
     assert dashboard.returncode != 0
     taken = f"port {taken_port} on 127.0.0.1 is already in use, so the dashboard cannot start"
     assert taken in dashboard.stderr
+
+
+def dying_site(folder: Path, code: str) -> dict[str, str]:
+    """An environment whose Python runs ``code`` at start-up in ``facturador serve`` processes only (a
+    ``sitecustomize`` module, which every interpreter imports), the other commands untouched."""
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(
+        f"import sys\nif 'serve' in getattr(sys, 'orig_argv', ()):\n    {code}\n", encoding="utf-8"
+    )
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))}
+
+
+def test_a_service_that_dies_at_start_is_reported_with_its_reason_and_log(tmp_path: Path) -> None:
+    """The demo's service exits before it answers: the demo says so at once, with the service's exit
+    code, its last lines (the reason) and where its whole log is (it waited 60 s, then said only
+    «the service did not start»)."""
+    data_dir = tmp_path / "data"
+    env = dying_site(
+        tmp_path / "site",
+        "sys.stderr.write('cannot open the database: disk full\\n'); sys.stderr.flush(); "
+        "import os; os._exit(3)",
+    )
+    args = demo_args(data_dir, free_port(), "--documents", "0", "--no-dashboard")
+    started = time.monotonic()
+    result = subprocess.run(
+        [*FACTURADOR, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
+    took = time.monotonic() - started
+
+    assert result.returncode != 0
+    log = data_dir / "logs" / "service.log"
+    assert "the service exited with code 3 before it answered" in result.stderr
+    assert "cannot open the database: disk full" in result.stderr
+    assert str(log) in result.stderr
+    assert "cannot open the database: disk full" in log.read_text()
+    assert (log.stat().st_mode & 0o777, log.parent.stat().st_mode & 0o777) == (0o600, 0o700)  # private
+    assert took < 60, f"{took:.0f} s to notice"
+    assert READY not in result.stdout
+
+
+def child(tmp_path: Path, script: str) -> tuple[subprocess.Popen[bytes], ChildOutput]:
+    process = subprocess.Popen(
+        [sys.executable, "-u", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path
+    )
+    return process, ChildOutput(process, tmp_path / "logs" / "child.log", echo=False)
+
+
+SERVE_HEALTH = (
+    "import http.server, functools, os; os.makedirs('www', exist_ok=True); open('www/health', 'w').close()\n"
+    "handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory='www')\n"
+    "http.server.HTTPServer(('127.0.0.1', {port}), handler).serve_forever()\n"
+)
+
+
+def test_a_slow_start_is_waited_for_while_the_service_works(tmp_path: Path) -> None:
+    """A service that takes longer than the stall bound to answer, but keeps working (here it writes a
+    line now and then, as migrations and imports use CPU), is waited for; the demo says it still waits."""
+    port = free_port()
+    script = "import time\nfor i in range(12):\n    print('migrating', i); time.sleep(0.25)\n"
+    process, output = child(tmp_path, script + SERVE_HEALTH.format(port=port))
+    said: list[str] = []
+    try:
+        wait_until_ready(
+            process,
+            f"http://127.0.0.1:{port}/health",
+            output,
+            "the service",
+            stall_seconds=1.5,
+            report_seconds=1,
+            say=said.append,
+        )
+        assert process.poll() is None
+        assert any("Still waiting for the service" in line for line in said)
+        assert "migrating 11" in (tmp_path / "logs" / "child.log").read_text()
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_service_without_progress_is_given_up_naming_why(tmp_path: Path) -> None:
+    process, output = child(tmp_path, "import time; print('waiting for a lock'); time.sleep(120)")
+    try:
+        with pytest.raises(click.ClickException) as failed:
+            wait_until_ready(
+                process, f"http://127.0.0.1:{free_port()}/health", output, "the service", stall_seconds=2
+            )
+        message = failed.value.message
+        assert "showed no progress (no output, no CPU time) for 2 s" in message
+        assert str(tmp_path / "logs" / "child.log") in message
+        assert process.wait(timeout=30) is not None  # stopped, not left behind
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.slow(seconds=40)
+def test_the_dashboard_answers_while_the_demo_seeds_and_shows_how_far(
+    tmp_path: Path, commands: list[Command]
+) -> None:
+    """The dashboard starts before the seeding (it answered only after it, 564 s at load 16); the
+    seeding keeps its progress where the dashboard reads it, and says it as it goes without a terminal."""
+    data_dir = tmp_path / "data"
+    port, dashboard_port = free_port(), free_port()
+    args = ["demo", "--data-dir", str(data_dir), "--port", str(port), "--workers", "1", "--headless"]
+    args += ["--documents", "2000", "--dashboard-port", str(dashboard_port)]
+    demo = Command(*args, cwd=tmp_path)
+    commands.append(demo)
+    demo.wait_for("Seeding 2000 documents", timeout=180)
+    assert "Dashboard: http://127.0.0.1:" in demo.output
+    deadline = time.monotonic() + 120
+    while not answers(f"http://127.0.0.1:{dashboard_port}/_stcore/health"):
+        assert time.monotonic() < deadline, f"the dashboard did not answer:\n{demo.output}"
+        time.sleep(0.2)
+    progress_file = data_dir / "seeding.json"
+    deadline = time.monotonic() + 120
+    while (progress := read_progress(progress_file)) is None or progress.done == 0:
+        assert time.monotonic() < deadline, f"no progress kept:\n{demo.output}"
+        time.sleep(0.2)
+    assert READY not in demo.output  # still seeding
+    assert progress.total == 2000 and progress.stage == "Issuing"
+    assert progress_file.stat().st_mode & 0o777 == 0o600  # in the data directory: its owner's only
+    tree = descendants(demo.process.pid)
+    [streamlit] = [pid for pid in tree if "streamlit" in command_line(pid)]
+    environment = Path(f"/proc/{streamlit}/environ").read_bytes().split(b"\0")
+    assert f"{PROGRESS_ENV}={progress_file}".encode() in environment
+    demo.wait_for("Seeding: 200/2000 documents issued.", timeout=300)
+
+    assert demo.stop() == 0
+    assert not progress_file.exists()  # a stopped seeding leaves no progress to show
+    assert_all_stopped(tree)
+
+
+def test_the_pages_show_the_seedings_progress_while_it_lasts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[str] = []
+
+    class Page:
+        def info(self, text: str, **_: object) -> None:
+            shown.append(text)
+
+    path = tmp_path / "seeding.json"
+    monkeypatch.setenv(PROGRESS_ENV, str(path))
+    banner(Page())
+    assert shown == []  # no seeding
+
+    write_progress(path, Progress("Issuing", 1234, 3000))
+    banner(Page())
+    assert shown == [
+        "La demo aún está cargando sus datos (emitiendo documentos: 1,234 de 3,000 documentos). "
+        "Las páginas muestran lo emitido hasta ahora; vuelva a cargarlas para ver más."
+    ]
+    path.write_text("{half a fi", encoding="utf-8")
+    banner(Page())
+    assert len(shown) == 1  # an unreadable file shows nothing rather than failing the page
