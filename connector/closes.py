@@ -23,7 +23,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,9 +86,9 @@ class MonthClose:
     @classmethod
     def from_json(cls, value: Mapping[str, object]) -> MonthClose:
         """One object of the file (a time without offset is Lima's)."""
-        closed = dt.datetime.fromisoformat(str(value["closed_at"]))
-        return cls(_period(str(value["period"])), lima(closed), str(value.get("source") or "manual"),
-                   str(value.get("note") or ""))  # fmt: skip
+        closed = lima(dt.datetime.fromisoformat(str(value["closed_at"])))
+        source, note = str(value.get("source") or "manual"), str(value.get("note") or "")
+        return cls(_period(str(value["period"])), closed, source, note)
 
 
 class MonthCloses(Mapping[str, dt.datetime]):
@@ -96,7 +96,7 @@ class MonthCloses(Mapping[str, dt.datetime]):
     it was closed (Lima's wall clock): what :func:`analysis.register.build_entries` takes. Without a
     ``path`` it lives in memory (tests, a register built from given closes)."""
 
-    def __init__(self, path: str | Path | None = None, closes: Iterator[MonthClose] | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, closes: Iterable[MonthClose] | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._lock = threading.Lock()
         self._closes: dict[str, MonthClose] = {}
