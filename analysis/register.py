@@ -13,10 +13,12 @@ In short:
 * voided documents (11): PLE state ``2`` with amounts in zero; SIRE amounts in zero. Rejected documents
   (09): PLE state ``2`` with zeros (their number is used), left out of the SIRE file (SUNAT has no
   such CPE in its proposal);
-* PLE state ``8``: a document of an earlier month registered in the service only after that month
-  ended (back-dated), so the earlier month's register could not have it; state ``9``: a document of an
-  earlier month recorded there and voided in this month (its correction, amounts in zero). SIRE's RVIE
-  file has no state field: those lines go in SIRE's adjustment file (:meth:`SalesRegister.adjustment_rows`);
+* PLE state ``8``: a document of an earlier month that arrived after the accountant had closed that
+  month (:class:`connector.closes.MonthCloses`: its register filed), in the first later month still
+  open when it arrived; state ``9``: a document of a closed month voided after the close (its
+  correction, amounts in zero), in the first month open then. Without a close a month's register holds
+  all its documents, whenever they were registered. SIRE's RVIE file has no state field: those lines
+  go in SIRE's adjustment file (:meth:`SalesRegister.adjustment_rows`);
 * PLE 14.2 keeps 14.1's fields 1–12 and 23–35 and its base, IGV and total; what the total carries
   besides base, IGV and ICBPER (exports, exonerated, unaffected, ISC, other charges) is its "otros";
 * boletas may be summarized per day and series (PLE fields 8–9) when each is under S/ 700.
@@ -47,6 +49,8 @@ from xml.etree import ElementTree
 
 import orjson
 
+from connector.closes import MonthCloses
+from connector.closes import lima as lima_time
 from connector.columns import REGISTER_AMOUNTS
 from connector.errors import FacturadorError
 from connector.models import AffectedRef, DocumentList, DocumentRecord, link_notes
@@ -69,6 +73,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ADJUSTMENT_STATES",
     "FILE_KINDS",
+    "Closes",
+    "Difference",
+    "Figures",
+    "Reconciliation",
     "PLE_FIELDS",
     "PLE_SIMPLIFIED_FIELDS",
     "REGISTER_LOOK_BACK_DAYS",
@@ -93,9 +101,13 @@ FILE_KINDS = ("ple", "ple-simplified", "sire", "adjustments", "adjustments-simpl
 #: Boletas of at least this total (soles) are always listed one by one (since 01-07-2016).
 BOLETA_DETAIL_FROM = Decimal("700")
 VOIDED, REJECTED = "11", "09"
-#: A document registered this many days after its issue date, in a later month, is a late operation
-#: (state 8); registered even later it is history loaded afterwards, kept in its own month.
-LATE_DAYS = 7
+#: The end of the warning on a factura or note of the month without a CDR, and on a boleta not declared
+#: yet (after the document's number): :meth:`SalesRegister.pending` finds them by it.
+WITHOUT_CDR = ": sin CDR (no enviado a SUNAT); no estará en su propuesta."
+UNDECLARED = ": boleta aún no declarada en un resumen diario."
+#: When the accountant closed each month (``"2026-10"``, a :class:`Period` or a date in it → the moment,
+#: naive Lima time or aware): :class:`connector.closes.MonthCloses`, or any mapping.
+Closes = Mapping[Any, dt.datetime]
 NOTES = ("07", "08")
 _RATE = Decimal("0.001")
 
@@ -299,6 +311,9 @@ class RegisterEntry:
     in_sire: bool = True  # SIRE's file leaves rejected documents and PLE-only corrections out
     in_ple: bool = True  # a line only SIRE's file has (a document voided after the month, at zero)
     source: str = ""  # the document number (F001-12) or range it comes from
+    #: A document of the month that arrived after the month was closed: no line here (``in_ple`` and
+    #: ``in_sire`` false), it is the line (state 8) of this later month's register.
+    moved_to: Period | None = None
 
     @property
     def money_texts(self) -> list[str]:
@@ -524,23 +539,48 @@ def _month_key(day: dt.date) -> int:
     return day.year * 12 + day.month
 
 
+def _month_of_key(key: int) -> Period:
+    """The :class:`Period` of a :func:`_month_key`."""
+    year, month = divmod(key - 1, 12)
+    return _period(year, month + 1)
+
+
 def build_entries(
     records: Iterable[DocumentRecord | Mapping[str, Any]],
     period: Period | dt.date | str,
     *,
     consolidate_boletas: bool = False,
+    closes: Closes | None = None,
 ) -> tuple[list[RegisterEntry], list[str]]:
     """The entries of ``period`` from list records (or the list's raw rows: the same entries, without
     building a record per row) that cover it (and the weeks before it, for the
     states 8 and 9), and the warnings an accountant should read before filing.
 
-    A document registered in the service (``created_at``) after the end of its month, within
-    :data:`LATE_DAYS` of its issue, belongs to the month it was registered in, with state 8 (later than
-    that it is history imported afterwards and stays in its own month); a document of an earlier month
-    voided (``updated_at``) in this month gets a state-9 line; a document of this month voided after it
-    ended is shown as it stood at the end of the month (state 1 with its amounts)."""
+    A month's register holds the month's documents. Only a month the accountant has **closed**
+    (``closes``: when) changes that: a document of it that arrived (``created_at``, Lima time) after the
+    close goes, as state 8, in the first later month that was still open when it arrived; a document
+    of it voided (``updated_at``) after the close stays there as filed (state 1 with its amounts) and
+    gets its correction (state 9) in the first later month open when it was voided. The time a row
+    was inserted alone never moves a document (:func:`_home_month`)."""
     with gc_paused():
-        return _build_entries(records, Period.of(period), consolidate_boletas)
+        return _build_entries(records, Period.of(period), consolidate_boletas, closes=closes)
+
+
+def _close_keys(closes: Closes | None) -> dict[int, dt.datetime]:
+    """``closes`` by month number (:func:`_month_key`), each moment as Lima's wall clock (naive)."""
+    if not closes:
+        return {}
+    return {_month_key(Period.of(key).start): lima_time(moment) for key, moment in closes.items()}
+
+
+def _home_month(issued: int, moment: dt.datetime | None, closed: Mapping[int, dt.datetime]) -> int:
+    """The month (number) whose register takes what happened at ``moment`` to a document of month
+    ``issued``: its own while it was not closed before ``moment``, else the first later month not
+    closed before ``moment`` (the one rule of states 8 and 9; no moment known: its own month)."""
+    month = issued
+    while moment is not None and (close := closed.get(month)) is not None and close < moment:
+        month += 1
+    return month
 
 
 def _build_entries(
@@ -548,9 +588,12 @@ def _build_entries(
     month: Period,
     consolidate_boletas: bool,
     known: Mapping[str, dt.date] | None = None,
+    *,
+    closes: Closes | None = None,
 ) -> tuple[list[RegisterEntry], list[str]]:
     """:func:`build_entries`; ``known``: the issue dates by number of every listed document, when
     ``records`` are only those that can make a line (:func:`_stored_rows`)."""
+    closed = _close_keys(closes)
     read = (r if isinstance(r, DocumentRecord | _Listed) else _listed(r) for r in records)
     documents = [r for r in read if r.date_of_issue is not None]
     dates: Mapping[str, dt.date]
@@ -565,50 +608,52 @@ def _build_entries(
         day = record.date_of_issue
         assert day is not None
         issued = _month_key(day)
-        created = record.created_at.date() if record.created_at is not None else None
-        updated = record.updated_at.date() if record.updated_at is not None else None
-        registered_late = (
-            created is not None
-            and _month_key(created) > issued
-            and (created - day).days <= LATE_DAYS  # else a history loaded later
-        )
-        if issued == this:
-            if registered_late:
-                continue  # it goes in the month it was registered, as state 8
-            if record.state_type_id in (VOIDED, REJECTED):
-                voided_after = (
-                    record.state_type_id == VOIDED and updated is not None and _month_key(updated) > this
-                )
-                state = "1" if voided_after else "2"
-            else:
-                state = "1"
-            if state == "1" and record.state_type_id == VOIDED:
+        if issued > this:
+            continue
+        home = _home_month(issued, record.created_at, closed) if closed else issued
+        if issued == this and home > this:  # arrived after the close: named here, a line there
+            state = "2" if record.state_type_id in (VOIDED, REJECTED) else "8"
+            moved = _entry(record, month, state, dates)
+            entries.append(replace(moved, in_ple=False, in_sire=False, moved_to=_month_of_key(home)))
+            continue
+        if home == this and issued == this:
+            voided_after = (
+                record.state_type_id == VOIDED
+                and bool(closed)
+                and _home_month(issued, record.updated_at, closed) > this
+            )
+            if voided_after:  # voided after the month was closed: as it was filed, corrected later
                 entry = _entry(replace(record, state_type_id="05"), month, "1", dates)
                 entries.append(replace(entry, in_sire=False))
                 entries.append(replace(_entry(record, month, "2", dates), in_ple=False))
                 warnings.append(
                     f"{record.number}: anulado después del cierre del mes; figura con sus importes "
-                    "(estado 1) y su corrección irá con estado 9 en el mes de la anulación."
+                    "(estado 1) y su corrección irá con estado 9 en el primer mes abierto."
                 )
                 continue
+            state = "2" if record.state_type_id in (VOIDED, REJECTED) else "1"
             entries.append(_entry(record, month, state, dates))
-        elif issued < this:
-            if registered_late and created is not None and _month_key(created) == this:
-                state = "2" if record.state_type_id in (VOIDED, REJECTED) else "8"
-                entries.append(replace(_entry(record, _period_of(day), state, dates), in_sire=False))
-            elif (
-                record.state_type_id == VOIDED
-                and not registered_late
-                and updated is not None
-                and _month_key(updated) == this
-            ):
-                entries.append(replace(_entry(record, _period_of(day), "9", dates), in_sire=False))
+        elif home == this:  # of a month closed before it arrived: this month's, state 8
+            state = "2" if record.state_type_id in (VOIDED, REJECTED) else "8"
+            entries.append(replace(_entry(record, _period_of(day), state, dates), in_sire=False))
+        elif (
+            home == issued
+            and record.state_type_id == VOIDED
+            and closed
+            and _home_month(issued, record.updated_at, closed) == this
+        ):  # recorded in its closed month, voided after the close: its correction here
+            entries.append(replace(_entry(record, _period_of(day), "9", dates), in_sire=False))
     # the month's own lines first, then those of earlier periods (8, 9, and a late one voided, 2)
     entries.sort(key=lambda e: (e.period != month, e.date, e.document_type, e.series, e.number))
     if consolidate_boletas:
         entries = _consolidate(entries)
     for entry in entries:
-        if entry.currency != "PEN" or entry.document_type in NOTES:  # (only those can warn)
+        if entry.moved_to is not None:
+            warnings.append(
+                f"{entry.source}: llegó después del cierre del mes; va al registro de "
+                f"{entry.moved_to.month:02d}/{entry.moved_to.year} con estado 8."
+            )
+        elif entry.currency != "PEN" or entry.document_type in NOTES:  # (only those can warn)
             warnings.extend(_warnings_of(entry))
     for record in documents:
         if record.date_of_issue is not None and month.contains(record.date_of_issue):
@@ -617,9 +662,9 @@ def _build_entries(
                 and not record.has_cdr
                 and record.series[:1].upper() == "F"
             ):
-                warnings.append(f"{record.number}: sin CDR (no enviado a SUNAT); no estará en su propuesta.")
+                warnings.append(f"{record.number}{WITHOUT_CDR}")
             elif record.state_type_id == "01" and record.series[:1].upper() == "B":
-                warnings.append(f"{record.number}: boleta aún no declarada en un resumen diario.")
+                warnings.append(f"{record.number}{UNDECLARED}")
     return entries, warnings
 
 
@@ -899,6 +944,73 @@ class ProposalComparison:
         return not (self.only_in_proposal or self.only_ours or self.differences)
 
 
+@dataclass(frozen=True)
+class Figures:
+    """The three figures the register is reconciled on, in soles: value of sales (exports, taxed base
+    with its discount, exonerated, unaffected), IGV (with its discount) and total."""
+
+    value: Decimal = ZERO
+    igv: Decimal = ZERO
+    total: Decimal = ZERO
+
+    @classmethod
+    def of(cls, entries: Iterable[RegisterEntry]) -> Figures:
+        """The figures of ``entries`` as their lines write them (each amount rounded to the cent)."""
+        value = igv = total = ZERO
+        for e in entries:
+            value += sum(
+                (round2(a) for a in (e.export, e.taxed, e.taxed_discount, e.exonerated, e.unaffected)), ZERO
+            )
+            igv += round2(e.igv) + round2(e.igv_discount)
+            total += round2(e.total)
+        return cls(value, igv, total)
+
+    def __add__(self, other: Figures) -> Figures:
+        return Figures(self.value + other.value, self.igv + other.igv, self.total + other.total)
+
+    def __sub__(self, other: Figures) -> Figures:
+        return Figures(self.value - other.value, self.igv - other.igv, self.total - other.total)
+
+    def __neg__(self) -> Figures:
+        return Figures(-self.value, -self.igv, -self.total)
+
+    @property
+    def zero(self) -> bool:
+        """All three are zero."""
+        return not (self.value or self.igv or self.total)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Why the register's figures differ from the month's sales figures by ``figures`` (register less
+    sales), and the documents that make it."""
+
+    reason: str
+    documents: tuple[str, ...]
+    figures: Figures
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """The register's figures against the month's sales figures (Documentos, the same month): each
+    difference named with its documents, and what is left unexplained (zero when they agree)."""
+
+    register: Figures
+    sales: Figures
+    differences: list[Difference]
+
+    @property
+    def unexplained(self) -> Figures:
+        """Register less sales less every named difference."""
+        named = sum((d.figures for d in self.differences), Figures())
+        return self.register - self.sales - named
+
+    @property
+    def agrees(self) -> bool:
+        """Nothing is left unexplained."""
+        return self.unexplained.zero
+
+
 @dataclass
 class SalesRegister:
     """A month's sales register: its entries and warnings, and every file made from them."""
@@ -921,10 +1033,13 @@ class SalesRegister:
         ruc: str,
         name: str,
         consolidate_boletas: bool = False,
+        closes: Closes | None = None,
     ) -> SalesRegister:
         """The register of ``period`` from list records or raw list rows (see :func:`build_entries`)."""
         month = Period.of(period)
-        entries, warnings = build_entries(records, month, consolidate_boletas=consolidate_boletas)
+        entries, warnings = build_entries(
+            records, month, consolidate_boletas=consolidate_boletas, closes=closes
+        )
         return cls(month, ruc, _fold(name), entries, warnings)
 
     # -- lines ---------------------------------------------------------------------------------------
@@ -1107,6 +1222,62 @@ class SalesRegister:
             for name, attribute in zip(PLE_FIELDS[12:25], _MONEY_ATTRIBUTES, strict=True)
         }
 
+    def moved_out(self) -> list[RegisterEntry]:
+        """The month's documents that arrived after it was closed: not lines of this register, each goes
+        to its ``moved_to`` month's as state 8."""
+        return [entry for entry in self.entries if entry.moved_to is not None]
+
+    def pending(self) -> dict[str, list[str]]:
+        """The month's documents SUNAT's proposal will not have yet, by what is missing: ``"cdr"``
+        (facturas and notes not sent, or without their CDR) and ``"summary"`` (boletas not declared in a
+        daily summary); their numbers."""
+        found: dict[str, list[str]] = {"cdr": [], "summary": []}
+        for warning in self.warnings:
+            for kind, end in (("cdr", WITHOUT_CDR), ("summary", UNDECLARED)):
+                if warning.endswith(end):
+                    found[kind].append(warning[: -len(end)])
+        return found
+
+    def figures(self) -> Figures:
+        """The value of sales, IGV and total of the register's PLE lines."""
+        return Figures.of(e for e in self.entries if e.in_ple)
+
+    def reconcile(self, sales: Figures) -> Reconciliation:
+        """The register against ``sales``: the month's figures as the sales pages give them (documents
+        of the month, voided and rejected left out, notes of credit subtracted, in soles at each
+        document's rate). The differences the rules make are named: lines of earlier months (state 8),
+        documents voided after the month was closed (kept as filed), documents of the month that go to a
+        later month, and amounts in another currency without a rate (unconverted here, left out there)."""
+        corrected = {e.cuo for e in self.entries if not e.in_ple and e.in_sire and e.state == "2"}
+        groups: dict[str, list[RegisterEntry]] = {}
+        for entry in self.entries:
+            if entry.moved_to is not None:
+                reason = (
+                    "Del mes, llegaron después del cierre: van al registro de un mes posterior (estado 8)"
+                )
+            elif not entry.in_ple:
+                continue
+            elif entry.period != self.period and entry.state == "8":
+                reason = "De meses anteriores, llegaron después de su cierre (estado 8)"
+            elif entry.period == self.period and entry.state == "1" and entry.cuo in corrected:
+                reason = "Anulados después del cierre del mes: figuran como se presentaron (estado 1)"
+            elif entry.period == self.period and entry.currency != "PEN" and entry.rate is None:
+                reason = "En moneda extranjera sin tipo de cambio: sin convertir aquí, fuera de las ventas"
+            else:
+                continue
+            groups.setdefault(reason, []).append(entry)
+        differences = []
+        for reason, entries in groups.items():
+            amounts = Figures.of(entries)
+            if entries[0].moved_to is not None:
+                amounts = -amounts
+            named = tuple(
+                e.source + (f" → {e.moved_to.month:02d}/{e.moved_to.year}" if e.moved_to is not None else "")
+                for e in entries
+            )
+            differences.append(Difference(reason, named, amounts))
+        return Reconciliation(self.figures(), sales, differences)
+
     # -- files ---------------------------------------------------------------------------------------
 
     def excel_bytes(self) -> bytes:
@@ -1272,23 +1443,29 @@ def sales_register(
     name: str | None = None,
     consolidate_boletas: bool = False,
     fresh: bool = False,
+    closes: Closes | None = None,
 ) -> SalesRegister:
     """The Registro de Ventas e Ingresos of a month (``"2026-03"``, a date in it, ...) of ``client``'s
     tenant: its entries (:meth:`SalesRegister.ple_rows`, :meth:`~SalesRegister.sire_rows`), the warnings
     to read before filing, and, with ``folder``, its files written there (PLE 14.1 TXT, SIRE RVIE zip,
     Excel).
 
-    Lists the month and the :data:`REGISTER_LOOK_BACK_DAYS` days before it (documents of the previous
-    month registered or voided in this one take states 8 and 9). The issuer's RUC and name come from a
+    Lists the month and the :data:`REGISTER_LOOK_BACK_DAYS` days before it (documents of a closed
+    earlier month that arrived, or were voided, after its close take states 8 and 9). ``closes``: when
+    each month was closed (:class:`connector.closes.MonthCloses`); by default those kept beside the
+    client's local store, none for a client without one. The issuer's RUC and name come from a
     document's signed XML unless given.
     """
     month = Period.of(period)
     documents = client.documents
     first = month.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS)
     store: _Store | None = getattr(client, "store", None)
+    if closes is None:
+        where = getattr(store, "path", None)
+        closes = MonthCloses.beside(where) if where is not None else {}
     if store is not None:  # a local store: only the rows that can make a line, read once
         store.sync(first, month.end, client=getattr(client, "client", None), full=fresh)
-        rows, dates, head = _stored_rows(store, first, month, _listed)
+        rows, dates, head = _stored_rows(store, first, month, _listed, closes)
     else:
         listed = documents.list(first, month.end, fresh=fresh)
         rows, dates, head = listed.rows, None, listed.rows[:1]
@@ -1297,7 +1474,7 @@ def sales_register(
         found_ruc, found_name = _issuer(documents, DocumentList(head))
         ruc, name = ruc or found_ruc, name or found_name
     with gc_paused():
-        entries, warnings = _build_entries(rows, month, consolidate_boletas, dates)
+        entries, warnings = _build_entries(rows, month, consolidate_boletas, dates, closes=closes)
     register = SalesRegister(month, ruc, _fold(name), entries, warnings)  # from the rows: no record each
     if folder is not None:
         register.write(folder, kinds)
@@ -1425,7 +1602,11 @@ _READ_DAYS = 7
 
 
 def _stored_rows(
-    store: _Store, first: dt.date, month: Period, read_as: Callable[[dict[str, Any]], Any] | None = None
+    store: _Store,
+    first: dt.date,
+    month: Period,
+    read_as: Callable[[dict[str, Any]], Any] | None = None,
+    closes: Closes | None = None,
 ) -> tuple[list[Any], Mapping[str, dt.date], list[dict[str, Any]]]:
     """The rows of ``first``..the month's end a register can take a line or a link from, read out of a
     local store, with the issue date of every document of that range by number and the range's first
@@ -1434,34 +1615,23 @@ def _stored_rows(
     reads its reference) is given as ``read_as(row)`` as soon as it is read: a month of dicts is
     never held.
 
-    A document issued before the month gives a line only when it was registered (``created_at``) in the
-    month within :data:`LATE_DAYS` of its issue, or voided (state 11, ``updated_at``) in the month; a
-    note without its modified document is linked only through a row listing its notes. The other
-    earlier rows are left out by those tests on their typed columns and their stored JSON text (written
-    compact by the store, so a key reads ``"created_at":"2026-11-``; a customer's name spelling it is
-    escaped there), which keep every row that can pass :func:`build_entries`' own rules: those rules
-    still decide. Of each row only :data:`_ROW_KEYS`."""
-    prefix = f"{month.year:04d}-{month.month:02d}-"
+    A document issued before the month gives a line only when a month was closed before it arrived
+    (``created_at``) or was voided (state 11, ``updated_at``): so, without ``closes``, none does, and
+    with them only those registered, or voided, since the month began; a note without its modified
+    document is linked only through a row listing its notes. The other earlier rows are left out by
+    those tests on their typed columns (a row whose typed columns are not ``exact`` is kept), which keep
+    every row that can pass :func:`build_entries`' own rules: those rules still decide. Of each row
+    only :data:`_ROW_KEYS`."""
     within = "date_of_issue BETWEEN ? AND ?"
     typed = read_as is _listed and getattr(store, "schema", 1) >= 2
     columns = _TYPED_COLUMNS if typed else "raw"
-    if typed:  # an exact row's typed times are what the rules read; the others' text is searched
-        stamped = "CASE WHEN exact THEN {0} >= ? AND {0} < ? ELSE contains(decode(raw), ?) END"
-        bounds = [month.start, month.end + dt.timedelta(days=1)]
+    if not closes:
+        earlier, marks = "FALSE", []
+    elif getattr(store, "schema", 1) >= 2:  # an exact row's typed times are what the rules read
+        earlier = "(NOT exact OR created_at >= ? OR (state_type_id = ? AND updated_at >= ?))"
+        marks = [month.start, VOIDED, month.start]
     else:
-        stamped, bounds = "contains(decode(raw), ?)", []
-    earlier = (
-        f"(date_of_issue >= ? AND {stamped.format('created_at')}) "  # registered late in the month (state 8)
-        f"OR (state_type_id = ? AND {stamped.format('updated_at')})"  # voided in the month (state 9)
-    )
-    marks = [
-        month.start - dt.timedelta(days=LATE_DAYS),
-        *bounds,
-        f'"created_at":"{prefix}',
-        VOIDED,
-        *bounds,
-        f'"updated_at":"{prefix}',
-    ]
+        earlier, marks = "TRUE", []
 
     def kept(row: dict[str, Any]) -> Any:
         if read_as is None or row.get("document_type_id") in NOTES or "notes" in row:

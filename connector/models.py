@@ -735,8 +735,8 @@ class SummaryRecord(WithState):
     ``"1"`` (declare) or ``"3"`` (void); ``date_of_issue`` is when it was generated, ``date_of_reference``
     the issue date of its documents, ``documents`` how many it carries. ``state_type_id`` is ``03``
     (sent: its ticket not answered yet), ``05`` accepted or ``09`` rejected, with the authority's
-    ``response`` once answered. ``created_at`` is the service's timestamp as given (UTC for this
-    service). ``raw`` is the row as received.
+    ``response`` once answered. ``created_at`` is the service's timestamp as Lima's wall clock
+    (:func:`~connector.parsing.parse_datetime`). ``raw`` is the row as received.
     """
 
     id: int | None

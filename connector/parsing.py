@@ -69,13 +69,30 @@ def parse_date(value: object) -> dt.date | None:
 
 
 def parse_datetime(value: object) -> dt.datetime | None:
-    """``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``), without its time zone; ``None`` when unreadable."""
+    """A timestamp as Lima's wall clock (naive): ``"YYYY-MM-DD HH:MM:SS"`` (or ISO with ``T``, fractions
+    of a second dropped) is already Lima's time, as real tenants write it (Laravel's ``America/Lima``);
+    one carrying its offset (``-05:00``, ``+00:00``, ``Z``) is converted to Lima's. ``None`` when
+    unreadable."""
     if not isinstance(value, str) or len(value) < 19:
         return None
     try:
-        return dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
+        naive = dt.datetime.fromisoformat(value[:19].replace(" ", "T"))
     except ValueError:
         return None
+    zone = _OFFSET.search(value, 19)
+    if zone is None:
+        return naive
+    if zone.group(0) == "Z":
+        offset = dt.timedelta(0)
+    else:
+        sign = -1 if zone.group(1) == "-" else 1
+        offset = sign * dt.timedelta(hours=int(zone.group(2)), minutes=int(zone.group(3) or 0))
+    return naive - offset + _LIMA_OFFSET
+
+
+#: The offset a timestamp may end with (after its seconds and their fraction): ``Z``, ``±HH:MM``, ``±HHMM``.
+_OFFSET = re.compile(r"Z$|([+-])(\d{2}):?(\d{2})?$")
+_LIMA_OFFSET = dt.timedelta(hours=-5)  # Peru keeps no daylight saving time
 
 
 def coerce_date(value: dt.date | str, name: str) -> dt.date:

@@ -51,6 +51,7 @@ __all__ = [
     "StoreError",
     "StoredClient",
     "SyncReport",
+    "closes_path",
     "default_store_directory",
     "store_path",
 ]
@@ -179,6 +180,12 @@ def store_path(base_url: str, directory: str | Path | None = None) -> Path:
     return folder / f"documents-{digest}.duckdb"
 
 
+def closes_path(base_url: str, directory: str | Path | None = None) -> Path:
+    """The file of a tenant's closed months (:class:`connector.closes.MonthCloses`): beside its store's
+    file, ``documents-<digest>.closes.json``, whether or not the tenant reads through a store."""
+    return store_path(base_url, directory).with_suffix(".closes.json")
+
+
 def _runs(days: Iterable[dt.date], longest: int) -> Iterator[tuple[dt.date, dt.date]]:
     """Consecutive days as ``(first, last)`` ranges of at most ``longest`` days."""
     first = last = None
@@ -221,7 +228,8 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
 
     ``exact``: the row is written plainly enough that its typed columns hold exactly what
     :mod:`connector.parsing` reads of ``raw`` (text keys strings, ``number`` ``SERIES-digits``, ISO or
-    ``d-m-Y`` dates, ``Y-m-d H:M:S`` times, amounts of at most 2 decimals, 0/1/true/false flags): the
+    ``d-m-Y`` dates, ``Y-m-d H:M:S`` times without an offset (Lima's wall clock; one with an offset is
+    read from ``raw``, converted), amounts of at most 2 decimals, 0/1/true/false flags): the
     sales register reads such rows from the columns, the others from ``raw``; ``lists_notes``: the row
     lists notes (``notes``, a factura's: the register links them on the rows)."""
 
@@ -266,7 +274,7 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
         *(blank_or(name, _PLAIN_AMOUNT) for name in REGISTER_AMOUNTS),
         blank_or("exchange_rate_sale", _PLAIN_RATE),
         f"coalesce({key('has_cdr')}, '') IN ('', '0', '1', 'true', 'false')",
-        *(blank_or(name, _STAMP[1:] + ".*") for name in ("created_at", "updated_at")),
+        *(blank_or(name, _STAMP[1:] + "([.][0-9]+)?") for name in ("created_at", "updated_at")),
     ]
     columns["exact"] = " AND ".join(f"({condition})" for condition in exact)
     columns["lists_notes"] = "coalesce(json_array_length(doc, '$.notes'), 0) > 0"
@@ -338,6 +346,7 @@ class LocalStore:
             try:
                 self._db.execute(_SCHEMA)
                 self._upgrade()
+                self._stamps_in_lima()
             except BaseException:
                 self._db.close()  # the file as it was (the upgrade is one transaction), not held open
                 raise
@@ -353,6 +362,24 @@ class LocalStore:
         ).fetchall()
         columns = {name for (name,) in found}
         return max([1, *(version for version, added in _ADDED.items() if columns >= set(added))])
+
+    def _stamps_in_lima(self) -> None:
+        """Make sure the rows' times are Lima's wall clock, as every tenant answers them now: a file
+        synced before this service answered in Lima time (its ``created_at`` / ``updated_at`` were UTC,
+        and nothing in a row says which) forgets which days it has fetched, so each is fetched again,
+        rows replaced, the next time a page syncs it; until then its rows read as they are. Marked in
+        ``meta`` (``stamps`` = ``lima``), so it happens once."""
+        if self._meta("stamps") == "lima":
+            return
+        db = self._db
+        db.execute("BEGIN TRANSACTION")
+        try:
+            db.execute("DELETE FROM days")
+            db.execute("INSERT INTO meta VALUES ('stamps', 'lima')")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _upgrade(self) -> None:
         """Bring a file of an older version to :data:`SCHEMA_VERSION` in one transaction: each missing

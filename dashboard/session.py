@@ -23,9 +23,10 @@ import streamlit as st
 from analysis.alerts import ALERT_STATES, LOOK_BACK_DAYS
 from analysis.sales import Sale, listed_sales, sales_of
 from connector import Client, FacturadorError
+from connector.closes import MonthCloses
 from connector.config import TenantConfig, TenantConfigError, load_tenants, tenants_candidates, tenants_path
 from connector.parsing import gc_paused
-from connector.store import LocalStore, store_path
+from connector.store import LocalStore, closes_path, store_path
 from connector.tickets import TicketResource
 from dashboard import data
 from dashboard.tickets import TicketBook
@@ -283,6 +284,12 @@ def local_store(active: Active) -> LocalStore | None:
     if not active.tenant.uses_store(default_cache=True):
         return None
     return _store_of(active.key, active.tenant.base_url)
+
+
+def month_closes(active: Active) -> MonthCloses:
+    """The months ``active``'s tenant has closed (``connector.closes``: beside its local store, shared with
+    ``facturador register``), read again on every call: the command line may have closed one."""
+    return MonthCloses(closes_path(active.tenant.base_url))
 
 
 def reader(active: Active) -> Any:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from typing import Literal
 
 import pandas as pd
@@ -68,8 +68,6 @@ VOIDABLE_STATES = ("05", "07")
 REGISTERED = "01"
 #: Days after its issue date SUNAT still takes a document in a voided communication or summary (2957).
 VOID_WINDOW_DAYS = VOIDING_DAYS
-#: Lima's offset from UTC (Peru keeps no daylight saving time): the service's timestamps are UTC.
-LIMA_OFFSET = timedelta(hours=-5)
 
 Family = Literal["summaries", "voided"]
 TicketState = Literal["sent", "processing", "accepted", "rejected"]
@@ -339,11 +337,11 @@ _RECORD_STATES: dict[str, TicketState] = {"05": "accepted", "09": "rejected"}
 
 def entry_from_record(record: SummaryRecord) -> TicketEntry:
     """An entry from a row of the service's list of summaries or voided communications (its
-    documents' numbers are not listed: only their count). ``created_at`` is taken to Lima's time, on the
-    summary's own generation date when that is earlier (a summary generated for a past day, as the
-    demo's history: the date SUNAT reads in it)."""
+    documents' numbers are not listed: only their count). ``created_at`` is Lima's time (as the
+    connector reads it), on the summary's own generation date when that is earlier (a summary generated
+    for a past day, as the demo's history: the date SUNAT reads in it)."""
     if record.created_at is not None:
-        created = record.created_at + LIMA_OFFSET
+        created = record.created_at
         if record.date_of_issue is not None and record.date_of_issue < created.date():
             created = datetime.combine(record.date_of_issue, created.time())
     else:

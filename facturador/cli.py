@@ -658,8 +658,9 @@ def embedded_service(settings: Any, slug: str) -> Iterator[tuple[str, str]]:
 
 @contextlib.contextmanager
 def backdating(settings: Any, slug: str) -> Iterator[None]:
-    """Let a tenant take documents dated in the past for a while (for seeding history), with the
-    authority answering tickets at once (summaries and voiding are seeded too), then restore."""
+    """Let a tenant take documents dated in the past for a while (for seeding history), each stamped
+    (``created_at``) at its own issue date and time in Lima, with the authority answering tickets at
+    once (summaries and voiding are seeded too), then restore."""
     from facturador.domain.tenants import get_tenant, update_settings
     from facturador.store.models import tenant_settings
 
@@ -667,6 +668,7 @@ def backdating(settings: Any, slug: str) -> Iterator[None]:
         "restrict_receipt_date": False,
         "authority_check_deadlines": False,
         "authority_ticket_delay": 0.0,
+        "history_stamps": True,
     }
     context = _context(settings)
     with context.session() as session, session.begin():
@@ -1168,6 +1170,12 @@ def dashboard_password(tenants_file: str | None, password: str) -> None:
     "simplified), Excel.",
 )
 @click.option("--consolidate-boletas", is_flag=True, help="PLE: boletas under S/ 700 by day and series.")
+@click.option(
+    "--close",
+    is_flag=True,
+    help="Record PERIOD closed now (its register filed): documents of it that arrive later go to the next "
+    "open month's register as state 8 (kept beside the tenant's local store, shared with the dashboard).",
+)
 def register_command(
     tenant: str,
     period: str,
@@ -1175,21 +1183,36 @@ def register_command(
     folder: str,
     formats: tuple[str, ...],
     consolidate_boletas: bool,
+    close: bool,
 ) -> None:
     """Write the sales register of PERIOD (YYYY-MM) of TENANT: PLE 14.1 TXT, SIRE RVIE zip and Excel (and,
     asked with --format, the PLE 14.2 TXT and SIRE's adjustment zips)."""
     from analysis.register import sales_register
     from connector import FacturadorError
+    from connector.closes import MonthCloses
     from connector.config import TenantConfigError, load_tenants
+    from connector.store import closes_path
+    from sunat.calendar import peru_now
 
     kinds = formats or ("ple", "sire", "excel")
     try:
         tenants = load_tenants(tenants_file)
         if tenant not in tenants:
             raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        closes = MonthCloses(closes_path(tenants[tenant].base_url))
         with tenants[tenant].client() as client:
             register = sales_register(
-                client, period, folder=folder, kinds=kinds, consolidate_boletas=consolidate_boletas
+                client,
+                period,
+                folder=folder,
+                kinds=kinds,
+                consolidate_boletas=consolidate_boletas,
+                closes=closes,
+            )
+        closed = closes.record((register.period.year, register.period.month))
+        if close and closed is None:
+            closed = closes.close(
+                (register.period.year, register.period.month), peru_now(), source="register"
             )
     except (TenantConfigError, ValueError, FacturadorError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -1210,6 +1233,8 @@ def register_command(
         click.echo(f"  {Path(folder) / names[kind]}")
     for warning in register.warnings:
         click.echo(f"  aviso: {warning}")
+    if closed is not None:
+        click.echo(f"  closed on {closed.closed_at:%Y-%m-%d %H:%M} (Lima, {closed.source})")
 
 
 @main.command("igv")
@@ -1228,7 +1253,9 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
     from analysis.igv import BOXES, monthly_igv
     from analysis.register import sales_register
     from connector import FacturadorError
+    from connector.closes import MonthCloses
     from connector.config import TenantConfigError, load_tenants
+    from connector.store import closes_path
 
     known = [rule.number for rule in BOXES]
     unknown = [box for box in boxes if box not in known]
@@ -1238,8 +1265,9 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
         tenants = load_tenants(tenants_file)
         if tenant not in tenants:
             raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        closes = MonthCloses(closes_path(tenants[tenant].base_url))  # facturador register's: the same lines
         with tenants[tenant].client() as client:
-            declaration = monthly_igv(sales_register(client, period))
+            declaration = monthly_igv(sales_register(client, period, closes=closes))
     except (TenantConfigError, ValueError, FacturadorError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"Formulario Virtual 621, periodo {declaration.period.month:02d}/{declaration.period.year}")

@@ -15,7 +15,7 @@ from analysis.register import Period, RegisterEntry, sales_register
 from connector import FacturadorError
 from dashboard import figures
 from dashboard.data import type_label
-from dashboard.session import Active, forget_connection, reader, require_connection
+from dashboard.session import Active, forget_connection, month_closes, reader, require_connection
 from dashboard.widgets import data_table, month_options, show_cards
 
 DECLARATIONS = "_igv_declarations"
@@ -41,10 +41,11 @@ NOT_FILLED = (
 
 def _declaration(active: Active, month: Period, *, refresh: bool) -> MonthlyIgv:
     """The month's boxes, kept in the session (made again on refresh)."""
-    kept: dict[tuple[str, str], MonthlyIgv] = st.session_state.setdefault(DECLARATIONS, {})
-    key = (active.key, str(month))
+    kept: dict[tuple[str, str, str], MonthlyIgv] = st.session_state.setdefault(DECLARATIONS, {})
+    closes = month_closes(active)  # the register page's: the same lines
+    key = (active.key, str(month), repr(dict(closes)))
     if refresh or key not in kept:
-        kept[key] = monthly_igv(sales_register(reader(active), month, fresh=refresh))
+        kept[key] = monthly_igv(sales_register(reader(active), month, fresh=refresh, closes=closes))
     return kept[key]
 
 

@@ -5,28 +5,178 @@ comparison with SUNAT's RVIE proposal uploaded by the accountant."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
 
-from analysis.register import PLE_FIELDS, Period, SalesRegister, sales_register
+from analysis.register import PLE_FIELDS, Figures, Period, Reconciliation, SalesRegister, sales_register
+from analysis.sales import summarize_sql
 from connector import FacturadorError
+from connector.closes import MonthCloses
 from dashboard import figures
-from dashboard.session import Active, forget_connection, reader, require_connection
+from dashboard.session import Active, forget_connection, month_closes, reader, require_connection, scoped
 from dashboard.widgets import data_table, month_options, table_page
+from sunat.calendar import peru_now
 
 REGISTERS = "_registers"
 STATES = {"1": "1 · del periodo", "2": "2 · anulado", "8": "8 · periodo anterior", "9": "9 · corrección"}
+#: Document numbers named in a line of the month's summary before "y N más".
+NAMED = 12
 
 
-def _register(active: Active, month: Period, *, refresh: bool, consolidate: bool) -> SalesRegister:
-    """The month's register, kept in the session (built again on refresh or when the option changes)."""
-    kept: dict[tuple[str, str, bool], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
-    key = (active.key, str(month), consolidate)
+def _register(
+    active: Active, month: Period, closes: MonthCloses, *, refresh: bool, consolidate: bool
+) -> SalesRegister:
+    """The month's register, kept in the session (built again on refresh, when the option changes or
+    when a month is closed or reopened)."""
+    kept: dict[tuple[str, str, bool, str], SalesRegister] = st.session_state.setdefault(REGISTERS, {})
+    key = (active.key, str(month), consolidate, repr(dict(closes)))
     if refresh or key not in kept:
-        kept[key] = sales_register(reader(active), month, consolidate_boletas=consolidate, fresh=refresh)
+        for stale in [k for k in kept if k[:3] == key[:3]]:  # made before a close: one month held, not two
+            del kept[stale]
+        kept[key] = sales_register(
+            reader(active), month, consolidate_boletas=consolidate, fresh=refresh, closes=closes
+        )
     return kept[key]
+
+
+def _named(numbers: Sequence[str]) -> str:
+    """Up to :data:`NAMED` numbers, then how many more."""
+    shown = ", ".join(numbers[:NAMED])
+    return shown + (f" y {len(numbers) - NAMED:,} más" if len(numbers) > NAMED else "")
+
+
+def _contents(register: SalesRegister) -> None:
+    """What the month's register holds and what it does not, before any file is downloaded."""
+    own = [e for e in register.entries if e.in_ple and e.period == register.period]
+    count = sum(1 if e.number_end is None else e.number_end - e.number + 1 for e in own)  # boletas summed
+    zeroed = sum(1 for e in own if e.state == "2")
+    earlier = {state: [e.source for e in register.entries if e.in_ple and e.state == state] for state in "89"}
+    moved = register.moved_out()
+    pending = register.pending()
+    lines = [
+        f"**En el registro:** {figures.plural(count, 'documento', 'documentos')} del mes"
+        + (f" ({zeroed:,} anulados o rechazados, en cero)" if zeroed else "")
+        + "."
+    ]
+    if earlier["8"]:
+        lines.append(
+            f"**De meses anteriores (estado 8):** {len(earlier['8']):,} que llegaron después del cierre "
+            f"de su mes: {_named(earlier['8'])}."
+        )
+    if earlier["9"]:
+        lines.append(
+            f"**Correcciones (estado 9):** {len(earlier['9']):,} de meses cerrados, anulados después: "
+            f"{_named(earlier['9'])}."
+        )
+    if moved:
+        where = sorted({f"{e.moved_to.month:02d}/{e.moved_to.year}" for e in moved if e.moved_to})
+        lines.append(
+            f"**Fuera de este registro:** {len(moved):,} del mes llegaron después de su cierre y van al "
+            f"registro de {', '.join(where)} (estado 8): {_named([e.source for e in moved])}."
+        )
+    else:
+        lines.append("**Fuera de este registro:** ningún documento del mes.")
+    if pending["cdr"]:
+        lines.append(
+            f"**Aún sin CDR:** {len(pending['cdr']):,} (no estarán en la propuesta de SUNAT): "
+            f"{_named(pending['cdr'])}."
+        )
+    if pending["summary"]:
+        lines.append(
+            f"**Boletas sin resumen diario:** {len(pending['summary']):,}: {_named(pending['summary'])}."
+        )
+    with st.container(border=True, key="register_contents"):
+        st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def _month_sales(active: Active, month: Period, *, refresh: bool) -> Figures:
+    """The month's figures as Documentos shows them (value of sales, IGV, total in soles)."""
+    whole = scoped(active, month.start, month.end, refresh=refresh)
+    summary = whole.memo(
+        ("register-sales",), lambda: summarize_sql(whole.run, whole.source, whole.parameters)
+    )
+    soles = summary.soles
+    return Figures(soles.value, soles.igv, soles.total)
+
+
+def _reconciliation(reconciled: Reconciliation) -> None:
+    """The register's figures beside the month's sales, each difference named."""
+    rows = [("Valor de venta", "value"), ("IGV", "igv"), ("Importe total", "total")]
+    frame = pd.DataFrame(
+        {
+            "Cifra": [label for label, _ in rows],
+            "Registro": [float(getattr(reconciled.register, name)) for _, name in rows],
+            "Documentos (ventas del mes)": [float(getattr(reconciled.sales, name)) for _, name in rows],
+            "Diferencia": [
+                float(getattr(reconciled.register, name) - getattr(reconciled.sales, name))
+                for _, name in rows
+            ],
+        }
+    )
+    with st.container(border=True, key="register_reconciliation"):
+        st.markdown("**Cuadre con Documentos** (mismo mes, en soles)")
+        data_table(
+            frame,
+            hide_index=True,
+            key="register_reconciled",
+            column_config={
+                name: st.column_config.NumberColumn(name, format="%,.2f") for name in list(frame.columns)[1:]
+            },
+        )
+        for difference in reconciled.differences:
+            amounts = difference.figures
+            st.markdown(
+                f"- {difference.reason}: {_named(list(difference.documents))} — valor de venta "
+                f"{figures.money(amounts.value)}, IGV {figures.money(amounts.igv)}, total "
+                f"{figures.money(amounts.total)}."
+            )
+        left = reconciled.unexplained
+        if reconciled.agrees:
+            explained = " una vez explicadas las diferencias de arriba" if reconciled.differences else ""
+            st.success(
+                f"El registro cuadra con Documentos al céntimo{explained}.", icon=":material/task_alt:"
+            )
+        else:
+            st.warning(
+                f"Diferencia sin explicar: valor de venta {figures.money(left.value)}, IGV "
+                f"{figures.money(left.igv)}, total {figures.money(left.total)}. Revisa los avisos."
+            )
+
+
+def _close(closes: MonthCloses, month: Period) -> None:
+    """The month's close: when it was closed, or «Cerrar el mes» (documents of it that arrive afterwards
+    go to the next open month's register, state 8) once the month has ended."""
+    found = closes.record((month.year, month.month))
+    if found is not None:
+        source = {"manual": "a mano", "register": "registro presentado", "sire": "SIRE"}.get(
+            found.source, found.source
+        )
+        note = f" · {found.note}" if found.note else ""
+        st.caption(
+            f"Mes cerrado el {found.closed_at:%d/%m/%Y %H:%M} ({source}{note}): lo que llega después va al "
+            "primer mes abierto con estado 8."
+        )
+        return
+    now = peru_now().replace(tzinfo=None)
+    if now < dt.datetime.combine(month.end + dt.timedelta(days=1), dt.time()):
+        st.caption("Mes en curso: se cierra cuando presentes su registro, después de fin de mes.")
+        return
+    with st.expander("Cerrar el mes (registro presentado)", icon=":material/lock:"):
+        st.caption(
+            "Anota que presentaste este registro: desde ese momento, un documento del mes que llegue "
+            "después irá al registro del primer mes abierto con estado 8, y este registro no cambia."
+        )
+        note = st.text_input("Nota (opcional)", key="register_close_note", placeholder="PLE presentado")
+        sure = st.checkbox(
+            f"Presenté el registro de {month.month:02d}/{month.year}", key="register_close_sure"
+        )
+        if st.button("Cerrar el mes", key="register_close", disabled=not sure, icon=":material/lock:"):
+            closes.close((month.year, month.month), now, source="manual", note=note)
+            st.rerun()
 
 
 def _lines_frame(register: SalesRegister, first: int, count: int) -> pd.DataFrame:
@@ -166,9 +316,11 @@ def main() -> None:
         "Resumir boletas menores a S/ 700 por día (PLE)", key="register_consolidate", value=False
     )
     refresh = button.button("Actualizar", icon=":material/refresh:", key="register_refresh", width="stretch")
+    closes = month_closes(active)
     try:
         with st.spinner("Preparando el registro…"):
-            register = _register(active, month, refresh=refresh, consolidate=consolidate)
+            register = _register(active, month, closes, refresh=refresh, consolidate=consolidate)
+            sales = _month_sales(active, month, refresh=refresh)
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo preparar el registro: {exc.message}")
@@ -195,6 +347,9 @@ def main() -> None:
     for row in (cards[:3], cards[3:]):  # three a row: amounts shown whole
         for column, (label, value) in zip(st.columns(3, border=True), row, strict=False):
             column.metric(label, value)
+    _close(closes, month)
+    _contents(register)
+    _reconciliation(register.reconcile(sales))
     _downloads(register)
     if register.warnings:
         with st.expander(figures.plural(len(register.warnings), "aviso", "avisos") + " antes de presentar"):

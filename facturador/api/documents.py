@@ -32,7 +32,7 @@ from facturador.domain.documents import (
 )
 from facturador.store.models import Document
 from sunat import catalogs
-from sunat.calendar import peru_today
+from sunat.calendar import lima_stamp, peru_today
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
 
@@ -360,8 +360,8 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 ]
                 if row["sale_note_id"] is not None
                 else [],
-                "created_at": str(row["created_at"])[:19] if row["created_at"] else None,
-                "updated_at": str(row["updated_at"])[:19] if row["updated_at"] else None,
+                "created_at": lima_stamp(row["created_at"]),
+                "updated_at": lima_stamp(row["updated_at"]),
                 # keys of the real rows (DocumentCollection) whose features this service does not have
                 "soap_type": {"id": "01", "description": "Demo"},
                 "send_server": False,

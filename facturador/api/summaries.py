@@ -30,7 +30,7 @@ from facturador.domain.summaries import (
     SummaryService,
     TicketAnswer,
 )
-from sunat.calendar import peru_today
+from sunat.calendar import lima_stamp, peru_today
 
 router = APIRouter(prefix="/api/summaries", tags=["summaries"])
 
@@ -179,7 +179,7 @@ def list_answer(request: Request, summary_type: str, rows: list[dict[str, Any]])
                 "has_cdr": bool(row["has_cdr"]),
                 "download_xml": f"{base}/downloads/{kind}/xml/{row['external_id']}",
                 "download_cdr": f"{base}/downloads/{kind}/cdr/{row['external_id']}" if row["has_cdr"] else "",
-                "created_at": str(row["created_at"])[:19] if row["created_at"] else None,
+                "created_at": lima_stamp(row["created_at"]),
             }
             for row in rows
         ]

@@ -66,6 +66,7 @@ from facturador.render.despatch_pdf import render_despatch_pdf
 from facturador.store.models import DISPATCHES, GRE_TICKETS, ITEMS, SERIES, TENANTS, Establishment
 from facturador.store.tickets import SqlTicketStore
 from facturador.ubl.despatch import prepare_despatch
+from sunat.calendar import lima_stamp
 
 __all__ = ["GRE_MOUNT", "DispatchService", "service_gre_simulator", "tenant_gateway"]
 
@@ -601,8 +602,8 @@ def _listed(row: Any) -> dict[str, Any]:
         "receiver_name": row.customer_name if carrier else None,
         "receiver_number": row.customer_number if carrier else None,
         "transfer_reason_description": row.reason_text or None,
-        "created_at": str(row.created_at)[:19] if row.created_at else None,
-        "updated_at": str(row.updated_at)[:19] if row.updated_at else None,
+        "created_at": lima_stamp(row.created_at),
+        "updated_at": lima_stamp(row.updated_at),
         "document_type_id": row.document_type_id,
         "date_of_issue": row.date_of_issue.isoformat(),
         "date_of_shipping": row.date_of_shipping.isoformat(),

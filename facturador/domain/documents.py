@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Float, Text, cast, select, type_coerce, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -58,6 +59,7 @@ from facturador.store.models import (
 )
 from facturador.store.registry import SqlRegistry
 from facturador.ubl.invoice import prepare_sales_document
+from sunat.calendar import LIMA
 from sunat.catalogs import DOCUMENT_TYPES, LEGENDS, is_free
 from sunat.series import document_group
 from sunat.words import amount_in_words
@@ -191,6 +193,21 @@ class PdfToRender:
 File = Download | PdfToRender
 
 
+def stamp_history(connection: Connection, tenant: TenantInfo, row: Document) -> None:
+    """While a tenant loads a history (``history_stamps``, with ``restrict_receipt_date`` off: ``facturador
+    seed``, the demo), a new document reads as registered when it was issued: its ``created_at`` is its
+    issue date and time in Lima (kept as the database keeps moments, in UTC), not the moment it was
+    loaded. Otherwise the database's clock stands."""
+    settings = tenant.settings
+    if not settings.get("history_stamps") or settings.get("restrict_receipt_date", True):
+        return
+    issued = dt.datetime.combine(row.date_of_issue, row.time_of_issue or dt.time(), tzinfo=LIMA)
+    connection.execute(
+        update(DOCUMENTS).where(DOCUMENTS.c.id == row.id).values(created_at=issued.astimezone(dt.UTC))
+    )
+    row.created_at = issued
+
+
 class DocumentService:
     """Issues and manages a tenant's sales documents (01, 03, 07, 08)."""
 
@@ -279,6 +296,7 @@ class DocumentService:
                 row.number, row.filename, row.hash = number, signed.filename, signed.digest_value
                 row.qr_text = text
                 row.id = store_document(connection, row, signed.xml)
+                stamp_history(connection, tenant, row)
                 stock_moves.write(connection, sale_kardex(request, row.id, f"{row.series}-{number}"))
         except (IntegrityError, self.context.dbapi_integrity_error):
             # a concurrent request committed the same key (the unique index decided) or the same number

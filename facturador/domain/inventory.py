@@ -47,6 +47,7 @@ from facturador.store.backoffice import (
 from facturador.store.models import INVENTORY_MOVES, ITEMS, WAREHOUSES
 from facturador.store.search import search_text
 from sunat import catalogs
+from sunat.calendar import lima_moment
 
 DIRECTIONS = {"input": catalogs.INVENTORY_INPUT_TYPES, "output": catalogs.INVENTORY_OUTPUT_TYPES}
 MESSAGES = {"input": "Ingreso registrado correctamente", "output": "Salida registrada correctamente"}
@@ -92,7 +93,7 @@ def kardex_row(row: Any) -> dict[str, Any]:
     transaction = row.inventory_transaction_id
     return {
         "id": row.id,
-        "date": row.created_at.isoformat() if row.created_at else None,
+        "date": lima_moment(row.created_at).isoformat() if row.created_at else None,
         "type": row.type,
         "inventory_transaction_id": transaction,
         "inventory_transaction_description": catalogs.INVENTORY_OPERATION_TYPES.get(transaction or "", ""),

@@ -32,6 +32,7 @@ from facturador.domain.sale_notes import (
 from facturador.errors import not_found
 from facturador.render.pdf import render_pdf
 from facturador.store.models import PERSONS, QUOTATIONS, SALE_NOTES, USERS
+from sunat.calendar import lima_stamp
 
 PDF_FORMATS = ("a4", "ticket")
 LIST_SIZE = 20
@@ -228,8 +229,8 @@ class QuotationService:
                 "sale_opportunity_number_full": None,
                 "referential_information": None,
                 "items": list(row.lines or []),
-                "created_at": row.created_at.strftime("%Y-%m-%d %H:%M:%S") if row.created_at else None,
-                "updated_at": row.updated_at.strftime("%Y-%m-%d %H:%M:%S") if row.updated_at else None,
+                "created_at": lima_stamp(row.created_at),
+                "updated_at": lima_stamp(row.updated_at),
             }
             for row in found
         ]

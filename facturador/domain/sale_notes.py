@@ -56,6 +56,7 @@ from facturador.store.models import (
 )
 from sunat import catalogs
 from sunat import totals as sunat_totals
+from sunat.calendar import lima_stamp
 from sunat.money import fmt2
 from sunat.rates import ALLOWED_IGV_PERCENTS, icbper_rate
 from sunat.words import amount_in_words
@@ -637,7 +638,7 @@ def listed_totals(row: Any) -> dict[str, str]:
 
 
 def _stamp(value: dt.datetime | None) -> str | None:
-    return value.strftime("%Y-%m-%d %H:%M:%S") if value else None
+    return lima_stamp(value)
 
 
 def note_row(row: Any, details: bool) -> dict[str, Any]:

@@ -80,6 +80,9 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # the document lists' extension (changed_since, limit, after: docs/local_store.md); False answers as
     # real tenants do, ignoring those parameters
     "list_changes": True,
+    # loading a history (facturador seed, the demo): each document's created_at is its own issue date and
+    # time in Lima, as if registered then, not the moment it was loaded (restrict_receipt_date off only)
+    "history_stamps": False,
 }
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from analysis.igv import BOXES, monthly_igv
 from analysis.register import PLE_FIELDS, Period, RegisterEntry, SalesRegister
-from tests.analysis.test_register_store import _varied_rows
+from tests.analysis.test_register_store import CLOSES, _varied_rows
 from tests.analysis.test_register_typed import _odd_rows
 
 RUC, NAME = "20601030013", "EMPRESA DEMO S.A.C."
@@ -117,7 +117,7 @@ FIELDS_OUTSIDE = {"ICBPER": 22, "ISC": 19, "Otros tributos y cargos": 23}
 @pytest.mark.parametrize("month", ["2026-03", "2026-04"])
 @pytest.mark.parametrize("rows", [_varied_rows, _odd_rows])
 def test_the_boxes_agree_with_the_register_of_the_month_line_by_line(rows, month: str) -> None:  # type: ignore[no-untyped-def]
-    register = SalesRegister.build(rows(), month, ruc=RUC, name=NAME)
+    register = SalesRegister.build(rows(), month, ruc=RUC, name=NAME, closes=CLOSES)  # April: 8 and 9 lines
     declaration = monthly_igv(register)
     ple = [e for e in register.entries if e.in_ple]
     written = dict(zip(ple, register.ple_rows(), strict=True))

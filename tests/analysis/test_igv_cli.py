@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from connector.builders import Customer, Invoice, Line
@@ -14,7 +15,10 @@ from tests.conftest import LiveService
 from tests.shops import new_shop
 
 
-def test_the_boxes_of_a_month_and_the_documents_of_one(live: LiveService, tmp_path: Path) -> None:
+def test_the_boxes_of_a_month_and_the_documents_of_one(
+    live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(tmp_path / "stores"))  # the closes the CLI reads
     shop = new_shop(live, "pdt")
     with shop.client() as client:
         factura = client.documents.issue(

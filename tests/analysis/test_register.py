@@ -122,7 +122,8 @@ RECORDS = [
     ),
     record("F001-125", "01", "2025-03-12", state="11", taxed="10.00", igv="1.80", total="11.80"),
     record("F001-126", "01", "2025-03-13", state="09", taxed="20.00", igv="3.60", total="23.60"),
-    # February: registered in March (state 8); recorded in February and voided in March (state 9)
+    # February: arrived in March after February was closed (state 8); recorded in February and voided in
+    # March, after the close (state 9)
     record("F001-99", "01", "2025-02-27", created="2025-03-01", taxed="300.00", igv="54.00", total="354.00"),
     record(
         "F001-97",
@@ -134,7 +135,7 @@ RECORDS = [
         igv="0.90",
         total="5.90",
     ),
-    # March, voided in April: as it stood at the end of March
+    # March, voided in April after March was closed: as it was filed
     record(
         "F001-127",
         "01",
@@ -150,9 +151,14 @@ RECORDS = [
 ]
 
 
+#: February filed on 01/03 at 09:00 (before F001-99 arrived, 10:00) and March on 01/04 at 12:00 (before
+#: F001-127 was voided on 02/04): what makes states 8 and 9 (Lima times, naive).
+CLOSES = {"2025-02": dt.datetime(2025, 3, 1, 9, 0), "2025-03": dt.datetime(2025, 4, 1, 12, 0)}
+
+
 @pytest.fixture(scope="module")
 def register() -> SalesRegister:
-    return SalesRegister.build(RECORDS, "2025-03", ruc=RUC, name=NAME)
+    return SalesRegister.build(RECORDS, "2025-03", ruc=RUC, name=NAME, closes=CLOSES)
 
 
 def lines(text: str) -> list[list[str]]:
@@ -248,13 +254,13 @@ def test_ple_sorting_and_entry_numbers(register: SalesRegister) -> None:
 
 
 def test_a_late_document_voided_goes_after_the_months_own_lines() -> None:
-    """A February factura registered in March and voided is March's line of February (state 2, field 1
-    its own period), after March's own lines however early its date."""
+    """A February factura that arrived after February was closed, and was voided, is March's line of
+    February (state 2, field 1 its own period), after March's own lines however early its date."""
     records = [
         record("F001-2", "01", "2025-03-05", taxed="1.00", igv="0.18", total="1.18"),
         record("F001-1", "01", "2025-02-27", created="2025-03-01", state="11", total="1.18", taxed="1.00"),
     ]
-    rows = SalesRegister.build(records, "2025-03", ruc=RUC, name=NAME).ple_rows()
+    rows = SalesRegister.build(records, "2025-03", ruc=RUC, name=NAME, closes=CLOSES).ple_rows()
     assert [(row[0], row[7], row[34]) for row in rows] == [("20250300", "2", "1"), ("20250200", "1", "2")]
 
 
@@ -514,3 +520,29 @@ def test_a_month_without_adjustments() -> None:
     assert plain.adjustment_name() == "LE2012345678620250300140400041012" + "01.TXT"
     with pytest.raises(ValueError, match="unknown kind"):
         plain.write(".", ["ple-14.2"])
+
+
+def test_the_register_is_reconciled_with_the_months_sales(register: SalesRegister) -> None:
+    """Every difference from the month's sales figures (``analysis.sales``, what Documentos shows) is
+    named with its documents, and nothing is left unexplained."""
+    from analysis.register import Figures
+
+    in_march = [r.raw for r in RECORDS if r.date_of_issue and MARCH.contains(r.date_of_issue)]
+    soles = summarize(sales_of(in_march)).soles
+    reconciled = register.reconcile(Figures(soles.value, soles.igv, soles.total))
+    named = {d.reason: (d.documents, d.figures) for d in reconciled.differences}
+    assert named == {
+        "De meses anteriores, llegaron después de su cierre (estado 8)": (
+            ("F001-99",),
+            Figures(D("300.00"), D("54.00"), D("354.00")),
+        ),
+        "Anulados después del cierre del mes: figuran como se presentaron (estado 1)": (
+            ("F001-127",),
+            Figures(D("40.00"), D("7.20"), D("47.20")),
+        ),
+    }
+    assert reconciled.agrees and reconciled.unexplained == Figures(D("0.00"), D("0.00"), D("0.00"))
+    assert reconciled.register.total == register.totals()["Importe total"]
+    off = register.reconcile(Figures(soles.value, soles.igv, soles.total - D("1.00")))
+    assert not off.agrees and off.unexplained.total == D("1.00")
+    assert register.pending() == {"cdr": [], "summary": ["B001-45"]}

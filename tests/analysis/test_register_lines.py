@@ -27,7 +27,7 @@ from analysis.register import (
     ple_simplified_fields,
     sire_fields,
 )
-from tests.analysis.test_register_store import _varied_rows
+from tests.analysis.test_register_store import CLOSES, _varied_rows
 from tests.analysis.test_register_typed import _odd_rows
 
 RUC, NAME = "20601030013", "EMPRESA DEMO S.A.C."
@@ -175,7 +175,9 @@ def _odd_entries() -> list[RegisterEntry]:
 @pytest.mark.parametrize("month", ["2026-03", "2026-04"])
 @pytest.mark.parametrize("rows", [_varied_rows, _odd_rows])
 def test_the_lines_of_a_month_are_the_lines_made_one_by_one(rows, month: str, consolidate: bool) -> None:  # type: ignore[no-untyped-def]
-    register = SalesRegister.build(rows(), month, ruc=RUC, name=NAME, consolidate_boletas=consolidate)
+    register = SalesRegister.build(
+        rows(), month, ruc=RUC, name=NAME, consolidate_boletas=consolidate, closes=CLOSES
+    )
     assert len(register.entries) > 50
     _assert_lines_as_before(register)
 

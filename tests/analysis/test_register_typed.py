@@ -27,7 +27,7 @@ from analysis.register import (
     sales_register,
 )
 from connector.store import _ADDED, SCHEMA_VERSION, LocalStore
-from tests.analysis.test_register_store import _Tenant, _varied_rows
+from tests.analysis.test_register_store import CLOSES, _Tenant, _varied_rows
 
 #: Values a tenant may write, each put in some rows: (key, value, whether the row is read typed).
 ODD_VALUES: list[tuple[str, Any, bool]] = [
@@ -49,7 +49,9 @@ ODD_VALUES: list[tuple[str, Any, bool]] = [
     ("has_cdr", 1, True),
     ("has_cdr", "true", True),
     ("created_at", "2026-04-02T10:00:00", True),
-    ("created_at", "2026-04-02 10:00:00.123456-05:00", True),
+    ("created_at", "2026-04-02 10:00:00.123456", True),
+    ("created_at", "2026-04-02 10:00:00.123456-05:00", False),  # an offset: read from raw, converted
+    ("created_at", "2026-04-02T15:00:00Z", False),
     ("created_at", "2026-04-02 24:00:00", True),
     ("created_at", "2026-02-30 10:00:00", True),
     ("created_at", "02/04/2026 10:00", False),
@@ -107,10 +109,10 @@ def test_the_typed_reading_of_an_exact_row_is_the_reading_of_its_raw(tmp_path: P
 def test_the_register_of_odd_rows_equals_the_register_of_the_whole_list(tmp_path: Path, month: str) -> None:
     tenant = _Tenant(_odd_rows())
     with LocalStore(tmp_path / "store.duckdb", tenant) as store:  # type: ignore[arg-type]
-        fast = sales_register(store.reading(tenant), month)  # type: ignore[arg-type]
+        fast = sales_register(store.reading(tenant), month, closes=CLOSES)  # type: ignore[arg-type]
         period = Period.of(month)
         whole = store.documents(period.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), period.end)
-    slow = SalesRegister.build(whole.rows, period, ruc=fast.ruc, name=fast.name)
+    slow = SalesRegister.build(whole.rows, period, ruc=fast.ruc, name=fast.name, closes=CLOSES)
     assert len(fast.entries) > 100
     assert fast.entries == slow.entries and fast.warnings == slow.warnings
     assert fast.ple_bytes() == slow.ple_bytes() and fast.sire_zip() == slow.sire_zip()
@@ -137,20 +139,22 @@ def test_a_store_of_schema_1_is_read_as_it_is_and_upgraded_when_opened_to_write(
     with LocalStore(path, tenant) as store:  # type: ignore[arg-type]
         store.sync("2026-01-01", "2026-04-30")
         synced = store.fetch(f"SELECT * FROM documents {order}")
-        expected = _build_entries(_stored_rows(store, first, april, _listed)[0], april, False)
+        expected = _build_entries(
+            _stored_rows(store, first, april, _listed, CLOSES)[0], april, False, closes=CLOSES
+        )
         assert store.schema == SCHEMA_VERSION == 2
     _as_schema_1(path)
     with LocalStore(path, tenant, read_only=True) as old:  # type: ignore[arg-type]
         assert old.schema == 1
-        read, _, _ = _stored_rows(old, first, april, _listed)  # from raw: the file has no typed columns
-        assert _build_entries(read, april, False) == expected
+        read, _, _ = _stored_rows(old, first, april, _listed, CLOSES)  # from raw: no typed columns
+        assert _build_entries(read, april, False, closes=CLOSES) == expected
         frame = old.frame("2026-03-01", "2026-04-30")  # the columns the file has
         assert len(frame) > 100 and "created_at" not in frame.columns and "total" in frame.columns
     with LocalStore(path, tenant) as upgraded:  # type: ignore[arg-type]
         assert upgraded.schema == 2
         assert upgraded.fetch("SELECT value FROM meta WHERE key = 'schema'") == [("2",)]
         assert upgraded.fetch(f"SELECT * FROM documents {order}") == synced  # as a sync writes them
-        register = sales_register(upgraded.reading(tenant), april)  # type: ignore[arg-type]
+        register = sales_register(upgraded.reading(tenant), april, closes=CLOSES)  # type: ignore[arg-type]
         columns = upgraded.frame("2026-03-01", "2026-04-30").columns
         assert {"created_at", "updated_at", "customer_identity_type"} <= set(columns)
         assert not {"raw", "exact", "lists_notes"} & set(columns)

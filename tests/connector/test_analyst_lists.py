@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from analysis.receivables import open_instalments
@@ -157,9 +158,12 @@ def test_a_voided_documents_pdf_says_anulado(live: LiveService) -> None:
     assert "ANULADO" not in pdf_text(client.documents.download_pdf(result.external_id))
 
 
-def test_sales_register_of_a_tenant_and_through_the_cli(live: LiveService, tmp_path: Path) -> None:
+def test_sales_register_of_a_tenant_and_through_the_cli(
+    live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """On a tenant of its own: acme's month holds whatever other test files did to it before (voided
     and annulled documents make adjustment lines), and pytest-xdist runs files in any order."""
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(tmp_path / "stores"))  # the closes the CLI reads
     shop = new_shop(live, "registro")
     with shop.client() as client:
         client.documents.issue(Invoice(customer=CUSTOMER, lines=[Line("Registro", 1, unit_price=118)]))
@@ -202,6 +206,37 @@ def test_sales_register_of_a_tenant_and_through_the_cli(live: LiveService, tmp_p
     assert bad.exit_code != 0 and "no tenant 'nobody'" in bad.output
     wrong = CliRunner().invoke(main, ["register", "registro", "enero", "--tenants", str(tenants)])
     assert wrong.exit_code != 0 and "YYYY-MM" in wrong.output
+
+
+def test_the_cli_closes_a_month_once(
+    live: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``facturador register --close`` records the month closed (beside the tenant's store, in the
+    store folder); a later close keeps the first, and a month that has not ended is refused."""
+    monkeypatch.setenv("FACTURADOR_STORE_DIR", str(tmp_path / "stores"))
+    shop = new_shop(live, "cierre")
+    tenants = tmp_path / "tenants.toml"
+    tenants.write_text(
+        f'[tenants.cierre]\nbase_url = "{shop.base_url}"\ntoken = "{shop.token}"\ncache = false\n'
+    )
+    base = ["register", "cierre", "2026-01", "--tenants", str(tenants), "--folder", str(tmp_path / "out")]
+    done = CliRunner().invoke(main, base)
+    assert done.exit_code == 0, done.output
+    assert "closed on" not in done.output
+    first = CliRunner().invoke(main, [*base, "--close"])
+    assert first.exit_code == 0, first.output
+    said = re.search(r"closed on (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) \(Lima, register\)", first.output)
+    assert said, first.output
+    from connector.closes import MonthCloses
+    from connector.store import closes_path
+
+    kept = MonthCloses(closes_path(shop.base_url, tmp_path / "stores"))
+    assert list(kept) == ["2026-01"] and kept.record("2026-01").source == "register"  # type: ignore[union-attr]
+    again = CliRunner().invoke(main, [*base, "--close"])
+    assert again.exit_code == 0 and said.group(0) in again.output  # the first close stays
+    today = peru_today()
+    early = CliRunner().invoke(main, [*base[:2], f"{today:%Y-%m}", *base[3:], "--close"])
+    assert early.exit_code != 0 and "has not ended" in early.output
 
 
 def test_check_against_the_authority(client: Client) -> None:

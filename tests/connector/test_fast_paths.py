@@ -322,7 +322,8 @@ def test_a_list_builds_its_sales_once_for_itself_and_its_cached_copies() -> None
 def tenant_shaped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The same documents as a real tenant or an odd row might send them: no series nor correlative,
     ``d-m-Y`` dates, amounts as numbers or with thousands commas, 0/1 flags, the modified document as a
-    ``"F001-1"`` string, no identity type; some registered late (state 8) or voided in April (state 9)."""
+    ``"F001-1"`` string, no identity type; some registered in April (state 8 once March is closed) or
+    voided in April (state 9)."""
     rng = random.Random(11)
     out = []
     for i, row in enumerate(rows):
@@ -350,6 +351,7 @@ def tenant_shaped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_register_from_raw_rows_equals_register_from_records(period: str, consolidate: bool) -> None:
     rows = ROWS + tenant_shaped(ROWS)
     options: dict[str, Any] = {"ruc": "20100066603", "name": "EMPRESA Ñ", "consolidate_boletas": consolidate}
+    options["closes"] = {"2026-03": dt.datetime(2026, 4, 1, 0, 0)}  # March closed as April began
     from_rows = SalesRegister.build(rows, period, **options)
     from_records = SalesRegister.build(list(DocumentList(rows)), period, **options)
     assert from_rows.entries == from_records.entries and from_rows.warnings == from_records.warnings

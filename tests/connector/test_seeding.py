@@ -25,6 +25,7 @@ BACKDATING = {
     "restrict_receipt_date": False,
     "authority_check_deadlines": False,
     "authority_ticket_delay": 0.0,
+    "history_stamps": True,
 }
 
 
@@ -291,6 +292,21 @@ def test_past_days_summaries_are_sent_on_their_days(first: tuple[Shop, SeedRepor
         late = (summary.date_of_issue - summary.date_of_reference).days
         assert 1 <= late <= 3 or summary.date_of_issue == TODAY, summary
     assert len({s.date_of_issue for s in declared}) >= 3
+
+
+def test_each_document_is_stamped_at_its_own_date_and_time(first: tuple[Shop, SeedReport]) -> None:
+    """A history loaded today reads as registered when each document was issued (Lima time, as real
+    tenants write it): no month's register sees the history as arriving late."""
+    shop, _ = first
+    with shop.client() as client:
+        rows = client.documents.list(TODAY - dt.timedelta(days=DAYS + 10), TODAY).rows
+    assert len(rows) >= DOCUMENTS - 5
+    wrong = [
+        (r["number"], r["date_of_issue"], r["created_at"])
+        for r in rows
+        if str(r["created_at"])[:10] != str(r["date_of_issue"])
+    ]
+    assert not wrong, (len(wrong), len(rows), wrong[:20])
 
 
 def test_a_user_issuing_beside_the_seed_neither_disturbs_it_nor_is_disturbed(live: LiveService) -> None:

@@ -4,6 +4,7 @@ Cuentas por cobrar, Buscar, and the login gate. Every page in its states: data, 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -109,15 +110,24 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
         "Ajustes SIRE 5.2 (ZIP)",
     }
     adjustments = [b for b in at.get("download_button") if b.label.startswith("Ajustes SIRE")]
-    lines = at.dataframe[0].value
-    # the history's documents were issued up to ten days ago and registered today: those of last month
-    # (on the 1st to the 10th) are this month's state 8 lines, and only then are the adjustments offered
-    today = peru_today()
-    late = any((today - dt.timedelta(days=days)).month != today.month for days in (history.days_ago, 2, 1))
-    assert ("8 · periodo anterior" in set(lines["Estado"])) == late
-    assert all(b.proto.disabled != late for b in adjustments)
-    if not late:
-        assert "Sin líneas de periodos anteriores" in adjustments[0].proto.help
+    lines = next(t.value for t in at.dataframe if "Estado" in t.value.columns)
+    # the history's documents were issued up to ten days ago and registered today: each is its own
+    # month's (no month was closed), so this month has no state 8 line and no adjustments are offered
+    assert "8 · periodo anterior" not in set(lines["Estado"])
+    assert all(b.proto.disabled for b in adjustments)
+    assert "Sin líneas de periodos anteriores" in adjustments[0].proto.help
+    # before any download: what the month holds and what not, and its figures against Documentos'
+    contents = texts(at.markdown)
+    assert (
+        "**En el registro:**" in contents
+        and "**Fuera de este registro:** ningún documento del mes." in contents
+    )
+    assert "**Aún sin CDR:**" in contents and history.unsent.number in contents
+    assert "**Boletas sin resumen diario:**" in contents
+    reconciled = next(t.value for t in at.dataframe if "Documentos (ventas del mes)" in t.value.columns)
+    assert list(reconciled["Cifra"]) == ["Valor de venta", "IGV", "Importe total"]
+    assert "El registro cuadra con Documentos al céntimo" in texts(at.success), texts(at.warning)
+    assert set(reconciled["Diferencia"]) == {0.0}
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Líneas PLE"].replace(",", "")) >= 3 and metrics["Importe total"].startswith("S/ ")
     assert metrics["Avisos antes de presentar"].isdigit()  # no empty card beside the line counts
@@ -133,6 +143,38 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
     at.selectbox(key="register_month").set_value(at.selectbox(key="register_month").options[-1]).run()
     assert not at.exception
     assert "el archivo PLE va vacío" in texts(at.info)
+
+
+def test_register_page_closes_a_past_month(tenants: Path, issued: Issued) -> None:
+    """«Cerrar el mes» of a month that has ended records its close (beside the tenant's store, shared with
+    ``facturador register``); the month then says when it was closed; the current month cannot be."""
+    import os
+    import tomllib
+
+    from connector.closes import MonthCloses
+    from connector.store import closes_path
+
+    at = page("views/register.py")
+    assert "Mes en curso" in texts(at.caption)
+    counted = re.search(r"\*\*En el registro:\*\* ([\d,]+) documentos? del mes", texts(at.markdown))
+    assert counted, texts(at.markdown)
+    at.toggle(key="register_consolidate").set_value(True).run()  # boletas summed a line a range: the same
+    assert f"**En el registro:** {counted.group(1)} documento" in texts(at.markdown)
+    assert not [b for b in at.button if b.key == "register_close"]  # this month has not ended
+    last = at.selectbox(key="register_month").options[1]
+    at.selectbox(key="register_month").set_value(last).run()
+    assert not at.exception, at.exception
+    assert at.button(key="register_close").proto.disabled  # until the box says the register was filed
+    at.checkbox(key="register_close_sure").check().run()
+    at.text_input(key="register_close_note").input("PLE presentado").run()
+    at.button(key="register_close").click().run()
+    assert not at.exception, at.exception
+    assert "Mes cerrado el" in texts(at.caption) and "PLE presentado" in texts(at.caption)
+    assert not [b for b in at.button if b.key == "register_close"]
+    base_url = tomllib.loads(tenants.read_text(encoding="utf-8"))["tenants"]["acme"]["base_url"]
+    (closed,) = MonthCloses(closes_path(base_url, os.environ["FACTURADOR_STORE_DIR"])).records()
+    month, year = last.split("/")  # the option as shown: 11/2026
+    assert (closed.period, closed.source, closed.note) == (f"{year}-{month}", "manual", "PLE presentado")
 
 
 def test_receivables_page_ages_the_instalments(tenants: Path, history: History) -> None:

@@ -204,7 +204,7 @@ def record(external_id: str, state: str = "03", **overrides: object) -> SummaryR
         "has_cdr": state != "03",
         "download_xml": "http://x/xml",
         "download_cdr": "",
-        "created_at": "2026-11-21 15:30:00",
+        "created_at": "2026-11-21 10:30:00",  # Lima's time, as tenants write it
         **overrides,
     }
     return SummaryRecord.from_row(row)
@@ -215,7 +215,7 @@ def test_entries_from_the_service_list() -> None:
     assert listed.family == "voided" and listed.accepted is True and not listed.processing
     entry = tickets.entry_from_record(listed)
     assert entry.state == "accepted" and entry.code == "0" and entry.identifier == "RA-20261121-3"
-    assert entry.created_at == datetime(2026, 11, 21, 10, 30)  # UTC to Lima
+    assert entry.created_at == datetime(2026, 11, 21, 10, 30)  # as written: Lima's time
     assert entry.day == date(2026, 11, 20) and entry.count == 2 and entry.documents == ()
     assert entry.label == "RA-20261121-3 · Comunicación de baja · 2 documentos"
     assert tickets.entry_from_record(record("e-8", "09")).state == "rejected"
@@ -228,7 +228,7 @@ def test_entries_from_the_service_list() -> None:
     # a summary generated for a past day (the demo's history) is shown on its own date, not the day the
     # service stored it
     seeded = tickets.entry_from_record(
-        record("e-5", date_of_issue="2026-11-18", created_at="2026-11-26 15:30:00")
+        record("e-5", date_of_issue="2026-11-18", created_at="2026-11-26 10:30:00")
     )
     assert seeded.created_at == datetime(2026, 11, 18, 10, 30)
 

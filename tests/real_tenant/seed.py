@@ -112,7 +112,7 @@ def seed(tenant: Tenant, today: dt.date | None = None) -> dict[str, Any]:
 
     def issue(body: dict[str, Any]) -> dict[str, Any]:
         """Issue ``body`` as the tenant did on its day: a past day's document was registered then (a
-        register reads a document registered after its month as a late one, state 8)."""
+        month's register would take one registered after the month's close as a late one, state 8)."""
         answer = tenant.issue(body)
         document = tenant.documents[-1]
         registered = dt.datetime.combine(
