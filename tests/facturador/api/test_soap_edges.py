@@ -1,0 +1,98 @@
+"""SUNAT's edge answers as the tenant's documents see them (issue 32, the client's side).
+
+A tenant sends over SOAP either to the simulator's SUNAT endpoint of the running service (faults
+injected there with :class:`~facturador.authority.soap.injection.Fault`) or to a recording endpoint on
+loopback that keeps every request it gets (to check what goes on the wire).
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from facturador.authority.soap.protocol import BETA_SOL_PASSWORD, BETA_SOL_USER
+from tests.common import issue
+from tests.conftest import LiveService
+from tests.facturador.api.test_soap_sending import SOL_PASSWORD, SOL_USER, faults, soap_shop  # noqa: F401
+from tests.samples.bodies import invoice_body
+from tests.shops import Shop
+
+pytestmark = pytest.mark.slow
+
+FAULT_0109 = (
+    b'<?xml version="1.0" encoding="UTF-8"?><soap-env:Envelope '
+    b'xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"><soap-env:Body><soap-env:Fault>'
+    b"<faultcode>soap-env:Server.0109</faultcode><faultstring>El sistema no puede responder su solicitud. "
+    b"(El servicio de autenticaci\xc3\xb3n no est\xc3\xa1 disponible)</faultstring></soap-env:Fault>"
+    b"</soap-env:Body></soap-env:Envelope>"
+)
+
+
+class Recorder(http.server.ThreadingHTTPServer):
+    """A SOAP endpoint on loopback that keeps every request body and answers SUNAT's fault 0109."""
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+        super().__init__(("127.0.0.1", 0), _RecordingHandler)
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _RecordingHandler(http.server.BaseHTTPRequestHandler):
+    server: Recorder
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.server.bodies.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        self.send_response(500)
+        self.send_header("Content-Type", "text/xml; charset=utf-8")
+        self.send_header("Content-Length", str(len(FAULT_0109)))
+        self.end_headers()
+        self.wfile.write(FAULT_0109)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    server = Recorder()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def _client(shop: Shop) -> httpx.Client:
+    return httpx.Client(base_url=shop.base_url, headers={"Authorization": f"Bearer {shop.token}"}, timeout=60)
+
+
+@pytest.mark.parametrize("destination", ["beta", "production"])
+def test_beta_gets_only_moddatos_and_the_sol_user_goes_only_to_production(
+    live: LiveService, recorder: Recorder, destination: str
+) -> None:
+    """A tenant with its SOL user and password set that sends to SUNAT's beta: beta gets RUC + MODDATOS /
+    moddatos and never the company's user or password; production gets the company's."""
+    shop = soap_shop(live, "clave")
+    shop.set(sunat_sending=destination, sunat_url=recorder.root, sunat_retries=0)
+    with _client(shop) as client:
+        hit = issue(client, invoice_body(), "/api/documents")
+    assert hit["data"]["state_type_id"] == "01" and hit["response"]["code"] == "0109"
+    assert recorder.bodies, "nothing reached the endpoint"
+    for body in recorder.bodies:
+        text = body.decode()
+        if destination == "beta":
+            assert f"<wsse:Username>{shop.ruc}{BETA_SOL_USER}</wsse:Username>" in text
+            assert f">{BETA_SOL_PASSWORD}</wsse:Password>" in text
+            assert SOL_USER not in text and "Clave.SOL" not in text
+        else:
+            assert f"<wsse:Username>{shop.ruc}{SOL_USER}</wsse:Username>" in text
+            assert "Clave.SOL-9&amp;&lt;&gt;</wsse:Password>" in text
+    assert SOL_PASSWORD.startswith("Clave.SOL")
