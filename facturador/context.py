@@ -21,6 +21,7 @@ from facturador.authority.soap.protocol import (
     BETA_SOL_PASSWORD,
     BETA_SOL_USER,
     ServiceUrls,
+    keeps_connections,
     soap_username,
     sunat_urls,
 )
@@ -337,6 +338,7 @@ class ServiceContext:
             timeout=float(settings.get("sunat_timeout", 30.0)),
             retries=int(settings.get("sunat_retries", 2)),
             consult=bool(consult),
+            keep_alive=keeps_connections(destination),
         )
 
     def sunat_stylesheets(self, folder: str) -> Any:
