@@ -14,11 +14,16 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 
+from facturador.authority.soap.injection import Fault
 from facturador.authority.soap.protocol import BETA_SOL_PASSWORD, BETA_SOL_USER
+from facturador.domain.pending import PendingSender
+from facturador.store.faults import SqlFaultStore
+from facturador.store.models import DOCUMENTS
 from tests.common import issue
 from tests.conftest import LiveService
-from tests.facturador.api.test_soap_sending import SOL_PASSWORD, SOL_USER, faults, soap_shop  # noqa: F401
+from tests.facturador.api.test_soap_sending import SOL_PASSWORD, SOL_USER, soap_shop
 from tests.samples.bodies import invoice_body
 from tests.shops import Shop
 
@@ -61,6 +66,13 @@ class _RecordingHandler(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
+def faults(live: LiveService) -> Iterator[SqlFaultStore]:
+    store = SqlFaultStore(live.context.db)
+    yield store
+    store.clear()
+
+
+@pytest.fixture
 def recorder() -> Iterator[Recorder]:
     server = Recorder()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -96,3 +108,53 @@ def test_beta_gets_only_moddatos_and_the_sol_user_goes_only_to_production(
             assert f"<wsse:Username>{shop.ruc}{SOL_USER}</wsse:Username>" in text
             assert "Clave.SOL-9&amp;&lt;&gt;</wsse:Password>" in text
     assert SOL_PASSWORD.startswith("Clave.SOL")
+
+
+def _document(live: LiveService, external_id: str) -> Any:
+    with live.context.engine.connect() as connection:
+        return connection.execute(
+            select(DOCUMENTS.c.state_type_id, DOCUMENTS.c.response, DOCUMENTS.c.next_send_at).where(
+                DOCUMENTS.c.external_id == external_id
+            )
+        ).one()
+
+
+UNPROVEN = [
+    # where the tenant sends, the already-registered code, and what keeps its CDR from being proved
+    ("ose", "4000", "an OSE without billConsultService"),
+    ("beta", "1033", "SUNAT's beta: no billConsultService"),
+    ("production", "0402", "getStatusCdr fails"),
+]
+
+
+@pytest.mark.parametrize(("destination", "code", "why"), UNPROVEN)
+def test_an_already_registered_answer_without_its_cdr_stays_pending_and_stops_after_three(
+    live: LiveService, faults: SqlFaultStore, destination: str, code: str, why: str
+) -> None:
+    """SUNAT (or the OSE) answers that it already has the document, and its CDR cannot be had: the
+    document stays 01 with that answer (never 07 without a CDR), is sent again, and after three such
+    answers in a row the service stops sending it and says a person must settle it."""
+    shop = soap_shop(live, "previo")
+    if destination == "ose":
+        shop.set(sunat_sending="ose", ose_url=f"{live.root}/sunat/ol-ti-itcpfegem/billService")
+    elif destination == "beta":
+        shop.set(sunat_sending="beta")
+    else:
+        faults.add(Fault("fault", ruc=shop.ruc, operation="getStatusCdr", code="0109"))
+    faults.add(Fault("duplicate", ruc=shop.ruc, operation="sendBill", code=code, remaining=3))
+    sender = PendingSender(live.context)
+    with _client(shop) as client:
+        hit = issue(client, invoice_body(), "/api/documents")
+        assert (hit["data"]["state_type_id"], hit["response"]["code"]) == ("01", code), (why, hit)
+        assert hit["links"]["cdr"] == ""
+        external_id = hit["data"]["external_id"]
+        assert [outcome.code for outcome in sender.send_due(tenant=shop.slug, force=True)] == [code]
+        assert [outcome.code for outcome in sender.send_due(tenant=shop.slug, force=True)] == [code]
+        assert sender.send_due(tenant=shop.slug, force=True) == []  # no fourth sending by itself
+        stored = _document(live, external_id)
+        assert stored.state_type_id == "01" and stored.next_send_at is None
+        assert stored.response["code"] == code and stored.response["unproven"] == 3
+        assert "no se reenvía más" in stored.response["attention"]
+        listed = client.get("/api/documents/lists").json()["data"]
+    (row,) = [r for r in listed if r["external_id"] == external_id]
+    assert row["state_type_id"] == "01"
