@@ -600,7 +600,10 @@ class SummaryService:
         """Ask about one summary's ticket (sending it again first when its answer was lost), as
         ``POST .../status`` does, and plan the next question: doubling waits from
         :data:`POLL_SECONDS` while SUNAT answers 98 or cannot be reached, none once it answered, and
-        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). Returns the
+        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). A summary
+        sent again that SUNAT says it already has (2223, 2324, 0402: the ticket of its first sending is
+        lost), or still unanswered after :data:`MAX_POLL_ATTEMPTS` questions, is not asked about again:
+        its ``poll_error`` starts with :data:`NEEDS_A_PERSON` (see :func:`needs_a_person`). Returns the
         answer, or None when another process changed the summary first."""
         with self.context.engine.connect() as connection:
             row = connection.execute(
@@ -614,10 +617,23 @@ class SummaryService:
         try:
             answer = self.status(tenant, row.summary_type, {"external_id": row.external_id})
         except ServiceError as exc:
-            unknown = exc.message.startswith(UNKNOWN_TICKET)
-            self.plan_poll(summary_id, attempts, None if unknown else poll_delay(attempts + 1), exc.message)
+            if exc.message.startswith(UNKNOWN_TICKET):
+                self.plan_poll(summary_id, attempts, None, exc.message)
+            elif already_presented(exc.message):
+                self.plan_poll(summary_id, attempts, None, NEEDS_A_PERSON + PRESENTED_BEFORE + exc.message)
+            elif attempts >= MAX_POLL_ATTEMPTS:
+                self.plan_poll(
+                    summary_id, attempts, None, NEEDS_A_PERSON + _unanswered(attempts) + exc.message
+                )
+            else:
+                self.plan_poll(summary_id, attempts, poll_delay(attempts + 1), exc.message)
             raise
-        self.plan_poll(summary_id, attempts, poll_delay(attempts + 1) if answer.in_process else None, None)
+        if not answer.in_process:
+            self.plan_poll(summary_id, attempts, None, None)
+        elif attempts >= MAX_POLL_ATTEMPTS:
+            self.plan_poll(summary_id, attempts, None, NEEDS_A_PERSON + _unanswered(attempts) + "98")
+        else:
+            self.plan_poll(summary_id, attempts, poll_delay(attempts + 1), None)
         return answer
 
     def plan_poll(
@@ -865,6 +881,35 @@ POLL_SECONDS = 10.0
 MAX_POLL_SECONDS = 1800.0
 #: How a status error starts when SUNAT does not know the ticket (0125-0127): never asked again.
 UNKNOWN_TICKET = "Code: 012"
+#: How many times the poller asks about one summary before it leaves it to a person: with waits doubling
+#: from 10 s to 30 minutes, about 11 hours (SUNAT's tickets that stay 98 for hours are known to clients).
+MAX_POLL_ATTEMPTS = 30
+#: SUNAT's codes for a summary file it already holds, answered to a summary sent again after the answer
+#: to its first sending was lost: 2223 (RC), 2324 (RA, RR), 0402. That first ticket cannot be asked for:
+#: no service gives it, and getStatusCdr answers only facturas and their notes (thegreenter/demo#32).
+ALREADY_PRESENTED = ("2223", "2324", "0402")
+#: How the ``poll_error`` of a summary the poller stopped asking about starts.
+NEEDS_A_PERSON = "Requiere revisión: "
+PRESENTED_BEFORE = (
+    "SUNAT ya tiene este archivo y el ticket de su primer envío se perdió. Consulte una de sus boletas en "
+    "SUNAT (Consulta de validez del CPE): si figura, el resumen fue procesado; si no, declárelas en un "
+    "resumen nuevo. "
+)
+
+
+def already_presented(message: str) -> bool:
+    """Whether a status error (``Code: c; Description: d``) is SUNAT saying it already holds the file."""
+    return any(message.startswith(f"Code: {code};") for code in ALREADY_PRESENTED)
+
+
+def _unanswered(attempts: int) -> str:
+    return f"SUNAT no respondió el ticket tras {attempts} consultas; la última: "
+
+
+def needs_a_person(state: str, next_poll_at: dt.datetime | None, poll_error: str | None) -> bool:
+    """Whether a summary waits for a person: not settled (01/03), the poller no longer asks about it,
+    and it says why (an unknown ticket, a file SUNAT already had, a ticket never answered)."""
+    return state in (states.REGISTERED, states.SENT) and next_poll_at is None and bool(poll_error)
 
 
 def poll_delay(attempts: int) -> dt.timedelta:
@@ -902,8 +947,8 @@ def _settle_reversed(connection: Connection, summary_id: int, accepted: bool) ->
 def may_have_arrived(code: str) -> bool:
     """Whether a sending that failed with ``code`` may still have reached SUNAT: no SUNAT code came back
     (a time-out or a cut answer; codes of our own that are not digits), except a connection that was
-    never made and HTTP 502/503/504 (see :mod:`facturador.authority.soap.client`)."""
-    return not code.isdigit() and code not in ("CONNECTION", "HTTP-502", "HTTP-503", "HTTP-504")
+    never made and HTTP 401/502/503/504 without SOAP (see :mod:`facturador.authority.soap.client`)."""
+    return not code.isdigit() and code not in ("CONNECTION", "HTTP-401", "HTTP-502", "HTTP-503", "HTTP-504")
 
 
 def _lost_answer(exc: AuthorityError, summary: _Prepared) -> ServiceError:

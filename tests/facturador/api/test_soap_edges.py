@@ -7,6 +7,7 @@ loopback that keeps every request it gets (to check what goes on the wire).
 
 from __future__ import annotations
 
+import datetime as dt
 import http.server
 import threading
 from collections.abc import Iterator
@@ -18,13 +19,16 @@ from sqlalchemy import select
 
 from facturador.authority.soap.injection import Fault
 from facturador.authority.soap.protocol import BETA_SOL_PASSWORD, BETA_SOL_USER
-from facturador.domain.pending import PendingSender
+from facturador.domain.pending import PendingSender, TicketPoller
+from facturador.domain.send_policy import utc_now
+from facturador.domain.summaries import MAX_POLL_ATTEMPTS, NEEDS_A_PERSON
 from facturador.store.faults import SqlFaultStore
-from facturador.store.models import DOCUMENTS
+from facturador.store.models import DOCUMENTS, SUMMARIES
 from tests.common import issue
 from tests.conftest import LiveService
 from tests.facturador.api.test_soap_sending import SOL_PASSWORD, SOL_USER, soap_shop
-from tests.samples.bodies import invoice_body
+from tests.facturador.api.test_summaries import declare, today
+from tests.samples.bodies import boleta_body, invoice_body
 from tests.shops import Shop
 
 pytestmark = pytest.mark.slow
@@ -158,3 +162,57 @@ def test_an_already_registered_answer_without_its_cdr_stays_pending_and_stops_af
         listed = client.get("/api/documents/lists").json()["data"]
     (row,) = [r for r in listed if r["external_id"] == external_id]
     assert row["state_type_id"] == "01"
+
+
+def _summary_row(live: LiveService, external_id: str) -> Any:
+    with live.context.engine.connect() as connection:
+        return connection.execute(
+            select(
+                SUMMARIES.c.state_type_id,
+                SUMMARIES.c.next_poll_at,
+                SUMMARIES.c.poll_attempts,
+                SUMMARIES.c.poll_error,
+                SUMMARIES.c.ticket,
+            ).where(SUMMARIES.c.external_id == external_id)
+        ).one()
+
+
+def test_a_summary_sunat_holds_whose_answer_was_lost_is_left_to_a_person(
+    live: LiveService, faults: SqlFaultStore
+) -> None:
+    """The answer to a daily summary is lost after SUNAT took it; sent again, SUNAT answers 2223 (the
+    file was presented before) and no service gives the first ticket: the poller stops asking (it asked
+    with doubling waits forever) and the summary says a person must look at it."""
+    shop = soap_shop(live, "perdido")
+    poller = TicketPoller(live.context)
+    with _client(shop) as client:
+        for _ in range(2):
+            issue(client, boleta_body(), "/api/documents")
+        faults.add(Fault("reset-after", ruc=shop.ruc, operation="sendSummary", remaining=1))
+        lost = client.post(
+            "/api/summaries", json={"fecha_de_emision_de_documentos": today(), "codigo_tipo_proceso": "1"}
+        )
+        assert lost.status_code == 502 and "quedó registrado" in lost.json()["message"], lost.text
+        external_id = lost.json()["message"].split("external_id ")[1].split(")")[0]
+        (first,) = poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(minutes=1))
+        assert first.error is not None and first.error.startswith("Code: 2223"), first
+        stored = _summary_row(live, external_id)
+        assert stored.next_poll_at is None and stored.ticket == ""
+        assert stored.poll_error.startswith(NEEDS_A_PERSON) and "Code: 2223" in stored.poll_error
+        assert poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(days=1)) == []
+
+
+def test_a_ticket_sunat_never_answers_is_asked_about_a_bounded_number_of_times(live: LiveService) -> None:
+    shop = soap_shop(live, "eterno", authority_ticket_delay=10.0**6)
+    poller = TicketPoller(live.context)
+    with _client(shop) as client:
+        issue(client, boleta_body(), "/api/documents")
+        sent = declare(client)
+        asked = 0
+        while poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(days=1)):
+            asked += 1
+            assert asked <= MAX_POLL_ATTEMPTS, "the poller never stops asking"
+    stored = _summary_row(live, sent["external_id"])
+    assert asked == MAX_POLL_ATTEMPTS and stored.poll_attempts == MAX_POLL_ATTEMPTS
+    assert stored.state_type_id == "03" and stored.next_poll_at is None
+    assert stored.poll_error.startswith(NEEDS_A_PERSON) and "98" in stored.poll_error
