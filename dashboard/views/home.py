@@ -2,8 +2,9 @@
 
 Alerts come from :func:`analysis.alerts.alerts` over the documents of the last :data:`LOOK_BACK_DAYS`
 days (boletas not declared at any age within them, facturas without a CDR, rejected documents, voidings
-past SUNAT's deadline) and this service's lists of summaries and voided communications (tickets in
-process); real tenants have no such lists, and the page says so.
+past SUNAT's deadline), this service's lists of summaries and voided communications (tickets in
+process) and what it stopped sending or asking about by itself, for a person to settle ("needs a
+person"); real tenants have no such lists, and the page says so.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def main() -> None:
             year = scoped(active, start, today)
             records = _records(active, start, today)
             certificate = active.client.company.certificate()
+            attention = active.client.company.attention()
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo cargar los documentos: {exc.message}")
@@ -74,7 +76,7 @@ def main() -> None:
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
     for index, alert in enumerate(
-        alerts(year.memo(("alerts",), lambda: _watched(year)), today, records, certificate)
+        alerts(year.memo(("alerts",), lambda: _watched(year)), today, records, certificate, attention)
     ):
         show_alert(alert, index)
     month = data.Scope(year.store, today.replace(day=1), today)

@@ -160,8 +160,12 @@ def test_an_already_registered_answer_without_its_cdr_stays_pending_and_stops_af
         assert stored.response["code"] == code and stored.response["unproven"] == 3
         assert "no se reenvía más" in stored.response["attention"]
         listed = client.get("/api/documents/lists").json()["data"]
+        waiting = client.get("/api/company/attention").json()["data"]
     (row,) = [r for r in listed if r["external_id"] == external_id]
     assert row["state_type_id"] == "01"
+    assert [(item["kind"], item["reference"], item["code"]) for item in waiting] == [
+        ("document", hit["data"]["number"], code)
+    ]
 
 
 def _summary_row(live: LiveService, external_id: str) -> Any:
@@ -200,6 +204,9 @@ def test_a_summary_sunat_holds_whose_answer_was_lost_is_left_to_a_person(
         assert stored.next_poll_at is None and stored.ticket == ""
         assert stored.poll_error.startswith(NEEDS_A_PERSON) and "Code: 2223" in stored.poll_error
         assert poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(days=1)) == []
+        (waiting,) = client.get("/api/company/attention").json()["data"]
+    assert waiting["kind"] == "summary" and waiting["code"] == "2223"
+    assert waiting["reference"] == f"RC-{today().replace('-', '')}-1"
 
 
 def test_a_ticket_sunat_never_answers_is_asked_about_a_bounded_number_of_times(live: LiveService) -> None:
