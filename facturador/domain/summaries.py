@@ -541,9 +541,19 @@ class SummaryService:
             raise missing
         if row.state_type_id not in (states.SENT, states.REGISTERED):  # answered before: served as stored
             return _answer(row, row.state_type_id, row.response)
+        if (row.response or {}).get("replaced_by"):  # a corrective summary carries its documents now
+            return _answer(row, row.state_type_id, row.response)
         gateway = self.context.gateway(tenant)
         if not row.ticket:  # its answer was lost when it was sent: send the same file again
-            row = self._send_again(row, gateway)
+            try:
+                row = self._send_again(row, gateway)
+            except AuthorityError as exc:
+                if not (
+                    exc.code in ALREADY_PRESENTED and (row.summary_type, row.process_type) == (RC, DECLARE)
+                ):
+                    raise _authority_error(exc) from exc
+                replaced = self._correct(tenant, row, exc)  # SUNAT holds it; its ticket is lost
+                return _answer(replaced, replaced.state_type_id, replaced.response)
         try:
             status = gateway.get_status(row.ticket)
         except AuthorityError as exc:
@@ -558,6 +568,11 @@ class SummaryService:
             "status_code": int(status.status_code),
         }
         state = states.ACCEPTED if status.accepted else states.REJECTED
+        # a corrective summary rejected because its boletas were informed before (2282) proves that the
+        # summary it replaced was processed: its boletas are declared
+        proves = "" if status.accepted or answer.code != ALREADY_INFORMED else self._replaced_by(tenant, row)
+        if proves:
+            response["proves"] = proves
         with self.context.writing() as connection:
             # the first answer read moves the states; a concurrent query that got there first wins
             current = connection.execute(
@@ -573,8 +588,121 @@ class SummaryService:
             if row.summary_type == RR:
                 _settle_reversed(connection, row.id, status.accepted)
             else:
-                _settle_documents(connection, row.id, row.process_type, status.accepted)
+                _settle_documents(connection, row.id, row.process_type, status.accepted or bool(proves))
+            if proves:
+                lost = connection.execute(
+                    select(SUMMARIES.c.id, SUMMARIES.c.response).where(
+                        SUMMARIES.c.tenant_id == tenant.id,
+                        SUMMARIES.c.summary_type == RC,
+                        SUMMARIES.c.identifier == proves,
+                    )
+                ).one()
+                connection.execute(
+                    update(SUMMARIES)
+                    .where(SUMMARIES.c.id == lost.id)
+                    .values(
+                        state_type_id=states.ACCEPTED,
+                        response={**(lost.response or {}), "proved_by": row.identifier},
+                    )
+                )
         return _answer(row, state, response)
+
+    def _correct(self, tenant: TenantInfo, row: DbRow, refused: AuthorityError) -> DbRow:
+        """A daily summary whose first answer was lost and that SUNAT says it already holds (2223; its
+        ticket cannot be had, nor its boletas' CDRs: getStatusCdr answers only facturas and their notes):
+        its boletas go in a corrective summary with the next correlative of today, asked about by the
+        poller at once. Its answer settles them: 0, they were not declared and now are; 2282 ("Existe
+        documento ya informado anteriormente"), the lost summary was processed and declared them (see
+        :meth:`status`). The lost summary keeps its file and says what replaced it. Returns its row."""
+        identity = self.context.identity(tenant)
+        today = self.context.today()
+        with self.context.writing() as connection:
+            connection.execute(
+                select(TENANTS.c.id).where(TENANTS.c.id == tenant.id).with_for_update(key_share=True)
+            )
+            lost = connection.execute(
+                select(*_SUMMARY_COLUMNS, SUMMARIES.c.date_of_reference, SUMMARIES.c.user_id)
+                .where(SUMMARIES.c.id == row.id)
+                .with_for_update(key_share=True)
+            ).one()
+            if (lost.response or {}).get("replaced_by"):  # another process corrected it meanwhile
+                return lost
+            links = connection.execute(
+                select(SUMMARY_DOCUMENTS)
+                .where(SUMMARY_DOCUMENTS.c.summary_id == row.id)
+                .order_by(SUMMARY_DOCUMENTS.c.line)
+            ).all()
+            documents = {
+                document.id: document
+                for document in connection.execute(
+                    _DOCUMENT_QUERY.where(DOCUMENTS.c.id.in_([link.document_id for link in links]))
+                )
+            }
+            sequence = _next_sequence(connection, tenant, RC, today)
+            identifier = f"{RC}-{today:%Y%m%d}-{sequence}"
+            chunk = [(documents[link.document_id], link.reason) for link in links]
+            built = _build(tenant, RC, row.process_type, identifier, lost.date_of_reference, today, chunk)
+            signed = sign_summary(built, identity)
+            corrective_id = connection.execute(
+                SUMMARIES.insert().returning(SUMMARIES.c.id),
+                {
+                    "tenant_id": tenant.id,
+                    "external_id": str(uuid.uuid4()),
+                    "user_id": lost.user_id,
+                    "summary_type": RC,
+                    "process_type": row.process_type,
+                    "identifier": identifier,
+                    "sequence": sequence,
+                    "filename": signed.filename,
+                    "date_of_issue": today,
+                    "date_of_reference": lost.date_of_reference,
+                    "state_type_id": states.REGISTERED,
+                    "ticket": "",
+                    "hash": signed.digest_value,
+                    "response": None,
+                    "xml": signed.xml,
+                    "poll_attempts": 0,
+                    "next_poll_at": utc_now(),  # sent by the poller's next pass
+                },
+            ).scalar_one()
+            connection.execute(
+                SUMMARY_DOCUMENTS.insert(),
+                [
+                    {
+                        "summary_id": corrective_id,
+                        "document_id": link.document_id,
+                        "line": link.line,
+                        "previous_state": link.previous_state,
+                        "reason": link.reason,
+                    }
+                    for link in links
+                ],
+            )
+            response = {"code": refused.code, "description": refused.description, "replaced_by": identifier}
+            connection.execute(
+                update(SUMMARIES)
+                .where(SUMMARIES.c.id == row.id)
+                .values(response=response, next_poll_at=None, poll_error=None)
+            )
+            return connection.execute(select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id)).one()
+
+    def _replaced_by(self, tenant: TenantInfo, corrective: DbRow) -> str:
+        """The identifier of the lost daily summary ``corrective`` replaced ("" when it replaced none)."""
+        if corrective.summary_type != RC:
+            return ""
+        with self.context.engine.connect() as connection:
+            rows = connection.execute(
+                select(SUMMARIES.c.identifier, SUMMARIES.c.response).where(
+                    SUMMARIES.c.tenant_id == tenant.id,
+                    SUMMARIES.c.summary_type == RC,
+                    SUMMARIES.c.state_type_id == states.REGISTERED,
+                    SUMMARIES.c.ticket == "",
+                    SUMMARIES.c.response.is_not(None),
+                )
+            ).all()
+        return next(
+            (r.identifier for r in rows if (r.response or {}).get("replaced_by") == corrective.identifier), ""
+        )
 
     # -- the background poller ---------------------------------------------------------------------
 
@@ -658,14 +786,11 @@ class SummaryService:
 
     def _send_again(self, row: DbRow, gateway: AuthorityGateway) -> DbRow:
         """Send a summary whose first sending got no answer (its stored signed file, unchanged) and keep
-        the ticket; raises 502 while SUNAT still cannot be reached."""
+        the ticket; raises :class:`AuthorityError` while SUNAT still cannot be reached or refuses it."""
         with self.context.engine.connect() as connection:
             xml = connection.execute(select(SUMMARIES.c.xml).where(SUMMARIES.c.id == row.id)).scalar_one()
         send = cast(Any, gateway).send_other_summary if row.summary_type == "RR" else gateway.send_summary
-        try:
-            ticket = send(row.filename, zip_document(row.filename, xml))
-        except AuthorityError as exc:
-            raise _authority_error(exc) from exc
+        ticket = send(row.filename, zip_document(row.filename, xml))
         self.keep_ticket(row.id, ticket)
         with self.context.engine.connect() as connection:
             return connection.execute(select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id)).one()
@@ -888,6 +1013,8 @@ MAX_POLL_ATTEMPTS = 30
 #: to its first sending was lost: 2223 (RC), 2324 (RA, RR), 0402. That first ticket cannot be asked for:
 #: no service gives it, and getStatusCdr answers only facturas and their notes (thegreenter/demo#32).
 ALREADY_PRESENTED = ("2223", "2324", "0402")
+#: SUNAT's 2282 "Existe documento ya informado anteriormente": a summary line adds a boleta it knows.
+ALREADY_INFORMED = "2282"
 #: How the ``poll_error`` of a summary the poller stopped asking about starts.
 NEEDS_A_PERSON = "Requiere revisión: "
 PRESENTED_BEFORE = (

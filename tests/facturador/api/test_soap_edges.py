@@ -23,10 +23,10 @@ from facturador.domain.pending import PendingSender, TicketPoller
 from facturador.domain.send_policy import utc_now
 from facturador.domain.summaries import MAX_POLL_ATTEMPTS, NEEDS_A_PERSON
 from facturador.store.faults import SqlFaultStore
-from facturador.store.models import DOCUMENTS, SUMMARIES
+from facturador.store.models import AUTHORITY_TICKETS, DOCUMENTS, SUMMARIES
 from tests.common import issue
 from tests.conftest import LiveService
-from tests.facturador.api.test_soap_sending import SOL_PASSWORD, SOL_USER, soap_shop
+from tests.facturador.api.test_soap_sending import SOL_PASSWORD, SOL_USER, rows, soap_shop
 from tests.facturador.api.test_summaries import declare, today
 from tests.samples.bodies import boleta_body, invoice_body
 from tests.shops import Shop
@@ -181,32 +181,92 @@ def _summary_row(live: LiveService, external_id: str) -> Any:
         ).one()
 
 
-def test_a_summary_sunat_holds_whose_answer_was_lost_is_left_to_a_person(
-    live: LiveService, faults: SqlFaultStore
+def _lost(client: httpx.Client, path: str, body: dict[str, Any]) -> str:
+    """Send a summary whose answer is lost after SUNAT took it (a ``reset-after`` injected); its
+    external_id (kept, to be sent again)."""
+    lost = client.post(path, json=body)
+    assert lost.status_code == 502 and "quedó registrado" in lost.json()["message"], lost.text
+    return str(lost.json()["message"].split("external_id ")[1].split(")")[0])
+
+
+def _poll_until_quiet(poller: TicketPoller, slug: str) -> list[Any]:
+    outcomes: list[Any] = []
+    for _ in range(10):
+        found = poller.poll_due(tenant=slug, now=utc_now() + dt.timedelta(days=1))
+        if not found:
+            return outcomes
+        outcomes += found
+    raise AssertionError(f"the poller never stops: {outcomes}")
+
+
+@pytest.mark.parametrize("processed", [True, False])
+def test_a_lost_daily_summary_sunat_holds_is_replaced_by_a_corrective_that_settles_its_boletas(
+    live: LiveService, faults: SqlFaultStore, processed: bool
 ) -> None:
     """The answer to a daily summary is lost after SUNAT took it; sent again, SUNAT answers 2223 (the
-    file was presented before) and no service gives the first ticket: the poller stops asking (it asked
-    with doubling waits forever) and the summary says a person must look at it."""
+    file was presented before) and no service gives the first ticket (the poller asked with doubling
+    waits forever). Its boletas go in a corrective summary with the next correlative: accepted when the
+    lost one was never processed; 2282 ("ya informado") when it was, which proves the lost one."""
     shop = soap_shop(live, "perdido")
     poller = TicketPoller(live.context)
     with _client(shop) as client:
-        for _ in range(2):
-            issue(client, boleta_body(), "/api/documents")
+        boletas = [issue(client, boleta_body(), "/api/documents")["data"]["number"] for _ in range(2)]
         faults.add(Fault("reset-after", ruc=shop.ruc, operation="sendSummary", remaining=1))
-        lost = client.post(
-            "/api/summaries", json={"fecha_de_emision_de_documentos": today(), "codigo_tipo_proceso": "1"}
+        external_id = _lost(
+            client, "/api/summaries", {"fecha_de_emision_de_documentos": today(), "codigo_tipo_proceso": "1"}
         )
-        assert lost.status_code == 502 and "quedó registrado" in lost.json()["message"], lost.text
-        external_id = lost.json()["message"].split("external_id ")[1].split(")")[0]
+        if processed:  # SUNAT processed the first file: its ticket was answered, to nobody
+            with live.context.engine.connect() as connection:
+                (ticket,) = connection.execute(
+                    select(AUTHORITY_TICKETS.c.ticket).where(AUTHORITY_TICKETS.c.issuer_ruc == shop.ruc)
+                ).one()
+            live.context.gateway(live.context.tenant_by_slug(shop.slug)).get_status(ticket)
+        outcomes = _poll_until_quiet(poller, shop.slug)
+        listed = {
+            row["identifier"]: row
+            for row in client.get(f"/api/summaries/lists/{today()}/{today()}").json()["data"]
+        }
+        states_of = {n: r["state_type_id"] for n, r in rows(client).items()}
+        waiting = client.get("/api/company/attention").json()["data"]
+    first, corrective = f"RC-{today().replace('-', '')}-1", f"RC-{today().replace('-', '')}-2"
+    assert sorted(listed) == [first, corrective], outcomes
+    assert listed[first]["response"]["code"] == "2223"
+    assert listed[first]["response"]["replaced_by"] == corrective
+    if processed:
+        assert (listed[corrective]["state_type_id"], listed[corrective]["response"]["code"]) == ("09", "2282")
+        assert listed[first]["state_type_id"] == "05"
+        assert listed[first]["response"]["proved_by"] == corrective
+    else:
+        assert (listed[corrective]["state_type_id"], listed[corrective]["response"]["code"]) == ("05", "0")
+    assert {states_of[number] for number in boletas} == {"05"}
+    assert waiting == []
+    assert _summary_row(live, external_id).next_poll_at is None
+
+
+def test_a_lost_voided_communication_sunat_holds_is_left_to_a_person(
+    live: LiveService, faults: SqlFaultStore
+) -> None:
+    """The same for a voided communication (2324): no corrective is made (voiding twice is not
+    harmless); the poller stops asking and the communication waits for a person."""
+    shop = soap_shop(live, "baja")
+    poller = TicketPoller(live.context)
+    with _client(shop) as client:
+        factura = issue(client, invoice_body(), "/api/documents")["data"]
+        faults.add(Fault("reset-after", ruc=shop.ruc, operation="sendSummary", remaining=1))
+        body = {
+            "fecha_de_emision_de_documentos": today(),
+            "documentos": [{"external_id": factura["external_id"], "motivo_anulacion": "Error en el precio"}],
+        }
+        external_id = _lost(client, "/api/voided", body)
         (first,) = poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(minutes=1))
-        assert first.error is not None and first.error.startswith("Code: 2223"), first
+        assert first.error is not None and first.error.startswith("Code: 2324"), first
         stored = _summary_row(live, external_id)
         assert stored.next_poll_at is None and stored.ticket == ""
-        assert stored.poll_error.startswith(NEEDS_A_PERSON) and "Code: 2223" in stored.poll_error
+        assert stored.poll_error.startswith(NEEDS_A_PERSON) and "Code: 2324" in stored.poll_error
         assert poller.poll_due(tenant=shop.slug, now=utc_now() + dt.timedelta(days=1)) == []
         (waiting,) = client.get("/api/company/attention").json()["data"]
-    assert waiting["kind"] == "summary" and waiting["code"] == "2223"
-    assert waiting["reference"] == f"RC-{today().replace('-', '')}-1"
+    assert waiting["kind"] == "summary" and waiting["code"] == "2324"
+    assert waiting["reference"] == f"RA-{today().replace('-', '')}-1"
 
 
 def test_a_ticket_sunat_never_answers_is_asked_about_a_bounded_number_of_times(live: LiveService) -> None:
