@@ -539,9 +539,9 @@ class SummaryService:
             row = connection.execute(query.order_by(SUMMARIES.c.id).limit(1)).first()
         if row is None:
             raise missing
-        if row.state_type_id not in (states.SENT, states.REGISTERED):  # answered before: served as stored
-            return _answer(row, row.state_type_id, row.response)
         if (row.response or {}).get("replaced_by"):  # a corrective summary carries its documents now
+            raise _replaced(row)
+        if row.state_type_id not in (states.SENT, states.REGISTERED):  # answered before: served as stored
             return _answer(row, row.state_type_id, row.response)
         gateway = self.context.gateway(tenant)
         if not row.ticket:  # its answer was lost when it was sent: send the same file again
@@ -552,8 +552,7 @@ class SummaryService:
                     exc.code in ALREADY_PRESENTED and (row.summary_type, row.process_type) == (RC, DECLARE)
                 ):
                     raise _authority_error(exc) from exc
-                replaced = self._correct(tenant, row, exc)  # SUNAT holds it; its ticket is lost
-                return _answer(replaced, replaced.state_type_id, replaced.response)
+                raise _replaced(self._correct(tenant, row, exc)) from exc  # SUNAT holds it; ticket lost
         try:
             status = gateway.get_status(row.ticket)
         except AuthorityError as exc:
@@ -745,7 +744,9 @@ class SummaryService:
         try:
             answer = self.status(tenant, row.summary_type, {"external_id": row.external_id})
         except ServiceError as exc:
-            if exc.message.startswith(UNKNOWN_TICKET):
+            if exc.error_code == REPLACED:  # its corrective summary is asked about instead
+                self.plan_poll(summary_id, attempts, None, None)
+            elif exc.message.startswith(UNKNOWN_TICKET):
                 self.plan_poll(summary_id, attempts, None, exc.message)
             elif already_presented(exc.message):
                 self.plan_poll(summary_id, attempts, None, NEEDS_A_PERSON + PRESENTED_BEFORE + exc.message)
@@ -1015,6 +1016,8 @@ MAX_POLL_ATTEMPTS = 30
 ALREADY_PRESENTED = ("2223", "2324", "0402")
 #: SUNAT's 2282 "Existe documento ya informado anteriormente": a summary line adds a boleta it knows.
 ALREADY_INFORMED = "2282"
+#: The error code of a status query about a daily summary replaced by a corrective one.
+REPLACED = "SUMMARY_REPLACED"
 #: How the ``poll_error`` of a summary the poller stopped asking about starts.
 NEEDS_A_PERSON = "Requiere revisión: "
 PRESENTED_BEFORE = (
@@ -1086,6 +1089,22 @@ def _lost_answer(exc: AuthorityError, summary: _Prepared) -> ServiceError:
         f"{exc}. El resumen {summary.identifier} quedó registrado (external_id {summary.external_id}) y se "
         "volverá a enviar al consultar su estado.",
         "AUTHORITY_EXCEPTION",
+    )
+
+
+def _replaced(row: DbRow) -> ServiceError:
+    """409 for a daily summary replaced by a corrective one (see :meth:`SummaryService._correct`)."""
+    response = row.response or {}
+    proved = (
+        f" SUNAT probó que procesó este resumen ({response['proved_by']}: 2282)."
+        if response.get("proved_by")
+        else ""
+    )
+    return ServiceError(
+        409,
+        f"El resumen {row.identifier} ya estaba en SUNAT ({response.get('code')}) y el ticket de su envío se "
+        f"perdió: sus documentos van en el resumen {response.get('replaced_by')}; consulte ese.{proved}",
+        REPLACED,
     )
 
 

@@ -228,6 +228,7 @@ def test_a_lost_daily_summary_sunat_holds_is_replaced_by_a_corrective_that_settl
         }
         states_of = {n: r["state_type_id"] for n, r in rows(client).items()}
         waiting = client.get("/api/company/attention").json()["data"]
+        asked = client.post("/api/summaries/status", json={"external_id": external_id})
     first, corrective = f"RC-{today().replace('-', '')}-1", f"RC-{today().replace('-', '')}-2"
     assert sorted(listed) == [first, corrective], outcomes
     assert listed[first]["response"]["code"] == "2223"
@@ -239,6 +240,8 @@ def test_a_lost_daily_summary_sunat_holds_is_replaced_by_a_corrective_that_settl
     else:
         assert (listed[corrective]["state_type_id"], listed[corrective]["response"]["code"]) == ("05", "0")
     assert {states_of[number] for number in boletas} == {"05"}
+    assert asked.status_code == 409 and asked.json()["error_code"] == "SUMMARY_REPLACED", asked.text
+    assert f"van en el resumen {corrective}" in asked.json()["message"]
     assert waiting == []
     assert _summary_row(live, external_id).next_poll_at is None
 
