@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from analysis.sales import Sale
-from connector.company import CertificateStatus
+from connector.company import AttentionItem, CertificateStatus
 from connector.models import SummaryRecord
 from sunat.deadlines import (
     FACTURA_SENDING_DAYS,
@@ -282,6 +282,33 @@ def voided_late(records: Sequence[SummaryRecord] | None, sales: Iterable[Sale], 
     )
 
 
+def needs_a_person(items: Sequence[AttentionItem]) -> Alert:
+    """Documents and summaries the service stopped sending or asking about by itself (SUNAT holds them
+    but their answer cannot be had): a person settles each, as its reason says."""
+    if not items:
+        return Alert(
+            "attention", "ok", "Nada espera una revisión: el servicio resuelve solo lo pendiente.", ""
+        )
+    rows = [
+        {
+            "Referencia": item.reference,
+            "Fecha": item.date,
+            "Código SUNAT": item.code,
+            "Qué hacer": item.reason,
+        }
+        for item in items
+    ]
+    return Alert(
+        "attention",
+        "error",
+        _plural(len(items), "comprobante o resumen requiere", "comprobantes o resúmenes requieren")
+        + " una persona",
+        "El servicio dejó de reenviarlos o de consultarlos: SUNAT ya los tiene pero no dio su respuesta. "
+        "Vea en cada uno qué hacer.",
+        rows,
+    )
+
+
 def certificate(status: CertificateStatus) -> Alert:
     """The signing certificate: SUNAT's last certificate error (2325-2328), an expired or soon expiring
     certificate, or a generated one while sending to SUNAT's production or an OSE."""
@@ -323,9 +350,11 @@ def alerts(
     today: dt.date,
     records: Sequence[SummaryRecord] | None = None,
     certificate_status: CertificateStatus | None = None,
+    attention: Sequence[AttentionItem] | None = None,
 ) -> list[Alert]:
     """Every alert, the most serious first (those with nothing to report last). ``certificate_status``
-    is None for a tenant that does not tell it (a real tenant): no certificate alert then."""
+    and ``attention`` are None for a tenant that does not tell them (a real tenant): no certificate or
+    "needs a person" alert then."""
     found = [
         boletas_not_declared(sales, today),
         facturas_without_cdr(sales, today),
@@ -335,5 +364,7 @@ def alerts(
     ]
     if certificate_status is not None:
         found.append(certificate(certificate_status))
+    if attention is not None:
+        found.append(needs_a_person(attention))
     order = {"error": 0, "warning": 1, "info": 2, "ok": 3}
     return sorted(found, key=lambda a: order[a.severity])

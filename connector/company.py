@@ -11,7 +11,7 @@ from typing import Any
 from connector.errors import NotFoundError
 from connector.http import Connection
 
-__all__ = ["CertificateStatus", "CompanyResource"]
+__all__ = ["AttentionItem", "CertificateStatus", "CompanyResource"]
 
 #: Days before expiry from which the certificate deserves a warning.
 EXPIRY_WARNING_DAYS = 30
@@ -35,11 +35,43 @@ class CertificateStatus:
         return self.days_left is not None and self.days_left <= EXPIRY_WARNING_DAYS
 
 
+@dataclass(frozen=True)
+class AttentionItem:
+    """A document or summary the service stopped sending or asking about by itself, for a person to
+    settle (``GET /api/company/attention``): ``kind`` ``document`` or ``summary``, its ``reference``
+    (F001-7, RC-20261205-1), ``date`` (of issue or generation), SUNAT's last ``code`` and the ``reason``."""
+
+    kind: str
+    reference: str
+    date: dt.date | None
+    code: str
+    reason: str
+
+
 class CompanyResource:
     """The tenant's own settings as our service exposes them (see module doc)."""
 
     def __init__(self, http: Connection, host: Any = None):
         self._http = http
+
+    def attention(self) -> list[AttentionItem] | None:
+        """What waits for a person, or None when the tenant does not tell it (a real tenant)."""
+        try:
+            response = self._http.get("/api/company/attention", retry=False)
+            data = Connection.json(response).get("data") or []
+        except NotFoundError:
+            return None
+        return [
+            AttentionItem(
+                kind=str(item.get("kind") or ""),
+                reference=str(item.get("reference") or ""),
+                date=dt.date.fromisoformat(item["date"]) if item.get("date") else None,
+                code=str(item.get("code") or ""),
+                reason=str(item.get("reason") or ""),
+            )
+            for item in data
+            if isinstance(item, dict)
+        ]
 
     def certificate(self) -> CertificateStatus | None:
         """The certificate status, or None when the tenant does not expose it (a real tenant)."""

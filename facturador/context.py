@@ -21,6 +21,7 @@ from facturador.authority.soap.protocol import (
     BETA_SOL_PASSWORD,
     BETA_SOL_USER,
     ServiceUrls,
+    keeps_connections,
     soap_username,
     sunat_urls,
 )
@@ -308,14 +309,17 @@ class ServiceContext:
     def soap_endpoint(self, tenant: TenantInfo) -> SoapEndpoint:
         """Where and as whom ``tenant`` sends over SOAP (its ``sunat_sending`` settings and SOL password).
 
-        SUNAT's beta takes ``RUC + MODDATOS`` / ``moddatos`` when no SOL user is set; production and an OSE
-        need the tenant's SOL user and password (refused when set without them, see
-        :func:`facturador.domain.tenants.check_sending`). An OSE's user given whole (starting with the
-        RUC) is sent as it is."""
+        SUNAT's beta gets only ``RUC + MODDATOS`` / ``moddatos``, whatever SOL user the tenant has set:
+        the company's real user and password go only to production or the tenant's OSE (which need them:
+        refused when set without them, see :func:`facturador.domain.tenants.check_sending`). An OSE's user
+        given whole (starting with the RUC) is sent as it is."""
         settings = tenant.settings
         destination = settings.get("sunat_sending", "simulator")
-        sol_user = str(settings.get("sol_user") or "")
-        password = self.tenant_secret(tenant.id, "sol_password") or ""
+        if destination == "beta":
+            sol_user, password = BETA_SOL_USER, BETA_SOL_PASSWORD
+        else:
+            sol_user = str(settings.get("sol_user") or "")
+            password = self.tenant_secret(tenant.id, "sol_password") or ""
         if destination == "ose":
             url = str(settings.get("ose_url") or "")
             consult = str(settings.get("ose_consult_url") or "")
@@ -324,9 +328,8 @@ class ServiceContext:
         else:
             base = str(settings.get("sunat_url") or "")
             urls = sunat_urls(destination, base)
-            consult = "" if destination == "beta" and not base else urls.consult  # SUNAT's beta has none
-            if not sol_user and destination == "beta":
-                sol_user, password = BETA_SOL_USER, BETA_SOL_PASSWORD
+            # SUNAT's beta has no billConsultService (and MODDATOS opens none at another host either)
+            consult = "" if destination == "beta" else urls.consult
             username = soap_username(tenant.ruc, sol_user)
         return SoapEndpoint(
             urls=urls,
@@ -335,6 +338,7 @@ class ServiceContext:
             timeout=float(settings.get("sunat_timeout", 30.0)),
             retries=int(settings.get("sunat_retries", 2)),
             consult=bool(consult),
+            keep_alive=keeps_connections(destination),
         )
 
     def sunat_stylesheets(self, folder: str) -> Any:

@@ -237,15 +237,16 @@ class Tenant:
 
 
 def new_tenant(settings: Settings, prefix: str, sunat_url: str | None = None, **overrides: Any) -> Tenant:
-    """A fresh tenant on ``settings``' store; sending over SOAP to ``sunat_url`` when given (SUNAT beta
-    paths, its own SOL user), else to the in-process simulator."""
+    """A fresh tenant on ``settings``' store; sending over SOAP to ``sunat_url`` when given (SUNAT
+    production paths, its own SOL user: beta would get only ``MODDATOS``), else to the in-process
+    simulator."""
     first10 = "20" + str(uuid.uuid4().int % 10**8).zfill(8)
     ruc = first10 + str(ruc_check_digit(first10))
     slug = f"{prefix}-{uuid.uuid4().hex[:6]}"
     token = f"{slug}-token-0123456789-abcdefghij"
     if sunat_url is not None:
         overrides = {
-            "sunat_sending": "beta",
+            "sunat_sending": "production",
             "sunat_url": sunat_url,
             "sol_user": SOL_USER,
             "sunat_timeout": 5.0,

@@ -3,8 +3,9 @@
 Alerts come from :func:`analysis.alerts.alerts` over the documents of the last
 :data:`~analysis.alerts.LOOK_BACK_DAYS` days (:func:`dashboard.session.alert_scope`: boletas not declared
 at any age within them, the same Resúmenes lists; facturas without a CDR, rejected documents, voidings
-past SUNAT's deadline, each with its deadline) and this service's lists of summaries and voided
-communications (tickets in process); real tenants have no such lists, and the page says so.
+past SUNAT's deadline, each with its deadline), this service's lists of summaries and voided
+communications (tickets in process) and what it stopped sending or asking about by itself, for a person
+to settle ("needs a person"); real tenants have no such lists, and the page says so.
 """
 
 from __future__ import annotations
@@ -66,13 +67,14 @@ def main() -> None:
             year, watched = alert_scope(active, today)
             records = _records(active, start, today)
             certificate = active.client.company.certificate()
+            attention = active.client.company.attention()
     except FacturadorError as exc:
         forget_connection()
         st.error(f"No se pudo cargar los documentos: {exc.message}")
         return
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
-    for index, alert in enumerate(alerts(watched, today, records, certificate)):
+    for index, alert in enumerate(alerts(watched, today, records, certificate, attention)):
         show_alert(alert, index)
     month = data.Scope(year.store, today.replace(day=1), today)
     st.subheader(f"Ventas del mes · {today:%m/%Y} (al {today:%d/%m})", anchor=False)

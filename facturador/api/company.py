@@ -1,5 +1,6 @@
 """``GET /api/company/certificate``: the certificate the tenant signs with and SUNAT's last certificate
-error (an extension of this service: real tenants do not expose it, and the connector says so)."""
+error; ``GET /api/company/attention``: what the service stopped doing by itself, for a person to settle
+(extensions of this service: real tenants do not expose them, and the connector says so)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from facturador.api import contract
 from facturador.api.common import authenticated
 from facturador.api.listing import BOOLEAN, INTEGER, component, obj, string
 from facturador.domain.company import certificate_status
+from facturador.domain.pending import needing_a_person
 
 router = APIRouter(tags=["company"])
 
@@ -56,4 +58,39 @@ CERTIFICATE_STATUS = component(
 async def certificate(request: Request) -> dict[str, Any]:
     tenant, _caller = authenticated(request)
     data = await run_in_threadpool(certificate_status, request.app.state.context, tenant)
+    return {"success": True, "data": data}
+
+
+ATTENTION = component(
+    "Attention",
+    obj(
+        {
+            "success": {"const": True},
+            "data": {
+                "type": "array",
+                "items": obj(
+                    {
+                        "kind": string(description="document or summary"),
+                        "reference": string(description="F001-7, RC-20261205-1"),
+                        "date": string(description="Y-m-d"),
+                        "code": string(description="SUNAT's last code"),
+                        "reason": string(),
+                    }
+                ),
+            },
+        }
+    ),
+)
+
+
+@router.get(
+    "/api/company/attention",
+    summary="Documents and summaries the service stopped sending or asking about, for a person to settle",
+    operation_id="companyAttention",
+    openapi_extra=contract.secured(),
+    responses=contract.responses(ATTENTION, 401, 404),
+)
+async def attention(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    data = await run_in_threadpool(needing_a_person, request.app.state.context, tenant.id)
     return {"success": True, "data": data}

@@ -41,7 +41,7 @@ _DOWNLOAD_KIND = {RC: "summary", RA: "voided", "RR": "reversion"}
 
 #: The answers of ``POST .../status``: the ticket's CDR, or 202 while SUNAT processes it.
 STATUS_RESPONSES = contract.responses(
-    contract.TICKET_ANSWERED, 400, 401, 404, 413, 422, 502, extra={202: contract.ticket_in_process()}
+    contract.TICKET_ANSWERED, 400, 401, 404, 409, 413, 422, 502, extra={202: contract.ticket_in_process()}
 )
 
 

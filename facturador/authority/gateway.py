@@ -21,8 +21,16 @@ class ResponseKind(enum.StrEnum):
     EXCEPTION = "exception"  # 0100-1999 or transport failure: not processed, resend the same number
 
 
-def kind_of(code: str, has_notes: bool = False) -> ResponseKind:
-    """Classify a SUNAT response code; anything not numeric counts as an exception."""
+#: Codes saying SUNAT (or an OSE) already holds the document: 1033 "registrado previamente", 0402 "ya ha
+#: sido enviado anteriormente", 4000 (an OSE's). Only its CDR tells in which state: without it the answer
+#: is no state, and sending the same file again gets the same code.
+ALREADY_REGISTERED = frozenset({"1033", "0402", "4000"})
+
+
+def kind_of(code: str, has_notes: bool = False, has_cdr: bool = True) -> ResponseKind:
+    """Classify a SUNAT response code; anything not numeric counts as an exception. A main code of 4000
+    or more is an observation (the document was accepted) only in a CDR: as a bare fault (an OSE's
+    4000 "already registered") it gives no state, and counts as an exception."""
     try:
         value = int(code)
     except (TypeError, ValueError):
@@ -31,7 +39,7 @@ def kind_of(code: str, has_notes: bool = False) -> ResponseKind:
         return ResponseKind.OBSERVED if has_notes else ResponseKind.ACCEPTED
     if 2000 <= value <= 3999:
         return ResponseKind.REJECTED
-    if value >= 4000:  # an observation code used as the main code: the document was accepted
+    if value >= 4000 and has_cdr:  # an observation code used as the main code of a CDR: accepted
         return ResponseKind.OBSERVED
     return ResponseKind.EXCEPTION
 
@@ -53,7 +61,7 @@ class AuthorityResponse:
     @property
     def kind(self) -> ResponseKind:
         """ACCEPTED, OBSERVED, REJECTED or EXCEPTION (see :class:`ResponseKind`)."""
-        return kind_of(self.code, bool(self.notes))
+        return kind_of(self.code, bool(self.notes), self.cdr_zip is not None)
 
     @property
     def accepted(self) -> bool:
@@ -112,8 +120,9 @@ class TicketStatus:
 
     @property
     def accepted(self) -> bool:
-        """True when the ticket was processed and its summary accepted."""
-        return int(self.status_code) == int(TICKET_DONE)
+        """True when the ticket was processed and its summary accepted: the CDR's own code says so (as
+        greenter reads it), whatever ``status_code`` came with it."""
+        return self.response is not None and self.response.accepted
 
 
 @runtime_checkable

@@ -542,13 +542,19 @@ class DocumentService:
         answer: AuthorityResponse = self.context.gateway(tenant, registry, received_on=received_on).send_bill(
             f"{row.filename}.zip", zip_document(row.filename, xml)
         )
-        state, regularize = states.state_after_answer(answer.code, answer.notes, row.state_type_id)
+        has_cdr = answer.cdr_zip is not None
+        state, regularize = states.state_after_answer(answer.code, answer.notes, row.state_type_id, has_cdr)
         response: dict[str, Any] = {"code": answer.code, "description": answer.description}
-        if answer.cdr_zip is not None:
+        if has_cdr:
             response["notes"] = list(answer.notes)
+        unproven = send_policy.unproven_answers(row.response, answer.code, has_cdr)
+        if unproven:
+            response["unproven"] = unproven
         attempts = (row.send_attempts or 0) + 1
         retry_at = None  # answered with a state: nothing is owed any more
-        if state == states.REGISTERED:
+        if state == states.REGISTERED and send_policy.gives_up(unproven):
+            response["attention"] = send_policy.NEEDS_A_PERSON  # stays 01, no longer sent by itself
+        elif state == states.REGISTERED:
             retry_at = send_policy.utc_now() + send_policy.retry_delay(attempts, tenant.settings)
         with self.context.writing_one() as connection:
             stored = store_sent_answer(

@@ -43,7 +43,14 @@ from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
 from facturador.domain.numbering import claim_number, take_next_number
 from facturador.domain.reader import Reader
-from facturador.domain.send_policy import CLAIM_SECONDS, retry_delay, utc_now
+from facturador.domain.send_policy import (
+    CLAIM_SECONDS,
+    NEEDS_A_PERSON,
+    gives_up,
+    retry_delay,
+    unproven_answers,
+    utc_now,
+)
 from facturador.domain.summaries import TICKET_QUERY, SummaryService, may_have_arrived, poll_delay
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.issued import Issuer
@@ -543,12 +550,26 @@ class OtherDocumentService:
         with self.context.engine.connect() as connection:
             row = connection.execute(
                 select(
-                    OTHER_DOCUMENTS.c.filename, OTHER_DOCUMENTS.c.xml, OTHER_DOCUMENTS.c.send_attempts
+                    OTHER_DOCUMENTS.c.filename,
+                    OTHER_DOCUMENTS.c.xml,
+                    OTHER_DOCUMENTS.c.send_attempts,
+                    OTHER_DOCUMENTS.c.response,
                 ).where(OTHER_DOCUMENTS.c.id == row_id, OTHER_DOCUMENTS.c.tenant_id == tenant.id)
             ).one()
-        return self._send(tenant, row_id, row.filename, row.xml, attempts=row.send_attempts or 0)
+        return self._send(
+            tenant, row_id, row.filename, row.xml, attempts=row.send_attempts or 0, previous=row.response
+        )
 
-    def _send(self, tenant: TenantInfo, row_id: int, filename: str, xml: bytes, *, attempts: int) -> Issued:
+    def _send(
+        self,
+        tenant: TenantInfo,
+        row_id: int,
+        filename: str,
+        xml: bytes,
+        *,
+        attempts: int,
+        previous: Mapping[str, Any] | None = None,
+    ) -> Issued:
         """Send the signed XML (no transaction open) and store the answer: state and CDR, or, for an
         exception, the code and the time of the next attempt."""
         registry = SqlRegistry(self.context.db, deferred=True)
@@ -558,9 +579,21 @@ class OtherDocumentService:
                 502, "La autoridad configurada no recibe retenciones ni percepciones.", "AUTHORITY_EXCEPTION"
             )
         answer = gateway.send_other_bill(filename, zip_document(filename, xml))
-        state, _regularize = states.state_after_answer(answer.code, answer.notes, states.REGISTERED)
+        has_cdr = answer.cdr_zip is not None
+        state, _regularize = states.state_after_answer(answer.code, answer.notes, states.REGISTERED, has_cdr)
         attempts += 1
+        response: dict[str, Any] = {
+            "code": answer.code,
+            "description": answer.description,
+            "notes": list(answer.notes),
+        }
+        unproven = unproven_answers(previous, answer.code, has_cdr)
+        if unproven:
+            response["unproven"] = unproven
         pending = answer.kind is ResponseKind.EXCEPTION
+        if pending and gives_up(unproven):
+            response["attention"] = NEEDS_A_PERSON  # stays 01, no longer sent by itself
+            pending = False
         with self.context.writing() as connection:
             registry.flush(connection)
             connection.execute(
@@ -568,11 +601,7 @@ class OtherDocumentService:
                 .where(OTHER_DOCUMENTS.c.id == row_id, OTHER_DOCUMENTS.c.state_type_id == states.REGISTERED)
                 .values(
                     state_type_id=state,
-                    response={
-                        "code": answer.code,
-                        "description": answer.description,
-                        "notes": list(answer.notes),
-                    },
+                    response=response,
                     cdr_zip=answer.cdr_zip,
                     send_attempts=attempts,
                     next_send_at=utc_now() + retry_delay(attempts, tenant.settings) if pending else None,

@@ -35,7 +35,7 @@ from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
 from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, retry_delay, utc_now
-from facturador.domain.summaries import BOLETA_GROUP, SummaryService
+from facturador.domain.summaries import BOLETA_GROUP, SummaryService, needs_a_person
 from facturador.errors import ServiceError
 from facturador.store.db import UNAVAILABLE
 from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
@@ -522,3 +522,66 @@ def run_worker(
             log.exception("background worker pass failed")
         if stop.wait(every):
             return
+
+
+def needing_a_person(context: ServiceContext, tenant_id: int) -> list[dict[str, Any]]:
+    """What the service stopped doing by itself for a tenant, for a person to settle (the dashboard's
+    Inicio shows it): documents SUNAT said it already holds without a CDR to prove it
+    (:func:`facturador.domain.send_policy.gives_up`) and summaries, voided communications and
+    reversions the poller no longer asks about (:func:`facturador.domain.summaries.needs_a_person`).
+    Each: ``kind`` (``document`` or ``summary``), ``reference`` (F001-7, RC-20261205-1), ``date``
+    (Y-m-d, of issue or generation), SUNAT's ``code`` and the ``reason``."""
+    found: list[dict[str, Any]] = []
+    with context.engine.connect() as connection:
+        for table in (DOCUMENTS, OTHER_DOCUMENTS):
+            rows = connection.execute(
+                select(table.c.series, table.c.number, table.c.date_of_issue, table.c.response).where(
+                    table.c.tenant_id == tenant_id,
+                    table.c.state_type_id == states.REGISTERED,
+                    table.c.next_send_at.is_(None),
+                    table.c.response.is_not(None),
+                )
+            ).all()
+            found += [
+                {
+                    "kind": "document",
+                    "reference": f"{row.series}-{row.number}",
+                    "date": row.date_of_issue.isoformat(),
+                    "code": str(row.response.get("code", "")),
+                    "reason": str(row.response["attention"]),
+                }
+                for row in rows
+                if isinstance(row.response, dict) and row.response.get("attention")
+            ]
+        summaries = connection.execute(
+            select(
+                SUMMARIES.c.identifier,
+                SUMMARIES.c.date_of_issue,
+                SUMMARIES.c.state_type_id,
+                SUMMARIES.c.next_poll_at,
+                SUMMARIES.c.poll_error,
+            ).where(
+                SUMMARIES.c.tenant_id == tenant_id,
+                SUMMARIES.c.state_type_id.in_((states.REGISTERED, states.SENT)),
+                SUMMARIES.c.next_poll_at.is_(None),
+                SUMMARIES.c.poll_error.is_not(None),
+            )
+        ).all()
+    found += [
+        {
+            "kind": "summary",
+            "reference": row.identifier,
+            "date": row.date_of_issue.isoformat(),
+            "code": _code_of(row.poll_error or ""),
+            "reason": row.poll_error,
+        }
+        for row in summaries
+        if needs_a_person(row.state_type_id, row.next_poll_at, row.poll_error)
+    ]
+    return sorted(found, key=lambda item: (item["date"], item["reference"]))
+
+
+def _code_of(error: str) -> str:
+    """SUNAT's code in an error that says ``Code: c; Description: d`` ("" when none)."""
+    _before, found, after = error.partition("Code: ")
+    return after.split(";", 1)[0].strip() if found else ""

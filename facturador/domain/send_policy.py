@@ -13,7 +13,10 @@ still may) after it was issued, then after waits that double with each answer, u
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
+
+from facturador.authority.gateway import ALREADY_REGISTERED
 
 #: The longest wait between two attempts (30 minutes: SUNAT takes facturas up to 3 days late).
 MAX_RETRY_SECONDS = 1800.0
@@ -23,6 +26,16 @@ CLAIM_SECONDS = 300.0
 #: (a worker renews both every third of it while it works: see ``facturador.domain.pending.Heartbeat``).
 JOB_LEASE_SECONDS = 60.0
 DEFAULT_RETRY_SECONDS = 60.0
+#: How many answers in a row saying SUNAT already holds the document, without its CDR (1033, 0402, an
+#: OSE's 4000, when no billConsultService can prove it: SUNAT's beta, an OSE without one, or a CDR not
+#: found), the service takes before it stops sending the document: the same file gets the same answer.
+MAX_UNPROVEN_ANSWERS = 3
+#: What the document's response says once the service stopped sending it (shown with its code).
+NEEDS_A_PERSON = (
+    "SUNAT ya tiene este comprobante pero no entregó su CDR: no se reenvía más. Consulte su estado en SUNAT "
+    "(Consulta de validez del CPE / CDR en SOL) y regístrelo (POST /api/documents/updatedocumentstatus), o "
+    "envíelo otra vez a mano (POST /api/documents/send)."
+)
 
 
 def utc_now() -> dt.datetime:
@@ -57,3 +70,18 @@ def retry_delay(attempts: int, settings: dict[str, Any]) -> dt.timedelta:
     base = retry_seconds(settings)
     seconds = min(base * 2 ** min(max(attempts - 1, 0), 30), max(base, MAX_RETRY_SECONDS))
     return dt.timedelta(seconds=seconds)
+
+
+def unproven_answers(previous: Mapping[str, Any] | None, code: str, has_cdr: bool) -> int:
+    """How many answers in a row, this one included, said SUNAT already holds the document without
+    giving its CDR (0 when this one is not such an answer); ``previous`` is the response stored before."""
+    if has_cdr or code not in ALREADY_REGISTERED:
+        return 0
+    before = previous or {}
+    return int(before.get("unproven") or 0) + 1 if before.get("code") in ALREADY_REGISTERED else 1
+
+
+def gives_up(unproven: int) -> bool:
+    """Whether the service stops sending a document after ``unproven`` such answers in a row: it stays
+    registered (01) with its last answer, for a person to settle (the dashboard's Inicio lists it)."""
+    return unproven >= MAX_UNPROVEN_ANSWERS

@@ -21,13 +21,16 @@ def describe(state: str) -> str:
     return STATE_TYPES.get(state, state)
 
 
-def state_after_answer(code: str, notes: tuple[str, ...] | list[str], current: str) -> tuple[str, bool]:
+def state_after_answer(
+    code: str, notes: tuple[str, ...] | list[str], current: str, has_cdr: bool = True
+) -> tuple[str, bool]:
     """The state a document takes after the authority answered ``code``; and whether it must be regularized.
 
-    0 -> 05 (or 07 with observations); 2000-3999 -> 09 (the number stays consumed); >= 4000 -> 07;
-    exceptions (0100-1999) or a non-numeric code leave the state as it was and flag it for re-sending.
+    0 -> 05 (or 07 with observations); 2000-3999 -> 09 (the number stays consumed); >= 4000 -> 07 when it
+    comes in a CDR (``has_cdr``); exceptions (0100-1999), a non-numeric code or 4000+ without a CDR leave
+    the state as it was and flag it for re-sending.
     """
-    kind = kind_of(code, bool(notes))
+    kind = kind_of(code, bool(notes), has_cdr)
     if kind is ResponseKind.ACCEPTED:
         return ACCEPTED, False
     if kind is ResponseKind.OBSERVED:

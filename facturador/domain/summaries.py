@@ -539,11 +539,20 @@ class SummaryService:
             row = connection.execute(query.order_by(SUMMARIES.c.id).limit(1)).first()
         if row is None:
             raise missing
+        if (row.response or {}).get("replaced_by"):  # a corrective summary carries its documents now
+            raise _replaced(row)
         if row.state_type_id not in (states.SENT, states.REGISTERED):  # answered before: served as stored
             return _answer(row, row.state_type_id, row.response)
         gateway = self.context.gateway(tenant)
         if not row.ticket:  # its answer was lost when it was sent: send the same file again
-            row = self._send_again(row, gateway)
+            try:
+                row = self._send_again(row, gateway)
+            except AuthorityError as exc:
+                if not (
+                    exc.code in ALREADY_PRESENTED and (row.summary_type, row.process_type) == (RC, DECLARE)
+                ):
+                    raise _authority_error(exc) from exc
+                raise _replaced(self._correct(tenant, row, exc)) from exc  # SUNAT holds it; ticket lost
         try:
             status = gateway.get_status(row.ticket)
         except AuthorityError as exc:
@@ -558,6 +567,11 @@ class SummaryService:
             "status_code": int(status.status_code),
         }
         state = states.ACCEPTED if status.accepted else states.REJECTED
+        # a corrective summary rejected because its boletas were informed before (2282) proves that the
+        # summary it replaced was processed: its boletas are declared
+        proves = "" if status.accepted or answer.code != ALREADY_INFORMED else self._replaced_by(tenant, row)
+        if proves:
+            response["proves"] = proves
         with self.context.writing() as connection:
             # the first answer read moves the states; a concurrent query that got there first wins
             current = connection.execute(
@@ -573,8 +587,121 @@ class SummaryService:
             if row.summary_type == RR:
                 _settle_reversed(connection, row.id, status.accepted)
             else:
-                _settle_documents(connection, row.id, row.process_type, status.accepted)
+                _settle_documents(connection, row.id, row.process_type, status.accepted or bool(proves))
+            if proves:
+                lost = connection.execute(
+                    select(SUMMARIES.c.id, SUMMARIES.c.response).where(
+                        SUMMARIES.c.tenant_id == tenant.id,
+                        SUMMARIES.c.summary_type == RC,
+                        SUMMARIES.c.identifier == proves,
+                    )
+                ).one()
+                connection.execute(
+                    update(SUMMARIES)
+                    .where(SUMMARIES.c.id == lost.id)
+                    .values(
+                        state_type_id=states.ACCEPTED,
+                        response={**(lost.response or {}), "proved_by": row.identifier},
+                    )
+                )
         return _answer(row, state, response)
+
+    def _correct(self, tenant: TenantInfo, row: DbRow, refused: AuthorityError) -> DbRow:
+        """A daily summary whose first answer was lost and that SUNAT says it already holds (2223; its
+        ticket cannot be had, nor its boletas' CDRs: getStatusCdr answers only facturas and their notes):
+        its boletas go in a corrective summary with the next correlative of today, asked about by the
+        poller at once. Its answer settles them: 0, they were not declared and now are; 2282 ("Existe
+        documento ya informado anteriormente"), the lost summary was processed and declared them (see
+        :meth:`status`). The lost summary keeps its file and says what replaced it. Returns its row."""
+        identity = self.context.identity(tenant)
+        today = self.context.today()
+        with self.context.writing() as connection:
+            connection.execute(
+                select(TENANTS.c.id).where(TENANTS.c.id == tenant.id).with_for_update(key_share=True)
+            )
+            lost = connection.execute(
+                select(*_SUMMARY_COLUMNS, SUMMARIES.c.date_of_reference, SUMMARIES.c.user_id)
+                .where(SUMMARIES.c.id == row.id)
+                .with_for_update(key_share=True)
+            ).one()
+            if (lost.response or {}).get("replaced_by"):  # another process corrected it meanwhile
+                return lost
+            links = connection.execute(
+                select(SUMMARY_DOCUMENTS)
+                .where(SUMMARY_DOCUMENTS.c.summary_id == row.id)
+                .order_by(SUMMARY_DOCUMENTS.c.line)
+            ).all()
+            documents = {
+                document.id: document
+                for document in connection.execute(
+                    _DOCUMENT_QUERY.where(DOCUMENTS.c.id.in_([link.document_id for link in links]))
+                )
+            }
+            sequence = _next_sequence(connection, tenant, RC, today)
+            identifier = f"{RC}-{today:%Y%m%d}-{sequence}"
+            chunk = [(documents[link.document_id], link.reason) for link in links]
+            built = _build(tenant, RC, row.process_type, identifier, lost.date_of_reference, today, chunk)
+            signed = sign_summary(built, identity)
+            corrective_id = connection.execute(
+                SUMMARIES.insert().returning(SUMMARIES.c.id),
+                {
+                    "tenant_id": tenant.id,
+                    "external_id": str(uuid.uuid4()),
+                    "user_id": lost.user_id,
+                    "summary_type": RC,
+                    "process_type": row.process_type,
+                    "identifier": identifier,
+                    "sequence": sequence,
+                    "filename": signed.filename,
+                    "date_of_issue": today,
+                    "date_of_reference": lost.date_of_reference,
+                    "state_type_id": states.REGISTERED,
+                    "ticket": "",
+                    "hash": signed.digest_value,
+                    "response": None,
+                    "xml": signed.xml,
+                    "poll_attempts": 0,
+                    "next_poll_at": utc_now(),  # sent by the poller's next pass
+                },
+            ).scalar_one()
+            connection.execute(
+                SUMMARY_DOCUMENTS.insert(),
+                [
+                    {
+                        "summary_id": corrective_id,
+                        "document_id": link.document_id,
+                        "line": link.line,
+                        "previous_state": link.previous_state,
+                        "reason": link.reason,
+                    }
+                    for link in links
+                ],
+            )
+            response = {"code": refused.code, "description": refused.description, "replaced_by": identifier}
+            connection.execute(
+                update(SUMMARIES)
+                .where(SUMMARIES.c.id == row.id)
+                .values(response=response, next_poll_at=None, poll_error=None)
+            )
+            return connection.execute(select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id)).one()
+
+    def _replaced_by(self, tenant: TenantInfo, corrective: DbRow) -> str:
+        """The identifier of the lost daily summary ``corrective`` replaced ("" when it replaced none)."""
+        if corrective.summary_type != RC:
+            return ""
+        with self.context.engine.connect() as connection:
+            rows = connection.execute(
+                select(SUMMARIES.c.identifier, SUMMARIES.c.response).where(
+                    SUMMARIES.c.tenant_id == tenant.id,
+                    SUMMARIES.c.summary_type == RC,
+                    SUMMARIES.c.state_type_id == states.REGISTERED,
+                    SUMMARIES.c.ticket == "",
+                    SUMMARIES.c.response.is_not(None),
+                )
+            ).all()
+        return next(
+            (r.identifier for r in rows if (r.response or {}).get("replaced_by") == corrective.identifier), ""
+        )
 
     # -- the background poller ---------------------------------------------------------------------
 
@@ -600,7 +727,10 @@ class SummaryService:
         """Ask about one summary's ticket (sending it again first when its answer was lost), as
         ``POST .../status`` does, and plan the next question: doubling waits from
         :data:`POLL_SECONDS` while SUNAT answers 98 or cannot be reached, none once it answered, and
-        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). Returns the
+        none after 0125-0127 (SUNAT does not know the ticket: reported, never asked again). A summary
+        sent again that SUNAT says it already has (2223, 2324, 0402: the ticket of its first sending is
+        lost), or still unanswered after :data:`MAX_POLL_ATTEMPTS` questions, is not asked about again:
+        its ``poll_error`` starts with :data:`NEEDS_A_PERSON` (see :func:`needs_a_person`). Returns the
         answer, or None when another process changed the summary first."""
         with self.context.engine.connect() as connection:
             row = connection.execute(
@@ -614,10 +744,25 @@ class SummaryService:
         try:
             answer = self.status(tenant, row.summary_type, {"external_id": row.external_id})
         except ServiceError as exc:
-            unknown = exc.message.startswith(UNKNOWN_TICKET)
-            self.plan_poll(summary_id, attempts, None if unknown else poll_delay(attempts + 1), exc.message)
+            if exc.error_code == REPLACED:  # its corrective summary is asked about instead
+                self.plan_poll(summary_id, attempts, None, None)
+            elif exc.message.startswith(UNKNOWN_TICKET):
+                self.plan_poll(summary_id, attempts, None, exc.message)
+            elif already_presented(exc.message):
+                self.plan_poll(summary_id, attempts, None, NEEDS_A_PERSON + PRESENTED_BEFORE + exc.message)
+            elif attempts >= MAX_POLL_ATTEMPTS:
+                self.plan_poll(
+                    summary_id, attempts, None, NEEDS_A_PERSON + _unanswered(attempts) + exc.message
+                )
+            else:
+                self.plan_poll(summary_id, attempts, poll_delay(attempts + 1), exc.message)
             raise
-        self.plan_poll(summary_id, attempts, poll_delay(attempts + 1) if answer.in_process else None, None)
+        if not answer.in_process:
+            self.plan_poll(summary_id, attempts, None, None)
+        elif attempts >= MAX_POLL_ATTEMPTS:
+            self.plan_poll(summary_id, attempts, None, NEEDS_A_PERSON + _unanswered(attempts) + "98")
+        else:
+            self.plan_poll(summary_id, attempts, poll_delay(attempts + 1), None)
         return answer
 
     def plan_poll(
@@ -642,14 +787,11 @@ class SummaryService:
 
     def _send_again(self, row: DbRow, gateway: AuthorityGateway) -> DbRow:
         """Send a summary whose first sending got no answer (its stored signed file, unchanged) and keep
-        the ticket; raises 502 while SUNAT still cannot be reached."""
+        the ticket; raises :class:`AuthorityError` while SUNAT still cannot be reached or refuses it."""
         with self.context.engine.connect() as connection:
             xml = connection.execute(select(SUMMARIES.c.xml).where(SUMMARIES.c.id == row.id)).scalar_one()
         send = cast(Any, gateway).send_other_summary if row.summary_type == "RR" else gateway.send_summary
-        try:
-            ticket = send(row.filename, zip_document(row.filename, xml))
-        except AuthorityError as exc:
-            raise _authority_error(exc) from exc
+        ticket = send(row.filename, zip_document(row.filename, xml))
         self.keep_ticket(row.id, ticket)
         with self.context.engine.connect() as connection:
             return connection.execute(select(*_SUMMARY_COLUMNS).where(SUMMARIES.c.id == row.id)).one()
@@ -865,6 +1007,39 @@ POLL_SECONDS = 10.0
 MAX_POLL_SECONDS = 1800.0
 #: How a status error starts when SUNAT does not know the ticket (0125-0127): never asked again.
 UNKNOWN_TICKET = "Code: 012"
+#: How many times the poller asks about one summary before it leaves it to a person: with waits doubling
+#: from 10 s to 30 minutes, about 11 hours (SUNAT's tickets that stay 98 for hours are known to clients).
+MAX_POLL_ATTEMPTS = 30
+#: SUNAT's codes for a summary file it already holds, answered to a summary sent again after the answer
+#: to its first sending was lost: 2223 (RC), 2324 (RA, RR), 0402. That first ticket cannot be asked for:
+#: no service gives it, and getStatusCdr answers only facturas and their notes (thegreenter/demo#32).
+ALREADY_PRESENTED = ("2223", "2324", "0402")
+#: SUNAT's 2282 "Existe documento ya informado anteriormente": a summary line adds a boleta it knows.
+ALREADY_INFORMED = "2282"
+#: The error code of a status query about a daily summary replaced by a corrective one.
+REPLACED = "SUMMARY_REPLACED"
+#: How the ``poll_error`` of a summary the poller stopped asking about starts.
+NEEDS_A_PERSON = "Requiere revisión: "
+PRESENTED_BEFORE = (
+    "SUNAT ya tiene este archivo y el ticket de su primer envío se perdió. Consulte una de sus boletas en "
+    "SUNAT (Consulta de validez del CPE): si figura, el resumen fue procesado; si no, declárelas en un "
+    "resumen nuevo. "
+)
+
+
+def already_presented(message: str) -> bool:
+    """Whether a status error (``Code: c; Description: d``) is SUNAT saying it already holds the file."""
+    return any(message.startswith(f"Code: {code};") for code in ALREADY_PRESENTED)
+
+
+def _unanswered(attempts: int) -> str:
+    return f"SUNAT no respondió el ticket tras {attempts} consultas; la última: "
+
+
+def needs_a_person(state: str, next_poll_at: dt.datetime | None, poll_error: str | None) -> bool:
+    """Whether a summary waits for a person: not settled (01/03), the poller no longer asks about it,
+    and it says why (an unknown ticket, a file SUNAT already had, a ticket never answered)."""
+    return state in (states.REGISTERED, states.SENT) and next_poll_at is None and bool(poll_error)
 
 
 def poll_delay(attempts: int) -> dt.timedelta:
@@ -902,8 +1077,8 @@ def _settle_reversed(connection: Connection, summary_id: int, accepted: bool) ->
 def may_have_arrived(code: str) -> bool:
     """Whether a sending that failed with ``code`` may still have reached SUNAT: no SUNAT code came back
     (a time-out or a cut answer; codes of our own that are not digits), except a connection that was
-    never made and HTTP 502/503/504 (see :mod:`facturador.authority.soap.client`)."""
-    return not code.isdigit() and code not in ("CONNECTION", "HTTP-502", "HTTP-503", "HTTP-504")
+    never made and HTTP 401/502/503/504 without SOAP (see :mod:`facturador.authority.soap.client`)."""
+    return not code.isdigit() and code not in ("CONNECTION", "HTTP-401", "HTTP-502", "HTTP-503", "HTTP-504")
 
 
 def _lost_answer(exc: AuthorityError, summary: _Prepared) -> ServiceError:
@@ -914,6 +1089,22 @@ def _lost_answer(exc: AuthorityError, summary: _Prepared) -> ServiceError:
         f"{exc}. El resumen {summary.identifier} quedó registrado (external_id {summary.external_id}) y se "
         "volverá a enviar al consultar su estado.",
         "AUTHORITY_EXCEPTION",
+    )
+
+
+def _replaced(row: DbRow) -> ServiceError:
+    """409 for a daily summary replaced by a corrective one (see :meth:`SummaryService._correct`)."""
+    response = row.response or {}
+    proved = (
+        f" SUNAT probó que procesó este resumen ({response['proved_by']}: 2282)."
+        if response.get("proved_by")
+        else ""
+    )
+    return ServiceError(
+        409,
+        f"El resumen {row.identifier} ya estaba en SUNAT ({response.get('code')}) y el ticket de su envío se "
+        f"perdió: sus documentos van en el resumen {response.get('replaced_by')}; consulte ese.{proved}",
+        REPLACED,
     )
 
 

@@ -225,7 +225,7 @@ def set_secret(session: Session, vault: Vault, slug: str, name: str, value: str 
 
 def check_sending(session: Session, tenant: Tenant, settings: dict[str, Any]) -> None:
     """Refuse to send to SUNAT's production or an OSE without what it takes: the SOL user and password
-    (and the OSE's URL). SUNAT's beta takes its public credentials when none are set."""
+    (and the OSE's URL). SUNAT's beta gets only its public credentials (``MODDATOS``), whatever is set."""
     destination = settings.get("sunat_sending", "simulator")
     if destination not in ("production", "ose"):
         return

@@ -9,9 +9,9 @@ import json
 import pytest
 from sqlalchemy import update
 
-from analysis.alerts import alerts, certificate
+from analysis.alerts import alerts, certificate, needs_a_person
 from connector import Client
-from connector.company import CertificateStatus
+from connector.company import AttentionItem, CertificateStatus
 from facturador.store.models import DOCUMENTS
 from tests.conftest import LiveService
 from tests.real_tenant.server import running, stand_in
@@ -95,3 +95,21 @@ def test_a_real_tenant_has_no_certificate_endpoint() -> None:
     standin = stand_in(PRO9)
     with running(standin), Client(standin.root, standin.token, cache=False) as client:
         assert client.company.certificate() is None
+
+
+def test_what_waits_for_a_person_is_an_error_alert_on_inicio_and_nothing_when_not_told() -> None:
+    today = dt.date(2026, 12, 5)
+    item = AttentionItem("summary", "RC-20261204-1", dt.date(2026, 12, 4), "2223", "Requiere revisión: ...")
+    alert = needs_a_person([item])
+    assert alert.severity == "error" and alert.title == "1 comprobante o resumen requiere una persona"
+    assert alert.rows == [
+        {
+            "Referencia": "RC-20261204-1",
+            "Fecha": dt.date(2026, 12, 4),
+            "Código SUNAT": "2223",
+            "Qué hacer": "Requiere revisión: ...",
+        }
+    ]
+    assert needs_a_person([]).severity == "ok"
+    assert alerts([], today, attention=[item])[0].kind == "attention"
+    assert "attention" not in {found.kind for found in alerts([], today)}  # a real tenant tells nothing

@@ -19,8 +19,9 @@ it). Answers are classified by SUNAT's code families, whatever shape they come i
 - 1033 ("registrado previamente") and 0402: the CDR is recovered the same way, and accepted only when it
   belongs to this document.
 
-A request that never reached the server (a refused connection, a time-out while connecting, HTTP 502/503/
-504 without a SOAP answer) is retried at once ``retries`` times with a short back-off. Answers without a
+A request that never reached the server (a refused connection, a time-out while connecting, HTTP 401/502/
+503/504 without a SOAP answer: a 401 page is a gateway's, reported on reused connections to SUNAT's beta,
+never SUNAT's 0102 fault) is retried at once ``retries`` times with a short back-off. Answers without a
 SUNAT code get codes of our own that say what happened: ``CONNECTION`` and ``HTTP-503`` (never reached
 SUNAT), ``TIMEOUT``, ``CUT`` and ``BAD-ANSWER`` (may have reached it); they count as exceptions.
 Passwords never appear in errors, logs or ``repr``.
@@ -41,7 +42,13 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 
 from facturador.authority.cdr import CdrError, parse_cdr, read_cdr, safe_parser
-from facturador.authority.gateway import AuthorityError, AuthorityResponse, ResponseKind, TicketStatus
+from facturador.authority.gateway import (
+    ALREADY_REGISTERED,
+    AuthorityError,
+    AuthorityResponse,
+    ResponseKind,
+    TicketStatus,
+)
 from facturador.authority.packaging import PackagingError, base_name, read_zip
 from facturador.authority.soap.protocol import (
     BILL_SERVICE_NS,
@@ -55,13 +62,13 @@ __all__ = ["SoapEndpoint", "SoapGateway", "classify_fault", "envelope"]
 
 log = logging.getLogger("facturador.sunat")
 
-#: Codes after which SUNAT already holds the document: its CDR is asked for instead of sending again.
-ALREADY_REGISTERED = frozenset({"1033", "0402", "4000"})
 #: Our codes for answers that carry no SUNAT code (they count as exceptions: nothing processed or unknown).
 TIMEOUT, CONNECTION, CUT, BAD_ANSWER = "TIMEOUT", "CONNECTION", "CUT", "BAD-ANSWER"
 #: billConsultService's getStatusCdr answer when the CDR exists and comes in ``content``.
 CDR_EXISTS = "0004"
-_RETRY_STATUSES = frozenset({502, 503, 504})
+#: HTTP statuses without a SOAP answer that mean the request never reached SUNAT's processing: a gateway's
+#: 502/503/504, and a 401 page (not SUNAT's 0102 fault: reported on reused connections to beta).
+_RETRY_STATUSES = frozenset({401, 502, 503, 504})
 _BACKOFF_SECONDS = 0.5
 _BODY_LIMIT = 20 * 1024 * 1024  # a CDR zip is a few KB; a summary's ticket a few bytes
 
@@ -79,6 +86,9 @@ class SoapEndpoint:
     retries: int = 2
     #: Whether ``urls.consult`` can be asked (SUNAT's beta has no billConsultService; an OSE may not).
     consult: bool = True
+    #: Whether connections are kept alive and reused (``Connection: close`` on every request when not;
+    #: see :func:`~facturador.authority.soap.protocol.keeps_connections`).
+    keep_alive: bool = True
 
 
 class _Maybe(Exception):
@@ -183,8 +193,11 @@ class SoapGateway:
         return self._send_summary(self.endpoint.urls.other, filename, zip_bytes)
 
     def get_status(self, ticket: str) -> TicketStatus:
-        """``getStatus(ticket)``: 98 in process, or 0/99 with the CDR; raises :class:`AuthorityError`
-        (0127 unknown ticket, 0126 another taxpayer's, an outage, an unreadable answer)."""
+        """``getStatus(ticket)``: 98 in process, or 0/99 with the CDR, whose own ``ResponseCode`` is the
+        answer (as greenter reads it: statusCode 0 carrying an exception CDR is no acceptance). Raises
+        :class:`AuthorityError` with SUNAT's code for an exception (a fault: 0127 unknown ticket, 0126
+        another taxpayer's; an exception code in the CDR; another statusCode), an outage or an
+        unreadable answer."""
         try:
             answer = self._call(self.endpoint.urls.bill, "getStatus", {"ticket": ticket})
         except (_Maybe, _NotSent) as exc:  # asking again is harmless: the caller may retry
@@ -198,11 +211,17 @@ class SoapGateway:
         normalized = str(int(code))
         if normalized == "98":
             return TicketStatus("98")
-        content = _child_text(status, "content") if status is not None else ""
+        assert status is not None
+        content = _child_text(status, "content")
+        if normalized not in ("0", "99") and not content:  # SUNAT's code, with its message when it gives one
+            message = _child_text(status, "statusMessage")
+            raise AuthorityError(code.zfill(4), message or f"getStatus answered {code} for ticket {ticket}")
         try:
             response = read_cdr(base64.b64decode(content, validate=False))
         except (CdrError, ValueError) as exc:
             raise AuthorityError(BAD_ANSWER, f"unreadable CDR of ticket {ticket}: {exc}") from None
+        if response.kind is ResponseKind.EXCEPTION:  # nothing processed: SUNAT's exception, never a state
+            raise AuthorityError(response.code.zfill(4), response.description)
         return TicketStatus(normalized, response)
 
     # -- billConsultService --------------------------------------------------------------------
@@ -310,6 +329,8 @@ class SoapGateway:
         endpoint = self.endpoint
         payload = envelope(endpoint.username, endpoint.password, operation, children)
         headers = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": f'"urn:{operation}"'}
+        if not endpoint.keep_alive:
+            headers["Connection"] = "close"
         attempt = 0
         while True:
             attempt += 1
@@ -341,11 +362,13 @@ class SoapGateway:
         except requests.RequestException as exc:  # chunked encoding, content decoding...
             raise _Maybe(CUT, f"respuesta cortada de {_host(url)} ({type(exc).__name__})") from None
         try:
-            root = etree.fromstring(body, safe_parser())
+            root: etree._Element | None = etree.fromstring(body, safe_parser())
         except etree.XMLSyntaxError:
+            root = None
+        if root is None or root.tag != f"{{{SOAP_ENV_NS}}}Envelope":  # a page, plain text, no body
             if response.status_code in _RETRY_STATUSES:
-                raise _NotSent(f"HTTP-{response.status_code}", f"{_host(url)}: {response.reason}") from None
-            raise _Maybe(BAD_ANSWER, f"{_host(url)} respondió HTTP {response.status_code} sin SOAP") from None
+                raise _NotSent(f"HTTP-{response.status_code}", f"{_host(url)}: {response.reason}")
+            raise _Maybe(BAD_ANSWER, f"{_host(url)} respondió HTTP {response.status_code} sin SOAP")
         soap_body = root.find(f"{{{SOAP_ENV_NS}}}Body")
         element = soap_body[0] if soap_body is not None and len(soap_body) else None
         if element is None:

@@ -125,6 +125,13 @@ def sunat_urls(destination: str, base_url: str = "") -> ServiceUrls:
     return ServiceUrls(bill=base + bill, other=base + other, consult=base + consult)
 
 
+def keeps_connections(destination: str) -> bool:
+    """Whether requests to ``destination`` reuse pooled keep-alive connections: not on SUNAT's beta, where
+    clients report non-SOAP 401 answers on reused connections and a test's few documents gain nothing
+    from reuse; production and an OSE keep them (a TLS handshake saved per document)."""
+    return destination != "beta"
+
+
 def soap_username(ruc: str, sol_user: str) -> str:
     """The WS-Security user name SUNAT expects: the RUC followed by the SOL user (``20123456789MODDATOS``)."""
     return f"{ruc}{sol_user}"

@@ -1,8 +1,9 @@
 """A tenant that sends over SOAP, to the simulator's SUNAT endpoint on loopback, as it would to SUNAT.
 
-Each test makes two tenants: ``soap``, set to SUNAT's beta whose URL is the service's own ``/sunat``
-endpoint (its SOL user and password checked there), and ``local``, on the in-process simulator. Every
-family (01, 03, 07, 08, RC, RA, 20, 40, RR) gets the same states, codes and observations through both.
+Each test makes two tenants: ``soap``, set to SUNAT's production whose URL is the service's own
+``/sunat`` endpoint (its SOL user and password checked there; SUNAT's beta gets only ``MODDATOS``), and
+``local``, on the in-process simulator. Every family (01, 03, 07, 08, RC, RA, 20, 40, RR) gets the same
+states, codes and observations through both.
 Then failures are injected at the SOAP endpoint (``facturador.store.faults``): faults of each code
 family, 503, a time-out after the document was registered, connections cut before and after, a
 truncated CDR, garbage, 1033 for a document it has, 0109 for an hour. After each: no number lost,
@@ -46,11 +47,12 @@ SOL_PASSWORD = "Clave.SOL-9&<>"
 
 
 def soap_shop(live: LiveService, prefix: str, **settings: Any) -> Shop:
-    """A tenant sending to SUNAT's beta paths of this service's SOAP endpoint with its own SOL user."""
+    """A tenant sending to SUNAT's production paths of this service's SOAP endpoint with its own SOL user
+    (the company's user goes only to production or an OSE: beta gets ``MODDATOS``)."""
     shop = new_shop(live, prefix, send_retry_seconds=0.0, **settings)
     shop.set_secret("sol_password", SOL_PASSWORD)
     shop.set(
-        sunat_sending="beta",
+        sunat_sending="production",
         sunat_url=f"{live.root}/sunat",
         sol_user=SOL_USER,
         sunat_timeout=2.0,
