@@ -5,7 +5,7 @@ An ASGI application serving the paths of :data:`~facturador.authority.soap.proto
 billService and billConsultService share the ``getStatus`` element:
 
 - billService (``/ol-ti-itcpfegem[-beta]/billService``): ``sendBill`` answers ``applicationResponse``,
-  the CDR zip ``R-<name>.zip`` as SUNAT zips it (an empty ``dummy/`` entry and ``R-<name>.xml``);
+  the CDR zip ``R-<name>.zip`` as SUNAT zips it (``R-<name>.xml``, then an empty ``dummy`` file);
   ``sendSummary`` a ``ticket``; ``getStatus(ticket)`` a ``status`` with ``statusCode`` ``0098`` while
   the ticket is in process (zero-padded, as SUNAT answers it), ``0`` or ``99`` with the CDR in
   ``content``;
@@ -251,14 +251,15 @@ def _credentials(header: etree._Element | None) -> tuple[str, str]:
 
 
 def sunat_zip(cdr_zip: bytes) -> bytes:
-    """A CDR zip as SUNAT sends it: an empty ``dummy/`` entry, then ``R-<name>.xml``."""
+    """A CDR zip as SUNAT sends it: ``R-<name>.xml`` first (deflated), then an empty ``dummy`` file
+    stored without compression (no slash: a file, not a folder)."""
     name, xml = read_zip(cdr_zip)
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(zipfile.ZipInfo("dummy/", date_time=(2000, 1, 1, 0, 0, 0)), b"")
+    with zipfile.ZipFile(out, "w") as archive:
         entry = zipfile.ZipInfo(name, date_time=(2000, 1, 1, 0, 0, 0))
         entry.compress_type = zipfile.ZIP_DEFLATED
         archive.writestr(entry, xml)
+        archive.writestr(zipfile.ZipInfo("dummy", date_time=(2000, 1, 1, 0, 0, 0)), b"")
     return out.getvalue()
 
 

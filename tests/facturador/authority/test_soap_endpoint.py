@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import io
 import re
+import zipfile
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pytest
@@ -18,6 +21,7 @@ from lxml import etree
 from facturador.authority import cdr as cdr_mod
 from facturador.authority.packaging import zip_document
 from facturador.authority.registry import InMemoryRegistry
+from facturador.authority.soap.app import sunat_zip
 from facturador.authority.tickets import InMemoryTicketStore
 from facturador.issued import Issuer
 from facturador.store.models import DEFAULT_SETTINGS
@@ -34,6 +38,7 @@ from facturador.ubl.summaries import (
     sign_summary,
 )
 from sunat.calendar import peru_today
+from tests import reference
 from tests.conftest import LiveService
 from tests.facturador.authority.test_other_documents import document as other_document
 from tests.samples.ubl_xml import ISSUER_RUC, invoice, package
@@ -79,6 +84,27 @@ def assert_valid(answer_body: etree._Element, schema: str) -> None:
 # -- sendBill ------------------------------------------------------------------------------------------
 
 
+def _layout(zip_bytes: bytes) -> list[tuple[str, int, bool]]:
+    """Each entry of a zip: its name, compression method and whether it holds bytes."""
+    with zipfile.ZipFile(io.BytesIO(zip_bytes)) as archive:
+        return [(info.filename, info.compress_type, info.file_size > 0) for info in archive.infolist()]
+
+
+@pytest.mark.requires_shared
+def test_a_cdr_zip_is_laid_out_as_sunats(tmp_path: Any) -> None:
+    """SUNAT's CDR zip (the real ``cdr-rechazo.zip``): the XML first, deflated, then an empty ``dummy``
+    stored without a slash. A client that reads ``namelist()[0]`` (as several do) reads the CDR."""
+    real = _layout(reference.shared_path("examples", "sunat", "cdr-rechazo.zip").read_bytes())
+    ours = _layout(sunat_zip(zip_document("R-20100066603-01-F001-1", b"<ApplicationResponse/>")))
+    assert [(kind, has_bytes) for _name, kind, has_bytes in ours] == [
+        (kind, has_bytes) for _name, kind, has_bytes in real
+    ]
+    assert [name for name, _kind, _bytes in ours] == ["R-20100066603-01-F001-1.xml", "dummy"]
+    assert real[1][0] == "dummy" and real[0][0].endswith(".xml")
+    with zipfile.ZipFile(io.BytesIO(sunat_zip(zip_document("R-x", b"<a/>")))) as archive:
+        assert archive.read(archive.namelist()[0]) == b"<a/>"
+
+
 def test_send_bill_answers_the_cdr_zip_as_sunat_zips_it(live: LiveService, payer: Taxpayer) -> None:
     name, data = payer.factura()
     answer = payer.send_bill(live, name, data)
@@ -87,7 +113,7 @@ def test_send_bill_answers_the_cdr_zip_as_sunat_zips_it(live: LiveService, payer
     assert etree.QName(answer.body).localname == "sendBillResponse"
     assert_valid(answer.body, BILL_XSD)
     names, xml = cdr_entries(answer.zip("applicationResponse"))
-    assert names == ["dummy/", f"R-{name}.xml"]
+    assert names == [f"R-{name}.xml", "dummy"]
     cdr = cdr_mod.parse_cdr(xml)
     assert (cdr.code, cdr.reference_id, cdr.receiver_ruc) == ("0", name.split("-", 2)[2], payer.ruc)
     assert cdr.signed
@@ -243,7 +269,7 @@ def test_retentions_perceptions_and_their_reversion_on_the_other_cpe_path(live: 
         signed = sign_other_document(other_document(doc_type, number=1, issuer=issuer), payer.identity)
         answer = payer.send_bill(live, signed.filename, zip_document(signed.filename, signed.xml), OTHER_BETA)
         names, xml = cdr_entries(answer.zip("applicationResponse"))
-        assert names == ["dummy/", f"R-{signed.filename}.xml"]
+        assert names == [f"R-{signed.filename}.xml", "dummy"]
         assert cdr_mod.parse_cdr(xml).code == "0"
     today = peru_today()
     reversion = VoidedCommunication(
@@ -329,7 +355,7 @@ def test_a_processed_ticket_answers_0_with_the_cdr(live: LiveService) -> None:
     status = payer.call(live, BETA, "getStatus", ticket=ticket)
     assert status.field("status/statusCode") == "0"
     names, xml = cdr_entries(status.zip("status/content"))
-    assert names == ["dummy/", f"R-{ra_name}.xml"]
+    assert names == [f"R-{ra_name}.xml", "dummy"]
     assert cdr_mod.parse_cdr(xml).code == "0"
     consulted = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
     assert consulted.field("status/statusCode") == "0003"  # de baja
