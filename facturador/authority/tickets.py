@@ -190,7 +190,7 @@ class _Run:
 def accepted_description(summary_type: str, summary_id: str) -> str:
     """SUNAT's wording for an accepted summary or voided communication."""
     if summary_type == "RA":
-        return f"La Comunicacion de baja {summary_id}, ha sido aceptada"
+        return f"La Comunicación de baja {summary_id}, ha sido aceptada"
     if summary_type == "RR":
         return f"El Resumen de reversiones {summary_id}, ha sido aceptado"
     return f"El Resumen diario {summary_id}, ha sido aceptado"
