@@ -15,7 +15,7 @@ from lxml import etree
 from facturador.authority import reading
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import PackagingError, read_zip, zip_document
-from facturador.ubl.namespaces import APPLICATION_RESPONSE, CAC, CBC, nsmap_for
+from facturador.ubl.namespaces import APPLICATION_RESPONSE, CAC, CAC_NS, CBC, CBC_NS, nsmap_for
 from facturador.ubl.signing import (
     SigningIdentity,
     canonical_namespaces,
@@ -142,6 +142,22 @@ def build_cdr(
     # as SUNAT writes it: Latin-1, a character it lacks as a reference (the same text to any parser,
     # so to the canonical form the signature covers)
     return CDR_DECLARATION.encode("ascii") + signed.encode("iso-8859-1", "xmlcharrefreplace")
+
+
+def build_exception_cdr(reference_id: str, code: str, description: str) -> bytes:
+    """The bare CDR SUNAT answers an exception with (its ``cdr-rechazo.zip``: code 0109): the
+    reference, the code and its text, without extensions, dates, signature or parties."""
+    body = "".join(
+        (
+            f'<ApplicationResponse xmlns="{APPLICATION_RESPONSE}" xmlns:cac="{CAC_NS}" xmlns:cbc="{CBC_NS}">',
+            "<cac:DocumentResponse><cac:Response>",
+            _element("cbc:ReferenceID", reference_id),
+            _element("cbc:ResponseCode", code),
+            _element("cbc:Description", description),
+            "</cac:Response></cac:DocumentResponse></ApplicationResponse>",
+        )
+    )
+    return CDR_DECLARATION.encode("ascii") + body.encode("iso-8859-1", "xmlcharrefreplace")
 
 
 def zip_cdr(filename: str, xml: bytes) -> bytes:

@@ -60,8 +60,9 @@ from lxml import etree
 from starlette.datastructures import URL
 from starlette.types import Message, Receive, Scope, Send
 
+from facturador.authority.cdr import build_exception_cdr, zip_cdr
 from facturador.authority.gateway import AuthorityError, ResponseKind
-from facturador.authority.packaging import read_zip
+from facturador.authority.packaging import base_name, read_zip
 from facturador.authority.registry import RegistryKey
 from facturador.authority.rules.context import message
 from facturador.authority.simulator import SunatSimulator
@@ -123,10 +124,12 @@ class SoapFault(Exception):
 
 
 def fault_code(code: str | None) -> str:
-    """SUNAT's ``faultcode`` of a code: ``soap-env:Client.0102``, ``soap-env:Server.0109``."""
+    """SUNAT's ``faultcode`` of a code: ``soap-env:Client.0102``, ``soap-env:Server.0109``; an unpadded
+    code as SUNAT also writes it, ``soap-env:Server.200``."""
     if code is None:
         return "soap-env:Client"
-    side = "Server" if _SERVER_CODES.match(code) else "Client"
+    padded = code.zfill(4) if code.isdigit() else code
+    side = "Server" if _SERVER_CODES.match(padded) else "Client"
     return f"soap-env:{side}.{code}"
 
 
@@ -289,6 +292,15 @@ def send_bill(path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> 
     return Reply(
         "sendBillResponse", {"applicationResponse": sunat_zip(answer.cdr_zip)}, cdr="applicationResponse"
     )
+
+
+def exception_cdr_reply(fields: dict[str, str], code: str) -> Reply:
+    """``sendBill`` answered with a bare exception CDR of ``code`` (an injected ``exception-cdr``)."""
+    name = base_name(fields.get("fileName", ""))
+    reference = name.split("-", 2)[2] if name.count("-") >= 3 else name
+    xml = build_exception_cdr(reference, code, message(code))
+    cdr_zip = sunat_zip(zip_cdr(name, xml))
+    return Reply("sendBillResponse", {"applicationResponse": cdr_zip}, cdr="applicationResponse")
 
 
 def send_summary(path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> Reply:
@@ -487,6 +499,10 @@ class SimulatorEndpoint:
         except SoapFault as refusal:
             await _send(send, refusal.status, refusal.envelope())
             return
+        if fault is not None and fault.kind == "exception-cdr" and request.operation == "sendBill":
+            logger.info("SOAP endpoint injects %s", fault.describe())
+            await _send(send, 200, exception_cdr_reply(request.fields, fault.fault_code).envelope())
+            return
         if fault is not None and not fault.processed:
             await self.strike_before(fault, send)
             return
@@ -535,7 +551,7 @@ class SimulatorEndpoint:
     async def strike_before(self, fault: Fault, send: Send) -> None:
         """An injected failure that leaves the request unprocessed."""
         logger.info("SOAP endpoint injects %s", fault.describe())
-        if fault.kind == "fault":
+        if fault.kind in ("fault", "exception-cdr"):  # an exception CDR where no CDR is answered: the fault
             await _send(send, 500, SoapFault(fault.fault_code).envelope())
         elif fault.kind == "503":
             await _send(send, 503, b"Service Unavailable", b"text/plain; charset=utf-8")
