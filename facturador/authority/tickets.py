@@ -27,6 +27,7 @@ from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
 from facturador.authority import reading
+from facturador.authority.detail import described
 from facturador.authority.gateway import TICKET_DONE, TICKET_IN_PROCESS, TICKET_REJECTED
 from facturador.authority.packaging import read_zip
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
@@ -232,9 +233,7 @@ def process_ticket(
         )
     except _Rejection as rejection:
         code, notes = rejection.code, ()
-        description = catalogs.response_message(code)
-        if rejection.detail:
-            description += f" - Detalle: {rejection.detail}"
+        description = described(code, rejection.detail, record.ticket)
     cdr_xml = cdr_mod.build_cdr(
         identity,
         cdr_id=record.ticket,

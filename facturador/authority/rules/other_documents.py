@@ -39,6 +39,7 @@ from typing import Protocol
 from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
+from facturador.authority.detail import described
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import base_name
 from facturador.authority.reading import text
@@ -140,8 +141,7 @@ class _Received:
 
 
 def _description(code: str, detail: str) -> str:
-    text_ = message(code)
-    return f"{text_} - Detalle: {detail}" if detail else text_
+    return described(code, detail)
 
 
 def send_other_bill(simulator: Authority, filename: str, zip_bytes: bytes) -> AuthorityResponse:
