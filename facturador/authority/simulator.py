@@ -111,6 +111,9 @@ class SunatSimulator:
         self.identity = identity
         self.registry = registry
         self.mode = mode
+        #: Answer as SUNAT's production path rather than beta: an accepted document sent again unchanged
+        #: is 1033, not its CDR again (the SOAP endpoint sets it per request path).
+        self.production = False
         self.today = today
         self.outage = outage
         self.tickets: TicketStore = tickets if tickets is not None else InMemoryTicketStore()
@@ -269,6 +272,7 @@ class SunatSimulator:
             registry=self.registry,
             customer=customer.recipient(root),
             stylesheets=self.stylesheets,
+            production=self.production,
         )
         try:
             for check in CHECKS:

@@ -197,11 +197,13 @@ def signature(doc: Submission) -> None:
 
 
 def resend(doc: Submission) -> None:
-    """An accepted document sent again: its stored CDR when unchanged (like getStatusCdr), else 1033."""
+    """An accepted document sent again: 1033 when changed, and on SUNAT's production path even unchanged
+    (thegreenter/greenter #35: the client recovers its CDR with getStatusCdr); beta answers an unchanged
+    resend with its stored CDR."""
     previous = doc.previous
     if previous is None:
         return
-    if previous.digest != doc.digest:
+    if doc.production or previous.digest != doc.digest:
         raise Answer("1033", f'cbc:ID valor: "{doc.doc_id}"')
     if previous.cdr_zip:
         raise StoredAnswer(cdr_mod.read_cdr(previous.cdr_zip))

@@ -123,6 +123,25 @@ def test_send_bill_answers_the_cdr_zip_as_sunat_zips_it(live: LiveService, payer
     assert cdr_entries(again.zip("applicationResponse"))[1] == xml
 
 
+def test_an_unchanged_resend_is_1033_on_production_and_its_cdr_on_beta(
+    live: LiveService, payer: Taxpayer
+) -> None:
+    """SUNAT's production answers a document it already has with 1033 even when it comes again unchanged
+    (thegreenter/greenter #35: «cuando se envía el mismo comprobante repetidas veces»); its CDR is then
+    recovered with getStatusCdr. The beta path keeps answering the stored CDR."""
+    name, data = payer.factura()
+    first = payer.send_bill(live, name, data, path=PRODUCTION)
+    assert cdr_code(first.zip("applicationResponse")) == "0"
+    stored = cdr_entries(first.zip("applicationResponse"))[1]
+    again = payer.send_bill(live, name, data, path=PRODUCTION)
+    assert (again.status, again.fault[0]) == (500, "soap-env:Client.1033")
+    assert again.fault[1].startswith(message("1033"))
+    recovered = payer.call(live, CONSULT, "getStatusCdr", **consult_fields(payer.ruc, name))
+    assert cdr_entries(recovered.zip("statusCdr/content"))[1] == stored
+    on_beta = payer.send_bill(live, name, data, path=BETA)
+    assert cdr_entries(on_beta.zip("applicationResponse"))[1] == stored
+
+
 def test_beta_takes_moddatos_for_any_ruc_and_production_does_not(live: LiveService, payer: Taxpayer) -> None:
     name, data = package(invoice(doc_id="F001-9001", issue_date=peru_today()), payer.identity)
     for user, password in ((f"{ISSUER_RUC}MODDATOS", "moddatos"), (f"{ISSUER_RUC}moddatos", "MODDATOS")):
