@@ -11,7 +11,10 @@ billService and billConsultService share the ``getStatus`` element:
   ``content``;
 - the other-CPE billService (``/ol-ti-itemision-otroscpe-gem[-beta]/billService``): the same for
   retentions, perceptions (``sendBill``) and their reversions (``sendSummary``);
-- billConsultService (``/ol-it-wsconscpegem/billConsultService``): ``getStatus`` of one document
+- ``getStatusAR`` on billService (the operation SUNAT's 2026 WSDL adds): a document's CDR, answered
+  like ``getStatusCdr`` in ``getStatusResponseAR`` / ``status``;
+- billConsultService (``/ol-it-wsconscpegem/billConsultService``, answering in JAX-WS style: ``S`` /
+  ``ns0`` prefixes, no header): ``getStatus`` of one document
   (``statusCode`` 0001 accepted, 0002 rejected, 0003 voided, 0011 unknown, 0012 another taxpayer's,
   0004-0010 a malformed question) and ``getStatusCdr`` (0004 "La constancia existe" with the CDR in
   ``content``; the same codes otherwise, 0125 when SUNAT holds no CDR of the document).
@@ -162,14 +165,19 @@ class Reply:
     fields: dict[str, str | bytes] = field(default_factory=dict)
     wrapper: str | None = None
     cdr: str | None = None
+    #: billConsultService is a JAX-WS service: ``S`` / ``ns0`` prefixes and no header (thegreenter/demo
+    #: #28); billService writes ``soap-env`` / ``br`` and an empty header.
+    jax_ws: bool = False
 
     def envelope(self) -> bytes:
-        """The response envelope, as SUNAT writes it (``soap-env`` / ``br`` prefixes, an empty header)."""
-        root = etree.Element(f"{{{SOAP_ENV_NS}}}Envelope", nsmap={"soap-env": SOAP_ENV_NS})
-        etree.SubElement(root, f"{{{SOAP_ENV_NS}}}Header")
+        """The response envelope, as the SUNAT service answering it writes it (see ``jax_ws``)."""
+        envelope_prefix, element_prefix = ("S", "ns0") if self.jax_ws else ("soap-env", "br")
+        root = etree.Element(f"{{{SOAP_ENV_NS}}}Envelope", nsmap={envelope_prefix: SOAP_ENV_NS})
+        if not self.jax_ws:
+            etree.SubElement(root, f"{{{SOAP_ENV_NS}}}Header")
         body = etree.SubElement(root, f"{{{SOAP_ENV_NS}}}Body")
         element = etree.SubElement(
-            body, f"{{{BILL_SERVICE_NS}}}{self.element}", nsmap={"br": BILL_SERVICE_NS}
+            body, f"{{{BILL_SERVICE_NS}}}{self.element}", nsmap={element_prefix: BILL_SERVICE_NS}
         )
         parent = etree.SubElement(element, self.wrapper) if self.wrapper else element
         for name, value in self.fields.items():
@@ -182,7 +190,8 @@ class Reply:
         value = self.fields.get(self.cdr or "")
         if not isinstance(value, bytes):
             return self
-        return Reply(self.element, {**self.fields, self.cdr or "": value[: len(value) // 2]}, self.wrapper)
+        cut = {**self.fields, self.cdr or "": value[: len(value) // 2]}
+        return Reply(self.element, cut, self.wrapper, self.cdr, self.jax_ws)
 
 
 @dataclass(frozen=True)
@@ -332,29 +341,44 @@ def get_ticket_status(_path: ServicePath, taxpayer: Taxpayer, fields: dict[str, 
     return Reply("getStatusResponse", fields_out, wrapper="status", cdr="content")
 
 
-#: billService's operations (the same on the other-CPE path).
-BILL_OPERATIONS: dict[str, Callable[[ServicePath, Taxpayer, dict[str, str]], Reply]] = {
-    "sendBill": send_bill,
-    "sendSummary": send_summary,
-    "getStatus": get_ticket_status,
-}
 _CONSULT_TYPES = ("01", "07", "08")
 _RECORD_STATUS = {"accepted": "0001", "rejected": "0002", "voided": "0003"}
 
 
 def consult(taxpayer: Taxpayer, fields: dict[str, str], *, cdr: bool) -> Reply:
     """billConsultService ``getStatus`` (``cdr`` False) and ``getStatusCdr`` of one document."""
-    simulator = taxpayer.simulator
-    if simulator.outage:
-        raise SoapFault("0109")
     element, wrapper = ("getStatusCdrResponse", "statusCdr") if cdr else ("getStatusResponse", "status")
+    return _consulted(taxpayer, fields, element, wrapper, cdr=cdr, jax_ws=True)
+
+
+def get_status_ar(_path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> Reply:
+    """billService ``getStatusAR`` (the 2026 WSDL): a document's CDR, answered like ``getStatusCdr`` in
+    ``getStatusResponseAR`` / ``status``."""
+    return _consulted(taxpayer, fields, "getStatusResponseAR", "status", cdr=True, jax_ws=False)
+
+
+def _consulted(
+    taxpayer: Taxpayer, fields: dict[str, str], element: str, wrapper: str, *, cdr: bool, jax_ws: bool
+) -> Reply:
+    """A consultation of one document: ``statusCode``, ``statusMessage`` and the CDR when asked for."""
+    if taxpayer.simulator.outage:
+        raise SoapFault("0109")
     code, content = _consult_code(taxpayer, fields, cdr=cdr)
     reply: dict[str, str | bytes] = {}
     if content is not None:
         reply["content"] = sunat_zip(content)
     reply["statusCode"] = code
     reply["statusMessage"] = CDR_EXISTS if content is not None else CONSULT_STATUS.get(code) or message(code)
-    return Reply(element, reply, wrapper=wrapper, cdr="content")
+    return Reply(element, reply, wrapper=wrapper, cdr="content", jax_ws=jax_ws)
+
+
+#: billService's operations (the same on the other-CPE path).
+BILL_OPERATIONS: dict[str, Callable[[ServicePath, Taxpayer, dict[str, str]], Reply]] = {
+    "sendBill": send_bill,
+    "sendSummary": send_summary,
+    "getStatus": get_ticket_status,
+    "getStatusAR": get_status_ar,
+}
 
 
 def _consult_code(taxpayer: Taxpayer, fields: dict[str, str], *, cdr: bool) -> tuple[str, bytes | None]:

@@ -396,6 +396,38 @@ def test_a_processed_ticket_answers_0_with_the_cdr(live: LiveService) -> None:
 # -- billConsultService --------------------------------------------------------------------------------
 
 
+def test_billconsultservice_answers_in_jax_ws_style(live: LiveService, payer: Taxpayer) -> None:
+    """billConsultService is a JAX-WS service: its answers read ``<S:Envelope xmlns:S=…><S:Body>
+    <ns0:getStatusResponse xmlns:ns0="http://service.sunat.gob.pe">`` (thegreenter/demo #28), unlike
+    billService's ``soap-env`` / ``br``; clients that look for those prefixes see SUNAT's."""
+    name, data = payer.factura()
+    payer.send_bill(live, name, data)
+    for operation, element in (("getStatus", "getStatusResponse"), ("getStatusCdr", "getStatusCdrResponse")):
+        answer = payer.call(live, CONSULT, operation, **consult_fields(payer.ruc, name))
+        text = answer.response.text
+        assert re.search(
+            rf'<S:Envelope xmlns:S="{SOAP}"><S:Body><ns0:{element} xmlns:ns0="http://service.sunat.gob.pe">',
+            text,
+        ), text[:300]
+        assert "soap-env" not in text and "br:" not in text
+    assert answer.field("statusCdr/statusCode") == "0004"
+
+
+def test_get_status_ar_answers_a_documents_cdr(live: LiveService, payer: Taxpayer) -> None:
+    """The 2026 billService WSDL's ``getStatusAR`` (the four fields of a document, answered
+    ``getStatusResponseAR`` / ``status`` with ``content``, ``statusCode`` and ``statusMessage``)."""
+    name, data = payer.factura()
+    sent = payer.send_bill(live, name, data)
+    answer = payer.call(live, BETA, "getStatusAR", **consult_fields(payer.ruc, name))
+    assert answer.status == 200, answer.response.text[:500]
+    assert etree.QName(answer.body).localname == "getStatusResponseAR"
+    assert answer.field("status/statusCode") == "0004"
+    assert answer.field("status/statusMessage") == "La constancia existe"
+    assert cdr_entries(answer.zip("status/content"))[1] == cdr_entries(sent.zip("applicationResponse"))[1]
+    unknown = payer.call(live, BETA, "getStatusAR", **consult_fields(payer.ruc, f"{name[:-1]}99999"))
+    assert unknown.field("status/statusCode") == "0011"
+
+
 @pytest.mark.parametrize(
     ("changes", "code"),
     [
@@ -498,7 +530,7 @@ def test_bad_envelopes_get_soap_faults(live: LiveService, body: bytes, faultcode
 
 
 def test_unknown_operations_and_methods(live: LiveService, payer: Taxpayer) -> None:
-    for operation in ("sendBillX", "getStatusAR"):
+    for operation in ("sendBillX", "getStatusARX"):
         answer = payer.call(live, BETA, operation, ticket="1")
         assert answer.status == 500 and answer.fault[0] == "soap-env:Client"
         assert "Cannot find dispatch method" in answer.fault[1]
