@@ -20,6 +20,9 @@ __all__ = ["described", "sunat_detail"]
 
 #: A rule's detail written ``<node> valor: "<value>"`` (the form of the simulator's rules).
 _NODE_VALUE = re.compile(r'^(?P<node>.*?)\s*valor:\s*"(?P<value>.*)"$', re.S)
+#: A rule of one line names it first (``line 3: cbc:TaxExemptionReasonCode``), as SUNAT's
+#: "Error en la linea: 3: 2040 (nodo: ...)" does (thegreenter/greenter #58).
+_LINE = re.compile(r"^(?:line|linea) (?P<line>\d+):\s*(?P<node>.*)$", re.S)
 _SEQUENCE = itertools.count(1)
 
 
@@ -28,8 +31,11 @@ def sunat_detail(code: str, detail: str, ticket: str = "") -> str:
     ``ticket`` is the number of SUNAT's processing (a fresh one when none is given)."""
     match = _NODE_VALUE.match(detail)
     node, value = (match["node"], match["value"]) if match else (detail, "")
+    where = "INFO: "
+    if line := _LINE.match(node):  # a rule of one line: SUNAT's "Error en la linea: 1: 2026 (nodo: ...)"
+        where, node = f"Error en la linea: {line['line']}: ", line["node"]
     ticket = ticket or f"{time.time_ns() // 1_000_000}{next(_SEQUENCE) % 1000:03d}"
-    return f'xxx.xxx.xxx value=\'ticket: {ticket} error: INFO: {code} (nodo: "{node}" valor: "{value}")\''
+    return f'xxx.xxx.xxx value=\'ticket: {ticket} error: {where}{code} (nodo: "{node}" valor: "{value}")\''
 
 
 def described(code: str, detail: str = "", ticket: str = "") -> str:
