@@ -1400,7 +1400,7 @@ def sunat_fault() -> None:
 @click.argument("kind")
 @click.option("--ruc", default=None, help="Only this taxpayer's requests (default: every RUC).")
 @click.option("--operation", default="", help="Only sendBill, sendSummary, getStatus or getStatusCdr.")
-@click.option("--code", default="", help="SUNAT's code of a fault or a duplicate (0109, 1033 by default).")
+@click.option("--code", default="", help="SUNAT's code of a fault, duplicate or exception-cdr.")
 @click.option("--times", type=int, default=None, help="The next N requests (1 unless --for is given).")
 @click.option("--for", "seconds", type=float, default=None, help="For this many seconds.")
 @click.option("--hold", type=float, default=0.0, help="Seconds a timeout holds the answer (default 60).")
@@ -1414,7 +1414,8 @@ def sunat_fault_add(
     seconds: float | None,
     hold: float,
 ) -> None:
-    """Inject KIND: fault, 503, reset, reset-after, cut, timeout, truncated-zip, garbage or duplicate."""
+    """Inject KIND: fault, 503, reset, reset-after, cut, timeout, truncated-zip, garbage, duplicate or
+    exception-cdr."""
     import datetime as dt
 
     from facturador.authority.soap.injection import Fault

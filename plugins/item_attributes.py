@@ -89,7 +89,8 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
 
 @hookimpl(families="documents")
 def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
-    """Attributes of catalog 55 with a description."""
+    """Attributes with a code and a description. A code catalog 55 does not list is taken, as SUNAT takes
+    it (its stylesheets do not check the catalog): the 3000 "Garantía" real clients send."""
     problems: list[FieldError] = []
     for i, item in enumerate(payload.get("items") or []):
         if not isinstance(item, Mapping):
@@ -99,8 +100,10 @@ def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
             if not isinstance(entry, Mapping):
                 problems.append(FieldError(path, "Cada dato adicional debe ser un objeto."))
                 continue
-            if str(entry.get("codigo") or "") not in catalogs.ITEM_PROPERTIES:
-                problems.append(FieldError(f"{path}.codigo", "El código no está en el catálogo 55."))
+            if not str(entry.get("codigo") or "").strip():
+                problems.append(
+                    FieldError(f"{path}.codigo", "Falta el código del dato adicional (catálogo 55).")
+                )
             if not str(entry.get("descripcion") or "").strip():
                 problems.append(FieldError(f"{path}.descripcion", "Falta la descripción del dato adicional."))
     return problems

@@ -125,7 +125,7 @@ def test_the_connector_example_issues_voids_and_declares(demo: LiveService) -> N
     issued, voided, declared = result.stdout.splitlines()
     number = issued.split()[0]
     assert issued == f"{number} Aceptado La Factura numero {number}, ha sido aceptada"
-    assert re.fullmatch(r"True 0 La Comunicacion de baja RA-\d{8}-\d+, ha sido aceptada", voided)
+    assert re.fullmatch(r"True 0 La Comunicación de baja RA-\d{8}-\d+, ha sido aceptada", voided)
     assert re.fullmatch(r"B001-\d+ True El Resumen diario RC-\d{8}-\d+, ha sido aceptado", declared)
 
 

@@ -15,9 +15,8 @@ from lxml import etree
 from facturador.authority import reading
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import PackagingError, read_zip, zip_document
-from facturador.ubl.namespaces import APPLICATION_RESPONSE, CAC, CBC, nsmap_for
+from facturador.ubl.namespaces import APPLICATION_RESPONSE, CAC, CAC_NS, CBC, CBC_NS, nsmap_for
 from facturador.ubl.signing import (
-    XML_DECLARATION,
     SigningIdentity,
     canonical_namespaces,
     signature_element,
@@ -29,7 +28,7 @@ SUNAT_SIGNATURE_ID = "SignSUNAT"
 #: How the CDR's description names each document type (catalog 01).
 DOCUMENT_NAMES: dict[str, str] = {
     "01": "La Factura",
-    "03": "La Boleta",
+    "03": "La Boleta de Venta",
     "07": "La Nota de Credito",
     "08": "La Nota de Debito",
     "20": "El Comprobante de Retencion",
@@ -37,6 +36,8 @@ DOCUMENT_NAMES: dict[str, str] = {
 }
 
 _ROOT = f"{{{APPLICATION_RESPONSE}}}ApplicationResponse"
+#: How SUNAT declares every CDR it writes (Latin-1 bytes: a reader must honour the declaration).
+CDR_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1" standalone="no"?>'
 
 
 class CdrError(ValueError):
@@ -88,7 +89,8 @@ def build_cdr(
 
     ``recipient`` is the customer as ``"<cat. 06 type>-<number>"`` (``6-20587896411``); ``received_at``
     is the reception time (ResponseDate/Time) and ``issued_at`` the CDR's generation time (Issue*).
-    Returns the signed XML (UTF-8) with signature id ``SignSUNAT`` (enveloped, C14N 1.0, RSA-SHA1).
+    Returns the signed XML, declared and encoded ISO-8859-1 as SUNAT's are, with signature id
+    ``SignSUNAT`` (enveloped, C14N 1.0, RSA-SHA1).
     ``document_description`` goes in ``cac:DocumentReference/cbc:DocumentDescription`` (a dispatch
     guide's CDR carries the URL of its QR there).
 
@@ -136,7 +138,26 @@ def build_cdr(
     signature, _digest = signature_element(
         unsigned, nsmap_for(APPLICATION_RESPONSE), identity, signature_id=SUNAT_SIGNATURE_ID
     )
-    return (XML_DECLARATION + start + _EXTENSIONS.format(signature) + body).encode("utf-8")
+    signed = start + _EXTENSIONS.format(signature) + body
+    # as SUNAT writes it: Latin-1, a character it lacks as a reference (the same text to any parser,
+    # so to the canonical form the signature covers)
+    return CDR_DECLARATION.encode("ascii") + signed.encode("iso-8859-1", "xmlcharrefreplace")
+
+
+def build_exception_cdr(reference_id: str, code: str, description: str) -> bytes:
+    """The bare CDR SUNAT answers an exception with (its ``cdr-rechazo.zip``: code 0109): the
+    reference, the code and its text, without extensions, dates, signature or parties."""
+    body = "".join(
+        (
+            f'<ApplicationResponse xmlns="{APPLICATION_RESPONSE}" xmlns:cac="{CAC_NS}" xmlns:cbc="{CBC_NS}">',
+            "<cac:DocumentResponse><cac:Response>",
+            _element("cbc:ReferenceID", reference_id),
+            _element("cbc:ResponseCode", code),
+            _element("cbc:Description", description),
+            "</cac:Response></cac:DocumentResponse></ApplicationResponse>",
+        )
+    )
+    return CDR_DECLARATION.encode("ascii") + body.encode("iso-8859-1", "xmlcharrefreplace")
 
 
 def zip_cdr(filename: str, xml: bytes) -> bytes:

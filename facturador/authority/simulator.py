@@ -35,6 +35,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from facturador.authority import cdr as cdr_mod
+from facturador.authority.detail import described
 from facturador.authority.gateway import AuthorityError, AuthorityResponse, TicketStatus
 from facturador.authority.packaging import base_name
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord, RegistryStatus
@@ -65,8 +66,7 @@ _SEQUENCE = itertools.count(1)
 
 
 def _description(code: str, detail: str) -> str:
-    text = message(code)
-    return f"{text} - Detalle: {detail}" if detail else text
+    return described(code, detail)
 
 
 class SunatSimulator:
@@ -111,6 +111,9 @@ class SunatSimulator:
         self.identity = identity
         self.registry = registry
         self.mode = mode
+        #: Answer as SUNAT's production path rather than beta: an accepted document sent again unchanged
+        #: is 1033, not its CDR again (the SOAP endpoint sets it per request path).
+        self.production = False
         self.today = today
         self.outage = outage
         self.tickets: TicketStore = tickets if tickets is not None else InMemoryTicketStore()
@@ -254,7 +257,7 @@ class SunatSimulator:
         ruc = name[:11]
         if self.user_ruc is None or not (len(ruc) == 11 and ruc.isdigit()) or ruc == self.user_ruc:
             return None
-        return AuthorityResponse.exception("0154", _description("0154", f"file RUC {ruc}"))
+        return AuthorityResponse.exception("0154", _description("0154", f'fileName valor: "{name}.zip"'))
 
     def _process(self, file: FileName, received_at: datetime, zip_bytes: bytes) -> AuthorityResponse:
         """Read the zip, run :data:`CHECKS` in order and answer (the first failing check decides)."""
@@ -269,6 +272,7 @@ class SunatSimulator:
             registry=self.registry,
             customer=customer.recipient(root),
             stylesheets=self.stylesheets,
+            production=self.production,
         )
         try:
             for check in CHECKS:
@@ -304,7 +308,7 @@ class SunatSimulator:
         simulator per request, so the set lives at module level)."""
         with _INFLIGHT_LOCK:
             if key in _INFLIGHT:
-                raise Answer("0140", f"{key.series}-{key.number} is being processed")
+                raise Answer("0140", f'cbc:ID valor: "{key.series}-{key.number}"')
             _INFLIGHT.add(key)
         try:
             yield

@@ -27,6 +27,7 @@ from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
 from facturador.authority import reading
+from facturador.authority.detail import described
 from facturador.authority.gateway import TICKET_DONE, TICKET_IN_PROCESS, TICKET_REJECTED
 from facturador.authority.packaging import read_zip
 from facturador.authority.registry import Registry, RegistryKey, RegistryRecord
@@ -191,7 +192,7 @@ class _Run:
 def accepted_description(summary_type: str, summary_id: str) -> str:
     """SUNAT's wording for an accepted summary or voided communication."""
     if summary_type == "RA":
-        return f"La Comunicacion de baja {summary_id}, ha sido aceptada"
+        return f"La Comunicación de baja {summary_id}, ha sido aceptada"
     if summary_type == "RR":
         return f"El Resumen de reversiones {summary_id}, ha sido aceptado"
     return f"El Resumen diario {summary_id}, ha sido aceptado"
@@ -233,9 +234,7 @@ def process_ticket(
         )
     except _Rejection as rejection:
         code, notes = rejection.code, ()
-        description = catalogs.response_message(code)
-        if rejection.detail:
-            description += f" - Detalle: {rejection.detail}"
+        description = described(code, rejection.detail, record.ticket)
     cdr_xml = cdr_mod.build_cdr(
         identity,
         cdr_id=record.ticket,
@@ -277,11 +276,11 @@ def _check_header(run: _Run, root: etree._Element, summary_id: str, late_code: s
     reference = _date(root, "ReferenceDate", "2671")
     parts = summary_id.split("-")
     if len(parts) != 3 or parts[1] != issued.strftime("%Y%m%d"):
-        raise _Rejection("2346", f'cbc:ID "{summary_id}", cbc:IssueDate "{issued.isoformat()}"')
+        raise _Rejection("2346", f'cbc:ID valor: "{summary_id}"')
     if reference > issued:
-        raise _Rejection("2671", f'cbc:ReferenceDate "{reference}" after cbc:IssueDate "{issued}"')
+        raise _Rejection("2671", f'cbc:ReferenceDate valor: "{reference}"')
     if run.check_deadlines and issued > run.received:
-        raise _Rejection(late_code, f'cbc:IssueDate "{issued}" after the reception date "{run.received}"')
+        raise _Rejection(late_code, f'cbc:IssueDate valor: "{issued}"')
     return reference
 
 
@@ -312,28 +311,28 @@ def _summary_rules(run: _Run, root: etree._Element, summary_id: str, registry: R
         _summary_customer(run, line, line_id)
         conditions = seen.setdefault((doc_type, doc_id), set())
         if condition in conditions:
-            raise _Rejection("3094", f"line {line_id}: {doc_type} {doc_id} with status {condition} twice")
+            raise _Rejection("3094", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         conditions.add(condition)
         if {"1", "2"} <= conditions:
-            raise _Rejection("3095", f"line {line_id}: {doc_type} {doc_id}")
+            raise _Rejection("3095", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         if {"2", "3"} <= conditions:
-            raise _Rejection("3096", f"line {line_id}: {doc_type} {doc_id}")
+            raise _Rejection("3096", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         key = RegistryKey.from_id(run.ruc, doc_type, doc_id)
         previous = registry.lookup(key)
         if condition == "1":
             if previous is not None:
-                raise _Rejection("2282", f"line {line_id}: {doc_type} {doc_id} is {previous.status}")
+                raise _Rejection("2282", f'line {line_id}: cbc:ID valor: "{doc_id}"')
             if _total(line) > IDENTIFICATION_THRESHOLD and not _identified(line):
-                raise _Rejection("2514", f"line {line_id}: {doc_type} {doc_id}")
+                raise _Rejection("2514", f'line {line_id}: cbc:ID valor: "{doc_id}"')
             run.changes.append((key, RegistryRecord("accepted", digest="", code="0")))
             continue
         if previous is None:
-            raise _Rejection("2663", f"line {line_id}: {doc_type} {doc_id}")
+            raise _Rejection("2663", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         if previous.status != "accepted":
-            raise _Rejection("2987", f"line {line_id}: {doc_type} {doc_id} is {previous.status}")
+            raise _Rejection("2987", f'line {line_id}: cbc:ID valor: "{doc_id}"')
         if condition == "3":
             if _late(run, reference):
-                raise _Rejection("2957", f'line {line_id}: {doc_type} {doc_id} of "{reference}"')
+                raise _Rejection("2957", f'line {line_id}: cbc:ID valor: "{doc_id}"')
             run.changes.append((key, replace(previous, status="voided")))
 
 
@@ -388,21 +387,21 @@ def _voided_rules(
         if doc_type not in (REVERSED_DOCUMENT_TYPES if reversion else VOIDED_DOCUMENT_TYPES):
             raise _Rejection("2308", f'line {line_id}: cbc:DocumentTypeCode valor: "{doc_type}"')
         if not _SERIES.match(series) or not _NUMBER.match(number):
-            raise _Rejection("2317", f'line {line_id}: "{series}-{number}"')
+            raise _Rejection("2317", f'line {line_id}: cbc:ID valor: "{series}-{number}"')
         identity = (doc_type, series, int(number))
         if identity in seen:
-            raise _Rejection("2348", f"line {line_id}: {doc_type} {series}-{number}")
+            raise _Rejection("2348", f'line {line_id}: cbc:ID valor: "{series}-{number}"')
         seen.add(identity)
         key = RegistryKey(run.ruc, doc_type, series, int(number))
         previous = registry.lookup(key)
         if previous is None:
-            raise _Rejection("2105", f"line {line_id}: {doc_type} {series}-{number}")
+            raise _Rejection("2105", f'line {line_id}: cbc:ID valor: "{series}-{number}"')
         if previous.status == "rejected":
-            raise _Rejection("2398", f"line {line_id}: {doc_type} {series}-{number}")
+            raise _Rejection("2398", f'line {line_id}: cbc:ID valor: "{series}-{number}"')
         if previous.status == "voided":
-            raise _Rejection("2323", f"line {line_id}: {doc_type} {series}-{number}")
+            raise _Rejection("2323", f'line {line_id}: cbc:ID valor: "{series}-{number}"')
         if not reversion and _late(run, reference):
-            raise _Rejection("2957", f'line {line_id}: {doc_type} {series}-{number} of "{reference}"')
+            raise _Rejection("2957", f'line {line_id}: cbc:ID valor: "{series}-{number}"')
         reason = line.findtext(SAC("VoidReasonDescription")) or ""
         if len(reason) < 3:
             run.observe("4203", f"line {line_id}: sac:VoidReasonDescription")

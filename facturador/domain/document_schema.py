@@ -181,8 +181,15 @@ ITEM_PROPERTY = Object(
     name="ItemProperty",
     description="Un dato adicional del ítem (catálogo 55), por ejemplo 5010 número de placa.",
     fields={
-        "codigo": Code(
-            "Código del catálogo 55.", required=True, codes=catalogs.ITEM_PROPERTIES, catalog="catálogo 55"
+        # SUNAT's factura, boleta and note stylesheets do not check catalog 55 (their 4279 is commented
+        # out): a code it does not list (3000 "Garantía", as real clients send) is taken as SUNAT takes it
+        "codigo": Text(
+            "Código del dato (catálogo 55; SUNAT acepta también uno que el catálogo no lista).",
+            required=True,
+            max_length=10,
+            pattern=r"\s*[0-9A-Za-z]{1,8}\s*",
+            pattern_message="El campo {path} debe ser un código de letras o dígitos (catálogo 55).",
+            example="5010",
         ),
         "descripcion": Text("Nombre del dato.", required=True, max_length=100),
         "valor": Text("Valor.", max_length=100),

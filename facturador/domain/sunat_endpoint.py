@@ -74,13 +74,16 @@ class ServiceTaxpayers:
                 and account.sol_user.upper() == user.upper()
                 and hmac.compare_digest(account.password.encode(), password.encode())
             ):
-                return self.taxpayer(ruc, account.settings)
+                return self.taxpayer(ruc, account.settings, beta=beta)
         if beta and user.upper() == BETA_SOL_USER and password.lower() == BETA_SOL_PASSWORD:
-            return self.taxpayer(ruc, accounts[0].settings if accounts else DEFAULT_SETTINGS)
+            return self.taxpayer(ruc, accounts[0].settings if accounts else DEFAULT_SETTINGS, beta=beta)
         return None
 
-    def taxpayer(self, ruc: str, settings: dict[str, Any]) -> Taxpayer:
-        return Taxpayer(ruc, self.context.simulator(ruc, settings), ose=bool(settings.get("authority_ose")))
+    def taxpayer(self, ruc: str, settings: dict[str, Any], *, beta: bool) -> Taxpayer:
+        """The taxpayer answered by its simulator, as SUNAT's beta or production path answers."""
+        simulator = self.context.simulator(ruc, settings)
+        simulator.production = not beta
+        return Taxpayer(ruc, simulator, ose=bool(settings.get("authority_ose")))
 
 
 def service_soap_app(context: ServiceContext, *, ose: bool = False) -> SimulatorEndpoint:

@@ -29,6 +29,7 @@ __all__ = [
     "build_despatch",
     "prepare_despatch",
     "sign_despatch",
+    "sunat_plate",
 ]
 
 _SUNAT = "PE:SUNAT"
@@ -205,12 +206,19 @@ def _shipment(root: etree._Element, dispatch: Dispatch) -> None:
         equipment = etree.SubElement(
             etree.SubElement(shipment, CAC("TransportHandlingUnit")), CAC("TransportEquipment")
         )
-        sub(equipment, CBC("ID"), dispatch.vehicles[0])
-        if dispatch.vehicle_certificate:
+        sub(equipment, CBC("ID"), sunat_plate(dispatch.vehicles[0]))
+        # the certificate (TUC) is the carrier's: SUNAT rejects it on a sender's guide (3452)
+        if dispatch.vehicle_certificate and dispatch.doc_type == "31":
             means = etree.SubElement(equipment, CAC("ApplicableTransportMeans"))
             sub(means, CBC("RegistrationNationalityID"), dispatch.vehicle_certificate)
         for plate in dispatch.vehicles[1:]:
-            sub(etree.SubElement(equipment, CAC("AttachedTransportEquipment")), CBC("ID"), plate)
+            sub(etree.SubElement(equipment, CAC("AttachedTransportEquipment")), CBC("ID"), sunat_plate(plate))
+
+
+def sunat_plate(plate: str) -> str:
+    """A vehicle plate as SUNAT takes it (its rule 2567, ``[0-9A-Z]{6,8}``): upper case, without the
+    hyphens and spaces people write in it ("def-456" -> "DEF456")."""
+    return "".join(plate.split()).replace("-", "").upper()
 
 
 def sign_despatch(dispatch: Dispatch, identity: SigningIdentity, *, sha256: bool = False) -> SignedXml:

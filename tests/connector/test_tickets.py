@@ -347,7 +347,7 @@ def test_real_tenant_98_as_http_500_is_processing(standin: StandIn) -> None:
         "response": {
             "sent": True,
             "code": "0",
-            "description": "La Comunicacion de baja RA-20260722-1, ha sido aceptada",
+            "description": "La Comunicación de baja RA-20260722-1, ha sido aceptada",
             "notes": [],
             "is_accepted": True,
             "status_code": 0,

@@ -113,7 +113,7 @@ def test_void_a_factura_and_follow_its_ticket(page: Any, app_url: str, shop: Sho
     page.screenshot(path=str(shots / "void_sent.png"), full_page=True)
 
     query_until(page, box, "Aceptado")
-    sync_api.expect(box).to_contain_text("La Comunicacion de baja RA-")
+    sync_api.expect(box).to_contain_text("La Comunicación de baja RA-")
     page.screenshot(path=str(shots / "void_accepted.png"), full_page=True)
 
     # the Tickets page lists it, with its files

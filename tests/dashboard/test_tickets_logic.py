@@ -27,7 +27,7 @@ def accepted(identifier: str = "RA-20261121-1") -> TicketStatus:
             "links": {"xml": "x", "cdr": "c"},
             "response": {
                 "code": "0",
-                "description": f"La Comunicacion de baja {identifier}, ha sido aceptada",
+                "description": f"La Comunicación de baja {identifier}, ha sido aceptada",
                 "notes": ["4443 - observación"],
                 "is_accepted": True,
                 "status_code": 0,

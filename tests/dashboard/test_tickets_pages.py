@@ -102,7 +102,7 @@ def test_void_a_factura_query_its_ticket_and_see_it_voided(shop: Shop, client: C
     assert not at.exception, at.exception
     assert "aceptado por SUNAT" in texts(at.success), texts(at.info) + texts(at.error)
     assert "badge[Aceptado]" in badges(at)
-    assert "La Comunicacion de baja RA-" in texts(at.markdown)
+    assert "La Comunicación de baja RA-" in texts(at.markdown)
     assert {b.label for b in at.get("download_button")} >= {"XML", "CDR"}
     assert not next(b for b in at.get("download_button") if b.label == "CDR").proto.disabled
 

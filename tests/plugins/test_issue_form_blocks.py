@@ -180,3 +180,18 @@ def test_issue_with_the_form_blocks_through_the_service(client: Client) -> None:
     assert "<cac:DespatchDocumentReference>" in xml and "<cac:AdditionalDocumentReference>" in xml
     record = client.documents.find(result.series, result.correlative)
     assert record is not None and record.total == Decimal("1286.20")  # 1,180.00 + 90.00 + IGV 16.20
+
+
+def test_item_attributes_take_a_code_outside_catalog_55_as_sunat_does() -> None:
+    """A payload with the attribute 3000 "Garantía" (real clients send it; SUNAT's stylesheets do not
+    check catalog 55) passes the plugin's check; one without a code or a description does not."""
+    payload = invoice().to_payload()
+    payload["items"][0]["datos_adicionales"] = [
+        {"codigo": "3000", "descripcion": "Garantía", "valor": "12 meses"},
+        {"codigo": "", "descripcion": "Color", "valor": "Rojo"},
+        {"codigo": "3000", "descripcion": " ", "valor": "12 meses"},
+    ]
+    assert [e.field for e in item_attributes.facturador_validate_payload(payload)] == [
+        "items.0.datos_adicionales.1.codigo",
+        "items.0.datos_adicionales.2.descripcion",
+    ]

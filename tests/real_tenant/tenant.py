@@ -877,7 +877,7 @@ class Tenant:
             if document.id in ticket.document_ids:
                 document.state_type_id = "11" if ticket.process == "3" else "05"
                 document.updated_at = peru_now().replace(tzinfo=None)
-        label = "El Resumen diario" if kind == "summary" else "La Comunicacion de baja"
+        label = "El Resumen diario" if kind == "summary" else "La Comunicación de baja"
         verb = "aceptado" if kind == "summary" else "aceptada"
         folder = "summary" if kind == "summary" else "voided"
         return {

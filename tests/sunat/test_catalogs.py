@@ -149,3 +149,16 @@ def test_messages_are_those_of_code_errors_xml():
     assert len(compared) > 100
     for code in compared:
         assert c.RESPONSE_CODES[code] == published[code], code
+
+
+def test_every_exception_code_of_sunats_catalogue_is_ours():
+    """The codes below 2000 (exceptions: what an injected fault or exception CDR may carry) are all in the
+    product's catalogue, with SUNAT's text; an unpadded code (SUNAT's ``Server.200``) reads as 0200."""
+    text = shared_path("examples", "sunat", "CodeErrors.xml").read_text(encoding="utf-8-sig")
+    published = {
+        m[1]: " ".join(m[2].split()) for m in re.finditer(r'<error code="(\d+)">(.*?)</error>', text, re.S)
+    }
+    exceptions = {code: message for code, message in published.items() if int(code) < 2000}
+    assert len(exceptions) > 100
+    assert {code: c.RESPONSE_CODES.get(code) for code in exceptions} == exceptions
+    assert c.response_message("200") == c.response_message("0200") == published["0200"]

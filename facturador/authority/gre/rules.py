@@ -37,6 +37,7 @@ _ID = {
 }
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PLATE = re.compile(r"^(?!0+$)[0-9A-Z]{6,8}$")
+_CERTIFICATE = re.compile(r"^(?!0+$)[0-9A-Z]{10,15}$")
 _LICENCE = re.compile(r"^(?!0+$)[0-9A-Z]{9,10}$")
 _MTC = re.compile(r"^(?!0+$)[0-9A-Z]{1,20}$")
 _UBIGEO = re.compile(r"^\d{6}$")
@@ -209,11 +210,9 @@ def _shipment(guide: _Guide) -> None:
         shipment, "cac:ShipmentStage", "cac:CarrierParty", "cac:PartyIdentification", "cbc:ID"
     ):
         raise Answer("3347", "private transport (02) names no carrier")
+    _vehicles(guide, mode)
     if doc_type == "31" or mode == "02":
-        _vehicle(guide, required=True)
         _drivers(guide)
-    else:
-        _vehicle(guide, required=False)
 
 
 def _weight(guide: _Guide) -> None:
@@ -285,25 +284,71 @@ def _mtc(guide: _Guide) -> None:
         guide.observe("4392", f'cbc:CompanyID valor: "{mtc}"')
 
 
-def _vehicle(guide: _Guide, *, required: bool) -> None:
-    """The main vehicle's plate (2566 when required) and every plate's format (2567)."""
-    unit = guide.root.find(_path("cac:Shipment", "cac:TransportHandlingUnit"))
-    plate = reading.text(unit, _path("cac:TransportEquipment", "cbc:ID"), "")
-    if not plate:
-        if required:
-            raise Answer("2566")
-        return
-    plates = [plate]
-    if unit is not None:
-        plates += [
-            (node.text or "").strip()
-            for node in unit.iterfind(
-                _path("cac:TransportEquipment", "cac:AttachedTransportEquipment", "cbc:ID")
-            )
-        ]
-    for value in plates:
-        if not _PLATE.match(value):
-            raise Answer("2567", f'placa valor: "{value}"')
+#: SUNAT's indicators (``cac:Shipment/cbc:SpecialInstructions``) that change a sender's vehicle rules:
+#: a category M1 or L vehicle, and the carrier's vehicle and drivers named on a public-transport guide.
+_M1L = "SUNAT_Envio_IndicadorTrasladoVehiculoM1L"
+_CARRIERS_VEHICLE = "SUNAT_Envio_IndicadorVehiculoConductoresTransp"
+_TUC = _path("cac:ApplicableTransportMeans", "cbc:RegistrationNationalityID")
+
+
+def _vehicles(guide: _Guide, mode: str) -> None:
+    """The main vehicle and the secondary ones (``cac:AttachedTransportEquipment``) as SUNAT's GRE
+    stylesheets judge them: the main plate where required (2566) or forbidden (3354 on public transport),
+    every plate's format (2567), the vehicle certificate (TUC: 4399 missing on a carrier's vehicle, 3452 /
+    3454 on a sender's guide that does not carry the carrier's vehicle, 3355 its format), at most two
+    secondary vehicles (4389), none without a main one (4408) nor on public transport (3453)."""
+    carrier = guide.file.doc_type == "31"
+    instructions = {
+        (node.text or "").strip()
+        for node in guide.root.iterfind(_path("cac:Shipment", "cbc:SpecialInstructions"))
+    }
+    m1l = not carrier and _M1L in instructions
+    carriers_vehicle = carrier or _CARRIERS_VEHICLE in instructions
+    public = not carrier and mode == "01"
+    equipment = guide.root.find(_path("cac:Shipment", "cac:TransportHandlingUnit", "cac:TransportEquipment"))
+    plate = reading.text(equipment, CBC("ID"), "")
+    tuc = reading.text(equipment, _TUC, "")
+    if not plate and (carrier or (not m1l and (mode == "02" or (public and carriers_vehicle)))):
+        raise Answer("2566")
+    if plate and public and not m1l and not carriers_vehicle:
+        raise Answer("3354", f'placa valor: "{plate}"')
+    if plate and not _PLATE.match(plate):
+        raise Answer("2567", f'placa valor: "{plate}"')
+    if not tuc and (carrier or (public and not m1l and carriers_vehicle)):
+        guide.observe("4399", "Vehiculo principal")
+    if tuc and not carriers_vehicle:
+        raise Answer("3452", f'cbc:RegistrationNationalityID valor: "{tuc}"')
+    if tuc and not _CERTIFICATE.match(tuc):
+        raise Answer("3355", f'cbc:RegistrationNationalityID valor: "{tuc}"')
+    secondary = [] if equipment is None else equipment.findall(CAC("AttachedTransportEquipment"))
+    if len(secondary) > 2:
+        guide.observe("4389")
+    for vehicle in secondary:
+        _secondary_vehicle(
+            guide, vehicle, main=plate, public=public, m1l=m1l, carriers_vehicle=carriers_vehicle
+        )
+
+
+def _secondary_vehicle(
+    guide: _Guide, vehicle: etree._Element, *, main: str, public: bool, m1l: bool, carriers_vehicle: bool
+) -> None:
+    """One secondary vehicle (the template SUNAT's stylesheets apply to each)."""
+    carrier = guide.file.doc_type == "31"
+    plate = reading.text(vehicle, CBC("ID"), "")
+    tuc = reading.text(vehicle, _TUC, "")
+    where = f"Vehiculo secundario: {plate}"
+    if plate and not carrier and not main:
+        guide.observe("4408", where)
+    if plate and (m1l or (public and not carriers_vehicle)):
+        raise Answer("3453", where)
+    if plate and not _PLATE.match(plate):
+        raise Answer("2567", f'placa valor: "{plate}"')
+    if plate and not tuc and (carrier or (public and not m1l and carriers_vehicle)):
+        guide.observe("4399", where)
+    if tuc and not carriers_vehicle:
+        raise Answer("3454", f'{where} cbc:RegistrationNationalityID valor: "{tuc}"')
+    if tuc and not _CERTIFICATE.match(tuc):
+        raise Answer("3355", f'{where} cbc:RegistrationNationalityID valor: "{tuc}"')
 
 
 def _drivers(guide: _Guide) -> None:

@@ -302,12 +302,12 @@ def _read_line(node: etree._Element, quantity_tag: str, operation: str) -> LineA
     if main is None:
         if operation in _FINANCIAL_OPERATIONS:
             return None
-        raise Answer("3105", f"line {line_id}: no IGV/IVAP/EXP/GRA/EXO/INA tax")
+        raise Answer("3105", f'cac:InvoiceLine/cbc:ID valor: "{line_id}"')
     sub_fields, category = main
     reason = category.get(_EXEMPTION_REASON)
     affectation = (reason.text or "").strip() if reason is not None else ""
     if not affectation:
-        raise Answer("2371", f"line {line_id}: cbc:TaxExemptionReasonCode")
+        raise Answer("2371", 'cbc:TaxExemptionReasonCode valor: ""')
     if affectation not in catalogs.AFFECTATIONS:
         raise Answer("2040", f'line {line_id}: cbc:TaxExemptionReasonCode valor: "{affectation}"')
     value = dec(fields.get(_LINE_EXTENSION))

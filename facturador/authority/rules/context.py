@@ -85,6 +85,8 @@ class Submission:
     issue_date: date | None = None
     #: Observations (``"4xxx - wording"``) of an accepting CDR, in the order they were found.
     notes: list[str] = field(default_factory=list)
+    #: Answered as SUNAT's production path (an accepted document sent again, even unchanged, is 1033).
+    production: bool = False
     #: SUNAT's published stylesheets when the tenant points at them
     #: (:class:`~facturador.authority.stylesheets.SunatStylesheets`), else None.
     stylesheets: Any = None

@@ -89,7 +89,7 @@ def _factura_customer(doc: Submission, number: str, scheme: str) -> None:
     operation = doc.operation
     if operation in _ANY_CUSTOMER_OPERATIONS or operation in catalogs.EXPORT_OPERATION_TYPES:
         if scheme == "6" and operation not in _ANY_CUSTOMER_OPERATIONS:
-            raise Answer("2800", f'export operation {operation} with schemeID "6"')
+            raise Answer("2800", 'cbc:ID/@schemeID valor: "6"')
         if scheme != "-" and scheme not in catalogs.IDENTITY_TYPES:
             raise Answer("2800", f'cbc:ID/@schemeID valor: "{scheme}"')
     elif operation == "0112":

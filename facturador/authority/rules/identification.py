@@ -97,15 +97,15 @@ def file_name(name: str) -> FileName:
     """What a ``sendBill`` file name says (0151, 0152, 0302)."""
     match = _FILENAME.match(name)
     if not match:
-        raise Answer("0151", f"file name {name!r} is not RUC-TT-SERIE-NUMERO")
+        raise Answer("0151", f'fileName valor: "{name}.zip"')
     ruc, doc_type, rest = match.groups()
     if doc_type in _SUMMARY_TYPES:
-        raise Answer("0152", f"{doc_type} documents go through sendSummary")
+        raise Answer("0152", f'fileName valor: "{name}.zip"')
     if doc_type not in _ROOT_TAGS:
-        raise Answer("0302", f"document type {doc_type!r} is not sent with sendBill")
+        raise Answer("0302", f'fileName valor: "{name}.zip"')
     parts = _DOC_PART.match(rest)
     if not parts:
-        raise Answer("0151", f"file name {name!r}: {rest!r} is not SERIE-NUMERO")
+        raise Answer("0151", f'fileName valor: "{name}.zip"')
     series, number = parts.groups()
     return FileName(name, ruc, doc_type, series, number)
 
@@ -117,7 +117,7 @@ def read_document(name: str, zip_bytes: bytes) -> tuple[bytes, etree._Element]:
     except PackagingError as exc:
         raise Answer(exc.code, exc.detail) from exc
     if entry[:-4] != name:
-        raise Answer("0161", f"{entry} inside {name}.zip")
+        raise Answer("0161", f'contentFile valor: "{entry}"')
     try:
         root = etree.fromstring(xml, cdr_mod.safe_parser())
     except etree.XMLSyntaxError as exc:
@@ -135,8 +135,8 @@ def root_element(doc: Submission) -> None:
     if root.tag != _ROOT_TAGS[doc.file.doc_type]:
         local = etree.QName(root).localname if isinstance(root.tag, str) else "?"
         if local in ("Invoice", "CreditNote", "DebitNote"):
-            raise Answer("1003", f"root {local} does not match type {doc.file.doc_type} of the file name")
-        raise Answer("0301", f"root element {local!r}")
+            raise Answer("1003", f'{local} valor: "{doc.file.doc_type}"')
+        raise Answer("0301", f'{local} valor: ""')
 
 
 def versions(doc: Submission) -> None:
@@ -167,9 +167,9 @@ def document_id(doc: Submission) -> None:
     doc.doc_id = xml_id
     _issuer(file.ruc, text(root, _SUPPLIER_ID))
     if series != file.series:
-        raise Answer("1035", f'file series {file.series}, XML series "{series}"')
+        raise Answer("1035", f'cbc:ID valor: "{xml_id}"')
     if number != file.number:
-        raise Answer("1036", f'file number {file.number}, XML number "{number}"')
+        raise Answer("1036", f'cbc:ID valor: "{xml_id}"')
     if file.doc_type in ("01", "03"):
         type_code = text(root, CBC("InvoiceTypeCode"))
         if not type_code:
@@ -183,7 +183,7 @@ def not_refused_before(doc: Submission) -> None:
     previous = doc.registry.lookup(doc.file.key)
     doc.looked_up, doc.previous = True, previous
     if previous is not None and previous.status != "accepted":
-        raise Answer("1032", f"{doc.doc_id} is {previous.status}")
+        raise Answer("1032", f'cbc:ID valor: "{doc.doc_id}"')
 
 
 def schema(doc: Submission) -> None:
@@ -197,12 +197,14 @@ def signature(doc: Submission) -> None:
 
 
 def resend(doc: Submission) -> None:
-    """An accepted document sent again: its stored CDR when unchanged (like getStatusCdr), else 1033."""
+    """An accepted document sent again: 1033 when changed, and on SUNAT's production path even unchanged
+    (thegreenter/greenter #35: the client recovers its CDR with getStatusCdr); beta answers an unchanged
+    resend with its stored CDR."""
     previous = doc.previous
     if previous is None:
         return
-    if previous.digest != doc.digest:
-        raise Answer("1033", f"{doc.doc_id} was accepted with hash {previous.digest}")
+    if doc.production or previous.digest != doc.digest:
+        raise Answer("1033", f'cbc:ID valor: "{doc.doc_id}"')
     if previous.cdr_zip:
         raise StoredAnswer(cdr_mod.read_cdr(previous.cdr_zip))
     accepted = cdr_mod.accepted_description(doc.file.doc_type, doc.doc_id)
@@ -230,17 +232,17 @@ def receive_summary(name: str, zip_bytes: bytes, *, user_ruc: str | None, ticket
     """The checks ``sendSummary`` makes before giving a ticket (see the module doc); returns the RUC."""
     match = _SUMMARY_NAME.match(name)
     if not match:
-        raise Answer("0151", f"file name {name!r} is not RUC-RC-YYYYMMDD-n or RUC-RA-YYYYMMDD-n")
+        raise Answer("0151", f'fileName valor: "{name}.zip"')
     ruc, summary_type, day, sequence = match.groups()
     if summary_type not in _SUMMARY_KINDS:
-        raise Answer("0151", f"{summary_type} files go to the otros-CPE service")
+        raise Answer("0151", f'fileName valor: "{name}.zip"')
     if user_ruc is not None and ruc != user_ruc:
-        raise Answer("0154", f"file RUC {ruc}")
+        raise Answer("0154", f'fileName valor: "{name}.zip"')
     root_tag, customization, duplicate_code, version_codes = _SUMMARY_KINDS[summary_type]
     xml, root = read_document(name, zip_bytes)
     if root.tag != root_tag:
         local = etree.QName(root).localname if isinstance(root.tag, str) else "?"
-        raise Answer("0301", f"root element {local!r} in a {summary_type} file")
+        raise Answer("0301", f'{local} valor: ""')
     wrong_version, no_version, wrong_customization, no_customization = version_codes
     version = text(root, CBC("UBLVersionID"))
     if not version:
@@ -256,10 +258,10 @@ def receive_summary(name: str, zip_bytes: bytes, *, user_ruc: str | None, ticket
     _verify_signature(root, xml)
     summary_id = text(root, CBC("ID")) or ""
     if summary_id != f"{summary_type}-{day}-{sequence}":
-        raise Answer("2220", f'cbc:ID valor: "{summary_id}", file {name}')
+        raise Answer("2220", f'cbc:ID valor: "{summary_id}"')
     _issuer(ruc, text(root, _SUMMARY_SUPPLIER))
     if tickets.find(ruc, name) is not None:
-        raise Answer(duplicate_code, name)
+        raise Answer(duplicate_code, f'fileName valor: "{name}.zip"')
     return ruc
 
 
@@ -270,7 +272,7 @@ def receive_summary(name: str, zip_bytes: bytes, *, user_ruc: str | None, ticket
 def _issuer(file_ruc: str, xml_ruc: str | None) -> None:
     """The issuer's RUC in the XML is the file name's (1034)."""
     if xml_ruc != file_ruc:
-        raise Answer("1034", f'file RUC {file_ruc}, XML RUC "{xml_ruc}"')
+        raise Answer("1034", f'cac:PartyIdentification/cbc:ID valor: "{xml_ruc}"')
 
 
 def _valid_schema(root: etree._Element) -> None:
@@ -293,11 +295,11 @@ def _verify_signature(root: etree._Element, xml: bytes) -> str:
     except SignatureError as exc:
         cause = exc.__cause__
         if isinstance(cause, InvalidDigest):
-            raise Answer("2334", "DigestValue does not match the document") from exc
+            raise Answer("2334", "ds:DigestValue") from exc
         if isinstance(cause, InvalidCertificate):
             raise Answer("2327", str(cause)) from exc
         if isinstance(cause, InvalidSignature):
-            raise Answer("2335", "SignatureValue does not match SignedInfo") from exc
+            raise Answer("2335", "ds:SignatureValue") from exc
         raise Answer("2336", str(exc)) from exc
     return verified.digest_value
 

@@ -99,7 +99,7 @@ def credit_note_terms(doc: Submission) -> None:
             continue
         value = text(terms, CBC("PaymentMeansID")) or ""
         if value in forms:
-            raise Answer("3248", f'Forma Pago : "{value}"')
+            raise Answer("3248", f'cac:PaymentTerms/cbc:PaymentMeansID valor: "{value}"')
         if value != "Credito" and not _CUOTA.match(value):
             raise Answer("3246", f'cbc:PaymentMeansID valor: "{value}"')
         forms[value] = (text(terms, CBC("Amount")), text(terms, CBC("PaymentDueDate")))
@@ -109,9 +109,9 @@ def credit_note_terms(doc: Submission) -> None:
         cuotas = {value: terms for value, terms in forms.items() if value != "Credito"}
         if "Credito" in forms:
             if not cuotas:
-                raise Answer("3249", "FormaPago Credito without Cuota001")
+                raise Answer("3249", 'cac:PaymentTerms/cbc:PaymentMeansID valor: "Credito"')
             if not forms["Credito"][0]:
-                raise Answer("3251", "FormaPago Credito without cbc:Amount")
+                raise Answer("3251", "cac:PaymentTerms/cbc:Amount")
         for value, (amount, due) in sorted(cuotas.items()):
             if "Credito" not in forms:
                 raise Answer("3252", f"Error en {value}")
@@ -123,7 +123,7 @@ def credit_note_terms(doc: Submission) -> None:
             total = sum((Decimal(amount or "0") for amount, _ in cuotas.values()), ZERO)
             pending = Decimal(forms["Credito"][0] or "0")
             if total != pending:
-                raise Answer("3319", f'sum of cuotas "{total}", FormaPago Credito cbc:Amount "{pending}"')
+                raise Answer("3319", f'cac:PaymentTerms/cbc:Amount valor: "{total}"')
 
 
 def _adjustment_header(doc: Submission) -> None:

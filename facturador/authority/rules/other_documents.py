@@ -39,6 +39,7 @@ from typing import Protocol
 from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
+from facturador.authority.detail import described
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import base_name
 from facturador.authority.reading import text
@@ -140,8 +141,7 @@ class _Received:
 
 
 def _description(code: str, detail: str) -> str:
-    text_ = message(code)
-    return f"{text_} - Detalle: {detail}" if detail else text_
+    return described(code, detail)
 
 
 def send_other_bill(simulator: Authority, filename: str, zip_bytes: bytes) -> AuthorityResponse:
@@ -164,10 +164,10 @@ def send_other_bill(simulator: Authority, filename: str, zip_bytes: bytes) -> Au
 def _file_name(name: str) -> FileName:
     match = _FILENAME.match(name)
     if not match:
-        raise Answer("0151", f"file name {name!r} is not RUC-TT-SERIE-NUMERO")
+        raise Answer("0151", f'fileName valor: "{name}.zip"')
     ruc, doc_type, series, number = match.groups()
     if doc_type not in _KINDS:
-        raise Answer("0302", f"document type {doc_type!r} is not sent to the otros-CPE service")
+        raise Answer("0302", f'fileName valor: "{name}.zip"')
     return FileName(name, ruc, doc_type, series, number)
 
 
@@ -180,12 +180,12 @@ def _process(
     _identification(doc)
     previous = simulator.registry.lookup(file.key)
     if previous is not None and previous.status != "accepted":
-        raise Answer("1032", f"{doc.doc_id} is {previous.status}")
+        raise Answer("1032", f'cbc:ID valor: "{doc.doc_id}"')
     _valid_schema(root)
     doc.digest = _verify_signature(root, xml)
     if previous is not None:
         if previous.digest != doc.digest:
-            raise Answer("1033", f"{doc.doc_id} was accepted with hash {previous.digest}")
+            raise Answer("1033", f'cbc:ID valor: "{doc.doc_id}"')
         if previous.cdr_zip:
             return cdr_mod.read_cdr(previous.cdr_zip)
     try:
@@ -200,7 +200,7 @@ def _identification(doc: _Received) -> None:
     root, file = doc.root, doc.file
     if root.tag != doc.kind.root:
         local = etree.QName(root).localname if isinstance(root.tag, str) else "?"
-        raise Answer("0301", f"root element {local!r} in a {file.doc_type} file")
+        raise Answer("0301", f'{local} valor: ""')
     version = text(root, CBC("UBLVersionID"))
     if not version:
         raise Answer("2111", "cbc:UBLVersionID")
@@ -215,11 +215,11 @@ def _identification(doc: _Received) -> None:
     if not _ID[file.doc_type].fullmatch(xml_id):
         raise Answer("1001", f'cbc:ID valor: "{xml_id}"')
     if xml_id != f"{file.series}-{file.number}":
-        raise Answer("1049", f"file {file.name}; cbc:ID: {xml_id}")
+        raise Answer("1049", f'cbc:ID valor: "{xml_id}"')
     doc.doc_id = xml_id
     agent = text(root, f"{CAC('AgentParty')}/{CAC('PartyIdentification')}/{CBC('ID')}")
     if agent != file.ruc:
-        raise Answer("1034", f'file RUC {file.ruc}, XML RUC "{agent}"')
+        raise Answer("1034", f'cac:PartyIdentification/cbc:ID valor: "{agent}"')
 
 
 def _amount(node: etree._Element | None, path: str) -> Decimal:
@@ -246,17 +246,19 @@ def _business_rules(doc: _Received, today: date) -> None:
     doc.receiver = f"{scheme}-{number}"
     if file.doc_type == withholding.RETENTION:
         if scheme != "6":
-            raise Answer("2511", f'ReceiverParty schemeID "{scheme}"')
+            raise Answer(
+                "2511", f'cac:ReceiverParty/cac:PartyIdentification/cbc:ID/@schemeID valor: "{scheme}"'
+            )
         if not re.fullmatch(r"\d{11}", number):
-            raise Answer("2724", f'ReceiverParty ID "{number}"')
+            raise Answer("2724", f'cac:ReceiverParty/cac:PartyIdentification/cbc:ID valor: "{number}"')
     if number == file.ruc:
         raise Answer(kind.receiver_is_issuer, number)
     regime = text(root, SAC(f"SUNAT{kind.word}SystemCode")) or ""
     if regime not in withholding.regimes(file.doc_type):
-        raise Answer(kind.regime, f'SystemCode "{regime}"')
+        raise Answer(kind.regime, f'cbc:SystemCode valor: "{regime}"')
     percent = _amount(root, SAC(f"SUNAT{kind.word}Percent"))
     if percent != withholding.rate(file.doc_type, regime):
-        raise Answer(kind.rate, f'Percent "{percent}" for regime {regime}')
+        raise Answer(kind.rate, f'cbc:Percent valor: "{percent}"')
     issue_date = _day(text(root, CBC("IssueDate")))
     assert issue_date is not None  # the schema checked the date
     total_amount, total_net = Decimal(0), Decimal(0)
@@ -303,7 +305,7 @@ def _business_rules(doc: _Received, today: date) -> None:
         raise Answer(kind.total_net, f"total {declared_net}, suma {total_net}")
     # then what SUNAT's backend checks: the dates and each payment's amounts at the regime's rate
     if issue_date > today:
-        raise Answer("2329", f"IssueDate {issue_date} after {today}")
+        raise Answer("2329", f'cbc:IssueDate valor: "{issue_date}"')
     for where, payment, factor, amount, net, paid_on in payments:
         if (
             paid_on is None
@@ -355,14 +357,14 @@ def receive_reversion(name: str, zip_bytes: bytes, *, user_ruc: str | None, tick
     signature, 2220 ``cbc:ID`` against the file name, 1034 the issuer and 2324 a file received before."""
     match = _REVERSION_NAME.match(name)
     if not match:
-        raise Answer("0151", f"file name {name!r} is not RUC-RR-YYYYMMDD-n")
+        raise Answer("0151", f'fileName valor: "{name}.zip"')
     ruc, day, sequence = match.groups()
     if user_ruc is not None and ruc != user_ruc:
-        raise Answer("0154", f"file RUC {ruc}")
+        raise Answer("0154", f'fileName valor: "{name}.zip"')
     xml, root = read_document(name, zip_bytes)
     if root.tag != f"{{{VOIDED_DOCUMENTS}}}VoidedDocuments":
         local = etree.QName(root).localname if isinstance(root.tag, str) else "?"
-        raise Answer("0301", f"root element {local!r} in an RR file")
+        raise Answer("0301", f'{local} valor: ""')
     version = text(root, CBC("UBLVersionID"))
     if not version:
         raise Answer("2075", "cbc:UBLVersionID")
@@ -380,5 +382,5 @@ def receive_reversion(name: str, zip_bytes: bytes, *, user_ruc: str | None, tick
         raise Answer("2220", f'cbc:ID valor: "{reversion_id}", file {name}')
     _issuer(ruc, text(root, f"{CAC('AccountingSupplierParty')}/{CBC('CustomerAssignedAccountID')}"))
     if tickets.find(ruc, name) is not None:
-        raise Answer("2324", name)
+        raise Answer("2324", f'fileName valor: "{name}.zip"')
     return ruc

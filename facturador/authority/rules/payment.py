@@ -61,13 +61,13 @@ def payment_form(doc: Submission) -> None:
     has_cash, has_credit = "Contado" in forms, "Credito" in forms
     cuotas = {value: terms for value, terms in forms.items() if _CUOTA.match(value)}
     if has_cash and has_credit:
-        raise Answer("3247", "Contado and Credito")
+        raise Answer("3247", 'cac:PaymentTerms/cbc:PaymentMeansID valor: "Contado"')
     if not has_cash and not has_credit:
-        raise Answer("3245" if not cuotas else "3252", "FormaPago without Contado/Credito")
+        raise Answer("3245" if not cuotas else "3252", 'cac:PaymentTerms/cbc:PaymentMeansID valor: ""')
     if has_credit and not cuotas:
-        raise Answer("3249", "FormaPago Credito without Cuota001")
+        raise Answer("3249", 'cac:PaymentTerms/cbc:PaymentMeansID valor: "Credito"')
     if has_cash and cuotas:
-        raise Answer("3252", "Cuota with FormaPago Contado")
+        raise Answer("3252", 'cac:PaymentTerms/cbc:PaymentMeansID valor: "Contado"')
     if has_credit:
         _instalments(root, forms["Credito"], cuotas)
 
@@ -77,7 +77,7 @@ def _instalments(root: etree._Element, credit: etree._Element, cuotas: dict[str,
     payable = dec(children(root.find(MONETARY_TAGS["01"])).get(CBC("PayableAmount")))
     pending = _amount_of(credit)
     if pending is None or pending <= 0:
-        raise Answer("3251", "FormaPago Credito without cbc:Amount")
+        raise Answer("3251", "cac:PaymentTerms/cbc:Amount")
     if pending > payable:
         raise Answer("3265", f'cbc:Amount valor: "{pending}", cbc:PayableAmount "{payable}"')
     issue_text = text(root, CBC("IssueDate")) or ""
@@ -89,21 +89,21 @@ def _instalments(root: etree._Element, credit: etree._Element, cuotas: dict[str,
     for value, terms in sorted(cuotas.items()):
         cuota_amount = _amount_of(terms)
         if cuota_amount is None:
-            raise Answer("3254", f"{value}: cbc:Amount")
+            raise Answer("3254", f'cac:PaymentTerms/cbc:Amount valor: "{value}"')
         if cuota_amount > payable:
-            raise Answer("3266", f'{value}: cbc:Amount valor: "{cuota_amount}"')
+            raise Answer("3266", f'cac:PaymentTerms/cbc:Amount valor: "{cuota_amount}"')
         due_text = text(terms, CBC("PaymentDueDate"))
         if not due_text:
-            raise Answer("3256", f"{value}: cbc:PaymentDueDate")
+            raise Answer("3256", f'cac:PaymentTerms/cbc:PaymentDueDate valor: "{value}"')
         try:
             due = date.fromisoformat(due_text[:10])
         except ValueError as exc:
-            raise Answer("3255", f'{value}: cbc:PaymentDueDate valor: "{due_text}"') from exc
+            raise Answer("3255", f'cac:PaymentTerms/cbc:PaymentDueDate valor: "{due_text}"') from exc
         if issued is not None and due < issued:
-            raise Answer("3267", f'{value}: cbc:PaymentDueDate "{due_text}" before cbc:IssueDate')
+            raise Answer("3267", f'cac:PaymentTerms/cbc:PaymentDueDate valor: "{due_text}"')
         total += cuota_amount
     if total != pending:
-        raise Answer("3319", f'sum of cuotas "{total}", FormaPago Credito cbc:Amount "{pending}"')
+        raise Answer("3319", f'cac:PaymentTerms/cbc:Amount valor: "{total}"')
 
 
 def _amount_of(terms: etree._Element) -> Decimal | None:
@@ -127,7 +127,7 @@ def detraction(doc: Submission) -> None:
     code = next((c for c in (text(t, _PAYMENT_MEANS_ID) for t in terms) if c), "")
     if operation not in catalogs.DETRACTION_OPERATION_TYPES:
         if code:
-            raise Answer("3128", f'operation {operation} with detraction code "{code}"')
+            raise Answer("3128", f'cac:PaymentTerms/cbc:PaymentMeansID valor: "{code}"')
         return
     if not code:
         raise Answer("3127", 'cac:PaymentTerms[cbc:ID="Detraccion"]/cbc:PaymentMeansID')
@@ -135,7 +135,7 @@ def detraction(doc: Submission) -> None:
         raise Answer("3033", f'cbc:PaymentMeansID valor: "{code}"')
     expected = catalogs.DETRACTION_GOODS_BY_OPERATION.get(operation)
     if expected is not None and code != expected:
-        raise Answer("3129", f'operation {operation} expects "{expected}", cbc:PaymentMeansID "{code}"')
+        raise Answer("3129", f'cac:PaymentTerms/cbc:PaymentMeansID valor: "{code}"')
     if not any(text(t, _AMOUNT) for t in terms):
         raise Answer("3035", 'cac:PaymentTerms[cbc:ID="Detraccion"]/cbc:Amount')
     means = (m for m in root.iterchildren(CAC("PaymentMeans")) if text(m, ID) == "Detraccion")
@@ -172,9 +172,9 @@ def cargo_trip(doc: Submission) -> None:
         for code, value in (("3124", "01"), ("3125", "02"), ("3126", "03")):
             found = [t for t in terms if text(t, ID) == value]
             if len(found) != 1:
-                raise Answer(code, f"{where}: cac:DeliveryTerms/cbc:ID {value} x {len(found)}")
+                raise Answer(code, f'cac:DeliveryTerms/cbc:ID valor: "{value}"')
             if not text(found[0], _AMOUNT):
-                raise Answer("3122", f"{where}: ValorReferencial {value}")
+                raise Answer("3122", f'cac:DeliveryTerms/cbc:ID valor: "{value}"')
         for path in (f"{_ORIGIN}/{ID}", f"{_DESTINATION}/{ID}"):
             ubigeo = text(delivery, path) or ""
             if not is_valid_ubigeo(ubigeo):
@@ -240,6 +240,8 @@ def withholdings(doc: Submission) -> None:
                 f"{CAC('AccountingCustomerParty')}/{CAC('Party')}/{CAC('PartyIdentification')}/{ID}"
             )
             if customer is None or customer.get("schemeID") != "6":
-                raise Answer("3262", "cac:AccountingCustomerParty schemeID")
+                raise Answer(
+                    "3262", "cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID/@schemeID"
+                )
         if factor > 0 and abs(round(base * factor, 2) - amount) > 1:
             raise Answer("2798" if code in _PERCEPTION_CODES else "3263", f"cbc:Amount valor: {amount}")

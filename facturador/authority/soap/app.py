@@ -5,13 +5,16 @@ An ASGI application serving the paths of :data:`~facturador.authority.soap.proto
 billService and billConsultService share the ``getStatus`` element:
 
 - billService (``/ol-ti-itcpfegem[-beta]/billService``): ``sendBill`` answers ``applicationResponse``,
-  the CDR zip ``R-<name>.zip`` as SUNAT zips it (an empty ``dummy/`` entry and ``R-<name>.xml``);
+  the CDR zip ``R-<name>.zip`` as SUNAT zips it (``R-<name>.xml``, then an empty ``dummy`` file);
   ``sendSummary`` a ``ticket``; ``getStatus(ticket)`` a ``status`` with ``statusCode`` ``0098`` while
   the ticket is in process (zero-padded, as SUNAT answers it), ``0`` or ``99`` with the CDR in
   ``content``;
 - the other-CPE billService (``/ol-ti-itemision-otroscpe-gem[-beta]/billService``): the same for
   retentions, perceptions (``sendBill``) and their reversions (``sendSummary``);
-- billConsultService (``/ol-it-wsconscpegem/billConsultService``): ``getStatus`` of one document
+- ``getStatusAR`` on billService (the operation SUNAT's 2026 WSDL adds): a document's CDR, answered
+  like ``getStatusCdr`` in ``getStatusResponseAR`` / ``status``;
+- billConsultService (``/ol-it-wsconscpegem/billConsultService``, answering in JAX-WS style: ``S`` /
+  ``ns0`` prefixes, no header): ``getStatus`` of one document
   (``statusCode`` 0001 accepted, 0002 rejected, 0003 voided, 0011 unknown, 0012 another taxpayer's,
   0004-0010 a malformed question) and ``getStatusCdr`` (0004 "La constancia existe" with the CDR in
   ``content``; the same codes otherwise, 0125 when SUNAT holds no CDR of the document).
@@ -60,8 +63,9 @@ from lxml import etree
 from starlette.datastructures import URL
 from starlette.types import Message, Receive, Scope, Send
 
+from facturador.authority.cdr import build_exception_cdr, zip_cdr
 from facturador.authority.gateway import AuthorityError, ResponseKind
-from facturador.authority.packaging import read_zip
+from facturador.authority.packaging import base_name, read_zip
 from facturador.authority.registry import RegistryKey
 from facturador.authority.rules.context import message
 from facturador.authority.simulator import SunatSimulator
@@ -123,10 +127,12 @@ class SoapFault(Exception):
 
 
 def fault_code(code: str | None) -> str:
-    """SUNAT's ``faultcode`` of a code: ``soap-env:Client.0102``, ``soap-env:Server.0109``."""
+    """SUNAT's ``faultcode`` of a code: ``soap-env:Client.0102``, ``soap-env:Server.0109``; an unpadded
+    code as SUNAT also writes it, ``soap-env:Server.200``."""
     if code is None:
         return "soap-env:Client"
-    side = "Server" if _SERVER_CODES.match(code) else "Client"
+    padded = code.zfill(4) if code.isdigit() else code
+    side = "Server" if _SERVER_CODES.match(padded) else "Client"
     return f"soap-env:{side}.{code}"
 
 
@@ -159,14 +165,19 @@ class Reply:
     fields: dict[str, str | bytes] = field(default_factory=dict)
     wrapper: str | None = None
     cdr: str | None = None
+    #: billConsultService is a JAX-WS service: ``S`` / ``ns0`` prefixes and no header (thegreenter/demo
+    #: #28); billService writes ``soap-env`` / ``br`` and an empty header.
+    jax_ws: bool = False
 
     def envelope(self) -> bytes:
-        """The response envelope, as SUNAT writes it (``soap-env`` / ``br`` prefixes, an empty header)."""
-        root = etree.Element(f"{{{SOAP_ENV_NS}}}Envelope", nsmap={"soap-env": SOAP_ENV_NS})
-        etree.SubElement(root, f"{{{SOAP_ENV_NS}}}Header")
+        """The response envelope, as the SUNAT service answering it writes it (see ``jax_ws``)."""
+        envelope_prefix, element_prefix = ("S", "ns0") if self.jax_ws else ("soap-env", "br")
+        root = etree.Element(f"{{{SOAP_ENV_NS}}}Envelope", nsmap={envelope_prefix: SOAP_ENV_NS})
+        if not self.jax_ws:
+            etree.SubElement(root, f"{{{SOAP_ENV_NS}}}Header")
         body = etree.SubElement(root, f"{{{SOAP_ENV_NS}}}Body")
         element = etree.SubElement(
-            body, f"{{{BILL_SERVICE_NS}}}{self.element}", nsmap={"br": BILL_SERVICE_NS}
+            body, f"{{{BILL_SERVICE_NS}}}{self.element}", nsmap={element_prefix: BILL_SERVICE_NS}
         )
         parent = etree.SubElement(element, self.wrapper) if self.wrapper else element
         for name, value in self.fields.items():
@@ -179,7 +190,8 @@ class Reply:
         value = self.fields.get(self.cdr or "")
         if not isinstance(value, bytes):
             return self
-        return Reply(self.element, {**self.fields, self.cdr or "": value[: len(value) // 2]}, self.wrapper)
+        cut = {**self.fields, self.cdr or "": value[: len(value) // 2]}
+        return Reply(self.element, cut, self.wrapper, self.cdr, self.jax_ws)
 
 
 @dataclass(frozen=True)
@@ -251,14 +263,15 @@ def _credentials(header: etree._Element | None) -> tuple[str, str]:
 
 
 def sunat_zip(cdr_zip: bytes) -> bytes:
-    """A CDR zip as SUNAT sends it: an empty ``dummy/`` entry, then ``R-<name>.xml``."""
+    """A CDR zip as SUNAT sends it: ``R-<name>.xml`` first (deflated), then an empty ``dummy`` file
+    stored without compression (no slash: a file, not a folder)."""
     name, xml = read_zip(cdr_zip)
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(zipfile.ZipInfo("dummy/", date_time=(2000, 1, 1, 0, 0, 0)), b"")
+    with zipfile.ZipFile(out, "w") as archive:
         entry = zipfile.ZipInfo(name, date_time=(2000, 1, 1, 0, 0, 0))
         entry.compress_type = zipfile.ZIP_DEFLATED
         archive.writestr(entry, xml)
+        archive.writestr(zipfile.ZipInfo("dummy", date_time=(2000, 1, 1, 0, 0, 0)), b"")
     return out.getvalue()
 
 
@@ -290,6 +303,15 @@ def send_bill(path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> 
     )
 
 
+def exception_cdr_reply(fields: dict[str, str], code: str) -> Reply:
+    """``sendBill`` answered with a bare exception CDR of ``code`` (an injected ``exception-cdr``)."""
+    name = base_name(fields.get("fileName", ""))
+    reference = name.split("-", 2)[2] if name.count("-") >= 3 else name
+    xml = build_exception_cdr(reference, code, message(code))
+    cdr_zip = sunat_zip(zip_cdr(name, xml))
+    return Reply("sendBillResponse", {"applicationResponse": cdr_zip}, cdr="applicationResponse")
+
+
 def send_summary(path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> Reply:
     """``sendSummary``: the ticket of a daily summary or voided communication (a reversion on the
     other-CPE path), or a fault."""
@@ -319,29 +341,44 @@ def get_ticket_status(_path: ServicePath, taxpayer: Taxpayer, fields: dict[str, 
     return Reply("getStatusResponse", fields_out, wrapper="status", cdr="content")
 
 
-#: billService's operations (the same on the other-CPE path).
-BILL_OPERATIONS: dict[str, Callable[[ServicePath, Taxpayer, dict[str, str]], Reply]] = {
-    "sendBill": send_bill,
-    "sendSummary": send_summary,
-    "getStatus": get_ticket_status,
-}
 _CONSULT_TYPES = ("01", "07", "08")
 _RECORD_STATUS = {"accepted": "0001", "rejected": "0002", "voided": "0003"}
 
 
 def consult(taxpayer: Taxpayer, fields: dict[str, str], *, cdr: bool) -> Reply:
     """billConsultService ``getStatus`` (``cdr`` False) and ``getStatusCdr`` of one document."""
-    simulator = taxpayer.simulator
-    if simulator.outage:
-        raise SoapFault("0109")
     element, wrapper = ("getStatusCdrResponse", "statusCdr") if cdr else ("getStatusResponse", "status")
+    return _consulted(taxpayer, fields, element, wrapper, cdr=cdr, jax_ws=True)
+
+
+def get_status_ar(_path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> Reply:
+    """billService ``getStatusAR`` (the 2026 WSDL): a document's CDR, answered like ``getStatusCdr`` in
+    ``getStatusResponseAR`` / ``status``."""
+    return _consulted(taxpayer, fields, "getStatusResponseAR", "status", cdr=True, jax_ws=False)
+
+
+def _consulted(
+    taxpayer: Taxpayer, fields: dict[str, str], element: str, wrapper: str, *, cdr: bool, jax_ws: bool
+) -> Reply:
+    """A consultation of one document: ``statusCode``, ``statusMessage`` and the CDR when asked for."""
+    if taxpayer.simulator.outage:
+        raise SoapFault("0109")
     code, content = _consult_code(taxpayer, fields, cdr=cdr)
     reply: dict[str, str | bytes] = {}
     if content is not None:
         reply["content"] = sunat_zip(content)
     reply["statusCode"] = code
     reply["statusMessage"] = CDR_EXISTS if content is not None else CONSULT_STATUS.get(code) or message(code)
-    return Reply(element, reply, wrapper=wrapper, cdr="content")
+    return Reply(element, reply, wrapper=wrapper, cdr="content", jax_ws=jax_ws)
+
+
+#: billService's operations (the same on the other-CPE path).
+BILL_OPERATIONS: dict[str, Callable[[ServicePath, Taxpayer, dict[str, str]], Reply]] = {
+    "sendBill": send_bill,
+    "sendSummary": send_summary,
+    "getStatus": get_ticket_status,
+    "getStatusAR": get_status_ar,
+}
 
 
 def _consult_code(taxpayer: Taxpayer, fields: dict[str, str], *, cdr: bool) -> tuple[str, bytes | None]:
@@ -486,6 +523,10 @@ class SimulatorEndpoint:
         except SoapFault as refusal:
             await _send(send, refusal.status, refusal.envelope())
             return
+        if fault is not None and fault.kind == "exception-cdr" and request.operation == "sendBill":
+            logger.info("SOAP endpoint injects %s", fault.describe())
+            await _send(send, 200, exception_cdr_reply(request.fields, fault.fault_code).envelope())
+            return
         if fault is not None and not fault.processed:
             await self.strike_before(fault, send)
             return
@@ -534,7 +575,7 @@ class SimulatorEndpoint:
     async def strike_before(self, fault: Fault, send: Send) -> None:
         """An injected failure that leaves the request unprocessed."""
         logger.info("SOAP endpoint injects %s", fault.describe())
-        if fault.kind == "fault":
+        if fault.kind in ("fault", "exception-cdr"):  # an exception CDR where no CDR is answered: the fault
             await _send(send, 500, SoapFault(fault.fault_code).envelope())
         elif fault.kind == "503":
             await _send(send, 503, b"Service Unavailable", b"text/plain; charset=utf-8")

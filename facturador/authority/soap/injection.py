@@ -23,6 +23,10 @@ the way back):
 - ``truncated-zip``: processed; the CDR zip in the answer (``applicationResponse`` or ``content``) is
   cut to half its bytes (answers without a CDR go out whole).
 - ``garbage``: processed; HTTP 200 with a body that is not XML.
+- ``exception-cdr``: not processed; ``sendBill`` answers HTTP 200 with a bare CDR coded ``code`` (0109 by
+  default) as SUNAT sometimes answers an exception (its real ``cdr-rechazo.zip``): the reference,
+  the code and the catalogue's text, without dates, signature or parties. An operation without a
+  CDR to answer gets the fault of that code instead.
 - ``duplicate``: processed; a fault with ``code`` (1033 "registrado previamente con otros datos" by
   default; 0402 also fits) instead of the answer: SUNAT has the document, the client must recover its
   CDR with ``getStatusCdr``.
@@ -34,7 +38,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["KINDS", "OPERATIONS", "Fault", "FaultStore", "check_fault"]
+__all__ = ["CODED", "KINDS", "OPERATIONS", "Fault", "FaultStore", "check_fault"]
 
 #: Each kind and whether the request is processed before it strikes.
 KINDS: dict[str, bool] = {
@@ -47,7 +51,10 @@ KINDS: dict[str, bool] = {
     "truncated-zip": True,
     "garbage": True,
     "duplicate": True,
+    "exception-cdr": False,
 }
+#: The kinds that answer a SUNAT code (``code``).
+CODED = ("fault", "duplicate", "exception-cdr")
 #: The operations an injection may be limited to.
 OPERATIONS = ("sendBill", "sendSummary", "getStatus", "getStatusCdr")
 #: Seconds a ``timeout`` holds the answer when the injection does not say.
@@ -83,7 +90,8 @@ class Fault:
 
     @property
     def fault_code(self) -> str:
-        """The SUNAT code a ``fault`` or ``duplicate`` answers."""
+        """The SUNAT code a ``fault``, ``duplicate`` or ``exception-cdr`` answers (as given: SUNAT's own
+        faultcodes are sometimes unpadded, ``soap-env:Server.200``)."""
         if self.code:
             return self.code
         return DEFAULT_DUPLICATE_CODE if self.kind == "duplicate" else "0109"
@@ -91,7 +99,7 @@ class Fault:
     def describe(self) -> str:
         """One line for ``facturador sunat-fault list``."""
         who = self.ruc or "every RUC"
-        what = self.kind + (f" {self.fault_code}" if self.kind in ("fault", "duplicate") else "")
+        what = self.kind + (f" {self.fault_code}" if self.kind in CODED else "")
         if self.kind == "timeout":
             what += f" holding {self.hold_seconds:g} s"
         scope = f"{self.operation or 'every operation'} of {who}"
@@ -113,8 +121,8 @@ def check_fault(fault: Fault) -> Fault:
         raise ValueError(f"ruc must be 11 digits, not {fault.ruc!r}")
     if fault.code and not (fault.code.isdigit() and 1 <= len(fault.code) <= 4):
         raise ValueError(f"code must be SUNAT's code (up to 4 digits), not {fault.code!r}")
-    if fault.code and fault.kind not in ("fault", "duplicate"):
-        raise ValueError("only a fault or a duplicate takes a code")
+    if fault.code and fault.kind not in CODED:
+        raise ValueError("only a fault, a duplicate or an exception CDR takes a code")
     if fault.remaining is not None and fault.remaining < 1:
         raise ValueError("the count must be at least 1")
     if not 0 <= fault.seconds <= 3600:

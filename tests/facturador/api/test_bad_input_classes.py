@@ -725,8 +725,8 @@ NOT_PLACEHOLDERS = [
     ),
     (
         "items.0.datos_adicionales",
-        {"codigo": "9999", "valor": "", "duracion": 3},
-        "items.0.datos_adicionales.0.codigo",
+        {"codigo": "9999", "valor": "", "duracion": 3},  # a code outside catalog 55 is SUNAT's to take
+        "items.0.datos_adicionales.0.descripcion",
     ),
     ("items.0.datos_adicionales", [], "items.0.datos_adicionales.0"),
 ]

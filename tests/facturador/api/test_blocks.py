@@ -22,7 +22,7 @@ from tests.facturador.render.pdf_probes import pdf_strings
 from tests.helpers import NS, amount, assert_schema_valid, assert_signed
 from tests.reference import shared_path
 from tests.samples import blocks
-from tests.samples.bodies import invoice_body
+from tests.samples.bodies import boleta_body, invoice_body
 
 D = Decimal
 
@@ -403,13 +403,13 @@ def test_zero_placeholders_outside_the_catalogs_are_kept_out_of_the_xml(
     [
         ("descuentos", {"codigo": "", "monto": 5}),
         ("items.descuentos", {"codigo": "99", "monto": "1.00", "base": 100}),
-        ("items.datos_adicionales", {"codigo": "9999", "descripcion": "Color", "valor": "Rojo"}),
     ],
 )
 def test_rows_that_say_something_keep_their_catalogs(
     acme: httpx.Client, where: str, row: dict[str, Any]
 ) -> None:
-    """A discount with an amount, or an attribute with a value, outside its catalog is still refused."""
+    """A discount with an amount outside its catalog is still refused (an item attribute is not: SUNAT does
+    not check catalog 55, see below)."""
     body = invoice_body()
     path = f"{where}.0.codigo"
     if where.startswith("items."):
@@ -422,6 +422,32 @@ def test_rows_that_say_something_keep_their_catalogs(
     assert response.status_code == 422, response.text
     assert path in [e["field"] for e in response.json()["errors"]], response.json()
     assert latest_ids(acme) == before
+
+
+@pytest.mark.parametrize(("doc_type", "code"), [("01", "3000"), ("03", "3000"), ("01", "9999")])
+def test_an_item_attribute_outside_catalog_55_is_taken_as_sunat_takes_it(
+    acme: httpx.Client, sunat_rules: Callable[[bytes, str], Any], doc_type: str, code: str
+) -> None:
+    """A real client sends the attribute 3000 "Garantía": catalog 55 does not list it, but SUNAT's factura,
+    boleta and note stylesheets have their catalog-55 check (4279) commented out, so SUNAT accepts it
+    without an observation. It was refused with a 422; it is now issued and written as sent."""
+    body = invoice_body() if doc_type == "01" else boleta_body()
+    body["items"][0]["datos_adicionales"] = [{"codigo": code, "descripcion": "Garantía", "valor": "12 meses"}]
+    payload = issue(acme, body)
+    if doc_type == "01":
+        root = issued_xml(payload, sunat_rules)
+    else:  # a boleta goes to SUNAT in the day's summary: SUNAT's boleta stylesheet judges its XML
+        xml = httpx.get(payload["links"]["xml"]).content
+        result = sunat_rules(xml, payload["data"]["filename"])
+        assert (result.rejections, result.observations) == ([], [])
+        root = assert_schema_valid(xml)
+    prop = root.find(".//cac:Item/cac:AdditionalItemProperty", NS)
+    assert prop is not None
+    assert (prop.findtext("cbc:Name", namespaces=NS), prop.findtext("cbc:NameCode", namespaces=NS)) == (
+        "Garantía",
+        code,
+    )
+    assert prop.findtext("cbc:Value", namespaces=NS) == "12 meses"
 
 
 # ---------------------------------------------------------------------------------- 3. advance payments
@@ -550,7 +576,7 @@ def test_guides_related_documents_and_item_attributes(
             "relacionados.0.codigo_tipo_documento",
         ),
         (
-            lambda b: b["items"][0]["datos_adicionales"][0].update(codigo="9999"),
+            lambda b: b["items"][0]["datos_adicionales"][0].update(codigo="30 00"),
             "items.0.datos_adicionales.0.codigo",
         ),
         (
@@ -562,7 +588,7 @@ def test_guides_related_documents_and_item_attributes(
         "duplicate guide",
         "guide type",
         "advance as related",
-        "unknown attribute",
+        "attribute code with a space",
         "attribute without name",
     ],
 )

@@ -151,9 +151,26 @@ def test_rejected_guide_gets_09_with_sunats_error(api: httpx.Client) -> None:
     assert done.status_code == 200
     answer = done.json()
     assert answer["data"]["state_type_id"] == "09"
-    assert "placa" in answer["message"].lower() and "AB-12" in answer["message"]
+    assert "placa" in answer["message"].lower() and '"AB12"' in answer["message"]  # as written in the XML
     assert cdr_mod.read_cdr(api.get(answer["links"]["cdr"]).content).code == "2567"
     assert {g["external_id"]: g for g in guides(api)}[data["external_id"]]["state_type_id"] == "09"
+
+
+def test_plates_typed_with_hyphens_are_sent_as_sunat_wants_them(api: httpx.Client) -> None:
+    """A carrier's secondary vehicle typed "def-456" was written so and accepted by the simulator, while
+    SUNAT rejects it (2567): every plate goes without hyphens or spaces, and SUNAT's observation 4399 on a
+    secondary vehicle without its certificate reaches the answer."""
+    body = carrier_body(vehiculo={**carrier_body()["vehiculo"], "numero_de_placa": "abc-123"})
+    body["vehiculo_secundario"] = [{"numero_de_placa": "def-456"}]
+    answer = issue(api, body, "/api/dispatch-carrier")
+    equipment = _xml(api, answer).find(f"{CAC}Shipment/{CAC}TransportHandlingUnit/{CAC}TransportEquipment")
+    assert equipment is not None
+    assert equipment.findtext(f"{CBC}ID") == "ABC123"
+    assert equipment.findtext(f"{CAC}AttachedTransportEquipment/{CBC}ID") == "DEF456"
+    _accepted(api, answer["data"]["external_id"])
+    done = wait_status(api, answer["data"]["external_id"])
+    cdr = cdr_mod.read_cdr(api.get(done.json()["links"]["cdr"]).content)
+    assert cdr.code == "0" and [note[:4] for note in cdr.notes] == ["4399"]
 
 
 def test_status_of_an_unsent_guide_is_409(api: httpx.Client) -> None:

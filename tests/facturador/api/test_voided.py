@@ -97,7 +97,7 @@ def test_void_a_factura_and_its_note(shop: Shop, client: httpx.Client) -> None:
         "response": {
             "sent": True,
             "code": "0",
-            "description": f"La Comunicacion de baja {identifier}, ha sido aceptada",
+            "description": f"La Comunicación de baja {identifier}, ha sido aceptada",
             "notes": [],
             "is_accepted": True,
             "status_code": 0,

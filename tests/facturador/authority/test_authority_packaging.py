@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from facturador.authority.cdr import CdrError, build_cdr, parse_cdr, read_cdr, zip_cdr
+from connector.consult import read_cdr as connector_read_cdr
+from facturador.authority.cdr import CdrError, accepted_description, build_cdr, parse_cdr, read_cdr, zip_cdr
 from facturador.authority.dsig import fast_verify
 from facturador.authority.gateway import AuthorityGateway, AuthorityResponse, ResponseKind, kind_of
 from facturador.authority.packaging import MAX_XML_BYTES, PackagingError, base_name, read_zip, zip_document
 from facturador.authority.registry import InMemoryRegistry, Registry, RegistryKey, RegistryRecord
 from facturador.authority.simulator import SunatSimulator
+from facturador.authority.tickets import accepted_description as summary_accepted_description
 from facturador.ubl.namespaces import APPLICATION_RESPONSE, CAC_NS, CBC_NS, DS_NS, EXT_NS
 from facturador.ubl.signing import SigningIdentity, sign, verify
 from tests.reference import shared_path
@@ -380,3 +382,54 @@ def test_built_cdr_is_canonically_the_lxml_document(
     assert c14n[0] == c14n[1]
     assert verify(ours).digest_value == fast_verify(etree.fromstring(ours))
     assert parse_cdr(ours).description == description
+
+
+def test_built_cdr_is_written_as_sunat_writes_it(sunat_identity: SigningIdentity) -> None:
+    """SUNAT's CDRs (every real capture) declare ``encoding="ISO-8859-1" standalone="no"`` and are Latin-1
+    bytes: a client that decodes a CDR as UTF-8 fails on SUNAT's accents, so the simulator's must carry
+    them the same way. A character Latin-1 lacks goes as a character reference; the signature holds,
+    and our readers (the service's and the connector's) read it."""
+    real = shared_path("examples", "sunat", "cdrBaja.zip").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(real)) as archive:
+        declaration = archive.read(archive.namelist()[0]).split(b"?>")[0] + b"?>"
+    assert declaration == b'<?xml version="1.0" encoding="ISO-8859-1" standalone="no"?>'
+    description = "La Comunicación de baja RA-20250110-1, ha sido aceptada"
+    xml = build_cdr(
+        sunat_identity,
+        cdr_id="173650000100001",
+        issuer_ruc="20600995805",
+        reference_id="RA-20250110-1",
+        code="0",
+        description=description,
+        notes=("4332 - El Código € no es válido",),
+        received_at=datetime(2025, 1, 10, 9, 30, 5),
+    )
+    assert xml.startswith(declaration)
+    assert "Comunicación".encode("latin-1") in xml and "Comunicación".encode() not in xml
+    with pytest.raises(UnicodeDecodeError):
+        xml.decode("utf-8")
+    verify(xml)
+    cdr = parse_cdr(xml)
+    assert (cdr.description, cdr.notes) == (description, ("4332 - El Código € no es válido",))
+    answer = connector_read_cdr(zip_cdr("R-20600995805-RA-20250110-1", xml))
+    assert (answer.code, answer.description) == ("0", description)
+
+
+@pytest.mark.parametrize(
+    ("kind", "wording"),
+    [
+        ("01", "La Factura numero F001-1, ha sido aceptada"),
+        ("03", "La Boleta de Venta numero B001-1, ha sido aceptada"),
+        ("07", "La Nota de Credito numero F001-1, ha sido aceptada"),
+        ("RA", "La Comunicación de baja RA-20171001-1, ha sido aceptada"),
+        ("RC", "El Resumen diario RC-20171001-1, ha sido aceptado"),
+    ],
+)
+def test_accepted_wording_is_sunats(kind: str, wording: str) -> None:
+    """The descriptions of real CDRs (cdrBaja.zip: «La Comunicación de baja …»; a boleta's «La Boleta de
+    Venta numero …», as SUNAT's answers quoted by greenter's users and the SDKs' fixtures read)."""
+    number = wording.split()[-4].rstrip(",")
+    if kind in ("RA", "RC"):
+        assert summary_accepted_description(kind, number) == wording
+    else:
+        assert accepted_description(kind, number) == wording

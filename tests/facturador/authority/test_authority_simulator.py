@@ -99,7 +99,8 @@ def test_accepted_boleta_notes_and_filename_with_zip_suffix(
     )
     name, data = package(boleta, issuer_identity)
     response = simulator.send_bill(name + ".zip", data)
-    assert response.code == "0" and response.description == "La Boleta numero B001-7, ha sido aceptada"
+    assert response.code == "0"
+    assert response.description == "La Boleta de Venta numero B001-7, ha sido aceptada"
     assert read_zip(response.cdr_zip or b"")[0] == f"R-{ISSUER_RUC}-03-B001-7.xml"
 
     note = send(simulator, credit_note(), issuer_identity)

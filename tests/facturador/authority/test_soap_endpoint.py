@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import io
 import re
+import zipfile
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pytest
@@ -18,6 +21,7 @@ from lxml import etree
 from facturador.authority import cdr as cdr_mod
 from facturador.authority.packaging import zip_document
 from facturador.authority.registry import InMemoryRegistry
+from facturador.authority.soap.app import sunat_zip
 from facturador.authority.tickets import InMemoryTicketStore
 from facturador.issued import Issuer
 from facturador.store.models import DEFAULT_SETTINGS
@@ -34,6 +38,8 @@ from facturador.ubl.summaries import (
     sign_summary,
 )
 from sunat.calendar import peru_today
+from sunat.catalogs import response_message as message
+from tests import reference
 from tests.conftest import LiveService
 from tests.facturador.authority.test_other_documents import document as other_document
 from tests.samples.ubl_xml import ISSUER_RUC, invoice, package
@@ -79,6 +85,27 @@ def assert_valid(answer_body: etree._Element, schema: str) -> None:
 # -- sendBill ------------------------------------------------------------------------------------------
 
 
+def _layout(zip_bytes: bytes) -> list[tuple[str, int, bool]]:
+    """Each entry of a zip: its name, compression method and whether it holds bytes."""
+    with zipfile.ZipFile(io.BytesIO(zip_bytes)) as archive:
+        return [(info.filename, info.compress_type, info.file_size > 0) for info in archive.infolist()]
+
+
+@pytest.mark.requires_shared
+def test_a_cdr_zip_is_laid_out_as_sunats(tmp_path: Any) -> None:
+    """SUNAT's CDR zip (the real ``cdr-rechazo.zip``): the XML first, deflated, then an empty ``dummy``
+    stored without a slash. A client that reads ``namelist()[0]`` (as several do) reads the CDR."""
+    real = _layout(reference.shared_path("examples", "sunat", "cdr-rechazo.zip").read_bytes())
+    ours = _layout(sunat_zip(zip_document("R-20100066603-01-F001-1", b"<ApplicationResponse/>")))
+    assert [(kind, has_bytes) for _name, kind, has_bytes in ours] == [
+        (kind, has_bytes) for _name, kind, has_bytes in real
+    ]
+    assert [name for name, _kind, _bytes in ours] == ["R-20100066603-01-F001-1.xml", "dummy"]
+    assert real[1][0] == "dummy" and real[0][0].endswith(".xml")
+    with zipfile.ZipFile(io.BytesIO(sunat_zip(zip_document("R-x", b"<a/>")))) as archive:
+        assert archive.read(archive.namelist()[0]) == b"<a/>"
+
+
 def test_send_bill_answers_the_cdr_zip_as_sunat_zips_it(live: LiveService, payer: Taxpayer) -> None:
     name, data = payer.factura()
     answer = payer.send_bill(live, name, data)
@@ -87,13 +114,32 @@ def test_send_bill_answers_the_cdr_zip_as_sunat_zips_it(live: LiveService, payer
     assert etree.QName(answer.body).localname == "sendBillResponse"
     assert_valid(answer.body, BILL_XSD)
     names, xml = cdr_entries(answer.zip("applicationResponse"))
-    assert names == ["dummy/", f"R-{name}.xml"]
+    assert names == [f"R-{name}.xml", "dummy"]
     cdr = cdr_mod.parse_cdr(xml)
     assert (cdr.code, cdr.reference_id, cdr.receiver_ruc) == ("0", name.split("-", 2)[2], payer.ruc)
     assert cdr.signed
     # the same document again, unchanged: SUNAT's stored CDR, not a second registration
     again = payer.send_bill(live, name, data)
     assert cdr_entries(again.zip("applicationResponse"))[1] == xml
+
+
+def test_an_unchanged_resend_is_1033_on_production_and_its_cdr_on_beta(
+    live: LiveService, payer: Taxpayer
+) -> None:
+    """SUNAT's production answers a document it already has with 1033 even when it comes again unchanged
+    (thegreenter/greenter #35: «cuando se envía el mismo comprobante repetidas veces»); its CDR is then
+    recovered with getStatusCdr. The beta path keeps answering the stored CDR."""
+    name, data = payer.factura()
+    first = payer.send_bill(live, name, data, path=PRODUCTION)
+    assert cdr_code(first.zip("applicationResponse")) == "0"
+    stored = cdr_entries(first.zip("applicationResponse"))[1]
+    again = payer.send_bill(live, name, data, path=PRODUCTION)
+    assert (again.status, again.fault[0]) == (500, "soap-env:Client.1033")
+    assert again.fault[1].startswith(message("1033"))
+    recovered = payer.call(live, CONSULT, "getStatusCdr", **consult_fields(payer.ruc, name))
+    assert cdr_entries(recovered.zip("statusCdr/content"))[1] == stored
+    on_beta = payer.send_bill(live, name, data, path=BETA)
+    assert cdr_entries(on_beta.zip("applicationResponse"))[1] == stored
 
 
 def test_beta_takes_moddatos_for_any_ruc_and_production_does_not(live: LiveService, payer: Taxpayer) -> None:
@@ -172,7 +218,14 @@ def test_rejections_are_faults_for_sunat_and_cdrs_for_an_ose(
     name, data = payer.factura(customer_scheme="7")  # a factura to a passport holder: 2800
     answer = payer.send_bill(live, name, data)
     assert (answer.status, answer.fault[0]) == (500, "soap-env:Client.2800")
-    assert "Detalle" in answer.fault[1]
+    # SUNAT's Detalle, as its answers read (thegreenter/demo #111, greenter #41) and parsers take apart
+    detail = re.fullmatch(
+        r"(.+) - Detalle: xxx\.xxx\.xxx value='ticket: (\d+) error: INFO: 2800 "
+        r"\(nodo: \"(.+)\" valor: \"(.*)\"\)'",
+        answer.fault[1],
+    )
+    assert detail is not None, answer.fault[1]
+    assert (detail[1], detail[3], detail[4]) == (message("2800"), "cbc:ID/@schemeID", "7")
     # the number is consumed: SUNAT has the rejection and its CDR
     status = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
     assert (status.field("status/statusCode"), status.field("status/statusMessage")) == (
@@ -243,7 +296,7 @@ def test_retentions_perceptions_and_their_reversion_on_the_other_cpe_path(live: 
         signed = sign_other_document(other_document(doc_type, number=1, issuer=issuer), payer.identity)
         answer = payer.send_bill(live, signed.filename, zip_document(signed.filename, signed.xml), OTHER_BETA)
         names, xml = cdr_entries(answer.zip("applicationResponse"))
-        assert names == ["dummy/", f"R-{signed.filename}.xml"]
+        assert names == [f"R-{signed.filename}.xml", "dummy"]
         assert cdr_mod.parse_cdr(xml).code == "0"
     today = peru_today()
     reversion = VoidedCommunication(
@@ -329,15 +382,50 @@ def test_a_processed_ticket_answers_0_with_the_cdr(live: LiveService) -> None:
     status = payer.call(live, BETA, "getStatus", ticket=ticket)
     assert status.field("status/statusCode") == "0"
     names, xml = cdr_entries(status.zip("status/content"))
-    assert names == ["dummy/", f"R-{ra_name}.xml"]
+    assert names == [f"R-{ra_name}.xml", "dummy"]
     assert cdr_mod.parse_cdr(xml).code == "0"
     consulted = payer.call(live, CONSULT, "getStatus", **consult_fields(payer.ruc, name))
     assert consulted.field("status/statusCode") == "0003"  # de baja
     # a summary sent as a bill is refused the way SUNAT refuses it
-    assert payer.send_bill(live, ra_name, ra_zip).fault[0] == "soap-env:Client.0152"
+    refused = payer.send_bill(live, ra_name, ra_zip)
+    assert refused.fault[0] == "soap-env:Client.0152"
+    assert refused.fault[1].endswith(f'error: INFO: 0152 (nodo: "fileName" valor: "{ra_name}.zip")\'')
+    assert "sendSummary" not in refused.fault[1]  # no English of ours
 
 
 # -- billConsultService --------------------------------------------------------------------------------
+
+
+def test_billconsultservice_answers_in_jax_ws_style(live: LiveService, payer: Taxpayer) -> None:
+    """billConsultService is a JAX-WS service: its answers read ``<S:Envelope xmlns:S=…><S:Body>
+    <ns0:getStatusResponse xmlns:ns0="http://service.sunat.gob.pe">`` (thegreenter/demo #28), unlike
+    billService's ``soap-env`` / ``br``; clients that look for those prefixes see SUNAT's."""
+    name, data = payer.factura()
+    payer.send_bill(live, name, data)
+    for operation, element in (("getStatus", "getStatusResponse"), ("getStatusCdr", "getStatusCdrResponse")):
+        answer = payer.call(live, CONSULT, operation, **consult_fields(payer.ruc, name))
+        text = answer.response.text
+        assert re.search(
+            rf'<S:Envelope xmlns:S="{SOAP}"><S:Body><ns0:{element} xmlns:ns0="http://service.sunat.gob.pe">',
+            text,
+        ), text[:300]
+        assert "soap-env" not in text and "br:" not in text
+    assert answer.field("statusCdr/statusCode") == "0004"
+
+
+def test_get_status_ar_answers_a_documents_cdr(live: LiveService, payer: Taxpayer) -> None:
+    """The 2026 billService WSDL's ``getStatusAR`` (the four fields of a document, answered
+    ``getStatusResponseAR`` / ``status`` with ``content``, ``statusCode`` and ``statusMessage``)."""
+    name, data = payer.factura()
+    sent = payer.send_bill(live, name, data)
+    answer = payer.call(live, BETA, "getStatusAR", **consult_fields(payer.ruc, name))
+    assert answer.status == 200, answer.response.text[:500]
+    assert etree.QName(answer.body).localname == "getStatusResponseAR"
+    assert answer.field("status/statusCode") == "0004"
+    assert answer.field("status/statusMessage") == "La constancia existe"
+    assert cdr_entries(answer.zip("status/content"))[1] == cdr_entries(sent.zip("applicationResponse"))[1]
+    unknown = payer.call(live, BETA, "getStatusAR", **consult_fields(payer.ruc, f"{name[:-1]}99999"))
+    assert unknown.field("status/statusCode") == "0011"
 
 
 @pytest.mark.parametrize(
@@ -442,7 +530,7 @@ def test_bad_envelopes_get_soap_faults(live: LiveService, body: bytes, faultcode
 
 
 def test_unknown_operations_and_methods(live: LiveService, payer: Taxpayer) -> None:
-    for operation in ("sendBillX", "getStatusAR"):
+    for operation in ("sendBillX", "getStatusARX"):
         answer = payer.call(live, BETA, operation, ticket="1")
         assert answer.status == 500 and answer.fault[0] == "soap-env:Client"
         assert "Cannot find dispatch method" in answer.fault[1]
@@ -502,9 +590,22 @@ def test_wsdl_is_served_with_this_address_and_its_imports(
 # -- the same answers as the in-process simulator ------------------------------------------------------
 
 
+_TICKET = re.compile(r"ticket: \d+")
+
+
+def _same_ticket(text: str) -> str:
+    """A description without the number of SUNAT's processing its Detalle names (one per answer)."""
+    return _TICKET.sub("ticket: -", text)
+
+
 def _comparable(xml: bytes) -> bytes:
-    """A CDR without what differs between two answers to the same document: its id, times, signature."""
+    """A CDR without what differs between two answers to the same document: its id, times, signature
+    and the processing number in its Detalle."""
     root = etree.fromstring(xml)
+    for node in root.iter(
+        "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}Description"
+    ):
+        node.text = _same_ticket(node.text or "")
     cbc = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
     for tag in ("ID", "IssueDate", "IssueTime", "ResponseDate", "ResponseTime"):
         node = root.find(f"{{{cbc}}}{tag}")
@@ -537,12 +638,16 @@ def test_the_endpoint_answers_as_the_in_process_simulator(live: LiveService, ose
         answer = ose_payer.send_bill(live, name, data)
         seen.add(expected.kind)
         if expected.cdr_zip is None:
-            assert answer.fault == (f"soap-env:Client.{expected.code}", expected.description), label
+            code, text = answer.fault
+            assert (code, _same_ticket(text)) == (
+                f"soap-env:Client.{expected.code}",
+                _same_ticket(expected.description),
+            ), label
             continue
         got = cdr_mod.read_cdr(answer.zip("applicationResponse"))
-        assert (got.code, got.description, got.notes) == (
+        assert (got.code, _same_ticket(got.description), got.notes) == (
             expected.code,
-            expected.description,
+            _same_ticket(expected.description),
             expected.notes,
         ), label
         _names, xml = cdr_entries(answer.zip("applicationResponse"))

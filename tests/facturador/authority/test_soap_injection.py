@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 from lxml import etree
 
+from facturador.authority import cdr as cdr_mod
 from facturador.authority.soap.client import SoapEndpoint, SoapGateway
 from facturador.authority.soap.injection import KINDS, Fault
 from facturador.authority.soap.protocol import BILL_BETA_PATH, sunat_urls
@@ -27,10 +28,21 @@ from facturador.cli import main
 from facturador.store.faults import SqlFaultStore
 from facturador.ubl.signing import SigningIdentity, generate_identity
 from sunat.calendar import peru_today
+from sunat.catalogs import response_message
+from tests import reference
 from tests.conftest import LiveService, free_port
 from tests.samples.ubl_xml import filename_for, invoice, package
 from tests.served import serve
-from tests.sunat_soap import BETA, CONSULT, Taxpayer, cdr_code, envelope, new_taxpayer, random_ruc
+from tests.sunat_soap import (
+    BETA,
+    CONSULT,
+    Taxpayer,
+    cdr_code,
+    cdr_entries,
+    envelope,
+    new_taxpayer,
+    random_ruc,
+)
 
 
 def inject(live: LiveService, payer: Taxpayer, kind: str, **options: object) -> Fault:
@@ -75,6 +87,9 @@ def payer(live: LiveService) -> Taxpayer:
         ("0109", "Server", "El sistema no puede responder su solicitud. (El servicio de autenticación"),
         ("0138", "Server", "El sistema no puede responder su solicitud. (Error en Base de Datos)"),
         ("2800", "Client", "El dato ingresado en el tipo de documento de identidad del receptor"),
+        # SUNAT's faultcode unpadded (greenter #22: soap-env:Server.200), its text the catalogue's 0200
+        ("200", "Server", "No se pudo procesar su solicitud. (Ocurrio un error en el batch)"),
+        ("0157", "Client", "El archivo ZIP no contiene comprobantes"),
     ],
 )
 def test_injected_faults_leave_the_document_unprocessed(
@@ -89,6 +104,50 @@ def test_injected_faults_leave_the_document_unprocessed(
         assert answer.fault[1].startswith(text)
     assert registered(live, payer, name) == "0011"
     assert cdr_code(payer.send_bill(live, name, data).zip("applicationResponse")) == "0"  # used up
+
+
+@pytest.mark.parametrize("code", ["", "0200", "130"])
+def test_an_exception_cdr_as_sunat_answers_it(live: LiveService, payer: Taxpayer, code: str) -> None:
+    """SUNAT answers some exceptions as a bare CDR (the real ``cdr-rechazo.zip``: code 0109, no dates,
+    signature or parties) in a normal ``sendBillResponse``: the document is not registered, and its
+    text is SUNAT's catalogue's."""
+    inject(live, payer, "exception-cdr", code=code)
+    name, data = payer.factura()
+    answer = payer.send_bill(live, name, data)
+    assert answer.status == 200
+    cdr_zip = answer.zip("applicationResponse")
+    names, xml = cdr_entries(cdr_zip)
+    assert names == [f"R-{name}.xml", "dummy"]
+    real = reference.shared_path("examples", "sunat", "cdr-rechazo.zip").read_bytes()
+    real_xml = cdr_entries(real)[1]
+    assert xml.split(b"?>")[0] == real_xml.split(b"?>")[0]  # SUNAT's declaration
+
+    def tags(document: bytes) -> list[str]:
+        return [etree.QName(node).localname for node in etree.fromstring(document).iter()]
+
+    assert tags(xml) == tags(real_xml)
+    cdr = cdr_mod.parse_cdr(xml)
+    expected = code or "0109"
+    assert (cdr.code, cdr.reference_id, cdr.signed) == (expected, name.split("-", 2)[2], False)
+    assert cdr.description == response_message(expected)
+    assert registered(live, payer, name) == "0011"
+    assert cdr_code(payer.send_bill(live, name, data).zip("applicationResponse")) == "0"  # used up
+
+
+def test_an_exception_cdr_on_an_operation_without_a_cdr_is_a_fault(
+    live: LiveService, payer: Taxpayer
+) -> None:
+    inject(live, payer, "exception-cdr", operation="getStatusCdr")
+    answer = payer.call(
+        live,
+        CONSULT,
+        "getStatusCdr",
+        rucComprobante=payer.ruc,
+        tipoComprobante="01",
+        serieComprobante="F001",
+        numeroComprobante="1",
+    )
+    assert (answer.status, answer.fault[0]) == (500, "soap-env:Server.0109")
 
 
 def test_503_is_plain_http(live: LiveService, payer: Taxpayer) -> None:
@@ -197,7 +256,7 @@ def test_bad_injections_are_refused(live: LiveService) -> None:
         (Fault(kind="fault", operation="sendPack"), "operation must be one of"),
         (Fault(kind="fault", ruc="123"), "ruc must be 11 digits"),
         (Fault(kind="fault", code="ABCD"), "code must be SUNAT's code"),
-        (Fault(kind="503", code="0109"), "only a fault or a duplicate takes a code"),
+        (Fault(kind="503", code="0109"), "only a fault, a duplicate or an exception CDR takes a code"),
         (Fault(kind="fault", remaining=0), "the count must be at least 1"),
         (Fault(kind="timeout", seconds=-1), "seconds must be between"),
     ):

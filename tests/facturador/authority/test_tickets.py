@@ -424,7 +424,7 @@ def test_voided_communication_accepted(
     )
     status = processed(simulator, clock, ticket)
     assert status.accepted and status.response is not None
-    assert status.response.description == f"La Comunicacion de baja RA-{STAMP}-1, ha sido aceptada"
+    assert status.response.description == f"La Comunicación de baja RA-{STAMP}-1, ha sido aceptada"
     # a reason under 3 characters is only observed: 4203, and 2314 (not SUNAT's pattern of a reason)
     assert status.response.note_codes == ("4203", "2314")
     for number in (1, 2):

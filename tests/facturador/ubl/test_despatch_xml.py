@@ -15,13 +15,14 @@ from lxml import etree
 
 from facturador.authority.gre.rules import check_guide, gre_file_name
 from facturador.authority.rules.context import Answer
-from facturador.issued import DispatchParty
+from facturador.issued import DispatchParty, Driver
 from facturador.ubl import xsd
-from facturador.ubl.despatch import prepare_despatch, sign_despatch
-from facturador.ubl.namespaces import CBC
-from facturador.ubl.signing import SigningIdentity, generate_identity, verify
+from facturador.ubl.despatch import build_despatch, prepare_despatch, sign_despatch
+from facturador.ubl.namespaces import CAC, CBC
+from facturador.ubl.signing import SigningIdentity, generate_identity, sign, verify
 from tests import reference
 from tests.facturador.authority.test_gre_simulator import broken_cases
+from tests.samples.dispatches import DRIVER as MAIN_DRIVER
 from tests.samples.dispatches import GRE_RUC, guide
 
 GUIDES = {"09-public": ("01", "09"), "09-private": ("02", "09"), "31": ("02", "31")}
@@ -164,3 +165,120 @@ def test_simulator_and_stylesheets_agree_on_broken_guides(identity: SigningIdent
                 etree.fromstring(document.xml), gre_file_name(document.filename), today=guide().issue_date
             )
         assert answer.value.code == code, label
+
+
+# -- vehicles and drivers ------------------------------------------------------------------------------
+
+SECOND_DRIVER = Driver("1", "87654321", "ANA", "QUISPE ROJAS", "Q87654321", principal=False)
+
+
+def _plates(root: etree._Element) -> list[str]:
+    holders = (CAC("TransportEquipment"), CAC("AttachedTransportEquipment"))
+    return [node.text or "" for node in root.iter(CBC("ID")) if node.getparent().tag in holders]
+
+
+@pytest.mark.parametrize("kind", ["09", "31"])
+def test_every_plate_is_written_as_sunat_wants_it(kind: str) -> None:
+    """SUNAT's 2567 takes ``[0-9A-Z]{6,8}``: a plate typed "def-456" or "XYZ 789" is written without its
+    hyphen or space, upper case, for the main and every secondary vehicle of either guide."""
+    dispatch = guide("02", doc_type=kind, vehicles=("abc-123", "def 456", " Xy-Z 789 "))
+    assert _plates(build_despatch(dispatch)) == ["ABC123", "DEF456", "XYZ789"]
+
+
+def test_a_senders_guide_carries_no_vehicle_certificate() -> None:
+    """The TUC is the carrier's: on a 09 guide without SUNAT's indicator of the carrier's vehicle SUNAT
+    rejects it (3452), so only a 31 guide writes it."""
+    tuc = f"{CAC('ApplicableTransportMeans')}/{CBC('RegistrationNationalityID')}"
+    sender = build_despatch(guide("02", vehicle_certificate="TUC1234567"))
+    assert sender.find(f".//{tuc}") is None
+    carrier = build_despatch(guide("02", doc_type="31"))
+    assert carrier.findtext(f".//{tuc}") == "TUC1234567"
+
+
+def _tree_edit(path: str, value: str) -> Callable[[etree._Element], None]:
+    """Set the text of the first element at ``path`` (under cac:Shipment) to ``value``."""
+
+    def edit(root: etree._Element) -> None:
+        node = root.find(f"{CAC('Shipment')}/{path}")
+        assert node is not None, path
+        node.text = value
+
+    return edit
+
+
+def _add_certificate(holder: str, value: str) -> Callable[[etree._Element], None]:
+    """Give the vehicle at ``holder`` (under cac:Shipment) a TUC ``value``."""
+
+    def edit(root: etree._Element) -> None:
+        node = root.find(f"{CAC('Shipment')}/{holder}")
+        assert node is not None, holder
+        means = etree.Element(CAC("ApplicableTransportMeans"))
+        etree.SubElement(means, CBC("RegistrationNationalityID")).text = value
+        node.find(CBC("ID")).addnext(means)  # type: ignore[union-attr]
+
+    return edit
+
+
+_EQUIPMENT = f"{CAC('TransportHandlingUnit')}/{CAC('TransportEquipment')}"
+_SECONDARY = f"{_EQUIPMENT}/{CAC('AttachedTransportEquipment')}"
+TWO = ("ABC123", "DEF456")
+CREW = {"vehicles": TWO, "drivers": (MAIN_DRIVER, SECOND_DRIVER)}
+SECOND_PLATE = f"{_SECONDARY}/{CBC('ID')}"
+#: (label, guide type, mode, changes of the guide, an edit of its built tree or None). The plates the
+#: builder cannot write wrong are broken in the tree.
+VEHICLE_CASES: list[tuple[str, str, str, dict[str, Any], Callable[[etree._Element], None] | None]] = [
+    ("31 secondary vehicle and driver", "31", "02", CREW, None),
+    ("09 secondary vehicle and driver", "09", "02", CREW, None),
+    ("31 secondary plate DEF-456", "31", "02", {"vehicles": TWO}, _tree_edit(SECOND_PLATE, "DEF-456")),
+    ("09 secondary plate de456", "09", "02", {"vehicles": TWO}, _tree_edit(SECOND_PLATE, "de456")),
+    ("31 main plate ABC-123", "31", "02", {}, _tree_edit(f"{_EQUIPMENT}/{CBC('ID')}", "ABC-123")),
+    ("31 three secondary vehicles", "31", "02", {"vehicles": (*TWO, "GHI789", "JKL012")}, None),
+    ("31 no vehicle certificate", "31", "02", {"vehicle_certificate": ""}, None),
+    ("31 malformed vehicle certificate", "31", "02", {"vehicle_certificate": "TUC-1"}, None),
+    ("31 malformed secondary certificate", "31", "02", {"vehicles": TWO}, _add_certificate(_SECONDARY, "T1")),
+    ("31 secondary certificate", "31", "02", {"vehicles": TWO}, _add_certificate(_SECONDARY, "TUC7654321")),
+    ("09 vehicle certificate", "09", "02", {}, _add_certificate(_EQUIPMENT, "TUC1234567")),
+    ("09 secondary certificate", "09", "02", {"vehicles": TWO}, _add_certificate(_SECONDARY, "TUC7654321")),
+    ("09 all zero plate", "09", "02", {}, _tree_edit(f"{_EQUIPMENT}/{CBC('ID')}", "000000")),
+]
+
+
+def _public_with_vehicle(root: etree._Element) -> None:
+    """A public transport guide (01) that names a vehicle anyway (SUNAT's 3354)."""
+    shipment = root.find(CAC("Shipment"))
+    assert shipment is not None
+    unit = etree.SubElement(shipment, CAC("TransportHandlingUnit"))
+    etree.SubElement(etree.SubElement(unit, CAC("TransportEquipment")), CBC("ID")).text = "ABC123"
+
+
+VEHICLE_CASES.append(("09 public transport with a vehicle", "09", "01", {}, _public_with_vehicle))
+
+
+@pytest.mark.requires_shared
+def test_simulator_and_stylesheets_agree_on_vehicles_and_drivers(
+    identity: SigningIdentity, judge: Any
+) -> None:
+    """Guides with secondary vehicles and drivers, and every plate and certificate rule of SUNAT's GRE
+    stylesheets: the simulator's first error and its observations are the stylesheets'."""
+    signed = []
+    for index, (_label, kind, mode, changes, edit) in enumerate(VEHICLE_CASES, 1):
+        root = build_despatch(guide(mode, doc_type=kind, number=index, **changes))
+        if edit is not None:
+            edit(root)
+        xml, _digest = sign(root, identity)
+        signed.append((guide(mode, doc_type=kind, number=index).filename, xml))
+    verdicts = judge(signed)
+    simulator, sunat = {}, {}
+    for (label, *_rest), (filename, xml) in zip(VEHICLE_CASES, signed, strict=True):
+        verdict = verdicts[filename]
+        assert verdict["error"] is None, label
+        sunat[label] = (verdict["rejection"], sorted(verdict["observations"]))
+        try:
+            notes = check_guide(etree.fromstring(xml), gre_file_name(filename), today=guide().issue_date)
+        except Answer as answer:
+            simulator[label] = (answer.code, [])
+        else:
+            simulator[label] = (None, sorted(note[:4] for note in notes))
+        if sunat[label][0] is not None:
+            sunat[label] = (sunat[label][0], [])  # a rejection's CDR carries no observations
+    assert simulator == sunat
