@@ -231,3 +231,51 @@ def test_through_the_local_store_the_figures_still_match(stored: StandIn) -> Non
     test_figures_match_the_tenant_to_the_cent(stored)
     test_register_knows_what_each_note_modifies(stored)
     assert list(Path(os.environ["FACTURADOR_STORE_DIR"]).glob("documents-*.duckdb"))
+
+
+#: The pages that read a tenant's documents through the local store's sync, whose pages of a range are
+#: asked in a worker thread: there the rate limit's waits are said.
+SYNCED = (
+    "views/periods.py",
+    "views/register.py",
+    "views/receivables.py",
+    "views/summaries.py",
+    "views/void.py",
+    "views/commerce.py",
+)
+
+
+@pytest.mark.slow
+def test_every_page_keeps_working_while_the_tenant_throttles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pro9 with its throttle on (a window of a second keeps the test short: 8 requests a second), the
+    dashboard reading through its local store, every page visited in one session: the connector waits
+    for the window in the store's worker thread and says so in the sidebar; no page shows a traceback."""
+    from connector.config import TenantConfig
+
+    window = 1.0
+    standin = stand_in(VARIANTS["pro9"], limit=8, window=window)
+    seed(standin.tenant)
+    made = TenantConfig.client
+
+    def client(self: TenantConfig, **overrides: object) -> object:
+        return made(self, rate_window=window, **overrides)
+
+    monkeypatch.setattr(TenantConfig, "client", client)
+    said: list[str] = []
+    with running(standin):
+        path = write_tenants(tmp_path / "tenants.toml", standin.root, standin.token, name="COMERCIAL REAL")
+        with path.open("a", encoding="utf-8") as file:
+            file.write("store = true\n")
+        monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
+        at = AppTest.from_file(str(APP_PATH), default_timeout=120)
+        at.run()
+        for view in (*SYNCED, *(p for p in PAGES if p not in SYNCED)):
+            at.switch_page(view).run()
+            assert not at.exception, (view, at.exception)
+            shown = everything(at)
+            assert not [n for n in NEVER if n in shown], (view, shown)
+            said += [c for c in texts(at.sidebar.caption).splitlines() if "Esperando" in c]
+    assert standin.throttled == 0  # the connector waited instead of being refused
+    assert any("8 solicitudes cada 1 s" in s for s in said), said  # the waits reached the sidebar
