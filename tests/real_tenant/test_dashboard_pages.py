@@ -206,7 +206,7 @@ def test_sale_notes_page_issues_lists_and_converts(tenant: StandIn) -> None:
         for n in tenant.tenant.sale_notes
         if n.date_of_issue >= peru_today() - dt.timedelta(days=29)
     }
-    assert in_range <= listed or "La empresa devolvió solo sus últimas" in shown
+    assert in_range <= listed or "La empresa no filtra por fecha: de sus últimas" in shown
     at.selectbox(key="note_picked").set_value(note.number_full).run()
     at.button(key="note_convert").click().run()
     assert not at.exception and not at.error, texts(at.error)
