@@ -252,22 +252,13 @@ def test_every_page_keeps_working_while_the_tenant_throttles(
     """Pro9 with its throttle on (a window of a second keeps the test short: 8 requests a second), the
     dashboard reading through its local store, every page visited in one session: the connector waits
     for the window in the store's worker thread and says so in the sidebar; no page shows a traceback."""
-    from connector.config import TenantConfig
-
-    window = 1.0
-    standin = stand_in(VARIANTS["pro9"], limit=8, window=window)
+    standin = stand_in(VARIANTS["pro9"], limit=8, window=1.0)
     seed(standin.tenant)
-    made = TenantConfig.client
-
-    def client(self: TenantConfig, **overrides: object) -> object:
-        return made(self, rate_window=window, **overrides)
-
-    monkeypatch.setattr(TenantConfig, "client", client)
     said: list[str] = []
     with running(standin):
         path = write_tenants(tmp_path / "tenants.toml", standin.root, standin.token, name="COMERCIAL REAL")
         with path.open("a", encoding="utf-8") as file:
-            file.write("store = true\n")
+            file.write("store = true\nrate_window = 1\n")
         monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
         at = AppTest.from_file(str(APP_PATH), default_timeout=120)
         at.run()
