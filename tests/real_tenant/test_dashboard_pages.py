@@ -249,10 +249,12 @@ SYNCED = (
 def test_every_page_keeps_working_while_the_tenant_throttles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Pro9 with its throttle on (a window of a second keeps the test short: 8 requests a second), the
-    dashboard reading through its local store, every page visited in one session: the connector waits
-    for the window in the store's worker thread and says so in the sidebar; no page shows a traceback."""
-    standin = stand_in(VARIANTS["pro9"], limit=8, window=1.0)
+    """Pro9 with its throttle on (3 requests a window of 1 s: a wait every second request, however slow
+    the machine, in a short test), the dashboard reading through its local store, the pages that sync
+    through it visited in one session: the connector waits for the window in the store's worker thread
+    and says so in the sidebar; no page shows a traceback (``tests/dashboard/test_browser_throttle.py``
+    visits every page in Chromium)."""
+    standin = stand_in(VARIANTS["pro9"], limit=3, window=1.0)
     seed(standin.tenant)
     said: list[str] = []
     with running(standin):
@@ -262,11 +264,11 @@ def test_every_page_keeps_working_while_the_tenant_throttles(
         monkeypatch.setenv("FACTURADOR_TENANTS", str(path))
         at = AppTest.from_file(str(APP_PATH), default_timeout=120)
         at.run()
-        for view in (*SYNCED, *(p for p in PAGES if p not in SYNCED)):
+        for view in SYNCED:
             at.switch_page(view).run()
             assert not at.exception, (view, at.exception)
             shown = everything(at)
             assert not [n for n in NEVER if n in shown], (view, shown)
             said += [c for c in texts(at.sidebar.caption).splitlines() if "Esperando" in c]
     assert standin.throttled == 0  # the connector waited instead of being refused
-    assert any("8 solicitudes cada 1 s" in s for s in said), said  # the waits reached the sidebar
+    assert any("3 solicitudes cada 1 s" in s for s in said), said  # the waits reached the sidebar
