@@ -54,7 +54,8 @@ class Client:
     :param rate_window: seconds of the tenant's rate-limit window (real tenants: 60 requests a minute);
         the budget itself is read from their answers (see :class:`~connector.http.RateLimit`).
     :param progress: called with a Spanish sentence during long waits and walks (the rate limit's
-        waits, pages of a list); settable later as :attr:`progress`.
+        waits, pages of a list), from whichever thread waits (the local store's sync asks for pages in
+        a worker thread); settable later as :attr:`progress`.
 
     Resources, one per endpoint family, each with its plugin hooks and form fields: ``documents``;
     ``summaries`` (daily summaries: declare and void boletas) and ``voided`` (voided communications of

@@ -54,6 +54,7 @@ _KEYS = frozenset(
         "token",
         "token_env",
         "timeout",
+        "rate_window",
         "cache",
         "plugins",
         "plugins_dir",
@@ -134,6 +135,7 @@ class TenantConfig:
         "name",
         "plugins",
         "plugins_dir",
+        "rate_window",
         "slug",
         "store",
         "timeout",
@@ -154,6 +156,7 @@ class TenantConfig:
         plugins_dir: Path | None = None,
         load_entrypoints: bool = False,
         store: bool | None = None,
+        rate_window: float | None = None,
     ) -> None:
         if (token is None) == (token_env is None):
             raise TenantConfigError(f"tenant {slug!r}: give exactly one of 'token' or 'token_env'")
@@ -168,6 +171,8 @@ class TenantConfig:
         self.plugins_dir = plugins_dir
         self.load_entrypoints = load_entrypoints
         self.store = store
+        #: Seconds of the tenant's rate-limit window (``None``: the client's 60, real tenants' minute).
+        self.rate_window = rate_window
 
     def uses_store(self, *, default_cache: bool = False) -> bool:
         """Whether the dashboard reads this tenant's documents from a local store
@@ -209,6 +214,8 @@ class TenantConfig:
         }
         if self.timeout is not None:
             kwargs["timeout"] = self.timeout
+        if self.rate_window is not None:
+            kwargs["rate_window"] = self.rate_window
         extra_plugins = tuple(overrides.pop("plugins", ()))
         kwargs["plugins"] = self.plugins + extra_plugins
         kwargs.update(overrides)
@@ -226,6 +233,7 @@ class TenantConfig:
             self.plugins_dir,
             self.load_entrypoints,
             self.store,
+            self.rate_window,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -271,6 +279,11 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
         not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0
     ):
         raise TenantConfigError(f"{where}: timeout must be a positive number of seconds")
+    rate_window = table.get("rate_window")
+    if rate_window is not None and (
+        not isinstance(rate_window, int | float) or isinstance(rate_window, bool) or rate_window <= 0
+    ):
+        raise TenantConfigError(f"{where}: rate_window must be a positive number of seconds")
     try:
         return TenantConfig(
             slug,
@@ -284,6 +297,7 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
             plugins_dir=plugins_dir,
             load_entrypoints=bool(table.get("load_entrypoints", False)),
             store=bool(table["store"]) if "store" in table else None,
+            rate_window=float(rate_window) if rate_window is not None else None,
         )
     except TenantConfigError as exc:
         raise TenantConfigError(f"{path}: {exc}") from None

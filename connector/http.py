@@ -47,6 +47,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import threading
@@ -156,7 +157,7 @@ class RateLimit:
             if self.progress is not None:
                 many = f"{limit} solicitudes" if limit else "un número limitado de solicitudes"
                 per = "por minuto" if self.window == 60 else f"cada {self.window:g} s"
-                self.progress(f"Esperando {wait:.0f} s: la empresa atiende {many} {per}.")
+                self.progress(f"Esperando {math.ceil(wait)} s: la empresa atiende {many} {per}.")
             self.sleep(wait)
         with self._lock:
             self.remaining, self.started = None, None

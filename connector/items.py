@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
@@ -56,6 +56,9 @@ class Product:
     has_igv: bool = True
     #: The purchase (cost) price, ``0`` when the service does not say.
     purchase_price: Decimal = Decimal(0)
+    #: The row as the service answered it (real tenants' ``search-items`` row: what a sale note's line
+    #: carries as its ``item``).
+    row: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Product:
@@ -82,6 +85,7 @@ class Product:
             price_list=tuple(dict(p) for p in row.get("item_unit_types") or [] if isinstance(p, Mapping)),
             has_igv=parse_bool(row.get("has_igv", True)),
             purchase_price=parse_decimal(row.get("purchase_unit_price")),
+            row=dict(row),
         )
 
 

@@ -133,14 +133,22 @@ def in_range(
         key=lambda r: (r.date_of_issue, split_number(r.number)[1] or 0),
         reverse=True,
     )
-    note = ""
-    if not complete:
-        note = (
-            f"La empresa devolvió solo sus últimas {len(latest)} {what}, sin filtrar por fecha: se "
-            f"muestran las {len(chosen)} emitidas entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y} que están "
-            "entre ellas, y puede haber más."
-        )
+    note = "" if complete else _partial(what, len(latest), len(found) - len(latest), len(chosen), start, end)
     return RecordList(chosen, complete=complete, note=note, columns=columns)
+
+
+def _partial(what: str, latest: int, older: int, shown: int, start: dt.date, end: dt.date) -> str:
+    """The one sentence of a range that may lack records: what the tenant answered (its ``latest``), the
+    ``older`` ones asked for one at a time, and the ``shown`` ones of the range among them."""
+    read = f"de sus últimas {latest} {what}" + (f" y {older} anteriores pedidas una a una" if older else "")
+    dates = f"entre el {start:%d/%m/%Y} y el {end:%d/%m/%Y}"
+    if shown == 0:
+        shows = f"ninguna se emitió {dates}"
+    elif shown == 1:
+        shows = f"se muestra 1 emitida {dates}"
+    else:
+        shows = f"se muestran las {shown} emitidas {dates}"
+    return f"La empresa no filtra por fecha: {read}, {shows}, y puede haber más de esas fechas."
 
 
 def _page_back(

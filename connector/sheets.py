@@ -21,6 +21,7 @@ from typing import Any, Self, TypeVar
 from urllib.parse import urlencode
 
 from connector.builders import Customer, money, unit
+from connector.errors import ValidationError
 from connector.items import ItemsResource
 from connector.lists import Numbered, RecordList, in_range, range_query
 from connector.persons import PersonsResource
@@ -51,6 +52,9 @@ class NoteLine:
     unit: str = "NIU"
     affectation: str = "10"
     bag_tax: bool = False
+    #: The product as the tenant lists it (its ``search-items`` row), sent whole as the line's ``item``:
+    #: real tenants read it when they save the line and print the note (set by :meth:`Sheet.with_ids`).
+    item_row: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.unit_price is None) == (self.unit_value is None):
@@ -87,12 +91,15 @@ class NoteLine:
             "total_plastic_bag_taxes": money(amounts.icbper),
         }
         # the embedded product goes always: real tenants store it with the line (sale_note_items.item is
-        # NOT NULL) and print the note from it; this service reads it only to create a product
+        # NOT NULL), read it on saving (is_set) and print the note from it; this service reads it only
+        # to create a product
         item: dict[str, Any] = {"unit_type_id": self.unit}
         if self.code:
             item["internal_id"] = self.code
         if self.description:
             item["description"] = self.description
+        if self.item_row is not None:
+            item = dict(self.item_row)
         if self.item_id is not None:
             line["item_id"] = self.item_id
         line["item"] = item
@@ -131,9 +138,16 @@ class Sheet:
         """Whether the customer and every product are named by their ids on the service."""
         return self.customer is None and all(line.item_id is not None for line in self.lines)
 
-    def with_ids(self, customer_id: int, item_ids: Sequence[int]) -> Self:
-        """The same sheet naming its customer and products by these ids (see :attr:`by_ids`)."""
-        lines = [replace(line, item_id=item_id) for line, item_id in zip(self.lines, item_ids, strict=True)]
+    def with_ids(
+        self, customer_id: int, item_ids: Sequence[int], rows: Sequence[Mapping[str, Any]] | None = None
+    ) -> Self:
+        """The same sheet naming its customer and products by these ids (see :attr:`by_ids`), each line
+        carrying its product's row when ``rows`` are given (see :attr:`NoteLine.item_row`)."""
+        found = rows if rows is not None else [line.item_row for line in self.lines]
+        lines = [
+            replace(line, item_id=item_id, item_row=row)
+            for line, item_id, row in zip(self.lines, item_ids, found, strict=True)
+        ]
         return replace(self, customer=None, customer_id=customer_id, lines=lines)
 
     def line_amounts(self) -> list[LineAmounts]:
@@ -191,20 +205,26 @@ class SheetResource(Resource):
     """Base of ``client.sale_notes`` and ``client.quotations``."""
 
     def _by_ids(self, sheet: SheetT) -> SheetT:
-        """``sheet`` naming its customer and products by ids, registering those that are new: real
-        tenants cannot create them with the note (``force_create_if_not_exist`` makes persons without a
-        district and products without their code in Pro9; pro5 needs ``full_item``; quotations have no
-        such path)."""
-        if sheet.by_ids:
+        """``sheet`` naming its customer and products by ids, registering those that are new, each line
+        with its product's whole row as the tenant lists it (``search-items``, as the tenant's own mobile
+        app sends it): real tenants cannot create them with the note (``force_create_if_not_exist``
+        makes persons without a district and products without their code in Pro9; pro5 needs
+        ``full_item``; quotations have no such path), and on saving a note's line they read its
+        product's ``is_set`` and print its ``description`` from the line (HTTP 500 when missing).
+
+        :raises ValidationError: a line's ``item_id`` is not among the products the tenant lists
+            (nothing sent)."""
+        if sheet.by_ids and all(line.item_row is not None for line in sheet.lines):
             return sheet
         customer_id = sheet.customer_id
         if sheet.customer is not None:
             customer_id = PersonsResource(self._http, self._plugins).customer_id(sheet.customer)
         items = ItemsResource(self._http, self._plugins)
-        item_ids = []
+        item_ids, rows = [], []
         for line, amounts in zip(sheet.lines, sheet.line_amounts(), strict=True):
             if line.item_id is not None:
                 item_ids.append(line.item_id)
+                rows.append(line.item_row if line.item_row is not None else self._row_of(items, line))
                 continue
             found = [p for p in items.search(line.code, limit=50, fresh=True) if p.code == line.code]
             product = (
@@ -220,8 +240,27 @@ class SheetResource(Resource):
                 )
             )
             item_ids.append(product.id)
+            rows.append(product.row)
         assert customer_id is not None
-        return sheet.with_ids(customer_id, item_ids)
+        return sheet.with_ids(customer_id, item_ids, rows)
+
+    @staticmethod
+    def _row_of(items: ItemsResource, line: NoteLine) -> Mapping[str, Any]:
+        """The row the tenant lists for the product of ``line.item_id``: searched by the line's code or
+        description when it has one, else among the products the tenant lists."""
+        query = line.code or line.description
+        found = items.search(query, limit=50, fresh=True) if query else items.list(fresh=True)
+        product = next((p for p in found if p.id == line.item_id), None)
+        if product is None and query:
+            product = next((p for p in items.list(fresh=True) if p.id == line.item_id), None)
+        if product is None:
+            raise ValidationError(
+                f"No se envió: el producto {line.item_id} no está entre los que la empresa lista por su API "
+                "(solo lista los productos con código interno); dé la línea por su código y descripción.",
+                error_code="ITEM_NOT_LISTED",
+                body=None,
+            )
+        return product.row
 
     def _dated(
         self,

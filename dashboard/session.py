@@ -9,6 +9,7 @@ never by the token. The tickets the session created are kept per tenant (:func:`
 
 from __future__ import annotations
 
+import threading
 import time
 import weakref
 from collections.abc import Callable, Hashable
@@ -177,16 +178,41 @@ def sidebar() -> Active | None:
         else:
             st.error(message, icon=":material/cloud_off:")
         st.button("Comprobar conexión", on_click=_recheck, icon=":material/refresh:", width="stretch")
-        progress = st.empty()  # the connector's long waits and walks of this run (rate limit, pages)
-
-        def tell(sentence: str) -> None:
-            progress.caption(f":material/hourglass_top: {sentence}")
-
-        client.progress = tell
+        # the connector's long waits and walks of this run (rate limit, pages), from any of its threads
+        client.progress = progress_line(st.empty())
     active = Active(tenant=tenant, client=client, key=tenant_key(tenant), ok=ok, message=message)
     st.session_state["_active"] = active
     st.session_state.pop("_problem", None)
     return active
+
+
+def progress_line(place: Any) -> Callable[[str], None]:
+    """A progress callback that writes each sentence as a caption in ``place`` (an ``st.empty()``), from
+    the script's thread or from any other: the local store's sync asks a tenant for pages in a worker
+    thread, and the rate limit's waits are said there. Such a thread borrows this run's context for the
+    one write (as Streamlit's own spinner timer does) and gives it back; a sentence that arrives when the
+    run is over is dropped, as a progress line never fails a reading."""
+    from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
+    from streamlit.runtime.scriptrunner_utils.script_run_context import SCRIPT_RUN_CONTEXT_ATTR_NAME
+
+    owner = get_script_run_ctx(suppress_warning=True)
+
+    def tell(sentence: str) -> None:
+        text = f":material/hourglass_top: {sentence}"
+        if owner is None or get_script_run_ctx(suppress_warning=True) is not None:
+            place.caption(text)
+            return
+        thread = threading.current_thread()
+        add_script_run_ctx(thread, owner)
+        try:
+            place.caption(text)
+        except (Exception, ScriptControlException):  # the run moved on: nothing left to tell
+            pass
+        finally:
+            setattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, None)
+
+    return tell
 
 
 def _no_tenant(problem: str) -> None:

@@ -67,6 +67,7 @@ def _lines(products: dict[int, Product]) -> list[NoteLine]:
                 description=product.description,
                 unit=product.unit or "NIU",
                 affectation=product.affectation or "10",
+                item_row=product.row or None,  # as listed: a real tenant needs no other look-up
             )
         )
     return lines

@@ -100,6 +100,8 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
         ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ntoken_env = "T"\n', "exactly one of"),
         ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ntokn = "x"\n', "unknown key(s) tokn"),
         ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ntimeout = -1\n', "timeout"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nrate_window = 0\n', "rate_window must be"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nrate_window = "1"\n', "rate_window must be"),
         ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nplugins = "x"\n', "plugins"),
         ("tenants = 3\n", "must be a table"),
     ],
@@ -244,3 +246,14 @@ def test_the_store_key_says_where_the_pages_read(
     tenant = load_tenants(write(tmp_path / "tenants.toml", text))["a"]
     assert tenant.uses_store(default_cache=True) is dashboard
     assert tenant.uses_store() is plain
+
+
+def test_the_rate_window_reaches_the_client(tmp_path: Path) -> None:
+    """A tenant throttled by another window than real PRO's minute says so in the file."""
+    text = '[tenants.a]\nbase_url = "http://127.0.0.1:9"\ntoken = "t"\nrate_window = 2.5\n'
+    tenants = load_tenants(write(tmp_path / "tenants.toml", text))
+    with tenants["a"].client(cache=False) as client:
+        assert client._http.rate.window == 2.5
+    text = '[tenants.a]\nbase_url = "http://127.0.0.1:9"\ntoken = "t"\n'
+    with load_tenants(write(tmp_path / "plain.toml", text))["a"].client(cache=False) as client:
+        assert client._http.rate.window == 60

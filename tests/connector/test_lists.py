@@ -6,7 +6,9 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import time
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from connector import Client, DocumentList, DocumentRecord
 from connector.builders import Customer, Invoice, Line, Receipt
 from connector.frames import CATEGORY_COLUMNS, DOCUMENT_COLUMNS
+from connector.lists import in_range
 from sunat.calendar import peru_today
 from tests.connector.standin import Answer, StandIn
 from tests.samples.bodies import invoice_body
@@ -209,3 +212,37 @@ def test_twenty_thousand_rows_to_a_dataframe_in_well_under_a_second() -> None:
         best = min(best, time.process_time() - started)
     assert len(frame) == 20_000 and frame["date_of_issue"].notna().all()
     assert best < 1.0, f"{best:.2f} s of CPU for 20,000 rows"
+
+
+@dataclass(frozen=True)
+class _Note:
+    id: int
+    number: str
+    date_of_issue: dt.date | None
+
+
+@pytest.mark.parametrize(
+    ("days", "says"),
+    [
+        ((6, 7), "ninguna se emitió entre el 01/11/2026 y el 05/11/2026"),  # both newer than the range
+        ((3, 7), "se muestra 1 emitida entre el 01/11/2026 y el 05/11/2026"),
+        ((3, 4), "se muestran las 2 emitidas entre el 01/11/2026 y el 05/11/2026"),
+    ],
+)
+def test_a_range_that_may_lack_records_says_so_in_one_sentence(days: tuple[int, int], says: str) -> None:
+    """A tenant that ignores dates and answers only its latest (a search: nothing is paged back)."""
+    latest = [_Note(i, f"NV01-{9 - i}", dt.date(2026, 11, day)) for i, day in enumerate(days)]
+    found = in_range(
+        cast(Any, None),
+        latest,
+        lambda _: [],
+        dt.date(2026, 11, 1),
+        dt.date(2026, 11, 5),
+        searched=True,
+        what="notas de venta",
+    )
+    assert not found.complete
+    assert found.note == (
+        f"La empresa no filtra por fecha: de sus últimas 2 notas de venta, {says}, y puede haber más de "
+        "esas fechas."
+    )

@@ -191,7 +191,13 @@ def sale_note_body(day: dt.date, customer_id: int, item_id: int) -> dict[str, An
         "items": [
             {
                 "item_id": item_id,
-                "item": {"description": "Arroz Costeño 5 kg"},
+                # the product as the form found it (the rest of its row: tests/real_tenant/tenant.py)
+                "item": {
+                    "id": item_id,
+                    "description": "Arroz Costeño 5 kg",
+                    "unit_type_id": "NIU",
+                    "is_set": False,
+                },
                 "quantity": 2,
                 "unit_value": "21.10",
                 "affectation_igv_type_id": "10",

@@ -1137,6 +1137,31 @@ class Tenant:
 
     # -- sale notes (app/Http/Controllers/Tenant/Api/SaleNoteController.php) ------------------------
 
+    def _sale_note_reads(self, items: list[Any], pdf_format: str) -> None:
+        """What runs on each line's ``item`` (cast to a PHP object) inside the store's transaction, so
+        a failure leaves nothing saved: ``SaleNoteItem::created`` in the Inventory module's
+        ``InventoryKardexServiceProvider`` reads ``item->is_set`` (a set's stock leaves by its parts),
+        then ``createPdf`` renders ``sale_note_{format}.blade.php``, which prints ``item->unit_type_id``
+        and ``item->description``. A property the object lacks is PHP's "Undefined property" notice,
+        turned into an exception: HTTP 500."""
+        for line in items:
+            item = line.get("item")
+            if not isinstance(item, dict):
+                raise PhpError("Trying to get property 'is_set' of non-object")
+            if "is_set" not in item:
+                raise PhpError(
+                    "Undefined property: stdClass::$is_set",
+                    "modules/Inventory/Providers/InventoryKardexServiceProvider.php",
+                )
+        view = f"app/CoreFacturalo/Templates/pdf/default/sale_note_{pdf_format}.blade.php"
+        for line in items:
+            for read in ("unit_type_id", "description"):
+                if read not in line["item"]:
+                    raise PhpError(
+                        f"Undefined property: stdClass::${read} (View: /var/www/html/{view})",
+                        "storage/framework/views/sale_note.php",
+                    )
+
     def sale_note_series(self) -> list[dict[str, Any]]:
         """``@series``: a collection returned as is, so a bare JSON array."""
         rows = []
@@ -1225,9 +1250,12 @@ class Tenant:
                             currency_type_id=str(line["currency_type_id"]),
                         )
                 line["item_id"] = found.id
-                line["item"] = {
+                line["item"] = {  # what @mergeData copies from the product it found or made
                     **dict(line.get("item") or {}),
                     "id": found.id,
+                    "item_id": found.id,
+                    "is_set": False,
+                    "unit_type_id": found.unit_type_id,
                     "description": found.description,
                 }
                 items[index] = line
@@ -1283,6 +1311,7 @@ class Tenant:
                     "SQLSTATE[23000]: Integrity constraint violation: 1452 Cannot add or update a child "
                     "row: a foreign key constraint fails (`sale_note_items_item_id_foreign`)"
                 )
+        self._sale_note_reads(items, str((body.get("actions") or {}).get("format_pdf") or "a4"))
         number = max((n.number for n in self.sale_notes if n.series == series), default=0) + 1
         note = SaleNote(
             id=self.next_id(),

@@ -19,7 +19,7 @@ from analysis.register import sales_register
 from connector import Client, ConflictError, NotFoundError, wait_for_ticket
 from connector.builders import CreditNote, Customer, Invoice, Line, Receipt
 from connector.consult import check_document
-from connector.errors import NotOfferedError
+from connector.errors import NotOfferedError, ValidationError
 from connector.quotations import Quotation
 from connector.sale_notes import SaleNote
 from connector.sheets import NoteLine
@@ -270,6 +270,47 @@ def test_sale_note_by_product_code_and_customer_data(target: Target) -> None:
     )
     assert note.number
     assert [p.code for p in target.client.items.search(code)] == [code]
+
+
+@pytest.mark.parametrize("by", ["id", "code"])
+def test_a_sale_note_line_carries_its_products_whole_row(by: str) -> None:
+    """Real tenants read ``item->is_set`` when they save a note's line and print ``item->description``
+    from it: each line carries the product's ``search-items`` row, as the tenant's mobile app sends it,
+    whether the line named the product by id or by code."""
+    standin = stand_in(VARIANTS["pro9"])
+    seed(standin.tenant)
+    with running(standin), Client(standin.root, standin.token, cache=False) as client:
+        product = next(p for p in client.items.search("Arroz", fresh=True) if p.code)
+        customer_id = standin.tenant.persons[0].id
+        line = (
+            NoteLine(2, unit_price="24.90", item_id=product.id)
+            if by == "id"
+            else NoteLine(2, unit_price="24.90", code=product.code, description="otro texto")
+        )
+        series = client.sale_notes.series()[0]
+        note = client.sale_notes.issue(SaleNote(series_id=series.id, customer_id=customer_id, lines=[line]))
+    stored = standin.tenant.sale_notes[-1]
+    assert stored.number_full == note.number
+    item = stored.items[0]["item"]
+    assert item == product.row and item["is_set"] is False and item["description"] == product.description
+    assert stored.items[0]["item_id"] == product.id
+
+
+def test_a_sale_note_of_a_product_the_tenant_does_not_list_is_not_sent() -> None:
+    standin = stand_in(VARIANTS["pro9"])
+    seed(standin.tenant)
+    with running(standin), Client(standin.root, standin.token, cache=False) as client:
+        series = client.sale_notes.series()[0]
+        with pytest.raises(ValidationError) as caught:
+            client.sale_notes.issue(
+                SaleNote(
+                    series_id=series.id,
+                    customer_id=standin.tenant.persons[0].id,
+                    lines=[NoteLine(1, unit_price="5.00", item_id=987_654)],
+                )
+            )
+    assert "el producto 987654 no está entre los que la empresa lista" in caught.value.message
+    assert caught.value.status is None and standin.count("POST", "/api/sale-note") == 0
 
 
 def test_sale_note_list_of_a_range(target: Target) -> None:

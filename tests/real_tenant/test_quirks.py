@@ -95,10 +95,18 @@ def test_sale_notes_paged_back_by_number_where_the_tenant_filters_by_it() -> Non
         assert standin.count("GET", "/api/sale-note/lists") == 3  # the latest 20, then NV01-5 and NV01-4
         assert "Buscando notas de venta anteriores: NV01-5." in said
         searched = client.sale_notes.list("NV01", start=start - dt.timedelta(days=30), end=peru_today())
-        assert not searched.complete and "sus últimas 20 notas de venta" in searched.note
+        assert not searched.complete
         # NV01-1 cannot be asked for: "1" is in the series' name, so that search answers the latest 20
-        whole = client.sale_notes.list(start=start - dt.timedelta(days=10), end=peru_today())
+        early = start - dt.timedelta(days=10)
+        whole = client.sale_notes.list(start=early, end=peru_today())
         assert not whole.complete and "NV01-1" not in {n.number for n in whole} and len(whole) == 24
+    # one sentence that adds up: the latest 20 and the 4 asked for one by one are the 24 shown
+    assert whole.note == (
+        "La empresa no filtra por fecha: de sus últimas 20 notas de venta y 4 anteriores pedidas una a "
+        f"una, se muestran las 24 emitidas entre el {early:%d/%m/%Y} y el {peru_today():%d/%m/%Y}, y "
+        "puede haber más de esas fechas."
+    )
+    assert searched.note.startswith("La empresa no filtra por fecha: de sus últimas 20 notas de venta, ")
 
 
 def test_sale_notes_of_a_tenant_that_cannot_page_back_say_so() -> None:
@@ -108,9 +116,8 @@ def test_sale_notes_of_a_tenant_that_cannot_page_back_say_so() -> None:
     with running(standin), Client(standin.root, standin.token, cache=False) as client:
         notes = client.sale_notes.list(start=peru_today() - dt.timedelta(days=60), end=peru_today())
     assert not notes.complete and len(notes) == 50
-    assert notes.note.startswith(
-        "La empresa devolvió solo sus últimas 50 notas de venta, sin filtrar por fecha"
-    )
+    assert notes.note.startswith("La empresa no filtra por fecha: de sus últimas 50 notas de venta, ")
+    assert "se muestran las 50 emitidas entre el" in notes.note and notes.note.count(".") == 1
 
 
 def test_person_types_told_apart_by_the_mirror_searches() -> None:
