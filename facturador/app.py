@@ -93,6 +93,38 @@ def log_config(level: str = "warning") -> dict[str, Any]:
     return config
 
 
+class KeepConnection:
+    """Keeps the keep-alive connection of a request that failed once its error was answered in full.
+
+    Starlette answers an unexpected error with the 500 of the ``Exception`` handler and raises it again;
+    uvicorn, seeing an exception after the answer started, closes the socket, so the client's next
+    request on that connection was reset (``ConnectionResetError``). An error whose answer was sent in
+    full stops here (the handler logged it); one raised before or during the answer still reaches the
+    server, which answers 500 with ``Connection: close`` or ends a half-sent answer.
+    """
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        answered = False
+
+        async def watched(message: Message) -> None:
+            nonlocal answered
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            if not answered:
+                raise
+
+
 class TenantPrefix:
     """Serve ``/t/{slug}/...`` as the tenant's base URL: the prefix becomes the ASGI ``root_path``."""
 
@@ -394,7 +426,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(limited, context.settings.compression))
     soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return TrustedHost(soap, context)  # before anything reads Host
+    return KeepConnection(TrustedHost(soap, context))  # before anything reads Host
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

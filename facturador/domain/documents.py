@@ -532,6 +532,7 @@ class DocumentService:
         retry_at = None  # answered with a state: nothing is owed any more
         if state == states.REGISTERED:
             retry_at = send_policy.utc_now() + send_policy.retry_delay(attempts, tenant.settings)
+        failpoints.after_send(row.filename)
         with self.context.writing_one() as connection:
             stored = store_sent_answer(
                 connection,
