@@ -54,7 +54,7 @@ from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
-from facturador.store.db import RETRY_AFTER_SECONDS, UNAVAILABLE
+from facturador.store.db import RETRY_AFTER_SECONDS, UNAVAILABLE, request_writes, watch_request_writes
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
@@ -100,7 +100,8 @@ class KeepConnection:
     uvicorn, seeing an exception after the answer started, closes the socket, so the client's next
     request on that connection was reset (``ConnectionResetError``). An error whose answer was sent in
     full stops here (the handler logged it); one raised before or during the answer still reaches the
-    server, which answers 500 with ``Connection: close`` or ends a half-sent answer.
+    server, which answers 500 with ``Connection: close`` or ends a half-sent answer. It also starts
+    watching the request's writes, which the 503 of a database gone midway reads.
     """
 
     def __init__(self, app: ASGIApp):
@@ -118,6 +119,7 @@ class KeepConnection:
             if message["type"] == "http.response.body" and not message.get("more_body", False):
                 answered = True
 
+        watch_request_writes()  # for the 503 of a database gone midway (see database_unavailable)
         try:
             await self.app(scope, receive, watched)
         except Exception:
@@ -314,17 +316,34 @@ def _envelope(
     )
 
 
-async def database_unavailable(_request: Request | None, exc: Exception) -> JSONResponse:
-    """503 for a database that cannot serve now (``UNAVAILABLE``): the request changed nothing (its
-    transaction rolled back) and may be sent again, with its Idempotency-Key if it had one."""
-    log.warning("database unavailable: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    return _envelope(
-        503,
-        "La base de datos del servicio no responde en este momento; no se guardó nada. "
-        f"Reintente en {RETRY_AFTER_SECONDS} segundos.",
-        "DATABASE_UNAVAILABLE",
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-    )
+#: The 503 of a request the database failed before it wrote anything: its transaction rolled back.
+NOTHING_SAVED = (
+    "La base de datos del servicio no responde en este momento; no se guardó nada. "
+    f"Reintente en {RETRY_AFTER_SECONDS} segundos."
+)
+#: The 503 of a request the database failed after (or while) committing a write: what it made may exist.
+MAYBE_SAVED = (
+    "La base de datos del servicio dejó de responder mientras se atendía la petición: lo que emitía "
+    "puede haberse guardado. Búsquelo antes de emitirlo de nuevo; una factura, boleta o nota enviada con "
+    f"Idempotency-Key puede reintentarse en {RETRY_AFTER_SECONDS} segundos con la misma clave (se le "
+    "devolverá el documento si existe)."
+)
+
+
+async def database_unavailable(request: Request | None, exc: Exception) -> JSONResponse:
+    """503 for a database that cannot serve now (``UNAVAILABLE``), with Retry-After. It says "nothing
+    was saved" only when it is so (no write of the request committed, none was committing); otherwise
+    that the document may exist, to be asked for again with the same Idempotency-Key."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    writes = request_writes()
+    message = NOTHING_SAVED
+    if writes is not None and writes.may_have_saved:
+        message = MAYBE_SAVED
+        where = f"{request.method} {redact_tokens(request.url.path)}" if request is not None else "a request"
+        log.warning("database unavailable after %s wrote (its client does not know): %s", where, reason)
+    else:
+        log.warning("database unavailable: %s", reason)
+    return _envelope(503, message, "DATABASE_UNAVAILABLE", headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
 def create_app(context: ServiceContext) -> ASGIApp:

@@ -37,7 +37,7 @@ from sqlalchemy.exc import IntegrityError
 from facturador.authority.gateway import AuthorityError, AuthorityResponse, ResponseKind
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
-from facturador.domain import states
+from facturador.domain import failpoints, states
 from facturador.domain.document_schema import AMOUNT, CUSTOMER, EXTERNAL_ID, SERIES
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
@@ -561,6 +561,7 @@ class OtherDocumentService:
         state, _regularize = states.state_after_answer(answer.code, answer.notes, states.REGISTERED)
         attempts += 1
         pending = answer.kind is ResponseKind.EXCEPTION
+        failpoints.after_send(filename)
         with self.context.writing() as connection:
             registry.flush(connection)
             connection.execute(

@@ -10,6 +10,7 @@ import select
 import threading
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,35 @@ def upgrade(engine: Engine) -> None:
         command.upgrade(config, "head")
 
 
+class RequestWrites:
+    """What the database did for the request being served: ``committed`` once one of its write
+    transactions committed, ``unknown`` when the database stopped answering during a commit. A 503 says
+    "nothing was saved" only when neither holds."""
+
+    def __init__(self) -> None:
+        self.committed = False
+        self.unknown = False
+
+    @property
+    def may_have_saved(self) -> bool:
+        return self.committed or self.unknown
+
+
+_REQUEST_WRITES: ContextVar[RequestWrites | None] = ContextVar("request_writes", default=None)
+
+
+def watch_request_writes() -> RequestWrites:
+    """Start watching the writes of the request served in this context (its worker threads included)."""
+    writes = RequestWrites()
+    _REQUEST_WRITES.set(writes)
+    return writes
+
+
+def request_writes() -> RequestWrites | None:
+    """The writes of the request served in this context (``None`` outside a request)."""
+    return _REQUEST_WRITES.get()
+
+
 class Database:
     """One database of the service: its engine, sessions and write transactions.
 
@@ -180,9 +210,21 @@ class Database:
 
         On SQLite writers queue first on a :class:`WriterQueue`: SQLite allows one writer at a time and
         its busy handler polls with growing sleeps, so queueing on a lock is fairer and much faster.
+        The request's :class:`RequestWrites` learns of a committed write, and of a commit the database
+        stopped answering during (its outcome unknown).
         """
-        with self._write_lock, self.engine.begin() as connection:
-            yield connection
+        writes = _REQUEST_WRITES.get()
+        committing = False
+        try:
+            with self._write_lock, self.engine.begin() as connection:
+                yield connection
+                committing = True
+        except UNAVAILABLE:
+            if committing and writes is not None:
+                writes.unknown = True
+            raise
+        if writes is not None:
+            writes.committed = True
 
     def writing_one(self) -> contextlib.AbstractContextManager[Connection]:
         """A connection for a write that is one statement on PostgreSQL: there in autocommit, the

@@ -15,10 +15,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from facturador.domain.failpoints import FAIL_AFTER_SEND_ENV
+from facturador.domain.failpoints import DATABASE_GONE, FAIL_AFTER_SEND_ENV
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.samples.bodies import invoice_body
+from tests.samples.withholding import retention
 from tests.served import Served, serve
 from tests.shops import Shop, new_shop
 
@@ -80,3 +81,41 @@ def test_after_a_500_the_same_keep_alive_connection_serves_the_next_request(
     assert client.connection.sock is socket_before or headers.get("connection", "").lower() == "close"
     assert len(client.numbers_today()) == 3  # the failed request's document was committed before the bug
     assert "failpoint: a bug after sending" in served.output()
+
+
+def test_a_database_lost_after_the_document_was_stored_answers_the_document(
+    served: Served, shop: Shop, trigger: Path
+) -> None:
+    """The issue stores the factura, sends it, then stores SUNAT's answer: the database gone at that second
+    step once answered 503 "nothing was saved" for a factura that existed. Now it answers the factura as
+    registered (the pending sender sends it again), and the node's log names it."""
+    client = KeepAlive(served, shop)
+    trigger.write_text(DATABASE_GONE, encoding="utf-8")
+    key = {"Idempotency-Key": "pos-7-sale-2291"}
+    status, _headers, body = client.request("POST", "/api/documents", invoice_body(), key)
+    assert status == 200, body
+    data = body["data"]
+    assert data["state_type_id"] == "01" and data["number"] in client.numbers_today(), body
+    assert not trigger.exists()
+    assert f"{data['number']} ({data['external_id']}) was stored but the database failed" in served.output()
+    # the point of sale sending it again with its key gets the same factura, not a second one
+    status, _headers, again = client.request("POST", "/api/documents", invoice_body(), key)
+    assert status == 200 and again["data"]["number"] == data["number"], again
+    assert client.numbers_today().count(data["number"]) == 1
+
+
+def test_a_503_after_a_committed_write_never_says_nothing_was_saved(
+    served: Served, shop: Shop, trigger: Path
+) -> None:
+    """A retention committed, then the database gone before its answer is stored: the 503 tells the client
+    that the retention may exist and how to ask for it again."""
+    client = KeepAlive(served, shop)
+    trigger.write_text(DATABASE_GONE, encoding="utf-8")
+    status, headers, body = client.request("POST", "/api/retentions", retention())
+    assert status == 503 and headers.get("retry-after") == "5", body
+    assert body["error_code"] == "DATABASE_UNAVAILABLE", body
+    assert "no se guardó nada" not in body["message"], body
+    assert "puede haberse guardado" in body["message"] and "Idempotency-Key" in body["message"], body
+    status, _headers, listed = client.request("GET", "/api/retentions/lists")
+    assert status == 200 and len(listed["data"]) == 1, listed  # it exists
+    assert f"POST /t/{shop.slug}/api/retentions wrote (its client does not know)" in served.output()
