@@ -62,14 +62,37 @@ PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
 TOKEN_IN_QUERY_RE = re.compile(r"(?i)([?&](?:api_token|token)=)[^&\s\"]*")
 
 
+#: A path segment shaped like a tenant token: 20 characters or more (the shortest a tenant may set) of
+#: what a URL carries unescaped (generated tokens are ``secrets.token_urlsafe``).
+TOKEN_IN_PATH_RE = re.compile(r"(?<=/)[A-Za-z0-9._~%-]{20,}(?=[/?#\s\"]|$)")
+#: Long path segments that are not tokens and that an operator needs: a UUID (a document's external_id),
+#: a SUNAT file name (the issuer's RUC first), a number (a ticket, an id).
+NOT_A_TOKEN_RE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|\d{11}-[A-Z0-9-]+(?:\.[a-z]{3})?|\d+"
+)
+
+
+SLUG_SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def _token_in_path(match: re.Match[str]) -> str:
+    segment, start, text = match.group(0), match.start(), match.string
+    at_path_start = start == 3 or (start > 3 and text[start - 4] in " \"'")
+    slug = text[start - 3 : start] == "/t/" and at_path_start and SLUG_SEGMENT_RE.fullmatch(segment)
+    if slug or NOT_A_TOKEN_RE.fullmatch(segment):
+        return segment
+    return "[redacted]"
+
+
 def redact_tokens(text: str) -> str:
-    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced."""
-    return TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text)
+    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced, and every path
+    segment shaped like a tenant token (a client that put its token in the URL's path) too."""
+    return TOKEN_IN_PATH_RE.sub(_token_in_path, TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text))
 
 
 class RedactTokens(logging.Filter):
-    """A log filter that redacts query-string tokens in a record's message and arguments (uvicorn's
-    access log prints each request's path with its query string)."""
+    """A log filter that redacts tokens in URLs (:func:`redact_tokens`) in a record's message and
+    arguments (uvicorn's access log prints each request's path with its query string)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):
