@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import os
 import select
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -48,10 +49,23 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """The drivers' own errors for a database that cannot serve, as statements run on the DB-API cursor
+    (:mod:`facturador.store.direct`) raise them, unwrapped by SQLAlchemy."""
+    errors: list[type[Exception]] = [sqlite3.OperationalError]
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - PostgreSQL support not installed
+        return tuple(errors)
+    return (*errors, psycopg.OperationalError, psycopg.InterfaceError)
+
+
 #: What a database that cannot serve now raises: unreachable, restarting, refusing connections, locked past
-#: the busy timeout, out of disk, or every pooled connection busy for the pool's whole timeout. Not a bug
-#: of the request: the service answers 503 with :data:`RETRY_AFTER_SECONDS` (the transaction rolled back).
-UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError, PoolTimeout)
+#: the busy timeout, out of disk, or every pooled connection busy for the pool's whole timeout; through
+#: SQLAlchemy or straight from the driver (a backend terminated under a direct statement raised psycopg's
+#: ``AdminShutdown`` and answered 500). Not a bug of the request: the service answers 503 with
+#: :data:`RETRY_AFTER_SECONDS`.
+UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError, PoolTimeout, *_driver_errors())
 
 #: How long a new PostgreSQL connection may take (libpq's ``connect_timeout``; the URL may set its own).
 CONNECT_TIMEOUT_SECONDS = 10
