@@ -58,11 +58,12 @@ def storage_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _context(settings: Any) -> Any:
     from facturador.context import ServiceContext
+    from facturador.store.db import StoreFileError
     from facturador.store.secrets import SecretKeyError
 
     try:
         return ServiceContext(settings)
-    except SecretKeyError as exc:
+    except (SecretKeyError, StoreFileError) as exc:
         raise click.ClickException(str(exc)) from exc
 
 

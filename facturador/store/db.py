@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import DatabaseError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -136,6 +136,47 @@ def private_file(path: Path) -> None:
             os.chmod(name, 0o600)
 
 
+class StoreFileError(Exception):
+    """The SQLite file of the store is not a whole SQLite database: the service does not start on it."""
+
+
+#: What to do about a damaged store file (said with its path).
+DAMAGED_STORE_ADVICE = (
+    "The service will not start on it, nor create an empty store in its place. Restore the file from your "
+    "last backup (stop every facturador process first), or run `sqlite3 <file> .recover` on a copy to "
+    "salvage what it holds; only to start over with no documents, move the file away."
+)
+
+
+def check_sqlite_file(engine: Engine) -> None:
+    """Raise :class:`StoreFileError` naming the file when the store's SQLite file is another kind of file,
+    or shorter than its own header says (cut short by a copy or a disk; checked when its WAL is empty).
+    An absent or empty file is a new store."""
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        with engine.connect() as connection:
+            page_size = int(connection.exec_driver_sql("PRAGMA page_size").scalar_one())
+            pages = int(connection.exec_driver_sql("PRAGMA page_count").scalar_one())
+    except DatabaseError as exc:
+        reason = str(exc.orig) if exc.orig is not None else str(exc)
+        what = "is not a SQLite database" if "not a database" in reason else "is damaged or truncated"
+        raise StoreFileError(f"{path} {what} ({reason}). {DAMAGED_STORE_ADVICE}") from None
+    finally:
+        engine.dispose()
+    wal = path.with_name(f"{path.name}-wal")
+    size, expected = path.stat().st_size, page_size * pages
+    if size < expected and (not wal.exists() or wal.stat().st_size == 0):
+        raise StoreFileError(
+            f"{path} is truncated: {size} bytes where its header counts {pages} pages of {page_size} "
+            f"({expected} bytes). {DAMAGED_STORE_ADVICE}"
+        )
+
+
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
@@ -194,6 +235,8 @@ class Database:
 
     def __init__(self, url: str, *, writer_lock: Path, migrate: bool = True):
         self.engine = make_engine(url)
+        if is_sqlite(self.engine):
+            check_sqlite_file(self.engine)
         if migrate:
             upgrade(self.engine)
         self.sessions = make_sessionmaker(self.engine)
