@@ -54,7 +54,13 @@ from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
-from facturador.store.db import RETRY_AFTER_SECONDS, UNAVAILABLE, request_writes, watch_request_writes
+from facturador.store.db import (
+    RETRY_AFTER_SECONDS,
+    UNAVAILABLE,
+    request_writes,
+    storage_full,
+    watch_request_writes,
+)
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
@@ -344,6 +350,13 @@ NOTHING_SAVED = (
     "La base de datos del servicio no responde en este momento; no se guardó nada. "
     f"Reintente en {RETRY_AFTER_SECONDS} segundos."
 )
+#: The 507 of a request the database could not store for want of space: it rolled back.
+STORAGE_FULL = (
+    "El almacenamiento del servicio está lleno; no se guardó nada. Avise al administrador del servicio "
+    "para que libere espacio, y reintente luego."
+)
+#: The wait a client is told to leave when the store is full (freeing space takes a person).
+STORAGE_RETRY_SECONDS = 60
 #: The 503 of a request the database failed after (or while) committing a write: what it made may exist.
 MAYBE_SAVED = (
     "La base de datos del servicio dejó de responder mientras se atendía la petición: lo que emitía "
@@ -359,6 +372,11 @@ async def database_unavailable(request: Request | None, exc: Exception) -> JSONR
     that the document may exist, to be asked for again with the same Idempotency-Key."""
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     writes = request_writes()
+    if storage_full(exc) and not (writes is not None and writes.may_have_saved):
+        log.error("the database's storage is full, nothing was saved: %s", reason)
+        return _envelope(
+            507, STORAGE_FULL, "STORAGE_FULL", headers={"Retry-After": str(STORAGE_RETRY_SECONDS)}
+        )
     message = NOTHING_SAVED
     if writes is not None and writes.may_have_saved:
         message = MAYBE_SAVED

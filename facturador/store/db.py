@@ -24,6 +24,12 @@ from sqlalchemy.orm import Session, sessionmaker
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
 
+#: Tests only: ``FACTURADOR_TEST_SQLITE_MAX_PAGES=N`` caps every SQLite connection's database at N pages
+#: (``PRAGMA max_page_count``), so that a test sees the store fill up as a full disk would (SQLITE_FULL).
+MAX_PAGES_ENV = "FACTURADOR_TEST_SQLITE_MAX_PAGES"
+_MAX_PAGES = os.environ.get(MAX_PAGES_ENV) or None
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine; SQLite gets WAL, a busy timeout and foreign keys."""
     parsed = make_url(url)
@@ -39,6 +45,8 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
+            if _MAX_PAGES is not None:  # tests only: a store that fills up
+                cursor.execute(f"PRAGMA max_page_count={int(_MAX_PAGES)}")
             cursor.close()
 
         return engine
@@ -66,6 +74,14 @@ def _driver_errors() -> tuple[type[Exception], ...]:
 #: ``AdminShutdown`` and answered 500). Not a bug of the request: the service answers 503 with
 #: :data:`RETRY_AFTER_SECONDS`.
 UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError, PoolTimeout, *_driver_errors())
+
+
+def storage_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database's disk (or its size limit) is full: SQLite's SQLITE_FULL,
+    PostgreSQL's "No space left on device"."""
+    text = str(exc)
+    return "database or disk is full" in text or "No space left on device" in text
+
 
 #: How long a new PostgreSQL connection may take (libpq's ``connect_timeout``; the URL may set its own).
 CONNECT_TIMEOUT_SECONDS = 10
@@ -277,7 +293,7 @@ class Database:
                 yield connection
                 committing = True
         except UNAVAILABLE:
-            if committing and writes is not None:
+            if committing and writes is not None and not self.is_sqlite:  # SQLite's failed commit rolled back
                 writes.unknown = True
             raise
         if writes is not None:
