@@ -44,6 +44,7 @@ def _whole_store(tmp_path: Path) -> tuple[Settings, Path]:
     return settings, path
 
 
+@pytest.mark.slow(seconds=10)
 @pytest.mark.parametrize("damage", ["another file", "truncated", "its last pages cut"])
 def test_a_damaged_store_stops_the_service_with_a_clear_error(tmp_path: Path, damage: str) -> None:
     settings, path = _whole_store(tmp_path)
@@ -74,6 +75,7 @@ def test_an_empty_file_is_a_new_store(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow(seconds=35)
 def test_a_full_store_answers_507_saves_nothing_half_and_opens_clean_afterwards(tmp_path: Path) -> None:
     """The store fills up while facturas are issued (SQLite capped at a few more pages than it holds,
     as a full disk would): the request that finds no room gets 507 STORAGE_FULL with Retry-After and

@@ -30,9 +30,9 @@ CLIENTS = 8
 Issue = Callable[[httpx.Client], tuple[int, str | None]]
 
 
-def run_clients(shop: Shop, per_client: int, issue: Issue) -> tuple[Counter[int], list[str]]:
+def run_clients(shop: Shop, per_client: int, issue: Issue, family: str) -> tuple[Counter[int], list[str]]:
     """``CLIENTS`` threads, each with its own keep-alive connection, issue ``per_client`` times at once:
-    the statuses seen and the numbers answered."""
+    the statuses seen and the numbers answered (printed, for the record: ``pytest -s``)."""
 
     def client_loop(_: int) -> list[tuple[int, str | None]]:
         with shop.http() as client:
@@ -42,6 +42,7 @@ def run_clients(shop: Shop, per_client: int, issue: Issue) -> tuple[Counter[int]
         outcomes = [outcome for chunk in pool.map(client_loop, range(CLIENTS)) for outcome in chunk]
     statuses = Counter(status for status, _number in outcomes)
     numbers = [number for _status, number in outcomes if number is not None]
+    print(f"\n{family}: {len(outcomes)} requests by {CLIENTS} clients, statuses {dict(statuses)}")
     return statuses, numbers
 
 
@@ -62,7 +63,7 @@ def fresh(live: LiveService) -> Shop:
     return new_shop(live, "familias")
 
 
-@pytest.mark.slow(seconds=60)
+@pytest.mark.slow(seconds=10)
 @pytest.mark.parametrize(
     ("family", "prefix", "per_client"),
     [
@@ -85,14 +86,14 @@ def test_documents_of_each_family_are_numbered_once_without_gaps(
     }
     path, body = post[family]
     statuses, numbers = run_clients(
-        fresh, per_client, lambda c: answered(c.post(path, json=body()), "number")
+        fresh, per_client, lambda c: answered(c.post(path, json=body()), "number"), family
     )
     total = CLIENTS * per_client
     assert statuses == {200: total}, statuses
     assert correlatives(numbers, prefix) == list(range(1, total + 1))
 
 
-@pytest.mark.slow(seconds=60)
+@pytest.mark.slow(seconds=10)
 def test_sale_notes_and_quotations_are_numbered_once_without_gaps(fresh: Shop) -> None:
     with fresh.http() as client:
         item = product(client, "CONC-1", stock=100_000)
@@ -109,12 +110,12 @@ def test_sale_notes_and_quotations_are_numbered_once_without_gaps(fresh: Shop) -
         del body["series_id"]
         return answered(client.post("/api/quotations", json=body), "number_full")
 
-    statuses, numbers = run_clients(fresh, 6, sale_note)
+    statuses, numbers = run_clients(fresh, 6, sale_note, "sale note")
     assert statuses == {200: CLIENTS * 6}, statuses
     assert correlatives(numbers, "NV01-") == list(range(1, CLIENTS * 6 + 1))
 
     # PostgreSQL answered 500 to 6-8 of 100 quotations sent by 4 threads (a correlative taken twice)
-    statuses, numbers = run_clients(fresh, 12, quotation)
+    statuses, numbers = run_clients(fresh, 12, quotation, "quotation")
     assert statuses == {200: CLIENTS * 12}, statuses
     assert correlatives(numbers, "COT-") == list(range(1, CLIENTS * 12 + 1))
     with fresh.http() as client:
@@ -131,7 +132,7 @@ def _identifiers(client: httpx.Client, plural: str) -> list[str]:
     return [row["identifier"] for row in response.json()["data"]]
 
 
-@pytest.mark.slow(seconds=60)
+@pytest.mark.slow(seconds=10)
 def test_voided_communications_and_summaries_are_numbered_once_without_gaps(fresh: Shop) -> None:
     day = today().replace("-", "")
 
@@ -147,7 +148,7 @@ def test_voided_communications_and_summaries_are_numbered_once_without_gaps(fres
         response = client.post("/api/voided", json=body)
         return response.status_code, None
 
-    statuses, _ = run_clients(fresh, 3, void_a_factura)
+    statuses, _ = run_clients(fresh, 3, void_a_factura, "voided")
     assert statuses == {200: CLIENTS * 3}, statuses
     with fresh.http() as client:
         voided = _identifiers(client, "voided")
@@ -163,7 +164,7 @@ def test_voided_communications_and_summaries_are_numbered_once_without_gaps(fres
             assert response.json()["error_code"] in ("NO_DOCUMENTS", "CONCURRENT_CHANGE"), response.text
         return response.status_code, None
 
-    statuses, _ = run_clients(fresh, 3, declare_a_day)
+    statuses, _ = run_clients(fresh, 3, declare_a_day, "summary")
     assert set(statuses) <= {200, 409, 422} and statuses[200] >= 1, statuses
     with fresh.http() as client:
         summaries = _identifiers(client, "summaries")

@@ -65,6 +65,7 @@ class KeepAlive:
         return sorted(row["number"] for row in listed["data"])
 
 
+@pytest.mark.slow(seconds=20)
 def test_after_a_500_the_same_keep_alive_connection_serves_the_next_request(
     served: Served, shop: Shop, trigger: Path
 ) -> None:
@@ -83,6 +84,7 @@ def test_after_a_500_the_same_keep_alive_connection_serves_the_next_request(
     assert "failpoint: a bug after sending" in served.output()
 
 
+@pytest.mark.slow(seconds=20)
 def test_a_database_lost_after_the_document_was_stored_answers_the_document(
     served: Served, shop: Shop, trigger: Path
 ) -> None:
@@ -104,6 +106,7 @@ def test_a_database_lost_after_the_document_was_stored_answers_the_document(
     assert client.numbers_today().count(data["number"]) == 1
 
 
+@pytest.mark.slow(seconds=20)
 def test_a_503_after_a_committed_write_never_says_nothing_was_saved(
     served: Served, shop: Shop, trigger: Path
 ) -> None:
