@@ -54,7 +54,13 @@ from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
-from facturador.store.db import RETRY_AFTER_SECONDS, UNAVAILABLE
+from facturador.store.db import (
+    RETRY_AFTER_SECONDS,
+    UNAVAILABLE,
+    request_writes,
+    storage_full,
+    watch_request_writes,
+)
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
@@ -62,14 +68,37 @@ PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
 TOKEN_IN_QUERY_RE = re.compile(r"(?i)([?&](?:api_token|token)=)[^&\s\"]*")
 
 
+#: A path segment shaped like a tenant token: 20 characters or more (the shortest a tenant may set) of
+#: what a URL carries unescaped (generated tokens are ``secrets.token_urlsafe``).
+TOKEN_IN_PATH_RE = re.compile(r"(?<=/)[A-Za-z0-9._~%-]{20,}(?=[/?#\s\"]|$)")
+#: Long path segments that are not tokens and that an operator needs: a UUID (a document's external_id),
+#: a SUNAT file name (the issuer's RUC first), a number (a ticket, an id).
+NOT_A_TOKEN_RE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|\d{11}-[A-Z0-9-]+(?:\.[a-z]{3})?|\d+"
+)
+
+
+SLUG_SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def _token_in_path(match: re.Match[str]) -> str:
+    segment, start, text = match.group(0), match.start(), match.string
+    at_path_start = start == 3 or (start > 3 and text[start - 4] in " \"'")
+    slug = text[start - 3 : start] == "/t/" and at_path_start and SLUG_SEGMENT_RE.fullmatch(segment)
+    if slug or NOT_A_TOKEN_RE.fullmatch(segment):
+        return segment
+    return "[redacted]"
+
+
 def redact_tokens(text: str) -> str:
-    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced."""
-    return TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text)
+    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced, and every path
+    segment shaped like a tenant token (a client that put its token in the URL's path) too."""
+    return TOKEN_IN_PATH_RE.sub(_token_in_path, TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text))
 
 
 class RedactTokens(logging.Filter):
-    """A log filter that redacts query-string tokens in a record's message and arguments (uvicorn's
-    access log prints each request's path with its query string)."""
+    """A log filter that redacts tokens in URLs (:func:`redact_tokens`) in a record's message and
+    arguments (uvicorn's access log prints each request's path with its query string)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):
@@ -91,6 +120,40 @@ def log_config(level: str = "warning") -> dict[str, Any]:
         handler["filters"] = ["redact_tokens"]
     config["loggers"]["facturador"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
     return config
+
+
+class KeepConnection:
+    """Keeps the keep-alive connection of a request that failed once its error was answered in full.
+
+    Starlette answers an unexpected error with the 500 of the ``Exception`` handler and raises it again;
+    uvicorn, seeing an exception after the answer started, closes the socket, so the client's next
+    request on that connection was reset (``ConnectionResetError``). An error whose answer was sent in
+    full stops here (the handler logged it); one raised before or during the answer still reaches the
+    server, which answers 500 with ``Connection: close`` or ends a half-sent answer. It also starts
+    watching the request's writes, which the 503 of a database gone midway reads.
+    """
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        answered = False
+
+        async def watched(message: Message) -> None:
+            nonlocal answered
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+
+        watch_request_writes()  # for the 503 of a database gone midway (see database_unavailable)
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            if not answered:
+                raise
 
 
 class TenantPrefix:
@@ -282,17 +345,46 @@ def _envelope(
     )
 
 
-async def database_unavailable(_request: Request | None, exc: Exception) -> JSONResponse:
-    """503 for a database that cannot serve now (``UNAVAILABLE``): the request changed nothing (its
-    transaction rolled back) and may be sent again, with its Idempotency-Key if it had one."""
-    log.warning("database unavailable: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    return _envelope(
-        503,
-        "La base de datos del servicio no responde en este momento; no se guardó nada. "
-        f"Reintente en {RETRY_AFTER_SECONDS} segundos.",
-        "DATABASE_UNAVAILABLE",
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-    )
+#: The 503 of a request the database failed before it wrote anything: its transaction rolled back.
+NOTHING_SAVED = (
+    "La base de datos del servicio no responde en este momento; no se guardó nada. "
+    f"Reintente en {RETRY_AFTER_SECONDS} segundos."
+)
+#: The 507 of a request the database could not store for want of space: it rolled back.
+STORAGE_FULL = (
+    "El almacenamiento del servicio está lleno; no se guardó nada. Avise al administrador del servicio "
+    "para que libere espacio, y reintente luego."
+)
+#: The wait a client is told to leave when the store is full (freeing space takes a person).
+STORAGE_RETRY_SECONDS = 60
+#: The 503 of a request the database failed after (or while) committing a write: what it made may exist.
+MAYBE_SAVED = (
+    "La base de datos del servicio dejó de responder mientras se atendía la petición: lo que emitía "
+    "puede haberse guardado. Búsquelo antes de emitirlo de nuevo; una factura, boleta o nota enviada con "
+    f"Idempotency-Key puede reintentarse en {RETRY_AFTER_SECONDS} segundos con la misma clave (se le "
+    "devolverá el documento si existe)."
+)
+
+
+async def database_unavailable(request: Request | None, exc: Exception) -> JSONResponse:
+    """503 for a database that cannot serve now (``UNAVAILABLE``), with Retry-After. It says "nothing
+    was saved" only when it is so (no write of the request committed, none was committing); otherwise
+    that the document may exist, to be asked for again with the same Idempotency-Key."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    writes = request_writes()
+    if storage_full(exc) and not (writes is not None and writes.may_have_saved):
+        log.error("the database's storage is full, nothing was saved: %s", reason)
+        return _envelope(
+            507, STORAGE_FULL, "STORAGE_FULL", headers={"Retry-After": str(STORAGE_RETRY_SECONDS)}
+        )
+    message = NOTHING_SAVED
+    if writes is not None and writes.may_have_saved:
+        message = MAYBE_SAVED
+        where = f"{request.method} {redact_tokens(request.url.path)}" if request is not None else "a request"
+        log.warning("database unavailable after %s wrote (its client does not know): %s", where, reason)
+    else:
+        log.warning("database unavailable: %s", reason)
+    return _envelope(503, message, "DATABASE_UNAVAILABLE", headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
 def create_app(context: ServiceContext) -> ASGIApp:
@@ -394,7 +486,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(limited, context.settings.compression))
     soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return TrustedHost(soap, context)  # before anything reads Host
+    return KeepConnection(TrustedHost(soap, context))  # before anything reads Host
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

@@ -106,11 +106,12 @@ def resolve_storage(data_dir: str | None, database: str | None, *, read_only: bo
 
 def _context(settings: Any) -> Any:
     from facturador.context import ServiceContext
+    from facturador.store.db import StoreFileError
     from facturador.store.secrets import SecretKeyError
 
     try:
         return ServiceContext(settings)
-    except SecretKeyError as exc:
+    except (SecretKeyError, StoreFileError) as exc:
         raise click.ClickException(str(exc)) from exc
 
 

@@ -48,6 +48,7 @@ from facturador.issued import AffectedDocument, Issuer, Legend, NoteInfo, SalesD
 from facturador.render.pdf import render_pdf
 from facturador.render.qr import qr_png_base64, qr_text
 from facturador.store.answers import store_sent_answer
+from facturador.store.db import UNAVAILABLE
 from facturador.store.models import (
     ARTIFACTS,
     DOCUMENTS,
@@ -307,7 +308,17 @@ class DocumentService:
         failpoints.after_issue_commit()
         has_cdr = False
         if owed:
-            row, has_cdr = self._send(tenant, row, signed.xml)
+            try:
+                row, has_cdr = self._send(tenant, row, signed.xml)
+            except UNAVAILABLE as exc:  # the document is committed: answered as it is, sent again later
+                log.warning(
+                    "%s-%s (%s) was stored but the database failed before SUNAT's answer was: answered "
+                    "registered, the pending sender sends it again (%s)",
+                    row.series,
+                    row.number,
+                    row.external_id,
+                    str(exc).splitlines()[0],
+                )
         return Issued(document=row, qr_png_base64=qr_png_base64(text), has_cdr=has_cdr)
 
     def _resolve_guides(
@@ -556,6 +567,7 @@ class DocumentService:
             response["attention"] = send_policy.NEEDS_A_PERSON  # stays 01, no longer sent by itself
         elif state == states.REGISTERED:
             retry_at = send_policy.utc_now() + send_policy.retry_delay(attempts, tenant.settings)
+        failpoints.after_send(row.filename)
         with self.context.writing_one() as connection:
             stored = store_sent_answer(
                 connection,

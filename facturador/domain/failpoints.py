@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import signal
 
+from sqlalchemy.exc import OperationalError
+
 KILL_AFTER_COMMIT_ENV = "FACTURADOR_TEST_KILL_AFTER_COMMIT"
 _KILL_AFTER_COMMIT = os.environ.get(KILL_AFTER_COMMIT_ENV) or None
 
@@ -42,3 +44,28 @@ def after_send_claim() -> None:
     except FileNotFoundError:
         return
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+FAIL_AFTER_SEND_ENV = "FACTURADOR_TEST_FAIL_AFTER_SEND"
+_FAIL_AFTER_SEND = os.environ.get(FAIL_AFTER_SEND_ENV) or None
+#: What the trigger file of :func:`after_send` says to make the database look unreachable.
+DATABASE_GONE = "database"
+
+
+def after_send(document: str) -> None:
+    """``FACTURADOR_TEST_FAIL_AFTER_SEND=PATH``: the first issue that has sent ``document`` (committed, then
+    answered by the authority) while PATH exists removes it and fails before storing the answer: with
+    ``database`` in PATH, as a database gone away does (``OperationalError``), else as a bug would
+    (``RuntimeError``). One shot."""
+    if _FAIL_AFTER_SEND is None:
+        return
+    try:
+        with open(_FAIL_AFTER_SEND, encoding="utf-8") as trigger:
+            kind = trigger.read().strip()
+        os.remove(_FAIL_AFTER_SEND)
+    except FileNotFoundError:
+        return
+    if kind == DATABASE_GONE:
+        lost = ConnectionError(f"failpoint: the database went away after sending {document}")
+        raise OperationalError("UPDATE documents", {}, lost)
+    raise RuntimeError(f"failpoint: a bug after sending {document}")

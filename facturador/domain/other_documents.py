@@ -37,7 +37,7 @@ from sqlalchemy.exc import IntegrityError
 from facturador.authority.gateway import AuthorityError, AuthorityResponse, ResponseKind
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
-from facturador.domain import states
+from facturador.domain import failpoints, states
 from facturador.domain.document_schema import AMOUNT, CUSTOMER, EXTERNAL_ID, SERIES
 from facturador.domain.documents import Download
 from facturador.domain.fields import Code, Date, List, Number, Object, Text, Time
@@ -594,6 +594,7 @@ class OtherDocumentService:
         if pending and gives_up(unproven):
             response["attention"] = NEEDS_A_PERSON  # stays 01, no longer sent by itself
             pending = False
+        failpoints.after_send(filename)
         with self.context.writing() as connection:
             registry.flush(connection)
             connection.execute(

@@ -14,13 +14,13 @@ import uuid
 from typing import Any
 
 from sqlalchemy import Text as TextType
-from sqlalchemy import cast, func, or_, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import cast, or_, select
 
 from facturador.context import Caller, ServiceContext, TenantInfo
 from facturador.domain import states
 from facturador.domain.fields import Date, Object, Text
 from facturador.domain.items import escape_like
+from facturador.domain.numbering import take_next_quotation_number
 from facturador.domain.sale_notes import (
     SALE_NOTE_BODY,
     SaleNoteService,
@@ -75,62 +75,49 @@ class QuotationService:
         forced = values["force_create_if_not_exist"]
         checks.require_ids(values, body, forced)
         prefix = values["prefix"] or "COT"
-        for attempt in range(5):  # a concurrent quotation may take the same correlative (PostgreSQL)
-            try:
-                with self.context.writing() as connection:
-                    establishment_id = checks.resolve_establishment(
-                        connection, tenant, caller, values["establishment_id"]
-                    )
-                    customer_id = checks.resolve_customer(connection, tenant, values, forced)
-                    lines = checks.resolve_lines(connection, tenant, values["items"], forced)
-                    totals = checks.header_totals(values, lines)
-                    checks.check_amounts(lines, totals, values["date_of_issue"])
-                    last = connection.scalar(
-                        select(func.max(QUOTATIONS.c.number)).where(
-                            QUOTATIONS.c.tenant_id == tenant.id,
-                            QUOTATIONS.c.establishment_id == establishment_id,
-                            QUOTATIONS.c.prefix == prefix,
-                        )
-                    )
-                    number = int(last or 0) + 1
-                    external_id = str(uuid.uuid4())
-                    quotation_id = connection.execute(
-                        QUOTATIONS.insert()
-                        .values(
-                            tenant_id=tenant.id,
-                            external_id=external_id,
-                            establishment_id=establishment_id,
-                            user_id=caller.user_id,
-                            prefix=prefix,
-                            number=number,
-                            date_of_issue=values["date_of_issue"],
-                            time_of_issue=values["time_of_issue"],
-                            date_of_due=values["date_of_due"],
-                            delivery_date=values["delivery_date"],
-                            customer_id=customer_id,
-                            currency_type_id=values["currency_type_id"],
-                            exchange_rate_sale=values["exchange_rate_sale"] or 1,
-                            total_exportation=totals.export,
-                            total_free=totals.free,
-                            total_unaffected=totals.unaffected,
-                            total_exonerated=totals.exonerated,
-                            total_taxed=totals.taxed,
-                            total_igv=totals.igv,
-                            total_taxes=totals.taxes,
-                            total_value=totals.value,
-                            total=totals.total,
-                            lines=[line_json(line) for line in lines],
-                            description=values["description"],
-                            state_type_id=states.REGISTERED,
-                            data_json=dict(body),
-                        )
-                        .returning(QUOTATIONS.c.id)
-                    ).scalar_one()
-                    customer = connection.execute(select(PERSONS).where(PERSONS.c.id == customer_id)).one()
-                break
-            except (IntegrityError, self.context.dbapi_integrity_error):
-                if attempt == 4:
-                    raise
+        with self.context.writing() as connection:
+            establishment_id = checks.resolve_establishment(
+                connection, tenant, caller, values["establishment_id"]
+            )
+            customer_id = checks.resolve_customer(connection, tenant, values, forced)
+            lines = checks.resolve_lines(connection, tenant, values["items"], forced)
+            totals = checks.header_totals(values, lines)
+            checks.check_amounts(lines, totals, values["date_of_issue"])
+            number = take_next_quotation_number(connection, tenant.id, establishment_id, prefix)
+            external_id = str(uuid.uuid4())
+            quotation_id = connection.execute(
+                QUOTATIONS.insert()
+                .values(
+                    tenant_id=tenant.id,
+                    external_id=external_id,
+                    establishment_id=establishment_id,
+                    user_id=caller.user_id,
+                    prefix=prefix,
+                    number=number,
+                    date_of_issue=values["date_of_issue"],
+                    time_of_issue=values["time_of_issue"],
+                    date_of_due=values["date_of_due"],
+                    delivery_date=values["delivery_date"],
+                    customer_id=customer_id,
+                    currency_type_id=values["currency_type_id"],
+                    exchange_rate_sale=values["exchange_rate_sale"] or 1,
+                    total_exportation=totals.export,
+                    total_free=totals.free,
+                    total_unaffected=totals.unaffected,
+                    total_exonerated=totals.exonerated,
+                    total_taxed=totals.taxed,
+                    total_igv=totals.igv,
+                    total_taxes=totals.taxes,
+                    total_value=totals.value,
+                    total=totals.total,
+                    lines=[line_json(line) for line in lines],
+                    description=values["description"],
+                    state_type_id=states.REGISTERED,
+                    data_json=dict(body),
+                )
+                .returning(QUOTATIONS.c.id)
+            ).scalar_one()
+            customer = connection.execute(select(PERSONS).where(PERSONS.c.id == customer_id)).one()
         number_full = f"{prefix}-{number}"
         return {
             "id": quotation_id,

@@ -7,19 +7,27 @@ import contextlib
 import fcntl
 import os
 import select
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import DatabaseError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+#: Tests only: ``FACTURADOR_TEST_SQLITE_MAX_PAGES=N`` caps every SQLite connection's database at N pages
+#: (``PRAGMA max_page_count``), so that a test sees the store fill up as a full disk would (SQLITE_FULL).
+MAX_PAGES_ENV = "FACTURADOR_TEST_SQLITE_MAX_PAGES"
+_MAX_PAGES = os.environ.get(MAX_PAGES_ENV) or None
 
 
 def make_engine(url: str) -> Engine:
@@ -37,6 +45,8 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
+            if _MAX_PAGES is not None:  # tests only: a store that fills up
+                cursor.execute(f"PRAGMA max_page_count={int(_MAX_PAGES)}")
             cursor.close()
 
         return engine
@@ -47,10 +57,31 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """The drivers' own errors for a database that cannot serve, as statements run on the DB-API cursor
+    (:mod:`facturador.store.direct`) raise them, unwrapped by SQLAlchemy."""
+    errors: list[type[Exception]] = [sqlite3.OperationalError]
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - PostgreSQL support not installed
+        return tuple(errors)
+    return (*errors, psycopg.OperationalError, psycopg.InterfaceError)
+
+
 #: What a database that cannot serve now raises: unreachable, restarting, refusing connections, locked past
-#: the busy timeout, out of disk, or every pooled connection busy for the pool's whole timeout. Not a bug
-#: of the request: the service answers 503 with :data:`RETRY_AFTER_SECONDS` (the transaction rolled back).
-UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError, PoolTimeout)
+#: the busy timeout, out of disk, or every pooled connection busy for the pool's whole timeout; through
+#: SQLAlchemy or straight from the driver (a backend terminated under a direct statement raised psycopg's
+#: ``AdminShutdown`` and answered 500). Not a bug of the request: the service answers 503 with
+#: :data:`RETRY_AFTER_SECONDS`.
+UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError, PoolTimeout, *_driver_errors())
+
+
+def storage_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database's disk (or its size limit) is full: SQLite's SQLITE_FULL,
+    PostgreSQL's "No space left on device"."""
+    text = str(exc)
+    return "database or disk is full" in text or "No space left on device" in text
+
 
 #: How long a new PostgreSQL connection may take (libpq's ``connect_timeout``; the URL may set its own).
 CONNECT_TIMEOUT_SECONDS = 10
@@ -121,6 +152,47 @@ def private_file(path: Path) -> None:
             os.chmod(name, 0o600)
 
 
+class StoreFileError(Exception):
+    """The SQLite file of the store is not a whole SQLite database: the service does not start on it."""
+
+
+#: What to do about a damaged store file (said with its path).
+DAMAGED_STORE_ADVICE = (
+    "The service will not start on it, nor create an empty store in its place. Restore the file from your "
+    "last backup (stop every facturador process first), or run `sqlite3 <file> .recover` on a copy to "
+    "salvage what it holds; only to start over with no documents, move the file away."
+)
+
+
+def check_sqlite_file(engine: Engine) -> None:
+    """Raise :class:`StoreFileError` naming the file when the store's SQLite file is another kind of file,
+    or shorter than its own header says (cut short by a copy or a disk; checked when its WAL is empty).
+    An absent or empty file is a new store."""
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        with engine.connect() as connection:
+            page_size = int(connection.exec_driver_sql("PRAGMA page_size").scalar_one())
+            pages = int(connection.exec_driver_sql("PRAGMA page_count").scalar_one())
+    except DatabaseError as exc:
+        reason = str(exc.orig) if exc.orig is not None else str(exc)
+        what = "is not a SQLite database" if "not a database" in reason else "is damaged or truncated"
+        raise StoreFileError(f"{path} {what} ({reason}). {DAMAGED_STORE_ADVICE}") from None
+    finally:
+        engine.dispose()
+    wal = path.with_name(f"{path.name}-wal")
+    size, expected = path.stat().st_size, page_size * pages
+    if size < expected and (not wal.exists() or wal.stat().st_size == 0):
+        raise StoreFileError(
+            f"{path} is truncated: {size} bytes where its header counts {pages} pages of {page_size} "
+            f"({expected} bytes). {DAMAGED_STORE_ADVICE}"
+        )
+
+
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
@@ -141,6 +213,35 @@ def upgrade(engine: Engine) -> None:
         command.upgrade(config, "head")
 
 
+class RequestWrites:
+    """What the database did for the request being served: ``committed`` once one of its write
+    transactions committed, ``unknown`` when the database stopped answering during a commit. A 503 says
+    "nothing was saved" only when neither holds."""
+
+    def __init__(self) -> None:
+        self.committed = False
+        self.unknown = False
+
+    @property
+    def may_have_saved(self) -> bool:
+        return self.committed or self.unknown
+
+
+_REQUEST_WRITES: ContextVar[RequestWrites | None] = ContextVar("request_writes", default=None)
+
+
+def watch_request_writes() -> RequestWrites:
+    """Start watching the writes of the request served in this context (its worker threads included)."""
+    writes = RequestWrites()
+    _REQUEST_WRITES.set(writes)
+    return writes
+
+
+def request_writes() -> RequestWrites | None:
+    """The writes of the request served in this context (``None`` outside a request)."""
+    return _REQUEST_WRITES.get()
+
+
 class Database:
     """One database of the service: its engine, sessions and write transactions.
 
@@ -150,6 +251,8 @@ class Database:
 
     def __init__(self, url: str, *, writer_lock: Path, migrate: bool = True):
         self.engine = make_engine(url)
+        if is_sqlite(self.engine):
+            check_sqlite_file(self.engine)
         if migrate:
             upgrade(self.engine)
         self.sessions = make_sessionmaker(self.engine)
@@ -180,9 +283,21 @@ class Database:
 
         On SQLite writers queue first on a :class:`WriterQueue`: SQLite allows one writer at a time and
         its busy handler polls with growing sleeps, so queueing on a lock is fairer and much faster.
+        The request's :class:`RequestWrites` learns of a committed write, and of a commit the database
+        stopped answering during (its outcome unknown).
         """
-        with self._write_lock, self.engine.begin() as connection:
-            yield connection
+        writes = _REQUEST_WRITES.get()
+        committing = False
+        try:
+            with self._write_lock, self.engine.begin() as connection:
+                yield connection
+                committing = True
+        except UNAVAILABLE:
+            if committing and writes is not None and not self.is_sqlite:  # SQLite's failed commit rolled back
+                writes.unknown = True
+            raise
+        if writes is not None:
+            writes.committed = True
 
     def writing_one(self) -> contextlib.AbstractContextManager[Connection]:
         """A connection for a write that is one statement on PostgreSQL: there in autocommit, the

@@ -80,7 +80,14 @@ class DirectStatement:
         cursor = (
             dbapi_connection.cursor() if self._cursor_class is None else self._cursor_class(dbapi_connection)
         )
-        cursor.execute(self.sql, self.parameters(values))
+        try:
+            cursor.execute(self.sql, self.parameters(values))
+        except Exception as exc:
+            # SQLAlchemy never sees this error: a connection the server ended is invalidated here, or the
+            # pool would try to roll it back and log the failure with a traceback
+            if connection.dialect.is_disconnect(exc, dbapi_connection, cursor):  # type: ignore[arg-type]
+                connection.invalidate(exc)
+            raise
         return cursor
 
     def first(self, connection: Connection, values: Mapping[str, Any]) -> tuple[Any, ...] | None:

@@ -980,6 +980,18 @@ class Quotation(Base):
     )
 
 
+class QuotationCounter(Base):
+    """The correlative counter of a quotation prefix in an establishment (``COT-n``): the last number
+    used, taken as a series' counter is (:mod:`facturador.domain.numbering`)."""
+
+    __tablename__ = "quotation_counters"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    establishment_id: Mapped[int] = mapped_column(ForeignKey("establishments.id"), primary_key=True)
+    prefix: Mapped[str] = mapped_column(String(10), primary_key=True)
+    last_number: Mapped[int] = mapped_column(Integer)
+
+
 PERSONS: Table = Person.__table__  # type: ignore[assignment]
 ITEMS: Table = Item.__table__  # type: ignore[assignment]
 
@@ -1025,4 +1037,5 @@ INVENTORY_MOVES: Table = InventoryMove.__table__  # type: ignore[assignment]
 SALE_NOTES: Table = SaleNote.__table__  # type: ignore[assignment]
 ESTABLISHMENTS: Table = Establishment.__table__  # type: ignore[assignment]
 QUOTATIONS: Table = Quotation.__table__  # type: ignore[assignment]
+QUOTATION_COUNTERS: Table = QuotationCounter.__table__  # type: ignore[assignment]
 USERS: Table = User.__table__  # type: ignore[assignment]

@@ -280,3 +280,71 @@ def test_0012_bounds_the_keys_of_the_ordered_indexes(engine: Engine) -> None:
     _upgrade(engine, "head")
     with engine.connect() as connection:
         assert _ordered_indexes(connection) == found
+
+
+def test_0020_starts_each_quotation_counter_at_its_highest_number(engine: Engine) -> None:
+    """Quotations numbered before 0020 keep their numbers: the next one of a prefix follows the highest."""
+    from facturador.domain.numbering import take_next_quotation_number
+    from facturador.store.models import QUOTATIONS
+
+    _upgrade(engine, "0019")
+    with engine.begin() as connection:
+        connection.execute(
+            insert(TENANTS).values(
+                id=1,
+                slug="t1",
+                ruc="20100066603",
+                name="T",
+                trade_name="",
+                address="",
+                ubigeo="",
+                settings={},
+            )
+        )
+        connection.execute(
+            insert(Establishment.__table__).values(
+                id=1, tenant_id=1, code="0000", description="Oficina", address="", ubigeo=""
+            )
+        )
+        connection.execute(
+            insert(User.__table__).values(
+                id=1, tenant_id=1, establishment_id=1, name="u", email="", token_hash="h"
+            )
+        )
+        _legacy_insert(
+            connection,
+            PERSONS,
+            [
+                {
+                    "tenant_id": 1,
+                    "type": "customers",
+                    "identity_document_type_id": "6",
+                    "number": "1",
+                    "name": "A",
+                }
+            ],
+        )
+        person = connection.execute(select(PERSONS.c.id)).scalar_one()
+        common = {
+            "tenant_id": 1,
+            "establishment_id": 1,
+            "user_id": 1,
+            "date_of_issue": dt.date(2026, 12, 1),
+            "time_of_issue": dt.time(10),
+            "customer_id": person,
+            "currency_type_id": "PEN",
+            "lines": [],
+            "data_json": {},
+        }
+        for prefix, number in (("COT", 1), ("COT", 7), ("PRE", 3)):
+            _legacy_insert(
+                connection,
+                QUOTATIONS,
+                [{**common, "external_id": str(uuid.uuid4()), "prefix": prefix, "number": number}],
+            )
+    _upgrade(engine, "head")
+    with engine.begin() as connection:
+        assert take_next_quotation_number(connection, 1, 1, "COT") == 8
+        assert take_next_quotation_number(connection, 1, 1, "PRE") == 4
+        assert take_next_quotation_number(connection, 1, 1, "NEW") == 1
+        assert take_next_quotation_number(connection, 1, 1, "NEW") == 2

@@ -1,4 +1,5 @@
-"""Small holes: tokens in query strings never reach a log, and the data directory is its owner's only.
+"""Small holes: tokens in query strings or path segments never reach a log, and the data directory is
+its owner's only.
 
 Both on a real ``facturador serve`` with a fresh data directory (SQLite, two workers), a tenant made by
 ``facturador tenant create`` and documents issued over HTTP.
@@ -75,6 +76,25 @@ def _create_tenant(settings: Settings, slug: str = SLUG) -> None:
         ("/x?token=abc", "/x?token=[redacted]"),
         ("/x?my_token=abc&api_tokens=1", "/x?my_token=abc&api_tokens=1"),
         ("/x?api_token=", "/x?api_token=[redacted]"),
+        # a token sent as a path segment (a client's mistake), wherever it is in the path
+        (
+            f"GET /t/alpha/api/documents/lists/{TOKEN}/2026-12-05 HTTP/1.1",
+            "GET /t/alpha/api/documents/lists/[redacted]/2026-12-05 HTTP/1.1",
+        ),
+        (f"/t/alpha/{TOKEN}", "/t/alpha/[redacted]"),
+        (f"/api/x/{TOKEN}?y=1", "/api/x/[redacted]?y=1"),
+        ("/api/x/aB3_-Kq9ZzT0pLmN4rS7uV1w", "/api/x/[redacted]"),  # 24 characters of token_urlsafe
+        # what routes carry and an operator needs stays: slugs, ids, UUIDs, SUNAT file names, tickets
+        ("/t/a-very-long-tenant-slug-of-forty-chars/api", "/t/a-very-long-tenant-slug-of-forty-chars/api"),
+        (
+            "/downloads/pdf/3f2b8c1e-9a7d-4e2f-8b1a-0c9d8e7f6a5b",
+            "/downloads/pdf/3f2b8c1e-9a7d-4e2f-8b1a-0c9d8e7f6a5b",
+        ),
+        ("/x/20100066603-01-F001-12345678.xml", "/x/20100066603-01-F001-12345678.xml"),
+        ("/x/20100066603-RC-20261205-1", "/x/20100066603-RC-20261205-1"),
+        ("/x/123456789012345678901", "/x/123456789012345678901"),
+        ("/x/short-token-123", "/x/short-token-123"),
+        ("a message about F001-1 and 2026-12-05", "a message about F001-1 and 2026-12-05"),
     ],
 )
 def test_redact_tokens(text: str, expected: str) -> None:
@@ -94,9 +114,12 @@ def test_query_string_tokens_never_reach_the_access_log(tmp_path: Path, default_
         assert httpx.get(f"{base}/api/documents/lists", params={"api_token": WRONG}).status_code == 401
         issued = httpx.post(f"{base}/api/documents", params={"api_token": TOKEN}, json=invoice_body())
         assert issued.status_code == 200, issued.text
+        in_path = httpx.get(f"{base}/api/documents/lists/{TOKEN}/2026-12-05")  # a client's mistake
+        assert in_path.status_code in (401, 404, 422), in_path.text
     output = served.output()
     assert '"GET /t/privada/api/documents/lists?api_token=[redacted] HTTP/1.1" 200' in output
     assert "?x=1&api_token=[redacted]&y=2" in output
+    assert '"GET /t/privada/api/documents/lists/[redacted]/2026-12-05 HTTP/1.1"' in output
     assert '"POST /t/privada/api/documents?api_token=[redacted] HTTP/1.1" 200' in output
     assert TOKEN not in output and WRONG not in output
 
