@@ -403,6 +403,32 @@ def _age(elapsed: Any) -> str:
     return f"{seconds // 86400} d {seconds % 86400 // 3600} h"
 
 
+@main.command()
+@storage_options
+def migrate(settings: Any) -> None:
+    """Migrate the database's schema to this release's newest revision, and say from which.
+
+    The explicit step of an upgrade: run it once, from one host, before starting the new release's nodes
+    (a node or command that opens the database migrates it too; nodes on a schema behind their release
+    answer 503 at /ready until it is done)."""
+    from facturador.store.db import UNAVAILABLE, make_engine, upgrade
+    from facturador.store.operations import schema_revision
+
+    engine = make_engine(settings.database_url)
+    try:
+        before = schema_revision(engine)
+        upgrade(engine)
+        after = schema_revision(engine)
+    except UNAVAILABLE as exc:
+        raise click.ClickException(f"The database does not answer: {str(exc).splitlines()[0]}") from exc
+    finally:
+        engine.dispose()
+    if before == after:
+        click.echo(f"The schema is at the newest revision already ({after}).")
+    else:
+        click.echo(f"Schema migrated from revision {before or 'none (empty database)'} to {after}.")
+
+
 @main.command("send-pending")
 @storage_options(read_only=lambda arguments: bool(arguments["dry_run"]))
 @click.option("--tenant", "slug", default=None, help="Only this tenant's documents.")

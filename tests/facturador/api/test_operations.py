@@ -18,9 +18,11 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
+from click.testing import CliRunner
 from sqlalchemy import create_engine, text
 
 from facturador.app import create_app
+from facturador.cli import main
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.store.db import make_engine
@@ -29,6 +31,8 @@ from tests.conftest import free_port
 from tests.nodes import new_tenant
 from tests.samples.bodies import invoice_body
 from tests.served import serve
+
+DEPLOYING = Path(__file__).resolve().parents[3] / "docs" / "deploying.md"
 
 
 @contextlib.contextmanager
@@ -68,6 +72,14 @@ def migrate_to(settings: Settings, revision: str) -> None:
     engine.dispose()
 
 
+def storage(settings: Settings) -> list[str]:
+    """The CLI options naming ``settings``' store."""
+    options = ["--data-dir", str(settings.data_dir)]
+    if settings.database_url.startswith("postgresql"):
+        options += ["--database", settings.database_url]
+    return options
+
+
 def test_live_and_ready_on_a_store_at_head(fresh_settings: Settings) -> None:
     context = ServiceContext(fresh_settings)
     try:
@@ -102,8 +114,13 @@ def test_not_ready_while_the_schema_is_behind_the_migrations_head(fresh_settings
             assert body["error_code"] == "SCHEMA_NOT_AT_HEAD" and body["success"] is False, body
             assert (body["schema"], body["head"]) == ("0018", head_revision()), body
             assert "facturador migrate" in body["message"], body
-            migrate_to(fresh_settings, "head")
+            assert httpx.get(f"{root}/ready").status_code == 503  # still behind: nothing changed it
+            migrated = CliRunner().invoke(main, ["migrate", *storage(fresh_settings)])
+            assert migrated.exit_code == 0, migrated.output
+            assert f"Schema migrated from revision 0018 to {head_revision()}." in migrated.output
             assert httpx.get(f"{root}/ready").status_code == 200
+            again = CliRunner().invoke(main, ["migrate", *storage(fresh_settings)])
+            assert again.exit_code == 0 and "at the newest revision already" in again.output, again.output
     finally:
         context.engine.dispose()
 
@@ -203,6 +220,11 @@ def test_metrics_after_a_few_documents(fresh_settings: Settings) -> None:
     assert samples(text_, "facturador_tickets_owed") == {"": 0.0}
     assert samples(text_, "facturador_sunat_answers")['{code="0"}'] == 3.0
     assert samples(text_, "facturador_database_up") == {"": 1.0}
+    # every metric docs/deploying.md names (its list and its alerts) is in a scrape
+    documented = set(re.findall(r"\b(facturador_[a-z_]+)", DEPLOYING.read_text(encoding="utf-8")))
+    assert {"facturador_ticket_oldest_age_seconds", "facturador_pending_past_deadline"} <= documented
+    exposed = set(re.findall(r"^(?:# HELP )?(facturador_[a-z_]+)", text_, re.MULTILINE))
+    assert documented <= exposed, documented - exposed
 
 
 def test_metrics_add_up_the_worker_processes_of_a_node(fresh_settings: Settings, tmp_path: Path) -> None:
