@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ import pytest
 import uvicorn
 from click.testing import CliRunner
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from facturador.app import create_app
 from facturador.cli import main
@@ -166,6 +168,77 @@ def test_not_ready_while_the_database_does_not_answer(fresh_settings: Settings) 
     finally:
         context.engine.dispose()
         admin.dispose()
+
+
+class Relay:
+    """A TCP relay from a loopback port to PostgreSQL: the node's database address. :meth:`close` closes
+    the port and every connection through it (a database host gone); a new relay on the same port brings
+    it back."""
+
+    def __init__(self, target: tuple[str, int], port: int = 0):
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", port))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+                upstream = socket.create_connection(self.target)
+            except OSError:
+                return
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        for connection in self.sockets:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+            connection.close()
+
+
+def test_not_ready_while_the_database_port_is_closed(fresh_settings: Settings) -> None:
+    """The node's database address a closed loopback port (the host or its PostgreSQL gone): alive, not
+    ready at once (503 with the reason), the metrics still scraped; ready again once the port answers."""
+    if not fresh_settings.database_url.startswith("postgresql"):
+        pytest.skip("a database port that closes: PostgreSQL only (FACTURADOR_TEST_DATABASE_URL)")
+    real = make_url(fresh_settings.database_url)
+    relay = Relay((real.host or "127.0.0.1", real.port or 5432))
+    through = real.set(host="127.0.0.1", port=relay.port).render_as_string(hide_password=False)
+    settings = Settings.resolve(fresh_settings.data_dir, through)
+    context = ServiceContext(settings)
+    try:
+        with in_process(context) as root:
+            assert httpx.get(f"{root}/ready").status_code == 200
+            relay.close()
+            assert httpx.get(f"{root}/livez").status_code == 200
+            started = time.monotonic()
+            answer = httpx.get(f"{root}/readyz", timeout=60)
+            assert answer.status_code == 503, answer.text
+            assert time.monotonic() - started < 30  # a refused connection is an answer at once
+            body = answer.json()
+            assert body["error_code"] == "DATABASE_UNAVAILABLE" and body["status"] == "not ready", body
+            assert "the database does not answer" in body["message"], body
+            assert "facturador_database_up 0.0" in httpx.get(f"{root}/metrics", timeout=60).text
+            relay = Relay(relay.target, relay.port)
+            assert httpx.get(f"{root}/ready", timeout=60).status_code == 200
+    finally:
+        relay.close()
+        context.engine.dispose()
 
 
 def samples(scraped: str, name: str) -> dict[str, float]:
