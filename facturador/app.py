@@ -56,6 +56,7 @@ from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
 from facturador.store.db import RETRY_AFTER_SECONDS, UNAVAILABLE
+from facturador.store.operations import head_revision
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
@@ -313,6 +314,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.state.summaries = SummaryService(context)
     app.state.other_documents = OtherDocumentService(context)
     app.include_router(operations.router)  # /health, /livez, /ready, /readyz, /metrics
+    head_revision()  # the migrations' head read once, at start, not during the first readiness probe
     app.include_router(documents.router)
     app.include_router(summaries.router)
     app.include_router(voided.router)
