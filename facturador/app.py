@@ -30,6 +30,7 @@ from facturador.api import (
     downloads,
     inventory,
     items,
+    operations,
     other_documents,
     persons,
     quotations,
@@ -61,6 +62,7 @@ from facturador.store.db import (
     storage_full,
     watch_request_writes,
 )
+from facturador.store.operations import head_revision
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
@@ -403,6 +405,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.state.documents = DocumentService(context)
     app.state.summaries = SummaryService(context)
     app.state.other_documents = OtherDocumentService(context)
+    app.include_router(operations.router)  # /health, /livez, /ready, /readyz, /metrics
+    head_revision()  # the migrations' head read once, at start, not during the first readiness probe
     app.include_router(documents.router)
     app.include_router(summaries.router)
     app.include_router(voided.router)
@@ -460,10 +464,6 @@ def create_app(context: ServiceContext) -> ASGIApp:
         log.exception("unexpected error", exc_info=exc)
         return _envelope(500, "Error interno del servidor.", "INTERNAL_ERROR")
 
-    @app.get("/health", include_in_schema=False)
-    def health() -> dict[str, Any]:
-        return {"success": True}
-
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(request: Request) -> JSONResponse:
         return JSONResponse(
@@ -484,7 +484,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
         )
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
-    service = TenantPrefix(Compression(limited, context.settings.compression))
+    service = TenantPrefix(Compression(operations.RequestMetrics(limited), context.settings.compression))
     soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
     return KeepConnection(TrustedHost(soap, context))  # before anything reads Host
 

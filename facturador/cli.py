@@ -174,6 +174,15 @@ def main(data_dir: str | None, database: str | None) -> None:
     "`facturador worker` or other nodes.",
 )
 @LEASE_OPTION
+@click.option(
+    "--forwarded-allow-ips",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="FACTURADOR_FORWARDED_ALLOW_IPS",
+    help="Addresses (comma-separated, CIDR allowed, * for any) of the proxies whose X-Forwarded-Proto, "
+    "X-Forwarded-For and Forwarded headers are believed: behind a TLS proxy, links come out https://. "
+    "A request from any other address keeps its own scheme and client address.",
+)
 def serve(
     settings: Any,
     host: str,
@@ -183,6 +192,7 @@ def serve(
     send_pending_every: float,
     with_worker: bool,
     lease: float,
+    forwarded_allow_ips: str,
 ) -> None:
     """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG.
 
@@ -194,11 +204,13 @@ def serve(
 
     import uvicorn
 
+    ensure_port_free(host, port, "the service", "--port")
+    metrics_directory(settings.data_dir)  # before the metrics are first imported, in this process too
+
     from facturador.app import log_config
     from facturador.config import ServiceAddress
     from facturador.domain.pending import run_worker
 
-    ensure_port_free(host, port, "the service", "--port")
     context = _context(settings)  # creates or migrates the schema once, before the workers start
     context.engine.dispose()
     os.environ.update(settings.export())
@@ -216,6 +228,7 @@ def serve(
     click.echo(f"Serving facturador on http://{host}:{port} (tenants at /t/<slug>, OpenAPI at /docs)")
     address = ServiceAddress(host, port, os.getpid())
     address.keep(settings.data_dir)
+    os.umask(0o077)  # what the processes write from here on (the request metrics' files) is private too
     try:
         uvicorn.run(
             "facturador.app:app_from_env",
@@ -226,11 +239,27 @@ def serve(
             log_level=log_level,
             log_config=log_config(log_level),
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
+            proxy_headers=True,
+            forwarded_allow_ips=forwarded_allow_ips,
         )
     finally:
         stop.set()
         address.forget(settings.data_dir)
         context.engine.dispose()
+
+
+def metrics_directory(data_dir: Path) -> None:
+    """Point ``PROMETHEUS_MULTIPROC_DIR`` (unless the operator set it) at an empty ``metrics/`` folder of
+    the data directory, where every worker process of this node writes its request metrics for
+    ``/metrics`` to add up; the figures of a previous run are removed."""
+    import shutil
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return
+    folder = Path(data_dir) / "metrics"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(mode=0o700, parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
 
 
 def _log_pending_to_stderr(level: str) -> None:
@@ -289,31 +318,66 @@ def worker(settings: Any, every: float, lease: float, once: bool, log_level: str
 @storage_options(read_only=lambda _: True)
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(0, 10_000), help="Jobs listed.")
 def jobs(settings: Any, limit: int) -> None:
-    """Show the background job queue: per kind how many jobs are queued, leased (a worker is doing
-    them) or expired (their worker died; the next worker takes them again), then the jobs in hand or in
-    trouble (taken more than once, with an error) and the longest due."""
+    """Show what the service owes and the background work in hand: the documents pending (when each was
+    issued, SUNAT's last day for it, how long it is owed, its attempts), the tickets SUNAT has not
+    answered, then per kind how many jobs are queued, leased (a worker is doing them) or expired (their
+    worker died; the next worker takes them again), and the jobs in hand or in trouble (taken more than
+    once, with an error) and the longest due. At most LIMIT lines of each list."""
     from facturador.store.jobs import JobQueue, utc_now
+    from facturador.store.operations import lima_today, owed
 
     context = _context(settings)
+    now = utc_now()
     try:
-        queue = JobQueue(context.db)
-        status = queue.status()
-        listed = queue.listing(limit)
+        found = owed(context.db, now)
+        listed = JobQueue(context.db).listing(limit)
     finally:
         context.engine.dispose()
-    if not status:
-        click.echo("The queue is empty: no background work is owed.")
+    if not found.documents and not found.tickets and not found.jobs:
+        click.echo("Nothing is owed: no document pending, no ticket in process, no job queued.")
         return
-    for kind in sorted(status):
-        counts = status[kind]
+    today = lima_today(now)
+    late = found.past_deadline(today)
+    click.echo(
+        f"Documents pending: {len(found.documents)}"
+        + (f", {len(late)} past SUNAT's deadline" if late else "")
+        + (f" (the oldest owed for {_age(now - found.documents[0].created_at)})" if found.documents else "")
+    )
+    for document in found.documents[:limit]:
+        deadline = f"SUNAT's last day {document.deadline}" + (" PAST" if document.deadline < today else "")
+        last = f", last answer {document.last_code}" if document.last_code else ""
         click.echo(
-            f"{kind}: {counts['queued']} queued, {counts['leased']} leased, {counts['expired']} expired"
+            f"  {document.number} ({document.tenant}) issued {document.date_of_issue}, {deadline}, owed for "
+            f"{_age(now - document.created_at)}, {document.attempts} attempt(s){last}, next attempt "
+            + (
+                "due now"
+                if document.next_send_at <= now
+                else f"{document.next_send_at:%Y-%m-%d %H:%M:%S} UTC"
+            )
+        )
+    click.echo(
+        f"Tickets owed: {len(found.tickets)}"
+        + (f" (the oldest owed for {_age(now - found.tickets[0].created_at)})" if found.tickets else "")
+    )
+    for ticket in found.tickets[:limit]:
+        error = f", last error {ticket.error}" if ticket.error else ""
+        click.echo(
+            f"  {ticket.identifier} ({ticket.tenant}) ticket {ticket.ticket}, owed for "
+            f"{_age(now - ticket.created_at)}, asked {ticket.attempts} time(s){error}, next ask "
+            + ("due now" if ticket.next_poll_at <= now else f"{ticket.next_poll_at:%Y-%m-%d %H:%M:%S} UTC")
+        )
+    if not found.jobs:
+        click.echo("Jobs: none queued (the next worker pass enqueues what is due).")
+        return
+    for kind in sorted(found.jobs):
+        counts = found.jobs[kind]
+        click.echo(
+            f"Jobs {kind}: {counts['queued']} queued, {counts['leased']} leased, {counts['expired']} expired"
         )
     if not listed:
         return
-    now = utc_now()
     click.echo("")
-    header = f"{'id':>8}  {'kind':<10} {'target':>8}  {'due (UTC)':<19}  {'taken':>5}"
+    header = f"{'id':>8}  {'kind':<10} {'target':>8}  {'due (UTC)':<19}  {'taken':>5}  {'age':>9}"
     click.echo(f"{header}  held by / last error")
     for job in listed:
         if job.lease_owner is not None and job.lease_until is not None:
@@ -324,8 +388,46 @@ def jobs(settings: Any, limit: int) -> None:
         error = f"  {job.last_error}" if job.last_error else ""
         click.echo(
             f"{job.id:>8}  {job.kind:<10} {job.target_id:>8}  {job.run_at:%Y-%m-%d %H:%M:%S}  "
-            f"{job.taken:>5}  {held}{error}".rstrip()
+            f"{job.taken:>5}  {_age(now - job.run_at):>9}  {held}{error}".rstrip()
         )
+
+
+def _age(elapsed: Any) -> str:
+    """A duration as an operator reads it: ``45 s``, ``12 min``, ``3 h 5 min``, ``2 d 4 h``."""
+    seconds = max(int(elapsed.total_seconds()), 0)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+    return f"{seconds // 86400} d {seconds % 86400 // 3600} h"
+
+
+@main.command()
+@storage_options
+def migrate(settings: Any) -> None:
+    """Migrate the database's schema to this release's newest revision, and say from which.
+
+    The explicit step of an upgrade: run it once, from one host, before starting the new release's nodes
+    (a node or command that opens the database migrates it too; nodes on a schema behind their release
+    answer 503 at /ready until it is done)."""
+    from facturador.store.db import UNAVAILABLE, make_engine, upgrade
+    from facturador.store.operations import schema_revision
+
+    engine = make_engine(settings.database_url)
+    try:
+        before = schema_revision(engine)
+        upgrade(engine)
+        after = schema_revision(engine)
+    except UNAVAILABLE as exc:
+        raise click.ClickException(f"The database does not answer: {str(exc).splitlines()[0]}") from exc
+    finally:
+        engine.dispose()
+    if before == after:
+        click.echo(f"The schema is at the newest revision already ({after}).")
+    else:
+        click.echo(f"Schema migrated from revision {before or 'none (empty database)'} to {after}.")
 
 
 @main.command("send-pending")

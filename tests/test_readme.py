@@ -159,3 +159,30 @@ def test_the_readme_says_how_to_get_what_ci_installs() -> None:
     ):
         assert variable in ci and variable in text
     assert f"`../{reference.NAME}`" in text
+
+
+def example(name: str, **placeholders: str) -> dict[str, object]:
+    """The body docs/examples/``name`` with its placeholders filled in, as the README's sed does."""
+    text = (REPOSITORY / "docs" / "examples" / name).read_text(encoding="utf-8")
+    for placeholder, value in {"YYYY-MM-DD": peru_today().isoformat(), **placeholders}.items():
+        text = text.replace(placeholder, value)
+    body: dict[str, object] = json.loads(text)
+    return body
+
+
+def test_the_example_bodies_issue_declare_and_void(demo: LiveService) -> None:
+    """docs/examples/: a boleta, the daily summary that declares it, and the voided communication of a
+    factura, each accepted as it is (today's date and the factura's external_id filled in)."""
+    with demo.client(DEMO_SLUG, DEMO_TOKEN) as client:
+        boleta = client.post("/api/documents", json=example("boleta.json"))
+        assert boleta.status_code == 200, boleta.text
+        assert re.fullmatch(r"B001-\d+", boleta.json()["data"]["number"]), boleta.text
+        summary = client.post("/api/summaries", json=example("summary.json"))
+        assert summary.status_code == 200, summary.text
+        assert summary.json()["success"] is True and summary.json()["data"]["ticket"], summary.text
+        factura = client.post("/api/documents", json=example("factura.json"))
+        assert factura.status_code == 200, factura.text
+        external_id = factura.json()["data"]["external_id"]
+        voided = client.post("/api/voided", json=example("voided.json", EXTERNAL_ID=external_id))
+        assert voided.status_code == 200, voided.text
+        assert voided.json()["success"] is True and voided.json()["data"]["ticket"], voided.text

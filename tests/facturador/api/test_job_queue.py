@@ -177,7 +177,7 @@ def test_jobs_lists_the_queue(store: tuple[ServiceContext, str], fresh_settings:
         assert done.exit_code == 0, done.output
         return done.output
 
-    assert jobs().strip() == "The queue is empty: no background work is owed."
+    assert jobs().strip() == "Nothing is owed: no document pending, no ticket in process, no job queued."
     context, _slug = store
     queue = JobQueue(context.db)
     queue.enqueue(SEND, [101, 102, 103])
@@ -188,13 +188,73 @@ def test_jobs_lists_the_queue(store: tuple[ServiceContext, str], fresh_settings:
     dead = queue.take("node-2:43:8", -5)  # a lease already over: its worker died
     assert dead is not None and dead.id not in (held.id, failed.id)
     output = jobs()
-    assert "send: 1 queued, 1 leased, 1 expired" in output
-    lines = {line.split()[0]: line for line in output.splitlines()[2:] if line.strip()}
+    assert "Jobs send: 1 queued, 1 leased, 1 expired" in output
+    table = output.split("held by / last error", 1)[1]
+    lines = {line.split()[0]: line for line in table.splitlines() if line.strip()}
     assert "node-1:42:7" in lines[str(held.id)] and "s left" in lines[str(held.id)]
     assert "node-2:43:8 (expired)" in lines[str(dead.id)]
     assert "TimeoutError: SUNAT did not answer" in lines[str(failed.id)]
     assert jobs("--limit", "1").count("node-") <= 1
     assert CliRunner().invoke(main, ["jobs", "--limit", "-1"]).exit_code == 2
+
+
+def test_jobs_shows_what_is_owed_when_no_job_is_queued(
+    store: tuple[ServiceContext, str], fresh_settings: Settings
+) -> None:
+    """Facturas pending and a ticket owed are shown, with SUNAT's last day and their ages, though no job
+    is queued yet (the report that found "The queue is empty" with 33 facturas pending)."""
+    from facturador.cli import main
+
+    context, slug = store
+    info, caller = _first_user(context, slug)
+    issued = [DocumentService(context).issue(info, caller, invoice_body()).document for _ in range(2)]
+    assert [document.state_type_id for document in issued] == ["01", "01"]
+    today = peru_today()
+    old_issue = today - dt.timedelta(days=5)  # past SUNAT's 3 days
+    with context.writing() as connection:
+        connection.execute(
+            update(DOCUMENTS)
+            .where(DOCUMENTS.c.id == issued[0].id)
+            .values(date_of_issue=old_issue, created_at=dt.datetime.now(dt.UTC) - dt.timedelta(hours=2))
+        )
+        connection.execute(
+            SUMMARIES.insert().values(
+                tenant_id=info.id,
+                external_id="00000000-0000-4000-8000-000000000001",
+                user_id=caller.user_id,
+                summary_type="RC",
+                process_type="1",
+                identifier=f"RC-{today:%Y%m%d}-1",
+                sequence=1,
+                filename=f"20000000001-RC-{today:%Y%m%d}-1",
+                date_of_issue=today,
+                date_of_reference=today,
+                state_type_id="03",
+                ticket="1700000000001",
+                xml=b"<x/>",
+                next_poll_at=utc_now() + dt.timedelta(minutes=5),
+                poll_attempts=3,
+                poll_error="TimeoutError: SUNAT did not answer",
+                created_at=dt.datetime.now(dt.UTC) - dt.timedelta(minutes=90),
+            )
+        )
+    arguments = ["jobs", "--data-dir", str(fresh_settings.data_dir)]
+    if fresh_settings.database_url.startswith("postgresql"):
+        arguments += ["--database", fresh_settings.database_url]
+    done = CliRunner().invoke(main, arguments)
+    assert done.exit_code == 0, done.output
+    output = done.output
+    assert "Documents pending: 2, 1 past SUNAT's deadline (the oldest owed for 2 h 0 min)" in output, output
+    late = next(line for line in output.splitlines() if f"{issued[0].series}-{issued[0].number} " in line)
+    deadline = old_issue + dt.timedelta(days=3)
+    assert f"issued {old_issue}, SUNAT's last day {deadline} PAST, owed for 2 h 0 min" in late, late
+    fresh = next(line for line in output.splitlines() if f"{issued[1].series}-{issued[1].number} " in line)
+    assert f"SUNAT's last day {today + dt.timedelta(days=3)}, owed for" in fresh and "PAST" not in fresh
+    assert "Tickets owed: 1 (the oldest owed for 1 h 30 min)" in output, output
+    polled = f"RC-{today:%Y%m%d}-1 ({slug}) ticket 1700000000001, owed for 1 h 30 min, asked 3 time(s)"
+    assert polled in output, output
+    assert "TimeoutError: SUNAT did not answer" in output
+    assert "Jobs: none queued" in output
 
 
 def test_automatic_summaries_wait_for_the_tenants_hour(fresh_settings: Settings) -> None:
