@@ -2,8 +2,9 @@
 
 Alerts come from :func:`analysis.alerts.alerts` over the documents of the last :data:`LOOK_BACK_DAYS`
 days (boletas not declared at any age within them, facturas without a CDR, rejected documents, voidings
-past SUNAT's deadline) and this service's lists of summaries and voided communications (tickets in
-process); real tenants have no such lists, and the page says so.
+past SUNAT's deadline, documents whose credit notes take more than they carry) and this service's
+lists of summaries and voided communications (tickets in process); real tenants have no such lists,
+and the page says so.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def show_alert(alert: Alert, index: int) -> None:
                 if column
                 in ("Fecha", "Fecha de emisión", "Plazo SUNAT", "Generado", "Documentos del", "Pedida el")
             }
-            if "Total" in frame:
-                config["Total"] = st.column_config.NumberColumn("Total", format="%,.2f")
+            for column in ("Total", "Notas de crédito", "Notas de débito", "Saldo"):
+                if column in frame:
+                    config[column] = st.column_config.NumberColumn(column, format="%,.2f")
             data_table(frame, hide_index=True, column_config=config, key=f"alert_{alert.kind}_{index}")
 
 
@@ -74,7 +76,13 @@ def main() -> None:
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
     for index, alert in enumerate(
-        alerts(year.memo(("alerts",), lambda: _watched(year)), today, records, certificate)
+        alerts(
+            year.memo(("alerts",), lambda: _watched(year)),
+            today,
+            records,
+            certificate,
+            year.memo(("noted",), lambda: _noted(year)),
+        )
     ):
         show_alert(alert, index)
     month = data.Scope(year.store, today.replace(day=1), today)
@@ -89,6 +97,19 @@ def _watched(year: data.Scope) -> list[Sale]:
     marks = ", ".join("?" for _ in ALERT_STATES)
     listed = year.store.listed(f"{where} AND state_type_id IN ({marks})", [*values, *sorted(ALERT_STATES)])
     return sales_of(listed.rows)
+
+
+def _noted(year: data.Scope) -> list[Sale]:
+    """The year's credit and debit notes and the documents they modify (of any date), for the alert on
+    credit notes that take more than their document carries."""
+    where, values = year.where()
+    notes = sales_of(year.store.listed(f"{where} AND document_type_id IN ('07', '08')", values).rows)
+    numbers = sorted({n.affected_number for n in notes if n.affected_number})
+    if not numbers:
+        return notes
+    marks = ", ".join("?" for _ in numbers)
+    originals = year.store.listed(f"document_type_id IN ('01', '03') AND number IN ({marks})", numbers)
+    return [*notes, *sales_of(originals.rows)]
 
 
 main()

@@ -40,6 +40,7 @@ from facturador.domain.document_blocks import ADJUSTMENT_NOTE, check_adjustment_
 from facturador.domain.document_input import DocumentRequest, parse_document
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import Code, Object
+from facturador.domain.note_balance import CREDIT_NOTE, check_credit_note
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
 from facturador.domain.sales import plan_sale, products_of, sale_kardex
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
@@ -249,6 +250,9 @@ class DocumentService:
             row.next_send_at = send_policy.first_send_at(tenant.settings, send_policy.utc_now())
         try:
             with self.context.writing() as connection:
+                if request.doc_type == CREDIT_NOTE and affected_row is not None:
+                    # before anything else: the affected document's row, locked, orders its credit notes
+                    check_credit_note(connection, affected_row.id, row.currency_type_id, row.total)
                 # the back office first (customer, products, their stocks locked and checked): the series'
                 # row, which orders every issuer of the series until the commit, is taken as late as can
                 # be, with only the number, the signature and the document's own rows after it
@@ -426,6 +430,15 @@ class DocumentService:
                     "INVALID_REFERENCE",
                 )
         assert affected is not None
+        if affected_row is None and affected.number.isdigit():  # named by number: one of the tenant's?
+            affected_row = session.scalar(
+                select(Document).where(
+                    Document.tenant_id == tenant.id,
+                    Document.document_type_id == affected.doc_type,
+                    Document.series == affected.series,
+                    Document.number == int(affected.number),
+                )
+            )
         return affected_row, NoteInfo(
             type_code=request.note_type, reason=request.note_reason, affected=affected
         )
