@@ -7,7 +7,8 @@ discount lowers the final payments). A debit note raises it: one with instalment
 their dates; one without is owed with the factura's last instalment (netted with the credit notes).
 A credit note of type 13 (adjustment of amounts and payment dates) replaces the factura's instalments
 with its own (the latest such note, when there are several). Voided and rejected facturas and notes owe
-nothing. Amounts stay in the document's currency; :attr:`OpenInstalment.in_soles` converts at the document's own rate.
+nothing. Amounts stay in the document's currency; :attr:`OpenInstalment.in_soles` converts at the
+document's own rate.
 
 Input: the rows of ``client.documents.list(start, end, details=True)`` (each with ``payment_condition_id``
 and ``fee``). Rows without them (real tenants) cannot tell their instalments: :func:`open_instalments`
