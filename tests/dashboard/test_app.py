@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -174,16 +175,37 @@ def test_documents_page_selects_sends_and_changes_state(tenants: Path, issued: I
     position = list(table["number"]).index(issued.unsent.number)
     at.session_state["docs_table"] = {"selection": {"rows": [position], "columns": [], "cells": []}}
     at.run()
-    at.selectbox(key="new_state").set_value("13")
+    at.selectbox(key="new_state").set_value("13").run()
     assert at.selectbox(key="new_state").value == "13" and "13" not in at.selectbox(key="new_state").options
+    # no reason, no change: the button waits for one
+    assert at.button(key="update_status").disabled
+    at.text_input(key="status_reason").set_value("  Baja pedida por el cliente  ").run()
+    assert not at.button(key="update_status").disabled
     at.button(key="update_status").click().run()
     # it only says what it will do (in the service only, nothing told to SUNAT) until confirmed
     assert not at.main.success and "no se informa nada a SUNAT" in texts(at.warning)
+    assert "Motivo: «Baja pedida por el cliente»" in texts(at.warning)
     at.checkbox(key="status_sure").check().run()
     at.button(key="status_confirm").click().run()
     assert "estado cambiado a Por anular" in texts(at.success)
     table = at.dataframe[0].value
     assert table[table["number"] == issued.unsent.number].iloc[0]["state"] == ["Por anular"]
+    # the figures name it, and its page shows the record: who, when, from, to, why
+    assert f"{issued.unsent.number} (Aceptado → Por anular, «Baja pedida por el cliente»)" in texts(
+        at.caption
+    )
+    position = list(table["number"]).index(issued.unsent.number)
+    at.session_state["docs_table"] = {"selection": {"rows": [position], "columns": [], "cells": []}}
+    at.run()
+    assert "Estado cambiado a mano 1 vez" in texts(at.warning)
+    [record] = [d.value for d in at.dataframe if "Motivo" in d.value.columns]
+    assert list(record.iloc[0][["Usuario", "De", "A", "Motivo"]]) == [
+        "Administrador",
+        "Aceptado",
+        "Por anular",
+        "Baja pedida por el cliente",
+    ]
+    assert re.fullmatch(r"\d\d/\d\d/\d{4} \d\d:\d\d", record.iloc[0]["Fecha (Lima)"])
 
 
 def test_wrong_token_says_so(wrong_token: Path) -> None:
