@@ -239,7 +239,7 @@ def fill_invoice(at: AppTest, customer: str, *, identity: str = "6", number: str
     at.text_input(key="cust_number").set_value(number)
     at.text_input(key="cust_name").set_value(customer)
     at.session_state["issue_items"] = {
-        "edited_rows": {0: {"descripcion": "Inca Kola 250 ml", "cantidad": 2.0, "precio": 59.0}},
+        "edited_rows": {0: {"descripcion": "Inca Kola 250 ml", "cantidad": 2.0, "precio": "59"}},
         "added_rows": [],
         "deleted_rows": [],
     }
@@ -280,6 +280,36 @@ def test_issue_page_issues_an_invoice(tenants: Path) -> None:
 
     at.switch_page("views/documents.py").run()
     assert number in set(at.dataframe[0].value["number"])
+
+
+def test_a_price_the_form_cannot_take_is_an_error_and_nothing_is_issued(tenants: Path) -> None:
+    """Issue 31: «−50» (a Unicode minus) became 50 or 5.00 and a factura for S/ 5.00 was issued."""
+    at = app()
+    at.switch_page("views/issue.py").run()
+    fill_invoice(at, "EMPRESA DEL SIGNO S.A.C.")
+    for typed in ("−50", "-50", "5,00"):
+        at.session_state["issue_items"] = {
+            "edited_rows": {0: {"descripcion": "Servicio", "cantidad": 1.0, "precio": typed}},
+            "added_rows": [],
+            "deleted_rows": [],
+        }
+        at.run()
+        assert not at.metric, "no totals for a price the form cannot read"
+        at.button(key="issue_submit").click().run()
+        assert not at.exception, at.exception
+        assert not at.main.success, "nothing was issued"
+        assert f"Ítem 1 · Precio unitario: «{typed}»" in texts(at.error)
+    # what is typed is what is signed: the review shows the amounts the document will carry
+    at.session_state["issue_items"] = {
+        "edited_rows": {0: {"descripcion": "Servicio", "cantidad": 3.0, "precio": "1,250.50"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.error, texts(at.error)
+    [review] = [d.value for d in at.dataframe if "Precio unitario" in d.value.columns]
+    assert list(review.iloc[0][["Cantidad", "Precio unitario", "Total"]]) == ["3.0", "1250.50", "3,751.50"]
+    assert {m.label: m.value for m in at.metric}["Total"] == "S/ 3,751.50"
 
 
 def test_issue_page_shows_service_errors_next_to_their_fields(tenants: Path) -> None:
