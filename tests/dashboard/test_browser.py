@@ -214,3 +214,62 @@ def test_a_price_the_form_cannot_take_is_refused_under_the_items(
     sync_api.expect(review.locator("table")).to_contain_text("3,751.50")
     sync_api.expect(page.get_by_test_id("stMetric").filter(has_text="Total")).to_contain_text("S/ 3,751.50")
     page.screenshot(path=str(shots / "issue_exact_price.png"), full_page=True)
+
+
+def test_a_state_changed_by_hand_asks_why_and_shows_the_record(
+    page: Any, dashboard: str, live: LiveService, shots: Path
+) -> None:
+    """Issue 31: «Cambiar estado a…» asks for a reason, and the document's panel shows who changed it,
+    when, from and to what and why; the figures name it."""
+    from tests.samples.bodies import invoice_body
+
+    customer = "CLIENTE DEL CAMBIO A MANO S.A.C."
+    body = invoice_body()
+    body["datos_del_cliente_o_receptor"]["apellidos_y_nombres_o_razon_social"] = customer
+    with live.client(ACME, ACME_TOKEN) as client:
+        answer = client.post("/api/documents", json=body)
+    assert answer.status_code == 200, answer.text
+    number = answer.json()["data"]["number"]
+
+    page.goto(f"{dashboard}/documents")
+    wait_for_app(page)
+    page.get_by_label("Cliente", exact=True).fill("cambio a mano")
+    page.get_by_label("Cliente", exact=True).press("Enter")
+    wait_for_app(page)
+    sync_api.expect(page.get_by_role("heading", name="1 documento", exact=True)).to_be_visible()
+    table = page.get_by_test_id("stDataFrame").first
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+    wait_for_app(page)
+    sync_api.expect(page.get_by_role("heading", name=f"{number} · {customer}")).to_be_visible()
+
+    page.get_by_test_id("stSelectbox").filter(has_text="Cambiar estado a").click()
+    page.get_by_role("option", name="Por anular", exact=True).click()
+    wait_for_app(page)
+    update = page.get_by_role("button", name="Actualizar estado…")
+    sync_api.expect(update).to_be_disabled()  # no reason yet
+    reason = page.get_by_label("Motivo del cambio (obligatorio)")
+    reason.fill("Baja pedida por el cliente por teléfono")
+    reason.press("Enter")
+    wait_for_app(page)
+    sync_api.expect(update).to_be_enabled()
+    update.click()
+    wait_for_app(page)
+    sync_api.expect(page.get_by_text("Motivo: «Baja pedida por el cliente por teléfono»")).to_be_visible()
+    page.get_by_text("Sí, quiero cambiar el estado de este documento").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Sí, cambiar a Por anular").click()
+    wait_for_app(page)
+    sync_api.expect(
+        page.get_by_test_id("stCaptionContainer").filter(has_text="cambiado a mano")
+    ).to_contain_text(f"{number} (Aceptado → Por anular, «Baja pedida por el cliente por teléfono»)")
+
+    table = page.get_by_test_id("stDataFrame").first
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+    wait_for_app(page)
+    sync_api.expect(page.get_by_text("Estado cambiado a mano 1 vez")).to_be_visible()
+    record = page.get_by_test_id("stDataFrame").filter(has_text="Baja pedida por el cliente por teléfono")
+    sync_api.expect(record.locator("table")).to_contain_text("Administrador")
+    sync_api.expect(record.locator("table")).to_contain_text("Por anular")
+    page.screenshot(path=str(shots / "state_changed_by_hand.png"), full_page=True)
