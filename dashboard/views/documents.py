@@ -192,10 +192,28 @@ def _exports(scope: data.Scope) -> None:
     )
 
 
+#: The states a factura may still be sent in: registered, or sent without an answer. SUNAT answered the
+#: others (accepted, observed, rejected: a number is answered once) or they are voided.
+SENDABLE_STATES = frozenset({"01", "03"})
+
+
 def _sendable(row: pd.Series) -> bool:
-    """Whether /api/documents/send accepts the document: facturas and their notes (series F...)."""
+    """Whether sending makes sense: facturas and their notes (series F..., what /api/documents/send
+    accepts) that SUNAT has not answered yet."""
     number = str(row["number"])
-    return number[:1].upper() == "F"
+    return number[:1].upper() == "F" and str(row["state_type_id"]) in SENDABLE_STATES
+
+
+def _send_help(row: pd.Series) -> str:
+    if str(row["number"])[:1].upper() != "F":
+        return (
+            "Solo facturas y sus notas se envían una por una; las boletas se declaran en resúmenes diarios."
+        )
+    if _sendable(row):
+        return "Envía (o reenvía) el XML firmado a SUNAT."
+    return (
+        f"SUNAT ya respondió este documento ({data.state_label(row['state_type_id'])}): no se envía otra vez."
+    )
 
 
 def _selected(active: Active, row: pd.Series) -> None:
@@ -234,9 +252,7 @@ def _selected(active: Active, row: pd.Series) -> None:
             icon=":material/send:",
             width="stretch",
             disabled=not _sendable(row),
-            help="Envía (o reenvía) el XML firmado; las boletas se declaran en resúmenes diarios."
-            if _sendable(row)
-            else "Solo facturas y sus notas se envían una por una.",
+            help=_send_help(row),
         ):
             try:
                 result = docs.send(ext)

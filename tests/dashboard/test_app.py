@@ -175,6 +175,8 @@ def test_documents_page_selects_sends_and_changes_state(tenants: Path, issued: I
     position = list(table["number"]).index(issued.unsent.number)
     at.session_state["docs_table"] = {"selection": {"rows": [position], "columns": [], "cells": []}}
     at.run()
+    # SUNAT accepted it: «Enviar a SUNAT» is no longer offered, and says why
+    assert at.button(key="send").disabled and "ya respondió" in str(at.button(key="send").help)
     at.selectbox(key="new_state").set_value("13").run()
     assert at.selectbox(key="new_state").value == "13" and "13" not in at.selectbox(key="new_state").options
     # no reason, no change: the button waits for one
