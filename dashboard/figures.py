@@ -502,6 +502,11 @@ def mix_figure(mix: dict[str, Decimal]) -> go.Figure:
         )
     )
     _layout(fig, "Mezcla por afectación (S/)")
+    # a donut's legend goes under it: at the top (as the bar charts have it) it covers the title
+    fig.update_layout(
+        legend={"orientation": "h", "yanchor": "top", "y": -0.02, "xanchor": "center", "x": 0.5},
+        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+    )
     return fig if shown else _empty(fig)
 
 
