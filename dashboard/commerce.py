@@ -25,6 +25,7 @@ from analysis.sales import Sale, by_customer, group_totals, product_totals, sale
 from connector.items import Product
 from connector.quotations import QuotationRecord
 from connector.sale_notes import SaleNoteRecord
+from dashboard.data import CURRENCY_SYMBOLS
 from sunat.money import round2
 
 #: The document type the sales figures give a sale note (SUNAT's code for internal documents is 80).
@@ -167,9 +168,8 @@ def conversions(quotations: Iterable[QuotationRecord]) -> list[Conversion]:
     return [Conversion(c, *parts[c]) for c in order]
 
 
-#: How the quotations chart names a currency and writes its amounts.
+#: How the quotations chart names a currency.
 CURRENCY_NAMES = {"PEN": "Soles (S/)", "USD": "Dólares (US$)"}
-CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "US$"}
 
 
 def conversion_figure(rows: Sequence[Conversion]) -> go.Figure:

@@ -156,11 +156,20 @@ def type_label(code: object, description: object = None) -> str:
     return DOCUMENT_TYPES.get(text, text)
 
 
+#: How the pages write a currency before an amount (``S/ 1,180.00``, never ``PEN 1,180.00``).
+CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "US$", "EUR": "€"}
+
+
+def amount_text(amount: Any, currency: str) -> str:
+    """``S/ 1,180.00``: an amount with its currency's symbol (the code for an unknown currency)."""
+    return f"{CURRENCY_SYMBOLS.get(currency, currency)} {float(str(amount or 0)):,.2f}"
+
+
 def document_label(row: pd.Series | dict[str, Any]) -> str:
-    """One line naming a document: ``"F001-12 · ACME S.A.C. · PEN 118.00"``."""
+    """One line naming a document: ``"F001-12 · ACME S.A.C. · S/ 118.00"``."""
     return (
         f"{row['number']} · {row.get('customer_name', '') or ''} · "
-        f"{row.get('currency_type_id', '')} {float(row.get('total', 0) or 0):,.2f}"
+        f"{amount_text(row.get('total', 0), str(row.get('currency_type_id', '') or ''))}"
     )
 
 

@@ -57,7 +57,7 @@ __all__ = [
     "rejection_figure",
 ]
 
-CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "US$", "EUR": "€"}
+CURRENCY_SYMBOLS = data.CURRENCY_SYMBOLS
 TYPE_COLORS = {
     "Factura": "#2f80ed",
     "Boleta": "#56ccf2",
