@@ -1,5 +1,6 @@
 """What needs the accountant's attention today: boletas not declared, facturas without a CDR, rejected
-documents to reissue, tickets still in process, voidings requested after SUNAT's deadline.
+documents to reissue, tickets still in process, voidings requested after SUNAT's deadline, documents
+whose credit notes take more than they carry.
 
 :func:`alerts` takes the :class:`~analysis.sales.Sale` objects of a range that reaches back as far as
 the caller wants to look (the dashboard: a year) and, when the service lists them, its summaries and
@@ -35,6 +36,8 @@ __all__ = [
     "Alert",
     "PendingDay",
     "alerts",
+    "needs_a_person",
+    "over_credited",
     "situation",
     "undeclared_boletas",
     "undeclared_title",
@@ -309,6 +312,52 @@ def needs_a_person(items: Sequence[AttentionItem]) -> Alert:
     )
 
 
+def over_credited(sales: Iterable[Sale]) -> Alert:
+    """Facturas and boletas whose standing credit notes take more than their total plus their debit
+    notes (in their currency): the service refuses such a note now, a real tenant may hold some."""
+    originals: dict[str, Sale] = {}
+    notes: dict[str, list[Sale]] = defaultdict(list)
+    for sale in sales:
+        if sale.document_type in ("01", "03"):
+            originals[sale.number] = sale
+        elif sale.document_type in ("07", "08") and sale.affected_number and sale.counted:
+            notes[sale.affected_number].append(sale)
+    rows = []
+    for number, found in notes.items():
+        original = originals.get(number)
+        if original is None:
+            continue
+        same = [n for n in found if n.currency == original.currency]
+        credited = sum((n.amounts.total for n in same if n.document_type == "07"), Decimal(0))
+        debited = sum((n.amounts.total for n in same if n.document_type == "08"), Decimal(0))
+        remaining = original.amounts.total + debited - credited
+        if remaining < 0:
+            rows.append(
+                {
+                    **_document_row(original),
+                    "Notas de crédito": credited,
+                    "Notas de débito": debited,
+                    "Saldo": remaining,
+                    "Notas": ", ".join(sorted(n.number for n in same if n.document_type == "07")),
+                }
+            )
+    if not rows:
+        return Alert("over_credited", "ok", "Ninguna nota de crédito supera el saldo de su documento.", "")
+    rows.sort(key=lambda r: (r["Fecha"], r["Número"]))
+    return Alert(
+        "over_credited",
+        "error",
+        _plural(
+            len(rows),
+            "documento con notas de crédito por más de su total",
+            "documentos con notas de crédito por más de su total",
+        ),
+        "Sus notas de crédito suman más que el total del documento y sus notas de débito: revise cuál sobra "
+        "y emita una nota de débito que la corrija; las ventas del periodo quedan rebajadas de más.",
+        rows,
+    )
+
+
 def certificate(status: CertificateStatus) -> Alert:
     """The signing certificate: SUNAT's last certificate error (2325-2328), an expired or soon expiring
     certificate, or a generated one while sending to SUNAT's production or an OSE."""
@@ -351,16 +400,19 @@ def alerts(
     records: Sequence[SummaryRecord] | None = None,
     certificate_status: CertificateStatus | None = None,
     attention: Sequence[AttentionItem] | None = None,
+    noted: Sequence[Sale] | None = None,
 ) -> list[Alert]:
     """Every alert, the most serious first (those with nothing to report last). ``certificate_status``
     and ``attention`` are None for a tenant that does not tell them (a real tenant): no certificate or
-    "needs a person" alert then."""
+    "needs a person" alert then. ``noted``: the notes of the range and the documents they modify
+    (:func:`over_credited`; by default ``sales``)."""
     found = [
         boletas_not_declared(sales, today),
         facturas_without_cdr(sales, today),
         rejected(sales),
         tickets_in_process(records, today),
         voided_late(records, sales, today),
+        over_credited(sales if noted is None else noted),
     ]
     if certificate_status is not None:
         found.append(certificate(certificate_status))

@@ -3,10 +3,12 @@ age, in Decimal.
 
 The service records no collections, so every instalment counts as unpaid; credit notes on a credit
 factura reduce what it is owed, taken from its last instalments first (the usual way: a return or a
-discount lowers the final payments). A credit note of type 13 (adjustment of amounts and payment dates)
-replaces the factura's instalments with its own (the latest such note, when there are several). Voided
-and rejected facturas owe nothing. Amounts stay in the
-document's currency; :attr:`OpenInstalment.in_soles` converts at the document's own rate.
+discount lowers the final payments). A debit note raises it: one with instalments of its own is owed on
+their dates; one without is owed with the factura's last instalment (netted with the credit notes).
+A credit note of type 13 (adjustment of amounts and payment dates) replaces the factura's instalments
+with its own (the latest such note, when there are several). Voided and rejected facturas and notes owe
+nothing. Amounts stay in the document's currency; :attr:`OpenInstalment.in_soles` converts at the
+document's own rate.
 
 Input: the rows of ``client.documents.list(start, end, details=True)`` (each with ``payment_condition_id``
 and ``fee``). Rows without them (real tenants) cannot tell their instalments: :func:`open_instalments`
@@ -35,6 +37,7 @@ __all__ = ["AGES", "CustomerAging", "OpenInstalment", "aging", "age_of", "open_i
 #: Age buckets: not due yet, then days since the due date.
 AGES = ("Por vencer", "0–30 días", "31–60 días", "61–90 días", "Más de 90 días")
 CREDIT = "02"
+CREDIT_NOTE, DEBIT_NOTE = "07", "08"
 ZERO = Decimal("0")
 
 
@@ -92,18 +95,32 @@ def _affected_number(row: Mapping[str, Any]) -> str:
     return ""
 
 
-def _credit_notes(
+def _own_terms(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The instalments of a row sold on credit (none for a sale paid at once or a row without them)."""
+    if str(row.get("payment_condition_id") or "") != CREDIT:
+        return []
+    return [f for f in row.get("fee") or [] if isinstance(f, Mapping)]
+
+
+def _notes(
     rows: Iterable[Mapping[str, Any]],
 ) -> tuple[dict[str, Decimal], dict[str, list[tuple[dt.date | None, Decimal]]]]:
-    """Of the counted credit notes, by the number of the document they modify: their totals, and the
-    instalments of the latest note of type 13 (adjustment of amounts and payment dates) that has them."""
+    """Of the counted notes, by the number of the document they modify: what they take from it (credit
+    notes' totals less those of the debit notes without instalments of their own: negative when the
+    debit notes add more), and the instalments of the latest credit note of type 13 (adjustment of
+    amounts and payment dates) that has them."""
     totals: dict[str, Decimal] = defaultdict(lambda: ZERO)
     adjusted: dict[str, tuple[tuple[str, str, int], list[tuple[dt.date | None, Decimal]]]] = {}
     for row in rows:
-        if str(row.get("document_type_id")) != "07" or str(row.get("state_type_id")) in NOT_COUNTED:
+        kind = str(row.get("document_type_id"))
+        if kind not in (CREDIT_NOTE, DEBIT_NOTE) or str(row.get("state_type_id")) in NOT_COUNTED:
             continue
         number = _affected_number(row)
         if not number:
+            continue
+        if kind == DEBIT_NOTE:
+            if not _own_terms(row):  # owed with the document it raises (its own terms: on its own dates)
+                totals[number] -= parse_decimal(row.get("total"))
             continue
         totals[number] += parse_decimal(row.get("total"))
         fees = [f for f in row.get("fee") or [] if isinstance(f, Mapping)]
@@ -127,20 +144,18 @@ def open_instalments(rows: Sequence[Mapping[str, Any]]) -> tuple[list[OpenInstal
     """The instalments still owed of the counted credit sales in ``rows`` (as a note of type 13 left
     them, credit notes applied, last instalments first), by due date; and how many facturas came
     without their payment terms."""
-    reductions, adjustments = _credit_notes(rows)
+    reductions, adjustments = _notes(rows)
     out: list[OpenInstalment] = []
     without_terms = 0
     for row in rows:
-        if (
-            str(row.get("document_type_id")) not in ("01", "03")
-            or str(row.get("state_type_id")) in NOT_COUNTED
-        ):
+        kind = str(row.get("document_type_id"))
+        if kind not in ("01", "03", DEBIT_NOTE) or str(row.get("state_type_id")) in NOT_COUNTED:
             continue
         if "fee" not in row:
-            without_terms += 1
+            without_terms += kind != DEBIT_NOTE
             continue
-        fees = [f for f in row.get("fee") or [] if isinstance(f, Mapping)]
-        if str(row.get("payment_condition_id") or "") != CREDIT or not fees:
+        fees = _own_terms(row)
+        if not fees:
             continue
         number = str(row.get("number") or "")
         owed = adjustments.get(number) or [
@@ -148,6 +163,9 @@ def open_instalments(rows: Sequence[Mapping[str, Any]]) -> tuple[list[OpenInstal
         ]
         owed = list(owed)  # a copy: the credit notes lower it below
         left = reductions.get(number, ZERO)
+        if left < 0 and owed:  # debit notes without terms of their own: owed with the last instalment
+            due, amount = owed[-1]
+            owed[-1] = (due, amount - left)
         for index in range(len(owed) - 1, -1, -1):  # credit notes lower the last instalments first
             if left <= 0:
                 break
@@ -183,12 +201,12 @@ def stored_rows(store: LocalStore, start: dt.date, end: dt.date) -> tuple[list[d
     their details (its newest row has its lines: a store is synced from one tenant, with or without).
 
     Those are the facturas and boletas on credit (their stored JSON text, written compact by the
-    store, reads ``"payment_condition_id":"02"``) and the credit notes; the rest (sales paid at once,
-    most of a year) owe nothing and are not read: :func:`open_instalments`' own rules still decide on
+    store, reads ``"payment_condition_id":"02"``) and the credit and debit notes; the rest (sales paid
+    at once, most of a year) owe nothing and are not read: :func:`open_instalments`' own rules still decide on
     every row kept."""
     order = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"
     found = store.sql(
-        "SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? AND (document_type_id = '07' "
+        "SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? AND (document_type_id IN ('07', '08') "
         f"OR (document_type_id IN ('01', '03') AND contains(decode(raw), ?))) {order}",
         [start, end, f'"payment_condition_id":"{CREDIT}"'],
     )["raw"].tolist()

@@ -15,8 +15,9 @@ from urllib.parse import urlencode
 
 from connector.builders import Builder
 from connector.deprecation import warn
+from connector.errors import NotFoundError
 from connector.http import Connection
-from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, link_notes
+from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, StateChange, link_notes
 from connector.parsing import coerce_date, gc_paused, rows_of
 from connector.plugins import PluginHost
 from connector.resources import Resource
@@ -127,15 +128,26 @@ class DocumentsResource(Resource):
         self._http.invalidate(self.lists_tag)
         return result
 
-    def update_status(self, external_id: str, state_type_id: str) -> None:
+    def update_status(self, external_id: str, state_type_id: str, reason: str | None = None) -> None:
         """Set a document's state (``POST /api/documents/updatedocumentstatus``). Sends the key the real
-        services read, ``externail_id`` (sic)."""
-        response = self._http.post(
-            "/api/documents/updatedocumentstatus",
-            {"externail_id": external_id, "state_type_id": state_type_id},
-        )
+        services read, ``externail_id`` (sic); ``reason`` goes as ``motivo``, kept by this service in the
+        document's audit record (:meth:`state_changes`; real tenants ignore it)."""
+        body = {"externail_id": external_id, "state_type_id": state_type_id}
+        if reason is not None:
+            body["motivo"] = reason
+        response = self._http.post("/api/documents/updatedocumentstatus", body)
         Connection.json(response)
         self._http.invalidate(self.lists_tag)
+
+    def state_changes(self, external_id: str) -> list[StateChange] | None:
+        """The states set by hand of a document, oldest first (``GET
+        /api/documents/state-changes/{external_id}``); ``None`` from a tenant that keeps no such record
+        (real tenants answer 404)."""
+        try:
+            body = Connection.json(self._http.get(f"/api/documents/state-changes/{external_id}", keep=False))
+        except NotFoundError:
+            return None
+        return [StateChange.from_wire(item) for item in body.get("data") or [] if isinstance(item, Mapping)]
 
     # -- reading ----------------------------------------------------------------------------------
 

@@ -188,6 +188,34 @@ class SendResult(WithState):
 
 
 @dataclass(frozen=True)
+class StateChange:
+    """A document's state set by hand, as this service records it (``state_changes``): when (Lima's
+    time), by whom, from which state to which, and why."""
+
+    changed_at: dt.datetime | None
+    user_name: str
+    from_state: str
+    to_state: str
+    reason: str
+
+    @classmethod
+    def from_wire(cls, item: Mapping[str, Any]) -> StateChange:
+        """One item of a row's ``state_changes`` or of ``GET /api/documents/state-changes/{id}``."""
+        when = item.get("changed_at")
+        try:
+            changed_at = dt.datetime.fromisoformat(str(when)) if when else None
+        except ValueError:
+            changed_at = None
+        return cls(
+            changed_at=changed_at,
+            user_name=str(item.get("user_name") or ""),
+            from_state=str(item.get("from_state_type_id") or ""),
+            to_state=str(item.get("state_type_id") or ""),
+            reason=str(item.get("reason") or ""),
+        )
+
+
+@dataclass(frozen=True)
 class AffectedRef:
     """The document a note modifies, as a list row names it (``affected_document``): type, series,
     number and, when the service tells it, its issue date and external id."""

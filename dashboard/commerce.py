@@ -25,6 +25,7 @@ from analysis.sales import Sale, by_customer, group_totals, product_totals, sale
 from connector.items import Product
 from connector.quotations import QuotationRecord
 from connector.sale_notes import SaleNoteRecord
+from dashboard.data import CURRENCY_SYMBOLS
 from sunat.money import round2
 
 #: The document type the sales figures give a sale note (SUNAT's code for internal documents is 80).
@@ -167,26 +168,36 @@ def conversions(quotations: Iterable[QuotationRecord]) -> list[Conversion]:
     return [Conversion(c, *parts[c]) for c in order]
 
 
+#: How the quotations chart names a currency.
+CURRENCY_NAMES = {"PEN": "Soles (S/)", "USD": "Dólares (US$)"}
+
+
 def conversion_figure(rows: Sequence[Conversion]) -> go.Figure:
     """Amounts of converted and open quotations per currency (grouped bars)."""
     fig = go.Figure()
-    currencies = [r.currency for r in rows]
+    # each currency is its own group, named by its symbol: the axis reads whole amounts ("25,000", not
+    # "25k"), in the currency under each group
+    currencies = [CURRENCY_NAMES.get(r.currency, r.currency) for r in rows]
+    symbols = [CURRENCY_SYMBOLS.get(r.currency, r.currency) for r in rows]
     fig.add_bar(
         name="Convertidas",
         x=currencies,
         y=[float(r.converted_amount) for r in rows],
         marker_color="#27ae60",
-        customdata=[r.converted for r in rows],
-        hovertemplate="%{x} %{y:,.2f} · %{customdata} cotizaciones<extra>Convertidas</extra>",
+        customdata=list(zip(symbols, [r.converted for r in rows], strict=True)),
+        hovertemplate="%{customdata[0]} %{y:,.2f} · %{customdata[1]} cotizaciones<extra>Convertidas</extra>",
     )
     fig.add_bar(
         name="Abiertas",
         x=currencies,
         y=[float(r.open_amount) for r in rows],
         marker_color="#f2c94c",
-        customdata=[r.open for r in rows],
-        hovertemplate="%{x} %{y:,.2f} · %{customdata} cotizaciones<extra>Abiertas</extra>",
+        customdata=list(zip(symbols, [r.open for r in rows], strict=True)),
+        hovertemplate="%{customdata[0]} %{y:,.2f} · %{customdata[1]} cotizaciones<extra>Abiertas</extra>",
     )
+    fig.update_yaxes(tickformat=",.0f", title_text="Importe (en la moneda de cada grupo)")
+    if len(set(symbols)) == 1:  # one currency: its symbol on every tick
+        fig.update_yaxes(tickprefix=f"{symbols[0]} ", title_text=None)
     fig.update_layout(
         barmode="group",
         title={"text": "Cotizaciones convertidas y abiertas (importe)", "x": 0, "xanchor": "left"},

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
+import orjson
 import pandas as pd
 import plotly.graph_objects as go
 
+from connector.models import StateChange
 from sunat.calendar import peru_today
 from sunat.catalogs import DOCUMENT_TYPES, STATE_TYPES
 
@@ -154,11 +156,20 @@ def type_label(code: object, description: object = None) -> str:
     return DOCUMENT_TYPES.get(text, text)
 
 
+#: How the pages write a currency before an amount (``S/ 1,180.00``, never ``PEN 1,180.00``).
+CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "US$", "EUR": "€"}
+
+
+def amount_text(amount: Any, currency: str) -> str:
+    """``S/ 1,180.00``: an amount with its currency's symbol (the code for an unknown currency)."""
+    return f"{CURRENCY_SYMBOLS.get(currency, currency)} {float(str(amount or 0)):,.2f}"
+
+
 def document_label(row: pd.Series | dict[str, Any]) -> str:
-    """One line naming a document: ``"F001-12 · ACME S.A.C. · PEN 118.00"``."""
+    """One line naming a document: ``"F001-12 · ACME S.A.C. · S/ 118.00"``."""
     return (
         f"{row['number']} · {row.get('customer_name', '') or ''} · "
-        f"{row.get('currency_type_id', '')} {float(row.get('total', 0) or 0):,.2f}"
+        f"{amount_text(row.get('total', 0), str(row.get('currency_type_id', '') or ''))}"
     )
 
 
@@ -369,6 +380,39 @@ class Scope:
     def table(self, limit: int = TABLE_ROWS) -> pd.DataFrame:
         """:func:`table_frame` of the newest ``limit`` documents."""
         return table_frame(self.documents(limit))
+
+    def set_by_hand(self) -> list[ByHand]:
+        """The scope's documents whose state was set by hand (their rows' ``state_changes``, written
+        compact in the stored JSON text), by date and number, each with its latest change."""
+        found = self.run(
+            f"SELECT number, date_of_issue, state_type_id, raw FROM ({self.source}) "
+            """WHERE contains(decode(raw), '"state_changes":[{') ORDER BY date_of_issue, number""",
+            self.parameters,
+        )
+        out = []
+        for number, day, state, raw in found:
+            changes = [c for c in orjson.loads(raw).get("state_changes") or [] if isinstance(c, dict)]
+            if changes:
+                out.append(ByHand(str(number), day, str(state), StateChange.from_wire(changes[-1])))
+        return out
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """A document whose state was set by hand, with its latest change."""
+
+    number: str
+    date_of_issue: date
+    state: str
+    change: StateChange
+
+    def describe(self) -> str:
+        """``F001-3 (Aceptado → Anulado, «motivo»)``."""
+        reason = f", «{self.change.reason}»" if self.change.reason else ""
+        return (
+            f"{self.number} ({state_label(self.change.from_state)} → {state_label(self.change.to_state)}"
+            f"{reason})"
+        )
 
 
 # --------------------------------------------------------------------------------------------- charts

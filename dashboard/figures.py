@@ -44,6 +44,7 @@ __all__ = [
     "comparison_text",
     "customers_figure",
     "daily_figure",
+    "customers_frame",
     "groups_frame",
     "kpis",
     "mix_figure",
@@ -56,7 +57,7 @@ __all__ = [
     "rejection_figure",
 ]
 
-CURRENCY_SYMBOLS = {"PEN": "S/", "USD": "US$", "EUR": "€"}
+CURRENCY_SYMBOLS = data.CURRENCY_SYMBOLS
 TYPE_COLORS = {
     "Factura": "#2f80ed",
     "Boleta": "#56ccf2",
@@ -175,13 +176,13 @@ def _cents(value: Decimal) -> float:
 
 
 def groups_frame(
-    groups: Sequence[GroupTotal], comparison: Sequence[Comparison] | None = None
+    groups: Sequence[GroupTotal], comparison: Sequence[Comparison] | None = None, *, header: str = "Grupo"
 ) -> pd.DataFrame:
-    """A table of groups: documents, valor de venta, IGV, ICBPER, total (soles), and the previous period's
-    valor de venta and its change when ``comparison`` is given."""
+    """A table of groups (their names under ``header``): documents, valor de venta, IGV, ICBPER, total
+    (soles), and the previous period's valor de venta and its change when ``comparison`` is given."""
     frame = pd.DataFrame(
         {
-            "Grupo": [g.label for g in groups],
+            header: [g.label for g in groups],
             "Documentos": [g.amounts.documents for g in groups],
             "Valor de venta": [_cents(g.amounts.value) for g in groups],
             "IGV": [_cents(g.amounts.igv) for g in groups],
@@ -195,6 +196,18 @@ def groups_frame(
         frame["Periodo anterior"] = [_cents(previous[k].previous) if k in previous else 0.0 for k in keys]
         frame["Variación %"] = [_percent(previous[k]) if k in previous else None for k in keys]
     return frame
+
+
+def customers_frame(
+    groups: Sequence[GroupTotal], comparison: Sequence[Comparison] | None = None
+) -> pd.DataFrame:
+    """:func:`groups_frame` of customers: their RUC or DNI beside the name («-» for the anonymous
+    buyers of boletas), the largest valor de venta first."""
+    frame = groups_frame(groups, comparison, header="Cliente")
+    frame.insert(0, "RUC/DNI", [g.key for g in groups])
+    return frame.sort_values(
+        ["Valor de venta", "Cliente"], ascending=[False, True], kind="stable"
+    ).reset_index(drop=True)
 
 
 def products_frame(products: Sequence[ProductTotal]) -> pd.DataFrame:
@@ -502,6 +515,11 @@ def mix_figure(mix: dict[str, Decimal]) -> go.Figure:
         )
     )
     _layout(fig, "Mezcla por afectación (S/)")
+    # a donut's legend goes under it: at the top (as the bar charts have it) it covers the title
+    fig.update_layout(
+        legend={"orientation": "h", "yanchor": "top", "y": -0.02, "xanchor": "center", "x": 0.5},
+        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+    )
     return fig if shown else _empty(fig)
 
 

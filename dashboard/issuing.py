@@ -99,12 +99,14 @@ GENERAL = "general"
 
 
 def blank_items(rows: int = 1) -> pd.DataFrame:
-    """The initial items table: ``rows`` empty lines (taxed, NIU, quantity 1)."""
+    """The initial items table: ``rows`` empty lines (taxed, NIU, quantity 1). The price is a text
+    column: what the user typed reaches :func:`read_number` as typed (a number cell of the grid reads
+    «−50» as 50 or 5.00 before Python sees it)."""
     return pd.DataFrame(
         {
             "descripcion": pd.Series([""] * rows, dtype="object"),
             "cantidad": pd.Series([1.0] * rows, dtype="float64"),
-            "precio": pd.Series([None] * rows, dtype="float64"),
+            "precio": pd.Series([None] * rows, dtype="object"),
             "afectacion": pd.Series(["10"] * rows, dtype="object"),
             "unidad": pd.Series(["NIU"] * rows, dtype="object"),
             "codigo": pd.Series([""] * rows, dtype="object"),
@@ -127,6 +129,8 @@ class FormProblems(Exception):
 def _missing(value: Any) -> bool:
     if value is None:
         return True
+    if isinstance(value, str):
+        return not value.strip()
     if isinstance(value, float) and math.isnan(value):
         return True
     try:
@@ -135,14 +139,40 @@ def _missing(value: Any) -> bool:
         return False
 
 
-def _number(value: Any) -> float | None:
-    """A cell as a float, ``None`` when it is empty or not a number."""
-    if _missing(value) or isinstance(value, bool):
+#: What a typed amount may be: digits with one decimal point, thousands grouped by commas or not.
+_PLAIN = re.compile(r"(\d+(\.\d+)?|\.\d+|\d{1,3}(,\d{3})+(\.\d+)?)")
+#: The signs a minus is typed with: ASCII, the Unicode minus (U+2212), en and em dashes, the small one.
+_MINUS = "-\u2212\u2013\u2014\ufe63\uff0d"
+
+
+class NotANumber(ValueError):
+    """A cell the form cannot read as a number; the message says what was typed and why."""
+
+
+def read_number(value: Any) -> Decimal | None:
+    """A quantity or price cell as the exact Decimal typed (``None`` when empty). Text must be a plain
+    non-negative number with a decimal point (``1250.50``, ``1,250.50``); anything else raises
+    :class:`NotANumber` rather than becoming another number. A number set by the program (a note's
+    lines) is taken as its shortest decimal text."""
+    if _missing(value):
         return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+    if isinstance(value, bool):
+        raise NotANumber(f"«{value}» no es un número.")
+    if isinstance(value, Decimal):
+        number = value
+    elif isinstance(value, (int, float)):
+        number = Decimal(repr(float(value)))
+    else:
+        text = str(value).strip().replace("\u00a0", "")
+        if text[:1] in _MINUS:
+            raise NotANumber(f"«{text}» no puede ser negativo.")
+        if not _PLAIN.fullmatch(text):
+            hint = " (usa punto decimal: 5.00)" if re.fullmatch(r"\d+,\d{1,2}", text) else ""
+            raise NotANumber(f"«{text}» no es un número{hint}: escribe cifras con punto decimal (1250.50).")
+        number = Decimal(text.replace(",", ""))
+    if number < 0:
+        raise NotANumber(f"«{value}» no puede ser negativo.")
+    return number
 
 
 def _blank(row: Mapping[str, Any]) -> bool:
@@ -166,22 +196,25 @@ def item_problems(items: pd.DataFrame) -> dict[int, list[str]]:
         found: list[str] = []
         if not str(row.get("descripcion") or "").strip():
             found.append(f"{ITEM_COLUMNS['descripcion']}: falta.")
-        quantity = _number(row.get("cantidad"))
-        if quantity is None or quantity <= 0:
-            found.append(f"{ITEM_COLUMNS['cantidad']}: debe ser mayor que cero.")
-        price = _number(row.get("precio"))
-        if price is None or price < 0:
-            found.append(f"{ITEM_COLUMNS['precio']}: falta o es negativo.")
+        try:
+            quantity = read_number(row.get("cantidad"))
+        except NotANumber as exc:
+            found.append(f"{ITEM_COLUMNS['cantidad']}: {exc}")
+        else:
+            if quantity is None or quantity <= 0:
+                found.append(f"{ITEM_COLUMNS['cantidad']}: debe ser mayor que cero.")
+        try:
+            price = read_number(row.get("precio"))
+        except NotANumber as exc:
+            found.append(f"{ITEM_COLUMNS['precio']}: {exc}")
+        else:
+            if price is None:
+                found.append(f"{ITEM_COLUMNS['precio']}: falta.")
         if str(row.get("afectacion") or "") not in AFFECTATIONS:
             found.append(f"{ITEM_COLUMNS['afectacion']}: elige un código del catálogo 07.")
         if found:
             problems[position] = found
     return problems
-
-
-def _decimal(value: Any) -> Decimal:
-    """A float from the editor as the Decimal the user typed (``0.1`` -> ``Decimal("0.1")``)."""
-    return Decimal(repr(float(value))) if not isinstance(value, Decimal) else value
 
 
 def lines_from_items(items: pd.DataFrame, *, prices_include_igv: bool = True) -> list[Line]:
@@ -193,12 +226,13 @@ def lines_from_items(items: pd.DataFrame, *, prices_include_igv: bool = True) ->
         )
     lines: list[Line] = []
     for _position, row in item_rows(items):
-        price = _decimal(row["precio"])
+        price, quantity = read_number(row["precio"]), read_number(row["cantidad"])
+        assert price is not None and quantity is not None  # item_problems found none
         unit = str(row.get("unidad") or "NIU").strip() or "NIU"
         lines.append(
             Line(
                 description=str(row["descripcion"]).strip(),
-                quantity=_decimal(row["cantidad"]),
+                quantity=quantity,
                 unit_price=price if prices_include_igv else None,
                 unit_value=None if prices_include_igv else price,
                 affectation=str(row["afectacion"]),
@@ -337,16 +371,18 @@ class Preview:
     totals: DocumentTotals
 
     def lines_frame(self, descriptions: Sequence[str]) -> pd.DataFrame:
-        """The computed amounts per line (for a read-only table under the editor)."""
+        """The amounts per line that the document will carry (a read-only table under the editor), as
+        text: the unit value and price exactly as they go in the XML, the rest to the cent."""
         return pd.DataFrame(
             {
                 "Descripción": list(descriptions),
-                "Valor unitario": [float(a.unit_value) for a in self.lines],
-                "Precio unitario": [float(a.unit_price) for a in self.lines],
-                "Valor venta": [float(a.value) for a in self.lines],
-                "IGV": [float(a.igv) for a in self.lines],
-                "ICBPER": [float(a.icbper) for a in self.lines],
-                "Total": [float(a.total) for a in self.lines],
+                "Cantidad": [f"{a.quantity:f}" for a in self.lines],
+                "Valor unitario": [f"{a.unit_value:f}" for a in self.lines],
+                "Precio unitario": [f"{a.unit_price:f}" for a in self.lines],
+                "Valor venta": [f"{a.value:,.2f}" for a in self.lines],
+                "IGV": [f"{a.igv:,.2f}" for a in self.lines],
+                "ICBPER": [f"{a.icbper:,.2f}" for a in self.lines],
+                "Total": [f"{a.total:,.2f}" for a in self.lines],
             }
         )
 
@@ -516,6 +552,12 @@ BY_PRICE = frozenset({"05", "09"})
 ONE_AMOUNT = frozenset({"04"})
 
 
+def _text(number: float) -> str:
+    """A number as the text a user would type for it (``59.0`` -> ``59``, ``0.1`` -> ``0.1``)."""
+    text = f"{Decimal(repr(number)):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def note_items(
     lines: Sequence[Mapping[str, Any]], kind: str, note_type: str
 ) -> tuple[pd.DataFrame, list[str]]:
@@ -537,7 +579,7 @@ def note_items(
             {
                 "descripcion": str(line.get("description") or ""),
                 "cantidad": quantity,
-                "precio": round(unit_price, 6),
+                "precio": _text(round(unit_price, 6)),
                 "afectacion": affectation if affectation in AFFECTATIONS else "10",
                 "unidad": str(line.get("unit_type_id") or "NIU"),
                 "codigo": str(line.get("internal_id") or ""),

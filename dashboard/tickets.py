@@ -27,7 +27,7 @@ from typing import Literal
 import pandas as pd
 
 from connector import SummaryRecord, TicketRef, TicketStatus
-from dashboard.data import BadgeColor, newest_first, series_of, text_column, type_label
+from dashboard.data import BadgeColor, amount_text, newest_first, series_of, text_column, type_label
 from dashboard.figures import plural
 from sunat.deadlines import SUMMARY_DAYS, VOIDING_DAYS, summary_deadline
 
@@ -167,12 +167,12 @@ def void_window_problem(day: date, today: date, *, declaring: bool = False) -> s
 
 
 def candidate_label(row: pd.Series | dict[str, object]) -> str:
-    """One line naming a document to void or declare: ``"F001-12 · Factura · EMPRESA S.A.C. · PEN
+    """One line naming a document to void or declare: ``"F001-12 · Factura · EMPRESA S.A.C. · S/
     118.00"``."""
     total = row.get("total", 0) if isinstance(row, dict) else row["total"]
     return (
         f"{row['number']} · {type_label(row['document_type_id'])} · {row.get('customer_name', '') or ''} · "
-        f"{row.get('currency_type_id', '')} {float(str(total or 0)):,.2f}"
+        f"{amount_text(total, str(row.get('currency_type_id', '') or ''))}"
     )
 
 
@@ -187,10 +187,10 @@ class Review:
     totals: tuple[tuple[str, float], ...]
 
     def lines(self, verb: str) -> list[str]:
-        """The review in words: ``Vas a anular **3 documentos** emitidos el 24/11/2026, por **PEN 354.00 y
-        USD 120.00** en total.``"""
+        """The review in words: ``Vas a anular **3 documentos** emitidos el 24/11/2026, por **S/ 354.00 y
+        US$ 120.00** en total.``"""
         days = " y ".join(f"{day:%d/%m/%Y}" for day in self.days)
-        amounts = " y ".join(f"{currency} {total:,.2f}" for currency, total in self.totals)
+        amounts = " y ".join(amount_text(total, currency) for currency, total in self.totals)
         what = plural(self.count, "documento", "documentos")
         issued = "emitido" if self.count == 1 else "emitidos"
         return [f"Vas a {verb} **{what}** {issued} el {days}, por **{amounts}** en total."]

@@ -641,6 +641,7 @@ def seed(
                         "currency": builder.currency,
                         "lines": list(builder.lines),
                         "value": builder.totals().value,
+                        "total": builder.totals().total,
                         "cuotas": builder.extra.get("cuotas"),
                     },
                 )
@@ -662,10 +663,17 @@ def seed(
     noted: set[str] = set()
     if invoices:
         note_builders = []
+        remaining: dict[str, Decimal] = {}  # of each factura noted: its total, plus debits, less credits
         for _ in range(notes):
             target = generator.rng.choice(invoices)[1]
-            noted.add(target["external_id"])
-            note_builders.append(generator.note(target))
+            note = generator.note(target)
+            key, amount = target["external_id"], note.totals().total
+            left = remaining.setdefault(key, target["total"])
+            if isinstance(note, CreditNote) and amount > left:
+                continue  # the service refuses a credit note that takes its factura below zero
+            remaining[key] = left + amount if isinstance(note, DebitNote) else left - amount
+            noted.add(key)
+            note_builders.append(note)
         run(note_builders, len(sales))
     issued.sort(key=lambda item: item.index)
     if tickets:

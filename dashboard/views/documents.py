@@ -6,6 +6,7 @@ widgets and calls the connector through :mod:`dashboard.session`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
@@ -13,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from connector import FacturadorError
+from connector.models import StateChange
 from dashboard import charts, data, figures
 from dashboard.downloads import download_button
 from dashboard.session import (
@@ -190,10 +192,28 @@ def _exports(scope: data.Scope) -> None:
     )
 
 
+#: The states a factura may still be sent in: registered, or sent without an answer. SUNAT answered the
+#: others (accepted, observed, rejected: a number is answered once) or they are voided.
+SENDABLE_STATES = frozenset({"01", "03"})
+
+
 def _sendable(row: pd.Series) -> bool:
-    """Whether /api/documents/send accepts the document: facturas and their notes (series F...)."""
+    """Whether sending makes sense: facturas and their notes (series F..., what /api/documents/send
+    accepts) that SUNAT has not answered yet."""
     number = str(row["number"])
-    return number[:1].upper() == "F"
+    return number[:1].upper() == "F" and str(row["state_type_id"]) in SENDABLE_STATES
+
+
+def _send_help(row: pd.Series) -> str:
+    if str(row["number"])[:1].upper() != "F":
+        return (
+            "Solo facturas y sus notas se envían una por una; las boletas se declaran en resúmenes diarios."
+        )
+    if _sendable(row):
+        return "Envía (o reenvía) el XML firmado a SUNAT."
+    return (
+        f"SUNAT ya respondió este documento ({data.state_label(row['state_type_id'])}): no se envía otra vez."
+    )
 
 
 def _selected(active: Active, row: pd.Series) -> None:
@@ -232,9 +252,7 @@ def _selected(active: Active, row: pd.Series) -> None:
             icon=":material/send:",
             width="stretch",
             disabled=not _sendable(row),
-            help="Envía (o reenvía) el XML firmado; las boletas se declaran en resúmenes diarios."
-            if _sendable(row)
-            else "Solo facturas y sus notas se envían una por una.",
+            help=_send_help(row),
         ):
             try:
                 result = docs.send(ext)
@@ -251,7 +269,8 @@ def _selected(active: Active, row: pd.Series) -> None:
                 )
                 invalidate_documents(pd.Timestamp(row["date_of_issue"]).date())
                 st.rerun()
-        s1, s2 = st.columns([3, 1], vertical_alignment="bottom")
+        _state_changes(docs.state_changes, ext)
+        s1, s2, s3 = st.columns([2, 3, 1], vertical_alignment="bottom")
         codes = list(data.STATES)
         new_state = s1.selectbox(
             "Cambiar estado a",
@@ -260,12 +279,25 @@ def _selected(active: Active, row: pd.Series) -> None:
             format_func=data.state_label,
             key="new_state",
         )
-        asked = (ext, new_state)
-        if s2.button("Actualizar estado…", key="update_status", width="stretch", disabled=new_state == code):
+        reason = s2.text_input(
+            "Motivo del cambio (obligatorio)",
+            key="status_reason",
+            max_chars=500,
+            placeholder="Ej.: anulado en SUNAT desde el portal SOL",
+        ).strip()
+        asked = (ext, new_state, reason)
+        if s3.button(
+            "Actualizar estado…",
+            key="update_status",
+            width="stretch",
+            disabled=new_state == code or not reason,
+            help="Escribe el motivo: queda en el registro de cambios del documento." if not reason else None,
+        ):
             ask("status", asked)
         warning = (
             f"El estado de {row['number']} pasa de {data.state_label(code)} a {data.state_label(new_state)} "
-            "solo en el servicio: no se informa nada a SUNAT (para anular, usa la página Anular)."
+            "solo en el servicio: no se informa nada a SUNAT (para anular, usa la página Anular). "
+            f"Motivo: «{reason}»."
         )
         one = pd.DataFrame([{**row.to_dict(), "document_type_id": row["document_type"]}])
         action = f"Sí, cambiar a {data.state_label(new_state)}"
@@ -273,13 +305,43 @@ def _selected(active: Active, row: pd.Series) -> None:
             "status", review(one), verb="cambiar el estado de", action=action, warning=warning, asked=asked
         ):
             try:
-                docs.update_status(ext, new_state)
+                docs.update_status(ext, new_state, reason)
             except FacturadorError as exc:
                 st.error(f"No se pudo cambiar el estado: {exc.message}")
             else:
                 flash("success", f"{row['number']}: estado cambiado a {data.state_label(new_state)}.")
                 invalidate_documents(pd.Timestamp(row["date_of_issue"]).date())
                 st.rerun()
+
+
+def _state_changes(read: Callable[[str], list[StateChange] | None], ext: str) -> None:
+    """The document's states set by hand (who, when in Lima's time, from, to, why), when it has any."""
+    try:
+        changes = read(ext)
+    except FacturadorError:
+        changes = None
+    if not changes:
+        return
+    st.warning(
+        f"Estado cambiado a mano {figures.plural(len(changes), 'vez', 'veces')} (no informado a SUNAT).",
+        icon=":material/history:",
+    )
+    data_table(
+        pd.DataFrame(
+            [
+                {
+                    "Fecha (Lima)": f"{c.changed_at:%d/%m/%Y %H:%M}" if c.changed_at else "",
+                    "Usuario": c.user_name,
+                    "De": data.state_label(c.from_state),
+                    "A": data.state_label(c.to_state),
+                    "Motivo": c.reason or "(sin motivo)",
+                }
+                for c in changes
+            ]
+        ),
+        hide_index=True,
+        key=f"state_changes_{ext}",
+    )
 
 
 def main() -> None:
@@ -322,6 +384,14 @@ def main() -> None:
     view = whole.memo(("documents", filters), lambda: figures.documents_view(scope))
     with kpis_area:
         show_kpis(view.summary)
+        by_hand = whole.memo(("by_hand", filters), scope.set_by_hand)
+        if by_hand:
+            st.caption(
+                f"Las cifras incluyen {figures.plural(len(by_hand), 'documento', 'documentos')} con el "
+                "estado cambiado a mano (no informado a SUNAT): "
+                + "; ".join(item.describe() for item in by_hand[:20])
+                + (f"; y {len(by_hand) - 20} más." if len(by_hand) > 20 else ".")
+            )
     charts.fill(view)
     st.subheader(figures.plural(view.count, "documento", "documentos"), anchor=False)
     if view.count > len(view.table):

@@ -3,9 +3,10 @@
 Alerts come from :func:`analysis.alerts.alerts` over the documents of the last
 :data:`~analysis.alerts.LOOK_BACK_DAYS` days (:func:`dashboard.session.alert_scope`: boletas not declared
 at any age within them, the same Resúmenes lists; facturas without a CDR, rejected documents, voidings
-past SUNAT's deadline, each with its deadline), this service's lists of summaries and voided
-communications (tickets in process) and what it stopped sending or asking about by itself, for a person
-to settle ("needs a person"); real tenants have no such lists, and the page says so.
+past SUNAT's deadline, each with its deadline; documents whose credit notes take more than they carry),
+this service's lists of summaries and voided communications (tickets in process) and what it stopped
+sending or asking about by itself, for a person to settle ("needs a person"); real tenants have no such
+lists, and the page says so.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import timedelta
 import streamlit as st
 
 from analysis.alerts import LOOK_BACK_DAYS, Alert, alerts
-from analysis.sales import summarize_sql
+from analysis.sales import Sale, sales_of, summarize_sql
 from connector import FacturadorError, NotFoundError, SummaryRecord
 from dashboard import data, figures
 from dashboard.session import Active, alert_scope, forget_connection, require_connection, show_flash
@@ -50,8 +51,9 @@ def show_alert(alert: Alert, index: int) -> None:
                 if column
                 in ("Fecha", "Fecha de emisión", "Plazo SUNAT", "Generado", "Documentos del", "Pedida el")
             }
-            if "Total" in frame:
-                config["Total"] = st.column_config.NumberColumn("Total", format="%,.2f")
+            for column in ("Total", "Notas de crédito", "Notas de débito", "Saldo"):
+                if column in frame:
+                    config[column] = st.column_config.NumberColumn(column, format="%,.2f")
             data_table(frame, hide_index=True, column_config=config, key=f"alert_{alert.kind}_{index}")
 
 
@@ -74,11 +76,25 @@ def main() -> None:
         return
     st.subheader("Alertas", anchor=False)
     st.caption(f"Revisado: documentos emitidos del {start:%d/%m/%Y} al {today:%d/%m/%Y}.")
-    for index, alert in enumerate(alerts(watched, today, records, certificate, attention)):
+    noted = year.memo(("noted",), lambda: _noted(year))
+    for index, alert in enumerate(alerts(watched, today, records, certificate, attention, noted)):
         show_alert(alert, index)
     month = data.Scope(year.store, today.replace(day=1), today)
     st.subheader(f"Ventas del mes · {today:%m/%Y} (al {today:%d/%m})", anchor=False)
     show_kpis(year.memo(("month", today), lambda: summarize_sql(month.run, month.source, month.parameters)))
+
+
+def _noted(year: data.Scope) -> list[Sale]:
+    """The year's credit and debit notes and the documents they modify (of any date), for the alert on
+    credit notes that take more than their document carries."""
+    where, values = year.where()
+    notes = sales_of(year.store.listed(f"{where} AND document_type_id IN ('07', '08')", values).rows)
+    numbers = sorted({n.affected_number for n in notes if n.affected_number})
+    if not numbers:
+        return notes
+    marks = ", ".join("?" for _ in numbers)
+    originals = year.store.listed(f"document_type_id IN ('01', '03') AND number IN ({marks})", numbers)
+    return [*notes, *sales_of(originals.rows)]
 
 
 main()

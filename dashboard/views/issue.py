@@ -207,12 +207,11 @@ ITEM_CONFIG = {
     "cantidad": st.column_config.NumberColumn(
         issuing.ITEM_COLUMNS["cantidad"], min_value=0.0, format="plain", default=1.0, required=True, width=85
     ),
-    "precio": st.column_config.NumberColumn(
+    # text, read exactly in Python (issuing.read_number): a number cell turns «−50» into 50 or 5.00
+    "precio": st.column_config.TextColumn(
         issuing.ITEM_COLUMNS["precio"],
-        min_value=0.0,
-        format="%.2f",
         width=110,
-        help="Con IGV (o sin IGV si desactivas «Precios con IGV»).",
+        help="Con IGV (o sin IGV si desactivas «Precios con IGV»). Cifras y punto decimal: 1250.50.",
     ),
     "afectacion": st.column_config.SelectboxColumn(
         issuing.ITEM_COLUMNS["afectacion"],
@@ -270,16 +269,8 @@ def _totals(builder: Any, form: issuing.DocumentForm) -> None:
     """Line amounts and header totals computed by the builder (sunat.totals)."""
     shown = issuing.preview(builder)
     descriptions = [str(row["descripcion"]).strip() for _, row in issuing.item_rows(form.items)]
-    with st.expander("Importes por ítem", expanded=False):
-        data_table(
-            shown.lines_frame(descriptions),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                name: st.column_config.NumberColumn(name, format="%.2f")
-                for name in ("Valor venta", "IGV", "ICBPER", "Total")
-            },
-        )
+    with st.expander("Importes que se firmarán, por ítem", expanded=True):
+        data_table(shown.lines_frame(descriptions), hide_index=True, width="stretch")
     totals = shown.totals
     figures = [
         ("Op. gravadas", totals.taxed),

@@ -122,9 +122,12 @@ def main() -> None:
         with tab:
             groups, prev_groups = _groups(now, key), _groups(then, key)
             compare = compare_months if key is by_month else compare_periods
-            frame = figures.groups_frame(groups, compare(groups, prev_groups))
             if key is by_customer:
-                frame = _largest_customers(frame, (start, end))
+                frame = _largest_customers(
+                    figures.customers_frame(groups, compare(groups, prev_groups)), (start, end)
+                )
+            else:
+                frame = figures.groups_frame(groups, compare(groups, prev_groups), header=name)
             _table(frame, f"periods_{name}")
             if summary.unconverted:
                 st.caption(f"Sin tipo de cambio (fuera de estos totales): {', '.join(summary.unconverted)}")

@@ -62,7 +62,8 @@ def main() -> None:
     st.caption(
         f"Ventas al crédito emitidas del {start:%d/%m/%Y} al {today:%d/%m/%Y}, al {today:%d/%m/%Y}. "
         "El servicio no registra cobros: cada cuota cuenta como pendiente, menos las notas de crédito "
-        "de su factura (aplicadas a las últimas cuotas). Anulados y rechazados no deben nada."
+        "de su factura (aplicadas a las últimas cuotas) y más sus notas de débito (en sus propias cuotas, "
+        "o con la última cuota si no las tienen). Anulados y rechazados no deben nada."
     )
     if documents and not has_details:
         st.info(

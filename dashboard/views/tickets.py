@@ -48,7 +48,9 @@ COLUMN_CONFIG = {
     "code": st.column_config.TextColumn("Código"),
     "description": st.column_config.TextColumn("Respuesta de SUNAT", width="large"),
     "ticket": st.column_config.TextColumn("Ticket"),
-    "external_id": st.column_config.TextColumn("external_id"),
+    "external_id": st.column_config.TextColumn(
+        "Código en el servicio", help="El código con que el servicio guarda el resumen o la comunicación."
+    ),
 }
 
 
@@ -102,7 +104,11 @@ def _look_up(active: Active) -> None:
             family = st.radio(
                 "Tipo", list(FAMILIES), format_func=FAMILIES.__getitem__, horizontal=True, key="lookup_family"
             )
-            handle = st.text_input("Código externo (external_id) o ticket", key="lookup_handle")
+            handle = st.text_input(
+                "Código en el servicio o número de ticket",
+                key="lookup_handle",
+                help="El código de la columna «Código en el servicio», o el ticket que dio SUNAT.",
+            )
             submitted = st.form_submit_button("Buscar", icon=":material/search:")
         if not submitted:
             return

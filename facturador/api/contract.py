@@ -135,6 +135,25 @@ SENT = _component(
     ),
 )
 MESSAGE = _component("Message", _object({"success": {"const": True}, "message": _string()}))
+STATE_CHANGE = _component(
+    "StateChange",
+    _object(
+        {
+            "changed_at": _string(description="Hora de Lima con su desfase (2026-12-05T09:15:00-05:00)."),
+            "user_id": {"type": ["integer", "null"]},
+            "user_name": _string(),
+            "from_state_type_id": _string(),
+            "from_state_type_description": _string(),
+            "state_type_id": _string(),
+            "state_type_description": _string(),
+            "reason": _string(description="El motivo dado (vacío si no se dio)."),
+        }
+    ),
+)
+STATE_CHANGES = _component(
+    "StateChanges",
+    _object({"success": {"const": True}, "data": {"type": "array", "items": STATE_CHANGE}}),
+)
 _MONEY = _string(pattern=r"^-?[0-9]+\.[0-9]{2}$")
 DOCUMENT_ROW = _component(
     "DocumentRow",
@@ -208,6 +227,8 @@ DOCUMENT_ROW = _component(
                 for key in ("shipping_status", "sunat_shipping_status", "query_status", "order_note")
             },
             "custom_fields_data": {"type": ["object", "array", "null"]},
+            # this service's extension: the audit record of the state set by hand (empty: never)
+            "state_changes": {"type": "array", "items": STATE_CHANGE},
         }
     ),
 )

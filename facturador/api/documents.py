@@ -14,16 +14,18 @@ from starlette.concurrency import run_in_threadpool
 from facturador.api import contract
 from facturador.api.common import (
     DayParameter,
+    ExternalIdParameter,
     FastJSON,
     authenticated,
     base_url,
     json_object,
     parse_range,
+    path_parameter,
 )
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import changes_meta, changes_query
 from facturador.domain import idempotency, states
-from facturador.domain.document_schema import DOCUMENT
+from facturador.domain.document_schema import DOCUMENT, EXTERNAL_ID
 from facturador.domain.documents import (
     SEND_BODY,
     UPDATE_STATUS_BODY,
@@ -211,20 +213,39 @@ async def send(request: Request) -> dict[str, Any]:
     openapi_extra=contract.secured(
         contract.body(
             UPDATE_STATUS_BODY,
-            {"externail_id": "c6b0b013-c610-4a1e-bdf8-6ef4e708ded6", "state_type_id": "05"},
+            {
+                "externail_id": "c6b0b013-c610-4a1e-bdf8-6ef4e708ded6",
+                "state_type_id": "05",
+                "motivo": "Aceptada en SUNAT (consulta de validez del 05/12/2026)",
+            },
         )
     ),
     responses=contract.responses(contract.MESSAGE, 400, 401, 404, 413, 422),
 )
 async def update_status(request: Request) -> dict[str, Any]:
-    tenant, _caller = authenticated(request)
+    tenant, caller = authenticated(request)
     body = await json_object(request)
-    row = await run_in_threadpool(_service(request).update_status, tenant, body)
+    row = await run_in_threadpool(_service(request).update_status, tenant, body, caller)
     return {
         "success": True,
         "message": f"Se cambió el estado del documento {row.series}-{row.number} a "
         f"{states.describe(row.state_type_id)}.",
     }
+
+
+@router.get(
+    "/state-changes/{external_id}",
+    summary="A document's states set by hand: who, when (Lima), from, to, why",
+    description="This service's extension (real tenants answer 404): the audit record that "
+    "`updatedocumentstatus` leaves, oldest first; empty for a document never changed by hand.",
+    operation_id="documentStateChanges",
+    openapi_extra=contract.secured(),
+    responses=contract.responses(contract.STATE_CHANGES, 401, 404, 422),
+)
+def state_changes(request: Request, external_id: ExternalIdParameter) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    external_id = path_parameter(EXTERNAL_ID, external_id, "external_id")
+    return {"success": True, "data": _service(request).state_changes(tenant, external_id)}
 
 
 @router.get(
@@ -370,6 +391,8 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 "query_status": None,
                 "custom_fields_data": None,
                 "order_note": None,
+                # this service's extension: the states set by hand, who, when, why (empty: never)
+                "state_changes": row["state_changes"],
             }
         )
         payments = _json(row["payments_json"]) or []

@@ -41,8 +41,11 @@ from facturador.domain.document_blocks import ADJUSTMENT_NOTE, check_adjustment_
 from facturador.domain.document_input import DocumentRequest, parse_document
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import Code, Object
+from facturador.domain.fields import Text as FieldText
+from facturador.domain.note_balance import CREDIT_NOTE, check_credit_note
 from facturador.domain.numbering import LAST_NUMBER, claim_number, number_in_use, take_next_number
 from facturador.domain.sales import plan_sale, products_of, sale_kardex
+from facturador.domain.state_changes import changes_of, record_change
 from facturador.errors import FieldError, ServiceError, conflict, field_error, not_found
 from facturador.issued import AffectedDocument, Issuer, Legend, NoteInfo, SalesDocument
 from facturador.render.pdf import render_pdf
@@ -53,6 +56,7 @@ from facturador.store.models import (
     ARTIFACTS,
     DOCUMENTS,
     SALE_NOTES,
+    STATE_CHANGES,
     Artifact,
     Document,
     store_artifact,
@@ -121,6 +125,10 @@ LIST_QUERY = select(
     .where(_AFFECTED.c.id == DOCUMENTS.c.affected_document_id)
     .scalar_subquery()
     .label("affected_date"),
+    select(STATE_CHANGES.c.id)
+    .where(STATE_CHANGES.c.document_id == DOCUMENTS.c.id)
+    .exists()
+    .label("changed_by_hand"),
     # the sale note the document was made from (a note makes at most one document)
     SALE_NOTES.c.id.label("sale_note_id"),
     SALE_NOTES.c.series.label("sale_note_series"),
@@ -152,6 +160,10 @@ UPDATE_STATUS_BODY = Object(
             required=True,
             codes=states.STATE_TYPES,
             message="El campo {path} debe ser uno de " + ", ".join(states.STATE_TYPES) + ".",
+        ),
+        "motivo": FieldText(
+            "Por qué se cambia el estado a mano (queda en el registro de cambios del documento).",
+            max_length=500,
         ),
     },
     one_of_keys=("externail_id", "external_id"),
@@ -267,6 +279,9 @@ class DocumentService:
             row.next_send_at = send_policy.first_send_at(tenant.settings, send_policy.utc_now())
         try:
             with self.context.writing() as connection:
+                if request.doc_type == CREDIT_NOTE and affected_row is not None:
+                    # before anything else: the affected document's row, locked, orders its credit notes
+                    check_credit_note(connection, affected_row.id, row.currency_type_id, row.total)
                 # the back office first (customer, products, their stocks locked and checked): the series'
                 # row, which orders every issuer of the series until the commit, is taken as late as can
                 # be, with only the number, the signature and the document's own rows after it
@@ -455,6 +470,15 @@ class DocumentService:
                     "INVALID_REFERENCE",
                 )
         assert affected is not None
+        if affected_row is None and affected.number.isdigit():  # named by number: one of the tenant's?
+            affected_row = session.scalar(
+                select(Document).where(
+                    Document.tenant_id == tenant.id,
+                    Document.document_type_id == affected.doc_type,
+                    Document.series == affected.series,
+                    Document.number == int(affected.number),
+                )
+            )
         return affected_row, NoteInfo(
             type_code=request.note_type, reason=request.note_reason, affected=affected
         )
@@ -607,8 +631,9 @@ class DocumentService:
         row, has_cdr = self._send(tenant, row, xml)
         return row, has_cdr or self._artifact_exists(row, "cdr")
 
-    def update_status(self, tenant: TenantInfo, body: Any) -> Document:
-        """Set a document's state by hand; the state must be a known code."""
+    def update_status(self, tenant: TenantInfo, body: Any, caller: Caller | None = None) -> Document:
+        """Set a document's state by hand; the state must be a known code. The change is recorded
+        (:mod:`~facturador.domain.state_changes`) with ``caller``, the time, both states and ``motivo``."""
         values = UPDATE_STATUS_BODY.read_body(body)
         row = self.find(tenant, values["externail_id"] or values["external_id"])
         state = values["state_type_id"]
@@ -617,8 +642,23 @@ class DocumentService:
             changes["next_send_at"] = row.next_send_at = None
         with self.context.writing() as connection:
             connection.execute(update(DOCUMENTS).where(DOCUMENTS.c.id == row.id).values(**changes))
+            record_change(
+                connection,
+                row.id,
+                caller.user_id if caller is not None else None,
+                row.state_type_id,
+                state,
+                values.get("motivo") or "",
+                at=self.context.clock(),
+            )
         row.state_type_id = state
         return row
+
+    def state_changes(self, tenant: TenantInfo, external_id: str) -> list[dict[str, Any]]:
+        """The changes of state made by hand to a document, oldest first (404 for an unknown one)."""
+        row = self.find(tenant, external_id)
+        with self.context.reading() as connection:
+            return changes_of(connection, [row.id]).get(row.id, [])
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -681,7 +721,12 @@ class DocumentService:
             result = connection.execute(query)
             keys = tuple(result.keys())
             # plain dicts: a SQLAlchemy Row's attribute access costs ~1 us, 45 of them per row add up
-            return [dict(zip(keys, row, strict=True)) for row in result]
+            rows = [dict(zip(keys, row, strict=True)) for row in result]
+            changed = [row["id"] for row in rows if row["changed_by_hand"]]  # few: read apart
+            found = changes_of(connection, changed) if changed else {}
+        for row in rows:
+            row["state_changes"] = found.get(row["id"], [])
+        return rows
 
     def _artifact_exists(self, row: Document, kind: str) -> bool:
         with self.context.session() as session:

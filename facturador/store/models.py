@@ -264,6 +264,23 @@ class Document(Base):
     )
 
 
+class StateChange(Base):
+    """A document's state set by hand (``POST /api/documents/updatedocumentstatus``): who, when (naive
+    UTC), from which state to which, and why. Kept for the accountant: nothing of it goes to SUNAT."""
+
+    __tablename__ = "document_state_changes"
+    __table_args__ = (Index("ix_document_state_changes_document", "document_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    user_name: Mapped[str] = mapped_column(String(255), default="")
+    from_state: Mapped[str] = mapped_column(String(2))
+    to_state: Mapped[str] = mapped_column(String(2))
+    reason: Mapped[str] = mapped_column(String(500), default="")
+    changed_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
 class Artifact(Base):
     """A stored file of a document: signed XML, CDR zip, rendered PDFs."""
 
@@ -563,6 +580,7 @@ SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
 JOBS: Table = Job.__table__  # type: ignore[assignment]
+STATE_CHANGES: Table = StateChange.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
 OTHER_DOCUMENT_REVERSALS: Table = OtherDocumentReversal.__table__  # type: ignore[assignment]

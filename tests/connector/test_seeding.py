@@ -364,3 +364,43 @@ def test_a_user_issuing_beside_the_seed_neither_disturbs_it_nor_is_disturbed(liv
     assert boletas == list(range(1, len(boletas) + 1))  # one gap-free series, the user's numbers in it
     numbers = [int(result.number.split("-")[1]) for result in mine]
     assert mine and numbers == sorted(numbers)
+
+
+def test_no_credit_note_takes_its_factura_below_zero(first: tuple[Shop, SeedReport]) -> None:
+    """The demo never seeds a credit note the service would refuse (issue 31: its 6 facturas credited
+    past their total): no alert, and no refusal among the run's errors."""
+    from analysis.alerts import over_credited
+    from analysis.sales import sales_of
+
+    shop, report = first
+    with shop.client() as client:
+        rows = client.documents.list(TODAY - dt.timedelta(days=DAYS + 10), TODAY).rows
+    assert over_credited(sales_of(rows)).severity == "ok"
+    assert not [e for e in report.errors if "supera el saldo" in e], report.errors
+
+
+def test_the_generator_credits_some_factura_twice() -> None:
+    """What the seeding's check guards against happens: at the demo's size, some factura draws two
+    credit notes that together take more than its total (the seeding leaves the second out)."""
+    generator = Generator(7, TODAY, 90, NOW)
+    sales = [s for s in (generator.sale() for _ in range(600)) if isinstance(s, Invoice) and not s.discounts]
+    invoices = [
+        {
+            "external_id": str(n),
+            "customer": s.customer,
+            "date": s.issue_date.isoformat(),
+            "currency": s.currency,
+            "lines": list(s.lines),
+            "value": s.totals().value,
+            "total": s.totals().total,
+            "cuotas": s.extra.get("cuotas"),
+        }
+        for n, s in enumerate(sales[:60])
+    ]
+    credited: Counter[str] = Counter()
+    for _ in range(200):
+        target = generator.rng.choice(invoices)
+        note = generator.note(target)
+        if isinstance(note, CreditNote):
+            credited[target["external_id"]] += note.totals().total
+    assert any(credited[i["external_id"]] > i["total"] for i in invoices)

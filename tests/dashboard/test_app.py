@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -174,16 +175,39 @@ def test_documents_page_selects_sends_and_changes_state(tenants: Path, issued: I
     position = list(table["number"]).index(issued.unsent.number)
     at.session_state["docs_table"] = {"selection": {"rows": [position], "columns": [], "cells": []}}
     at.run()
-    at.selectbox(key="new_state").set_value("13")
+    # SUNAT accepted it: «Enviar a SUNAT» is no longer offered, and says why
+    assert at.button(key="send").disabled and "ya respondió" in str(at.button(key="send").help)
+    at.selectbox(key="new_state").set_value("13").run()
     assert at.selectbox(key="new_state").value == "13" and "13" not in at.selectbox(key="new_state").options
+    # no reason, no change: the button waits for one
+    assert at.button(key="update_status").disabled
+    at.text_input(key="status_reason").set_value("  Baja pedida por el cliente  ").run()
+    assert not at.button(key="update_status").disabled
     at.button(key="update_status").click().run()
     # it only says what it will do (in the service only, nothing told to SUNAT) until confirmed
     assert not at.main.success and "no se informa nada a SUNAT" in texts(at.warning)
+    assert "Motivo: «Baja pedida por el cliente»" in texts(at.warning)
     at.checkbox(key="status_sure").check().run()
     at.button(key="status_confirm").click().run()
     assert "estado cambiado a Por anular" in texts(at.success)
     table = at.dataframe[0].value
     assert table[table["number"] == issued.unsent.number].iloc[0]["state"] == ["Por anular"]
+    # the figures name it, and its page shows the record: who, when, from, to, why
+    assert f"{issued.unsent.number} (Aceptado → Por anular, «Baja pedida por el cliente»)" in texts(
+        at.caption
+    )
+    position = list(table["number"]).index(issued.unsent.number)
+    at.session_state["docs_table"] = {"selection": {"rows": [position], "columns": [], "cells": []}}
+    at.run()
+    assert "Estado cambiado a mano 1 vez" in texts(at.warning)
+    [record] = [d.value for d in at.dataframe if "Motivo" in d.value.columns]
+    assert list(record.iloc[0][["Usuario", "De", "A", "Motivo"]]) == [
+        "Administrador",
+        "Aceptado",
+        "Por anular",
+        "Baja pedida por el cliente",
+    ]
+    assert re.fullmatch(r"\d\d/\d\d/\d{4} \d\d:\d\d", record.iloc[0]["Fecha (Lima)"])
 
 
 def test_wrong_token_says_so(wrong_token: Path) -> None:
@@ -217,7 +241,7 @@ def fill_invoice(at: AppTest, customer: str, *, identity: str = "6", number: str
     at.text_input(key="cust_number").set_value(number)
     at.text_input(key="cust_name").set_value(customer)
     at.session_state["issue_items"] = {
-        "edited_rows": {0: {"descripcion": "Inca Kola 250 ml", "cantidad": 2.0, "precio": 59.0}},
+        "edited_rows": {0: {"descripcion": "Inca Kola 250 ml", "cantidad": 2.0, "precio": "59"}},
         "added_rows": [],
         "deleted_rows": [],
     }
@@ -258,6 +282,36 @@ def test_issue_page_issues_an_invoice(tenants: Path) -> None:
 
     at.switch_page("views/documents.py").run()
     assert number in set(at.dataframe[0].value["number"])
+
+
+def test_a_price_the_form_cannot_take_is_an_error_and_nothing_is_issued(tenants: Path) -> None:
+    """Issue 31: «−50» (a Unicode minus) became 50 or 5.00 and a factura for S/ 5.00 was issued."""
+    at = app()
+    at.switch_page("views/issue.py").run()
+    fill_invoice(at, "EMPRESA DEL SIGNO S.A.C.")
+    for typed in ("−50", "-50", "5,00"):
+        at.session_state["issue_items"] = {
+            "edited_rows": {0: {"descripcion": "Servicio", "cantidad": 1.0, "precio": typed}},
+            "added_rows": [],
+            "deleted_rows": [],
+        }
+        at.run()
+        assert not at.metric, "no totals for a price the form cannot read"
+        at.button(key="issue_submit").click().run()
+        assert not at.exception, at.exception
+        assert not at.main.success, "nothing was issued"
+        assert f"Ítem 1 · Precio unitario: «{typed}»" in texts(at.error)
+    # what is typed is what is signed: the review shows the amounts the document will carry
+    at.session_state["issue_items"] = {
+        "edited_rows": {0: {"descripcion": "Servicio", "cantidad": 3.0, "precio": "1,250.50"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.error, texts(at.error)
+    [review] = [d.value for d in at.dataframe if "Precio unitario" in d.value.columns]
+    assert list(review.iloc[0][["Cantidad", "Precio unitario", "Total"]]) == ["3.0", "1250.50", "3,751.50"]
+    assert {m.label: m.value for m in at.metric}["Total"] == "S/ 3,751.50"
 
 
 def test_issue_page_shows_service_errors_next_to_their_fields(tenants: Path) -> None:

@@ -112,8 +112,16 @@ def edit_cell(page: Any, grid: Any, row: int, column: str, text: str, shown: str
         box = grid.bounding_box()
         page.mouse.dblclick(box["x"] + ITEM_X[column], box["y"] + 35 * (row + 1) + 17)
         page.wait_for_timeout(200 + 300 * attempt)
+        editor = page.locator("#portal textarea, #portal input")
+        if not text.isascii() and editor.count():  # text input goes to the focused element: the editor
+            editor.first.focus()
         page.keyboard.press("Control+A")
-        page.keyboard.type(text, delay=10)
+        # a character no key types (a Unicode minus) comes as text input, as an IME sends it
+        for char in text:
+            if char.isascii():
+                page.keyboard.type(char, delay=10)
+            else:
+                page.keyboard.insert_text(char)
         page.keyboard.press("Enter")
         wait_for_app(page)
         if (shown or text) in cell.inner_text():
@@ -173,3 +181,95 @@ def test_issue_an_invoice_and_find_it_in_the_list(page: Any, dashboard: str, sho
         assert content.startswith(magic), content[:40]
         assert download.value.suggested_filename.startswith(heading)
     page.screenshot(path=str(shots / "documents_found.png"), full_page=True)
+
+
+def test_a_price_the_form_cannot_take_is_refused_under_the_items(
+    page: Any, dashboard: str, shots: Path
+) -> None:
+    """Issue 31: typed into the grid, «−50» (a Unicode minus) became 50 or 5.00 and a factura for
+    S/ 5.00 was issued. The cell keeps what was typed, the error says it under the items, nothing is
+    issued; a price the form can read is shown in the review as it will be signed."""
+    page.goto(f"{dashboard}/issue")
+    wait_for_app(page)
+    page.get_by_label("Número", exact=True).fill("20601030013")
+    page.get_by_label("Nombre o razón social").fill("CLIENTE DEL SIGNO S.A.C.")
+    page.get_by_label("Nombre o razón social").press("Enter")
+    wait_for_app(page)
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.scroll_into_view_if_needed()
+    edit_cell(page, grid, 0, "descripcion", "Servicio de instalación")
+    edit_cell(page, grid, 0, "cantidad", "3")
+    for typed in ("−50", "-50"):
+        edit_cell(page, grid, 0, "precio", typed)  # the cell shows it as typed
+        sync_api.expect(page.get_by_test_id("stMetric")).to_have_count(0)  # no totals from it
+        page.get_by_role("button", name="Emitir factura").click()
+        wait_for_app(page)
+        error = page.get_by_test_id("stAlertContentError").filter(has_text=f"«{typed}» no puede ser negativo")
+        sync_api.expect(error).to_be_visible()
+        sync_api.expect(page.locator(".st-key-issue_result_box")).to_have_count(0)  # nothing issued
+    page.screenshot(path=str(shots / "issue_minus_refused.png"), full_page=True)
+    edit_cell(page, grid, 0, "precio", "1250.50")
+    review = page.get_by_test_id("stDataFrame").nth(1)  # «Importes que se firmarán», open
+    sync_api.expect(review.locator("table")).to_contain_text("1250.50")
+    sync_api.expect(review.locator("table")).to_contain_text("3,751.50")
+    sync_api.expect(page.get_by_test_id("stMetric").filter(has_text="Total")).to_contain_text("S/ 3,751.50")
+    page.screenshot(path=str(shots / "issue_exact_price.png"), full_page=True)
+
+
+def test_a_state_changed_by_hand_asks_why_and_shows_the_record(
+    page: Any, dashboard: str, live: LiveService, shots: Path
+) -> None:
+    """Issue 31: «Cambiar estado a…» asks for a reason, and the document's panel shows who changed it,
+    when, from and to what and why; the figures name it."""
+    from tests.samples.bodies import invoice_body
+
+    customer = "CLIENTE DEL CAMBIO A MANO S.A.C."
+    body = invoice_body()
+    body["datos_del_cliente_o_receptor"]["apellidos_y_nombres_o_razon_social"] = customer
+    with live.client(ACME, ACME_TOKEN) as client:
+        answer = client.post("/api/documents", json=body)
+    assert answer.status_code == 200, answer.text
+    number = answer.json()["data"]["number"]
+
+    page.goto(f"{dashboard}/documents")
+    wait_for_app(page)
+    page.get_by_label("Cliente", exact=True).fill("cambio a mano")
+    page.get_by_label("Cliente", exact=True).press("Enter")
+    wait_for_app(page)
+    sync_api.expect(page.get_by_role("heading", name="1 documento", exact=True)).to_be_visible()
+    table = page.get_by_test_id("stDataFrame").first
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+    wait_for_app(page)
+    sync_api.expect(page.get_by_role("heading", name=f"{number} · {customer}")).to_be_visible()
+
+    page.get_by_test_id("stSelectbox").filter(has_text="Cambiar estado a").click()
+    page.get_by_role("option", name="Por anular", exact=True).click()
+    wait_for_app(page)
+    update = page.get_by_role("button", name="Actualizar estado…")
+    sync_api.expect(update).to_be_disabled()  # no reason yet
+    reason = page.get_by_label("Motivo del cambio (obligatorio)")
+    reason.fill("Baja pedida por el cliente por teléfono")
+    reason.press("Enter")
+    wait_for_app(page)
+    sync_api.expect(update).to_be_enabled()
+    update.click()
+    wait_for_app(page)
+    sync_api.expect(page.get_by_text("Motivo: «Baja pedida por el cliente por teléfono»")).to_be_visible()
+    page.get_by_text("Sí, quiero cambiar el estado de este documento").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Sí, cambiar a Por anular").click()
+    wait_for_app(page)
+    sync_api.expect(
+        page.get_by_test_id("stCaptionContainer").filter(has_text="cambiado a mano")
+    ).to_contain_text(f"{number} (Aceptado → Por anular, «Baja pedida por el cliente por teléfono»)")
+
+    table = page.get_by_test_id("stDataFrame").first
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+    wait_for_app(page)
+    sync_api.expect(page.get_by_text("Estado cambiado a mano 1 vez")).to_be_visible()
+    record = page.get_by_test_id("stDataFrame").filter(has_text="Baja pedida por el cliente por teléfono")
+    sync_api.expect(record.locator("table")).to_contain_text("Administrador")
+    sync_api.expect(record.locator("table")).to_contain_text("Por anular")
+    page.screenshot(path=str(shots / "state_changed_by_hand.png"), full_page=True)

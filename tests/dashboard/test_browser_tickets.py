@@ -97,7 +97,7 @@ def test_void_a_factura_and_follow_its_ticket(page: Any, app_url: str, shop: Sho
     # what will be voided, to read and confirm: nothing is sent before
     review = page.locator(".st-key-void_review")
     sync_api.expect(review).to_contain_text("Vas a anular 1 documento emitido el")
-    sync_api.expect(review).to_contain_text("por PEN 236.00 en total")
+    sync_api.expect(review).to_contain_text("por S/ 236.00 en total")
     sync_api.expect(review.get_by_role("button", name="Sí, anular 1 documento")).to_be_disabled()
     page.screenshot(path=str(shots / "void_review.png"), full_page=True)
     review.get_by_text("Sí, quiero anular este documento").click()

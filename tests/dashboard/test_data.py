@@ -208,7 +208,7 @@ def test_labels() -> None:
         data.document_label(
             {"number": "F001-1", "customer_name": "ACME", "currency_type_id": "PEN", "total": 1234.5}
         )
-        == "F001-1 · ACME · PEN 1,234.50"
+        == "F001-1 · ACME · S/ 1,234.50"
     )
 
 

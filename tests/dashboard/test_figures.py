@@ -153,3 +153,26 @@ def test_the_daily_chart_ticks_whole_days() -> None:
     assert month.dtick == 7 * 86_400_000
     year = figures.daily_figure([], dt.date(2025, 12, 2), day).layout.xaxis
     assert year.dtick is None
+
+
+def test_the_mix_legend_sits_under_the_donut_not_on_its_title() -> None:
+    """Issue 31: at the top, the legend of «Mezcla por afectación» covered its title."""
+    fig = figures.mix_figure({"Gravado": D("1000"), "Exonerado": D("500"), "Inafecto": D("200")})
+    legend = fig.layout.legend
+    assert legend.yanchor == "top" and legend.y <= 0, legend
+    assert fig.layout.title.text == "Mezcla por afectación (S/)"
+
+
+def test_the_quotations_chart_writes_amounts_with_their_currency() -> None:
+    """Issue 31: its axis read "25k" with no S/."""
+    from dashboard.commerce import Conversion, conversion_figure
+
+    def row(currency: str) -> Conversion:
+        return Conversion(currency, 3, D("25000"), 2, D("1200.5"))
+
+    soles = conversion_figure([row("PEN")])
+    assert soles.layout.yaxis.tickprefix == "S/ " and soles.layout.yaxis.tickformat == ",.0f"
+    both = conversion_figure([row("PEN"), row("USD")])
+    assert list(both.data[0].x) == ["Soles (S/)", "Dólares (US$)"]
+    assert both.layout.yaxis.tickformat == ",.0f" and not both.layout.yaxis.tickprefix
+    assert [c[0] for c in both.data[0].customdata] == ["S/", "US$"]

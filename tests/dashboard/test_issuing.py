@@ -73,7 +73,12 @@ def test_build_an_invoice_and_its_live_totals() -> None:
         Decimal("118.00"),
     )
     frame = shown.lines_frame(["Inca Kola 250 ml"])
-    assert frame.loc[0, "Valor unitario"] == 50.0 and frame.loc[0, "Total"] == 118.0
+    assert list(frame.loc[0, ["Cantidad", "Valor unitario", "Precio unitario", "Total"]]) == [
+        "2.0",  # the helper's float 2.0
+        "50.00",
+        "59.00",
+        "118.00",
+    ]
     payload = builder.to_payload()
     assert payload["fecha_de_emision"] == "2026-11-20"
     assert payload["datos_del_cliente_o_receptor"]["numero_documento"] == "20601030013"
@@ -193,3 +198,48 @@ def test_plugin_values_drop_blank_table_rows() -> None:
         "instalments.rows": [{"date": dt.date(2026, 12, 1), "amount": 10.0}],
         "detraction.code": "",
     }
+
+
+@pytest.mark.parametrize(
+    ("typed", "problem"),
+    [
+        ("−50", "no puede ser negativo"),  # a Unicode minus (U+2212), as a phone or a word processor types it
+        ("-50", "no puede ser negativo"),
+        ("–50", "no puede ser negativo"),  # an en dash
+        ("5,00", "punto decimal"),
+        ("50 soles", "no es un número"),
+        ("1e3", "no es un número"),
+        ("5..0", "no es un número"),
+    ],
+)
+def test_a_price_the_form_cannot_take_is_an_error_not_another_number(typed: str, problem: str) -> None:
+    """Issue 31: «−50» became 50 or 5.00 and a factura for S/ 5.00 was issued. Typed text is read as it
+    is, or refused under the items with what was typed; nothing is built."""
+    table = items({"descripcion": "Servicio", "cantidad": 1.0, "precio": typed})
+    problems = issuing.item_problems(table)
+    assert list(problems) == [0]
+    [message] = problems[0]
+    assert message.startswith("Precio") and problem in message and f"«{typed}»" in message, message
+    with pytest.raises(issuing.FormProblems):
+        issuing.build_document(form(items=table))
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("50", "50"),
+        (" 1250.50 ", "1250.50"),
+        ("1,250.50", "1250.50"),
+        (".5", "0.5"),
+        ("0.000001", "0.000001"),
+    ],
+)
+def test_a_typed_price_is_read_exactly(typed: str, read: str) -> None:
+    table = items({"descripcion": "Servicio", "cantidad": 2.0, "precio": typed})
+    (line,) = issuing.lines_from_items(table)
+    assert (line.quantity, line.unit_price) == (Decimal("2"), Decimal(read))
+
+
+def test_a_negative_quantity_is_an_error() -> None:
+    table = items({"descripcion": "Servicio", "cantidad": -2.0, "precio": "10"})
+    assert issuing.item_problems(table) == {0: ["Cantidad: «-2.0» no puede ser negativo."]}

@@ -58,7 +58,14 @@ def test_periods_page_totals_comparison_and_charts(tenants: Path, issued: Issued
     assert len(titles) == 7
     assert any("Mezcla por afectación" in t for t in titles) and any("Tasa de rechazo" in t for t in titles)
     tables = [t.value for t in at.dataframe]
-    by_type = next(t for t in tables if set(t["Grupo"]) >= {"Factura", "Boleta"})
+    by_type = next(
+        t for t in tables if "Tipo de documento" in t and set(t["Tipo de documento"]) >= {"Factura", "Boleta"}
+    )
+    # every table is headed by what it groups; the customers' has their RUC or DNI, largest first
+    customers = next(t for t in tables if "Cliente" in t.columns)
+    assert list(customers.columns[:2]) == ["RUC/DNI", "Cliente"] and "Grupo" not in customers
+    assert list(customers["Valor de venta"]) == sorted(customers["Valor de venta"], reverse=True)
+    assert all(str(n).isdigit() or n == "-" for n in customers["RUC/DNI"])
     assert {"Valor de venta", "IGV", "ICBPER", "Importe total", "Periodo anterior", "Variación %"} <= set(
         by_type.columns
     )
@@ -92,7 +99,7 @@ def test_periods_customers_table_keeps_the_largest_and_offers_all_in_a_csv(
     monkeypatch.setattr(data, "TABLE_ROWS", 1)
     at = page("views/periods.py")
     shown = _periods_month(at, history)[3]
-    assert list(shown["Grupo"]) == [whole.sort_values("Valor de venta", ascending=False).iloc[0]["Grupo"]]
+    assert list(shown["Cliente"]) == [whole.iloc[0]["Cliente"]]  # the largest (the table is sorted so)
     assert f"los 1 clientes de mayor valor de venta de {len(whole):,}" in texts(at.caption)
     assert "CSV de todos los clientes" in {b.label for b in at.get("download_button")}
 

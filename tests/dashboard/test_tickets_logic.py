@@ -109,7 +109,7 @@ def test_void_window() -> None:
 
 def test_candidate_label(frame: pd.DataFrame) -> None:
     first = frame.iloc[0]
-    assert tickets.candidate_label(first) == "F001-1 · Factura · EMPRESA XYZ S.A. · PEN 118.00"
+    assert tickets.candidate_label(first) == "F001-1 · Factura · EMPRESA XYZ S.A. · S/ 118.00"
 
 
 def test_entries_follow_the_ticket() -> None:

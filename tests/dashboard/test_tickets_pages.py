@@ -83,7 +83,7 @@ def test_void_a_factura_query_its_ticket_and_see_it_voided(shop: Shop, client: C
     # nothing is sent yet: the page shows what would be voided and asks to confirm it
     assert not at.main.success
     review = texts(at.markdown)
-    assert f"Vas a anular **1 documento** emitido el {peru_today():%d/%m/%Y}, por **PEN 118.00**" in review
+    assert f"Vas a anular **1 documento** emitido el {peru_today():%d/%m/%Y}, por **S/ 118.00**" in review
     assert "no se puede deshacer" in texts(at.warning) and "Error en el RUC del cliente" in texts(at.warning)
     assert list(review_table(at)["Número"]) == [document.number]
     assert at.button(key="void_confirm").label == "Sí, anular 1 documento"
@@ -139,7 +139,7 @@ def test_voiding_waits_for_a_confirmation_and_cancel_or_a_new_choice_sends_nothi
     at.multiselect(key="void_docs").set_value([first.external_id, second.external_id]).run()
     at.button(key="void_submit").click().run()
     review = texts(at.markdown)
-    assert "Vas a anular **2 documentos**" in review and "**PEN 236.00**" in review
+    assert "Vas a anular **2 documentos**" in review and "**S/ 236.00**" in review
     at.button(key="void_cancel").click().run()
     assert not at.checkbox and not at.main.success
     at.button(key="void_submit").click().run()
@@ -267,7 +267,8 @@ def test_tickets_page_lists_queries_and_looks_up(shop: Shop, client: Client) -> 
     assert states == {slow.external_id: ["En proceso"], declared.external_id: ["Aceptado"]}
     assert "badge[Aceptado]" in badges(at)  # the picked one's box
 
-    # look one up by its ticket; an unknown one
+    # look one up by its ticket; an unknown one (the field speaks the accountant's words, not the API's)
+    assert "external_id" not in at.text_input(key="lookup_handle").label
     at.radio(key="lookup_family").set_value("voided")
     at.text_input(key="lookup_handle").set_value(slow.ticket)
     next(b for b in at.button if b.label == "Buscar").click().run()

@@ -136,7 +136,17 @@ def test_sales_take_stock_out_and_returns_bring_it_back(live: LiveService) -> No
         invoice = client.post("/api/documents", json=invoice_body()).json()["data"]
         assert client.post("/api/documents", json=boleta_body()).status_code == 200
         assert (stock_of(client, "ARCH-A4"), stock_of(client, "TERMO-1L")) == (8, 8)
-        # a credit note of correction (03) moves nothing; a debit note neither
+        # a debit note moves nothing (and raises what the factura's credit notes may take to 236.00)
+        debit = credit_note_body(
+            invoice["external_id"],
+            serie_documento="FD01",
+            codigo_tipo_documento="08",
+            codigo_tipo_nota="02",
+            motivo_o_sustento_de_nota="Aumento en el valor",
+        )
+        assert client.post("/api/documents", json=debit).status_code == 200, "debit note"
+        assert stock_of(client, "ARCH-A4") == 8
+        # a credit note of correction (03) moves nothing either
         correction = credit_note_body(invoice["external_id"], codigo_tipo_nota="03")
         assert client.post("/api/documents", json=correction).status_code == 200, "correction"
         assert stock_of(client, "ARCH-A4") == 8
