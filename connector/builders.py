@@ -49,6 +49,7 @@ from typing import Any, ClassVar, Protocol
 
 from sunat import catalogs
 from sunat.calendar import peru_now, peru_today
+from sunat.detraction import detraction_amount
 from sunat.money import round2, to_decimal
 from sunat.rates import IGV_PERCENT, icbper_rate
 from sunat.totals import (
@@ -676,7 +677,7 @@ class Detraction:
         rate = Decimal("1") if currency == "PEN" else to_decimal(exchange_rate or 0)
         if rate <= 0:
             raise ValueError("a detraction outside soles needs the exchange rate (factor_tipo_de_cambio)")
-        return round2(total * rate * to_decimal(self.percent) / 100)
+        return detraction_amount(total, to_decimal(self.percent), rate)
 
     def in_document_currency(self, total: Decimal, currency: str, exchange_rate: Any) -> Decimal:
         """The detraction in the document's currency (what it withholds from the pending amount)."""

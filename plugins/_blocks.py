@@ -9,10 +9,13 @@ from decimal import Decimal
 from typing import Any
 
 from connector.builders import totals_payload
+from sunat import catalogs
 from sunat.money import to_decimal
 from sunat.totals import Allowance, LineAmounts, compute_totals
 
 ZERO = Decimal("0")
+#: Legend 2006 of catalog 52: a detraction without it gets observation 4265.
+DETRACTION_LEGEND = {"codigo": "2006", "valor": catalogs.LEGENDS["2006"]}
 
 
 def number(value: Any) -> Decimal | None:
@@ -38,6 +41,17 @@ def to_pen(payload: Mapping[str, Any]) -> Decimal | None:
         return Decimal(1)
     factor = number(payload.get("factor_tipo_de_cambio"))
     return factor if factor is not None and factor > 0 else None
+
+
+def with_detraction_legend(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The payload's ``leyendas`` with :data:`DETRACTION_LEGEND` once, last."""
+    legends = [
+        dict(legend)
+        for legend in payload.get("leyendas") or []
+        if not (isinstance(legend, Mapping) and legend.get("codigo") == DETRACTION_LEGEND["codigo"])
+    ]
+    legends.append(dict(DETRACTION_LEGEND))
+    return legends
 
 
 def _allowances(entries: Any) -> list[Allowance]:

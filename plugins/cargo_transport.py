@@ -28,8 +28,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from connector import FieldError, FormField, hookimpl
-from plugins._blocks import number, to_pen, total_of
+from plugins._blocks import number, to_pen, total_of, with_detraction_legend
 from sunat import catalogs
+from sunat.detraction import detraction_amount
 from sunat.money import round2
 from sunat.ubigeo import is_valid_ubigeo
 
@@ -46,7 +47,6 @@ ACCOUNT = "cargo.account"
 
 OPERATION = "1004"
 GOODS_CODE = "027"  # catalog 54: servicio de transporte de carga (SUNAT 3129)
-LEGEND = {"codigo": "2006", "valor": "Operación sujeta a detracción"}
 #: Form key -> ``detraccion`` key, with the SUNAT rule that requires it.
 TRIP_KEYS: dict[str, tuple[str, str]] = {
     DETAIL: ("detalle_viaje", "3120"),
@@ -125,7 +125,7 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
     )
     total, factor = total_of(payload), to_pen(payload)
     if total is not None and factor is not None:
-        block["monto"] = float(round2(total * percent / 100 * factor))
+        block["monto"] = float(detraction_amount(total, percent, factor))
     for key, (name, _rule) in TRIP_KEYS.items():
         value = values.get(key)
         if key in AMOUNT_KEYS:
@@ -134,12 +134,7 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
                 block[name] = float(round2(amount))
         elif str(value or "").strip():
             block[name] = str(value).strip()
-    legends = [
-        dict(legend)
-        for legend in payload.get("leyendas") or []
-        if not (isinstance(legend, Mapping) and legend.get("codigo") == LEGEND["codigo"])
-    ]
-    legends.append(dict(LEGEND))
+    legends = with_detraction_legend(payload)
     return {**payload, "codigo_tipo_operacion": OPERATION, "detraccion": block, "leyendas": legends}
 
 

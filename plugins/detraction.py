@@ -31,8 +31,9 @@ from decimal import Decimal
 from typing import Any
 
 from connector import FieldError, FormField, hookimpl
-from plugins._blocks import number
+from plugins._blocks import number, to_pen, total_of, with_detraction_legend
 from sunat import catalogs
+from sunat.detraction import detraction_amount
 from sunat.money import TOLERANCE, round2
 
 SECTION = "Detracción"
@@ -42,7 +43,6 @@ ACCOUNT = "detraction.account"
 PAYMENT_METHOD = "detraction.payment_method"
 
 DETRACTION_OPERATION = "1001"
-LEGEND = {"codigo": "2006", "valor": "Operación sujeta a detracción"}
 #: Operations up to this amount (soles) are not subject to detraction (tax law, not an XML rule).
 THRESHOLD = Decimal("700")
 #: Goods code each special detraction operation requires (SUNAT 3129).
@@ -51,19 +51,6 @@ REQUIRED_CODE = {"1002": "004", "1003": "028", "1004": "027"}
 
 class DetractionWarning(UserWarning):
     """Something SUNAT accepts but that is probably a mistake (amount up to S/ 700, no legend 2006)."""
-
-
-def _to_pen(payload: Mapping[str, Any]) -> Decimal | None:
-    """Factor from the document's currency to soles (``None`` when it cannot be known)."""
-    if str(payload.get("codigo_tipo_moneda") or "PEN").upper() == "PEN":
-        return Decimal(1)
-    factor = number(payload.get("factor_tipo_de_cambio"))
-    return factor if factor is not None and factor > 0 else None
-
-
-def _total(payload: Mapping[str, Any]) -> Decimal | None:
-    totals = payload.get("totales")
-    return number(totals.get("total_venta")) if isinstance(totals, Mapping) else None
 
 
 @hookimpl(families="documents")
@@ -128,18 +115,13 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
         "codigo_metodo_pago": str(values.get(PAYMENT_METHOD) or "001"),
         "cuenta_bancaria": str(values.get(ACCOUNT) or "").strip(),
     }
-    total, factor = _total(payload), _to_pen(payload)
+    total, factor = total_of(payload), to_pen(payload)
     if total is not None and factor is not None:
-        block["monto"] = float(round2(total * percent / 100 * factor))
+        block["monto"] = float(detraction_amount(total, percent, factor))
     operation = payload.get("codigo_tipo_operacion")
     if operation not in catalogs.DETRACTION_OPERATION_TYPES:
         operation = DETRACTION_OPERATION
-    legends = [
-        dict(legend)
-        for legend in payload.get("leyendas") or []
-        if not (isinstance(legend, Mapping) and legend.get("codigo") == LEGEND["codigo"])
-    ]
-    legends.append(dict(LEGEND))
+    legends = with_detraction_legend(payload)
     return {**payload, "codigo_tipo_operacion": operation, "detraccion": block, "leyendas": legends}
 
 
@@ -188,14 +170,14 @@ def facturador_validate_payload(payload: dict[str, Any]) -> list[FieldError]:
     if percent is None or not 0 < percent <= 100:
         problem("detraccion.porcentaje", "El porcentaje de detracción debe ser mayor que 0 y hasta 100.")
     amount = number(block.get("monto"))
-    total, factor = _total(payload), _to_pen(payload)
+    total, factor = total_of(payload), to_pen(payload)
     if amount is None or amount <= 0:
         hint = "" if factor is not None else " (en otra moneda indique factor_tipo_de_cambio)"
         problem(
             "detraccion.monto", f"El monto de la detracción en soles debe ser mayor que 0{hint} (SUNAT 3035)."
         )
     elif percent is not None and total is not None and factor is not None:
-        expected = round2(total * percent / 100 * factor)
+        expected = detraction_amount(total, percent, factor)
         if abs(expected - amount) > TOLERANCE:
             problem(
                 "detraccion.monto",

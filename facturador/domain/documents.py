@@ -586,11 +586,11 @@ class DocumentService:
         if unproven:
             response["unproven"] = unproven
         attempts = (row.send_attempts or 0) + 1
-        retry_at = None  # answered with a state: nothing is owed any more
-        if state == states.REGISTERED and send_policy.gives_up(unproven):
+        retry_at, given_up = send_policy.next_attempt(
+            state == states.REGISTERED, attempts, tenant.settings, unproven
+        )
+        if given_up:
             response["attention"] = send_policy.NEEDS_A_PERSON  # stays 01, no longer sent by itself
-        elif state == states.REGISTERED:
-            retry_at = send_policy.utc_now() + send_policy.retry_delay(attempts, tenant.settings)
         failpoints.after_send(row.filename)
         with self.context.writing_one() as connection:
             stored = store_sent_answer(

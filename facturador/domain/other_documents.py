@@ -46,8 +46,7 @@ from facturador.domain.reader import Reader
 from facturador.domain.send_policy import (
     CLAIM_SECONDS,
     NEEDS_A_PERSON,
-    gives_up,
-    retry_delay,
+    next_attempt,
     unproven_answers,
     utc_now,
 )
@@ -590,10 +589,11 @@ class OtherDocumentService:
         unproven = unproven_answers(previous, answer.code, has_cdr)
         if unproven:
             response["unproven"] = unproven
-        pending = answer.kind is ResponseKind.EXCEPTION
-        if pending and gives_up(unproven):
+        retry_at, given_up = next_attempt(
+            answer.kind is ResponseKind.EXCEPTION, attempts, tenant.settings, unproven
+        )
+        if given_up:
             response["attention"] = NEEDS_A_PERSON  # stays 01, no longer sent by itself
-            pending = False
         failpoints.after_send(filename)
         with self.context.writing() as connection:
             registry.flush(connection)
@@ -605,7 +605,7 @@ class OtherDocumentService:
                     response=response,
                     cdr_zip=answer.cdr_zip,
                     send_attempts=attempts,
-                    next_send_at=utc_now() + retry_delay(attempts, tenant.settings) if pending else None,
+                    next_send_at=retry_at,
                 )
             )
             row = connection.execute(select(OTHER_DOCUMENTS).where(OTHER_DOCUMENTS.c.id == row_id)).one()

@@ -34,7 +34,7 @@ from facturador.context import Caller, ServiceContext
 from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
 from facturador.domain.other_documents import OtherDocumentService
-from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, retry_delay, utc_now
+from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, next_attempt, utc_now
 from facturador.domain.summaries import BOLETA_GROUP, SummaryService, needs_a_person
 from facturador.errors import ServiceError
 from facturador.store.db import UNAVAILABLE
@@ -225,7 +225,7 @@ class PendingSender:
                     .where(table.c.id == document.id)
                     .values(
                         send_attempts=attempts,
-                        next_send_at=utc_now() + retry_delay(attempts, tenant.settings),
+                        next_send_at=next_attempt(owed=True, attempts=attempts, settings=tenant.settings).at,
                     )
                 )
             return SendOutcome(document, error=f"{type(exc).__name__}: {exc}")

@@ -7,14 +7,14 @@ authority was unreachable or answered an exception, or the process died before s
 by the pending sender (``facturador.domain.pending``) ``send_retry_seconds`` (a tenant setting, 60 by
 default; over SOAP at least :func:`sending_seconds`, so that no worker sends it while the issuing request
 still may) after it was issued, then after waits that double with each answer, up to
-:data:`MAX_RETRY_SECONDS`.
+:data:`MAX_RETRY_SECONDS`. :func:`next_attempt` takes that whole decision after each answer.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from facturador.authority.gateway import ALREADY_REGISTERED
 
@@ -85,3 +85,27 @@ def gives_up(unproven: int) -> bool:
     """Whether the service stops sending a document after ``unproven`` such answers in a row: it stays
     registered (01) with its last answer, for a person to settle (the dashboard's Inicio lists it)."""
     return unproven >= MAX_UNPROVEN_ANSWERS
+
+
+class NextAttempt(NamedTuple):
+    """What the service does after an answer: ``at`` is when the pending sender sends the document again
+    (naive UTC; ``None``: it is not sent again by itself), ``given_up`` whether that is because the service
+    stopped sending it (:func:`gives_up`: a person settles it)."""
+
+    at: dt.datetime | None
+    given_up: bool = False
+
+
+def next_attempt(
+    owed: bool, attempts: int, settings: dict[str, Any], unproven: int = 0, now: dt.datetime | None = None
+) -> NextAttempt:
+    """The whole retry decision after the ``attempts``-th answer to a document: when the sending is still
+    ``owed`` (the answer left it in 01: an exception, or no answer at all) it is sent again after
+    :func:`retry_delay`, unless ``unproven`` answers in a row said SUNAT holds it without its CDR
+    (:func:`gives_up`); once answered with a state it is not sent again. ``now`` defaults to
+    :func:`utc_now`."""
+    if not owed:
+        return NextAttempt(None)
+    if gives_up(unproven):
+        return NextAttempt(None, given_up=True)
+    return NextAttempt((now or utc_now()) + retry_delay(attempts, settings))
