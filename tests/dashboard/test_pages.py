@@ -96,6 +96,34 @@ def test_periods_customers_table_keeps_the_largest_and_offers_all_in_a_csv(
     assert "CSV de todos los clientes" in {b.label for b in at.get("download_button")}
 
 
+def _registered_late_this_month(tenants: Path) -> bool:
+    """Whether acme has a document of an earlier month registered in this one within ``LATE_DAYS`` of
+    its issue (the register's current rule). Registration is the service's ``created_at``, stamped by
+    the database's clock, not the injected one: read from the service, so the test holds on any day."""
+    import tomllib
+
+    from analysis.register import LATE_DAYS
+    from connector import Client
+    from tests.samples.tenants import ACME_TOKEN
+
+    base_url = tomllib.loads(tenants.read_text(encoding="utf-8"))["tenants"]["acme"]["base_url"]
+    first = peru_today().replace(day=1)
+    with Client(base_url, ACME_TOKEN, cache=False) as client:
+        records = client.documents.list(first - dt.timedelta(days=LATE_DAYS), first - dt.timedelta(days=1))
+    return any(
+        r.created_at is not None
+        and r.date_of_issue is not None
+        and r.created_at.date() >= first
+        and (r.created_at.date() - r.date_of_issue).days <= LATE_DAYS
+        and r.created_at.date() < _next_month(first)
+        for r in records
+    )
+
+
+def _next_month(first: dt.date) -> dt.date:
+    return (first + dt.timedelta(days=32)).replace(day=1)
+
+
 def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: History) -> None:
     at = page("views/register.py")
     assert at.title[0].value == "Registro de ventas"
@@ -110,10 +138,9 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
     }
     adjustments = [b for b in at.get("download_button") if b.label.startswith("Ajustes SIRE")]
     lines = at.dataframe[0].value
-    # the history's documents were issued up to ten days ago and registered today: those of last month
-    # (on the 1st to the 10th) are this month's state 8 lines, and only then are the adjustments offered
-    today = peru_today()
-    late = any((today - dt.timedelta(days=days)).month != today.month for days in (history.days_ago, 2, 1))
+    # documents of an earlier month registered in this one within LATE_DAYS of their issue are this
+    # month's state 8 lines, and only then are the adjustments offered
+    late = _registered_late_this_month(tenants)
     assert ("8 · periodo anterior" in set(lines["Estado"])) == late
     assert all(b.proto.disabled != late for b in adjustments)
     if not late:
