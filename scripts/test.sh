@@ -13,6 +13,11 @@
 #    SQLite run (default: cores + 1) and $FACTURADOR_TEST_PG_WORKERS for the PostgreSQL run (default:
 #    cores); 0 runs that suite in this process, serially. Files go out longest first (tests/conftest.py
 #    orders them by their slow(seconds=...) marks, then by their number of tests).
+#  - then runs the date-sensitive files again at each fixed clock of tests/clocks.py (the first day of a
+#    month, the last one at 23:30 Lima, New Year; FACTURADOR_CLOCK), with the whole suite only (no
+#    pytest arguments); FACTURADOR_TEST_CLOCKS=0 leaves that out.
+#  - HOME and the XDG folders point at a temporary folder for the whole run (tests/conftest.py), and a run
+#    that leaves a new file in the clone fails (tests/conftest.py compares `git status --ignored`).
 # --fast (or FACTURADOR_FAST=1) leaves out the tests marked slow (-m "not slow": restarts of child
 # servers, the schemathesis contract, the live store, whole-browser flows); CI runs everything.
 # Other arguments go to pytest, e.g. scripts/test.sh -k numbering, scripts/test.sh --fast tests/sunat
@@ -89,6 +94,21 @@ SQLITE_STATUS=0
 "${PYTEST[@]}" ${SQLITE_XDIST[@]+"${SQLITE_XDIST[@]}"} ${ARGS[@]+"${ARGS[@]}"} || SQLITE_STATUS=$?
 echo "== SQLite run: exit $SQLITE_STATUS after $((SECONDS - STARTED)) s"
 
+CLOCKS_STATUS=0
+if [ ${#ARGS[@]} -eq 0 ] && [ "${FACTURADOR_TEST_CLOCKS:-1}" = "1" ]; then
+  CLOCKS=()
+  DATED=()
+  while read -r kind first second; do
+    if [ "$kind" = "clock" ]; then CLOCKS+=("$first=$second"); else DATED+=("$first"); fi
+  done < <(PYTHONPATH=$PWD "$VENV/bin/python" -m tests.clocks)
+  for clock in "${CLOCKS[@]}"; do
+    echo "== date-sensitive tests at ${clock%%=*} (FACTURADOR_CLOCK=${clock#*=})"
+    FACTURADOR_CLOCK="${clock#*=}" "${PYTEST[@]}" ${SQLITE_XDIST[@]+"${SQLITE_XDIST[@]}"} "${DATED[@]}" \
+      || CLOCKS_STATUS=$?
+  done
+  echo "== date-sensitive tests at the fixed clocks: exit $CLOCKS_STATUS after $((SECONDS - STARTED)) s"
+fi
+
 PG_STATUS=0
 if [ -n "$PG_PID" ]; then
   wait "$PG_PID" || PG_STATUS=$?
@@ -103,4 +123,5 @@ else
   echo "== PostgreSQL not available: skipped the PostgreSQL run"
 fi
 [ "$SQLITE_STATUS" = "0" ] || exit "$SQLITE_STATUS"
+[ "$CLOCKS_STATUS" = "0" ] || exit "$CLOCKS_STATUS"
 exit "$PG_STATUS"
