@@ -24,6 +24,7 @@ FIXED_CLOCKS = {
 #: voiding, reversions), the simulated SUNAT's date rules, the demo's seeding over past days.
 DATE_SENSITIVE_FILES = (
     "tests/dashboard/test_pages.py",
+    "tests/dashboard/test_store_pages.py",
     "tests/connector/test_lists.py",
     "tests/connector/test_analyst_lists.py",
     "tests/connector/test_seeding.py",
