@@ -13,6 +13,13 @@
 #    SQLite run (default: cores + 1) and $FACTURADOR_TEST_PG_WORKERS for the PostgreSQL run (default:
 #    cores); 0 runs that suite in this process, serially. Files go out longest first (tests/conftest.py
 #    orders them by their slow(seconds=...) marks, then by their number of tests).
+#  - then runs the date-sensitive files again at each fixed clock of tests/clocks.py (the first day of a
+#    month, the last one at 23:30 Lima, New Year; FACTURADOR_CLOCK), with the whole suite only (no
+#    pytest arguments); FACTURADOR_TEST_CLOCKS=0 leaves that out.
+#  - with FACTURADOR_TEST_LOAD=N, last runs the tests marked timing_sensitive once more beside N busy
+#    processes (a loaded machine; on PostgreSQL when it answers), stopped afterwards.
+#  - HOME and the XDG folders point at a temporary folder for the whole run (tests/conftest.py), and a run
+#    that leaves a new file in the clone fails (tests/conftest.py compares `git status --ignored`).
 # --fast (or FACTURADOR_FAST=1) leaves out the tests marked slow (-m "not slow": restarts of child
 # servers, the schemathesis contract, the live store, whole-browser flows); CI runs everything.
 # Other arguments go to pytest, e.g. scripts/test.sh -k numbering, scripts/test.sh --fast tests/sunat
@@ -89,6 +96,21 @@ SQLITE_STATUS=0
 "${PYTEST[@]}" ${SQLITE_XDIST[@]+"${SQLITE_XDIST[@]}"} ${ARGS[@]+"${ARGS[@]}"} || SQLITE_STATUS=$?
 echo "== SQLite run: exit $SQLITE_STATUS after $((SECONDS - STARTED)) s"
 
+CLOCKS_STATUS=0
+if [ ${#ARGS[@]} -eq 0 ] && [ "${FACTURADOR_TEST_CLOCKS:-1}" = "1" ]; then
+  CLOCKS=()
+  DATED=()
+  while read -r kind first second; do
+    if [ "$kind" = "clock" ]; then CLOCKS+=("$first=$second"); else DATED+=("$first"); fi
+  done < <(PYTHONPATH=$PWD "$VENV/bin/python" -m tests.clocks)
+  for clock in "${CLOCKS[@]}"; do
+    echo "== date-sensitive tests at ${clock%%=*} (FACTURADOR_CLOCK=${clock#*=})"
+    FACTURADOR_CLOCK="${clock#*=}" "${PYTEST[@]}" ${SQLITE_XDIST[@]+"${SQLITE_XDIST[@]}"} "${DATED[@]}" \
+      || CLOCKS_STATUS=$?
+  done
+  echo "== date-sensitive tests at the fixed clocks: exit $CLOCKS_STATUS after $((SECONDS - STARTED)) s"
+fi
+
 PG_STATUS=0
 if [ -n "$PG_PID" ]; then
   wait "$PG_PID" || PG_STATUS=$?
@@ -102,5 +124,23 @@ elif [ "$PG_RUN" = "1" ]; then
 else
   echo "== PostgreSQL not available: skipped the PostgreSQL run"
 fi
+LOAD_STATUS=0
+if [ "${FACTURADOR_TEST_LOAD:-0}" != "0" ]; then
+  BUSY=()
+  for _ in $(seq 1 "$FACTURADOR_TEST_LOAD"); do
+    "$VENV/bin/python" -c "while True: pass" &
+    BUSY+=($!)
+  done
+  trap 'kill "${BUSY[@]}" 2>/dev/null || true; rm -f "$PG_LOG"' EXIT
+  LOAD_DB=()
+  [ "$PG_RUN" = "1" ] && LOAD_DB=(env FACTURADOR_TEST_DATABASE_URL="$PG_URL")
+  echo "== timing-sensitive tests beside $FACTURADOR_TEST_LOAD busy processes"
+  ${LOAD_DB[@]+"${LOAD_DB[@]}"} "${PYTEST[@]}" -m timing_sensitive tests || LOAD_STATUS=$?
+  kill "${BUSY[@]}" 2>/dev/null || true
+  echo "== timing-sensitive tests under load: exit $LOAD_STATUS"
+fi
+
 [ "$SQLITE_STATUS" = "0" ] || exit "$SQLITE_STATUS"
+[ "$CLOCKS_STATUS" = "0" ] || exit "$CLOCKS_STATUS"
+[ "$LOAD_STATUS" = "0" ] || exit "$LOAD_STATUS"
 exit "$PG_STATUS"

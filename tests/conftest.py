@@ -8,28 +8,116 @@ and the request bodies are in ``tests/samples``; tests that read SUNAT's publish
 
 from __future__ import annotations
 
+import atexit
+import datetime as dt
 import os
+import shutil
 import socket
+import subprocess
+import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests import reference
+from tests.clocks import FIXED_CLOCKS
 from tests.samples.tenants import ACME, ACME_TOKEN, OTHER, OTHER_TOKEN, SERIES, TENANTS
 
 if TYPE_CHECKING:  # the service (FastAPI, SQLAlchemy, uvicorn: seconds of imports) loads in ``live`` alone,
     # so a test file that never asks for it (tests/sunat, the UBL and render tests) starts in about a second
-    from pathlib import Path
-
     import httpx
 
     from facturador.config import Settings
     from facturador.context import ServiceContext
+
+
+#: The folder HOME and the XDG folders point at for the whole test session (set by the first process:
+#: pytest-xdist's workers and every child process inherit it).
+TEST_HOME_VARIABLE = "FACTURADOR_TEST_HOME"
+_XDG = {"XDG_CONFIG_HOME": ".config", "XDG_CACHE_HOME": ".cache", "XDG_DATA_HOME": ".local/share"}
+#: Entries of ``git status --porcelain --ignored`` a test run may add to the clone: Python's bytecode and
+#: the caches of the tools a developer runs beside it, never a test's own files.
+_TOOL_ENTRIES = ("__pycache__/", ".pytest_cache/", ".ruff_cache/", ".mypy_cache/")
+_CLONE = Path(__file__).resolve().parents[1]
+_STATUS_BEFORE = pytest.StashKey[set[str] | None]()
+
+
+def _hermetic_home() -> None:
+    """Point HOME and the XDG config, cache and data folders at a temporary folder before anything reads
+    them: a test that forgets its own folders writes there, never in the user's ``~/.cache`` (the
+    connector's HTTP cache, the local stores) nor reads their ``~/.config/facturador/tenants.toml``."""
+    home = os.environ.get(TEST_HOME_VARIABLE)
+    if not home:
+        home = tempfile.mkdtemp(prefix="facturador-tests-home-")
+        os.environ[TEST_HOME_VARIABLE] = home
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+    os.environ["HOME"] = home
+    for name, folder in _XDG.items():
+        os.environ[name] = os.path.join(home, folder)
+        os.makedirs(os.environ[name], exist_ok=True)
+
+
+_hermetic_home()
+
+
+def _clone_status() -> set[str] | None:
+    """What ``git status`` says of the clone, ignored files included (``None`` outside a git checkout)."""
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored"],
+            cwd=_CLONE,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # new files and folders only: a developer may edit tracked files while the tests run
+    return {
+        line
+        for line in done.stdout.splitlines()
+        if line.startswith(("??", "!!")) and not line.endswith(_TOOL_ENTRIES)
+    }
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Remember the clone's ``git status`` (in the controlling process, not in xdist's workers)."""
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_STATUS_BEFORE] = _clone_status()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when the tests left something in the clone (files a test wrote outside its temporary
+    folders); what was there before (the demo's ``.facturador/``) is no concern."""
+    if hasattr(session.config, "workerinput"):
+        return
+    before = session.config.stash.get(_STATUS_BEFORE, None)
+    after = _clone_status() if before is not None else None
+    if before is None or after is None or after <= before:
+        return
+    added = "\n".join(f"  {line}" for line in sorted(after - before))
+    session.config.get_terminal_writer().line(
+        f"\nThe tests wrote into the clone ({_CLONE}); write into tmp_path instead:\n{added}", red=True
+    )
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(params=list(FIXED_CLOCKS.values()), ids=list(FIXED_CLOCKS))
+def fixed_clock(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dt.datetime:
+    """The test runs at each of tests/clocks.py's ``FIXED_CLOCKS`` (``FACTURADOR_CLOCK``: read by
+    sunat.calendar in this process, the live service included, and in every process the test starts);
+    the Lima instant. Such a test is marked ``date_sensitive``."""
+    from sunat.calendar import CLOCK_VARIABLE, peru_now
+
+    monkeypatch.setenv(CLOCK_VARIABLE, request.param)
+    return peru_now()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -46,6 +134,9 @@ def pytest_collection_modifyitems(
     order. scripts/test.sh hands whole files to pytest-xdist workers in this order
     (``--no-loadscope-reorder``): a long file handed out last would run alone at the end while the
     other workers wait."""
+    for item in items:
+        if "fixed_clock" in getattr(item, "fixturenames", ()):
+            item.add_marker("date_sensitive")
     weight: dict[Any, float] = {}
     for item in items:
         mark = item.get_closest_marker("slow")
@@ -186,7 +277,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120  # seconds alone; a loaded machine may take much longer
     while not server.started:
         if time.monotonic() > deadline:
             raise RuntimeError("the service did not start")

@@ -17,8 +17,10 @@ import httpx
 from facturador.config import Settings
 from tests.conftest import free_port
 
-#: Seconds a child ``facturador serve`` may take to answer ``/health`` (imports, migrations, workers).
-START_SECONDS = 120
+#: Seconds a child ``facturador serve`` may take to answer ``/health`` (imports, migrations, workers):
+#: a few alone, but two workers at a load of 20 on two cores took more than 120 (the wait ends at once
+#: when the process exits, so the bound costs nothing when it fails for a reason).
+START_SECONDS = 300
 #: Options of a ``facturador serve`` without its background sender and ticket poller, for tests that
 #: watch what one request does (the poller would settle a ticket on its own).
 NO_POLLER = ("--send-pending-every", "0")

@@ -19,6 +19,7 @@ from typing import Any
 
 from lxml import etree
 
+from sunat.calendar import peru_today
 from tests import reference
 
 #: Root element -> (kind, stylesheet) added to the runner.
@@ -99,6 +100,7 @@ def run(xml: bytes, filename: str) -> Any:
     """SUNAT's verdict on ``xml`` sent as ``filename`` (``RUC-20-R001-1``): the runner's ``Result``
     (``first_rejection``, ``rejections``, ``observations``, ``xsd``, ``runtime_error``)."""
     runner = _runner()
+    runner.today = peru_today().isoformat()  # SUNAT's date rules on the day of our clock, not the machine's
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"{filename}.xml"
         path.write_bytes(xml)

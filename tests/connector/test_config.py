@@ -72,7 +72,9 @@ plugins = ["plugins.detraction"]
     assert "token_env='ACME_TOKEN'" in repr(acme) and "token='***'" in repr(demo)
 
 
-def test_default_path_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_path_and_environment(
+    nothing_configured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FACTURADOR_TENANTS", str(tmp_path / "t.toml"))
     assert tenants_path() == tmp_path / "t.toml"
     monkeypatch.delenv("FACTURADOR_TENANTS")
@@ -144,7 +146,7 @@ def test_tenant_client_talks_to_the_service_and_never_logs_the_token(
 
 
 def test_the_demos_tenants_file_is_found_without_setting_anything(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    nothing_configured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the notebook and the dashboard rely on after `facturador demo`: its tenants file in the data
     directory is found when neither FACTURADOR_TENANTS nor the user's config file exist."""
@@ -169,7 +171,9 @@ def test_the_demos_tenants_file_is_found_without_setting_anything(
 
 @pytest.fixture
 def nothing_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No variable, no user file, no source checkout's demo: only what a test writes under tmp_path."""
+    """No variable, no user file, no source checkout's demo, no ``.facturador/`` around the current folder
+    (the test runs in tmp_path, not in the clone where ``bash scripts/demo.sh`` leaves one): only what a
+    test writes under tmp_path."""
     import connector.config
 
     for name in ("FACTURADOR_TENANTS", "FACTURADOR_DATA_DIR"):
@@ -177,6 +181,7 @@ def nothing_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setattr(connector.config, "_CHECKOUT", None, raising=False)
+    monkeypatch.chdir(tmp_path)
     return tmp_path
 
 

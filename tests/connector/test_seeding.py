@@ -126,7 +126,7 @@ def test_demo_data_looks_real(first: tuple[Shop, SeedReport]) -> None:
         assert [n for n, _, _ in items] == list(range(items[0][0], items[0][0] + len(items))), series
         moments = [(day, time) for _, day, time in items]
         assert moments == sorted(moments), f"{series}: numbers out of date order"
-    now = dt.datetime.now(dt.UTC) - dt.timedelta(hours=5)
+    now = peru_now()  # Lima's, the clock the seeding reads (fixed by FACTURADOR_CLOCK when set)
     assert all(
         (r.date_of_issue, str(r.raw["time_of_issue"])) <= (now.date(), now.strftime("%H:%M:%S"))
         for r in records

@@ -12,12 +12,23 @@ import pytest
 from nbclient import NotebookClient
 
 from connector import Client
-from facturador.domain.tenants import create_tenant
 from demo.seeding import seed
+from facturador.domain.tenants import create_tenant
 from tests.conftest import LiveService
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "explore_documents.ipynb"
+NOTEBOOKS = sorted(NOTEBOOK.parent.glob("*.ipynb"))
 TOKEN = "notebook-token-0123456789-abcdefghijklm"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
+def test_every_notebook_is_valid_for_the_nbformat_it_declares(path: Path) -> None:
+    """Jupyter validates a notebook against the schema of its declared version (cell ids came in 4.5):
+    ``jupyter nbconvert --execute`` logged «Notebook JSON is invalid» for a 4.4 file whose cells had ids."""
+    notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    nbformat.validate(notebook)
+    assert (notebook.nbformat, notebook.nbformat_minor) >= (4, 5)
+    assert all(cell.get("id") for cell in notebook.cells)
 
 
 def test_notebook_is_committed_without_outputs() -> None:
@@ -50,6 +61,7 @@ def seeded(live: LiveService, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTURADOR_TENANTS", str(seeded))
     monkeypatch.setenv("FACTURADOR_STORE_DIR", str(seeded.parent / "stores"))
+    monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(seeded.parent / "cache"))  # the connector's HTTP cache
     monkeypatch.setenv("FACTURADOR_TENANT", "notebook")
     monkeypatch.setenv("FACTURADOR_DAYS", "40")
     monkeypatch.setenv("NB_TOKEN", TOKEN)
@@ -91,6 +103,7 @@ def test_notebook_finds_the_demos_tenants_the_readmes_way(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user file
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("PLOTLY_RENDERER", "json")
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     notebook.cells = [cell for cell in notebook.cells if cell.cell_type == "code"][:2]  # connect, load

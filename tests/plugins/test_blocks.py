@@ -15,6 +15,7 @@ from connector.builders import Customer, Invoice, Line, Receipt
 from connector.plugins import make_plugin_manager
 from plugins import advances, allowances, payments, perception, retention
 from plugins._blocks import with_totals
+from sunat.calendar import peru_today
 
 CUSTOMER = Customer.ruc("20601030013", "EMPRESA XYZ S.A.C.")
 BLOCK_PLUGINS = (
@@ -319,7 +320,7 @@ def test_issue_with_the_blocks_through_the_service(blocks_client: Client) -> Non
     record = blocks_client.documents.find(result.series, result.correlative)
     assert record is not None and record.total == Decimal("1121.00")
     rows = blocks_client.documents.list(
-        dt.date.today() - dt.timedelta(days=2), dt.date.today() + dt.timedelta(days=2), fresh=True
+        peru_today() - dt.timedelta(days=2), peru_today() + dt.timedelta(days=2), fresh=True
     )
     row = next(r for r in rows.rows if r.get("external_id") == result.external_id)
     assert Decimal(str(row["total_payments"])) == Decimal("1121.00")
