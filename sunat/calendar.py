@@ -64,4 +64,3 @@ def fixed_instant(text: str) -> datetime:
     if instant.tzinfo is None:
         instant = instant.replace(tzinfo=LIMA)
     return instant.astimezone(LIMA)
-
