@@ -662,9 +662,11 @@ def seed(
     invoices.sort(key=lambda item: item[0])  # the generator's order, whatever the threads did
     noted: set[str] = set()
     if invoices:
-        note_builders = []
+        note_builders: list[Builder] = []
         remaining: dict[str, Decimal] = {}  # of each factura noted: its total, plus debits, less credits
-        for _ in range(notes):
+        draws = 0
+        while len(note_builders) < notes and draws < 4 * notes:  # a refused draw is drawn again
+            draws += 1
             target = generator.rng.choice(invoices)[1]
             note = generator.note(target)
             key, amount = target["external_id"], note.totals().total
