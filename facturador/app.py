@@ -485,8 +485,10 @@ def create_app(context: ServiceContext) -> ASGIApp:
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(operations.RequestMetrics(limited), context.settings.compression))
-    soap = SunatMount(service, service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return KeepConnection(TrustedHost(soap, context))  # before anything reads Host
+    # KeepConnection wraps the service only: the simulated SUNAT cuts connections on purpose through
+    # uvicorn's own send (see facturador.authority.soap.app's _drop), which a wrapped send would hide
+    soap = SunatMount(KeepConnection(service), service_soap_app(context))  # SUNAT's SOAP services, simulated
+    return TrustedHost(soap, context)  # before anything reads Host
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

@@ -154,7 +154,7 @@ def test_register_knows_what_each_note_modifies(tenant: StandIn) -> None:
         p for p in at.selectbox(key="register_month").options if p.startswith(f"{note.date_of_issue:%m/%Y}")
     )
     at.selectbox(key="register_month").set_value(month).run()
-    lines = at.dataframe[0].value
+    lines = next(t.value for t in at.dataframe if "Estado" in t.value.columns)  # after the reconciliation
     row = lines[(lines["Serie"] == note.series) & (lines["Número"].astype(int) == note.number)].iloc[0]
     assert (
         f"{row['Serie CP modificado']}-{int(row['Número CP modificado'])}"

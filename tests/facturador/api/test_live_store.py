@@ -236,6 +236,8 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
         run.cli(
             "register", SLUG, month, "--tenants", str(tenants), "--folder", str(tmp_path), "--format", "ple"
         )
+        run.cli("igv", SLUG, month, "--tenants", str(tenants))
+        assert "at the newest revision already" in run.cli("migrate")  # nothing to do beside a server
         run.cli("dashboard-password", "--tenants", str(tenants), "--password", "una-clave-larga")
         run.issue(served.root)
         # the SUNAT endpoint served alone on the same store, asked while the server issues

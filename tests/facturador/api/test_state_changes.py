@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from sunat.calendar import LIMA
+from tests.conftest import CLOCK
 from tests.samples.bodies import invoice_body
 
 
@@ -32,12 +33,13 @@ def test_a_change_by_hand_is_recorded_with_who_when_and_why(acme: httpx.Client) 
     document = _issued(acme)
     ext = document["external_id"]
     assert _row(acme, ext)["state_changes"] == []
-    before = dt.datetime.now(LIMA).replace(microsecond=0)
+    # the service's clock: real time plus what other tests of this process advanced it by (tests.conftest)
+    before = dt.datetime.fromtimestamp(CLOCK(), LIMA).replace(microsecond=0)
     answer = acme.post(
         "/api/documents/updatedocumentstatus",
         json={"externail_id": ext, "state_type_id": "11", "motivo": "  Anulada en SUNAT por el portal  "},
     )
-    after = dt.datetime.now(LIMA)
+    after = dt.datetime.fromtimestamp(CLOCK(), LIMA)
     assert answer.status_code == 200, answer.text
     acme.post("/api/documents/updatedocumentstatus", json={"external_id": ext, "state_type_id": "05"})
     changes = acme.get(f"/api/documents/state-changes/{ext}")
