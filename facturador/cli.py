@@ -205,7 +205,7 @@ def serve(
     import uvicorn
 
     ensure_port_free(host, port, "the service", "--port")
-    metrics_directory(settings.data_dir)  # before the metrics are first imported, in this process too
+    metrics_directory(settings.data_dir, port)  # before the metrics are first imported, here too
 
     from facturador.app import log_config
     from facturador.config import ServiceAddress
@@ -248,18 +248,22 @@ def serve(
         context.engine.dispose()
 
 
-def metrics_directory(data_dir: Path) -> None:
-    """Point ``PROMETHEUS_MULTIPROC_DIR`` (unless the operator set it) at an empty ``metrics/`` folder of
-    the data directory, where every worker process of this node writes its request metrics for
-    ``/metrics`` to add up; the figures of a previous run are removed."""
+def metrics_directory(data_dir: Path, port: int) -> Path | None:
+    """Point ``PROMETHEUS_MULTIPROC_DIR`` (unless the operator set it) at an empty folder of this node's
+    own, ``metrics/<host>-<port>/`` in the data directory, where every worker process of the node writes
+    its request metrics for ``/metrics`` to add up; the figures of the node's previous run are removed.
+    Nodes sharing a data directory each have their own folder: one starting never empties another's."""
     import shutil
+    import socket
 
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        return
-    folder = Path(data_dir) / "metrics"
+        return None
+    folder = Path(data_dir) / "metrics" / f"{socket.gethostname()}-{port}"
     shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(mode=0o700, parents=True)
+    folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, as the whole data directory
+    folder.mkdir(mode=0o700, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    return folder
 
 
 def _log_pending_to_stderr(level: str) -> None:
