@@ -65,7 +65,7 @@ def gre_file_name(name: str) -> GreFileName:
     """Parse a guide's file name (without extension); raises :class:`Answer` 0151 when it does not fit."""
     match = _FILE.match(name)
     if not match:
-        raise Answer("0151", f"file name {name!r} is not RUC-09|31-SERIE-NUMERO")
+        raise Answer("0151", f'nomArchivo valor: "{name}"')
     return GreFileName(name, *match.groups())
 
 
@@ -103,7 +103,7 @@ def check_guide(root: etree._Element, file: GreFileName, *, today: date) -> tupl
 def _header(guide: _Guide) -> None:
     root, file = guide.root, guide.file
     if root.tag != ROOT_TAG:
-        raise Answer("1003", f"root element {etree.QName(root).localname}")
+        raise Answer("1003", f'DespatchAdvice valor: "{etree.QName(root).localname}"')
     ubl = guide.text("cbc:UBLVersionID")
     if not ubl:
         raise Answer("2111")
@@ -119,16 +119,18 @@ def _header(guide: _Guide) -> None:
         raise Answer("1001", f'cbc:ID valor: "{doc_id}"')
     supplier = guide.text("cac:DespatchSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")
     if supplier != file.ruc:
-        raise Answer("1034", f'file RUC {file.ruc}, XML RUC "{supplier}"')
+        raise Answer(
+            "1034", f'cac:DespatchSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID valor: "{supplier}"'
+        )
     if doc_id[:4] != file.series:
-        raise Answer("1035", f'file series {file.series}, cbc:ID "{doc_id}"')
+        raise Answer("1035", f'cbc:ID valor: "{doc_id}"')
     if doc_id[5:] != file.number:
-        raise Answer("1036", f'file number {file.number}, cbc:ID "{doc_id}"')
+        raise Answer("1036", f'cbc:ID valor: "{doc_id}"')
     issued = guide.text("cbc:IssueDate")
     if not _DATE.match(issued):
         raise Answer("3436", f'cbc:IssueDate valor: "{issued}"')
     if date.fromisoformat(issued) > guide.today:
-        raise Answer("2329", f'cbc:IssueDate "{issued}" after "{guide.today}"')
+        raise Answer("2329", f'cbc:IssueDate valor: "{issued}"')
     type_code = guide.text("cbc:DespatchAdviceTypeCode")
     if not type_code:
         raise Answer("1050")
@@ -168,9 +170,13 @@ def _recipient(guide: _Guide) -> None:
     recipient = (identification.text or "").strip() if identification is not None else ""
     sender = guide.text("cac:DespatchSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")
     if reason in _TO_ITSELF and (scheme != "6" or recipient != sender):
-        raise Answer("2554", f'motivo {reason}, destinatario "{recipient}"')
+        raise Answer(
+            "2554", f'cac:DeliveryCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID valor: "{recipient}"'
+        )
     if reason in _TO_ANOTHER and scheme == "6" and recipient == sender:
-        raise Answer("2555", f'motivo {reason}, destinatario "{recipient}"')
+        raise Answer(
+            "2555", f'cac:DeliveryCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID valor: "{recipient}"'
+        )
     if reason in _WITH_SUPPLIER and not guide.text(
         "cac:SellerSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID"
     ):
@@ -209,7 +215,7 @@ def _shipment(guide: _Guide) -> None:
     elif doc_type == "09" and guide.text(
         shipment, "cac:ShipmentStage", "cac:CarrierParty", "cac:PartyIdentification", "cbc:ID"
     ):
-        raise Answer("3347", "private transport (02) names no carrier")
+        raise Answer("3347", 'cac:CarrierParty valor: ""')
     _vehicles(guide, mode)
     if doc_type == "31" or mode == "02":
         _drivers(guide)
@@ -249,7 +255,7 @@ def _start_date(guide: _Guide, mode: str) -> None:
         if public:
             guide.observe("4386", f'cbc:StartDate "{start}"')
         else:
-            raise Answer("3343", f'cbc:StartDate "{start}", cbc:IssueDate "{guide.text("cbc:IssueDate")}"')
+            raise Answer("3343", f'cbc:StartDate valor: "{start}"')
 
 
 def _carrier(guide: _Guide) -> None:
@@ -267,7 +273,7 @@ def _carrier(guide: _Guide) -> None:
     if scheme != "6":
         raise Answer("2485", f'cbc:ID@schemeID valor: "{scheme}"')
     if number == guide.file.ruc:
-        raise Answer("2560", f'cac:CarrierParty "{number}"')
+        raise Answer("2560", f'cac:CarrierParty/cac:PartyIdentification/cbc:ID valor: "{number}"')
     if not reading.text(carrier, _path("cac:PartyLegalEntity", "cbc:RegistrationName"), ""):
         raise Answer("2563")
     _mtc(guide)
@@ -289,6 +295,7 @@ def _mtc(guide: _Guide) -> None:
 _M1L = "SUNAT_Envio_IndicadorTrasladoVehiculoM1L"
 _CARRIERS_VEHICLE = "SUNAT_Envio_IndicadorVehiculoConductoresTransp"
 _TUC = _path("cac:ApplicableTransportMeans", "cbc:RegistrationNationalityID")
+_TUC_NODE = "cac:ApplicableTransportMeans/cbc:RegistrationNationalityID"
 
 
 def _vehicles(guide: _Guide, mode: str) -> None:
@@ -311,15 +318,15 @@ def _vehicles(guide: _Guide, mode: str) -> None:
     if not plate and (carrier or (not m1l and (mode == "02" or (public and carriers_vehicle)))):
         raise Answer("2566")
     if plate and public and not m1l and not carriers_vehicle:
-        raise Answer("3354", f'placa valor: "{plate}"')
+        raise Answer("3354", f'cac:TransportEquipment/cbc:ID valor: "{plate}"')
     if plate and not _PLATE.match(plate):
-        raise Answer("2567", f'placa valor: "{plate}"')
+        raise Answer("2567", f'cac:TransportEquipment/cbc:ID valor: "{plate}"')
     if not tuc and (carrier or (public and not m1l and carriers_vehicle)):
-        guide.observe("4399", "Vehiculo principal")
+        guide.observe("4399", f'cac:TransportEquipment/cbc:ID valor: "{plate}"')
     if tuc and not carriers_vehicle:
-        raise Answer("3452", f'cbc:RegistrationNationalityID valor: "{tuc}"')
+        raise Answer("3452", f'{_TUC_NODE} valor: "{tuc}"')
     if tuc and not _CERTIFICATE.match(tuc):
-        raise Answer("3355", f'cbc:RegistrationNationalityID valor: "{tuc}"')
+        raise Answer("3355", f'{_TUC_NODE} valor: "{tuc}"')
     secondary = [] if equipment is None else equipment.findall(CAC("AttachedTransportEquipment"))
     if len(secondary) > 2:
         guide.observe("4389")
@@ -336,19 +343,19 @@ def _secondary_vehicle(
     carrier = guide.file.doc_type == "31"
     plate = reading.text(vehicle, CBC("ID"), "")
     tuc = reading.text(vehicle, _TUC, "")
-    where = f"Vehiculo secundario: {plate}"
+    where = f'cac:AttachedTransportEquipment/cbc:ID valor: "{plate}"'
     if plate and not carrier and not main:
         guide.observe("4408", where)
     if plate and (m1l or (public and not carriers_vehicle)):
         raise Answer("3453", where)
     if plate and not _PLATE.match(plate):
-        raise Answer("2567", f'placa valor: "{plate}"')
+        raise Answer("2567", where)
     if plate and not tuc and (carrier or (public and not m1l and carriers_vehicle)):
         guide.observe("4399", where)
     if tuc and not carriers_vehicle:
-        raise Answer("3454", f'{where} cbc:RegistrationNationalityID valor: "{tuc}"')
+        raise Answer("3454", f'cac:AttachedTransportEquipment/{_TUC_NODE} valor: "{tuc}"')
     if tuc and not _CERTIFICATE.match(tuc):
-        raise Answer("3355", f'{where} cbc:RegistrationNationalityID valor: "{tuc}"')
+        raise Answer("3355", f'cac:AttachedTransportEquipment/{_TUC_NODE} valor: "{tuc}"')
 
 
 def _drivers(guide: _Guide) -> None:
@@ -375,7 +382,7 @@ def _drivers(guide: _Guide) -> None:
         if not licence:
             raise Answer("2572")
         if not _LICENCE.match(licence):
-            raise Answer("2573", f'licencia valor: "{licence}"')
+            raise Answer("2573", f'cac:DriverPerson/cac:IdentityDocumentReference/cbc:ID valor: "{licence}"')
 
 
 def _addresses(guide: _Guide) -> None:
@@ -389,27 +396,27 @@ def _addresses(guide: _Guide) -> None:
         address = delivery.find(address_path) if delivery is not None else None
         ubigeo = reading.text(address, CBC("ID"), "")
         if not ubigeo:
-            raise Answer("2775", address_path.rsplit("}", 1)[-1])
+            raise Answer("2775", f'cac:{address_path.rsplit("}", 1)[-1]}/cbc:ID valor: ""')
         if not _UBIGEO.match(ubigeo):
-            raise Answer("2776", f'ubigeo valor: "{ubigeo}"')
+            raise Answer("2776", f'cac:{address_path.rsplit("}", 1)[-1]}/cbc:ID valor: "{ubigeo}"')
         if not is_valid_ubigeo(ubigeo):
-            raise Answer(not_in_catalog, f'ubigeo valor: "{ubigeo}"')
+            raise Answer(not_in_catalog, f'cac:{address_path.rsplit("}", 1)[-1]}/cbc:ID valor: "{ubigeo}"')
         if not reading.text(address, _path("cac:AddressLine", "cbc:Line"), ""):
             raise Answer(no_line)
     reason = guide.text("cac:Shipment", "cbc:HandlingCode") if guide.file.doc_type == "09" else ""
     sender = guide.text("cac:DespatchSupplierParty", "cac:Party", "cac:PartyIdentification", "cbc:ID")
     for address_path, reasons, where in (
-        (_path("cac:Despatch", "cac:DespatchAddress"), _ORIGIN_NOT_OWN, "Punto de Partida"),
-        (CAC("DeliveryAddress"), _DELIVERY_NOT_OWN, "Punto de Llegada"),
+        (_path("cac:Despatch", "cac:DespatchAddress"), _ORIGIN_NOT_OWN, "cac:DespatchAddress"),
+        (CAC("DeliveryAddress"), _DELIVERY_NOT_OWN, "cac:DeliveryAddress"),
     ):
         address = delivery.find(address_path) if delivery is not None else None
         code = address.find(CBC("AddressTypeCode")) if address is not None else None
         if reason in reasons and code is not None and code.get("listID") == sender:
-            raise Answer("3411", where)
+            raise Answer("3411", f'{where}/cbc:AddressTypeCode/@listID valor: "{sender}"')
 
 
 def _lines(guide: _Guide) -> None:
     """At least one line with a positive quantity (2023-like checks are SUNAT's XSD's, kept light)."""
     lines = list(guide.root.iterchildren(CAC("DespatchLine")))
     if not lines:
-        raise Answer("0306", "the guide has no cac:DespatchLine")
+        raise Answer("0306", 'cac:DespatchLine valor: ""')

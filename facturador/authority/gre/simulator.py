@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
+from facturador.authority.detail import described
 from facturador.authority.gateway import TICKET_DONE, TICKET_IN_PROCESS, TICKET_REJECTED
 from facturador.authority.gre.rules import check_guide, gre_file_name
 from facturador.authority.packaging import PackagingError, base_name, read_zip
@@ -341,14 +342,14 @@ class GreSimulator:
             try:
                 root = etree.fromstring(xml, cdr_mod.safe_parser())
             except etree.XMLSyntaxError as exc:
-                raise Answer("0306", str(exc)) from exc
+                raise Answer("0306", f'linea {exc.lineno}: DespatchAdvice valor: ""') from exc
             notes = check_guide(root, file, today=record.received_at.date())
             digest = verify_document_signature(root, xml)
             code, description = "0", accepted_description(file.doc_type, file.doc_id)
             description_url = qr_url(record.issuer_ruc, record.filename, digest)
         except Answer as answer:
             code = answer.code
-            description = message(code) + (f" - Detalle: {answer.detail}" if answer.detail else "")
+            description = described(code, answer.detail)
             notes = ()
         cdr_xml = cdr_mod.build_cdr(
             self.identity,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from facturador.authority.gre.simulator import (
 from facturador.authority.packaging import zip_document
 from facturador.ubl.despatch import DispatchDocument, DispatchParty, Place, sign_despatch
 from facturador.ubl.signing import SigningIdentity, generate_identity
+from sunat.catalogs import response_message
 from tests.conftest import free_port
 from tests.samples.dispatches import DRIVER, GRE_RUC, guide
 
@@ -308,8 +310,18 @@ def test_broken_guides_get_99_with_sunats_code(
     answer = send_and_process(server, http, issuer, guide(mode, number=number, **changes))
     assert answer["codRespuesta"] == "99", answer
     assert answer["error"]["numError"] == code
-    assert answer["error"]["desError"]
     assert cdr_mod.read_cdr(base64.b64decode(answer["arcCdr"])).code == code
+    # SUNAT's text of the code and, where the rule names a place, its Detalle in SUNAT's own form
+    # (parsers read the code, the node and the value from it; never an English sentence)
+    text, _, detail = answer["error"]["desError"].partition(" - Detalle: ")
+    assert text == response_message(code)
+    if detail:
+        form = (
+            r"xxx\.xxx\.xxx value='ticket: \d+ error: (?:INFO: |Error en la linea: \d+: )"
+            + code
+            + r' \(nodo: "[^"]+" valor: "[^"]*"\)\''
+        )
+        assert re.fullmatch(form, detail), detail
 
 
 def test_mtc_number_missing_or_malformed_is_an_observation(
