@@ -79,6 +79,7 @@ from facturador.authority.soap.protocol import (
     ServicePath,
     wsdl_dir,
 )
+from facturador.authority.tickets import TicketRecord
 from sunat.catalogs import CDR_EXISTS, CONSULT_STATUS
 from sunat.identity import is_valid_ruc
 
@@ -312,6 +313,22 @@ def exception_cdr_reply(fields: dict[str, str], code: str) -> Reply:
     return Reply("sendBillResponse", {"applicationResponse": cdr_zip}, cdr="applicationResponse")
 
 
+def exception_status_reply(filename: str, code: str) -> Reply:
+    """``getStatus(ticket)`` answered statusCode 0 with a bare exception CDR of ``code`` about the
+    ticket's file, in place of its own CDR (an injected ``exception-cdr``; the ticket stays unanswered)."""
+    name = base_name(filename)
+    reference = name.split("-", 1)[1] if "-" in name else name
+    xml = build_exception_cdr(reference, code, message(code))
+    fields: dict[str, str | bytes] = {"content": sunat_zip(zip_cdr(name, xml)), "statusCode": "0"}
+    return Reply("getStatusResponse", fields, wrapper="status", cdr="content")
+
+
+def _own_ticket(taxpayer: Taxpayer, ticket: str) -> TicketRecord | None:
+    """The taxpayer's ticket ``ticket``, or None (unknown, or another taxpayer's)."""
+    record = taxpayer.simulator.tickets.get(ticket) if ticket else None
+    return record if record is not None and record.issuer_ruc == taxpayer.ruc else None
+
+
 def send_summary(path: ServicePath, taxpayer: Taxpayer, fields: dict[str, str]) -> Reply:
     """``sendSummary``: the ticket of a daily summary or voided communication (a reversion on the
     other-CPE path), or a fault."""
@@ -527,6 +544,13 @@ class SimulatorEndpoint:
             logger.info("SOAP endpoint injects %s", fault.describe())
             await _send(send, 200, exception_cdr_reply(request.fields, fault.fault_code).envelope())
             return
+        ticket_status = request.operation == "getStatus" and service_path.service is not Service.CONSULT
+        if fault is not None and fault.kind == "exception-cdr" and ticket_status:
+            ticket = await self.run(_own_ticket, taxpayer, request.fields.get("ticket", ""))
+            if ticket is not None:
+                logger.info("SOAP endpoint injects %s", fault.describe())
+                await _send(send, 200, exception_status_reply(ticket.filename, fault.fault_code).envelope())
+                return
         if fault is not None and not fault.processed:
             await self.strike_before(fault, send)
             return

@@ -25,8 +25,10 @@ the way back):
 - ``garbage``: processed; HTTP 200 with a body that is not XML.
 - ``exception-cdr``: not processed; ``sendBill`` answers HTTP 200 with a bare CDR coded ``code`` (0109 by
   default) as SUNAT sometimes answers an exception (its real ``cdr-rechazo.zip``): the reference,
-  the code and the catalogue's text, without dates, signature or parties. An operation without a
-  CDR to answer gets the fault of that code instead.
+  the code and the catalogue's text, without dates, signature or parties. ``getStatus(ticket)`` answers
+  statusCode 0 with such a CDR about the ticket's file instead of the ticket's own (greenter reads the
+  CDR's code, not the statusCode); the ticket keeps its real answer for the next query. An operation
+  without a CDR to answer gets the fault of that code instead.
 - ``duplicate``: processed; a fault with ``code`` (1033 "registrado previamente con otros datos" by
   default; 0402 also fits) instead of the answer: SUNAT has the document, the client must recover its
   CDR with ``getStatusCdr``.

@@ -660,3 +660,41 @@ def test_contents_are_not_echoed_in_faults(live: LiveService, payer: Taxpayer) -
     name, data = payer.factura(customer_scheme="7")
     answer = payer.send_bill(live, name, data)
     assert base64.b64encode(data).decode()[:40] not in answer.response.text
+
+
+def test_an_exception_cdr_inside_the_status_of_a_ticket(live: LiveService) -> None:
+    """SUNAT may answer ``getStatus(ticket)`` with statusCode 0 carrying a bare exception CDR (the real
+    ``cdr-rechazo.zip``, 0109) instead of the summary's CDR: ``sunat-fault add exception-cdr --operation
+    getStatus`` gives that answer once, and the ticket is answered for real afterwards."""
+    from tests.facturador.authority.test_soap_injection import inject
+
+    payer = new_taxpayer(live, "rx")
+    today = peru_today()
+    issuer = Issuer(ruc=payer.ruc, name="RX S.A.C.")
+    line = SummaryLine(
+        "03",
+        "B001-1",
+        ADD,
+        "PEN",
+        Decimal("118"),
+        taxed=Decimal("100"),
+        igv=Decimal("18"),
+        customer_type="1",
+        customer_number="44556677",
+    )
+    summary_id = f"RC-{today:%Y%m%d}-1"
+    name, data = _summary_zip(payer, DailySummary(issuer, summary_id, today, today, (line,)))
+    ticket = payer.call(live, BETA, "sendSummary", fileName=f"{name}.zip", contentFile=data).field("ticket")
+    inject(live, payer, "exception-cdr", operation="getStatus")
+    status = payer.call(live, BETA, "getStatus", ticket=ticket)
+    assert status.status == 200
+    assert status.field("status/statusCode") == "0"
+    names, xml = cdr_entries(status.zip("status/content"))
+    assert names == [f"R-{name}.xml", "dummy"]
+    cdr = cdr_mod.parse_cdr(xml)
+    assert (cdr.code, cdr.reference_id, cdr.signed) == ("0109", summary_id, False)
+    assert cdr.description == message("0109")
+    # the injection is used up: the same ticket now gets the summary's own CDR
+    status = payer.call(live, BETA, "getStatus", ticket=ticket)
+    assert status.field("status/statusCode") == "0"
+    assert cdr_code(status.zip("status/content")) == "0"
