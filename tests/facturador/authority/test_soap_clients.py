@@ -78,6 +78,26 @@ def test_zeep_from_sunat_wsdl_files_sends_and_recovers(live: LiveService, payer:
     assert status.statusCode == "0002" and status.content is None
 
 
+def test_zeep_from_the_shipped_wsdl_asks_get_status_ar(live: LiveService, payer: Taxpayer) -> None:
+    """The 2026 billService WSDL declares ``getStatusAR`` (sunat-py ships that copy): zeep built from the
+    WSDL this package ships calls it and reads ``content``, ``statusCode`` and ``statusMessage``."""
+    bill = zeep_client(
+        str(wsdl_dir() / "billService.wsdl"),
+        live.root + PRODUCTION,
+        BILL_BINDING,
+        payer.username,
+        payer.password,
+    )
+    name, data = payer.factura()
+    bill.sendBill(fileName=f"{name}.zip", contentFile=data)
+    _ruc, doc_type, series, number = name.split("-")
+    status = bill.getStatusAR(
+        rucComprobante=payer.ruc, tipoComprobante=doc_type, serieComprobante=series, numeroComprobante=number
+    )
+    assert (status.statusCode, status.statusMessage) == ("0004", "La constancia existe")
+    assert read_cdr(status.content).code == "0"
+
+
 def test_zeep_loads_the_wsdl_from_the_endpoint(live: LiveService, payer: Taxpayer) -> None:
     client = Client(f"{live.root}{BETA}?wsdl", wsse=UsernameToken(payer.username, payer.password))
     name, data = payer.factura()

@@ -424,6 +424,7 @@ def test_get_status_ar_answers_a_documents_cdr(live: LiveService, payer: Taxpaye
     assert answer.field("status/statusCode") == "0004"
     assert answer.field("status/statusMessage") == "La constancia existe"
     assert cdr_entries(answer.zip("status/content"))[1] == cdr_entries(sent.zip("applicationResponse"))[1]
+    assert_valid(answer.body, BILL_XSD)  # the shipped schema declares getStatusResponseAR
     unknown = payer.call(live, BETA, "getStatusAR", **consult_fields(payer.ruc, f"{name[:-1]}99999"))
     assert unknown.field("status/statusCode") == "0011"
 
