@@ -28,6 +28,12 @@ cd "$(dirname "$0")/.."
 VENV=${FACTURADOR_VENV:-.venv}
 source scripts/_venv.sh
 ensure_venv "$VENV"
+# sunat-py, a third-party SOAP client the tests point at the simulated SUNAT, pins cryptography<45,
+# lxml<6 and signxml<5 and runs on the newer ones: it goes into the test venv alone, without those pins
+# (not into the demo's; its test skips with the reason when it is missing).
+if ! "$VENV/bin/python" -c "import sunat_py" 2>/dev/null; then
+  "$VENV/bin/python" -m pip install -q --no-deps sunat-py==0.5.0 || echo "== sunat-py not installed: its client test skips"
+fi
 
 # Bytecode goes to the venv, not the tree, even where PYTHONDONTWRITEBYTECODE is set: without it every
 # xdist worker and every child `facturador serve` compiles the project again, and pytest rewrites the
