@@ -40,8 +40,7 @@ Modules: :mod:`~connector.client` (``Client``), one module per family (:mod:`~co
 retries, rate limit), :mod:`~connector.transports` (``Client(transport=...)``), :mod:`~connector.config`
 (tenants file), :mod:`~connector.hookspecs`, :mod:`~connector.plugins` and :mod:`~connector.forms`
 (plugins). The connector imports only :mod:`sunat` from the project, never the service nor the
-analyst's figures (:mod:`analysis`, beside it); names kept for old callers warn
-(:mod:`~connector.deprecation`).
+analyst's figures (:mod:`analysis`, beside it).
 """
 
 from connector.client import Client

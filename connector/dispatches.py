@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from connector.deprecation import deprecated
 from connector.documents import DocumentsResource
 from connector.errors import NotFoundError
 from connector.http import Connection
@@ -568,9 +567,3 @@ class DispatchesResource(PolledResource["GuideStatus"], FilesResource):
             fresh=True,
             offered_as="la lista de sus guías de remisión",
         )
-
-    @deprecated("client.dispatches.download(external_id, kind)", "download_xml(external_id) or _pdf, _cdr")
-    def download(self, external_id: str, kind: str = "pdf") -> bytes:
-        if kind not in ("xml", "pdf", "cdr"):
-            raise ValueError("kind must be 'xml', 'pdf' or 'cdr'")
-        return self._download(f"/downloads/{self.files}/{kind}/{external_id}")

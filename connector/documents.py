@@ -9,12 +9,10 @@ import hashlib
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 from connector.builders import Builder
-from connector.deprecation import warn
 from connector.errors import NotFoundError
 from connector.http import Connection
 from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, StateChange, link_notes
@@ -175,14 +173,6 @@ class DocumentsResource(Resource):
         """The latest documents (``GET /api/documents/lists``: 50 on real tenants). ``fresh=True``
         bypasses the cache (and refreshes it)."""
         return self._rows("/api/documents/lists", expire_after=None, fresh=fresh)
-
-    def sales_register(self, period: Any, **options: Any) -> Any:
-        """Deprecated: use ``analysis.register.sales_register(client, period, ...)``."""
-        from connector import register  # the deprecated alias: the connector itself never uses analysis
-
-        warn("client.documents.sales_register(...)", "analysis.register.sales_register(client, ...)")
-        client = SimpleNamespace(documents=self, progress=self._http.progress)
-        return register._moved.sales_register(client, period, **options)
 
     def download_xml(self, external_id: str) -> bytes:
         """The signed XML (cached for ``CacheSettings.xml_expire_after``: it never changes)."""

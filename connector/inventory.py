@@ -11,17 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from connector.deprecation import deprecated
 from connector.errors import ValidationError
 from connector.lists import RecordList, pages
 from connector.parsing import parse_decimal, text
 from connector.resources import Reply, Resource, offered
 from sunat import catalogs
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = ["KARDEX_COLUMNS", "InventoryResource", "KardexMove"]
 
@@ -149,7 +145,3 @@ class InventoryResource(Resource):
                 )
             )
         return RecordList((KardexMove.from_row(row) for row in rows), columns=KARDEX_COLUMNS)
-
-    @deprecated("client.inventory.kardex_frame(item_id)", "client.inventory.kardex(item_id).to_dataframe()")
-    def kardex_frame(self, item_id: int) -> pd.DataFrame:
-        return self.kardex(item_id, fresh=True).to_dataframe()

@@ -8,21 +8,16 @@ every one, both as a :class:`~connector.lists.RecordList` (``.to_dataframe()``).
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
-from connector.deprecation import deprecated
 from connector.http import Connection
 from connector.lists import RecordList
 from connector.parsing import data_of, parse_bool, parse_decimal, text
 from connector.resources import Resource
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = ["PRODUCT_COLUMNS", "ItemsResource", "Product", "WarehouseStock"]
 
@@ -191,12 +186,3 @@ class ItemsResource(Resource):
         data = data_of(Connection.json(response), response.url)
         found = (Product.from_row(row) for row in data.get("items") or [] if isinstance(row, Mapping))
         return RecordList(found, columns=PRODUCT_COLUMNS)
-
-    @deprecated("client.items.every(...)", "client.items.list(...) (its .complete says whether that is all)")
-    def every(self, text: str = "", *, fresh: bool = False) -> tuple[builtins.list[Product], bool]:
-        products = self.list(text, fresh=fresh)
-        return [*products], products.complete
-
-    @deprecated("client.items.frame(...)", "client.items.search(...).to_dataframe()")
-    def frame(self, text: str = "", *, limit: int = 100) -> pd.DataFrame:
-        return self.search(text, limit=limit).to_dataframe()

@@ -10,20 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlencode
 
 from connector.builders import Customer
-from connector.deprecation import deprecated
 from connector.errors import NotOfferedError
 from connector.http import Connection
 from connector.lists import RecordList, pages
 from connector.parsing import data_of, parse_bool, rows_of, text
 from connector.person_types import classify
 from connector.resources import Reply, Resource, offered
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = ["PERSON_COLUMNS", "Person", "PersonType", "PersonsResource"]
 
@@ -173,12 +169,6 @@ class PersonsResource(Resource):
             offered_as="la edición de clientes y proveedores" if real_tenant else None,
         )
 
-    @deprecated(
-        "client.persons.save(...)", "client.persons.create(...) or client.persons.update(person_id, ...)"
-    )
-    def save(self, *, person_id: int | None = None, **options: Any) -> Person:
-        return self.create(**options) if person_id is None else self.update(person_id, **options)
-
     def list(
         self, person_type: PersonType = "customers", search: str = "", *, fresh: bool = False
     ) -> RecordList[Person]:
@@ -216,16 +206,6 @@ class PersonsResource(Resource):
             ),
             columns=PERSON_COLUMNS,
         )
-
-    @deprecated("client.persons.records(...)", "client.persons.list(...)")
-    def records(
-        self, person_type: PersonType = "customers", search: str = "", *, fresh: bool = False
-    ) -> RecordList[Person]:
-        return self.list(person_type, search, fresh=fresh)
-
-    @deprecated("client.persons.frame(...)", "client.persons.list(...).to_dataframe()")
-    def frame(self, person_type: PersonType = "customers", search: str = "") -> pd.DataFrame:
-        return self.list(person_type, search).to_dataframe()
 
     def customer_id(self, customer: Customer) -> int:
         """The id of the customer with ``customer``'s identity number, registered when new."""

@@ -12,17 +12,13 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from connector.deprecation import deprecated
 from connector.lists import RecordList
 from connector.parsing import data_of, first_of, parse_bool, parse_date, parse_decimal, split_number, text
 from connector.sale_notes import SaleNote
 from connector.sheets import NoteLine, Sheet, SheetResource
 from connector.states import State
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = ["QUOTATION_COLUMNS", "Quotation", "QuotationRecord", "QuotationRef", "QuotationsResource"]
 
@@ -181,12 +177,6 @@ class QuotationsResource(SheetResource):
             what="cotizaciones",
             columns=QUOTATION_COLUMNS,
         )
-
-    @deprecated("client.quotations.frame(...)", "client.quotations.list(...).to_dataframe()")
-    def frame(
-        self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None
-    ) -> pd.DataFrame:
-        return self.list(search, start=start, end=end, fresh=True).to_dataframe()
 
     @staticmethod
     def to_sale_note(record: QuotationRecord, *, series_id: int, **fields: Any) -> SaleNote:

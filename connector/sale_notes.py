@@ -13,9 +13,8 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from connector.deprecation import deprecated
 from connector.errors import ConflictError
 from connector.http import DOCUMENT_LISTS_TAG, Connection
 from connector.lists import RecordList
@@ -23,9 +22,6 @@ from connector.models import IssueResult
 from connector.parsing import data_of, first_of, links_of, parse_date, parse_decimal, text
 from connector.sheets import Sheet, SheetResource, time_in_lima
 from sunat.calendar import peru_today
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = [
     "SALE_NOTE_COLUMNS",
@@ -286,9 +282,3 @@ class SaleNotesResource(SheetResource):
             columns=SALE_NOTE_COLUMNS,
             details=int(details),
         )
-
-    @deprecated("client.sale_notes.frame(...)", "client.sale_notes.list(...).to_dataframe()")
-    def frame(
-        self, search: str = "", *, start: dt.date | None = None, end: dt.date | None = None
-    ) -> pd.DataFrame:
-        return self.list(search, start=start, end=end, fresh=True).to_dataframe()

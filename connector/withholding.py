@@ -31,7 +31,6 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from connector.builders import Customer
-from connector.deprecation import deprecated
 from connector.http import Connection
 from connector.lists import RecordList
 from connector.models import AuthorityAnswer, TicketRef, TicketStatus
@@ -383,10 +382,6 @@ class WithholdingResource(FilesResource):
             fresh=fresh,
             offered_as=f"la lista de sus {self.named}",
         )
-
-    @deprecated("client.<family>.download(kind, external_id)", "download_xml(external_id) or _pdf, _cdr")
-    def download(self, kind: str, external_id: str) -> bytes:
-        return self._download(f"/downloads/{self.files}/{kind}/{external_id}")
 
     def reverse(
         self, day: dt.date | str, documents: VoidItems, *, form_values: Mapping[str, Any] | None = None

@@ -4,9 +4,8 @@
 analyst's figures) the connector and ``sunat``; ``plugins`` the connector and ``sunat``; ``dashboard``
 the analysis, the connector, the plugins and ``sunat``; ``demo`` (the demo's data, issued through the
 connector) the connector, the plugins and ``sunat``; the service (``facturador``) only ``sunat`` - except
-its composition point, ``facturador/cli.py``, which starts the dashboard and seeds the demo. The
-connector's deprecated aliases of the modules that moved to ``analysis`` (:data:`DEPRECATED_ALIASES`) are
-the one way back, until they go. Every ``import`` counts: at the top, inside functions, under ``if
+its composition point, ``facturador/cli.py``, which starts the dashboard and seeds the demo. No arrow runs
+back up. Every ``import`` counts: at the top, inside functions, under ``if
 TYPE_CHECKING:``; relative imports are resolved to their package. (Loading plugins by import path at run
 time is not an import.)
 """
@@ -35,13 +34,6 @@ ABOVE = "(above the top-level package)"
 COMPOSITION = {
     "facturador/cli.py": frozenset(ALLOWED),
 }
-#: The connector's deprecated aliases of the modules that moved to ``analysis`` (each use warns): they
-#: import what they stand for, and nothing in the connector imports them but the deprecated
-#: ``client.documents.sales_register``.
-DEPRECATED_ALIASES = {
-    f"connector/{name}.py": frozenset({"analysis", "sunat"})
-    for name in ("alerts", "receivables", "register", "sales")
-}
 
 
 @dataclass(frozen=True)
@@ -55,14 +47,7 @@ class Crossing:
     imported: str
 
     def __str__(self) -> str:
-        allowed = (
-            ", ".join(
-                sorted(
-                    COMPOSITION.get(self.path) or DEPRECATED_ALIASES.get(self.path, ALLOWED[self.importer])
-                )
-            )
-            or "none of them"
-        )
+        allowed = ", ".join(sorted(COMPOSITION.get(self.path, ALLOWED[self.importer]))) or "none of them"
         return (
             f"{self.path}:{self.line}: `{self.statement}`: {self.importer} imports {self.imported} "
             f"(it may import {allowed})"
@@ -102,21 +87,13 @@ def crossings(root: Path) -> list[Crossing]:
             parts = relative.with_suffix("").parts
             is_package = parts[-1] == "__init__"
             module = parts[:-1] if is_package else parts
-            allowed = COMPOSITION.get(relative.as_posix()) or DEPRECATED_ALIASES.get(
-                relative.as_posix(), allowed_packages
-            )
+            allowed = COMPOSITION.get(relative.as_posix(), allowed_packages)
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
             for line, imported, statement in imports(tree, module, is_package):
                 top = imported.split(".")[0]
                 if top == ABOVE or (top in ALLOWED and top != importer and top not in allowed):
                     found.append(Crossing(relative.as_posix(), line, statement, importer, top))
     return found
-
-
-def test_the_deprecated_aliases_only_stand_for_analysis() -> None:
-    for path in DEPRECATED_ALIASES:
-        text = (ROOT / path).read_text(encoding="utf-8")
-        assert "moved_module(__name__, _moved)" in text, f"{path} is more than an alias"
 
 
 def test_no_import_crosses_the_rule() -> None:

@@ -1,6 +1,0 @@
-"""Deprecated alias of :mod:`analysis.sales`: the analyst's figures moved beside the connector."""
-
-from analysis import sales as _moved
-from connector.deprecation import moved_module
-
-__getattr__ = moved_module(__name__, _moved)
