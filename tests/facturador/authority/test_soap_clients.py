@@ -34,14 +34,19 @@ def zeep_client(wsdl: str, address: str, binding: str, user: str, password: str)
     return client.create_service(binding, address)
 
 
-def test_zeep_from_sunat_wsdl_files_sends_and_recovers(live: LiveService, payer: Taxpayer) -> None:
-    bill = zeep_client(
+def _production_bill_service(live: LiveService, payer: Taxpayer) -> Any:
+    """zeep's proxy of billService from the shipped WSDL, at the simulator's production path."""
+    return zeep_client(
         str(wsdl_dir() / "billService.wsdl"),
         live.root + PRODUCTION,
         BILL_BINDING,
         payer.username,
         payer.password,
     )
+
+
+def test_zeep_from_sunat_wsdl_files_sends_and_recovers(live: LiveService, payer: Taxpayer) -> None:
+    bill = _production_bill_service(live, payer)
     name, data = payer.factura()
     cdr_zip = bill.sendBill(fileName=f"{name}.zip", contentFile=data)
     assert cdr_zip[:2] == b"PK"  # zeep decodes base64Binary itself
@@ -81,13 +86,7 @@ def test_zeep_from_sunat_wsdl_files_sends_and_recovers(live: LiveService, payer:
 def test_zeep_from_the_shipped_wsdl_asks_get_status_ar(live: LiveService, payer: Taxpayer) -> None:
     """The 2026 billService WSDL declares ``getStatusAR`` (sunat-py ships that copy): zeep built from the
     WSDL this package ships calls it and reads ``content``, ``statusCode`` and ``statusMessage``."""
-    bill = zeep_client(
-        str(wsdl_dir() / "billService.wsdl"),
-        live.root + PRODUCTION,
-        BILL_BINDING,
-        payer.username,
-        payer.password,
-    )
+    bill = _production_bill_service(live, payer)
     name, data = payer.factura()
     bill.sendBill(fileName=f"{name}.zip", contentFile=data)
     _ruc, doc_type, series, number = name.split("-")

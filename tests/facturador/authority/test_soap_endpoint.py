@@ -334,10 +334,10 @@ def _summary_zip(payer: Taxpayer, document: DailySummary | VoidedCommunication) 
     return document.filename, zip_document(document.filename, xml)
 
 
-def test_send_summary_then_get_status_with_padded_in_process_code(live: LiveService) -> None:
-    payer = new_taxpayer(live, "rc", authority_ticket_delay=30.0)
+def _one_boleta_summary(payer: Taxpayer) -> tuple[str, bytes]:
+    """Today's first daily summary of ``payer`` declaring one boleta of S/ 118 (file name and zip)."""
     today = peru_today()
-    issuer = Issuer(ruc=payer.ruc, name="RC S.A.C.")
+    issuer = Issuer(ruc=payer.ruc, name=f"{payer.ruc} S.A.C.")
     line = SummaryLine(
         "03",
         "B001-1",
@@ -349,7 +349,12 @@ def test_send_summary_then_get_status_with_padded_in_process_code(live: LiveServ
         customer_type="1",
         customer_number="44556677",
     )
-    name, data = _summary_zip(payer, DailySummary(issuer, f"RC-{today:%Y%m%d}-1", today, today, (line,)))
+    return _summary_zip(payer, DailySummary(issuer, f"RC-{today:%Y%m%d}-1", today, today, (line,)))
+
+
+def test_send_summary_then_get_status_with_padded_in_process_code(live: LiveService) -> None:
+    payer = new_taxpayer(live, "rc", authority_ticket_delay=30.0)
+    name, data = _one_boleta_summary(payer)
     sent = payer.call(live, BETA, "sendSummary", fileName=f"{name}.zip", contentFile=data)
     assert_valid(sent.body, BILL_XSD)
     ticket = sent.field("ticket")
@@ -670,21 +675,8 @@ def test_an_exception_cdr_inside_the_status_of_a_ticket(live: LiveService) -> No
     from tests.facturador.authority.test_soap_injection import inject
 
     payer = new_taxpayer(live, "rx")
-    today = peru_today()
-    issuer = Issuer(ruc=payer.ruc, name="RX S.A.C.")
-    line = SummaryLine(
-        "03",
-        "B001-1",
-        ADD,
-        "PEN",
-        Decimal("118"),
-        taxed=Decimal("100"),
-        igv=Decimal("18"),
-        customer_type="1",
-        customer_number="44556677",
-    )
-    summary_id = f"RC-{today:%Y%m%d}-1"
-    name, data = _summary_zip(payer, DailySummary(issuer, summary_id, today, today, (line,)))
+    name, data = _one_boleta_summary(payer)
+    summary_id = name.split("-", 1)[1]
     ticket = payer.call(live, BETA, "sendSummary", fileName=f"{name}.zip", contentFile=data).field("ticket")
     inject(live, payer, "exception-cdr", operation="getStatus")
     status = payer.call(live, BETA, "getStatus", ticket=ticket)
