@@ -24,6 +24,7 @@ import orjson
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.sales import CREDIT_NOTE, NOT_COUNTED
 from connector.models import StateChange
 from sunat.calendar import peru_today
 from sunat.catalogs import DOCUMENT_TYPES, STATE_TYPES
@@ -92,10 +93,8 @@ STATES: dict[str, StateStyle] = {
 }
 _UNKNOWN_COLOR = "#bdbdbd"
 
-#: Document types whose amounts count negative in net sales.
-CREDIT_NOTE = "07"
-#: States whose documents do not count in sales (rejected, voided).
-NOT_COUNTED_STATES = frozenset({"09", "11"})
+#: What counts in sales is the analysis' rule: credit notes subtract, rejected and voided documents are out.
+NOT_COUNTED_STATES = NOT_COUNTED
 
 #: Amount columns of the list DataFrame (float64), in the order of the table.
 AMOUNT_COLUMNS = (

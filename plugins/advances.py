@@ -30,8 +30,8 @@ from connector import FieldError, FormField, hookimpl
 from connector.builders import Discount, Prepayment
 from plugins._blocks import ZERO, number, with_totals
 from sunat import catalogs
-from sunat.money import round2
 from sunat.rates import IGV_PERCENT
+from sunat.totals import line_igv
 
 SECTION = "Anticipos"
 NUMBER = "advances.number"
@@ -77,7 +77,7 @@ def facturador_prepare_payload(payload: dict[str, Any], values: dict[str, Any]) 
     amount = number(values.get(AMOUNT)) or ZERO
     total = number(values.get(TOTAL))
     if total is None:
-        total = round2(amount * (1 + IGV_PERCENT / 100))
+        total = amount + line_igv("10", amount, IGV_PERCENT)  # an advance is a taxed sale
     entry = Prepayment(advance, amount, total, doc_type=TYPE_OF_SERIES.get(advance[:1], "02")).to_payload()
     prepared: dict[str, Any] = {
         **payload,
