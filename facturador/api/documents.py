@@ -30,6 +30,7 @@ from facturador.domain.documents import (
     SEND_BODY,
     UPDATE_STATUS_BODY,
     DocumentService,
+    Issued,
     document_type_description,
 )
 from facturador.store.models import Document
@@ -98,6 +99,32 @@ def authority_response(row: Document) -> dict[str, Any] | list[Any]:
     return row.response if row.response else []
 
 
+def issued_answer(request: Request, issued: Issued) -> FastJSON:
+    """The answer to a document issued (a factura, boleta or note, or a sale note turned into one), as
+    real tenants give it; a replay of an earlier request with the same idempotency key says so."""
+    row = issued.document
+    return FastJSON(
+        {
+            "success": True,
+            "data": {
+                "number": f"{row.series}-{row.number}",
+                "filename": row.filename,
+                "external_id": row.external_id,
+                "state_type_id": row.state_type_id,
+                "state_type_description": states.describe(row.state_type_id),
+                "number_to_letter": row.number_to_letter,
+                "hash": row.hash,
+                "qr": issued.qr_png_base64,
+                "id": row.id,
+            },
+            "links": links(request, row, has_cdr=issued.has_cdr),
+            "response": authority_response(row),
+            "was_duplicate": issued.replayed,
+        },
+        headers={idempotency.REPLAYED_HEADER: "true"} if issued.replayed else None,
+    )
+
+
 ISSUE_RESPONSES = contract.responses(
     contract.ISSUED,
     400,
@@ -156,27 +183,7 @@ async def issue(request: Request) -> FastJSON:
     issued = await heavy_work(request).by_lines(
         line_count(body), service.issue, tenant, caller, body, key_header
     )
-    row = issued.document
-    return FastJSON(
-        {
-            "success": True,
-            "data": {
-                "number": f"{row.series}-{row.number}",
-                "filename": row.filename,
-                "external_id": row.external_id,
-                "state_type_id": row.state_type_id,
-                "state_type_description": states.describe(row.state_type_id),
-                "number_to_letter": row.number_to_letter,
-                "hash": row.hash,
-                "qr": issued.qr_png_base64,
-                "id": row.id,
-            },
-            "links": links(request, row, has_cdr=issued.has_cdr),
-            "response": authority_response(row),
-            "was_duplicate": issued.replayed,
-        },
-        headers={idempotency.REPLAYED_HEADER: "true"} if issued.replayed else None,
-    )
+    return issued_answer(request, issued)
 
 
 @router.post(

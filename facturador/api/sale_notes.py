@@ -20,10 +20,9 @@ from facturador.api.common import (
     path_parameter,
     query_range,
 )
-from facturador.api.documents import authority_response, links
+from facturador.api.documents import issued_answer
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import INTEGER, component, obj, string
-from facturador.domain import states
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.fields import DATE_PATTERN, MAX_RECORD_ID
 from facturador.domain.items import DESCRIPTION
@@ -306,26 +305,7 @@ async def generate(request: Request, id: NoteIdParameter) -> FastJSON:  # noqa: 
     tenant, caller = authenticated(request)
     body = await json_object(request)
     issued = await run_in_threadpool(service(request).generate, tenant, caller, id, body)
-    row = issued.document
-    return FastJSON(
-        {
-            "success": True,
-            "data": {
-                "number": f"{row.series}-{row.number}",
-                "filename": row.filename,
-                "external_id": row.external_id,
-                "state_type_id": row.state_type_id,
-                "state_type_description": states.describe(row.state_type_id),
-                "number_to_letter": row.number_to_letter,
-                "hash": row.hash,
-                "qr": issued.qr_png_base64,
-                "id": row.id,
-            },
-            "links": links(request, row, has_cdr=issued.has_cdr),
-            "response": authority_response(row),
-            "was_duplicate": False,
-        }
-    )
+    return issued_answer(request, issued)
 
 
 SALE_NOTE_FILES = contract.responses(None, 404, 422, extra={200: contract.files("application/pdf")})

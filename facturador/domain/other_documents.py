@@ -50,7 +50,13 @@ from facturador.domain.send_policy import (
     unproven_answers,
     utc_now,
 )
-from facturador.domain.summaries import TICKET_QUERY, SummaryService, may_have_arrived, poll_delay
+from facturador.domain.summaries import (
+    TICKET_QUERY,
+    SummaryService,
+    insert_summary,
+    may_have_arrived,
+    poll_delay,
+)
 from facturador.errors import FieldError, ServiceError, not_found
 from facturador.issued import Issuer
 from facturador.render.other_documents import OtherDocumentView, render_other_pdf
@@ -886,26 +892,19 @@ def reverse(
             )
             signed = sign_summary(document, identity)
             external_id = str(uuid.uuid4())
-            summary_id = connection.execute(
-                SUMMARIES.insert().returning(SUMMARIES.c.id),
-                {
-                    "tenant_id": tenant.id,
-                    "external_id": external_id,
-                    "user_id": caller.user_id,
-                    "summary_type": RR,
-                    "process_type": "3",
-                    "identifier": identifier,
-                    "sequence": sequence,
-                    "filename": signed.filename,
-                    "date_of_issue": today,
-                    "date_of_reference": day,
-                    "state_type_id": states.REGISTERED,  # not sent yet: no ticket
-                    "ticket": "",
-                    "hash": signed.digest_value,
-                    "response": None,
-                    "xml": signed.xml,
-                },
-            ).scalar_one()
+            summary_id = insert_summary(
+                connection,
+                tenant_id=tenant.id,
+                external_id=external_id,
+                user_id=caller.user_id,
+                summary_type=RR,
+                process_type="3",
+                sequence=sequence,
+                identifier=identifier,
+                signed=signed,
+                issued=today,
+                reference=day,
+            )
             connection.execute(
                 OTHER_DOCUMENT_REVERSALS.insert(),
                 [

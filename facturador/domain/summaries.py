@@ -56,6 +56,7 @@ from facturador.store.models import (
     SUMMARY_DOCUMENTS,
     TENANTS,
 )
+from facturador.ubl.invoice import SignedXml
 from facturador.ubl.summaries import (
     ADD,
     VOID,
@@ -250,6 +251,46 @@ class _VoidItem:
 _Chooser = Callable[[Connection], list[tuple[DbRow, str]]]
 
 
+def insert_summary(
+    connection: Connection,
+    *,
+    tenant_id: int,
+    external_id: str,
+    user_id: int | None,
+    summary_type: str,
+    process_type: str,
+    sequence: int,
+    identifier: str,
+    signed: SignedXml,
+    issued: dt.date,
+    reference: dt.date,
+    **scheduling: Any,
+) -> int:
+    """Store a signed daily summary, voided communication or reversion, registered and not sent yet (no
+    ticket), and return its id; ``scheduling`` sets the poller's columns (``next_poll_at``...)."""
+    return connection.execute(
+        SUMMARIES.insert().returning(SUMMARIES.c.id),
+        {
+            "tenant_id": tenant_id,
+            "external_id": external_id,
+            "user_id": user_id,
+            "summary_type": summary_type,
+            "process_type": process_type,
+            "identifier": identifier,
+            "sequence": sequence,
+            "filename": signed.filename,
+            "date_of_issue": issued,
+            "date_of_reference": reference,
+            "state_type_id": states.REGISTERED,
+            "ticket": "",
+            "hash": signed.digest_value,
+            "response": None,
+            "xml": signed.xml,
+            **scheduling,
+        },
+    ).scalar_one()
+
+
 class SummaryService:
     """Daily summaries and voided communications of a tenant, and their tickets."""
 
@@ -413,26 +454,19 @@ class SummaryService:
                     document = _build(tenant, summary_type, process, identifier, day, today, chunk)
                     signed = sign_summary(document, identity)
                     external_id = str(uuid.uuid4())
-                    summary_id = connection.execute(
-                        SUMMARIES.insert().returning(SUMMARIES.c.id),
-                        {
-                            "tenant_id": tenant.id,
-                            "external_id": external_id,
-                            "user_id": caller.user_id,
-                            "summary_type": summary_type,
-                            "process_type": process,
-                            "identifier": identifier,
-                            "sequence": sequence,
-                            "filename": signed.filename,
-                            "date_of_issue": today,
-                            "date_of_reference": day,
-                            "state_type_id": states.REGISTERED,  # not sent yet: no ticket
-                            "ticket": "",
-                            "hash": signed.digest_value,
-                            "response": None,
-                            "xml": signed.xml,
-                        },
-                    ).scalar_one()
+                    summary_id = insert_summary(
+                        connection,
+                        tenant_id=tenant.id,
+                        external_id=external_id,
+                        user_id=caller.user_id,
+                        summary_type=summary_type,
+                        process_type=process,
+                        sequence=sequence,
+                        identifier=identifier,
+                        signed=signed,
+                        issued=today,
+                        reference=day,
+                    )
                     connection.execute(
                         SUMMARY_DOCUMENTS.insert(),
                         [
@@ -642,28 +676,21 @@ class SummaryService:
             chunk = [(documents[link.document_id], link.reason) for link in links]
             built = _build(tenant, RC, row.process_type, identifier, lost.date_of_reference, today, chunk)
             signed = sign_summary(built, identity)
-            corrective_id = connection.execute(
-                SUMMARIES.insert().returning(SUMMARIES.c.id),
-                {
-                    "tenant_id": tenant.id,
-                    "external_id": str(uuid.uuid4()),
-                    "user_id": lost.user_id,
-                    "summary_type": RC,
-                    "process_type": row.process_type,
-                    "identifier": identifier,
-                    "sequence": sequence,
-                    "filename": signed.filename,
-                    "date_of_issue": today,
-                    "date_of_reference": lost.date_of_reference,
-                    "state_type_id": states.REGISTERED,
-                    "ticket": "",
-                    "hash": signed.digest_value,
-                    "response": None,
-                    "xml": signed.xml,
-                    "poll_attempts": 0,
-                    "next_poll_at": utc_now(),  # sent by the poller's next pass
-                },
-            ).scalar_one()
+            corrective_id = insert_summary(
+                connection,
+                tenant_id=tenant.id,
+                external_id=str(uuid.uuid4()),
+                user_id=lost.user_id,
+                summary_type=RC,
+                process_type=row.process_type,
+                sequence=sequence,
+                identifier=identifier,
+                signed=signed,
+                issued=today,
+                reference=lost.date_of_reference,
+                poll_attempts=0,
+                next_poll_at=utc_now(),  # sent by the poller's next pass
+            )
             connection.execute(
                 SUMMARY_DOCUMENTS.insert(),
                 [
