@@ -99,6 +99,18 @@ def authority_response(row: Document) -> dict[str, Any] | list[Any]:
     return row.response if row.response else []
 
 
+def numbered(row: Any) -> dict[str, str]:
+    """What an answer says of a numbered document (a factura, a note, a retention...): its number, file
+    name, code in the service and state."""
+    return {
+        "number": f"{row.series}-{row.number}",
+        "filename": row.filename,
+        "external_id": row.external_id,
+        "state_type_id": row.state_type_id,
+        "state_type_description": states.describe(row.state_type_id),
+    }
+
+
 def issued_answer(request: Request, issued: Issued) -> FastJSON:
     """The answer to a document issued (a factura, boleta or note, or a sale note turned into one), as
     real tenants give it; a replay of an earlier request with the same idempotency key says so."""
@@ -107,11 +119,7 @@ def issued_answer(request: Request, issued: Issued) -> FastJSON:
         {
             "success": True,
             "data": {
-                "number": f"{row.series}-{row.number}",
-                "filename": row.filename,
-                "external_id": row.external_id,
-                "state_type_id": row.state_type_id,
-                "state_type_description": states.describe(row.state_type_id),
+                **numbered(row),
                 "number_to_letter": row.number_to_letter,
                 "hash": row.hash,
                 "qr": issued.qr_png_base64,
@@ -201,13 +209,7 @@ async def send(request: Request) -> dict[str, Any]:
     row, has_cdr = await run_in_threadpool(_service(request).send, tenant, body)
     return {
         "success": True,
-        "data": {
-            "number": f"{row.series}-{row.number}",
-            "filename": row.filename,
-            "external_id": row.external_id,
-            "state_type_id": row.state_type_id,
-            "state_type_description": states.describe(row.state_type_id),
-        },
+        "data": numbered(row),
         "links": {"cdr": links(request, row, has_cdr)["cdr"]},
         "response": authority_response(row),
     }

@@ -28,6 +28,7 @@ from facturador.api.common import (
     parse_range,
     path_parameter,
 )
+from facturador.api.documents import numbered
 from facturador.domain import states
 from facturador.domain.document_schema import EXTERNAL_ID
 from facturador.domain.other_documents import (
@@ -201,14 +202,7 @@ def _routes(doc_type: str) -> None:
         row = issued.row
         return {
             "success": True,
-            "data": {
-                "number": f"{row.series}-{row.number}",
-                "filename": row.filename,
-                "external_id": row.external_id,
-                "state_type_id": row.state_type_id,
-                "state_type_description": states.describe(row.state_type_id),
-                "hash": row.hash,
-            },
+            "data": {**numbered(row), "hash": row.hash},
             "links": _links(request, doc_type, row.external_id, issued.has_cdr),
             "response": row.response,
         }
