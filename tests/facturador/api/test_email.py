@@ -487,3 +487,17 @@ def test_cli_sets_smtp_without_showing_the_password(live: LiveService) -> None:
     with live.context.session() as session:
         stored = session.scalars(select(TenantSecret.value).where(TenantSecret.name == "smtp_password")).all()
     assert stored and all(SMTP_PASSWORD not in value for value in stored)
+
+
+def test_the_connector_sends_and_follows_an_email(live: LiveService, inbox: tuple[Inbox, int]) -> None:
+    box, port = inbox
+    shop = smtp_shop(live, port)
+    with shop.client() as client:
+        issued = client.documents.issue(invoice_body())
+        queued = client.documents.email(issued.raw["data"]["id"], CUSTOMER)
+        assert queued.state == "queued" and queued.email == CUSTOMER and queued.id is not None
+        work(live)
+        [delivery] = client.documents.email_deliveries(issued.external_id) or []
+        assert delivery.sent and delivery.attempts == 1 and delivery.sent_at
+        assert client.documents.email_deliveries("00000000-0000-0000-0000-000000000000") is None
+    assert box.parsed()[1] == [CUSTOMER]
