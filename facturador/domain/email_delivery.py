@@ -201,7 +201,7 @@ def document_letter(tenant: TenantInfo, row: Any, files: Iterable[Attachment]) -
         "",
         f"Estado ante SUNAT: {states.describe(row.state_type_id)}.",
         "Puede verificar su validez en la consulta de comprobantes electrónicos de SUNAT "
-        "(https://e-consulta.sunat.gob.pe).",
+        "(https://e-consulta.sunat.gob.pe/ol-ti-itconsvalicpe/ConsValiCpe.htm).",
         "",
         "Atentamente,",
         tenant.name,
