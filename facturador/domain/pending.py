@@ -381,7 +381,8 @@ class Heartbeat:
 
 class Worker:
     """Does the background work of one database through its job queue: pending sends, ticket polls
-    and their retries (the targets' own schedules, doubling after each answer that leaves them owed).
+    and their retries (the targets' own schedules, doubling after each answer that leaves them owed),
+    and the e-mails to customers (:mod:`facturador.domain.email_delivery`).
 
     A job is held under a lease of ``lease_seconds`` that a :class:`Heartbeat` renews while the job is
     done: a worker killed while it holds one leaves the job and the document's claim to expire within a
