@@ -501,3 +501,29 @@ def test_the_connector_sends_and_follows_an_email(live: LiveService, inbox: tupl
         assert delivery.sent and delivery.attempts == 1 and delivery.sent_at
         assert client.documents.email_deliveries("00000000-0000-0000-0000-000000000000") is None
     assert box.parsed()[1] == [CUSTOMER]
+
+
+def test_implicit_tls(live: LiveService, tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(cert, key)
+    box, port = Inbox(), free_port()
+    controller = Controller(  # aiosmtpd counts only STARTTLS as TLS for AUTH: allowed on this socket
+        box,
+        hostname="127.0.0.1",
+        port=port,
+        ssl_context=tls,
+        authenticator=box.authenticate,
+        auth_require_tls=False,
+    )
+    controller.start()
+    try:
+        shop = smtp_shop(live, port, smtp_tls="ssl", smtp_cafile=str(cert))
+        with shop.http() as client:
+            data = issue(client, correo_electronico=CUSTOMER)["data"]
+            work(live)
+            [delivery] = deliveries(client, data["external_id"])
+            assert delivery["state"] == "sent", delivery["last_error"]
+    finally:
+        controller.stop()
+    assert box.parsed()[1] == [CUSTOMER] and box.logins == [SMTP_USER]
