@@ -15,7 +15,15 @@ from urllib.parse import urlencode
 from connector.builders import Builder
 from connector.errors import NotFoundError
 from connector.http import Connection
-from connector.models import DocumentList, DocumentRecord, IssueResult, SendResult, StateChange, link_notes
+from connector.models import (
+    DocumentList,
+    DocumentRecord,
+    EmailDelivery,
+    IssueResult,
+    SendResult,
+    StateChange,
+    link_notes,
+)
 from connector.parsing import coerce_date, gc_paused, rows_of
 from connector.plugins import PluginHost
 from connector.resources import Resource
@@ -146,6 +154,30 @@ class DocumentsResource(Resource):
         except NotFoundError:
             return None
         return [StateChange.from_wire(item) for item in body.get("data") or [] if isinstance(item, Mapping)]
+
+    def email(self, document_id: int, email: str | None = None) -> EmailDelivery:
+        """E-mail a document's PDF, XML and CDR to ``email`` (addresses separated by commas; None: the
+        customer's) through the tenant's SMTP server (``POST /api/document/email``, real PRO's body
+        ``{"id", "email"}``). This service queues it (state ``queued``; follow it with
+        :meth:`email_deliveries`); real tenants send it at once. Not retried by the client."""
+        body: dict[str, Any] = {"id": document_id}
+        if email is not None:
+            body["email"] = email
+        answer = Connection.json(self._http.post("/api/document/email", body))
+        data = answer.get("data")
+        if isinstance(data, Mapping):
+            return EmailDelivery.from_wire(data, email or "")
+        return EmailDelivery(id=None, email=email or "", state="sent")
+
+    def email_deliveries(self, external_id: str) -> list[EmailDelivery] | None:
+        """A document's e-mail deliveries, oldest first (``GET /api/documents/email-deliveries/{id}``);
+        ``None`` from a tenant that keeps no such record (real tenants answer 404)."""
+        try:
+            path = f"/api/documents/email-deliveries/{external_id}"
+            body = Connection.json(self._http.get(path, keep=False))
+        except NotFoundError:
+            return None
+        return [EmailDelivery.from_wire(item) for item in body.get("data") or [] if isinstance(item, Mapping)]
 
     # -- reading ----------------------------------------------------------------------------------
 

@@ -216,6 +216,44 @@ class StateChange:
 
 
 @dataclass(frozen=True)
+class EmailDelivery:
+    """A document or sale note e-mailed to its customer: to which addresses (``email``), its ``state``
+    (``queued``, ``sent``, ``failed``), the attempts made and the last error. This service queues the
+    message and its worker sends it; real tenants send it in the request and answer only that it went
+    (``state`` "sent", ``id`` None)."""
+
+    id: int | None
+    email: str
+    state: str
+    attempts: int = 0
+    last_error: str | None = None
+    created_at: str | None = None
+    sent_at: str | None = None
+    next_attempt_at: str | None = None
+
+    @property
+    def sent(self) -> bool:
+        return self.state == "sent"
+
+    @classmethod
+    def from_wire(cls, item: Mapping[str, Any], email: str = "") -> EmailDelivery:
+        """An item of ``email_send_it_array`` or of ``GET /api/documents/email-deliveries/{id}``, or
+        the ``data`` of ``POST /api/document/email``; times are Lima's wall clock as answered."""
+        state = item.get("state") or ("sent" if item.get("send_it") else "queued")
+        attempts = item.get("attempts")
+        return cls(
+            id=item["id"] if isinstance(item.get("id"), int) else None,
+            email=str(item.get("email") or email),
+            state=str(state),
+            attempts=attempts if isinstance(attempts, int) else 0,
+            last_error=item.get("last_error") or None,
+            created_at=item.get("created_at") or item.get("send_date") or None,
+            sent_at=item.get("sent_at") or None,
+            next_attempt_at=item.get("next_attempt_at") or None,
+        )
+
+
+@dataclass(frozen=True)
 class AffectedRef:
     """The document a note modifies, as a list row names it (``affected_document``): type, series,
     number and, when the service tells it, its issue date and external id."""

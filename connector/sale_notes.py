@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 from connector.errors import ConflictError
 from connector.http import DOCUMENT_LISTS_TAG, Connection
 from connector.lists import RecordList
-from connector.models import IssueResult
+from connector.models import EmailDelivery, IssueResult
 from connector.parsing import data_of, first_of, links_of, parse_date, parse_decimal, text
 from connector.sheets import Sheet, SheetResource, time_in_lima
 from sunat.calendar import peru_today
@@ -198,6 +198,19 @@ class SaleNotesResource(SheetResource):
             check="Búsquela en client.sale_notes.list(fresh=True) antes de emitirla otra vez.",
             changes=("items.lists", self.lists_tag, "quotations.lists"),
         )
+
+    def email(self, note_id: int, email: str | None = None) -> EmailDelivery:
+        """E-mail a sale note's PDF to ``email`` (None: the customer's) through the tenant's SMTP server
+        (``POST /api/sale-note/email``, real PRO's body ``{"id", "email"}``); this service queues it
+        (state ``queued``), real tenants send it at once."""
+        body: dict[str, Any] = {"id": note_id}
+        if email is not None:
+            body["email"] = email
+        answer = Connection.json(self._http.post("/api/sale-note/email", body))
+        data = answer.get("data")
+        if isinstance(data, Mapping):
+            return EmailDelivery.from_wire(data, email or "")
+        return EmailDelivery(id=None, email=email or "", state="sent")
 
     def generate_cpe(
         self,

@@ -530,6 +530,8 @@ def table_frame(df: pd.DataFrame) -> pd.DataFrame:
     out["state"] = [[state_labels[code]] for code in codes]  # a list per row: its own label column
     out["state_type_id"] = states
     out["external_id"] = text_column(df, "external_id")
+    # the service's id of the document (what POST /api/document/email takes); 0 when not known
+    out["id"] = pd.to_numeric(df["id"], errors="coerce").fillna(0).astype("int64") if "id" in df else 0
     for flag in ("has_xml", "has_pdf", "has_cdr"):
         out[flag] = df[flag].astype(bool) if flag in df else False
     if len(out):

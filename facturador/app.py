@@ -28,6 +28,7 @@ from facturador.api import (
     dispatches,
     documents,
     downloads,
+    email,
     inventory,
     items,
     operations,
@@ -45,6 +46,7 @@ from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.dispatches import GRE_MOUNT, DispatchService, service_gre_simulator
 from facturador.domain.documents import DocumentService
+from facturador.domain.email_delivery import EmailDeliveries
 from facturador.domain.fields import check_path_parameters
 from facturador.domain.inventory import InventoryService
 from facturador.domain.items import ItemService
@@ -426,6 +428,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(quotations.router)
     app.state.dispatches = DispatchService(context)
     app.include_router(dispatches.router)
+    app.state.email = EmailDeliveries(context)
+    app.include_router(email.router)
     gre = create_gre_app(service_gre_simulator(context), check_path=check_path_parameters)
     app.mount(GRE_MOUNT, gre)  # SUNAT's GRE API, simulated, its path parameters checked as the API's
 

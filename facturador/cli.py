@@ -327,6 +327,7 @@ def jobs(settings: Any, limit: int) -> None:
     answered, then per kind how many jobs are queued, leased (a worker is doing them) or expired (their
     worker died; the next worker takes them again), and the jobs in hand or in trouble (taken more than
     once, with an error) and the longest due. At most LIMIT lines of each list."""
+    from facturador.domain.email_delivery import describe_deliveries
     from facturador.store.jobs import JobQueue, utc_now
     from facturador.store.operations import lima_today, owed
 
@@ -335,8 +336,11 @@ def jobs(settings: Any, limit: int) -> None:
     try:
         found = owed(context.db, now)
         listed = JobQueue(context.db).listing(limit)
+        mailed = describe_deliveries(context, limit)
     finally:
         context.engine.dispose()
+    for line in mailed:
+        click.echo(line)
     if not found.documents and not found.tickets and not found.jobs:
         click.echo("Nothing is owed: no document pending, no ticket in process, no job queued.")
         return
@@ -684,6 +688,54 @@ def tenant_set(settings: Any, slug: str, assignments: tuple[str, ...]) -> None:
             f"import the company's certificate with 'facturador tenant certificate {slug} FILE.pfx'.",
             err=True,
         )
+
+
+@tenant.command("smtp")
+@storage_options
+@click.argument("slug")
+@click.option("--host", default=None, help="The SMTP server's host name.")
+@click.option("--port", default=None, type=click.IntRange(1, 65535), help="Its port (587, 465, 25...).")
+@click.option("--tls", default=None, type=click.Choice(["none", "starttls", "ssl"]), help="How it encrypts.")
+@click.option("--user", default=None, help="The user to log in as (empty: no login).")
+@click.option("--from", "sender", default=None, help="The sender's address (From).")
+@click.option("--from-name", default=None, help="The sender's name (default: the company's name).")
+@click.option("--cafile", default=None, help="A PEM of CAs to trust besides the system's.")
+@click.option(
+    "--password-env",
+    "variable",
+    metavar="VARIABLE",
+    default=None,
+    help="Read the SMTP password from this environment variable.",
+)
+@click.option("--password-prompt", is_flag=True, help="Ask for the SMTP password (without echo).")
+@click.option("--clear-password", is_flag=True, help="Forget the SMTP password.")
+def tenant_smtp(
+    settings: Any, slug: str, variable: str | None, password_prompt: bool, **options: Any
+) -> None:
+    """Set tenant SLUG's SMTP server, for e-mailing documents to customers (docs/email.md).
+
+    Only the options given change; with none, the current settings are shown. The password is kept
+    encrypted like the SOL password and never printed; it is read from an environment variable or asked
+    for, never taken from the command line."""
+    from facturador.domain.email_delivery import configure_smtp
+
+    clear = bool(options.pop("clear_password"))
+    password = None
+    if variable:
+        password = os.environ.get(variable)
+        if not password:
+            raise click.ClickException(f"the environment variable {variable} is not set or empty")
+    elif password_prompt:
+        password = click.prompt(f"SMTP password of {slug}", hide_input=True, confirmation_prompt=True)
+    names = {"sender": "smtp_from", "from_name": "smtp_from_name"}
+    changes = {names.get(key, f"smtp_{key}"): value for key, value in options.items()}
+    context = _context(settings)
+    try:
+        click.echo(configure_smtp(context, slug, changes, password, clear_password=clear))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        context.engine.dispose()
 
 
 @main.group()

@@ -269,6 +269,7 @@ def _selected(active: Active, row: pd.Series) -> None:
                 )
                 invalidate_documents(pd.Timestamp(row["date_of_issue"]).date())
                 st.rerun()
+        _email(active, row)
         _state_changes(docs.state_changes, ext)
         s1, s2, s3 = st.columns([2, 3, 1], vertical_alignment="bottom")
         codes = list(data.STATES)
@@ -312,6 +313,57 @@ def _selected(active: Active, row: pd.Series) -> None:
                 flash("success", f"{row['number']}: estado cambiado a {data.state_label(new_state)}.")
                 invalidate_documents(pd.Timestamp(row["date_of_issue"]).date())
                 st.rerun()
+
+
+#: How a delivery's state reads, and the alert that shows it.
+EMAIL_STATES = {"queued": "en cola de envío", "sent": "enviado", "failed": "no enviado"}
+
+
+def _email(active: Active, row: pd.Series) -> None:
+    """Send (or resend) the document by e-mail to the customer, with the last delivery's state."""
+    docs = active.client.documents
+    ext = str(row["external_id"])
+    try:
+        sent = docs.email_deliveries(ext)
+    except FacturadorError:
+        sent = None
+    last = sent[-1] if sent else None
+    if last is not None:
+        when = last.sent_at or last.created_at or ""
+        said = (
+            f"Último correo a {last.email}: {EMAIL_STATES.get(last.state, last.state)} ({when}, "
+            f"{figures.plural(last.attempts, 'intento', 'intentos')})"
+            + (f". {last.last_error}" if last.last_error else "")
+        )
+        show = {"sent": st.success, "failed": st.error}.get(last.state, st.info)
+        show(said, icon=":material/mail:")
+    e1, e2 = st.columns([4, 1], vertical_alignment="bottom")
+    address = e1.text_input(
+        "Correo del cliente",
+        value=last.email if last else "",
+        key=f"email_to_{ext}",
+        max_chars=2000,
+        placeholder="Vacío: el correo registrado del cliente; varios separados por comas",
+    ).strip()
+    if e2.button(
+        "Reenviar por correo" if last else "Enviar por correo",
+        key="email_send",
+        icon=":material/mail:",
+        width="stretch",
+        help="Envía el PDF, el XML y (si SUNAT ya respondió) el CDR por el servidor de correo de la empresa.",
+    ):
+        try:
+            if not int(row.get("id") or 0):
+                raise ValueError("el servicio no dio el id de este documento")
+            result = docs.email(int(row["id"]), address or None)
+        except ValueError as exc:
+            st.error(f"No se pudo enviar {row['number']} por correo: {exc}")
+        except FacturadorError as exc:
+            st.error(f"No se pudo enviar {row['number']} por correo: {exc.message}")
+        else:
+            state = EMAIL_STATES.get(result.state, result.state)
+            flash("success", f"{row['number']}: correo a {result.email} {state}.")
+            st.rerun()
 
 
 def _state_changes(read: Callable[[str], list[StateChange] | None], ext: str) -> None:

@@ -229,6 +229,23 @@ DOCUMENT_ROW = _component(
             "custom_fields_data": {"type": ["object", "array", "null"]},
             # this service's extension: the audit record of the state set by hand (empty: never)
             "state_changes": {"type": "array", "items": STATE_CHANGE},
+            # real PRO's record of e-mails sent, with this service's state of each delivery
+            "email_send_it": {"type": "boolean"},
+            "email_send_it_array": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "email": _string(),
+                        "send_it": {"type": "boolean"},
+                        "send_date": _string(),
+                        "state": {"type": "string", "enum": ["queued", "sent", "failed"]},
+                        "attempts": {"type": "integer"},
+                        "last_error": _string(nullable=True),
+                    },
+                    "required": ["email", "send_it", "send_date", "state", "attempts", "last_error"],
+                },
+            },
         }
     ),
 )

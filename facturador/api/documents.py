@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -24,6 +25,7 @@ from facturador.api.common import (
 )
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import changes_meta, changes_query
+from facturador.context import TenantInfo
 from facturador.domain import idempotency, states
 from facturador.domain.document_schema import DOCUMENT, EXTERNAL_ID
 from facturador.domain.documents import (
@@ -38,6 +40,7 @@ from sunat import catalogs
 from sunat.calendar import lima_stamp, peru_today
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
+log = logging.getLogger("facturador.documents")
 
 ISSUE_EXAMPLE = {
     "serie_documento": "F001",
@@ -83,6 +86,15 @@ ISSUE_EXAMPLE = {
 
 def _service(request: Request) -> DocumentService:
     return request.app.state.documents
+
+
+def queue_issued_email(request: Request, tenant: TenantInfo, document_id: int, address: str) -> None:
+    """``acciones.enviar_email``: queue the e-mail of an issued document (a failure to queue is logged:
+    the document is issued and its answer stands; the e-mail can be asked again)."""
+    try:
+        request.app.state.email.after_issue(tenant, document_id, address)
+    except Exception:
+        log.exception("could not queue the e-mail of document %s", document_id)
 
 
 def links(request: Request, row: Document, has_cdr: bool) -> dict[str, str]:
@@ -191,6 +203,9 @@ async def issue(request: Request) -> FastJSON:
     issued = await heavy_work(request).by_lines(
         line_count(body), service.issue, tenant, caller, body, key_header
     )
+    if issued.email_to is not None and not issued.replayed:
+        # queued after SUNAT's answer; the worker attaches the CDR it finds when it sends
+        await run_in_threadpool(queue_issued_email, request, tenant, issued.document.id, issued.email_to)
     return issued_answer(request, issued)
 
 
@@ -402,6 +417,10 @@ def list_rows_payload(rows: list[dict[str, Any]], base: str) -> dict[str, Any]:
                 "order_note": None,
                 # this service's extension: the states set by hand, who, when, why (empty: never)
                 "state_changes": row["state_changes"],
+                # real PRO's record of the e-mails sent (EmailSendLog), with this service's state,
+                # attempts and last error of each delivery (docs/email.md)
+                "email_send_it": any(item["send_it"] for item in row["email_deliveries"]),
+                "email_send_it_array": row["email_deliveries"],
             }
         )
         payments = _json(row["payments_json"]) or []

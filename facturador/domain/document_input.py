@@ -111,6 +111,7 @@ class DocumentRequest:
     payments: tuple[Payment, ...] = ()  # pagos
     perception: Withholding | None = None  # percepcion (operation 2001)
     retention: Withholding | None = None  # retencion (62)
+    send_email: bool = False  # acciones.enviar_email: e-mail the files to the customer once issued
 
     @property
     def is_note(self) -> bool:
@@ -246,6 +247,7 @@ def parse_document(body: Any, *, today: dt.date) -> DocumentRequest:
         ),
         additional_information=values["informacion_adicional"],
         send_xml_signed=actions["enviar_xml_firmado"],
+        send_email=bool(actions["enviar_email"]),
         format_pdf="ticket" if format_pdf == "ticket_80" else format_pdf,
         note_type=note_type,
         note_reason=note_reason,

@@ -648,6 +648,10 @@ DOCUMENT = Object(
                 "enviar_xml_firmado": Boolean(
                     "Enviar a SUNAT (facturas y sus notas); sí si se omite.", fallback=True
                 ),
+                "enviar_email": Boolean(
+                    "Enviar el PDF, el XML y el CDR al correo del cliente (correo_electronico) por el "
+                    "servidor SMTP de la empresa; no si se omite."
+                ),
                 "formato_pdf": Code(
                     "Formato del PDF.",
                     codes=PDF_FORMATS,

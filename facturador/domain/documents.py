@@ -40,6 +40,7 @@ from facturador.domain.dispatch_links import moved_stock, resolve_guides
 from facturador.domain.document_blocks import ADJUSTMENT_NOTE, check_adjustment_affected
 from facturador.domain.document_input import DocumentRequest, parse_document
 from facturador.domain.document_schema import EXTERNAL_ID
+from facturador.domain.email_records import deliveries_of
 from facturador.domain.fields import Code, Object
 from facturador.domain.fields import Text as FieldText
 from facturador.domain.note_balance import CREDIT_NOTE, check_credit_note
@@ -183,6 +184,9 @@ class Issued:
     has_cdr: bool
     #: The answer of an earlier request with the same idempotency key (no document was issued now).
     replayed: bool = False
+    #: ``acciones.enviar_email``: the customer's address to e-mail the document to ("" when it has none);
+    #: None when the body did not ask for it.
+    email_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -334,7 +338,12 @@ class DocumentService:
                     row.external_id,
                     str(exc).splitlines()[0],
                 )
-        return Issued(document=row, qr_png_base64=qr_png_base64(text), has_cdr=has_cdr)
+        return Issued(
+            document=row,
+            qr_png_base64=qr_png_base64(text),
+            has_cdr=has_cdr,
+            email_to=request.customer.email if request.send_email else None,
+        )
 
     def _resolve_guides(
         self, tenant: TenantInfo, request: DocumentRequest
@@ -724,8 +733,11 @@ class DocumentService:
             rows = [dict(zip(keys, row, strict=True)) for row in result]
             changed = [row["id"] for row in rows if row["changed_by_hand"]]  # few: read apart
             found = changes_of(connection, changed) if changed else {}
+            ids = [row["id"] for row in rows]
+            mailed = deliveries_of(connection, tenant.id, "document", ids)
         for row in rows:
             row["state_changes"] = found.get(row["id"], [])
+            row["email_deliveries"] = mailed.get(row["id"], [])
         return rows
 
     def _artifact_exists(self, row: Document, kind: str) -> bool:

@@ -33,12 +33,14 @@ from sqlalchemy import select, update
 from facturador.context import Caller, ServiceContext
 from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
+from facturador.domain.email_delivery import EmailDeliveries
+from facturador.domain.email_delivery import enqueue_due as email_due
 from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, next_attempt, utc_now
 from facturador.domain.summaries import BOLETA_GROUP, SummaryService, needs_a_person
 from facturador.errors import ServiceError
 from facturador.store.db import UNAVAILABLE
-from facturador.store.jobs import DECLARE, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
+from facturador.store.jobs import DECLARE, EMAIL, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
 from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENANTS, USERS
 from sunat.calendar import LIMA
 
@@ -379,7 +381,8 @@ class Heartbeat:
 
 class Worker:
     """Does the background work of one database through its job queue: pending sends, ticket polls
-    and their retries (the targets' own schedules, doubling after each answer that leaves them owed).
+    and their retries (the targets' own schedules, doubling after each answer that leaves them owed),
+    and the e-mails to customers (:mod:`facturador.domain.email_delivery`).
 
     A job is held under a lease of ``lease_seconds`` that a :class:`Heartbeat` renews while the job is
     done: a worker killed while it holds one leaves the job and the document's claim to expire within a
@@ -391,6 +394,7 @@ class Worker:
         self.queue = JobQueue(context.db)
         self.sender = PendingSender(context)
         self.poller = TicketPoller(context)
+        self.mail = EmailDeliveries(context)
         self.name = worker_name()
 
     def run_once(self, stop: threading.Event | None = None) -> int:
@@ -398,6 +402,7 @@ class Worker:
         were done."""
         self.queue.enqueue_due()
         self.queue.enqueue(DECLARE, self.tenants_owing_summaries())
+        email_due(self.context)
         done = 0
         while stop is None or not stop.is_set():
             job = self.queue.take(self.name, self.lease_seconds)
@@ -426,6 +431,9 @@ class Worker:
             return
         if job.kind == DECLARE:
             self.declare(job.target_id)
+            return
+        if job.kind == EMAIL:
+            self.mail.deliver(job.target_id)
             return
         family = {SEND: "documents", SEND_OTHER: "other"}.get(job.kind)
         if family is None:

@@ -102,6 +102,13 @@ def parse_setting(key: str, raw: str) -> Any:
         raise TenantError(f"{key} takes letters and digits only (at most 30)")
     if key == "authority_rules_dir":
         return rules_dir(raw)
+    if key.startswith("smtp_"):  # the SMTP server's settings (facturador tenant smtp checks them all)
+        from facturador.domain.email_records import check_smtp_changes
+
+        try:
+            return check_smtp_changes({key: raw})[key]
+        except ValueError as exc:
+            raise TenantError(str(exc)) from None
     return raw
 
 

@@ -32,6 +32,8 @@ from facturador.store.models import DOCUMENTS, JOBS, OTHER_DOCUMENTS, SUMMARIES
 #: Kinds of job: send a factura or a note of one, send a retention or perception, ask about a ticket,
 #: declare a tenant's past days' boletas in daily summaries (its target is the tenant).
 SEND, SEND_OTHER, POLL, DECLARE = "send", "send_other", "poll", "declare"
+#: E-mail a document or sale note to its customer (its target is the ``email_deliveries`` row).
+EMAIL = "email"
 #: States a document is owed in (registered, not answered) and a summary is asked about in.
 _REGISTERED, _SENT = "01", "03"
 
@@ -217,4 +219,4 @@ class QueuedJob:
     last_error: str | None
 
 
-__all__ = ["JobQueue", "Job", "QueuedJob", "SEND", "SEND_OTHER", "POLL", "DECLARE", "worker_name"]
+__all__ = ["JobQueue", "Job", "QueuedJob", "SEND", "SEND_OTHER", "POLL", "DECLARE", "EMAIL", "worker_name"]

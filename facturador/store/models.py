@@ -83,6 +83,19 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # loading a history (facturador seed, the demo): each document's created_at is its own issue date and
     # time in Lima, as if registered then, not the moment it was loaded (restrict_receipt_date off only)
     "history_stamps": False,
+    # the tenant's SMTP server for e-mailing documents to customers (docs/email.md); its password is the
+    # secret smtp_password. smtp_tls: "none", "starttls" or "ssl"; smtp_cafile: a PEM of the CAs to trust
+    # besides the system's (a private server's certificate)
+    "smtp_host": "",
+    "smtp_port": 587,
+    "smtp_tls": "starttls",
+    "smtp_user": "",
+    "smtp_from": "",
+    "smtp_from_name": "",
+    "smtp_cafile": "",
+    "smtp_timeout": 30.0,
+    "email_retry_seconds": 60.0,  # first wait before a delivery that met a transient error is tried again
+    "email_max_attempts": 5,  # attempts (transient errors) before a delivery is recorded failed
 }
 
 
@@ -279,6 +292,32 @@ class StateChange(Base):
     to_state: Mapped[str] = mapped_column(String(2))
     reason: Mapped[str] = mapped_column(String(500), default="")
     changed_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class EmailDelivery(Base):
+    """A document (``kind`` "document") or sale note ("sale_note") e-mailed to its customer
+    (:mod:`facturador.domain.email_delivery`): to which addresses, its ``state`` ("queued", "sent",
+    "failed"), how many SMTP attempts were made, the last error and when the next attempt is due. Times
+    are naive UTC (shown in Lima's time)."""
+
+    __tablename__ = "email_deliveries"
+    __table_args__ = (
+        Index("ix_email_deliveries_target", "kind", "target_id"),
+        Index("ix_email_deliveries_due", "state", "next_attempt_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int] = mapped_column(Integer)
+    address: Mapped[str] = mapped_column(String(1000))
+    state: Mapped[str] = mapped_column(String(10), default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_error: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    next_attempt_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
 
 class Artifact(Base):
@@ -580,6 +619,7 @@ SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
 JOBS: Table = Job.__table__  # type: ignore[assignment]
+EMAIL_DELIVERIES: Table = EmailDelivery.__table__  # type: ignore[assignment]
 STATE_CHANGES: Table = StateChange.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
