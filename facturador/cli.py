@@ -1478,12 +1478,12 @@ SUNAT_PORT = 8300
 @click.option("--log-level", default="warning", show_default=True)
 def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: str) -> None:
     """Serve the built-in SUNAT simulator alone as SUNAT's SOAP services, on the data directory's tenants
-    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC). ``facturador serve`` also serves
-    them, at /sunat."""
+    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC), and its validity API at /v1/...
+    (docs/validity.md). ``facturador serve`` also serves them, at /sunat and /validez."""
     import uvicorn
 
     from facturador.authority.soap.protocol import PATHS
-    from facturador.domain.sunat_endpoint import service_soap_app
+    from facturador.domain.validity_endpoint import standalone_app
 
     ensure_port_free(host, port, "the SUNAT endpoint", "--port")
     context = _context(settings)
@@ -1491,8 +1491,11 @@ def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: st
     for path in PATHS:
         environment = "beta" if path.beta else "production"
         click.echo(f"  http://{host}:{port}{path.path}  ({path.service.value}, {environment})")
+    click.echo(
+        f"  http://{host}:{port}/v1/contribuyente/contribuyentes/{{ruc}}/validarcomprobante  (validez)"
+    )
     try:
-        uvicorn.run(service_soap_app(context, ose=ose), host=host, port=port, log_level=log_level)
+        uvicorn.run(standalone_app(context, ose=ose), host=host, port=port, log_level=log_level)
     finally:
         context.engine.dispose()
 
