@@ -1586,5 +1586,88 @@ def sunat_fault_clear(settings: Any, ruc: str | None) -> None:
     click.echo(f"Removed {removed} injected failure(s).")
 
 
+# -- every document's validity at SUNAT (docs/validity.md) ------------------------------------------------
+
+
+@main.command("validate")
+@storage_options
+@click.argument("slug")
+@click.argument("period")
+@click.option(
+    "--apply", "apply_states", is_flag=True, help="Set each disagreeing state to SUNAT's (audited)."
+)
+@click.option(
+    "--rate", default=2.0, show_default=True, type=click.FloatRange(min=0.01), help="Queries a second."
+)
+@click.option("--progress", type=click.Path(dir_okay=False), default=None, help="Progress file (resumable).")
+@click.option("--base-url", default=None, help="A running tenant base URL (default: an embedded server).")
+@click.option("--token", envvar="FACTURADOR_TOKEN", default=None, help="Token for --base-url.")
+def validate_command(
+    settings: Any,
+    slug: str,
+    period: str,
+    apply_states: bool,
+    rate: float,
+    progress: str | None,
+    base_url: str | None,
+    token: str | None,
+) -> None:
+    """Ask SUNAT's validity API about every document of PERIOD (YYYY-MM) of tenant SLUG, boletas included,
+    and report every disagreement with the books and the corrective summary lost tickets call for; a rerun
+    continues where the last one stopped. The tenant's ``validity_api_url``/``validity_token_url``/
+    ``validity_client_id`` settings (secret in FACTURADOR_VALIDITY_CLIENT_SECRET) point at SUNAT; without
+    them this service's simulator answers."""
+    from connector import Client
+    from connector.validity import ValidityClient, ValidityEndpoint
+    from connector.validity_sweep import apply, month_bounds, render, sweep
+    from facturador.authority.validity.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET
+    from facturador.domain.tenants import get_tenant
+    from facturador.domain.validity_endpoint import VALIDITY_MOUNT
+
+    try:
+        month_bounds(period)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="PERIOD") from None
+    if base_url is not None and not token:
+        raise click.UsageError("--base-url needs --token (or FACTURADOR_TOKEN)")
+    context = _context(settings)
+    try:
+        with context.session() as session:
+            tenant = get_tenant(session, slug)
+            ruc, tenant_settings = tenant.ruc, dict(tenant.settings or {})
+    except Exception as exc:  # noqa: BLE001 - an unknown tenant is the user's error
+        raise click.ClickException(f"tenant {slug!r}: {exc}") from None
+    finally:
+        context.engine.dispose()
+    path = Path(progress) if progress else settings.data_dir / "validity" / f"{slug}-{period}.jsonl"
+
+    def run(url: str, api_token: str) -> None:
+        own = url.split("/t/")[0] + VALIDITY_MOUNT
+        client_id = tenant_settings.get("validity_client_id") or SIMULATOR_CLIENT_ID
+        secret = (
+            os.environ.get("FACTURADOR_VALIDITY_CLIENT_SECRET", "")
+            if tenant_settings.get("validity_client_id")
+            else SIMULATOR_CLIENT_SECRET
+        )
+        api = tenant_settings.get("validity_api_url") or own
+        endpoint = ValidityEndpoint(
+            tenant_settings.get("validity_token_url") or api, api, client_id, secret, ruc
+        )
+        with Client(url, api_token, cache=False) as client, ValidityClient(endpoint) as validity:
+            report = sweep(client, validity, period, progress=path, rate=rate)
+            click.echo(render(report))
+            if apply_states and report.disagreements:
+                applied = apply(client, report)
+                click.echo(f"{len(applied)} estados corregidos con su motivo (ver state-changes).")
+            if report.stopped_by:
+                raise click.ClickException(f"the sweep stopped: {report.stopped_by}; run again to continue")
+
+    if base_url is not None:
+        run(base_url.rstrip("/"), str(token))
+    else:
+        with embedded_service(settings, slug) as (url, api_token):
+            run(url, api_token)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

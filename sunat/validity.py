@@ -214,10 +214,11 @@ def verdict_of(state: str, observations: tuple[str, ...] | list[str] = ()) -> st
     return "not_found"
 
 
-#: The local states (``state_type_id``) each verdict agrees with. 13 (voiding in process) agrees with
-#: "accepted": the voiding has not landed yet; 01 (registered, not sent) with "not_found" only.
+#: The local states (``state_type_id``) each verdict agrees with: 01 (registered, not sent) with
+#: "not_found" only; 03 (sent, no answer) and 13 (voiding sent, no answer) with none (a sweep runs once
+#: tickets have settled, so SUNAT's answer settles them).
 _AGREES: dict[str, frozenset[str]] = {
-    "accepted": frozenset({"05", "07", "13"}),
+    "accepted": frozenset({"05", "07"}),
     "voided": frozenset({"11"}),
     "not_found": frozenset({"01", "09"}),
     "rejected": frozenset({"09"}),
