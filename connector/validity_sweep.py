@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from connector.validity import ValidityClient, ValidityError
+from connector.validity import QueryRefused, ValidityClient, ValidityError
 from sunat.validity import CP_STATES, ValidityQuery, agrees, proposed_state
 
 __all__ = [
@@ -197,7 +197,7 @@ def sweep(
             try:
                 answer = validity.check(query)
             except ValidityError as exc:
-                if type(exc).__name__ == "QueryRefused":
+                if isinstance(exc, QueryRefused):
                     report.errors.append(f"{record.number}: {exc}")
                     continue
                 report.stopped_by = f"{type(exc).__name__}: {exc}"
@@ -219,8 +219,8 @@ def sweep(
                 on_answer(report.checked, report.total)
     report.elapsed = clock() - started
     for record in records:
-        entry = done.get(record.external_id)
-        if entry is None or agrees(entry["verdict"], record.state_type_id):
+        kept = done.get(record.external_id)
+        if kept is None or agrees(kept["verdict"], record.state_type_id):
             continue
         report.disagreements.append(
             Disagreement(
@@ -230,10 +230,10 @@ def sweep(
                 date_of_issue=record.date_of_issue,
                 total=f"{record.total}",
                 local_state=record.state_type_id,
-                verdict=entry["verdict"],
-                sunat_state=str(entry["state"]),
-                proposed_state=proposed_state(entry["verdict"], record.state_type_id),
-                observations=tuple(entry.get("observations") or ()),
+                verdict=kept["verdict"],
+                sunat_state=str(kept["state"]),
+                proposed_state=proposed_state(kept["verdict"], record.state_type_id),
+                observations=tuple(kept.get("observations") or ()),
             )
         )
     return report
