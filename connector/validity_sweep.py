@@ -1,31 +1,37 @@
-"""A sweep of a period's documents at SUNAT's validity API: every factura, boleta and note of the month
-asked about once, at a bounded pace, the progress kept in a file so a rerun continues where the last one
-stopped; then every disagreement between SUNAT and the books, the state the books should take, and for
-boletas whose daily summary got no answer (98 forever, 0127, 2223) the corrective summary to send
-(``docs/validity.md``).
+"""The analyst's sweep of a tenant's month at SUNAT's validity API (``docs/validity.md``): the documents
+come from the tenant's API (this service or a real one), the answers from SUNAT (or the simulator), and
+SUNAT's states go back through the hand-set-state route with a ``motivo``.
 
     from connector.validity import ValidityClient, ValidityEndpoint
-    from connector.validity_sweep import sweep, apply
-    report = sweep(client, ValidityClient(endpoint), "2026-11", progress="sweep-2026-11.jsonl")
-    for d in report.disagreements: print(d.number, d.local_state, d.verdict, d.proposed_state)
-    apply(client, report)   # hand-set states through updatedocumentstatus, each with its motivo
+    from connector.validity_sweep import apply, render, sweep
+    with ValidityClient(endpoint) as validity:
+        report = sweep(client, validity, "2026-11", progress="sweep-2026-11.jsonl")
+    print(render(report))
+    apply(client, report)   # each state set through updatedocumentstatus, with its motivo
 
-``client`` is a :class:`connector.Client` of the tenant (this service or a real one).
+The engine (pace, progress, disagreements, corrective summary) is :mod:`sunat.validity_sweep`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from connector.validity import QueryRefused, ValidityClient, ValidityError
-from sunat.validity import CP_STATES, ValidityQuery, agrees, proposed_state
+from sunat.validity_client import ValidityClient
+from sunat.validity_sweep import (
+    DEFAULT_RATE,
+    CorrectiveLine,
+    Disagreement,
+    SweepReport,
+    corrective_summary,
+    month_bounds,
+    motivo,
+    render,
+    run_sweep,
+)
 
 __all__ = [
     "DEFAULT_RATE",
@@ -35,108 +41,9 @@ __all__ = [
     "apply",
     "corrective_summary",
     "month_bounds",
+    "render",
     "sweep",
 ]
-
-#: Queries a second by default. SUNAT publishes no limit for this API (docs/validity.md); public clients
-#: ask one document after another, and 2 a second sweeps a month of 3,000 documents in 25 minutes.
-DEFAULT_RATE = 2.0
-#: The document types swept (the API also knows 04, R1 and R7, which this project does not issue).
-SWEPT_TYPES = ("01", "03", "07", "08")
-#: Local states of a boleta sent in a summary that has no answer yet: declared (03), voiding (13).
-IN_A_SUMMARY = ("03", "13")
-CONDITIONS = {"1": "Adicionar", "2": "Modificar", "3": "Anulado"}
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """A document on which SUNAT and the books disagree, and the state the books should take."""
-
-    external_id: str
-    number: str
-    doc_type: str
-    date_of_issue: dt.date | None
-    total: str
-    local_state: str
-    verdict: str
-    sunat_state: str
-    proposed_state: str
-    observations: tuple[str, ...] = ()
-
-    @property
-    def sunat_description(self) -> str:
-        return CP_STATES.get(self.sunat_state, self.sunat_state)
-
-    @property
-    def is_boleta(self) -> bool:
-        return self.number[:1].upper() == "B"
-
-
-@dataclass(frozen=True)
-class CorrectiveLine:
-    """A line of the proposed corrective summary: the boleta (or its note), its date (the summary's
-    reference date) and the condition (catalog 19: 1 add, 3 void)."""
-
-    external_id: str
-    number: str
-    doc_type: str
-    date_of_issue: dt.date | None
-    condition: str
-    why: str
-
-
-@dataclass
-class SweepReport:
-    """What a sweep found (see module doc); ``complete`` False when it stopped early (``stopped_by``)."""
-
-    period: str
-    total: int
-    checked: int
-    resumed: int
-    asked: int
-    elapsed: float
-    disagreements: list[Disagreement] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    stopped_by: str = ""
-    lost_summaries: list[str] = field(default_factory=list)
-
-    @property
-    def complete(self) -> bool:
-        return self.checked == self.total and not self.stopped_by
-
-    @property
-    def throughput(self) -> float:
-        """Documents asked a second in this run."""
-        return self.asked / self.elapsed if self.elapsed > 0 else 0.0
-
-    @property
-    def corrective(self) -> list[CorrectiveLine]:
-        return corrective_summary(self.disagreements)
-
-
-def month_bounds(period: str) -> tuple[dt.date, dt.date]:
-    """The first and last day of ``YYYY-MM``; ValueError for anything else."""
-    try:
-        first = dt.datetime.strptime(period, "%Y-%m").date()
-    except ValueError:
-        raise ValueError(f"the period must be YYYY-MM, not {period!r}") from None
-    following = (first.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
-    return first, following - dt.timedelta(days=1)
-
-
-def _read_progress(path: Path) -> dict[str, dict[str, Any]]:
-    """The answers kept by earlier runs (a line cut by a crash is ignored)."""
-    done: dict[str, dict[str, Any]] = {}
-    if not path.exists():
-        return done
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and entry.get("external_id"):
-            done[str(entry["external_id"])] = entry
-    return done
 
 
 def sweep(
@@ -151,122 +58,25 @@ def sweep(
     stop_after: int | None = None,
     on_answer: Callable[[int, int], None] | None = None,
 ) -> SweepReport:
-    """Ask SUNAT about every document of ``period`` (YYYY-MM) not yet in ``progress`` (a JSON-lines
-    file, appended after each answer), at most ``rate`` a second; ``stop_after`` stops after that many
-    questions (as an interruption would). Credential, throttling and outage errors stop the sweep with
-    its progress kept (``stopped_by``); a refused query is listed in ``errors`` and asked again next run.
-    """
-    if rate <= 0:
-        raise ValueError("rate must be positive")
+    """Sweep ``period`` (YYYY-MM) of the tenant ``client`` (a :class:`connector.Client`) with ``validity``
+    (its endpoint's RUC is the issuer's): see :func:`sunat.validity_sweep.run_sweep`. The summaries the
+    service stopped asking about (``GET /api/company/attention``) are named in the report."""
     first, last = month_bounds(period)
-    records = [
-        r
-        for r in client.documents.list(first, last, fresh=True)
-        if r.document_type_id in SWEPT_TYPES and r.date_of_issue is not None
-    ]
-    path = Path(progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = _read_progress(path)
-    resumed = sum(1 for r in records if r.external_id in done)
-    report = SweepReport(period, len(records), resumed, resumed, 0, 0.0)
-    attention = getattr(getattr(client, "company", None), "attention", None)
-    items = attention() if callable(attention) else None
-    report.lost_summaries = [f"{i.reference} ({i.code})" for i in items or [] if i.kind == "summary"]
-    started = clock()
-    interval = 1.0 / rate
-    next_slot = started
-    with path.open("a", encoding="utf-8") as sink:
-        for record in records:
-            if record.external_id in done:
-                continue
-            if stop_after is not None and report.asked >= stop_after:
-                report.stopped_by = "stop_after"
-                break
-            now = clock()
-            if next_slot > now:
-                sleep(next_slot - now)
-            next_slot = max(next_slot, now) + interval
-            query = ValidityQuery(
-                ruc=validity.endpoint.ruc,
-                doc_type=record.document_type_id,
-                series=record.series,
-                number=int(record.correlative or 0),
-                issued=record.date_of_issue,
-                amount=record.total,
-            )
-            try:
-                answer = validity.check(query)
-            except ValidityError as exc:
-                if isinstance(exc, QueryRefused):
-                    report.errors.append(f"{record.number}: {exc}")
-                    continue
-                report.stopped_by = f"{type(exc).__name__}: {exc}"
-                break
-            entry = {
-                "external_id": record.external_id,
-                "number": record.number,
-                "state": answer.state,
-                "verdict": answer.verdict,
-                "observations": list(answer.observations),
-                "checked_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            }
-            sink.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            sink.flush()
-            done[record.external_id] = entry
-            report.asked += 1
-            report.checked += 1
-            if on_answer is not None:
-                on_answer(report.checked, report.total)
-    report.elapsed = clock() - started
-    for record in records:
-        kept = done.get(record.external_id)
-        if kept is None or agrees(kept["verdict"], record.state_type_id):
-            continue
-        report.disagreements.append(
-            Disagreement(
-                external_id=record.external_id,
-                number=record.number,
-                doc_type=record.document_type_id,
-                date_of_issue=record.date_of_issue,
-                total=f"{record.total}",
-                local_state=record.state_type_id,
-                verdict=kept["verdict"],
-                sunat_state=str(kept["state"]),
-                proposed_state=proposed_state(kept["verdict"], record.state_type_id),
-                observations=tuple(kept.get("observations") or ()),
-            )
-        )
-    return report
-
-
-def corrective_summary(disagreements: list[Disagreement]) -> list[CorrectiveLine]:
-    """The lines of the corrective daily summary SUNAT's answers call for: boletas (and their notes)
-    declared in a summary without an answer (03) that SUNAT lacks go again with condition 1; those whose
-    voiding (13) SUNAT never took go with condition 3. Boletas SUNAT already has (or already voided) need
-    no line: only their state is set (:func:`apply`)."""
-    lines = []
-    for d in disagreements:
-        if not d.is_boleta or d.local_state not in IN_A_SUMMARY:
-            continue
-        if d.local_state == "03" and d.verdict == "not_found":
-            lines.append(
-                CorrectiveLine(d.external_id, d.number, d.doc_type, d.date_of_issue, "1", "SUNAT no la tiene")
-            )
-        elif d.local_state == "13" and d.verdict == "accepted":
-            lines.append(
-                CorrectiveLine(
-                    d.external_id, d.number, d.doc_type, d.date_of_issue, "3", "SUNAT no registró la baja"
-                )
-            )
-    return sorted(lines, key=lambda line: (line.date_of_issue or dt.date.min, line.number))
-
-
-def motivo(disagreement: Disagreement, today: dt.date) -> str:
-    """The reason kept in the document's audit record."""
-    return (
-        f"Consulta de validez SUNAT {today.isoformat()}: {disagreement.sunat_description} "
-        f"(estadoCp {disagreement.sunat_state}); estado local {disagreement.local_state} -> "
-        f"{disagreement.proposed_state}"
+    records = list(client.documents.list(first, last, fresh=True))
+    items = client.company.attention()
+    lost = [f"{i.reference} ({i.code})" for i in items or [] if i.kind == "summary"]
+    return run_sweep(
+        records,
+        validity,
+        validity.endpoint.ruc,
+        period,
+        progress=progress,
+        rate=rate,
+        clock=clock,
+        sleep=sleep,
+        stop_after=stop_after,
+        on_answer=on_answer,
+        lost_summaries=lost,
     )
 
 
@@ -285,36 +95,3 @@ def apply(client: Any, report: SweepReport, *, today: dt.date | None = None) -> 
         client.documents.update_status(d.external_id, d.proposed_state, reason=motivo(d, day))
         applied.append(d)
     return applied
-
-
-def render(report: SweepReport) -> str:
-    """The report as text for a terminal."""
-    out = [
-        f"Periodo {report.period}: {report.checked}/{report.total} documentos consultados "
-        f"({report.resumed} de una corrida anterior, {report.asked} ahora, "
-        f"{report.throughput:.1f} doc/s)."
-    ]
-    if report.stopped_by:
-        out.append(f"Detenido: {report.stopped_by} — vuelva a ejecutar para continuar.")
-    for error in report.errors:
-        out.append(f"Consulta rechazada: {error}")
-    if report.lost_summaries:
-        out.append("Resúmenes sin respuesta de SUNAT: " + ", ".join(report.lost_summaries))
-    if not report.disagreements:
-        out.append("SUNAT y los libros coinciden en todo lo consultado.")
-    else:
-        out.append(f"{len(report.disagreements)} diferencias entre SUNAT y los libros:")
-        for d in report.disagreements:
-            out.append(
-                f"  {d.number:<14} {d.date_of_issue}  {d.total:>10}  local {d.local_state}  "
-                f"SUNAT {d.sunat_description} ({d.verdict})  -> {d.proposed_state}"
-            )
-    lines = report.corrective
-    if lines:
-        out.append("Resumen diario corrector propuesto (por fecha de emisión):")
-        for line in lines:
-            out.append(
-                f"  {line.date_of_issue}  {line.number:<14} condición {line.condition} "
-                f"({CONDITIONS[line.condition]}): {line.why}"
-            )
-    return "\n".join(out)
