@@ -1614,9 +1614,10 @@ def validate_command(
 ) -> None:
     """Ask SUNAT's validity API about every document of PERIOD (YYYY-MM) of tenant SLUG, boletas included,
     and report every disagreement with the books and the corrective summary lost tickets call for; a rerun
-    continues where the last one stopped. The tenant's ``validity_api_url``/``validity_token_url``/
-    ``validity_client_id`` settings (secret in FACTURADOR_VALIDITY_CLIENT_SECRET) point at SUNAT; without
-    them this service's simulator answers."""
+    continues where the last one stopped (the worker's scheduled sweep, setting ``validity_sweep_day``,
+    shares its progress). The tenant's ``validity_client_id`` (``validity_api_url``, ``validity_token_url``;
+    secret ``validity_client_secret``, or FACTURADOR_VALIDITY_CLIENT_SECRET) points at SUNAT; without it
+    this service's simulator answers."""
     from connector import Client
     from connector.validity import ValidityClient, ValidityEndpoint
     from connector.validity_sweep import apply, month_bounds, render, sweep
@@ -1634,7 +1635,8 @@ def validate_command(
     try:
         with context.session() as session:
             tenant = get_tenant(session, slug)
-            ruc, tenant_settings = tenant.ruc, dict(tenant.settings or {})
+            ruc, tenant_settings, tenant_id = tenant.ruc, dict(tenant.settings or {}), tenant.id
+        stored_secret = context.tenant_secret(tenant_id, "validity_client_secret")
     except Exception as exc:  # noqa: BLE001 - an unknown tenant is the user's error
         raise click.ClickException(f"tenant {slug!r}: {exc}") from None
     finally:
@@ -1645,7 +1647,7 @@ def validate_command(
         own = url.split("/t/")[0] + VALIDITY_MOUNT
         client_id = tenant_settings.get("validity_client_id") or SIMULATOR_CLIENT_ID
         secret = (
-            os.environ.get("FACTURADOR_VALIDITY_CLIENT_SECRET", "")
+            stored_secret or os.environ.get("FACTURADOR_VALIDITY_CLIENT_SECRET", "")
             if tenant_settings.get("validity_client_id")
             else SIMULATOR_CLIENT_SECRET
         )

@@ -27,6 +27,7 @@ SECRET_NAMES = {
     "sol_password": "the SOL password of the tenant's secondary user (SOAP sending to SUNAT or an OSE)",
     "gre_client_secret": "the client secret of the GRE API credentials (dispatch guides)",
     "gre_password": "the SOL password the GRE API takes (when it is not the SOL user's above)",
+    "validity_client_secret": "the client secret of the validity API credentials (consulta integrada de CPE)",
 }
 
 
