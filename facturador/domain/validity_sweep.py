@@ -35,7 +35,14 @@ from facturador.store.models import DEFAULT_SETTINGS, DOCUMENTS, TENANTS
 from facturador.store.registry import SqlRegistry
 from sunat.validity import SUNAT_API_URL, SUNAT_TOKEN_URL, ValidityAnswer, ValidityQuery
 from sunat.validity_client import ValidityClient, ValidityEndpoint
-from sunat.validity_sweep import DEFAULT_RATE, SweepReport, corrective_summary, month_bounds, run_sweep
+from sunat.validity_sweep import (
+    CONDITIONS,
+    DEFAULT_RATE,
+    SweepReport,
+    corrective_summary,
+    month_bounds,
+    run_sweep,
+)
 
 __all__ = [
     "SLICE",
@@ -270,9 +277,21 @@ def validity_attention(context: ServiceContext, tenant_id: int) -> list[dict[str
                     )
                 ).all()
             )
+            corrective = {
+                str(line.get("external_id")): str(line.get("condition"))
+                for line in body.get("corrective") or []
+                if isinstance(line, dict)
+            }
             for d in found:
                 if current.get(str(d.get("external_id"))) != d.get("local_state"):
                     continue  # settled since
+                condition = corrective.get(str(d.get("external_id")))
+                summary = (
+                    f"; va en el resumen diario corrector con condición {condition} "
+                    f"({CONDITIONS.get(condition, condition)})"
+                    if condition
+                    else ""
+                )
                 items.append(
                     {
                         "kind": "validity",
@@ -281,7 +300,8 @@ def validity_attention(context: ServiceContext, tenant_id: int) -> list[dict[str
                         "code": str(d.get("sunat_state")),
                         "reason": (
                             f"SUNAT: {d.get('verdict')}; libros: {d.get('local_state')}; propuesto "
-                            f"{d.get('proposed_state')} (facturador validate {slug} {period} --apply)"
+                            f"{d.get('proposed_state')}{summary} "
+                            f"(facturador validate {slug} {period} --apply)"
                         ),
                     }
                 )

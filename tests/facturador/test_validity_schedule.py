@@ -66,7 +66,10 @@ def test_the_worker_sweeps_the_month_before_in_slices_and_tells_a_person(live: L
         items = {i.reference: i for i in client.company.attention() or [] if i.kind == "validity"}
         assert set(items) == {factura.number, boleta.number}
         assert items[factura.number].code == "1" and "propuesto 05" in items[factura.number].reason
-        assert "propuesto 01" in items[boleta.number].reason
+        assert (
+            "propuesto 01; va en el resumen diario corrector con condición 1 (Adicionar)"
+            in items[boleta.number].reason
+        )
         client.documents.update_status(factura.external_id, "05", reason="según SUNAT")
         left = [i.reference for i in client.company.attention() or [] if i.kind == "validity"]
         assert left == [boleta.number]  # settled documents leave the list
