@@ -254,3 +254,48 @@ def test_the_sweep_finds_every_disagreement_applies_sunats_state_and_proposes_th
                 sleep=clock.sleep,
             )
         assert again.complete and again.disagreements == []
+
+
+def test_boletas_of_a_summary_stuck_in_98_are_proved_missing_and_proposed_again(
+    live: LiveService, tmp_path: Path, clock: FakeClock
+) -> None:
+    """A daily summary whose ticket stays 98 (SUNAT has not processed it): its boletas are 03 in the
+    books and unknown to SUNAT, so they go in the corrective summary; once SUNAT processes the ticket the
+    same boletas read accepted and, polled, the books agree."""
+    stuck = new_shop(live, "validity-98", authority_ticket_delay=3600.0)
+    with stuck.client() as client:
+        first, second = issue_boleta(client, "59.00"), issue_boleta(client, "35.40")
+        day = peru_today()
+        ref = client.summaries.declare(day)
+        assert client.summaries.status(external_id=ref.external_id).processing  # 98
+        url = live.root + "/validez"
+        with ValidityClient(endpoint(url, ruc=stuck.ruc)) as validity:
+            report = sweep(
+                client,
+                validity,
+                day.strftime("%Y-%m"),
+                progress=tmp_path / "a.jsonl",
+                rate=50,
+                clock=clock,
+                sleep=clock.sleep,
+            )
+        assert {(d.external_id, d.local_state, d.verdict) for d in report.disagreements} == {
+            (first, "03", "not_found"),
+            (second, "03", "not_found"),
+        }
+        lines = {line.external_id: line.condition for line in report.corrective}
+        assert lines == {first: "1", second: "1"}
+        assert "Resumen diario corrector propuesto" in render(report)
+        live.clock.advance(3601)  # SUNAT processes the ticket at the next question
+        assert wait_for_ticket(client.summaries, external_id=ref.external_id, timeout=60).accepted
+        with ValidityClient(endpoint(url, ruc=stuck.ruc)) as validity:
+            again = sweep(
+                client,
+                validity,
+                day.strftime("%Y-%m"),
+                progress=tmp_path / "b.jsonl",
+                rate=50,
+                clock=clock,
+                sleep=clock.sleep,
+            )
+        assert again.complete and again.disagreements == []
