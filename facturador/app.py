@@ -42,6 +42,7 @@ from facturador.api import (
 from facturador.api.common import CLIENT_CLOSED_REQUEST, TENANT_SCOPE_KEY, checked_path
 from facturador.api.heavy import GIL_SWITCH_SECONDS, HeavyWork
 from facturador.authority.gre.app import create_gre_app
+from facturador.authority.validity.app import create_validity_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
 from facturador.domain.dispatches import GRE_MOUNT, DispatchService, service_gre_simulator
@@ -56,6 +57,7 @@ from facturador.domain.quotations import QuotationService
 from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
+from facturador.domain.validity_endpoint import VALIDITY_MOUNT, service_validity_simulator
 from facturador.errors import ServiceError
 from facturador.store.db import (
     RETRY_AFTER_SECONDS,
@@ -432,6 +434,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(email.router)
     gre = create_gre_app(service_gre_simulator(context), check_path=check_path_parameters)
     app.mount(GRE_MOUNT, gre)  # SUNAT's GRE API, simulated, its path parameters checked as the API's
+    # SUNAT's validity API (consulta integrada de validez de CPE), simulated on the service's registry
+    app.mount(VALIDITY_MOUNT, create_validity_app(service_validity_simulator(context)))
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

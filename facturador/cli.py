@@ -1530,12 +1530,12 @@ SUNAT_PORT = 8300
 @click.option("--log-level", default="warning", show_default=True)
 def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: str) -> None:
     """Serve the built-in SUNAT simulator alone as SUNAT's SOAP services, on the data directory's tenants
-    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC). ``facturador serve`` also serves
-    them, at /sunat."""
+    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC), and its validity API at /v1/...
+    (docs/validity.md). ``facturador serve`` also serves them, at /sunat and /validez."""
     import uvicorn
 
     from facturador.authority.soap.protocol import PATHS
-    from facturador.domain.sunat_endpoint import service_soap_app
+    from facturador.domain.validity_endpoint import standalone_app
 
     ensure_port_free(host, port, "the SUNAT endpoint", "--port")
     context = _context(settings)
@@ -1543,8 +1543,11 @@ def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: st
     for path in PATHS:
         environment = "beta" if path.beta else "production"
         click.echo(f"  http://{host}:{port}{path.path}  ({path.service.value}, {environment})")
+    click.echo(
+        f"  http://{host}:{port}/v1/contribuyente/contribuyentes/{{ruc}}/validarcomprobante  (validez)"
+    )
     try:
-        uvicorn.run(service_soap_app(context, ose=ose), host=host, port=port, log_level=log_level)
+        uvicorn.run(standalone_app(context, ose=ose), host=host, port=port, log_level=log_level)
     finally:
         context.engine.dispose()
 
@@ -1633,6 +1636,91 @@ def sunat_fault_clear(settings: Any, ruc: str | None) -> None:
     finally:
         context.engine.dispose()
     click.echo(f"Removed {removed} injected failure(s).")
+
+
+# -- every document's validity at SUNAT (docs/validity.md) ------------------------------------------------
+
+
+@main.command("validate")
+@storage_options
+@click.argument("slug")
+@click.argument("period")
+@click.option(
+    "--apply", "apply_states", is_flag=True, help="Set each disagreeing state to SUNAT's (audited)."
+)
+@click.option(
+    "--rate", default=2.0, show_default=True, type=click.FloatRange(min=0.01), help="Queries a second."
+)
+@click.option("--progress", type=click.Path(dir_okay=False), default=None, help="Progress file (resumable).")
+@click.option("--base-url", default=None, help="A running tenant base URL (default: an embedded server).")
+@click.option("--token", envvar="FACTURADOR_TOKEN", default=None, help="Token for --base-url.")
+def validate_command(
+    settings: Any,
+    slug: str,
+    period: str,
+    apply_states: bool,
+    rate: float,
+    progress: str | None,
+    base_url: str | None,
+    token: str | None,
+) -> None:
+    """Ask SUNAT's validity API about every document of PERIOD (YYYY-MM) of tenant SLUG, boletas included,
+    and report every disagreement with the books and the corrective summary lost tickets call for; a rerun
+    continues where the last one stopped (the worker's scheduled sweep, setting ``validity_sweep_day``,
+    shares its progress). The tenant's ``validity_client_id`` (``validity_api_url``, ``validity_token_url``;
+    secret ``validity_client_secret``, or FACTURADOR_VALIDITY_CLIENT_SECRET) points at SUNAT; without it
+    this service's simulator answers."""
+    from connector import Client
+    from connector.validity import ValidityClient, ValidityEndpoint
+    from connector.validity_sweep import apply, month_bounds, render, sweep
+    from facturador.authority.validity.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET
+    from facturador.domain.tenants import get_tenant
+    from facturador.domain.validity_endpoint import VALIDITY_MOUNT
+
+    try:
+        month_bounds(period)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="PERIOD") from None
+    if base_url is not None and not token:
+        raise click.UsageError("--base-url needs --token (or FACTURADOR_TOKEN)")
+    context = _context(settings)
+    try:
+        with context.session() as session:
+            tenant = get_tenant(session, slug)
+            ruc, tenant_settings, tenant_id = tenant.ruc, dict(tenant.settings or {}), tenant.id
+        stored_secret = context.tenant_secret(tenant_id, "validity_client_secret")
+    except Exception as exc:  # noqa: BLE001 - an unknown tenant is the user's error
+        raise click.ClickException(f"tenant {slug!r}: {exc}") from None
+    finally:
+        context.engine.dispose()
+    path = Path(progress) if progress else settings.data_dir / "validity" / f"{slug}-{period}.jsonl"
+
+    def run(url: str, api_token: str) -> None:
+        own = url.split("/t/")[0] + VALIDITY_MOUNT
+        client_id = tenant_settings.get("validity_client_id") or SIMULATOR_CLIENT_ID
+        secret = (
+            stored_secret or os.environ.get("FACTURADOR_VALIDITY_CLIENT_SECRET", "")
+            if tenant_settings.get("validity_client_id")
+            else SIMULATOR_CLIENT_SECRET
+        )
+        api = tenant_settings.get("validity_api_url") or own
+        endpoint = ValidityEndpoint(
+            tenant_settings.get("validity_token_url") or api, api, client_id, secret, ruc
+        )
+        with Client(url, api_token, cache=False) as client, ValidityClient(endpoint) as validity:
+            report = sweep(client, validity, period, progress=path, rate=rate)
+            click.echo(render(report))
+            if apply_states and report.disagreements:
+                applied = apply(client, report)
+                click.echo(f"{len(applied)} estados corregidos con su motivo (ver state-changes).")
+            if report.stopped_by:
+                raise click.ClickException(f"the sweep stopped: {report.stopped_by}; run again to continue")
+
+    if base_url is not None:
+        run(base_url.rstrip("/"), str(token))
+    else:
+        with embedded_service(settings, slug) as (url, api_token):
+            run(url, api_token)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,6 +38,12 @@ from facturador.domain.email_delivery import enqueue_due as email_due
 from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.send_policy import CLAIM_SECONDS, JOB_LEASE_SECONDS, next_attempt, utc_now
 from facturador.domain.summaries import BOLETA_GROUP, SummaryService, needs_a_person
+from facturador.domain.validity_sweep import (
+    VALIDATE,
+    run_scheduled_sweep,
+    tenants_owing_sweeps,
+    validity_attention,
+)
 from facturador.errors import ServiceError
 from facturador.store.db import UNAVAILABLE
 from facturador.store.jobs import DECLARE, EMAIL, POLL, SEND, SEND_OTHER, Job, JobQueue, worker_name
@@ -403,6 +409,7 @@ class Worker:
         self.queue.enqueue_due()
         self.queue.enqueue(DECLARE, self.tenants_owing_summaries())
         email_due(self.context)
+        self.queue.enqueue(VALIDATE, tenants_owing_sweeps(self.context))
         done = 0
         while stop is None or not stop.is_set():
             job = self.queue.take(self.name, self.lease_seconds)
@@ -434,6 +441,9 @@ class Worker:
             return
         if job.kind == EMAIL:
             self.mail.deliver(job.target_id)
+            return
+        if job.kind == VALIDATE:  # a slice of the tenant's monthly validity sweep (docs/validity.md)
+            run_scheduled_sweep(self.context, job.target_id)
             return
         family = {SEND: "documents", SEND_OTHER: "other"}.get(job.kind)
         if family is None:
@@ -586,6 +596,7 @@ def needing_a_person(context: ServiceContext, tenant_id: int) -> list[dict[str, 
         for row in summaries
         if needs_a_person(row.state_type_id, row.next_poll_at, row.poll_error)
     ]
+    found += validity_attention(context, tenant_id)
     return sorted(found, key=lambda item: (item["date"], item["reference"]))
 
 

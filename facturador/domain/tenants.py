@@ -83,6 +83,8 @@ def parse_setting(key: str, raw: str) -> Any:
             raise TenantError(f"setting {key} takes a whole number")
         if key == "summary_hour" and not 0 <= int(raw) <= 23:
             raise TenantError("setting summary_hour takes an hour of the day in Lima, 0 to 23")
+        if key == "validity_sweep_day" and not 0 <= int(raw) <= 28:
+            raise TenantError("setting validity_sweep_day takes a day of the month, 1 to 28 (0: off)")
         return int(raw)
     if isinstance(default, float):
         try:

@@ -77,6 +77,13 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "gre_client_id": "",
     "gre_username": "",  # RUC + SOL user ("": RUC + sol_user)
     "gre_timeout": 30.0,
+    # SUNAT's validity API (docs/validity.md; "": SUNAT's hosts); its client secret is a secret. Without a
+    # client id a tenant on the simulator is swept against the simulator, any other is not swept
+    "validity_token_url": "",
+    "validity_api_url": "",
+    "validity_client_id": "",
+    "validity_sweep_day": 0,  # 1-28: from this day of each month the worker sweeps the month before (0 off)
+    "validity_sweep_rate": 2.0,  # queries a second of that sweep
     # the document lists' extension (changed_since, limit, after: docs/local_store.md); False answers as
     # real tenants do, ignoring those parameters
     "list_changes": True,

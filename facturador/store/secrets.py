@@ -28,6 +28,7 @@ SECRET_NAMES = {
     "gre_client_secret": "the client secret of the GRE API credentials (dispatch guides)",
     "gre_password": "the SOL password the GRE API takes (when it is not the SOL user's above)",
     "smtp_password": "the password of the tenant's SMTP user (e-mailing documents to customers)",
+    "validity_client_secret": "the client secret of the validity API credentials (consulta integrada de CPE)",
 }
 
 

@@ -25,12 +25,15 @@ from facturador.authority import cdr as cdr_mod
 from facturador.authority.soap.client import SoapEndpoint, SoapGateway
 from facturador.authority.soap.injection import KINDS, Fault
 from facturador.authority.soap.protocol import BILL_BETA_PATH, sunat_urls
+from facturador.authority.validity.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET
 from facturador.cli import main
 from facturador.store.faults import SqlFaultStore
 from facturador.store.models import SUNAT_FAULTS
 from facturador.ubl.signing import SigningIdentity, generate_identity
 from sunat.calendar import peru_today
 from sunat.catalogs import response_message
+from sunat.validity import ValidityQuery
+from sunat.validity_client import ValidityClient, ValidityEndpoint
 from tests import reference
 from tests.conftest import LiveService, free_port
 from tests.samples.ubl_xml import filename_for, invoice, package
@@ -361,6 +364,14 @@ def test_facturador_sunat_serves_the_endpoint_alone(live: LiveService, tmp_path:
                 assert response.status_code == 200, response.text[:500]
                 content = etree.fromstring(response.content).findtext(".//applicationResponse") or ""
                 assert cdr_code(base64.b64decode(content)) == code
+            # the validity API beside them, on the same memory: accepted, and rejected (no valid document)
+            endpoint = ValidityEndpoint(root, root, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, ruc)
+            with ValidityClient(endpoint) as validity:
+                verdicts = [
+                    validity.check(ValidityQuery(ruc, "01", "F001", n, peru_today())).verdict
+                    for n in (1, 2, 3)
+                ]
+            assert verdicts == ["accepted", "rejected", "not_found"]
         finally:
             process.terminate()
             process.wait(timeout=30)
