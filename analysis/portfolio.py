@@ -255,6 +255,34 @@ class Portfolio:
             )
         return found
 
+    def lines(self) -> list[str]:
+        """The table as text lines (``facturador portfolio``): a header, then a line per company; an
+        unreachable company's line says why."""
+        out = [
+            f"{'Vence':<10}  {'Días':>4}  {'RUC':<11}  {'Empresa':<28}  {'Cierre':<34}  "
+            f"{'Bol.':>4}  {'Sin CDR':>7}  {'Validez':>7}  {'Cert.':>5}"
+        ]
+        for row in self.rows:
+            due = f"{row.due.date:%d/%m/%Y}" if row.due else "—"
+            days = row.days_left(self.today)
+            head = (
+                f"{due:<10}  {'' if days is None else days:>4}  {row.ruc or '—':<11}  {row.name[:28]:<28}  "
+            )
+            if not row.reachable:
+                out.append(head + f"⚠ {row.message}")
+                continue
+            assert row.close is not None and row.pending is not None
+            pending = row.pending
+            validity = "—" if pending.validity_disagreements is None else pending.validity_disagreements
+            cert = "—" if pending.certificate_days_left is None else pending.certificate_days_left
+            out.append(
+                head + f"{row.close.step[:34]:<34}  {pending.boletas_undeclared:>4}  "
+                f"{pending.facturas_without_cdr:>7}  {validity:>7}  {cert:>5}"
+            )
+            if row.due_note:
+                out.append(f"{'':<42}({row.due_note})")
+        return out
+
     def to_frame(self) -> Any:
         """:meth:`table` as a pandas DataFrame."""
         import pandas as pd

@@ -270,6 +270,14 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
     where = f"{path}: [tenants.{slug}]"
     if not isinstance(table, Mapping):
         raise TenantConfigError(f"{where} must be a table")
+    from connector.secrets import KNOWN_SECRETS
+
+    secret = sorted(set(table) & {*KNOWN_SECRETS, "password", "client_secret", "client_id"})
+    if secret:
+        raise TenantConfigError(
+            f"{where}: {', '.join(secret)} must not sit in plain text in the tenants file: keep it with "
+            f"`facturador secrets set {slug} NAME` (encrypted; docs/analyst_secrets.md) and remove it here"
+        )
     unknown = sorted(set(table) - _KEYS)
     if unknown:
         raise TenantConfigError(

@@ -172,3 +172,34 @@ def test_bad_input() -> None:
         portfolio("2026-11", [], workers=0)
     empty = portfolio("2026-11", [])
     assert empty.rows == [] and empty.table() == []
+
+
+def test_the_command(live: LiveService, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from facturador.cli import main
+
+    shop = new_shop(live, "pfg", send_auto=False)
+    issue(shop, facturas=1)
+    path = tmp_path / "tenants.toml"
+    path.write_text(
+        tenant_table("pfg", shop.base_url, shop.token)
+        + tenant_table("gone", f"http://127.0.0.1:{free_port()}/t/gone", "x" * 40, ruc="20100066600"),
+        encoding="utf-8",
+    )
+    month = f"{peru_today():%Y-%m}"
+    done = CliRunner().invoke(main, ["portfolio", month, "--tenants", str(path), "--workers", "2"])
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"Cartera de empresas, periodo {month[5:]}/{month[:4]}")
+    gone = next(line for line in lines if "GONE S.A.C." in line)
+    assert "⚠ No responde en http://127.0.0.1:" in gone and "20100066600" in gone
+    mine = next(line for line in lines if "PFG S.A.C." in line)
+    assert shop.ruc in mine and mine.split()[-3] == "1"  # one factura without its CDR
+    assert lines[-1].startswith("2 empresas en") and lines[-1].endswith("; 1 sin respuesta")
+    assert "[2/2]" in done.stderr and "unreachable" in done.stderr
+
+    wrong = CliRunner().invoke(main, ["portfolio", "noviembre", "--tenants", str(path)])
+    assert wrong.exit_code != 0 and "YYYY-MM" in wrong.output
+    missing = CliRunner().invoke(main, ["portfolio", month, "--tenants", str(tmp_path / "none.toml")])
+    assert missing.exit_code != 0 and "No tenants file" in missing.output
