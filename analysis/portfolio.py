@@ -39,6 +39,7 @@ from sunat.deadlines import days_past
 
 __all__ = [
     "DEFAULT_WORKERS",
+    "NOT_AVAILABLE",
     "CloseState",
     "CompanyRow",
     "Pending",
