@@ -313,7 +313,17 @@ def _due(ruc: str, period: Period, good_taxpayer: bool) -> tuple[DueDate | None,
         return None, str(exc)
 
 
+class _Unanswered(Exception):
+    """The company's ping failed: its reason and the sentence for people."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason, self.message = reason, message
+
+
 def _problem(exc: Exception, tenant: TenantConfig) -> tuple[str, str]:
+    if isinstance(exc, _Unanswered):
+        return exc.reason, exc.message
     if isinstance(exc, TransportError):
         return "unreachable", f"No responde en {tenant.base_url}: {exc.message}"
     if isinstance(exc, AuthenticationError):
@@ -345,12 +355,15 @@ def company_row(
     try:
         seconds = timeout if timeout is not None else (tenant.timeout or DEFAULT_TIMEOUT)
         with tenant.client(cache=False, timeout=seconds) as client:
+            status = client.ping()  # one bounded request, no retries: a dead host costs one timeout
+            if not status.ok:
+                raise _Unanswered(status.reason, status.message)
             listed = client.documents.list(month.start, month.end, fresh=True)
             sales: list[Sale] = [sale for sale in listed_sales(listed) if month.contains(sale.date)]
             ruc = ruc or _ruc_of(listed.rows)
             certificate = client.company.certificate()
             attention = client.company.attention()
-    except (FacturadorError, TenantConfigError) as exc:
+    except (FacturadorError, TenantConfigError, _Unanswered) as exc:
         due, note = _due(ruc, month, tenant.good_taxpayer)
         problem, message = _problem(exc, tenant)
         return CompanyRow(

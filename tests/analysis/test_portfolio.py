@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,7 @@ def test_five_companies_one_down_one_with_a_wrong_token(live: LiveService, tmp_p
 
     table = {line["Empresa"]: line for line in found.table()}
     assert (
-        table["GONE S.A.C."]["Conexión"].startswith("⚠ No responde")
+        table["GONE S.A.C."]["Conexión"].startswith("⚠ El servicio no responde")
         and table["PFA S.A.C."]["Conexión"] == "ok"
     )
     assert table["PFA S.A.C."]["Diferencias de validez"] == "no disponible"
@@ -193,7 +194,7 @@ def test_the_command(live: LiveService, tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"Cartera de empresas, periodo {month[5:]}/{month[:4]}")
     gone = next(line for line in lines if "GONE S.A.C." in line)
-    assert "⚠ No responde en http://127.0.0.1:" in gone and "20100066600" in gone
+    assert "⚠ El servicio no responde en http://127.0.0.1:" in gone and "20100066600" in gone
     mine = next(line for line in lines if "PFG S.A.C." in line)
     assert shop.ruc in mine and mine.split()[-3] == "1"  # one factura without its CDR
     assert lines[-1].startswith("2 empresas en") and lines[-1].endswith("; 1 sin respuesta")
@@ -203,3 +204,29 @@ def test_the_command(live: LiveService, tmp_path: Path) -> None:
     assert wrong.exit_code != 0 and "YYYY-MM" in wrong.output
     missing = CliRunner().invoke(main, ["portfolio", month, "--tenants", str(tmp_path / "none.toml")])
     assert missing.exit_code != 0 and "No tenants file" in missing.output
+
+
+def test_a_company_that_never_answers_costs_one_timeout(live: LiveService) -> None:
+    """A host that takes the connection and never answers (the kernel accepts it; nobody reads) is
+    reported after one timeout, not after the connector's retries, and the other company shows."""
+    import socket
+
+    shop = new_shop(live, "pfh")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        tenants = [
+            TenantConfig(
+                "hangs", f"http://127.0.0.1:{port}/t/x", token="x" * 40, ruc="20100066600", timeout=1.0
+            ),
+            TenantConfig("pfh", shop.base_url, token=shop.token, name="PFH", timeout=60),
+        ]
+        started = time.perf_counter()
+        found = portfolio(Period.of(peru_today()), tenants)  # each with the tenants file's timeout
+        took = time.perf_counter() - started
+    rows = {row.slug: row for row in found.rows}
+    assert rows["hangs"].problem == "unreachable" and rows["hangs"].seconds < 3, rows[
+        "hangs"
+    ]  # retried: 3 s and more
+    assert rows["pfh"].reachable and took < 30

@@ -44,7 +44,7 @@ def test_one_row_per_company_and_the_unreachable_one_flagged(
     known = table["Vence"].dropna()
     assert list(known) == sorted(known)  # what is due first, first
     gone = table[table["Empresa"] == "EMPRESA CAIDA"].iloc[0]
-    assert gone["Conexión"].startswith("⚠ No responde en http://127.0.0.1:")
+    assert gone["Conexión"].startswith("⚠ El servicio no responde en http://127.0.0.1:")
     first = table[table["Empresa"] == shops[0].slug.upper()].iloc[0]
     assert (first["Conexión"], first["Facturas sin CDR"], first["RUC"]) == ("ok", 1, shops[0].ruc)
     assert first["Diferencias de validez"] == "no disponible"
