@@ -18,6 +18,9 @@ it is looked for)::
     plugins = ["acme_plugins.spot"]  # optional: import paths of this tenant's plugins
     plugins_dir = "plugins/demo"     # optional: folder of plugin files (relative to this file)
     load_entrypoints = false         # optional: also load installed plugins
+    ruc = "20100066603"              # optional: the company's RUC (its SUNAT due dates; else read from
+                                     # its documents)
+    good_taxpayer = false            # optional: a «buen contribuyente» (SUNAT's later due dates)
 
 Tokens are never printed: :class:`TenantConfig`'s ``repr`` and ``str`` hide them, and a token kept in an
 environment variable is read only when :attr:`TenantConfig.token` is used.
@@ -59,6 +62,8 @@ _KEYS = frozenset(
         "plugins",
         "plugins_dir",
         "load_entrypoints",
+        "ruc",
+        "good_taxpayer",
     }
 )
 
@@ -131,11 +136,13 @@ class TenantConfig:
         "_token",
         "base_url",
         "cache",
+        "good_taxpayer",
         "load_entrypoints",
         "name",
         "plugins",
         "plugins_dir",
         "rate_window",
+        "ruc",
         "slug",
         "store",
         "timeout",
@@ -157,6 +164,8 @@ class TenantConfig:
         load_entrypoints: bool = False,
         store: bool | None = None,
         rate_window: float | None = None,
+        ruc: str | None = None,
+        good_taxpayer: bool = False,
     ) -> None:
         if (token is None) == (token_env is None):
             raise TenantConfigError(f"tenant {slug!r}: give exactly one of 'token' or 'token_env'")
@@ -173,6 +182,10 @@ class TenantConfig:
         self.store = store
         #: Seconds of the tenant's rate-limit window (``None``: the client's 60, real tenants' minute).
         self.rate_window = rate_window
+        #: The company's RUC when the file gives it (``None``: read from its documents).
+        self.ruc = ruc
+        #: Whether SUNAT counts it among the «buenos contribuyentes» (their column of the cronograma).
+        self.good_taxpayer = good_taxpayer
 
     def uses_store(self, *, default_cache: bool = False) -> bool:
         """Whether the dashboard reads this tenant's documents from a local store
@@ -234,6 +247,8 @@ class TenantConfig:
             self.load_entrypoints,
             self.store,
             self.rate_window,
+            self.ruc,
+            self.good_taxpayer,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -255,6 +270,14 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
     where = f"{path}: [tenants.{slug}]"
     if not isinstance(table, Mapping):
         raise TenantConfigError(f"{where} must be a table")
+    from connector.secrets import KNOWN_SECRETS
+
+    secret = sorted(set(table) & {*KNOWN_SECRETS, "password", "client_secret", "client_id"})
+    if secret:
+        raise TenantConfigError(
+            f"{where}: {', '.join(secret)} must not sit in plain text in the tenants file: keep it with "
+            f"`facturador secrets set {slug} NAME` (encrypted; docs/analyst_secrets.md) and remove it here"
+        )
     unknown = sorted(set(table) - _KEYS)
     if unknown:
         raise TenantConfigError(
@@ -284,6 +307,12 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
         not isinstance(rate_window, int | float) or isinstance(rate_window, bool) or rate_window <= 0
     ):
         raise TenantConfigError(f"{where}: rate_window must be a positive number of seconds")
+    ruc = table.get("ruc")
+    if ruc is not None and (not isinstance(ruc, str) or len(ruc) != 11 or not ruc.isdigit()):
+        raise TenantConfigError(f"{where}: ruc must be the company's 11-digit RUC, as a string")
+    good = table.get("good_taxpayer", False)
+    if not isinstance(good, bool):
+        raise TenantConfigError(f"{where}: good_taxpayer must be true or false")
     try:
         return TenantConfig(
             slug,
@@ -298,6 +327,8 @@ def _tenant(slug: str, table: Any, folder: Path, path: Path) -> TenantConfig:
             load_entrypoints=bool(table.get("load_entrypoints", False)),
             store=bool(table["store"]) if "store" in table else None,
             rate_window=float(rate_window) if rate_window is not None else None,
+            ruc=ruc,
+            good_taxpayer=good,
         )
     except TenantConfigError as exc:
         raise TenantConfigError(f"{path}: {exc}") from None

@@ -39,6 +39,7 @@ PAGES = {
         st.Page("views/search.py", title="Buscar", icon=":material/search:"),
     ],
     "Contabilidad": [
+        st.Page("views/portfolio.py", title="Cartera de empresas", icon=":material/domain:"),
         st.Page("views/register.py", title="Registro de ventas", icon=":material/menu_book:"),
         st.Page("views/igv.py", title="IGV del mes (621)", icon=":material/calculate:"),
         st.Page("views/receivables.py", title="Cuentas por cobrar", icon=":material/account_balance_wallet:"),

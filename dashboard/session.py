@@ -91,6 +91,12 @@ def _tenants() -> tuple[dict[str, TenantConfig], str | None]:
     return tenants, None
 
 
+def configured_tenants() -> tuple[dict[str, TenantConfig], str | None]:
+    """Every company of the tenants file, or why there are none (in Spanish): the portfolio's page reads
+    them all, whichever is the active one."""
+    return _tenants()
+
+
 def client_for(tenant: TenantConfig) -> Client:
     """This session's client of ``tenant``; rebuilt when the tenant's configuration changed."""
     clients: dict[str, tuple[TenantConfig, Client]] = st.session_state.setdefault("_clients", {})

@@ -1452,6 +1452,120 @@ def igv_command(tenant: str, period: str, tenants_file: str | None, boxes: tuple
             click.echo(f"  {entry.date:%d/%m/%Y}  {entry.source:<16} S/ {amount:>14,.2f}{rate}")
 
 
+# -- the accountant's portfolio and secrets (logic: analysis/portfolio.py, connector/secrets.py) ----------
+
+
+@main.command("portfolio")
+@click.argument("period")
+@TENANTS_OPTION
+@click.option(
+    "--workers", type=click.IntRange(1, 64), default=4, show_default=True, help="Companies at once."
+)
+@click.option(
+    "--timeout", type=click.FloatRange(0.5, 600), default=None, help="Seconds per request (default 15)."
+)
+def portfolio_command(period: str, tenants_file: str | None, workers: int, timeout: float | None) -> None:
+    """Every company of the tenants file for PERIOD (YYYY-MM): its close, its pending work and SUNAT's due
+    date by the last digit of its RUC, sorted by what is due first (docs/portfolio.md). A company that
+    cannot be reached says so; the others show."""
+    from analysis.portfolio import CompanyRow, portfolio
+    from connector.config import TenantConfigError
+
+    def heard(done: int, total: int, row: CompanyRow) -> None:
+        state = "ok" if row.reachable else row.problem
+        click.echo(f"[{done}/{total}] {row.slug}: {state} ({row.seconds:.1f} s)", err=True)
+
+    try:
+        found = portfolio(period, tenants_file, workers=workers, progress=heard, timeout=timeout)
+    except (TenantConfigError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    month = f"{found.period.month:02d}/{found.period.year}"
+    click.echo(f"Cartera de empresas, periodo {month} (hoy {found.today:%d/%m/%Y})")
+    for line in found.lines():
+        click.echo(line)
+    unreachable = len(found.unreachable)
+    tail = f"; {unreachable} sin respuesta" if unreachable else ""
+    click.echo(f"{len(found.rows)} empresas en {found.seconds:.1f} s{tail}")
+
+
+@main.group("secrets")
+def analyst_secrets() -> None:
+    """The analyst's secrets for SUNAT's APIs (SOL password, SIRE and validity client id and secret) per
+    company of the tenants file, encrypted (docs/analyst_secrets.md); the service's own: `tenant secret`."""
+
+
+def _secret_store() -> Any:
+    from connector.secrets import SecretsError, open_secrets
+
+    try:
+        return open_secrets()
+    except SecretsError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@analyst_secrets.command("set")
+@click.argument("tenant")
+@click.argument("name")
+@TENANTS_OPTION
+@click.option("--from-env", "variable", default=None, help="Read the value from this environment variable.")
+def secrets_set(tenant: str, name: str, tenants_file: str | None, variable: str | None) -> None:
+    """Keep NAME (e.g. sire_client_secret) of TENANT, asked without echo (or read from --from-env)."""
+    from connector.config import TenantConfigError, load_tenants
+    from connector.secrets import SecretsError
+
+    try:
+        tenants = load_tenants(tenants_file)
+    except TenantConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if tenant not in tenants:
+        raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+    if variable is not None:
+        value = os.environ.get(variable, "")
+        if not value:
+            raise click.ClickException(f"the environment variable {variable} is not set")
+    else:
+        value = click.prompt(f"{name} of {tenant}", hide_input=True)
+    store = _secret_store()
+    try:
+        store.set(tenant, name, value)
+    except SecretsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{name} of {tenant} kept ({store!r}).")
+
+
+@analyst_secrets.command("list")
+@click.argument("tenant")
+def secrets_list(tenant: str) -> None:
+    """The names of TENANT's secrets kept (never their values)."""
+    from connector.secrets import SecretsError
+
+    try:
+        names = _secret_store().names(tenant)
+    except SecretsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    for name in names:
+        click.echo(name)
+    if not names:
+        click.echo(f"no secrets kept for {tenant}", err=True)
+
+
+@analyst_secrets.command("delete")
+@click.argument("tenant")
+@click.argument("name")
+def secrets_delete(tenant: str, name: str) -> None:
+    """Forget NAME of TENANT."""
+    from connector.secrets import SecretsError
+
+    try:
+        found = _secret_store().delete(tenant, name)
+    except SecretsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{name} of {tenant} {'deleted' if found else 'was not kept'}.")
+
+
+# -- end of the portfolio and secrets block ---------------------------------------------------------------
+
+
 @main.command()
 @storage_options
 @click.option("--host", default=DEFAULT_HOST, show_default=True)

@@ -106,6 +106,9 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
         ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nrate_window = "1"\n', "rate_window must be"),
         ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nplugins = "x"\n', "plugins"),
         ("tenants = 3\n", "must be a table"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nruc = 20100066603\n', "ruc must be"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nruc = "2010006660"\n', "ruc must be"),
+        ('[tenants.a]\nbase_url = "http://x"\ntoken = "t"\ngood_taxpayer = "yes"\n', "good_taxpayer"),
     ],
 )
 def test_bad_files_say_what_is_wrong(tmp_path: Path, text: str, needle: str) -> None:
@@ -262,3 +265,12 @@ def test_the_rate_window_reaches_the_client(tmp_path: Path) -> None:
     text = '[tenants.a]\nbase_url = "http://127.0.0.1:9"\ntoken = "t"\n'
     with load_tenants(write(tmp_path / "plain.toml", text))["a"].client(cache=False) as client:
         assert client._http.rate.window == 60
+
+
+def test_the_ruc_and_good_taxpayer_of_a_company(tmp_path: Path) -> None:
+    """The portfolio reads SUNAT's due date by the RUC (and the buenos contribuyentes column) given."""
+    text = '[tenants.a]\nbase_url = "http://x"\ntoken = "t"\nruc = "20100066603"\ngood_taxpayer = true\n'
+    text += '[tenants.b]\nbase_url = "http://y"\ntoken = "t"\n'
+    found = load_tenants(write(tmp_path / "tenants.toml", text))
+    assert (found["a"].ruc, found["a"].good_taxpayer) == ("20100066603", True)
+    assert (found["b"].ruc, found["b"].good_taxpayer) == (None, False)

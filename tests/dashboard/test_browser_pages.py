@@ -30,6 +30,7 @@ PAGES = {
     "documents": "Documentos",
     "periods": "Periodos",
     "search": "Buscar",
+    "portfolio": "Cartera de empresas",
     "register": "Registro de ventas",
     "igv": "IGV del mes (621)",
     "receivables": "Cuentas por cobrar",

@@ -84,6 +84,8 @@ def test_notebook_runs_against_a_seeded_service(seeded: Path, monkeypatch: pytes
     # the local store's cells: the year synced once, then nothing but what can still change
     assert "store: " in text and "again: " in text
     assert "casilla 131 (IGV de las ventas): S/ " in text  # the month's Formulario 621 boxes
+    assert "[1/1] notebook" in text and "portfolio: 1 companies in " in text  # every company at once
+    assert ", 0 unreachable" in text
     assert (seeded.parent / "stores").is_dir()
 
 
