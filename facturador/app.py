@@ -52,6 +52,7 @@ from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.persons import PersonService
 from facturador.domain.quotations import QuotationService
 from facturador.domain.sale_notes import SaleNoteService
+from facturador.domain.sire_endpoint import SIRE_MOUNT, service_sire_app
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
@@ -428,6 +429,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(dispatches.router)
     gre = create_gre_app(service_gre_simulator(context), check_path=check_path_parameters)
     app.mount(GRE_MOUNT, gre)  # SUNAT's GRE API, simulated, its path parameters checked as the API's
+    app.mount(SIRE_MOUNT, service_sire_app(context))  # SUNAT's SIRE RVIE API, simulated
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

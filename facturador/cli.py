@@ -1483,6 +1483,7 @@ def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: st
     import uvicorn
 
     from facturador.authority.soap.protocol import PATHS
+    from facturador.domain.sire_endpoint import SIRE_MOUNT, SireMount, service_sire_app
     from facturador.domain.sunat_endpoint import service_soap_app
 
     ensure_port_free(host, port, "the SUNAT endpoint", "--port")
@@ -1491,8 +1492,10 @@ def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: st
     for path in PATHS:
         environment = "beta" if path.beta else "production"
         click.echo(f"  http://{host}:{port}{path.path}  ({path.service.value}, {environment})")
+    click.echo(f"  http://{host}:{port}{SIRE_MOUNT}  (SIRE RVIE REST API and its token endpoint)")
+    endpoint = SireMount(service_soap_app(context, ose=ose), service_sire_app(context))
     try:
-        uvicorn.run(service_soap_app(context, ose=ose), host=host, port=port, log_level=log_level)
+        uvicorn.run(endpoint, host=host, port=port, log_level=log_level)
     finally:
         context.engine.dispose()
 
