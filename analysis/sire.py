@@ -44,7 +44,22 @@ from connector.sire import (
 )
 from sunat.calendar import peru_now
 
-__all__ = ["ACTIONS", "SireCloseReport", "close_register", "sire_close"]
+__all__ = ["ACTIONS", "SireCloseReport", "close_register", "sire_close", "sire_urls"]
+
+#: Where ``facturador sire`` finds SIRE when no ``--sire-url`` is given (SUNAT's own hosts otherwise).
+SIRE_URL_ENV = "FACTURADOR_SIRE_URL"
+
+
+def sire_urls(root: str | None) -> tuple[str, str]:
+    """The token and books bases of a SIRE at ``root`` (the simulator's ``http://host:port/sire``, whose
+    one application answers both), or SUNAT's own when ``root`` is empty."""
+    from connector.sire import API_BASE, TOKEN_BASE
+
+    if not root:
+        return TOKEN_BASE, API_BASE
+    base = root.rstrip("/")
+    return f"{base}/v1", f"{base}/v1/contribuyente/migeigv/libros"
+
 
 ACTIONS = ("accept", "replace")
 
@@ -337,7 +352,7 @@ def _first_text(data: bytes) -> str:
 def sire_close(
     client: Any,
     period: str,
-    sire: SireClient,
+    sire: SireClient | Callable[[str], SireClient],
     *,
     closes_file: str | Path,
     action: str | None = None,
@@ -349,23 +364,31 @@ def sire_close(
     tell: Callable[[str], None] | None = None,
 ) -> SireCloseReport:
     """The close of ``period`` of a tenant's ``client`` (see :func:`close_register`): its register built as
-    ``facturador register`` builds it, the progress kept beside its closes file ``closes_file``."""
+    ``facturador register`` builds it, the progress kept beside its closes file ``closes_file``. ``sire``
+    is a client, or a function making one for the register's RUC."""
     closes = MonthCloses(closes_file)
     register = sales_register(client, period, closes=closes)
-    if register.ruc != sire.credentials.ruc:
-        raise ValueError(
-            f"the register is of RUC {register.ruc} but the SIRE credentials are of {sire.credentials.ruc}"
+    made = not isinstance(sire, SireClient)
+    client_of_sire = sire(register.ruc) if not isinstance(sire, SireClient) else sire
+    try:
+        if register.ruc != client_of_sire.credentials.ruc:
+            raise ValueError(
+                f"the register is of RUC {register.ruc} but the SIRE credentials are of "
+                f"{client_of_sire.credentials.ruc}"
+            )
+        return close_register(
+            register,
+            client_of_sire,
+            action=action,
+            progress=SireProgress(progress_path(closes_file)),
+            closes=closes,
+            folder=folder,
+            now=now,
+            restart=restart,
+            polls=polls,
+            interval=interval,
+            tell=tell,
         )
-    return close_register(
-        register,
-        sire,
-        action=action,
-        progress=SireProgress(progress_path(closes_file)),
-        closes=closes,
-        folder=folder,
-        now=now,
-        restart=restart,
-        polls=polls,
-        interval=interval,
-        tell=tell,
-    )
+    finally:
+        if made:
+            client_of_sire.close()

@@ -45,24 +45,29 @@ NOW = "2026-11-02T10:00:00-05:00"
 TODAY = dt.date(2026, 11, 2)
 RUC = "2045678912" + str(ruc_check_digit("2045678912"))
 TOKEN = "sire-shop-token-0123456789-abcdef"
-#: A second company of the same service, for the interrupted close (its SIRE state its own).
+#: A second and third company of the same service, for the interrupted close and the CLI's (each its own
+#: SIRE state).
 RUC_B = "2045678913" + str(ruc_check_digit("2045678913"))
 TOKEN_B = "sire-shop-b-token-0123456789-abcdef"
+RUC_C = "2045678914" + str(ruc_check_digit("2045678914"))
+TOKEN_C = "sire-shop-c-token-0123456789-abcdef"
+COMPANIES = (("sire-shop", RUC, TOKEN), ("sire-shop-b", RUC_B, TOKEN_B), ("sire-shop-c", RUC_C, TOKEN_C))
 
 
 class Clock:
-    """Epoch seconds that move on only when told (the client's ``sleep``)."""
+    """Epoch seconds: real time plus what the client's ``sleep`` advanced it by (so a test client never
+    sleeps, and the CLI, which really sleeps, sees tickets finish too)."""
 
     def __init__(self) -> None:
-        self.now = time.time()
+        self.offset = 0.0
         self.slept: list[float] = []
 
     def __call__(self) -> float:
-        return self.now
+        return time.time() + self.offset
 
     def advance(self, seconds: float) -> None:
         self.slept.append(seconds)
-        self.now += seconds
+        self.offset += seconds
 
 
 @dataclass
@@ -110,7 +115,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         clock = Clock()
         context = ServiceContext(settings, today=lambda: TODAY, clock=clock)
         with context.session() as session, session.begin():
-            for slug, ruc, token in (("sire-shop", RUC, TOKEN), ("sire-shop-b", RUC_B, TOKEN_B)):
+            for slug, ruc, token in COMPANIES:
                 create_tenant(
                     session,
                     settings,
@@ -134,7 +139,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             time.sleep(0.05)
         root = f"http://127.0.0.1:{port}"
         numbers: dict[str, str] = {}
-        for slug, token in (("sire-shop", TOKEN), ("sire-shop-b", TOKEN_B)):
+        for slug, _ruc, token in COMPANIES:
             with httpx.Client(
                 base_url=f"{root}/t/{slug}", headers={"Authorization": f"Bearer {token}"}, timeout=60
             ) as http:
@@ -341,3 +346,40 @@ def test_an_interrupted_replacement_resumes_its_upload(service: Service, tmp_pat
     assert after["decision"]["upload"] == before["decision"]["upload"]
     assert any("se reanuda la carga ya abierta" in line for line in report.lines)
     assert report.done
+
+
+def test_the_cli_closes_a_month_accepting_the_proposal(
+    service: Service, tmp_path: Path, lima: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``facturador sire TENANT 2026-10 --accept`` on a third company: every ticket's states printed, the
+    preliminar's summary, the close; the secrets nowhere in the output."""
+    from click.testing import CliRunner
+
+    from facturador.cli import main
+
+    tenants = tmp_path / "tenants.toml"
+    tenants.write_text(
+        f'[tenants.shop]\nbase_url = "{service.base_url("sire-shop-c")}"\ntoken = "{TOKEN_C}"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("FACTURADOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    environment = {
+        "SIRE_CLIENT_ID": SIMULATOR_CLIENT_ID,
+        "SIRE_CLIENT_SECRET": SIMULATOR_CLIENT_SECRET,
+        "SIRE_SOL_USER": "MODDATOS",
+        "SIRE_SOL_PASSWORD": "MODDATOS",
+        "FACTURADOR_SIRE_URL": f"{service.root}/sire",
+    }
+    result = CliRunner().invoke(
+        main, ["sire", "shop", "2026-10", "--tenants", str(tenants), "--accept"], env=environment
+    )
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "periodo 202610: No Presentado en SIRE" in output
+    assert "(propuesta): En proceso (05)" in output and "(propuesta): Terminado (06)" in output
+    assert "comparación: 4 en ambos, 0 solo en SUNAT, 0 solo en los libros, 0 con campos distintos" in output
+    assert "propuesta aceptada: ticket" in output and "(aceptación): Terminado (06)" in output
+    assert "(preliminar): Terminado (06)" in output and "01|3|300.00|54.00|354.00" in output
+    assert "closed on" in output and "(Lima, sire)" in output
+    assert SIMULATOR_CLIENT_SECRET not in output
