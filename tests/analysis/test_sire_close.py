@@ -29,6 +29,7 @@ from connector.sire import (
     SirePeriodNotOpen,
     SireProgress,
     SireProposalError,
+    SireRejected,
     SireTicketTimeout,
     SireUnavailable,
     parse_proposal,
@@ -51,7 +52,14 @@ RUC_B = "2045678913" + str(ruc_check_digit("2045678913"))
 TOKEN_B = "sire-shop-b-token-0123456789-abcdef"
 RUC_C = "2045678914" + str(ruc_check_digit("2045678914"))
 TOKEN_C = "sire-shop-c-token-0123456789-abcdef"
-COMPANIES = (("sire-shop", RUC, TOKEN), ("sire-shop-b", RUC_B, TOKEN_B), ("sire-shop-c", RUC_C, TOKEN_C))
+RUC_D = "2045678915" + str(ruc_check_digit("2045678915"))
+TOKEN_D = "sire-shop-d-token-0123456789-abcdef"
+COMPANIES = (
+    ("sire-shop", RUC, TOKEN),
+    ("sire-shop-b", RUC_B, TOKEN_B),
+    ("sire-shop-c", RUC_C, TOKEN_C),
+    ("sire-shop-d", RUC_D, TOKEN_D),
+)
 
 
 class Clock:
@@ -94,9 +102,9 @@ class Service:
             **options,
         )
 
-    def mismatches(self, value: dict[str, Any]) -> None:
+    def mismatches(self, value: dict[str, Any], ruc: str = RUC) -> None:
         path = self.authority_dir / "sire-mismatches.json"
-        path.write_bytes(orjson.dumps({RUC: value}))
+        path.write_bytes(orjson.dumps({ruc: value}))
 
 
 @pytest.fixture(scope="module")
@@ -383,3 +391,26 @@ def test_the_cli_closes_a_month_accepting_the_proposal(
     assert "(preliminar): Terminado (06)" in output and "01|3|300.00|54.00|354.00" in output
     assert "closed on" in output and "(Lima, sire)" in output
     assert SIMULATOR_CLIENT_SECRET not in output
+
+
+def test_a_replacement_processed_with_errors_is_sent_again_once_corrected(
+    service: Service, tmp_path: Path, lima: None
+) -> None:
+    """SUNAT's ticket ends «Procesado con errores»: the close stops naming the error and what to do,
+    nothing is recorded closed, and the next run sends the file again (a new ticket) and closes."""
+    service.mismatches({"202610": {"reject_imports": True}}, RUC_D)
+    closes_file = tmp_path / "tenant.closes.json"
+    client = Client(service.base_url("sire-shop-d"), TOKEN_D, cache=False)
+    with client, service.sire(RUC_D) as sire:
+        with pytest.raises(SireRejected) as rejected:
+            sire_close(client, "2026-10", sire, closes_file=closes_file, action="replace")
+        message = str(rejected.value)
+        assert "with errors" in message and "110" in message and "run it again" in message
+        assert MonthCloses(closes_file).record("2026-10") is None
+        first = SireProgress(progress_path(closes_file)).events("2026-10")
+        assert any("Procesado con errores (03)" in event["what"] for event in first)
+        service.mismatches({}, RUC_D)
+        report = sire_close(client, "2026-10", sire, closes_file=closes_file, action="replace")
+    assert report.done and report.decision is not None and report.decision.code == "06"
+    tickets = [e["what"] for e in report.events if e["what"].startswith("reemplazo enviado")]
+    assert len(tickets) == 2 and tickets[0] != tickets[1]

@@ -1,0 +1,123 @@
+"""The SIRE RVIE simulator as ``facturador sunat`` serves it (a child process on a loopback port, at
+``/sire``), talked to with :class:`connector.sire.SireClient`: a tenant's own SOL user gets a token,
+periods, an empty proposal, and every malformed import answered as SUNAT answers it (1044, 1348, a
+ticket «Procesado con errores» with its report, 1024 for a name sent before, 2293 before a decision)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from connector.sire import (
+    SireClient,
+    SireCredentialError,
+    SireCredentials,
+    SireRejected,
+    parse_proposal,
+)
+from facturador.authority.sire.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET
+from facturador.config import Settings
+from tests.conftest import free_port
+from tests.nodes import SOL_PASSWORD, SOL_USER, Process, Tenant, new_tenant, start, wait_until_up
+
+NOW = "2026-11-03T10:00:00-05:00"
+
+
+@pytest.fixture
+def sunat(fresh_settings: Settings, tmp_path: Path) -> Iterator[tuple[Process, Tenant]]:
+    tenant = new_tenant(fresh_settings, "sire", sunat_url="http://127.0.0.1:9/unused")
+    child = start(
+        fresh_settings,
+        tmp_path / "sunat.log",
+        "sunat",
+        port=free_port(),
+        env={"FACTURADOR_CLOCK": NOW, "FACTURADOR_SIRE_TICKET_DELAY": "0"},
+    )
+    try:
+        wait_until_up(child, "/ol-ti-itcpfegem-beta/billService?wsdl")
+        yield child, tenant
+    finally:
+        child.stop()
+
+
+def _client(child: Process, ruc: str, user: str = SOL_USER, password: str = SOL_PASSWORD) -> SireClient:
+    return SireClient(
+        SireCredentials(SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, ruc, user, password),
+        token_base=f"{child.root}/sire/v1",
+        api_base=f"{child.root}/sire/v1/contribuyente/migeigv/libros",
+        sleep=lambda _seconds: None,
+    )
+
+
+def _zip(name: str, text: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+def test_facturador_sunat_serves_sire_beside_soap(sunat: tuple[Process, Tenant]) -> None:
+    child, tenant = sunat
+    assert "/sire" in child.output()
+    with _client(child, tenant.ruc) as sire:
+        periods = [p.period for p in sire.periods()]
+        assert periods[0] == "202610" and "202301" in periods and "202611" not in periods
+        ticket = sire.request_proposal("2026-10")
+        state = sire.wait("202610", ticket, interval=0)
+        assert state.code == "06" and state.files
+        assert parse_proposal(sire.download("202610", state)) == []  # nothing issued: an empty proposal
+    with _client(child, tenant.ruc, password="wrong") as sire, pytest.raises(SireCredentialError):
+        sire.token()
+    with _client(child, tenant.ruc, user="MODDATOS", password="MODDATOS") as sire:
+        assert sire.token()
+    no_token = httpx.get(
+        f"{child.root}/sire/v1/contribuyente/migeigv/libros/rvierce/padron/web/omisos/140000/periodos"
+    )
+    assert no_token.status_code == 401 and no_token.json()["errors"][0]["cod"] == "401"
+
+
+def test_malformed_imports_are_refused_as_sunat_refuses_them(sunat: tuple[Process, Tenant]) -> None:
+    child, tenant = sunat
+    ruc = tenant.ruc
+    good = f"LE{ruc}20261000140400021112.zip"
+    with _client(child, ruc) as sire:
+        with pytest.raises(SireRejected) as wrong_name:
+            sire.upload("202610", f"LE{ruc}20260900140400021112.zip", b"PK")
+        assert wrong_name.value.code == "1044"
+        with pytest.raises(SireRejected) as not_zip:
+            sire.upload("202610", good[:-4] + ".txt", b"x")
+        assert not_zip.value.code == "1348"
+        with pytest.raises(SireRejected) as early:
+            sire.register_preliminary("202610")
+        assert early.value.code == "2293"
+        # the right name, a broken content: taken, then processed with errors and a report
+        ticket = sire.upload("202610", good, b"not a zip at all")
+        state = sire.wait("202610", ticket, interval=0)
+        assert state.failed and state.label == "Procesado con errores (03)" and "zip" in state.detail
+        with zipfile.ZipFile(io.BytesIO(sire.download("202610", state))) as report:
+            assert "1044" in report.read(report.namelist()[0]).decode()
+        # a row that is not Anexo 3 (field count): errors again
+        short = _zip(good[:-4] + ".TXT", f"{ruc}|X|202610|\r\n")
+        state = sire.wait("202610", sire.upload("202610", good, short), interval=0)
+        assert state.failed and "estructura" in state.detail
+        with zipfile.ZipFile(io.BytesIO(sire.download("202610", state))) as report:
+            assert "453" in report.read(report.namelist()[0]).decode()
+        # a good file replaces the proposal; the same name again is 1024
+        line = (
+            f"{ruc}|SIRE S.A.C.|202610||30/10/2026||01|F001|1||6|20487654320|CLIENTE|0.00|100.00|0.00|18.00|"
+            "0.00|0.00|0.00|0.00|0.00|0.00|0.00|0.00|118.00|PEN|||||||\r\n"
+        )
+        state = sire.wait("202610", sire.upload("202610", good, _zip(good[:-4] + ".TXT", line)), interval=0)
+        assert state.code == "06", state.detail
+        with pytest.raises(SireRejected) as again:
+            sire.upload("202610", good, _zip(good[:-4] + ".TXT", line))
+        assert again.value.code == "1024"
+        state = sire.wait("202610", sire.register_preliminary("202610"), interval=0)
+        assert state.code == "06"
+        assert "01|1|100.00|18.00|118.00" in sire.summary("202610").decode()
+        assert [p.state for p in sire.periods() if p.period == "202610"] == ["Presentado"]
