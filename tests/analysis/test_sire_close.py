@@ -8,6 +8,7 @@ waits (its ``sleep`` advances it)."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -39,7 +40,7 @@ from facturador.authority.sire.simulator import SIMULATOR_CLIENT_ID, SIMULATOR_C
 from sunat.calendar import peru_now
 from sunat.identity import ruc_check_digit
 from tests.common import issue
-from tests.conftest import free_port
+from tests.conftest import _fresh_postgres, free_port
 from tests.samples.bodies import credit_note_body, invoice_body
 
 NOW = "2026-11-02T10:00:00-05:00"
@@ -119,7 +120,10 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("FACTURADOR_CLOCK", NOW)
         data = tmp_path_factory.mktemp("sire-data")
-        settings = Settings.resolve(data, None)
+        database_url, drop = None, None
+        if os.environ.get("FACTURADOR_TEST_DATABASE_URL"):  # the proposal's query on PostgreSQL too
+            database_url, drop = _fresh_postgres(os.environ["FACTURADOR_TEST_DATABASE_URL"])
+        settings = Settings.resolve(data, database_url)
         clock = Clock()
         context = ServiceContext(settings, today=lambda: TODAY, clock=clock)
         with context.session() as session, session.begin():
@@ -165,6 +169,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             server.should_exit = True
             thread.join(timeout=10)
             context.engine.dispose()
+            if drop is not None:
+                drop()
 
 
 @pytest.fixture
