@@ -34,6 +34,8 @@ from typing import Any
 from analysis.register import ProposalComparison, SalesRegister, sales_register
 from connector.closes import MonthClose, MonthCloses
 from connector.sire import (
+    ADJUSTMENTS_UPLOAD,
+    PROCESS_ADJUST_EARLIER,
     SireClient,
     SireProgress,
     SireRejected,
@@ -114,11 +116,14 @@ def close_register(
     folder: str | Path | None = None,
     now: Callable[[], dt.datetime] = peru_now,
     restart: bool = False,
+    adjustments: bool = False,
     polls: int = 30,
     interval: float = 2.0,
     tell: Callable[[str], None] | None = None,
 ) -> SireCloseReport:
     """Close ``register``'s month in SIRE (see module doc); stops after the comparison without ``action``.
+    With ``adjustments``, the register's lines of earlier periods (states 8 and 9, Anexo 5.1) are sent too,
+    before the month is recorded closed.
 
     ``progress`` keeps what was asked and sent; ``closes`` gets the ``"sire"`` close; ``folder`` receives
     the proposal, the file sent and the preliminar's summary; ``restart`` asks for a new proposal (and
@@ -325,6 +330,10 @@ def close_register(
     if out is not None:
         (out / f"resumen-preliminar-RVIE-{code}.txt").write_text(summary, encoding="utf-8")
 
+    # -- the adjustments of earlier periods (states 8 and 9)
+    if adjustments:
+        _send_adjustments(register, sire, code, key, progress, record, out, now, polls, interval, say, seen)
+
     # -- the close
     how = "aceptada" if action == "accept" else "reemplazada"
     note = f"SIRE: propuesta {how}, preliminar ticket {ticket_number}"
@@ -334,6 +343,57 @@ def close_register(
     say(f"{key} cerrado ({note})")
     report.events = progress.events(key)
     return report
+
+
+def _send_adjustments(
+    register: SalesRegister,
+    sire: SireClient,
+    code: str,
+    key: str,
+    progress: SireProgress,
+    record: dict[str, Any],
+    out: Path | None,
+    now: Callable[[], dt.datetime],
+    polls: int,
+    interval: float,
+    say: Callable[[str], None],
+    seen: Callable[[str], Callable[[SireTicket], None]],
+) -> None:
+    """Upload the register's adjustment file (Anexo 5.1) and follow its ticket; kept in ``progress``."""
+    lines = register.adjustment_rows()
+    if not lines:
+        say("sin líneas de periodos anteriores (estados 8 y 9): no hay ajustes que enviar")
+        return
+    sent = record.get("adjustments") or {}
+    ticket_number = sent.get("ticket") or ""
+    if not ticket_number:
+        data = register.adjustment_zip()
+        name = register.adjustment_name()[:-4] + ".zip"
+        ticket_number = sire.upload(code, name, data, PROCESS_ADJUST_EARLIER, ADJUSTMENTS_UPLOAD)
+        progress.update(
+            key,
+            "adjustments",
+            {
+                "file": name,
+                "sha256": sha256(data),
+                "lines": len(lines),
+                "ticket": ticket_number,
+                "sent_at": now().isoformat(timespec="seconds"),
+            },
+            f"ajustes enviados: {name} ({len(lines)} líneas), ticket {ticket_number}",
+            now(),
+        )
+        say(f"ajustes de periodos anteriores enviados: {name} ({len(lines)} líneas), ticket {ticket_number}")
+        if out is not None:
+            (out / name).write_bytes(data)
+    result = sire.wait(code, ticket_number, polls=polls, interval=interval, seen=seen("ajustes"))
+    if result.failed:
+        progress.forget(key, "adjustments")
+        raise SireRejected(
+            f"SUNAT processed the adjustments of {code} with errors: {result.detail or result.label}",
+            "Correct them and run it again with --adjustments",
+            code=result.code,
+        )
 
 
 def _first_text(data: bytes) -> str:
@@ -358,6 +418,7 @@ def sire_close(
     action: str | None = None,
     folder: str | Path | None = None,
     restart: bool = False,
+    adjustments: bool = False,
     now: Callable[[], dt.datetime] = peru_now,
     polls: int = 30,
     interval: float = 2.0,
@@ -385,6 +446,7 @@ def sire_close(
             folder=folder,
             now=now,
             restart=restart,
+            adjustments=adjustments,
             polls=polls,
             interval=interval,
             tell=tell,

@@ -70,6 +70,12 @@ ORIGIN_API = "2"
 PROCESS_REPLACE = "3"
 PROCESS_ADD = "4"
 PROCESS_ADJUST = "6"
+#: Adjustments of periods before SIRE (Anexo 5.1/5.2, file CC 04/05): not confirmed by a source read (the
+#: manual's own examples send 87/88; docs/sire.md).
+PROCESS_ADJUST_EARLIER = "7"
+#: Where the imports go: those that change the proposal, and the later adjustments.
+PROPOSAL_UPLOAD = "rvierce/receptorpropuesta/web/propuesta/upload"
+ADJUSTMENTS_UPLOAD = "rvierce/receptorajustesposteriores/web/ajustesposteriores/upload"
 #: ``codEstadoProceso`` of a ticket (manual Ventas v29, Anexo III): name, finished, with errors.
 TICKET_STATES: dict[str, tuple[str, bool, bool]] = {
     "01": ("Cargado", False, False),
@@ -541,9 +547,17 @@ class SireClient:
 
     # -- TUS uploads --------------------------------------------------------------------------------
 
-    def start_upload(self, period: str, name: str, data: bytes, process: str = PROCESS_REPLACE) -> str:
-        """Create a TUS 1.0.0 upload of the zip ``name`` (``POST …/receptorpropuesta/web/propuesta/upload``
-        with SUNAT's metadata); returns the upload's address (keep it: :meth:`resume_upload` uses it)."""
+    def start_upload(
+        self,
+        period: str,
+        name: str,
+        data: bytes,
+        process: str = PROCESS_REPLACE,
+        route: str = PROPOSAL_UPLOAD,
+    ) -> str:
+        """Create a TUS 1.0.0 upload of the zip ``name`` (``POST …/receptorpropuesta/web/propuesta/upload``,
+        or ``route``, with SUNAT's metadata); returns the upload's address (keep it: :meth:`resume_upload`
+        uses it)."""
         code = _period_code(period)
         metadata = {
             "filename": name,
@@ -560,7 +574,7 @@ class SireClient:
         )
         response = self._api(
             "POST",
-            "rvierce/receptorpropuesta/web/propuesta/upload",
+            route,
             raw=True,
             headers={"Tus-Resumable": "1.0.0", "Upload-Length": str(len(data)), "Upload-Metadata": header},
         )
@@ -607,10 +621,17 @@ class SireClient:
             raise _api_error(response, "upload")
         return response
 
-    def upload(self, period: str, name: str, data: bytes, process: str = PROCESS_REPLACE) -> str:
+    def upload(
+        self,
+        period: str,
+        name: str,
+        data: bytes,
+        process: str = PROCESS_REPLACE,
+        route: str = PROPOSAL_UPLOAD,
+    ) -> str:
         """Upload a zip whole (create, then send it) and return its ticket, found in the listing by the file's
         name when the last answer carries none."""
-        location = self.start_upload(period, name, data, process)
+        location = self.start_upload(period, name, data, process, route)
         return self.finish_upload(period, name, location, data)
 
     def finish_upload(self, period: str, name: str, location: str, data: bytes) -> str:

@@ -1354,6 +1354,11 @@ def register_command(
 )
 @click.option("--periods", "list_periods", is_flag=True, help="List the periods SIRE offers and stop.")
 @click.option("--restart", is_flag=True, help="Ask for a new proposal (an unsent decision is forgotten).")
+@click.option(
+    "--adjustments",
+    is_flag=True,
+    help="Send the lines of earlier periods (states 8 and 9) as adjustments too.",
+)
 @click.option("--folder", type=click.Path(file_okay=False), default=None, help="Keep the files here.")
 @click.option(
     "--sire-url",
@@ -1369,6 +1374,7 @@ def sire_command(
     action: str | None,
     list_periods: bool,
     restart: bool,
+    adjustments: bool,
     folder: str | None,
     sire_url: str | None,
     polls: int,
@@ -1412,6 +1418,7 @@ def sire_command(
                 action=action,
                 folder=folder,
                 restart=restart,
+                adjustments=adjustments,
                 polls=polls,
                 tell=click.echo,
             )

@@ -10,7 +10,8 @@ the GRE simulator does; :data:`BOOKS` = ``/v1/contribuyente/migeigv/libros``):
 - ``GET  BOOKS/rvierce/gestionprocesosmasivos/web/masivo/archivoreporte`` -> the file;
 - ``POST BOOKS/rvie/propuesta/web/propuesta/{per}/aceptapropuesta`` -> ``{numTicket}``;
 - ``POST BOOKS/rvierce/receptorpropuesta/web/propuesta/upload`` (TUS creation, 201 + ``Location``),
-  ``HEAD``/``PATCH`` of ``…/upload/{id}`` (the last ``PATCH`` answers ``{numTicket}``);
+  ``HEAD``/``PATCH`` of ``…/upload/{id}`` (the last ``PATCH`` answers ``{numTicket}``); the same for the
+  later adjustments at ``BOOKS/rvierce/receptorajustesposteriores/web/ajustesposteriores/upload``;
 - ``POST BOOKS/rvierce/gestionlibro/web/registroslibros/{per}/registrapreliminar`` -> ``{numTicket}``;
 - ``GET  BOOKS/rvierce/resumen/web/resumencomprobantes/{per}/{tipo}/{archivo}/exporta`` -> TXT.
 
@@ -38,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 BOOKS = "/v1/contribuyente/migeigv/libros"
 UPLOAD = BOOKS + "/rvierce/receptorpropuesta/web/propuesta/upload"
+ADJUSTMENTS = BOOKS + "/rvierce/receptorajustesposteriores/web/ajustesposteriores/upload"
 #: The largest chunk a PATCH may carry here (the client sends 5 MB).
 MAX_CHUNK = 8 * 1024 * 1024
 TUS = {"Tus-Resumable": "1.0.0"}
@@ -123,10 +125,11 @@ def create_sire_app(simulator: SireSimulator, *, threads: int = 4) -> Starlette:
         return Response(data, media_type="text/plain; charset=utf-8")
 
     async def create(request: Request, ruc: str) -> Response:
-        upload_id = await off_loop(
-            simulator.create_upload, ruc, {k.lower(): v for k, v in request.headers.items()}
-        )
-        location = f"{request.scope.get('root_path', '')}{UPLOAD}/{upload_id}"
+        adjustments = "ajustesposteriores" in request.url.path
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        upload_id = await off_loop(lambda: simulator.create_upload(ruc, headers, adjustments=adjustments))
+        where = ADJUSTMENTS if adjustments else UPLOAD
+        location = f"{request.scope.get('root_path', '')}{where}/{upload_id}"
         return Response(status_code=201, headers={**TUS, "Location": location, "Upload-Offset": "0"})
 
     async def upload(request: Request, ruc: str) -> Response:
@@ -195,6 +198,8 @@ def create_sire_app(simulator: SireSimulator, *, threads: int = 4) -> Starlette:
             ),
             Route(UPLOAD, api(create, period_param=None), methods=["POST"]),
             Route(UPLOAD + "/{upload}", api(upload, period_param=None), methods=["HEAD", "PATCH"]),
+            Route(ADJUSTMENTS, api(create, period_param=None), methods=["POST"]),
+            Route(ADJUSTMENTS + "/{upload}", api(upload, period_param=None), methods=["HEAD", "PATCH"]),
         ]
     )
     app.state.simulator = simulator

@@ -79,8 +79,12 @@ PROCESSES = {
     "3": "Reemplazar propuesta",
     "4": "Importar comprobantes",
     "5": "Registrar preliminar",
+    "6": "Ajustes posteriores",
+    "7": "Ajustes de periodos anteriores",
 }
 _REPLACEMENT = re.compile(r"^LE(\d{11})(\d{6})00140400(02)[01][01][12]2\.zip$")
+#: Adjustments: CC 03 (periods generated in SIRE), 04/05 (before SIRE, Anexo 5.1/5.2), a sequence NN.
+_ADJUSTMENT = re.compile(r"^LE(\d{11})(\d{6})00140400(0[345])[01][01][12]2\d{2}\.zip$")
 _TOTAL = 25  # index of field 26 (Total CP)
 
 
@@ -148,6 +152,7 @@ class _Upload:
     ruc: str
     length: int
     metadata: dict[str, str]
+    adjustments: bool = False
     data: bytearray = field(default_factory=bytearray)
     ticket: str = ""
 
@@ -161,6 +166,7 @@ class _Book:
     how: str = ""  # "aceptada" / "reemplazada"
     registered: bool = False
     files: set[str] = field(default_factory=set)
+    adjustments: list[list[str]] = field(default_factory=list)
 
 
 def _b64(data: bytes) -> str:
@@ -485,8 +491,9 @@ class SireSimulator:
 
     # -- TUS ------------------------------------------------------------------------------------------
 
-    def create_upload(self, ruc: str, headers: Mapping[str, str]) -> str:
-        """``POST …/receptorpropuesta/web/propuesta/upload`` (TUS creation): the upload's id."""
+    def create_upload(self, ruc: str, headers: Mapping[str, str], *, adjustments: bool = False) -> str:
+        """``POST …/receptorpropuesta/web/propuesta/upload`` (TUS creation), or with ``adjustments``
+        ``…/receptorajustesposteriores/web/ajustesposteriores/upload``: the upload's id."""
         if headers.get("tus-resumable") != "1.0.0":
             raise SireApiError(412, "412", "Tus-Resumable 1.0.0 es obligatorio")
         try:
@@ -510,7 +517,7 @@ class SireSimulator:
         name = metadata["nomArchivoImportacion"]
         if not name.lower().endswith(".zip"):
             raise SireApiError(422, "1348", "La extensión del archivo debe ser .zip")
-        match = _REPLACEMENT.match(name)
+        match = (_ADJUSTMENT if adjustments else _REPLACEMENT).match(name)
         if match is None or match.group(1) != ruc or match.group(2) != metadata["perTributario"]:
             raise SireApiError(
                 422, "1044", f"Error en la posición-descripción del nombre del archivo plano {name}"
@@ -519,10 +526,10 @@ class SireSimulator:
             book = self._books.setdefault((ruc, metadata["perTributario"]), _Book())
             if name in book.files:
                 raise SireApiError(422, "1024", f"El archivo {name} fue previamente enviado")
-            if book.registered:
+            if book.registered and not adjustments:
                 raise SireApiError(422, "1009", "El registro electrónico ya ha sido generado.")
             upload_id = uuid.uuid4().hex
-            self._uploads[upload_id] = _Upload(ruc, length, metadata)
+            self._uploads[upload_id] = _Upload(ruc, length, metadata, adjustments)
         return upload_id
 
     def upload_offset(self, ruc: str, upload_id: str) -> tuple[int, int]:
@@ -570,6 +577,12 @@ class SireSimulator:
                         fields = line.split("|")
                         if fields[-1] == "":
                             fields = fields[:-1]
+                        if upload.adjustments:  # Anexo 5.1 (14.1 fields) or 5.2 (14.2), state 8 or 9
+                            if len(fields) not in (26, 35) or fields[-1] not in ("8", "9"):
+                                errors.append(f"453|Fila {number}: no cumple con la estructura de ajustes")
+                            else:
+                                rows.append(fields)
+                            continue
                         if len(fields) != 33 or fields[0] != upload.ruc or fields[2] != period:
                             errors.append(
                                 f"453|Fila {number}: no cumple con la estructura ({len(fields)} campos)"
@@ -586,6 +599,9 @@ class SireSimulator:
             ticket.detail = f"{len(errors)} error(es): {errors[0].split('|', 1)[1]}"
             report = "\r\n".join(["Nro|Código|Descripción", *(f"{i}|{e}" for i, e in enumerate(errors, 1))])
             ticket.files.append((f"{ticket.number}_errores.zip", "02", _zip("errores.txt", report.encode())))
+        elif upload.adjustments:
+            book.files.add(name)
+            book.adjustments += rows
         else:
             book.files.add(name)  # a name taken is a name spent (1024); one with errors may be sent again
             book.preliminary = rows

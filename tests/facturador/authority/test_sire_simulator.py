@@ -121,3 +121,67 @@ def test_malformed_imports_are_refused_as_sunat_refuses_them(sunat: tuple[Proces
         assert state.code == "06"
         assert "01|1|100.00|18.00|118.00" in sire.summary("202610").decode()
         assert [p.state for p in sire.periods() if p.period == "202610"] == ["Presentado"]
+
+
+def _row(ruc: str, number: str, day: str, created: str) -> dict[str, object]:
+    series, correlative = number.split("-")
+    return {
+        "external_id": f"ext-{number}",
+        "id": int(correlative),
+        "number": number,
+        "series": series,
+        "correlative": int(correlative),
+        "date_of_issue": day,
+        "document_type_id": "01",
+        "state_type_id": "05",
+        "currency_type_id": "PEN",
+        "exchange_rate_sale": "1.000",
+        "customer_identity_document_type_id": "6",
+        "customer_number": "20487654320",
+        "customer_name": "CLIENTE S.A.",
+        "has_cdr": True,
+        "created_at": created,
+        "updated_at": created,
+        "total_taxed": "100.00",
+        "total_igv": "18.00",
+        "total": "118.00",
+    }
+
+
+def test_a_close_with_adjustments_of_an_earlier_period(sunat: tuple[Process, Tenant], tmp_path: Path) -> None:
+    """October's register holds a September factura that arrived after September was closed (state 8):
+    the close replaces October's proposal with October's own line and sends the September line as an
+    adjustment (Anexo 5.1, ``…14040004…``), each ticket followed, before the month is recorded closed."""
+    import datetime as dt
+
+    from analysis.register import SalesRegister
+    from analysis.sire import close_register
+    from connector.closes import MonthCloses
+    from connector.sire import SireProgress
+
+    child, tenant = sunat
+    closes = MonthCloses(tmp_path / "t.closes.json")
+    closes.close("2026-09", dt.datetime(2026, 10, 1, 9, 0), source="manual")
+    rows = [
+        _row(tenant.ruc, "F001-7", "2026-09-30", "2026-10-03 10:00:00"),  # arrived after the close: state 8
+        _row(tenant.ruc, "F001-8", "2026-10-15", "2026-10-15 10:00:00"),
+    ]
+    register = SalesRegister.build(rows, "2026-10", ruc=tenant.ruc, name="SIRE S.A.C.", closes=closes)
+    assert len(register.adjustment_rows()) == 1 and len(register.sire_rows()) == 1
+    progress = SireProgress(tmp_path / "t.sire.json")
+    with _client(child, tenant.ruc) as sire:
+        report = close_register(
+            register,
+            sire,
+            action="replace",
+            progress=progress,
+            closes=closes,
+            adjustments=True,
+            interval=0,
+            now=lambda: dt.datetime(2026, 11, 3, 10, 0),
+        )
+    assert report.done
+    sent = progress.period("2026-10")["adjustments"]
+    assert sent["file"] == f"LE{tenant.ruc}20261000140400041112" + "01.zip" and sent["lines"] == 1
+    assert any("(ajustes): Terminado (06)" in line for line in report.lines)
+    assert "01|1|100.00|18.00|118.00" in report.summary  # the preliminar: October's own line only
