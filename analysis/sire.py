@@ -234,7 +234,12 @@ def close_register(
     elif action == "accept":
         if not comparison.matches:
             say("aviso: se acepta la propuesta aunque difiere de los libros (las diferencias quedan arriba)")
-        ticket_number = sire.accept(code)
+        try:
+            ticket_number = sire.accept(code)
+        except SireRejected as exc:
+            if exc.code != "1008":  # «ya se encuentra en el módulo de preliminar»: sent by a stopped run
+                raise
+            ticket_number = sire.ticket_of_process(code, "2")
         log(
             "decision",
             {"action": "accept", "ticket": ticket_number, "sent_at": now().isoformat(timespec="seconds")},
@@ -307,7 +312,12 @@ def close_register(
     pre = record.get("preliminary") or {}
     ticket_number = pre.get("ticket") or ""
     if not ticket_number:
-        ticket_number = sire.register_preliminary(code)
+        try:
+            ticket_number = sire.register_preliminary(code)
+        except SireRejected as exc:
+            if exc.code != "1008":  # registered by a run that stopped before it kept the ticket
+                raise
+            ticket_number = sire.ticket_of_process(code, "5")
         log(
             "preliminary",
             {"ticket": ticket_number, "sent_at": now().isoformat(timespec="seconds")},

@@ -639,6 +639,14 @@ class SireClient:
         ticket = self.resume_upload(location, data)
         return ticket or self.ticket_of_file(period, name)
 
+    def ticket_of_process(self, period: str, process: str) -> str:
+        """The newest ticket SIRE lists for ``period`` and ``codProceso`` (an acceptance or a preliminar sent
+        by a run that stopped before it kept the ticket)."""
+        found = [t for t in self.tickets(period) if t.process == process]
+        if not found:
+            raise SireRejected(f"SIRE lists no ticket of process {process} for {period}", "Run it again")
+        return max(found, key=lambda t: t.ticket).ticket
+
     def ticket_of_file(self, period: str, name: str) -> str:
         """The ticket SIRE gave the import of the file ``name`` (the listing names each import's file)."""
         for item in self.tickets(period):

@@ -185,3 +185,33 @@ def test_a_close_with_adjustments_of_an_earlier_period(sunat: tuple[Process, Ten
     assert sent["file"] == f"LE{tenant.ruc}20261000140400041112" + "01.zip" and sent["lines"] == 1
     assert any("(ajustes): Terminado (06)" in line for line in report.lines)
     assert "01|1|100.00|18.00|118.00" in report.summary  # the preliminar: October's own line only
+
+
+def test_an_acceptance_sent_by_a_run_that_stopped_is_followed_not_sent_again(
+    sunat: tuple[Process, Tenant], tmp_path: Path
+) -> None:
+    """A run accepted the proposal and stopped before it kept the ticket: SUNAT answers the next
+    acceptance 1008, and the close finds the first acceptance's ticket in the listing and follows it."""
+    import datetime as dt
+
+    from analysis.register import SalesRegister
+    from analysis.sire import close_register
+    from connector.closes import MonthCloses
+    from connector.sire import SireProgress
+
+    child, tenant = sunat
+    register = SalesRegister.build([], "2026-10", ruc=tenant.ruc, name="SIRE S.A.C.")
+    closes = MonthCloses(tmp_path / "t.closes.json")
+    with _client(child, tenant.ruc) as sire:
+        first = sire.accept("202610")  # the stopped run's acceptance: its ticket never recorded
+        report = close_register(
+            register,
+            sire,
+            action="accept",
+            progress=SireProgress(tmp_path / "t.sire.json"),
+            closes=closes,
+            interval=0,
+            now=lambda: dt.datetime(2026, 11, 3, 10, 0),
+        )
+    assert report.done and report.decision is not None and report.decision.ticket == first
+    assert [t.process for t in [report.decision]] == ["2"]
