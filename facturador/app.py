@@ -55,6 +55,7 @@ from facturador.domain.other_documents import OtherDocumentService
 from facturador.domain.persons import PersonService
 from facturador.domain.quotations import QuotationService
 from facturador.domain.sale_notes import SaleNoteService
+from facturador.domain.sire_endpoint import SIRE_MOUNT, service_sire_app
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.domain.validity_endpoint import VALIDITY_MOUNT, service_validity_simulator
@@ -436,6 +437,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.mount(GRE_MOUNT, gre)  # SUNAT's GRE API, simulated, its path parameters checked as the API's
     # SUNAT's validity API (consulta integrada de validez de CPE), simulated on the service's registry
     app.mount(VALIDITY_MOUNT, create_validity_app(service_validity_simulator(context)))
+    app.mount(SIRE_MOUNT, service_sire_app(context))  # SUNAT's SIRE RVIE API, simulated
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:

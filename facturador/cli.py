@@ -1396,6 +1396,92 @@ def register_command(
         click.echo(f"  closed on {closed.closed_at:%Y-%m-%d %H:%M} (Lima, {closed.source})")
 
 
+@main.command("sire")
+@click.argument("tenant")
+@click.argument("period", required=False)
+@TENANTS_OPTION
+@click.option("--accept", "action", flag_value="accept", help="Accept SUNAT's proposal as it is.")
+@click.option(
+    "--replace", "action", flag_value="replace", help="Replace the proposal with the books' RVIE file."
+)
+@click.option("--periods", "list_periods", is_flag=True, help="List the periods SIRE offers and stop.")
+@click.option("--restart", is_flag=True, help="Ask for a new proposal (an unsent decision is forgotten).")
+@click.option(
+    "--adjustments",
+    is_flag=True,
+    help="Send the lines of earlier periods (states 8 and 9) as adjustments too.",
+)
+@click.option("--folder", type=click.Path(file_okay=False), default=None, help="Keep the files here.")
+@click.option(
+    "--sire-url",
+    envvar="FACTURADOR_SIRE_URL",
+    default=None,
+    help="SIRE's root, e.g. the simulator's http://127.0.0.1:8000/sire (default: SUNAT's own hosts).",
+)
+@click.option("--polls", type=int, default=30, show_default=True, help="Polls of a ticket before giving up.")
+def sire_command(
+    tenant: str,
+    period: str | None,
+    tenants_file: str | None,
+    action: str | None,
+    list_periods: bool,
+    restart: bool,
+    adjustments: bool,
+    folder: str | None,
+    sire_url: str | None,
+    polls: int,
+) -> None:
+    """Close PERIOD (YYYY-MM) of TENANT in SIRE (RVIE) by SUNAT's API: the proposal asked and compared
+    with the books; with --accept or --replace, sent, each ticket followed, the preliminar registered and
+    the month recorded closed. A rerun continues where it stopped. Credentials from SIRE_CLIENT_ID,
+    SIRE_CLIENT_SECRET, SIRE_SOL_USER and SIRE_SOL_PASSWORD (never printed); docs/sire.md."""
+    from analysis.sire import sire_close, sire_urls
+    from connector import FacturadorError
+    from connector.config import TenantConfigError, load_tenants
+    from connector.sire import SireClient, SireCredentials, SireError
+    from connector.store import closes_path
+
+    token_base, api_base = sire_urls(sire_url)
+
+    def sire_for(ruc: str) -> SireClient:
+        return SireClient(SireCredentials.from_env(ruc), token_base=token_base, api_base=api_base)
+
+    try:
+        tenants = load_tenants(tenants_file)
+        if tenant not in tenants:
+            raise click.ClickException(f"no tenant {tenant!r} in the tenants file ({', '.join(tenants)})")
+        config = tenants[tenant]
+        if list_periods or period is None:
+            import os
+
+            ruc = os.environ.get("SIRE_RUC", "")
+            if not ruc:
+                raise click.ClickException("--periods needs the RUC in SIRE_RUC (or give PERIOD)")
+            with sire_for(ruc) as sire:
+                for item in sire.periods():
+                    click.echo(f"{item.period}  {item.state}")
+            return
+        with config.client() as client:
+            report = sire_close(
+                client,
+                period,
+                sire_for,
+                closes_file=closes_path(config.base_url),
+                action=action,
+                folder=folder,
+                restart=restart,
+                adjustments=adjustments,
+                polls=polls,
+                tell=click.echo,
+            )
+    except SireError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except (TenantConfigError, ValueError, FacturadorError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if report.closed is not None:
+        click.echo(f"closed on {report.closed.closed_at:%Y-%m-%d %H:%M} (Lima, {report.closed.source})")
+
+
 @main.command("igv")
 @click.argument("tenant")
 @click.argument("period")
@@ -1649,6 +1735,7 @@ def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: st
     import uvicorn
 
     from facturador.authority.soap.protocol import PATHS
+    from facturador.domain.sire_endpoint import SIRE_MOUNT, SireMount, service_sire_app
     from facturador.domain.validity_endpoint import standalone_app
 
     ensure_port_free(host, port, "the SUNAT endpoint", "--port")
@@ -1660,8 +1747,10 @@ def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: st
     click.echo(
         f"  http://{host}:{port}/v1/contribuyente/contribuyentes/{{ruc}}/validarcomprobante  (validez)"
     )
+    click.echo(f"  http://{host}:{port}{SIRE_MOUNT}  (SIRE RVIE REST API and its token endpoint)")
+    endpoint = SireMount(standalone_app(context, ose=ose), service_sire_app(context))
     try:
-        uvicorn.run(standalone_app(context, ose=ose), host=host, port=port, log_level=log_level)
+        uvicorn.run(endpoint, host=host, port=port, log_level=log_level)
     finally:
         context.engine.dispose()
 

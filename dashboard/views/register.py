@@ -1,12 +1,16 @@
 """Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT (and its 14.2
 simplified form), the SIRE RVIE replacement zip, SIRE's adjustment zips for earlier periods and Excel
-(:mod:`analysis.register`; rules in ``docs/sales_register.md``), its totals and warnings, and the
-comparison with SUNAT's RVIE proposal uploaded by the accountant."""
+(:mod:`analysis.register`; rules in ``docs/sales_register.md``), its totals and warnings, the comparison
+with SUNAT's RVIE proposal uploaded by the accountant, and the close in SIRE by SUNAT's API in order
+(proposal → differences → accept or replace → preliminar, :mod:`analysis.sire`, ``docs/sire.md``) with
+every ticket's states and the record of what was sent and when."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
+import os
 from collections.abc import Sequence
 
 import pandas as pd
@@ -14,8 +18,10 @@ import streamlit as st
 
 from analysis.register import PLE_FIELDS, Figures, Period, Reconciliation, SalesRegister, sales_register
 from analysis.sales import summarize_sql
+from analysis.sire import SIRE_URL_ENV, close_register, sire_urls
 from connector import FacturadorError
 from connector.closes import MonthCloses
+from connector.sire import SireClient, SireCredentials, SireError, SireProgress, progress_path
 from dashboard import figures
 from dashboard.session import Active, forget_connection, month_closes, reader, require_connection, scoped
 from dashboard.widgets import data_table, month_options, table_page
@@ -304,6 +310,134 @@ def _compare(register: SalesRegister) -> None:
         st.code(result.report, language=None)
 
 
+#: The session's record of what the last SIRE step said: (period, lines, alert kind, message).
+SIRE_SHOWN = "_sire_shown"
+SIRE_FIELDS: tuple[tuple[str, str, str, bool], ...] = (
+    ("sire_client_id", "Client ID de la API (SOL)", "SIRE_CLIENT_ID", False),
+    ("sire_client_secret", "Client secret", "SIRE_CLIENT_SECRET", True),
+    ("sire_sol_user", "Usuario SOL", "SIRE_SOL_USER", False),
+    ("sire_sol_password", "Clave SOL", "SIRE_SOL_PASSWORD", True),
+)
+
+
+def _sire_client(register: SalesRegister) -> tuple[SireClient, SalesRegister] | None:
+    """A SIRE client of the credentials typed here (kept only in this session, never written) and the
+    register under the RUC given (a month without documents does not name its issuer), or None while one
+    is missing."""
+    values: dict[str, str] = {}
+    columns = st.columns(2)
+    for index, (key, label, variable, secret) in enumerate(SIRE_FIELDS):
+        column, value = columns[index % 2], os.environ.get(variable, "")
+        if secret:
+            values[key] = column.text_input(label, value=value, type="password", key=key)
+        else:
+            values[key] = column.text_input(label, value=value, key=key)
+    ruc = st.text_input("RUC", value=register.ruc or os.environ.get("SIRE_RUC", ""), key="sire_ruc").strip()
+    url = st.text_input(
+        "SIRE (vacío: los servidores de SUNAT)",
+        value=os.environ.get(SIRE_URL_ENV, ""),
+        key="sire_url",
+        placeholder="http://127.0.0.1:8000/sire (el simulador)",
+    )
+    if not all(values.values()) or not ruc:
+        st.caption("Escribe el RUC y las credenciales de la API SIRE de la empresa (no se guardan).")
+        return None
+    if ruc != register.ruc:
+        register = dataclasses.replace(register, ruc=ruc)
+    token_base, api_base = sire_urls(url)
+    credentials = SireCredentials(
+        values["sire_client_id"],
+        values["sire_client_secret"],
+        ruc,
+        values["sire_sol_user"],
+        values["sire_sol_password"],
+    )
+    return SireClient(credentials, token_base=token_base, api_base=api_base), register
+
+
+def _sire(register: SalesRegister, closes: MonthCloses, month: Period) -> None:
+    """The close in SIRE by SUNAT's API, in order, with each ticket's states and what was sent when."""
+    key = f"{month.year:04d}-{month.month:02d}"
+    if closes.path is None:
+        return
+    progress = SireProgress(progress_path(closes.path))
+    now = peru_now().replace(tzinfo=None)
+    if now < dt.datetime.combine(month.end + dt.timedelta(days=2), dt.time()):
+        return  # SUNAT offers a month's proposal from the 2nd of the next month
+    with st.expander("Cerrar el mes en SIRE (API de SUNAT)", icon=":material/cloud_sync:"):
+        st.caption(
+            "1 · Pedir la propuesta de SUNAT y compararla con los libros · 2 · aceptarla o reemplazarla con "
+            "el archivo RVIE de este registro · 3 · registrar el preliminar y ver su resumen. Cada ticket "
+            "se sigue hasta el final; si algo se interrumpe, volver a pulsar continúa donde quedó."
+        )
+        events = progress.events(key)
+        if events:
+            st.markdown("**Lo enviado a SUNAT y cuándo**")
+            data_table(
+                pd.DataFrame({"Cuándo": [e["at"] for e in events], "Qué": [e["what"] for e in events]}),
+                hide_index=True,
+                key="sire_events",
+            )
+        record = closes.record(key)
+        if record is not None and record.source == "sire":
+            _sire_shown(key)
+            st.success(f"Cerrado en SIRE el {record.closed_at:%d/%m/%Y %H:%M}: {record.note}")
+            return
+        made = _sire_client(register)
+        if made is None:
+            return
+        sire, register = made
+        compared = st.session_state.get("sire_compared") == key
+        _sire_shown(key)
+        ask, accept, replace = st.columns(3)
+        action: str | None = None
+        run = ask.button("1 · Pedir y comparar la propuesta", key="sire_compare", width="stretch")
+        if accept.button(
+            "2 · Aceptar la propuesta", key="sire_accept", disabled=not compared, width="stretch"
+        ):
+            run, action = True, "accept"
+        if replace.button(
+            "2 · Reemplazar con el registro", key="sire_replace", disabled=not compared, width="stretch"
+        ):
+            run, action = True, "replace"
+        if not run:
+            return
+        lines: list[str] = []
+        try:
+            with sire, st.spinner("Hablando con SIRE…"):
+                report = close_register(
+                    register, sire, action=action, progress=progress, closes=closes, tell=lines.append
+                )
+        except SireError as exc:
+            st.session_state[SIRE_SHOWN] = (key, lines, "error", str(exc))
+        else:
+            if report.done:
+                said = (
+                    "success",
+                    "Mes cerrado en SIRE: el preliminar está registrado; generar el registro se hace en SOL.",
+                )
+            elif report.comparison is not None and report.comparison.matches:
+                said = ("success", "La propuesta coincide con los libros: puedes aceptarla.")
+            else:
+                said = (
+                    "warning",
+                    "La propuesta difiere de los libros: revisa las diferencias, o reemplázala.",
+                )
+            st.session_state["sire_compared"] = key
+            st.session_state[SIRE_SHOWN] = (key, report.lines, *said)
+        st.rerun()  # the buttons again, enabled by what was just done; the lines shown below them
+
+
+def _sire_shown(key: str) -> None:
+    """What the last step said (its lines, every ticket's states) and how it ended."""
+    shown = st.session_state.get(SIRE_SHOWN)
+    if not shown or shown[0] != key:
+        return
+    _key, lines, kind, message = shown
+    st.code("\n".join(lines), language=None)
+    {"error": st.error, "success": st.success, "warning": st.warning}[kind](message)
+
+
 def main() -> None:
     """Lay out the page."""
     active = require_connection()
@@ -369,6 +503,7 @@ def main() -> None:
         )
         st.caption(f"Archivo PLE: `{register.ple_name}` · archivo RVIE: `{register.sire_name}`")
     _compare(register)
+    _sire(register, closes, month)
 
 
 main()
