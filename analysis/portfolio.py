@@ -9,11 +9,12 @@ day, soonest first. A company that cannot be reached (connection refused, wrong 
 row, saying so, and the others show; companies are asked concurrently (``workers`` at a time), each
 finished row reported to ``progress``.
 
-What this project does not know yet is asked to optional sources: the SIRE close's progress
-(:class:`SireProgress`) and the validity sweep's disagreements. Until a source is registered
-(:func:`register_sire_source`, :func:`register_validity_source`) or given (:class:`Sources`), the row says
-«no disponible»; the month closed (``connector.closes.MonthCloses``, whose ``sire`` source is SIRE's close)
-is always read. ``docs/portfolio.md`` tells the rules.
+The SIRE close's progress comes from its own record (:func:`sire_close_record`: what ``facturador sire``
+and Registro keep beside the closes file); other sources of it and of the validity sweep's disagreements
+are registered (:func:`register_sire_source`, :func:`register_validity_source`) or given
+(:class:`Sources`). Where no source knows, the row says «no disponible»; the month closed
+(``connector.closes.MonthCloses``, whose ``sire`` source is SIRE's close) is always read.
+``docs/portfolio.md`` tells the rules.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from analysis.sales import Sale, listed_sales
 from connector.closes import MonthClose, MonthCloses
 from connector.config import TenantConfig, TenantConfigError, load_tenants
 from connector.errors import AuthenticationError, FacturadorError, NotFoundError, TransportError
+from connector.sire import SireProgress as SireCloseRecord
+from connector.sire import progress_path
 from connector.store import closes_path
 from sunat.calendar import peru_today
 from sunat.cronograma import DueDate, ScheduleError, due_date
@@ -49,6 +52,7 @@ __all__ = [
     "company_row",
     "portfolio",
     "register_sire_source",
+    "sire_close_record",
     "register_validity_source",
 ]
 
@@ -103,6 +107,34 @@ def register_validity_source(source: ValiditySource) -> None:
         _VALIDITY_SOURCES.append(source)
 
 
+def sire_close_record(tenant: TenantConfig, period: Period) -> SireProgress | None:
+    """The SIRE close's own record of ``period`` (``facturador sire`` and Registro keep it beside the
+    tenant's closes file), or ``None`` when no close was started for it."""
+    record = SireCloseRecord(progress_path(closes_path(tenant.base_url))).period(
+        f"{period.year:04d}-{period.month:02d}"
+    )
+    if not record:
+        return None
+    compared = record.get("comparison") or {}
+    decision = record.get("decision") or {}
+    sent_at = decision.get("sent_at")
+    return SireProgress(
+        proposal_compared=bool(compared),
+        differences_left=(
+            sum(int(compared.get(key) or 0) for key in ("only_in_proposal", "only_ours", "different"))
+            if compared
+            else None
+        ),
+        sent=(
+            {"accept": "aceptación", "replace": "reemplazo"}.get(decision.get("action", ""), "")
+            if decision.get("ticket")
+            else ""
+        ),
+        sent_at=dt.datetime.fromisoformat(sent_at) if sent_at else None,
+        preliminary="closed" in record,
+    )
+
+
 @dataclass(frozen=True)
 class Sources:
     """The optional sources a portfolio asks (by default, those registered)."""
@@ -113,7 +145,7 @@ class Sources:
     @classmethod
     def registered(cls) -> Sources:
         """The sources registered so far."""
-        return cls(tuple(_SIRE_SOURCES), tuple(_VALIDITY_SOURCES))
+        return cls((sire_close_record, *_SIRE_SOURCES), tuple(_VALIDITY_SOURCES))
 
     def sire_progress(self, tenant: TenantConfig, period: Period) -> SireProgress | None:
         """The first answer of the SIRE sources, or ``None``."""

@@ -209,6 +209,16 @@ def close_register(
     # -- the comparison
     comparison = register.compare_with_proposal(data)
     report.comparison = comparison
+    log(
+        "comparison",
+        {
+            "only_in_proposal": len(comparison.only_in_proposal),
+            "only_ours": len(comparison.only_ours),
+            "different": len(comparison.differences),
+            "at": now().isoformat(timespec="seconds"),
+        },
+        "propuesta comparada con los libros",
+    )
     for line in _differences(comparison):
         say(line)
     if action is None:

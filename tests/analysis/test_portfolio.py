@@ -17,11 +17,14 @@ from analysis.portfolio import (
     SireProgress,
     Sources,
     portfolio,
+    sire_close_record,
 )
 from analysis.register import Period
 from connector.builders import Customer, Invoice, Line, Receipt
 from connector.closes import MonthCloses
 from connector.config import TenantConfig
+from connector.sire import SireProgress as SireCloseRecord
+from connector.sire import progress_path
 from connector.store import closes_path
 from sunat.calendar import peru_now, peru_today
 from sunat.cronograma import ScheduleError, due_date
@@ -164,6 +167,27 @@ def test_the_close_from_month_closes_and_sire_and_validity_sources(live: LiveSer
     assert e.pending is not None and e.pending.validity_disagreements == 2
     assert d.pending is not None and d.pending.validity_disagreements is None
     assert SireProgress(sent="reemplazo").sent == "reemplazo"
+
+
+def test_the_sire_close_record_answers_the_sire_column(tmp_path: Path) -> None:
+    """What ``facturador sire`` keeps beside the closes file is the row's SIRE progress: compared with
+    three differences, the replacement sent, the preliminar done once the month closed."""
+    tenant = TenantConfig("pfs", "http://127.0.0.1:9/t/pfs", token="x" * 20, ruc="20100066603", name="PFS")
+    october = Period(2026, 10)
+    assert sire_close_record(tenant, october) is None  # no close started
+    record = SireCloseRecord(progress_path(closes_path(tenant.base_url)))
+    at = dt.datetime(2026, 11, 5, 10, 30)
+    record.update("2026-10", "comparison", {"only_in_proposal": 1, "only_ours": 1, "different": 1}, "x", at)
+    found = sire_close_record(tenant, october)
+    assert found == SireProgress(proposal_compared=True, differences_left=3)
+    record.update(
+        "2026-10", "decision", {"action": "replace", "ticket": "7", "sent_at": at.isoformat()}, "x", at
+    )
+    record.update("2026-10", "closed", {"at": at.isoformat()}, "x", at)
+    found = sire_close_record(tenant, october)
+    assert found is not None and (found.sent, found.sent_at, found.preliminary) == ("reemplazo", at, True)
+    assert Sources.registered().sire_progress(tenant, october) == found
+    assert sire_close_record(tenant, Period(2026, 9)) is None
 
 
 def test_bad_input() -> None:
