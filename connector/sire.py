@@ -36,6 +36,8 @@ from typing import Any
 import orjson
 import requests
 
+from connector.secrets import BACKEND_ENV, PASSPHRASE_ENV, SecretsError, SecretStore, open_secrets
+
 __all__ = [
     "API_BASE",
     "BOOK_RVIE",
@@ -136,6 +138,11 @@ class SireTicketTimeout(SireError):
 # ------------------------------------------------------------------------------------------- credentials
 
 
+#: The environment variables of SIRE's credentials, and the names of the same in the analyst's secrets.
+_ENV_NAMES = ("SIRE_CLIENT_ID", "SIRE_CLIENT_SECRET", "SIRE_SOL_USER", "SIRE_SOL_PASSWORD")
+_SECRET_NAMES = ("sire_client_id", "sire_client_secret", "sol_user", "sol_password")
+
+
 @dataclass(frozen=True)
 class SireCredentials:
     """The company's SIRE credentials: the API client id/secret generated in SOL, its RUC, SOL user and SOL
@@ -152,7 +159,7 @@ class SireCredentials:
         """From ``SIRE_CLIENT_ID``, ``SIRE_CLIENT_SECRET``, ``SIRE_SOL_USER`` and ``SIRE_SOL_PASSWORD``;
         raises :class:`SireCredentialError` naming the variables that are missing."""
         env = os.environ if environ is None else environ
-        names = ("SIRE_CLIENT_ID", "SIRE_CLIENT_SECRET", "SIRE_SOL_USER", "SIRE_SOL_PASSWORD")
+        names = _ENV_NAMES
         missing = [name for name in names if not env.get(name)]
         if missing:
             raise SireCredentialError(
@@ -161,6 +168,42 @@ class SireCredentials:
                 "Credenciales de API SUNAT, URI «MIGE RCE y RVIE – SIRE»)",
             )
         values = [env[name] for name in names]
+        return cls(values[0], values[1], ruc, values[2], values[3])
+
+    @classmethod
+    def for_tenant(
+        cls,
+        tenant: str,
+        ruc: str,
+        *,
+        environ: Mapping[str, str] | None = None,
+        secrets: SecretStore | None = None,
+    ) -> SireCredentials:
+        """The credentials of ``tenant``: from the environment when it names any ``SIRE_*`` variable
+        (:meth:`from_env`), else from the analyst's secret store (:mod:`connector.secrets`:
+        ``sire_client_id``, ``sire_client_secret``, ``sol_user``, ``sol_password`` of the tenant)."""
+        env = os.environ if environ is None else environ
+        if any(env.get(name) for name in _ENV_NAMES):
+            return cls.from_env(ruc, env)
+        try:
+            store = (
+                secrets
+                if secrets is not None
+                else open_secrets(env.get(BACKEND_ENV), passphrase=env.get(PASSPHRASE_ENV, ""))
+            )
+            values = [store.get(tenant, name) or "" for name in _SECRET_NAMES]
+        except SecretsError as exc:
+            raise SireCredentialError(
+                f"SIRE's credentials of {tenant} are neither in the environment nor readable: {exc}",
+                f"Set {', '.join(_ENV_NAMES)}, or keep them with «facturador secrets set {tenant} NAME» "
+                f"({', '.join(_SECRET_NAMES)}) and give the secrets file's passphrase",
+            ) from None
+        missing = [name for name, value in zip(_SECRET_NAMES, values, strict=True) if not value]
+        if missing:
+            raise SireCredentialError(
+                f"SIRE's credentials of {tenant} are missing from the secrets: {', '.join(missing)}",
+                f"Keep them with «facturador secrets set {tenant} NAME», or set {', '.join(_ENV_NAMES)}",
+            )
         return cls(values[0], values[1], ruc, values[2], values[3])
 
     @property

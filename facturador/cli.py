@@ -1434,7 +1434,8 @@ def sire_command(
     """Close PERIOD (YYYY-MM) of TENANT in SIRE (RVIE) by SUNAT's API: the proposal asked and compared
     with the books; with --accept or --replace, sent, each ticket followed, the preliminar registered and
     the month recorded closed. A rerun continues where it stopped. Credentials from SIRE_CLIENT_ID,
-    SIRE_CLIENT_SECRET, SIRE_SOL_USER and SIRE_SOL_PASSWORD (never printed); docs/sire.md."""
+    SIRE_CLIENT_SECRET, SIRE_SOL_USER and SIRE_SOL_PASSWORD, else from the analyst's secrets of TENANT
+    (facturador secrets set); never printed; docs/sire.md."""
     from analysis.sire import sire_close, sire_urls
     from connector import FacturadorError
     from connector.config import TenantConfigError, load_tenants
@@ -1444,7 +1445,8 @@ def sire_command(
     token_base, api_base = sire_urls(sire_url)
 
     def sire_for(ruc: str) -> SireClient:
-        return SireClient(SireCredentials.from_env(ruc), token_base=token_base, api_base=api_base)
+        credentials = SireCredentials.for_tenant(tenant, ruc)
+        return SireClient(credentials, token_base=token_base, api_base=api_base)
 
     try:
         tenants = load_tenants(tenants_file)

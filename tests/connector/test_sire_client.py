@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from connector.secrets import EncryptedFile
 from connector.sire import (
     MAX_RETRY_AFTER,
     SireCredentialError,
@@ -36,6 +37,38 @@ def test_credentials_from_the_environment_name_what_is_missing() -> None:
     )
     assert found.username == "20123456786USUARIO1"
     assert "s3" not in repr(found) and "p4" not in repr(found)
+
+
+def test_credentials_of_a_tenant_from_the_environment_or_the_analysts_secrets(tmp_path: Path) -> None:
+    """The environment wins when it names SIRE's credentials; else the tenant's entries of the analyst's
+    encrypted secrets file; with neither, the error names both ways (and shows no secret)."""
+    store = EncryptedFile(tmp_path / "secrets.json", "frase secreta larga")
+    for name, value in (("sire_client_id", "id"), ("sire_client_secret", "s3"), ("sol_user", "USUARIO1")):
+        store.set("acme", name, value)
+    with pytest.raises(SireCredentialError) as missing:
+        SireCredentials.for_tenant("acme", "20123456786", environ={}, secrets=store)
+    assert "sol_password" in str(missing.value) and "s3" not in str(missing.value)
+    store.set("acme", "sol_password", "p4")
+    found = SireCredentials.for_tenant("acme", "20123456786", environ={}, secrets=store)
+    assert (found.client_id, found.client_secret, found.sol_user, found.sol_password) == (
+        "id",
+        "s3",
+        "USUARIO1",
+        "p4",
+    )
+    environment = {
+        "SIRE_CLIENT_ID": "env",
+        "SIRE_CLIENT_SECRET": "e",
+        "SIRE_SOL_USER": "U",
+        "SIRE_SOL_PASSWORD": "q",
+    }
+    assert (
+        SireCredentials.for_tenant("acme", "20123456786", environ=environment, secrets=store).client_id
+        == "env"
+    )
+    with pytest.raises(SireCredentialError) as neither:
+        SireCredentials.for_tenant("acme", "20123456786", environ={})  # no passphrase: no secrets file
+    assert "SIRE_CLIENT_ID" in str(neither.value) and "facturador secrets set" in str(neither.value)
 
 
 def test_retry_after_is_seconds_or_a_date_and_bounded() -> None:
