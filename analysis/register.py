@@ -65,6 +65,7 @@ from connector.parsing import (
     split_number,
     text,
 )
+from sunat.calendar import peru_today
 from sunat.money import round2
 
 if TYPE_CHECKING:
@@ -1471,7 +1472,7 @@ def sales_register(
         rows, dates, head = listed.rows, None, listed.rows[:1]
     _read_references(client, [row for row in rows if isinstance(row, dict)], month.start, month.end, dates)
     if ruc is None or name is None:
-        found_ruc, found_name = _issuer(documents, DocumentList(head))
+        found_ruc, found_name = _issuer(documents, DocumentList(head or _any_document(client, store)))
         ruc, name = ruc or found_ruc, name or found_name
     with gc_paused():
         entries, warnings = _build_entries(rows, month, consolidate_boletas, dates, closes=closes)
@@ -1737,6 +1738,20 @@ class _IssueDates(Mapping[str, dt.date]):
 
 
 _MISSING = object()
+
+
+def _any_document(client: _Client, store: _Store | None) -> list[dict[str, Any]]:
+    """A document of the tenant's from outside the register's range (its newest stored one, or one of
+    the last :data:`REGISTER_LOOK_BACK_DAYS` days listed): an empty month's files still need the
+    issuer's RUC in their names."""
+    if store is not None:
+        head = store.sql(f"SELECT raw FROM documents {_NEWEST_FIRST} LIMIT 1")
+        return [orjson.loads(raw) for raw in head["raw"].tolist()]
+    today = peru_today()
+    try:
+        return client.documents.list(today - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), today).rows[:1]
+    except FacturadorError:
+        return []
 
 
 def _issuer(documents: _Documents, records: Sequence[DocumentRecord]) -> tuple[str, str]:

@@ -162,6 +162,21 @@ def test_an_empty_month_still_names_the_issuer_from_the_range(tmp_path: Path) ->
     assert register.ple_name == ple_file_name("20100066603", register.period, has_data=False)
 
 
+def test_a_month_without_documents_in_its_range_names_the_issuer_in_its_file_names(tmp_path: Path) -> None:
+    """A month with no document in it nor in the weeks before (a tenant's quiet months) still names the
+    issuer's RUC in its files (``LE2026…`` without it was the name of July's empty PLE)."""
+    rows = [r for r in _varied_rows() if str(r.get("date_of_issue", "")).startswith("2026-03")]
+    rows = [{**r, "filename": "20100066603-01-F001-1"} for r in rows]
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        march = sales_register(store.reading(tenant), "2026-03")  # type: ignore[arg-type]
+        register = sales_register(store.reading(tenant), "2026-07")  # type: ignore[arg-type]
+    assert march.entries and march.ruc == "20100066603"  # the store holds March's documents
+    assert register.entries == [] and register.ruc == "20100066603"
+    assert register.ple_name == "LE2010006660320260700140100001011.TXT"
+    assert register.sire_name.startswith("LE20100066603202607")
+
+
 def test_the_table_frame_holds_the_lines(tmp_path: Path) -> None:
     register = SalesRegister.build(_varied_rows(), "2026-03", ruc="20100066603", name="X")
     frame = register.ple_frame()
