@@ -89,8 +89,14 @@ def _contents(register: SalesRegister) -> None:
         lines.append(
             f"**Boletas sin resumen diario:** {len(pending['summary']):,}: {_named(pending['summary'])}."
         )
+    if register.by_hand:
+        lines.append(
+            f"**Estado cambiado a mano:** {len(register.by_hand):,} (en el servicio, sin informar a SUNAT; "
+            "sus líneas van con el estado que tienen ahora):"
+        )
+        lines.extend(f"  - {item.describe()}" for item in register.by_hand)
     with st.container(border=True, key="register_contents"):
-        st.markdown("\n".join(f"- {line}" for line in lines))
+        st.markdown("\n".join(line if line.startswith("  - ") else f"- {line}" for line in lines))
 
 
 def _month_sales(active: Active, month: Period, *, refresh: bool) -> Figures:

@@ -177,6 +177,44 @@ def test_a_month_without_documents_in_its_range_names_the_issuer_in_its_file_nam
     assert register.sire_name.startswith("LE20100066603202607")
 
 
+def test_the_register_names_the_documents_whose_state_was_set_by_hand(tmp_path: Path) -> None:
+    """Who, when, from which state to which and why, in the warnings, the register's ``by_hand`` and
+    its Excel: the same from the store as from the whole list."""
+    import openpyxl
+
+    rows = _varied_rows()
+    march = [r for r in rows if str(r.get("date_of_issue", "")).startswith("2026-03")]
+    changed = march[3]
+    other = {**march[4], "date_of_issue": "2026-02-20", "number": "F009-77", "series": "F009"}
+    other.update(correlative=77, external_id="february", id=20_000)
+    rows.append(other)
+    for row in (changed, other):  # a March document, and one of February (not March's register)
+        row["state_changes"] = [
+            {"changed_at": "2026-03-20 09:00:00", "user_name": "Luis", "from_state_type_id": "01",
+             "state_type_id": "03", "reason": "enviado por otro medio"},
+            {"changed_at": "2026-03-21 16:45:00", "user_name": "Ana Pérez", "from_state_type_id": "05",
+             "state_type_id": "11", "reason": "anulado en papel"},
+        ]  # fmt: skip
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        fast = sales_register(store.reading(tenant), "2026-03")  # type: ignore[arg-type]
+        period = Period.of("2026-03")
+        whole = store.documents(period.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), period.end)
+    slow = SalesRegister.build(whole.rows, period, ruc=fast.ruc, name=fast.name)
+    said = (
+        f"{changed['number']}: estado cambiado a mano el 21/03/2026 16:45 por Ana Pérez, de Aceptado a "
+        "Anulado: «anulado en papel»; no se informó a SUNAT."
+    )
+    assert [item.number for item in fast.by_hand] == [changed["number"]] == [i.number for i in slow.by_hand]
+    assert said in fast.warnings and said in slow.warnings and fast.warnings == slow.warnings
+    assert not any(other["number"] + ":" in w and "a mano" in w for w in fast.warnings)
+    sheet = openpyxl.load_workbook(io.BytesIO(fast.excel_bytes()))["Estado cambiado a mano"]
+    values = [[cell.value for cell in row] for row in sheet.iter_rows()]
+    assert values[0] == ["Documento", "Fecha de emisión", "Cambiado el", "Por", "De", "A", "Motivo"]
+    assert values[1][0] == changed["number"] and values[1][2] == dt.datetime(2026, 3, 21, 16, 45)
+    assert values[1][3:] == ["Ana Pérez", "Aceptado", "Anulado", "anulado en papel"] and len(values) == 2
+
+
 def test_the_table_frame_holds_the_lines(tmp_path: Path) -> None:
     register = SalesRegister.build(_varied_rows(), "2026-03", ruc="20100066603", name="X")
     frame = register.ple_frame()
