@@ -1550,10 +1550,9 @@ def sales_register(
         entries, warnings = _build_entries(rows, month, consolidate_boletas, dates, closes=closes)
     earlier = _earlier_sources(entries, month)
     if store is not None:  # the stored rows carrying state_changes (read whole: few a month)
+        flagged = "hand_set" if getattr(store, "schema", 1) >= 3 else _HAND_SET_TEXT
         changed = store.sql(
-            "SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? "
-            """AND contains(decode(raw), '"state_changes":[{')""",
-            [first, month.end],
+            f"SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? AND {flagged}", [first, month.end]
         )
         by_hand = set_by_hand(map(orjson.loads, changed["raw"].tolist()), month, earlier)
     else:
@@ -1636,6 +1635,8 @@ _ROW_KEYS = (
     "filename",
     *REGISTER_AMOUNTS,
 )
+#: A stored row that lists its state's changes by hand, by its JSON text (a store before ``hand_set``).
+_HAND_SET_TEXT = """contains(decode(raw), '"state_changes":[{')"""
 _NEWEST_FIRST = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"  # the store's list order
 #: A stored row read from the typed columns (a store of schema 2): ``raw`` only when they cannot be
 #: trusted to hold what :func:`_listed` reads (not ``exact``), or the row is a note or lists notes (the

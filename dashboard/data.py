@@ -386,7 +386,8 @@ class Scope:
         compact in the stored JSON text), by date and number, each with its latest change."""
         found = self.run(
             f"SELECT number, date_of_issue, state_type_id, raw FROM ({self.source}) "
-            """WHERE contains(decode(raw), '"state_changes":[{') ORDER BY date_of_issue, number""",
+            f"WHERE {_HAND_SET if getattr(self.store, 'schema', 1) >= 3 else _HAND_SET_TEXT} "
+            "ORDER BY date_of_issue, number",
             self.parameters,
         )
         out = []
@@ -395,6 +396,10 @@ class Scope:
             if changes:
                 out.append(ByHand(str(number), day, str(state), StateChange.from_wire(changes[-1])))
         return out
+
+
+#: A stored row whose state was set by hand: its flag (a store of schema 3), or its JSON text's key.
+_HAND_SET, _HAND_SET_TEXT = "hand_set", """contains(decode(raw), '"state_changes":[{')"""
 
 
 @dataclass(frozen=True)

@@ -213,6 +213,17 @@ def test_the_register_names_the_documents_whose_state_was_set_by_hand(tmp_path: 
     assert values[0] == ["Documento", "Fecha de emisión", "Cambiado el", "Por", "De", "A", "Motivo"]
     assert values[1][0] == changed["number"] and values[1][2] == dt.datetime(2026, 3, 21, 16, 45)
     assert values[1][3:] == ["Ana Pérez", "Aceptado", "Anulado", "anulado en papel"] and len(values) == 2
+    # a store of schema 2 (no hand_set flag) gets the flag from its rows' text when opened to write
+    import duckdb
+
+    with duckdb.connect(str(tmp_path / "store.duckdb")) as db:
+        db.execute("ALTER TABLE documents DROP COLUMN hand_set")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    with LocalStore(tmp_path / "store.duckdb", tenant) as again:  # type: ignore[arg-type]
+        assert again.schema == 3
+        flagged = again.fetch("SELECT number FROM documents WHERE hand_set ORDER BY 1")
+        assert flagged == sorted([(changed["number"],), (other["number"],)])
+        assert sales_register(again.reading(tenant), "2026-03").by_hand == fast.by_hand  # type: ignore[arg-type]
 
 
 def test_the_table_frame_holds_the_lines(tmp_path: Path) -> None:
