@@ -18,7 +18,13 @@ import pytest
 from dashboard.charts import MARKER
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.dashboard.browser import open_from_sidebar, require_browser, streamlit_app, wait_for_app
+from tests.dashboard.browser import (
+    assert_headers_fit,
+    open_from_sidebar,
+    require_browser,
+    streamlit_app,
+    wait_for_app,
+)
 from tests.dashboard.conftest import Issued, write_tenants
 from tests.samples.tenants import ACME, ACME_TOKEN
 
@@ -324,3 +330,13 @@ def test_a_state_changed_by_hand_asks_why_and_shows_the_record(
     sync_api.expect(record.locator("table")).to_contain_text("Administrador")
     sync_api.expect(record.locator("table")).to_contain_text("Por anular")
     page.screenshot(path=str(shots / "state_changed_by_hand.png"), full_page=True)
+
+
+def test_the_documents_table_shows_its_last_columns_at_1440_px(page: Any, dashboard: str) -> None:
+    """Issue 31: at 1440 px the Documentos table cut off Total and CDR."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{dashboard}/documents")
+    wait_for_app(page)
+    table = page.get_by_test_id("stDataFrame").first
+    sync_api.expect(table.locator("table")).to_contain_text("F001-")
+    assert_headers_fit(table, ["Fecha", "Número", "Cliente", "IGV", "Total", "CDR"])

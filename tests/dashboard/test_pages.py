@@ -149,12 +149,16 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
     }
     assert issued.invoices[0].number.split("-")[1] in set(lines["Número"])
     # the table names the types (the files keep SUNAT's codes); no file path reaches the accountant
-    assert {"Factura", "Boleta de venta"} <= set(lines["Tipo de comprobante"]) <= {
-        "Factura",
-        "Boleta de venta",
-        "Nota de crédito",
-        "Nota de débito",
-    }
+    assert (
+        {"Factura", "Boleta de venta"}
+        <= set(lines["Tipo de comprobante"])
+        <= {
+            "Factura",
+            "Boleta de venta",
+            "Nota de crédito",
+            "Nota de débito",
+        }
+    )
     assert "docs/" not in texts(at.caption) and "Reglas y decisiones" not in texts(at.caption)
     period = next(c for c in at.caption if "Importes en soles" in c.value)
     assert "estado 8" in str(period.proto.help) and "docs/" not in str(period.proto.help)
