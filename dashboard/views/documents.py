@@ -15,7 +15,7 @@ import streamlit as st
 
 from connector import FacturadorError
 from connector.models import StateChange
-from dashboard import charts, data, figures
+from dashboard import charts, data, exports, figures
 from dashboard.downloads import download_button
 from dashboard.session import (
     Active,
@@ -181,7 +181,7 @@ def _exports(scope: data.Scope) -> None:
     left, right, _ = st.columns([1, 1, 4])
     left.download_button(
         "CSV",
-        data=lambda: data.to_csv_bytes(scope.documents()),
+        data=lambda: exports.csv_bytes(scope.rows()),
         file_name=f"{stem}.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -190,7 +190,7 @@ def _exports(scope: data.Scope) -> None:
     )
     right.download_button(
         "Excel",
-        data=lambda: data.to_excel_bytes(scope.documents()),
+        data=lambda: exports.excel_bytes(scope.rows()),
         file_name=f"{stem}.xlsx",
         mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         icon=":material/download:",
