@@ -44,8 +44,9 @@ LIST_TTL = 300
 STORE_MEMORY = "512MB"
 #: Rows of each page a sync from the dashboard asks for (the store's default is 20,000): with pages of
 #: 20,000 (three in flight: asked, staged, queued) the first sync of a 100k-document month's register
-#: range (250,000 documents) took the process to 1.14 GB; with 5,000, 0.93 GB, no slower
-#: (benchmarks/register_dashboard.py).
+#: range (250,000 documents) took the process to 1.14 GB; with 5,000, 0.93 GB, and not slower in those
+#: runs (195 s against 521 s, the shared machine's load varying); a dashboard's first run on that store
+#: peaked at 945 MB against 1,116 MB (benchmarks/register_dashboard.py).
 STORE_PAGE_ROWS = 5_000
 #: Views (figures of a page and its filters) remembered per loaded range.
 MEMO_ENTRIES = 8
