@@ -53,7 +53,7 @@ from connector.closes import MonthCloses
 from connector.closes import lima as lima_time
 from connector.columns import REGISTER_AMOUNTS
 from connector.errors import FacturadorError
-from connector.models import AffectedRef, DocumentList, DocumentRecord, link_notes
+from connector.models import AffectedRef, DocumentList, DocumentRecord, StateChange, link_notes
 from connector.parsing import (
     exchange_rate_of,
     gc_paused,
@@ -65,6 +65,8 @@ from connector.parsing import (
     split_number,
     text,
 )
+from sunat.calendar import peru_today
+from sunat.catalogs import STATE_TYPES
 from sunat.money import round2
 
 if TYPE_CHECKING:
@@ -85,12 +87,14 @@ __all__ = [
     "ProposalComparison",
     "RegisterEntry",
     "SalesRegister",
+    "SetByHand",
     "build_entries",
     "issuer_of_xml",
     "ple_file_name",
     "ple_simplified_file_name",
     "reference_of_xml",
     "sales_register",
+    "set_by_hand",
     "sire_adjustment_file_name",
     "sire_file_name",
 ]
@@ -1011,15 +1015,61 @@ class Reconciliation:
         return self.unexplained.zero
 
 
+@dataclass(frozen=True)
+class SetByHand:
+    """A document of the register whose state was set by hand in the service (not told to SUNAT), with
+    its latest change: who, when, from which state to which, and why."""
+
+    number: str
+    date: dt.date | None
+    change: StateChange
+
+    def describe(self) -> str:
+        """``F001-3: estado cambiado a mano el 03/11/2026 10:15 por Ana, de Aceptado a Anulado: «…»``."""
+        change = self.change
+        when = f" el {change.changed_at:%d/%m/%Y %H:%M}" if change.changed_at else ""
+        who = f" por {change.user_name}" if change.user_name else ""
+        states = f"de {_state_name(change.from_state)} a {_state_name(change.to_state)}"
+        reason = f": «{change.reason}»" if change.reason else " (sin motivo)"
+        return f"{self.number}: estado cambiado a mano{when}{who}, {states}{reason}; no se informó a SUNAT."
+
+
+def _state_name(code: str) -> str:
+    return STATE_TYPES.get(code, f"estado {code}" if code else "sin estado")
+
+
+def set_by_hand(rows: Iterable[Any], month: Period, sources: Iterable[str] = ()) -> list[SetByHand]:
+    """The documents of ``rows`` (list rows or records) whose row carries ``state_changes``, issued in
+    ``month`` or named in ``sources`` (a line of an earlier period), by date and number."""
+    named = set(sources)
+    found = []
+    for row in rows:
+        raw = row.raw if isinstance(row, DocumentRecord) else row
+        if not isinstance(raw, Mapping):
+            continue
+        changes = [c for c in raw.get("state_changes") or () if isinstance(c, Mapping)]
+        day = parse_date(raw.get("date_of_issue"))
+        number = str(raw.get("number") or "")
+        if changes and ((day is not None and month.contains(day)) or number in named):
+            found.append(SetByHand(number, day, StateChange.from_wire(changes[-1])))
+    return sorted(found, key=lambda item: (item.date or dt.date.min, item.number))
+
+
+def _by_hand_warnings(by_hand: Sequence[SetByHand]) -> list[str]:
+    return [item.describe() for item in by_hand]
+
+
 @dataclass
 class SalesRegister:
-    """A month's sales register: its entries and warnings, and every file made from them."""
+    """A month's sales register: its entries and warnings, and every file made from them (``by_hand``:
+    its documents whose state was set by hand, each named among the warnings too)."""
 
     period: Period
     ruc: str
     name: str
     entries: list[RegisterEntry]
     warnings: list[str] = field(default_factory=list)
+    by_hand: list[SetByHand] = field(default_factory=list)
     _lines: dict[str, tuple[Any, list[list[str]]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -1037,10 +1087,12 @@ class SalesRegister:
     ) -> SalesRegister:
         """The register of ``period`` from list records or raw list rows (see :func:`build_entries`)."""
         month = Period.of(period)
+        records = list(records)
         entries, warnings = build_entries(
             records, month, consolidate_boletas=consolidate_boletas, closes=closes
         )
-        return cls(month, ruc, _fold(name), entries, warnings)
+        by_hand = set_by_hand(records, month, _earlier_sources(entries, month))
+        return cls(month, ruc, _fold(name), entries, warnings + _by_hand_warnings(by_hand), by_hand)
 
     # -- lines ---------------------------------------------------------------------------------------
 
@@ -1282,7 +1334,8 @@ class SalesRegister:
 
     def excel_bytes(self) -> bytes:
         """An .xlsx with the PLE 14.1 lines (sheet ``PLE 14.1``) and the RVIE lines (``SIRE RVIE``):
-        dates as dates, amounts as numbers, headers bold and frozen. Needs openpyxl."""
+        dates as dates, amounts as numbers, headers bold and frozen; and, when there are any, the
+        documents whose state was set by hand (``Estado cambiado a mano``). Needs openpyxl."""
         from openpyxl import Workbook
         from openpyxl.styles import Font
 
@@ -1319,6 +1372,26 @@ class SalesRegister:
                         cell.number_format = "DD/MM/YYYY"
                     elif cell.column - 1 in rates:
                         cell.number_format = "0.000"
+        if self.by_hand:  # who set a document's state by hand, when, from which to which, and why
+            ws = workbook.create_sheet("Estado cambiado a mano")
+            ws.append(["Documento", "Fecha de emisión", "Cambiado el", "Por", "De", "A", "Motivo"])
+            for cell in ws[1]:
+                cell.font = Font(bold=True)
+            for item in self.by_hand:
+                change = item.change
+                ws.append(
+                    [
+                        item.number,
+                        item.date,
+                        change.changed_at,
+                        change.user_name,
+                        _state_name(change.from_state),
+                        _state_name(change.to_state),
+                        change.reason,
+                    ]
+                )
+            for row in ws.iter_rows(min_row=2, max_col=3):
+                row[1].number_format, row[2].number_format = "DD/MM/YYYY", "DD/MM/YYYY HH:MM"
         buffer = io.BytesIO()
         workbook.save(buffer)
         return buffer.getvalue()
@@ -1471,11 +1544,21 @@ def sales_register(
         rows, dates, head = listed.rows, None, listed.rows[:1]
     _read_references(client, [row for row in rows if isinstance(row, dict)], month.start, month.end, dates)
     if ruc is None or name is None:
-        found_ruc, found_name = _issuer(documents, DocumentList(head))
+        found_ruc, found_name = _issuer(documents, DocumentList(head or _any_document(client, store)))
         ruc, name = ruc or found_ruc, name or found_name
     with gc_paused():
         entries, warnings = _build_entries(rows, month, consolidate_boletas, dates, closes=closes)
-    register = SalesRegister(month, ruc, _fold(name), entries, warnings)  # from the rows: no record each
+    earlier = _earlier_sources(entries, month)
+    if store is not None:  # the stored rows carrying state_changes (read whole: few a month)
+        flagged = "hand_set" if getattr(store, "schema", 1) >= 3 else _HAND_SET_TEXT
+        changed = store.sql(
+            f"SELECT raw FROM documents WHERE date_of_issue BETWEEN ? AND ? AND {flagged}", [first, month.end]
+        )
+        by_hand = set_by_hand(map(orjson.loads, changed["raw"].tolist()), month, earlier)
+    else:
+        by_hand = set_by_hand(rows, month, earlier)
+    warnings += _by_hand_warnings(by_hand)
+    register = SalesRegister(month, ruc, _fold(name), entries, warnings, by_hand)  # no record each
     if folder is not None:
         register.write(folder, kinds)
     return register
@@ -1552,6 +1635,8 @@ _ROW_KEYS = (
     "filename",
     *REGISTER_AMOUNTS,
 )
+#: A stored row that lists its state's changes by hand, by its JSON text (a store before ``hand_set``).
+_HAND_SET_TEXT = """contains(decode(raw), '"state_changes":[{')"""
 _NEWEST_FIRST = "ORDER BY date_of_issue DESC, id DESC NULLS LAST"  # the store's list order
 #: A stored row read from the typed columns (a store of schema 2): ``raw`` only when they cannot be
 #: trusted to hold what :func:`_listed` reads (not ``exact``), or the row is a note or lists notes (the
@@ -1737,6 +1822,25 @@ class _IssueDates(Mapping[str, dt.date]):
 
 
 _MISSING = object()
+
+
+def _earlier_sources(entries: Iterable[RegisterEntry], month: Period) -> set[str]:
+    """The numbers of the register's lines of earlier periods (states 8 and 9)."""
+    return {e.source for e in entries if e.period != month and e.in_ple}
+
+
+def _any_document(client: _Client, store: _Store | None) -> list[dict[str, Any]]:
+    """A document of the tenant's from outside the register's range (its newest stored one, or one of
+    the last :data:`REGISTER_LOOK_BACK_DAYS` days listed): an empty month's files still need the
+    issuer's RUC in their names."""
+    if store is not None:
+        head = store.sql(f"SELECT raw FROM documents {_NEWEST_FIRST} LIMIT 1")
+        return [orjson.loads(raw) for raw in head["raw"].tolist()]
+    today = peru_today()
+    try:
+        return client.documents.list(today - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), today).rows[:1]
+    except FacturadorError:
+        return []
 
 
 def _issuer(documents: _Documents, records: Sequence[DocumentRecord]) -> tuple[str, str]:

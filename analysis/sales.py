@@ -561,10 +561,12 @@ class Comparison:
 
     @property
     def percent(self) -> Decimal | None:
-        """The change as a percentage of the previous figure (one decimal), ``None`` without one."""
-        if self.previous == 0:
+        """The change as a percentage of the previous figure (one decimal); ``None`` when the previous
+        figure is not a positive base: none, or a negative one (credit notes: «−100 to −150» read −50 %,
+        a fall, when the notes had grown by half; from −100 to +50 no percentage means anything)."""
+        if self.previous <= 0:
             return None
-        return round(self.change * 100 / abs(self.previous), 1)
+        return round(self.change * 100 / self.previous, 1)
 
 
 def compare_periods(

@@ -98,7 +98,8 @@ _ADDED = {
         "customer_identity_type": "VARCHAR",
         "exact": "BOOLEAN",
         "lists_notes": "BOOLEAN",
-    }
+    },
+    3: {"hand_set": "BOOLEAN"},
 }
 #: The version of the tables below, kept in ``meta`` (``schema``; a file without it is version 1): a
 #: file of an older version is upgraded when opened to write (:meth:`LocalStore._upgrade`).
@@ -231,7 +232,8 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
     ``d-m-Y`` dates, ``Y-m-d H:M:S`` times without an offset (Lima's wall clock; one with an offset is
     read from ``raw``, converted), amounts of at most 2 decimals, 0/1/true/false flags): the
     sales register reads such rows from the columns, the others from ``raw``; ``lists_notes``: the row
-    lists notes (``notes``, a factura's: the register links them on the rows)."""
+    lists notes (``notes``, a factura's: the register links them on the rows); ``hand_set``: its state
+    was set by hand (``state_changes``, this service's audit record: the register names it)."""
 
     def key(name: str) -> str:
         return f"v[{_JSON_KEYS.index(name) + 1}]"
@@ -278,6 +280,7 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
     ]
     columns["exact"] = " AND ".join(f"({condition})" for condition in exact)
     columns["lists_notes"] = "coalesce(json_array_length(doc, '$.notes'), 0) > 0"
+    columns["hand_set"] = "coalesce(json_array_length(doc, '$.state_changes'), 0) > 0"
     paths = ", ".join(f"'$.{name}'" for name in _JSON_KEYS)
     texts = ", ".join(f"'$.{name}'" for name in _TEXT_KEYS)
     selected = ", ".join([*keep, *(f"{columns.get(name) or key(name)} AS {name}" for name in names)])
@@ -288,6 +291,8 @@ def _json_columns(source: str, names: Sequence[str] = _COLUMNS, *keep: str) -> s
 
 
 _FROM_JSON = _json_columns("page_batch")
+#: Columns of how a row is read, not of the document: left out of :meth:`LocalStore.frame`.
+_FLAGS = ("raw", "exact", "lists_notes", "hand_set")
 
 
 class LocalStore:
@@ -647,7 +652,7 @@ class LocalStore:
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
         missing = {name for version, added in _ADDED.items() if version > self.schema for name in added}
         columns = ", ".join(
-            name for name in _COLUMNS if name not in ("raw", "exact", "lists_notes") and name not in missing
+            name for name in _COLUMNS if name not in _FLAGS and name not in missing
         )
         return self.sql(
             f"SELECT {columns} FROM documents WHERE date_of_issue BETWEEN ? AND ? "

@@ -14,7 +14,6 @@ Conventions of the analyst view:
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -56,8 +55,6 @@ __all__ = [
     "state_totals",
     "state_totals_figure",
     "table_frame",
-    "to_csv_bytes",
-    "to_excel_bytes",
     "type_label",
 ]
 
@@ -370,6 +367,11 @@ class Scope:
         found = whole.run(f"SELECT {lists} FROM ({whole.source})", whole.parameters)[0]
         return {name: [str(v) for v in values or ()] for name, values in zip(names, found, strict=True)}
 
+    def rows(self) -> list[dict[str, Any]]:
+        """The scope's documents as the tenant listed them (list rows, newest first): the exports'."""
+        where, values = self.where()
+        return self.store.listed(where, values).rows
+
     def documents(self, limit: int | None = None) -> pd.DataFrame:
         """The list DataFrame of the scope's documents (the newest ``limit`` of them)."""
         where, values = self.where()
@@ -385,7 +387,8 @@ class Scope:
         compact in the stored JSON text), by date and number, each with its latest change."""
         found = self.run(
             f"SELECT number, date_of_issue, state_type_id, raw FROM ({self.source}) "
-            """WHERE contains(decode(raw), '"state_changes":[{') ORDER BY date_of_issue, number""",
+            f"WHERE {_HAND_SET if getattr(self.store, 'schema', 1) >= 3 else _HAND_SET_TEXT} "
+            "ORDER BY date_of_issue, number",
             self.parameters,
         )
         out = []
@@ -394,6 +397,10 @@ class Scope:
             if changes:
                 out.append(ByHand(str(number), day, str(state), StateChange.from_wire(changes[-1])))
         return out
+
+
+#: A stored row whose state was set by hand: its flag (a store of schema 3), or its JSON text's key.
+_HAND_SET, _HAND_SET_TEXT = "hand_set", """contains(decode(raw), '"state_changes":[{')"""
 
 
 @dataclass(frozen=True)
@@ -573,67 +580,6 @@ def export_frame(df: pd.DataFrame) -> pd.DataFrame:
     if len(out):
         out["Fecha"] = pd.to_datetime(out["Fecha"]).dt.date
     return out
-
-
-def to_csv_bytes(df: pd.DataFrame) -> bytes:
-    """CSV (UTF-8 with BOM, so Excel reads the accents) of :func:`export_frame`."""
-    return export_frame(df).to_csv(index=False, float_format="%.2f").encode("utf-8-sig")
-
-
-def to_excel_bytes(df: pd.DataFrame, sheet: str = "Documentos") -> bytes:
-    """An .xlsx workbook of :func:`export_frame` (openpyxl, write-only: 20,000 rows in about a second).
-
-    Amounts are numbers with the ``#,##0.00`` format, dates are dates (``DD/MM/YYYY``), the header row
-    is bold and frozen.
-    """
-    from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
-    from openpyxl.styles import Font
-
-    frame = export_frame(df)
-    workbook = Workbook(write_only=True)
-    ws = workbook.create_sheet(sheet)
-    amount_headers = {HEADERS[c] for c in AMOUNT_COLUMNS}
-    widths = {"Fecha": 12, "Número": 14, "Tipo": 16, "RUC/DNI": 14, "Cliente": 40, "Estado": 12}
-    for index, name in enumerate(frame.columns):
-        letter = _column_letter(index)
-        ws.column_dimensions[letter].width = widths.get(name, 38 if name == "external_id" else 13)
-    ws.freeze_panes = "A2"
-    bold = Font(bold=True)
-    header = []
-    for name in frame.columns:
-        cell = WriteOnlyCell(ws, value=name)
-        cell.font = bold
-        header.append(cell)
-    ws.append(header)
-    formats = [
-        "#,##0.00" if name in amount_headers else "DD/MM/YYYY" if name == "Fecha" else None
-        for name in frame.columns
-    ]
-    columns = [frame[name].tolist() for name in frame.columns]
-    for values in zip(*columns, strict=True):
-        row: list[Any] = []
-        for value, number_format in zip(values, formats, strict=True):
-            if number_format is None:
-                row.append(value)
-            else:
-                cell = WriteOnlyCell(ws, value=value)
-                cell.number_format = number_format
-                row.append(cell)
-        ws.append(row)
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
-
-
-def _column_letter(index: int) -> str:
-    """Excel column letter of a 0-based index (0 -> A, 26 -> AA)."""
-    letters = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        letters = chr(65 + rest) + letters
-    return letters
 
 
 def ordered_states(codes: Iterable[str]) -> list[str]:

@@ -175,6 +175,26 @@ def _cents(value: Decimal) -> float:
     return float(round(value, 2))
 
 
+def counted_note(summary: SalesSummary) -> str:
+    """Why the «Documentos» card and the Totales tables count differently (the card: every document
+    listed; the tables: those in the figures), or ``""`` when they agree."""
+    in_tables = summary.counted - len(summary.unconverted)
+    if in_tables == summary.listed:
+        return ""
+    parts = []
+    if summary.excluded:
+        parts.append(f"{plural(summary.excluded, 'anulado o rechazado', 'anulados o rechazados')}")
+    if summary.unconverted:
+        parts.append(
+            f"{plural(len(summary.unconverted), 'documento', 'documentos')} en moneda extranjera sin tipo "
+            "de cambio"
+        )
+    return (
+        f"Las tablas cuentan {in_tables:,} documentos, los que entran en las cifras; la tarjeta "
+        f"«Documentos» cuenta los {summary.listed:,} emitidos, con {' y '.join(parts)} que no suman."
+    )
+
+
 def groups_frame(
     groups: Sequence[GroupTotal], comparison: Sequence[Comparison] | None = None, *, header: str = "Grupo"
 ) -> pd.DataFrame:

@@ -99,13 +99,15 @@ GENERAL = "general"
 
 
 def blank_items(rows: int = 1) -> pd.DataFrame:
-    """The initial items table: ``rows`` empty lines (taxed, NIU, quantity 1). The price is a text
-    column: what the user typed reaches :func:`read_number` as typed (a number cell of the grid reads
-    «−50» as 50 or 5.00 before Python sees it)."""
+    """The initial items table: ``rows`` empty lines (taxed, NIU, quantity 1). The quantity and price
+    are text columns (object dtype: the grid casts an edited cell to its column's dtype, so a text
+    column over float64 drops what cannot be a float, «−2», «1,5»): what the user typed reaches
+    :func:`read_number` as typed (a number cell of the grid reads «−50» as 50 or 5.00 before Python
+    sees it)."""
     return pd.DataFrame(
         {
             "descripcion": pd.Series([""] * rows, dtype="object"),
-            "cantidad": pd.Series([1.0] * rows, dtype="float64"),
+            "cantidad": pd.Series(["1"] * rows, dtype="object"),
             "precio": pd.Series([None] * rows, dtype="object"),
             "afectacion": pd.Series(["10"] * rows, dtype="object"),
             "unidad": pd.Series(["NIU"] * rows, dtype="object"),
@@ -578,7 +580,7 @@ def note_items(
         rows.append(
             {
                 "descripcion": str(line.get("description") or ""),
-                "cantidad": quantity,
+                "cantidad": _text(quantity),
                 "precio": _text(round(unit_price, 6)),
                 "afectacion": affectation if affectation in AFFECTATIONS else "10",
                 "unidad": str(line.get("unit_type_id") or "NIU"),

@@ -18,6 +18,21 @@ from dashboard import charts, commerce, figures
 from dashboard.session import Active, loaded, require_connection
 from dashboard.widgets import data_table, pick_range, refusal
 
+#: The stock table's columns, sized so the last («Valor a precio de venta») is in view at 1440 px.
+STOCK_COLUMNS = {
+    "Código": st.column_config.TextColumn("Código", width=80),
+    "Producto": st.column_config.TextColumn("Producto", width=170),
+    "Almacén": st.column_config.TextColumn("Almacén", width=110),
+    "Moneda": st.column_config.TextColumn("Moneda", width=62),
+    "Stock": st.column_config.NumberColumn("Stock", format="%,.2f", width=70),
+    "Costo unitario": st.column_config.NumberColumn("Costo unitario", format="%,.2f", width=95),
+    "Precio de venta": st.column_config.NumberColumn("Precio de venta", format="%,.2f", width=100),
+    "Valor al costo": st.column_config.NumberColumn("Valor al costo", format="%,.2f", width=100),
+    "Valor a precio de venta": st.column_config.NumberColumn(
+        "Valor a precio de venta", format="%,.2f", width=150
+    ),
+}
+
 
 def _range() -> tuple[date, date] | None:
     return pick_range(
@@ -79,7 +94,12 @@ def _stock(active: Active) -> None:
             f"{place} · a precio de venta", figures.money(price, currency)
         )
     charts.show(commerce.stock_figure(values), key="commerce_stock")
-    data_table(commerce.stock_frame(values), hide_index=True, key="commerce_stock_table")
+    data_table(
+        commerce.stock_frame(values),
+        hide_index=True,
+        key="commerce_stock_table",
+        column_config=STOCK_COLUMNS,
+    )
     if not products.complete:
         st.caption(
             f"Se valorizan los primeros {len(products)} productos por descripción: este servicio no "

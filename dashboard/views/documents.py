@@ -15,7 +15,7 @@ import streamlit as st
 
 from connector import FacturadorError
 from connector.models import StateChange
-from dashboard import charts, data, figures
+from dashboard import charts, data, exports, figures
 from dashboard.downloads import download_button
 from dashboard.session import (
     Active,
@@ -115,26 +115,28 @@ class ChartSlots:
 
 
 COLUMN_CONFIG = {
-    "date_of_issue": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY", width=95),
-    "number": st.column_config.TextColumn("Número", width=95),
+    "date_of_issue": st.column_config.DateColumn("Fecha", format="DD/MM/YYYY", width=88),
+    "number": st.column_config.TextColumn("Número", width=90),
     "document_type": st.column_config.TextColumn("Tipo", width=100),
-    "customer_number": st.column_config.TextColumn("RUC/DNI", width=110),
-    "customer_name": st.column_config.TextColumn("Cliente", width=180),
-    "currency_type_id": st.column_config.TextColumn("Moneda", width=75),
-    "total_igv": st.column_config.NumberColumn("IGV", format="accounting", width=95),
-    "total": st.column_config.NumberColumn("Total", format="accounting", width=110),
+    "customer_number": st.column_config.TextColumn("RUC/DNI", width=100),
+    "customer_name": st.column_config.TextColumn("Cliente", width=140),
+    "currency_type_id": st.column_config.TextColumn("Moneda", width=62),
+    "total_igv": st.column_config.NumberColumn("IGV", format="accounting", width=85),
+    "total": st.column_config.NumberColumn("Total", format="accounting", width=100),
     "state": st.column_config.MultiselectColumn(
         "Estado",
         options=[s.label for s in data.STATES.values()],
         color=[s.color for s in data.STATES.values()],
-        width=105,
+        width=100,
     ),
-    "has_cdr": st.column_config.CheckboxColumn("CDR", width=60),
+    "has_cdr": st.column_config.CheckboxColumn("CDR", width=50),
     "sale_note_number": st.column_config.TextColumn(
         "Nota de venta", width=95, help="La nota de venta de la que salió el documento."
     ),
 }
-#: Columns shown, sized to fit a laptop screen; every amount is in the CSV/Excel exports.
+#: Columns shown, sized to fit a laptop screen (1440 px: every one in view beside the sidebar, the
+#: row-selection column too); «Nota de venta» only when a document of the table has one; every amount
+#: is in the CSV/Excel exports.
 COLUMN_ORDER = [
     "date_of_issue",
     "number",
@@ -155,7 +157,12 @@ def _table(table: pd.DataFrame) -> pd.Series | None:
     event = data_table(
         table,
         hide_index=True,
-        column_order=COLUMN_ORDER,
+        column_order=[
+            name
+            for name in COLUMN_ORDER
+            if name != "sale_note_number"
+            or ("sale_note_number" in table and table["sale_note_number"].fillna("").astype(bool).any())
+        ],
         column_config=COLUMN_CONFIG,
         on_select="rerun",
         selection_mode="single-row",
@@ -174,7 +181,7 @@ def _exports(scope: data.Scope) -> None:
     left, right, _ = st.columns([1, 1, 4])
     left.download_button(
         "CSV",
-        data=lambda: data.to_csv_bytes(scope.documents()),
+        data=lambda: exports.csv_bytes(scope.rows()),
         file_name=f"{stem}.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -183,7 +190,7 @@ def _exports(scope: data.Scope) -> None:
     )
     right.download_button(
         "Excel",
-        data=lambda: data.to_excel_bytes(scope.documents()),
+        data=lambda: exports.excel_bytes(scope.rows()),
         file_name=f"{stem}.xlsx",
         mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         icon=":material/download:",

@@ -204,10 +204,16 @@ def _customer(kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors) ->
 
 ITEM_CONFIG = {
     "descripcion": st.column_config.TextColumn(issuing.ITEM_COLUMNS["descripcion"], width=240, required=True),
-    "cantidad": st.column_config.NumberColumn(
-        issuing.ITEM_COLUMNS["cantidad"], min_value=0.0, format="plain", default=1.0, required=True, width=85
+    # quantity and price: text over an object column, read exactly in Python (issuing.read_number): a
+    # number cell turns «−50» into 50 or 5.00, and a text column over a float column drops «−2» or «1,5»
+    # (the grid casts the edit to the column's dtype) and the cell shows its former value
+    "cantidad": st.column_config.TextColumn(
+        issuing.ITEM_COLUMNS["cantidad"],
+        default="1",
+        required=True,
+        width=85,
+        help="Cifras y punto decimal: 1.5.",
     ),
-    # text, read exactly in Python (issuing.read_number): a number cell turns «−50» into 50 or 5.00
     "precio": st.column_config.TextColumn(
         issuing.ITEM_COLUMNS["precio"],
         width=110,

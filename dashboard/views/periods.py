@@ -45,7 +45,13 @@ GROUPS = {
 def _table(frame, key: str) -> None:  # type: ignore[no-untyped-def]
     config = {name: st.column_config.NumberColumn(name, format="%,.2f") for name in AMOUNTS if name in frame}
     if "Variación %" in frame:
-        config["Variación %"] = st.column_config.NumberColumn("Variación %", format="%+.1f %%")
+        config["Variación %"] = st.column_config.NumberColumn(
+            "Variación %",
+            format="%+.1f %%",
+            help="Cambio del valor de venta frente al periodo anterior. En blanco cuando el periodo "
+            "anterior no tiene una base positiva: sin ventas, o negativa (notas de crédito), donde un "
+            "porcentaje no se lee bien.",
+        )
     data_table(frame, hide_index=True, column_config=config, key=key, width="stretch")
 
 
@@ -117,6 +123,9 @@ def main() -> None:
     )
     _charts(now, then, summary, products, (start, end), before)
     st.subheader("Totales", anchor=False)
+    counted = figures.counted_note(summary)
+    if counted:
+        st.caption(counted)
     tabs = st.tabs([*GROUPS, "Producto"])
     for tab, (name, key) in zip(tabs, GROUPS.items(), strict=False):
         with tab:

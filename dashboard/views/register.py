@@ -1,9 +1,10 @@
 """Registro de ventas: a month's Registro de Ventas e Ingresos as SUNAT's PLE 14.1 TXT (and its 14.2
 simplified form), the SIRE RVIE replacement zip, SIRE's adjustment zips for earlier periods and Excel
-(:mod:`analysis.register`; rules in ``docs/sales_register.md``), its totals and warnings, the comparison
-with SUNAT's RVIE proposal uploaded by the accountant, and the close in SIRE by SUNAT's API in order
-(proposal → differences → accept or replace → preliminar, :mod:`analysis.sire`, ``docs/sire.md``) with
-every ticket's states and the record of what was sent and when."""
+(:mod:`analysis.register`; its rules in ``docs/sales_register.md``, told to the accountant in
+:data:`RULES`), its totals and warnings, the comparison with SUNAT's RVIE proposal uploaded by the
+accountant, and the close in SIRE by SUNAT's API in order (proposal → differences → accept or replace →
+preliminar, :mod:`analysis.sire`, ``docs/sire.md``) with every ticket's states and the record of what was
+sent and when."""
 
 from __future__ import annotations
 
@@ -26,9 +27,19 @@ from dashboard import figures
 from dashboard.session import Active, forget_connection, month_closes, reader, require_connection, scoped
 from dashboard.widgets import data_table, month_options, table_page
 from sunat.calendar import peru_now
+from sunat.catalogs import DOCUMENT_TYPES
 
 REGISTERS = "_registers"
 STATES = {"1": "1 · del periodo", "2": "2 · anulado", "8": "8 · periodo anterior", "9": "9 · corrección"}
+#: How the register is made, as the page explains it to the accountant (beside the period).
+RULES = (
+    "Cada comprobante va en el registro del mes de su fecha de emisión. Si ese mes ya estaba cerrado "
+    "(registro presentado) cuando el comprobante llegó, va al primer mes abierto con estado 8; si se "
+    "anuló después del cierre, su mes no cambia y la corrección va con estado 9. Los anulados y "
+    "rechazados del mes van en cero (estado 2). Las notas de crédito restan; las de un mes anterior "
+    "van como descuento de la base y del IGV. Los importes en dólares se pasan a soles al tipo de "
+    "cambio de cada comprobante."
+)
 #: Document numbers named in a line of the month's summary before "y N más".
 NAMED = 12
 
@@ -95,8 +106,14 @@ def _contents(register: SalesRegister) -> None:
         lines.append(
             f"**Boletas sin resumen diario:** {len(pending['summary']):,}: {_named(pending['summary'])}."
         )
+    if register.by_hand:
+        lines.append(
+            f"**Estado cambiado a mano:** {len(register.by_hand):,} (en el servicio, sin informar a SUNAT; "
+            "sus líneas van con el estado que tienen ahora):"
+        )
+        lines.extend(f"  - {item.describe()}" for item in register.by_hand)
     with st.container(border=True, key="register_contents"):
-        st.markdown("\n".join(f"- {line}" for line in lines))
+        st.markdown("\n".join(line if line.startswith("  - ") else f"- {line}" for line in lines))
 
 
 def _month_sales(active: Active, month: Period, *, refresh: bool) -> Figures:
@@ -187,7 +204,7 @@ def _close(closes: MonthCloses, month: Period) -> None:
 
 def _lines_frame(register: SalesRegister, first: int, count: int) -> pd.DataFrame:
     """The table's columns of ``count`` of the register's PLE lines from ``first`` (amounts as numbers,
-    states spelled out)."""
+    document types and states spelled out: the files keep SUNAT's codes)."""
     shown = [
         "Fecha de emisión",
         "Tipo de comprobante",
@@ -211,7 +228,10 @@ def _lines_frame(register: SalesRegister, first: int, count: int) -> pd.DataFram
         "Estado",
     ]
     frame = register.ple_frame(shown, first=first, count=count)
-    return frame.assign(Estado=[STATES.get(s, s) for s in frame["Estado"]])
+    return frame.assign(
+        **{"Tipo de comprobante": [DOCUMENT_TYPES.get(code, code) for code in frame["Tipo de comprobante"]]},
+        Estado=[STATES.get(s, s) for s in frame["Estado"]],
+    )
 
 
 def _downloads(register: SalesRegister) -> None:
@@ -462,8 +482,8 @@ def main() -> None:
     st.caption(
         f"{register.name or active.tenant.name} · RUC {register.ruc or '—'} · "
         f"periodo {month.month:02d}/{month.year}. "
-        "Importes en soles (cada documento en moneda extranjera a su tipo de cambio). Reglas y decisiones: "
-        "docs/sales_register.md."
+        "Importes en soles (cada documento en moneda extranjera a su tipo de cambio).",
+        help=RULES,
     )
     lines = register.ple_count()  # the lines are made a table page at a time, and whole for the files
     totals = register.totals()

@@ -35,23 +35,39 @@ PICK_NEXT = "_ticket_pick_next"
 FAMILIES = {"summaries": "Resumen diario (RC)", "voided": "Comunicación de baja (RA)"}
 
 COLUMN_CONFIG = {
-    "created_at": st.column_config.DatetimeColumn("Enviado", format="DD/MM/YYYY HH:mm"),
-    "kind": st.column_config.TextColumn("Tipo"),
-    "identifier": st.column_config.TextColumn("Identificador"),
-    "day": st.column_config.DateColumn("Documentos del", format="DD/MM/YYYY"),
-    "documents": st.column_config.TextColumn("Documentos", width="medium"),
+    "created_at": st.column_config.DatetimeColumn("Enviado", format="DD/MM/YYYY HH:mm", width=120),
+    "kind": st.column_config.TextColumn("Tipo", width=150),
+    "identifier": st.column_config.TextColumn("Identificador", width=140),
+    "day": st.column_config.DateColumn("Documentos del", format="DD/MM/YYYY", width=100),
+    "documents": st.column_config.TextColumn("Documentos", width=160),
     "state": st.column_config.MultiselectColumn(
         "Estado",
         options=[s.label for s in tickets.TICKET_STATES.values()],
         color=[s.color for s in tickets.TICKET_STATES.values()],
+        width=100,
     ),
-    "code": st.column_config.TextColumn("Código"),
-    "description": st.column_config.TextColumn("Respuesta de SUNAT", width="large"),
-    "ticket": st.column_config.TextColumn("Ticket"),
+    "code": st.column_config.TextColumn("Código", width=65),
+    "description": st.column_config.TextColumn("Respuesta de SUNAT", width=230),
+    "ticket": st.column_config.TextColumn("Ticket", width=120),
     "external_id": st.column_config.TextColumn(
-        "Código en el servicio", help="El código con que el servicio guarda el resumen o la comunicación."
+        "Código en el servicio",
+        width=120,
+        help="El código con que el servicio guarda el resumen o la comunicación.",
     ),
 }
+#: SUNAT's answer beside the state, in view on a 1440 px screen; the documents and codes after it.
+COLUMN_ORDER = [
+    "created_at",
+    "kind",
+    "identifier",
+    "day",
+    "state",
+    "code",
+    "description",
+    "documents",
+    "ticket",
+    "external_id",
+]
 
 
 def _range() -> tuple[date, date] | None:
@@ -210,6 +226,7 @@ def main() -> None:
         tickets.tickets_frame(entries),
         hide_index=True,
         column_config=COLUMN_CONFIG,
+        column_order=COLUMN_ORDER,
         key="tickets_table",
         height=min(420, 38 + 35 * len(entries)),
     )

@@ -162,6 +162,70 @@ def test_an_empty_month_still_names_the_issuer_from_the_range(tmp_path: Path) ->
     assert register.ple_name == ple_file_name("20100066603", register.period, has_data=False)
 
 
+def test_a_month_without_documents_in_its_range_names_the_issuer_in_its_file_names(tmp_path: Path) -> None:
+    """A month with no document in it nor in the weeks before (a tenant's quiet months) still names the
+    issuer's RUC in its files (``LE2026…`` without it was the name of July's empty PLE)."""
+    rows = [r for r in _varied_rows() if str(r.get("date_of_issue", "")).startswith("2026-03")]
+    rows = [{**r, "filename": "20100066603-01-F001-1"} for r in rows]
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        march = sales_register(store.reading(tenant), "2026-03")  # type: ignore[arg-type]
+        register = sales_register(store.reading(tenant), "2026-07")  # type: ignore[arg-type]
+    assert march.entries and march.ruc == "20100066603"  # the store holds March's documents
+    assert register.entries == [] and register.ruc == "20100066603"
+    assert register.ple_name == "LE2010006660320260700140100001011.TXT"
+    assert register.sire_name.startswith("LE20100066603202607")
+
+
+def test_the_register_names_the_documents_whose_state_was_set_by_hand(tmp_path: Path) -> None:
+    """Who, when, from which state to which and why, in the warnings, the register's ``by_hand`` and
+    its Excel: the same from the store as from the whole list."""
+    import openpyxl
+
+    rows = _varied_rows()
+    march = [r for r in rows if str(r.get("date_of_issue", "")).startswith("2026-03")]
+    changed = march[3]
+    other = {**march[4], "date_of_issue": "2026-02-20", "number": "F009-77", "series": "F009"}
+    other.update(correlative=77, external_id="february", id=20_000)
+    rows.append(other)
+    for row in (changed, other):  # a March document, and one of February (not March's register)
+        row["state_changes"] = [
+            {"changed_at": "2026-03-20 09:00:00", "user_name": "Luis", "from_state_type_id": "01",
+             "state_type_id": "03", "reason": "enviado por otro medio"},
+            {"changed_at": "2026-03-21 16:45:00", "user_name": "Ana Pérez", "from_state_type_id": "05",
+             "state_type_id": "11", "reason": "anulado en papel"},
+        ]  # fmt: skip
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    with store:
+        fast = sales_register(store.reading(tenant), "2026-03")  # type: ignore[arg-type]
+        period = Period.of("2026-03")
+        whole = store.documents(period.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), period.end)
+    slow = SalesRegister.build(whole.rows, period, ruc=fast.ruc, name=fast.name)
+    said = (
+        f"{changed['number']}: estado cambiado a mano el 21/03/2026 16:45 por Ana Pérez, de Aceptado a "
+        "Anulado: «anulado en papel»; no se informó a SUNAT."
+    )
+    assert [item.number for item in fast.by_hand] == [changed["number"]] == [i.number for i in slow.by_hand]
+    assert said in fast.warnings and said in slow.warnings and fast.warnings == slow.warnings
+    assert not any(other["number"] + ":" in w and "a mano" in w for w in fast.warnings)
+    sheet = openpyxl.load_workbook(io.BytesIO(fast.excel_bytes()))["Estado cambiado a mano"]
+    values = [[cell.value for cell in row] for row in sheet.iter_rows()]
+    assert values[0] == ["Documento", "Fecha de emisión", "Cambiado el", "Por", "De", "A", "Motivo"]
+    assert values[1][0] == changed["number"] and values[1][2] == dt.datetime(2026, 3, 21, 16, 45)
+    assert values[1][3:] == ["Ana Pérez", "Aceptado", "Anulado", "anulado en papel"] and len(values) == 2
+    # a store of schema 2 (no hand_set flag) gets the flag from its rows' text when opened to write
+    import duckdb
+
+    with duckdb.connect(str(tmp_path / "store.duckdb")) as db:
+        db.execute("ALTER TABLE documents DROP COLUMN hand_set")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    with LocalStore(tmp_path / "store.duckdb", tenant) as again:  # type: ignore[arg-type]
+        assert again.schema == 3
+        flagged = again.fetch("SELECT number FROM documents WHERE hand_set ORDER BY 1")
+        assert flagged == sorted([(changed["number"],), (other["number"],)])
+        assert sales_register(again.reading(tenant), "2026-03").by_hand == fast.by_hand  # type: ignore[arg-type]
+
+
 def test_the_table_frame_holds_the_lines(tmp_path: Path) -> None:
     register = SalesRegister.build(_varied_rows(), "2026-03", ruc="20100066603", name="X")
     frame = register.ple_frame()
@@ -218,3 +282,95 @@ def test_the_issue_dates_read_for_the_notes_are_those_of_the_whole_range(tmp_pat
 def split_ref(number: str) -> AffectedRef | None:
     """The reference a note would carry to ``number``."""
     return AffectedRef.from_wire(number)
+
+
+def _generated_month(seed: int) -> list[dict[str, Any]]:
+    """A generated quarter (February to April 2026) of list rows: facturas, boletas and notes (some
+    naming their factura), in soles and dollars (some without a rate), every state, some registered or
+    voided after their month, dates in both of the tenants' formats, amounts with or without
+    thousands commas."""
+    rng = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+    issued: list[tuple[str, str]] = []
+    for index in range(400):
+        day = dt.date(2026, 2, 1) + dt.timedelta(days=rng.randrange(89))
+        kind = rng.choice(["01", "01", "03", "03", "07", "08"])
+        series = {"01": "F001", "03": "B001", "07": "FC01", "08": "FD01"}[kind]
+        number = f"{series}-{index + 1}"
+        currency = rng.choice(["PEN", "PEN", "PEN", "USD"])
+        taxed = Decimal(rng.randrange(100, 2_000_000)) / 100
+        igv = (taxed * Decimal("0.18")).quantize(Decimal("0.01"))
+        bag = Decimal("0.50") if rng.random() < 0.1 else Decimal("0.00")
+        total = taxed + igv + bag
+
+        def money(value: Decimal) -> str:
+            return f"{value:,.2f}" if rng.random() < 0.1 else f"{value:.2f}"
+
+        late = day + dt.timedelta(days=rng.choice([0, 0, 0, 3, 20, 40]))
+        row: dict[str, Any] = {
+            "id": index + 1,
+            "external_id": f"gen-{seed}-{index}",
+            "number": number,
+            "series": series,
+            "correlative": index + 1,
+            "date_of_issue": day.isoformat() if rng.random() < 0.8 else f"{day:%d-%m-%Y}",
+            "document_type_id": kind,
+            "state_type_id": rng.choice(["05", "05", "05", "01", "09", "11", "13"]),
+            "has_cdr": rng.random() < 0.8,
+            "currency_type_id": currency,
+            "exchange_rate_sale": rng.choice(["3.725", "3.8", "1"]) if currency == "USD" else "1",
+            "customer_identity_document_type_id": "6" if kind != "03" else rng.choice(["1", "-"]),
+            "customer_number": "20100066603" if kind != "03" else rng.choice(["45781236", "-"]),
+            "customer_name": rng.choice(["ACME S.A.C.", "Ñandú Pérez", "CLIENTE | RARO"]),
+            "total_exportation": "0.00",
+            "total_taxed": money(taxed),
+            "total_igv": money(igv),
+            "total_exonerated": "0.00",
+            "total_unaffected": "0.00",
+            "total_plastic_bag_taxes": f"{bag:.2f}",
+            "total": money(total),
+            "created_at": f"{late:%Y-%m-%d} {rng.randrange(24):02d}:15:00",
+            "updated_at": f"{late + dt.timedelta(days=rng.choice([0, 2, 35])):%Y-%m-%d} 10:00:00",
+        }
+        if kind in ("07", "08") and issued and rng.random() < 0.8:
+            target_number, target_day = rng.choice(issued)
+            target_series, target = target_number.split("-")
+            row["affected_document"] = {
+                "document_type_id": "01",
+                "series": target_series,
+                "number": int(target),
+                "date_of_issue": target_day,
+            }
+        if kind == "01":
+            issued.append((number, day.isoformat()))
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_stored_register_equals_the_decimal_register_over_generated_months(
+    tmp_path: Path, seed: int
+) -> None:
+    """The register read from the store's typed columns and the one built from the whole list with
+    Decimals (``SalesRegister.build``: the rules' one place) agree, line for line and in every file,
+    over generated months, with and without closes."""
+    rows = _generated_month(seed)
+    store, tenant = _store_and_tenant(tmp_path, rows)
+    closes_by_case = [
+        {},
+        {"2026-02": dt.datetime(2026, 3, 4, 18, 0), "2026-03": dt.datetime(2026, 4, 2, 9, 0)},
+    ]
+    states: set[str] = set()
+    with store:
+        for month in ("2026-03", "2026-04"):
+            for closes in closes_by_case:
+                fast = sales_register(store.reading(tenant), month, closes=closes)  # type: ignore[arg-type]
+                period = Period.of(month)
+                whole = store.documents(period.start - dt.timedelta(days=REGISTER_LOOK_BACK_DAYS), period.end)
+                slow = SalesRegister.build(whole.rows, period, ruc=fast.ruc, name=fast.name, closes=closes)
+                assert fast.entries == slow.entries, (month, closes)
+                assert fast.warnings == slow.warnings and fast.totals() == slow.totals()
+                assert fast.ple_text() == slow.ple_text() and fast.sire_text() == slow.sire_text()
+                assert fast.entries  # a month of lines, not two empty registers
+                states |= {entry.state for entry in fast.entries}
+    assert states >= {"1", "2", "8", "9"}  # the closes moved documents and corrected voids

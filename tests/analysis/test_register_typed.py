@@ -122,9 +122,9 @@ def test_the_register_of_odd_rows_equals_the_register_of_the_whole_list(tmp_path
 
 
 def _as_schema_1(path: Path) -> None:
-    """The file as a store of schema 1 left it: without the columns schema 2 added."""
+    """The file as a store of schema 1 left it: without the columns schemas 2 and later added."""
     with duckdb.connect(str(path)) as db:
-        for name in _ADDED[2]:
+        for name in (name for version in _ADDED for name in _ADDED[version]):
             db.execute(f"ALTER TABLE documents DROP COLUMN {name}")
         db.execute("DELETE FROM meta WHERE key = 'schema'")
 
@@ -142,7 +142,7 @@ def test_a_store_of_schema_1_is_read_as_it_is_and_upgraded_when_opened_to_write(
         expected = _build_entries(
             _stored_rows(store, first, april, _listed, CLOSES)[0], april, False, closes=CLOSES
         )
-        assert store.schema == SCHEMA_VERSION == 2
+        assert store.schema == SCHEMA_VERSION == 3
     _as_schema_1(path)
     with LocalStore(path, tenant, read_only=True) as old:  # type: ignore[arg-type]
         assert old.schema == 1
@@ -151,16 +151,16 @@ def test_a_store_of_schema_1_is_read_as_it_is_and_upgraded_when_opened_to_write(
         frame = old.frame("2026-03-01", "2026-04-30")  # the columns the file has
         assert len(frame) > 100 and "created_at" not in frame.columns and "total" in frame.columns
     with LocalStore(path, tenant) as upgraded:  # type: ignore[arg-type]
-        assert upgraded.schema == 2
-        assert upgraded.fetch("SELECT value FROM meta WHERE key = 'schema'") == [("2",)]
+        assert upgraded.schema == 3
+        assert upgraded.fetch("SELECT value FROM meta WHERE key = 'schema'") == [("3",)]
         assert upgraded.fetch(f"SELECT * FROM documents {order}") == synced  # as a sync writes them
         register = sales_register(upgraded.reading(tenant), april, closes=CLOSES)  # type: ignore[arg-type]
         columns = upgraded.frame("2026-03-01", "2026-04-30").columns
         assert {"created_at", "updated_at", "customer_identity_type"} <= set(columns)
-        assert not {"raw", "exact", "lists_notes"} & set(columns)
+        assert not {"raw", "exact", "lists_notes", "hand_set"} & set(columns)
     assert (register.entries, register.warnings) == expected
     with LocalStore(path, tenant) as again:  # type: ignore[arg-type]
-        assert again.schema == 2 and again.fetch("SELECT count(*) FROM meta WHERE key = 'schema'") == [(1,)]
+        assert again.schema == 3 and again.fetch("SELECT count(*) FROM meta WHERE key = 'schema'") == [(1,)]
 
 
 def test_a_failed_upgrade_leaves_the_file_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -151,6 +151,11 @@ def test_previous_period_and_comparison() -> None:
         D("40.00"),
     )
     assert comparison.percent == D("25.0")
+    # a base that is not positive gives no percentage: credit notes from −100 to −150 grew by half, and
+    # «−50 %» would read as a fall; from −100 to +50, or from nothing, no percentage means anything
+    for current, previous in (("-150", "-100"), ("50", "-100"), ("10", "0")):
+        assert sales.Comparison("07", "Nota de crédito", D(current), D(previous)).percent is None
+    assert sales.Comparison("01", "Factura", D("-20"), D("80")).percent == D("-125.0")
     # by month: March against February (the same place in each period), never against nothing
     (month,) = sales.compare_months(group_totals(now, by_month)[0], group_totals(before, by_month)[0])
     assert (month.label, month.current, month.previous) == ("03/2026", D("200.00"), D("160.00"))

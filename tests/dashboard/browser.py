@@ -150,3 +150,27 @@ def wait_for_app(page: Any) -> None:
         " && document.querySelectorAll(\"[data-testid='stSkeleton']\").length === 0; }"
     )
     page.wait_for_timeout(300)
+
+
+def assert_headers_fit(grid: Any, labels: list[str], width: int = 1440) -> None:
+    """The table ``grid`` (an ``stDataFrame``) shows the whole headers ``labels`` inside a viewport
+    ``width`` wide. The grid is a canvas; its accessible table holds the columns in view (those whose
+    left edge is inside the grid's visible part), in order, and its cells have no box of their own. So a
+    header ends inside the grid's view when a column after it is drawn too (its right edge is that
+    column's left edge), or it is the last column and the grid scrolls nothing sideways; and the grid
+    ends within the viewport."""
+    found = grid.evaluate(
+        """(el) => ({
+            right: el.getBoundingClientRect().right,
+            scroll: [...el.querySelectorAll('.dvn-scroller')].map((s) => [s.scrollWidth, s.clientWidth]),
+            headers: [...el.querySelectorAll('th')].map((th) => th.innerText.trim()),
+        })"""
+    )
+    assert found["right"] <= width, found
+    headers, fits = (
+        found["headers"],
+        bool(found["scroll"]) and all(inner <= outer + 1 for inner, outer in found["scroll"]),
+    )
+    for label in labels:
+        assert label in headers, (label, found)
+        assert headers.index(label) < len(headers) - 1 or fits, (label, found)

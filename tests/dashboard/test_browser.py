@@ -18,7 +18,13 @@ import pytest
 from dashboard.charts import MARKER
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.dashboard.browser import open_from_sidebar, require_browser, streamlit_app, wait_for_app
+from tests.dashboard.browser import (
+    assert_headers_fit,
+    open_from_sidebar,
+    require_browser,
+    streamlit_app,
+    wait_for_app,
+)
 from tests.dashboard.conftest import Issued, write_tenants
 from tests.samples.tenants import ACME, ACME_TOKEN
 
@@ -103,7 +109,8 @@ def edit_cell(page: Any, grid: Any, row: int, column: str, text: str, shown: str
     Enter confirms; wait for the rerun the edit causes and check the cell now shows ``shown`` (the
     grid's accessible cells mirror the canvas). An edit typed while a rerun repaints the grid can be
     lost, and a rerun can move the grid (a panel appears above it): each try closes a stray editor,
-    scrolls the grid into view and measures it again, and waits longer than the last (five tries)."""
+    scrolls the grid into view and measures it again, types only into an editor open over the wanted
+    column, and waits longer than the last (five tries)."""
     cell = grid.get_by_test_id(f"glide-cell-{ITEM_COLUMN[column]}-{row}")
     for attempt in range(5):
         page.keyboard.press("Escape")
@@ -113,8 +120,14 @@ def edit_cell(page: Any, grid: Any, row: int, column: str, text: str, shown: str
         page.mouse.dblclick(box["x"] + ITEM_X[column], box["y"] + 35 * (row + 1) + 17)
         page.wait_for_timeout(200 + 300 * attempt)
         editor = page.locator("#portal textarea, #portal input")
-        if not text.isascii() and editor.count():  # text input goes to the focused element: the editor
-            editor.first.focus()
+        if not editor.count():
+            continue
+        # the editor of another cell (a double-click that landed while a rerun moved the grid once put
+        # «3» in Descripción): the overlay opens over its cell, so it must cover the column's middle
+        where = editor.first.bounding_box()
+        if where is None or not where["x"] <= box["x"] + ITEM_X[column] <= where["x"] + where["width"]:
+            continue
+        editor.first.focus()  # text input goes to the focused element: the editor
         page.keyboard.press("Control+A")
         # a character no key types (a Unicode minus) comes as text input, as an IME sends it
         for char in text:
@@ -216,6 +229,47 @@ def test_a_price_the_form_cannot_take_is_refused_under_the_items(
     page.screenshot(path=str(shots / "issue_exact_price.png"), full_page=True)
 
 
+def test_a_quantity_the_form_cannot_take_is_refused_under_the_items(
+    page: Any, dashboard: str, live: LiveService, shots: Path
+) -> None:
+    """Issue 31: the quantity cell keeps what was typed («−2», «1,5»: a text column over a float one lost
+    the edit), the error says it under the items and nothing is sent; «3» is shown in the review as it
+    will be signed."""
+    customer = "CLIENTE DE LA CANTIDAD S.A.C."
+    page.goto(f"{dashboard}/issue")
+    wait_for_app(page)
+    page.get_by_label("Número", exact=True).fill("20601030013")
+    page.get_by_label("Nombre o razón social").fill(customer)
+    page.get_by_label("Nombre o razón social").press("Enter")
+    wait_for_app(page)
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.scroll_into_view_if_needed()
+    edit_cell(page, grid, 0, "descripcion", "Cuaderno A4")
+    edit_cell(page, grid, 0, "precio", "11.80")
+    for typed, said in (("−2", "«−2» no puede ser negativo"), ("1,5", "«1,5» no es un número")):
+        edit_cell(page, grid, 0, "cantidad", typed)  # the cell keeps it as typed
+        sync_api.expect(page.get_by_test_id("stMetric")).to_have_count(0)  # no totals from it
+        page.get_by_role("button", name="Emitir factura").click()
+        wait_for_app(page)
+        error = page.get_by_test_id("stAlertContentError").filter(has_text=f"Cantidad: {said}")
+        sync_api.expect(error).to_be_visible()
+        sync_api.expect(page.locator(".st-key-issue_result_box")).to_have_count(0)  # nothing issued
+    page.screenshot(path=str(shots / "issue_quantity_refused.png"), full_page=True)
+    edit_cell(page, grid, 0, "cantidad", "3")
+    review = page.get_by_test_id("stDataFrame").nth(1)  # «Importes que se firmarán», open
+    sync_api.expect(review.locator("table")).to_contain_text("Cuaderno A4")
+    cells = review.locator("table tbody tr").first.locator("td")
+    sync_api.expect(cells.nth(1)).to_have_text("3")  # Cantidad, as it will be signed
+    sync_api.expect(cells.nth(7)).to_have_text("35.40")  # Total
+    sync_api.expect(page.get_by_test_id("stMetric").filter(has_text="Total")).to_contain_text("S/ 35.40")
+    page.screenshot(path=str(shots / "issue_quantity_exact.png"), full_page=True)
+    from connector import Client
+
+    with Client(live.base_url(ACME), ACME_TOKEN, cache=False) as client:  # nothing sent for this customer
+        listed = client.documents.list(peru_today(), peru_today()).rows
+    assert listed and not [row for row in listed if row.get("customer_name") == customer]
+
+
 def test_a_state_changed_by_hand_asks_why_and_shows_the_record(
     page: Any, dashboard: str, live: LiveService, shots: Path
 ) -> None:
@@ -276,3 +330,13 @@ def test_a_state_changed_by_hand_asks_why_and_shows_the_record(
     sync_api.expect(record.locator("table")).to_contain_text("Administrador")
     sync_api.expect(record.locator("table")).to_contain_text("Por anular")
     page.screenshot(path=str(shots / "state_changed_by_hand.png"), full_page=True)
+
+
+def test_the_documents_table_shows_its_last_columns_at_1440_px(page: Any, dashboard: str) -> None:
+    """Issue 31: at 1440 px the Documentos table cut off Total and CDR."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{dashboard}/documents")
+    wait_for_app(page)
+    table = page.get_by_test_id("stDataFrame").first
+    sync_api.expect(table.locator("table")).to_contain_text("F001-")
+    assert_headers_fit(table, ["Fecha", "Número", "Cliente", "IGV", "Total", "CDR"])

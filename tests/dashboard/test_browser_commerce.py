@@ -13,7 +13,7 @@ import pytest
 
 from dashboard.charts import MARKER
 from tests.conftest import LiveService
-from tests.dashboard.browser import require_browser, streamlit_app, wait_for_app
+from tests.dashboard.browser import assert_headers_fit, require_browser, streamlit_app, wait_for_app
 from tests.dashboard.conftest import write_tenants
 from tests.dashboard.test_commerce_pages import trade
 from tests.shops import new_shop
@@ -56,6 +56,10 @@ def test_the_analyst_page_draws_sales_stock_and_quotations(
     rate = page.get_by_test_id("stMetric").filter(has_text="Tasa de conversión")
     sync_api.expect(rate).to_contain_text("50 %")
     page.screenshot(path=str(shots / "commerce.png"), full_page=True)
+    page.set_viewport_size({"width": 1440, "height": 900})  # a laptop: the stock table's last column
+    wait_for_app(page)
+    stock = page.get_by_test_id("stDataFrame").filter(has_text="Costo unitario")
+    assert_headers_fit(stock, ["Producto", "Valor al costo", "Valor a precio de venta"])
 
 
 def test_the_sale_notes_page_lists_each_note_with_its_document(

@@ -21,7 +21,13 @@ from connector import IssueResult
 from connector.builders import Customer, Invoice, Line, Receipt
 from sunat.calendar import peru_today
 from tests.conftest import LiveService
-from tests.dashboard.browser import open_from_sidebar, require_browser, streamlit_app, wait_for_app
+from tests.dashboard.browser import (
+    assert_headers_fit,
+    open_from_sidebar,
+    require_browser,
+    streamlit_app,
+    wait_for_app,
+)
 from tests.dashboard.conftest import write_tenants
 from tests.shops import Shop, new_shop
 
@@ -121,6 +127,9 @@ def test_void_a_factura_and_follow_its_ticket(page: Any, app_url: str, shop: Sho
     table = page.get_by_test_id("stDataFrame").first
     sync_api.expect(table.locator("table")).to_contain_text("Comunicación de baja")
     sync_api.expect(table.locator("table")).to_contain_text(document.number)
+    page.set_viewport_size({"width": 1440, "height": 900})  # a laptop: SUNAT's answer in view
+    wait_for_app(page)
+    assert_headers_fit(table, ["Enviado", "Estado", "Código", "Respuesta de SUNAT"])
     ticket = page.locator(".st-key-ticket_box")
     sync_api.expect(ticket).to_contain_text("Aceptado")
     identifier = ticket.get_by_role("heading", level=4).inner_text().strip()

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import json
 from datetime import date
 
-import openpyxl
 import pandas as pd
 import pytest
 
@@ -167,37 +165,6 @@ def test_table_frame_is_newest_first_with_spanish_labels(frame: pd.DataFrame) ->
     assert table.loc[table["number"] == "B001-1", "state"].item() == ["Registrado"]
     assert table.loc[table["number"] == "FC01-1", "document_type"].item() == "Nota de crédito"
     assert table["total"].dtype == "float64"
-
-
-def test_csv_export(frame: pd.DataFrame) -> None:
-    content = data.to_csv_bytes(frame)
-    assert content.startswith("\ufeff".encode())
-    back = pd.read_csv(io.BytesIO(content), encoding="utf-8-sig", dtype=str)
-    assert list(back.columns[:6]) == ["Fecha", "Número", "Tipo", "RUC/DNI", "Cliente", "Moneda"]
-    first = back[back["Número"] == "F001-2"].iloc[0]
-    assert (first["Total"], first["Estado"], first["Fecha"]) == ("236.00", "Aceptado", "2026-11-01")
-
-
-def test_excel_export(frame: pd.DataFrame) -> None:
-    workbook = openpyxl.load_workbook(io.BytesIO(data.to_excel_bytes(frame)))
-    sheet = workbook["Documentos"]
-    header = [cell.value for cell in sheet[1]]
-    assert header[:3] == ["Fecha", "Número", "Tipo"]
-    rows = {r[1]: r for r in sheet.iter_rows(min_row=2, values_only=True)}
-    assert len(rows) == 8
-    total_col = header.index("Total")
-    assert rows["F001-2"][total_col] == pytest.approx(236.0)
-    assert rows["F001-3"][header.index("Estado")] == "Rechazado"
-    cell = sheet.cell(row=2, column=total_col + 1)
-    assert cell.number_format == "#,##0.00"
-    assert sheet.cell(row=2, column=1).is_date
-
-
-def test_exports_of_nothing() -> None:
-    empty = data.empty_documents()
-    assert data.to_csv_bytes(empty).decode("utf-8-sig").startswith("Fecha,Número")
-    workbook = openpyxl.load_workbook(io.BytesIO(data.to_excel_bytes(empty)))
-    assert workbook["Documentos"].max_row == 1
 
 
 def test_labels() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal as D
 
-from analysis.sales import ProductTotal, by_customer, group_totals, sales_of, summarize
+from analysis.sales import ProductTotal, by_customer, by_type, group_totals, sales_of, summarize
 from dashboard import figures
 from tests.analysis.test_sales import ROWS
 
@@ -176,3 +176,21 @@ def test_the_quotations_chart_writes_amounts_with_their_currency() -> None:
     assert list(both.data[0].x) == ["Soles (S/)", "Dólares (US$)"]
     assert both.layout.yaxis.tickformat == ",.0f" and not both.layout.yaxis.tickprefix
     assert [c[0] for c in both.data[0].customdata] == ["S/", "US$"]
+
+
+def test_the_documents_card_and_the_totals_tables_count_differently_and_say_why() -> None:
+    """Issue 31: Periodos' card said 1,127 and its Totales table 1,103: the card counts every document
+    listed, the tables those in the figures (not voided or rejected, not without a rate)."""
+    summary = summarize(sales_of(ROWS))
+    groups, left_out = group_totals(sales_of(ROWS), by_type)
+    in_tables = sum(g.amounts.documents for g in groups)
+    assert (summary.listed, in_tables) == (10, 7)  # 2 voided or rejected, 1 in dollars without a rate
+    assert summary.counted - len(summary.unconverted) == in_tables and len(left_out) == 1
+    note = figures.counted_note(summary)
+    assert note == (
+        "Las tablas cuentan 7 documentos, los que entran en las cifras; la tarjeta «Documentos» cuenta los "
+        "10 emitidos, con 2 anulados o rechazados y 1 documento en moneda extranjera sin tipo de cambio "
+        "que no suman."
+    )
+    plain = [r for r in ROWS if r["state_type_id"] not in ("09", "11") and r["currency_type_id"] == "PEN"]
+    assert plain and figures.counted_note(summarize(sales_of(plain))) == ""  # nothing to explain

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import APP_PATH
 from dashboard.auth import hash_password, verify_password
 from sunat.calendar import peru_today
+from tests.conftest import LiveService
 from tests.dashboard.conftest import History, Issued
 from tests.dashboard.test_app import chart_figures, texts
 
@@ -147,11 +148,50 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
         "9 · corrección",
     }
     assert issued.invoices[0].number.split("-")[1] in set(lines["Número"])
+    # the table names the types (the files keep SUNAT's codes); no file path reaches the accountant
+    assert (
+        {"Factura", "Boleta de venta"}
+        <= set(lines["Tipo de comprobante"])
+        <= {
+            "Factura",
+            "Boleta de venta",
+            "Nota de crédito",
+            "Nota de débito",
+        }
+    )
+    assert "docs/" not in texts(at.caption) and "Reglas y decisiones" not in texts(at.caption)
+    period = next(c for c in at.caption if "Importes en soles" in c.value)
+    assert "estado 8" in str(period.proto.help) and "docs/" not in str(period.proto.help)
     assert any("aviso" in e.label for e in at.expander)  # the unsent factura, boletas not declared
     # an empty month far back
     at.selectbox(key="register_month").set_value(at.selectbox(key="register_month").options[-1]).run()
     assert not at.exception
     assert "el archivo PLE va vacío" in texts(at.info)
+
+
+def test_register_page_names_the_documents_whose_state_was_set_by_hand(
+    tenants: Path, live: LiveService
+) -> None:
+    """A factura of this month whose state was changed by hand is named on the page, before any
+    download: who, when, from which state to which, and why (and so among the warnings)."""
+    from connector import Client
+    from tests.samples.bodies import invoice_body
+    from tests.samples.tenants import ACME, ACME_TOKEN
+
+    with Client(live.base_url(ACME), ACME_TOKEN, cache=False) as client:
+        factura = client.documents.issue(invoice_body())
+        client.documents.update_status(factura.external_id, "07", reason="observación leída en el CDR")
+    at = page("views/register.py")
+    contents = texts(at.markdown)
+    assert "**Estado cambiado a mano:**" in contents, contents
+    said = re.search(
+        rf"{re.escape(factura.number)}: estado cambiado a mano el (\d\d/\d\d/\d{{4}} \d\d:\d\d) por "
+        r"Administrador, de Aceptado a Observado: «observación leída en el CDR»; no se informó a SUNAT\.",
+        contents,
+    )
+    assert said, contents
+    assert dt.datetime.strptime(said.group(1), "%d/%m/%Y %H:%M").date() == peru_today()
+    assert f"- {said.group(0)}" in [m.value for m in at.markdown]  # among the warnings before filing
 
 
 def test_register_page_closes_a_past_month(tenants: Path, issued: Issued) -> None:
