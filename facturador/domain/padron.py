@@ -160,7 +160,9 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
-def _checkpoint(connection: Connection, source: str, mark: str, force: bool) -> tuple[int | None, int, int, int]:
+def _checkpoint(
+    connection: Connection, source: str, mark: str, force: bool
+) -> tuple[int | None, int, int, int]:
     """The import to continue (its id, offset, lines, written), or ``None`` as id when this file was
     imported in full already (and ``force`` is not set); a new import otherwise."""
     rows = connection.execute(

@@ -8,8 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     JSON,
+    BigInteger,
     Boolean,
     Computed,
     Date,
