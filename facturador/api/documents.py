@@ -24,7 +24,7 @@ from facturador.api.common import (
 )
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import changes_meta, changes_query
-from facturador.domain import idempotency, states
+from facturador.domain import idempotency, lookups, states
 from facturador.domain.document_schema import DOCUMENT, EXTERNAL_ID
 from facturador.domain.documents import (
     SEND_BODY,
@@ -157,6 +157,9 @@ async def issue(request: Request) -> FastJSON:
         line_count(body), service.issue, tenant, caller, body, key_header
     )
     row = issued.document
+    warning = await run_in_threadpool(
+        lookups.customer_warning, request.app.state.context, row.customer_identity_type, row.customer_number
+    )
     return FastJSON(
         {
             "success": True,
@@ -174,6 +177,7 @@ async def issue(request: Request) -> FastJSON:
             "links": links(request, row, has_cdr=issued.has_cdr),
             "response": authority_response(row),
             "was_duplicate": issued.replayed,
+            **({"customer_warning": warning} if warning else {}),  # the padrón says BAJA, NO HABIDO...
         },
         headers={idempotency.REPLAYED_HEADER: "true"} if issued.replayed else None,
     )

@@ -174,12 +174,12 @@ def _checkpoint(
         if not force:
             return None, row.offset, row.lines, row.written
         break
-    new_id = connection.execute(
-        insert(PADRON_IMPORTS).values(
-            source=source[:1000], signature=mark, offset=0, lines=0, written=0, started_at=_now()
-        )
-    ).inserted_primary_key
-    return int(new_id[0]), 0, 0, 0
+    new_id = connection.scalar(
+        insert(PADRON_IMPORTS)
+        .values(source=source[:1000], signature=mark, offset=0, lines=0, written=0, started_at=_now())
+        .returning(PADRON_IMPORTS.c.id)
+    )
+    return int(new_id or 0), 0, 0, 0
 
 
 def _write_batch(connection: Connection, batch: dict[str, dict[str, str]]) -> int:
