@@ -17,11 +17,12 @@ from facturador.api.common import (
     _parse_day,
     authenticated,
     context_of,
+    json_object,
     path_parameter,
 )
 from facturador.api.listing import BOOLEAN, INTEGER, NUMBER, component, obj, string
 from facturador.api.persons import PERSON_ROW
-from facturador.domain import exchange_rates, lookups
+from facturador.domain import cpe_checks, exchange_rates, lookups
 from facturador.domain.persons import PERSON_BODY
 from facturador.errors import ServiceError
 
@@ -308,3 +309,72 @@ async def tables(request: Request) -> FastJSON:
     items = await run_in_threadpool(request.app.state.items.search, tenant, "", lookups.FIRST_ROWS, 1)
     data = {"items": items, "affectation_types": lookups.affectation_types(), "categories": []}
     return FastJSON({"success": True, "data": data})
+
+
+CDR_STATUS = component(
+    "CdrStatus",
+    obj(
+        {
+            "success": {"const": True},
+            "message": string(),
+            "data": obj(
+                {"sent": BOOLEAN, "code": string(), "description": string(), "notes": {"type": "array"}}
+            ),
+        }
+    ),
+)
+CPE_VALIDITY = component(
+    "CpeValidity",
+    obj(
+        {
+            "success": {"const": True},
+            "data": obj(
+                {
+                    "comprobante_estado_codigo": string(),
+                    "comprobante_estado_descripcion": string(),
+                    "empresa_estado_codigo": string(),
+                    "empresa_estado_description": string(),
+                    "empresa_condicion_codigo": string(),
+                    "empresa_condicion_descripcion": string(),
+                }
+            ),
+        }
+    ),
+)
+CDR_EXAMPLE = {"codigo_tipo_documento": "01", "serie_documento": "F001", "numero_documento": 1}
+
+
+@router.post(
+    "/api/services/consult_cdr_status",
+    summary="The CDR SUNAT keeps of one of the tenant's documents (billConsultService getStatusCdr)",
+    operation_id="consultCdrStatus",
+    openapi_extra=contract.secured(contract.body(cpe_checks.CDR_BODY, CDR_EXAMPLE)),
+    responses=contract.responses(CDR_STATUS, 400, 401, 404, 413, 422),
+)
+async def consult_cdr_status(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    return await run_in_threadpool(cpe_checks.consult_cdr, context_of(request), tenant, body)
+
+
+@router.post(
+    "/api/services/validate_cpe",
+    summary="Whether one of the tenant's documents stands at SUNAT, and its issuer's state and condition",
+    operation_id="validateCpe",
+    openapi_extra=contract.secured(
+        contract.body(
+            cpe_checks.VALIDATE_BODY,
+            {
+                **CDR_EXAMPLE,
+                "numero_ruc_emisor": "20123456789",
+                "fecha_de_emision": "2026-12-01",
+                "total": 118,
+            },
+        )
+    ),
+    responses=contract.responses(CPE_VALIDITY, 400, 401, 404, 413, 422, 502),
+)
+async def validate_cpe(request: Request) -> dict[str, Any]:
+    tenant, _caller = authenticated(request)
+    body = await json_object(request)
+    return await run_in_threadpool(cpe_checks.validate_cpe, context_of(request), tenant, body)

@@ -412,3 +412,55 @@ def test_padron_import_is_incremental_and_resumes(tmp_path: Path) -> None:
 
     missing = runner.invoke(main, ["padron", "import", str(tmp_path / "nope.zip"), "--data-dir", str(data)])
     assert missing.exit_code != 0 and "is not a file" in missing.output
+
+
+def test_consult_cdr_status_and_validate_cpe_of_the_tenants_documents(
+    live: LiveService, shop: Shop, client: httpx.Client
+) -> None:
+    issued = client.post("/api/documents", json=invoice_body())
+    assert issued.status_code == 200, issued.text
+    series, number = issued.json()["data"]["number"].split("-")
+    asked = {"codigo_tipo_documento": "01", "serie_documento": series, "numero_documento": int(number)}
+
+    cdr = client.post("/api/services/consult_cdr_status", json=asked)
+    assert cdr.status_code == 200, cdr.text
+    answer = cdr.json()
+    assert answer["success"] is True and answer["data"]["code"] == "0" and answer["data"]["sent"] is True
+    assert f"{series}-{number}" in answer["message"] and "aceptada" in answer["message"]
+
+    validity = client.post(
+        "/api/services/validate_cpe",
+        json={
+            **asked,
+            "numero_ruc_emisor": shop.ruc,
+            "fecha_de_emision": peru_today().isoformat(),
+            "total": 118,
+        },
+    )
+    assert validity.status_code == 200, validity.text
+    data = validity.json()["data"]
+    assert data["comprobante_estado_codigo"] == "1" and data["comprobante_estado_descripcion"] == "ACEPTADO"
+
+    missing = {**asked, "numero_documento": 99_999_999}
+    found = assert_error(
+        client.post("/api/services/consult_cdr_status", json=missing), 404, "DOCUMENT_NOT_FOUND"
+    )
+    assert "Documento no encontrado" in found["message"]
+    other_issuer = {**asked, "numero_ruc_emisor": ruc("2099900123")}
+    assert_error(client.post("/api/services/validate_cpe", json=other_issuer), 422, "OTHER_ISSUER")
+    assert_error(
+        client.post("/api/services/consult_cdr_status", json={**asked, "codigo_tipo_documento": "09"}),
+        422,
+        "INVALID_FIELDS",
+    )
+    assert_error(
+        client.post("/api/services/consult_cdr_status", json={**asked, "serie_documento": "F0011"}),
+        422,
+        "INVALID_FIELDS",
+    )
+    assert client.post("/api/services/consult_cdr_status", content=b"[]").status_code == 400
+    other = new_shop(live, "pro-cdr")
+    with other.http() as stranger:  # another tenant's document is not found for it
+        assert_error(stranger.post("/api/services/consult_cdr_status", json=asked), 404, "DOCUMENT_NOT_FOUND")
+    with live.client(shop.slug, "wrong") as wrong:
+        assert_error(wrong.post("/api/services/consult_cdr_status", json=asked), 401, "UNAUTHENTICATED")
