@@ -464,3 +464,18 @@ def test_consult_cdr_status_and_validate_cpe_of_the_tenants_documents(
         assert_error(stranger.post("/api/services/consult_cdr_status", json=asked), 404, "DOCUMENT_NOT_FOUND")
     with live.client(shop.slug, "wrong") as wrong:
         assert_error(wrong.post("/api/services/consult_cdr_status", json=asked), 401, "UNAUTHENTICATED")
+
+
+def test_the_connector_looks_a_customer_up_and_sees_the_warning(padron: Path, shop: Shop) -> None:
+    from connector.errors import NotFoundError, ValidationError
+
+    client = shop.client()
+    good = client.persons.lookup(GOOD)
+    assert good.name == "COMERCIAL ÑANDÚ S.A.C." and good.state == "ACTIVO" and good.warning is None
+    assert good.district_id == "150131" and good.address.startswith("CAL. MORELLI")
+    gone = client.persons.lookup(GONE)
+    assert gone.condition == "NO HABIDO" and gone.warning is not None and "BAJA DE OFICIO" in gone.warning
+    with pytest.raises(NotFoundError):
+        client.persons.lookup(UNKNOWN)
+    with pytest.raises(ValidationError):
+        client.persons.lookup(GOOD[:10] + str((int(GOOD[10]) + 1) % 10))
