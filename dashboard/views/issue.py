@@ -174,7 +174,29 @@ def _start_from(row: dict[str, Any], kind: str, note_type: str) -> None:
         st.session_state.pop("issue_items", None)  # the editor starts again from the new rows
 
 
-def _customer(kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors) -> None:
+#: The padrón's warning of each RUC the form asked about (``None``: nothing to say, or no answer).
+PADRON_WARNINGS = "issue_padron_warnings"
+
+
+def _padron_warning(active: Active, identity_type: str, number: str) -> None:
+    """Warn under the customer when SUNAT's padrón gives its RUC as not ACTIVO or not HABIDO (the
+    tenant's ``services/ruc``, asked once per number; a tenant without the route says nothing)."""
+    number = (number or "").strip()
+    if identity_type != "6" or len(number) != 11 or not number.isdigit():
+        return
+    seen: dict[str, str | None] = st.session_state.setdefault(PADRON_WARNINGS, {})
+    if number not in seen:
+        try:
+            seen[number] = active.client.persons.lookup(number).warning
+        except FacturadorError:
+            seen[number] = None
+    if seen[number]:
+        st.warning(f"{seen[number]} Revise antes de emitirle.", icon=":material/report:")
+
+
+def _customer(
+    kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors, active: Active | None = None
+) -> None:
     st.markdown("##### Cliente")
     c1, c2, c3 = st.columns([1, 1, 2])
     identities = list(issuing.IDENTITY_CHOICES)
@@ -200,6 +222,8 @@ def _customer(kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors) ->
     with c5:
         form.customer_email = st.text_input("Correo electrónico", key="cust_email")
         errors.show("customer.email")
+    if active is not None:
+        _padron_warning(active, form.identity_type, form.customer_number)
 
 
 ITEM_CONFIG = {
@@ -550,7 +574,7 @@ def main() -> None:
                 "Tipo de cambio", min_value=0.0, value=None, step=0.001, format="%.3f", key="issue_rate"
             )
             form.exchange_rate = rate or None
-    _customer(kind, form, errors)
+    _customer(kind, form, errors, active)
     _items(form, errors)
     totals_box = st.container()
     plugins_box = st.container()
