@@ -128,6 +128,16 @@ def parse_line(raw: bytes) -> tuple[dict[str, str] | None, bool]:
     return row, False
 
 
+def line_key(raw: bytes) -> tuple[str, str, bytes] | None:
+    """The RUC, digest and text of a taxpayer's line, read without parsing the rest (a re-import parses
+    only the lines whose digest changed); None for the header and blank lines."""
+    line = raw.rstrip(b"\r\n")
+    if not line.strip() or line.startswith(b"RUC|"):
+        return None
+    ruc = line.split(b"|", 1)[0].strip()[:20].decode("latin-1")
+    return ruc, hashlib.blake2b(line, digest_size=8).hexdigest(), line
+
+
 def signature(path: Path) -> str:
     """What identifies a published file: its size and the digest of its first and last MiB."""
     size = path.stat().st_size
@@ -182,15 +192,23 @@ def _checkpoint(
     return int(new_id or 0), 0, 0, 0
 
 
-def _write_batch(connection: Connection, batch: dict[str, dict[str, str]]) -> int:
-    """Insert the batch's new RUCs and update those whose line changed; how many rows were written."""
+def _write_batch(connection: Connection, batch: dict[str, tuple[str, bytes]]) -> tuple[int, int]:
+    """Insert the batch's new RUCs and update those whose line changed (only those lines are parsed);
+    the rows written and the lines that could not be read."""
     known = dict(
         connection.execute(select(PADRON.c.ruc, PADRON.c.row_hash).where(PADRON.c.ruc.in_(list(batch)))).all()
     )
-    fresh = [row for ruc, row in batch.items() if ruc not in known]
-    changed = [
-        {**row, "key": ruc} for ruc, row in batch.items() if ruc in known and known[ruc] != row["row_hash"]
-    ]
+    fresh, changed, skipped = [], [], 0
+    for ruc, (digest, line) in batch.items():
+        if known.get(ruc) == digest:
+            continue
+        row, _bad = parse_line(line)
+        if row is None:
+            skipped += 1
+        elif ruc in known:
+            changed.append({**row, "key": ruc})
+        else:
+            fresh.append(row)
     if fresh:
         connection.execute(insert(PADRON), fresh)
     if changed:
@@ -201,7 +219,7 @@ def _write_batch(connection: Connection, batch: dict[str, dict[str, str]]) -> in
             .values({column: bindparam(column) for column in columns}),
             changed,
         )
-    return len(fresh) + len(changed)
+    return len(fresh) + len(changed), skipped
 
 
 def import_padron(
@@ -230,18 +248,18 @@ def import_padron(
             reader.seek(offset)
         if progress is not None:
             progress(offset, total)
-        batch: dict[str, dict[str, str]] = {}
+        batch: dict[str, tuple[str, bytes]] = {}
         read_lines = 0
         position = offset
         for raw in reader:
             position += len(raw)
-            row, bad = parse_line(raw)
-            skipped += bad
+            key = line_key(raw)
             read_lines += 1
-            if row is not None:
-                batch[row["ruc"]] = row
+            if key is not None:
+                batch[key[0]] = (key[1], key[2])
             if read_lines >= batch_lines:
-                written += _commit(engine, import_id, batch, position, lines + read_lines, written)
+                count, bad = _commit(engine, import_id, batch, position, lines + read_lines, written)
+                written, skipped = written + count, skipped + bad
                 lines += read_lines
                 batch, read_lines = {}, 0
                 batches += 1
@@ -249,7 +267,8 @@ def import_padron(
                     progress(position, total)
                 if stop_after_batches is not None and batches >= stop_after_batches:
                     return ImportResult(source or str(path), lines, written, skipped, resumed_from)
-        written += _commit(engine, import_id, batch, position, lines + read_lines, written, finished=True)
+        count, bad = _commit(engine, import_id, batch, position, lines + read_lines, written, finished=True)
+        written, skipped = written + count, skipped + bad
         lines += read_lines
         if progress is not None:
             progress(position, total)
@@ -259,21 +278,21 @@ def import_padron(
 def _commit(
     engine: Engine,
     import_id: int,
-    batch: dict[str, dict[str, str]],
+    batch: dict[str, tuple[str, bytes]],
     position: int,
     lines: int,
     written: int,
     *,
     finished: bool = False,
-) -> int:
-    """Write a batch and its checkpoint in one transaction; the rows written."""
+) -> tuple[int, int]:
+    """Write a batch and its checkpoint in one transaction; the rows written and the lines unread."""
     with engine.begin() as connection:
-        count = _write_batch(connection, batch) if batch else 0
+        count, skipped = _write_batch(connection, batch) if batch else (0, 0)
         values: dict[str, Any] = {"offset": position, "lines": lines, "written": written + count}
         if finished:
             values["finished_at"] = _now()
         connection.execute(update(PADRON_IMPORTS).where(PADRON_IMPORTS.c.id == import_id).values(**values))
-    return count
+    return count, skipped
 
 
 def download(url: str, folder: Path, progress: Progress | None = None, timeout: float = 60.0) -> Path:
