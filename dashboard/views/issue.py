@@ -194,6 +194,25 @@ def _padron_warning(active: Active, identity_type: str, number: str) -> None:
         st.warning(f"{seen[number]} Revise antes de emitirle.", icon=":material/report:")
 
 
+#: SUNAT's rate of each issue date the form showed (``None``: the tenant has none).
+SUNAT_RATES = "issue_sunat_rates"
+
+
+def _sunat_rate(active: Active, day: dt.date) -> None:
+    """SUNAT's rate of the issue date under the exchange-rate box (the tenant's services/exchange, asked
+    once per date)."""
+    known: dict[dt.date, Any] = st.session_state.setdefault(SUNAT_RATES, {})
+    if day not in known:
+        try:
+            known[day] = active.client.company.exchange_rate(day)
+        except FacturadorError:
+            known[day] = None
+    found = known[day]
+    if found is not None:
+        on = found.published.strftime("%d/%m/%Y")
+        st.caption(f"SUNAT {on}: compra {found.purchase:f} · venta {found.sale:f}")
+
+
 def _customer(
     kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors, active: Active | None = None
 ) -> None:
@@ -571,9 +590,17 @@ def main() -> None:
     with head[3]:
         if form.currency != "PEN":
             rate = st.number_input(
-                "Tipo de cambio", min_value=0.0, value=None, step=0.001, format="%.3f", key="issue_rate"
+                "Tipo de cambio",
+                min_value=0.0,
+                value=None,
+                step=0.001,
+                format="%.3f",
+                key="issue_rate",
+                help="Vacío: este servicio toma la venta de SUNAT del día de emisión (un tenant real, 1).",
             )
             form.exchange_rate = rate or None
+            if isinstance(form.issue_date, dt.date):
+                _sunat_rate(active, form.issue_date)
     _customer(kind, form, errors, active)
     _items(form, errors)
     totals_box = st.container()

@@ -4,11 +4,14 @@ does, and the warning shows under the customer before issuing."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from facturador.domain.exchange_rates import cached_rate, store_rates
 from facturador.domain.padron import import_padron
+from sunat.calendar import peru_today
 from tests.conftest import LiveService
 from tests.dashboard.test_app import app, fill_invoice, texts
 from tests.padron_file import line, ruc, write_padron
@@ -37,3 +40,20 @@ def test_the_issue_page_warns_of_a_customer_the_padron_gives_as_gone(
 
     fill_invoice(at, "COMERCIAL EN REGLA S.A.C.", number=FINE)
     assert "Revise antes de emitirle" not in texts(at.warning)
+
+
+def test_the_issue_form_shows_sunats_rate_of_the_issue_date(tenants: Path, live: LiveService) -> None:
+    today = peru_today()
+    store_rates(live.context.engine, {today: (Decimal("3.371"), Decimal("3.379"))})  # kept if cached already
+    cached = cached_rate(live.context.engine, today)
+    assert cached is not None
+    at: AppTest = app()
+    at.switch_page("views/issue.py").run()
+    assert "venta" not in texts(at.caption)
+    at.selectbox(key="issue_currency").set_value("USD").run()
+    assert not at.exception, at.exception
+    shown = texts(at.caption)
+    assert (
+        f"SUNAT {cached.published.strftime('%d/%m/%Y')}" in shown
+        and f"venta {cached.sale.normalize():f}" in shown
+    )
