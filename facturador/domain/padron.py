@@ -37,7 +37,7 @@ FIELDS = 15
 #: SUNAT's public address of the register.
 SUNAT_URL = "http://www2.sunat.gob.pe/padron_reducido_ruc.zip"
 #: Lines per batch (one transaction, one checkpoint).
-BATCH = 5000
+BATCH = 20_000
 #: States and conditions that make a customer one to be warned about before issuing to it.
 GOOD_STATE = "ACTIVO"
 GOOD_CONDITIONS = ("HABIDO",)
@@ -107,9 +107,9 @@ def compose_address(fields: list[str]) -> str:
     return " ".join(part for part in parts if part)[:500]
 
 
-def parse_line(raw: bytes) -> tuple[dict[str, str] | None, bool]:
-    """A line of the file as a row (with its digest), or None; the flag says whether it was a taxpayer's
-    line that could not be read (the header and blank lines are not)."""
+def parse_line(raw: bytes, digest: str | None = None) -> tuple[dict[str, str] | None, bool]:
+    """A line of the file as a row (with its digest, computed unless given), or None; the flag says
+    whether it was a taxpayer's line that could not be read (the header and blank lines are not)."""
     line = raw.rstrip(b"\r\n")
     if not line.strip() or line.startswith(b"RUC|"):
         return None, False
@@ -123,7 +123,7 @@ def parse_line(raw: bytes) -> tuple[dict[str, str] | None, bool]:
         "condition": _field(fields[3])[:40],
         "ubigeo": _field(fields[4])[:6],
         "address": compose_address(fields),
-        "row_hash": hashlib.blake2b(line, digest_size=8).hexdigest(),
+        "row_hash": digest or hashlib.blake2b(line, digest_size=8).hexdigest(),
     }
     return row, False
 
@@ -202,7 +202,7 @@ def _write_batch(connection: Connection, batch: dict[str, tuple[str, bytes]]) ->
     for ruc, (digest, line) in batch.items():
         if known.get(ruc) == digest:
             continue
-        row, _bad = parse_line(line)
+        row, _bad = parse_line(line, digest)
         if row is None:
             skipped += 1
         elif ruc in known:
