@@ -23,7 +23,7 @@ from facturador.errors import ServiceError
 from facturador.store.models import PERSON_ORDER, PERSONS, SERIES
 from facturador.store.search import contains
 from sunat import catalogs
-from sunat.identity import is_valid_dni, is_valid_ruc
+from sunat.identity import RUC_PREFIXES, is_valid_dni, is_valid_ruc
 from sunat.ubigeo import describe_ubigeo
 
 log = logging.getLogger("facturador.lookups")
@@ -58,8 +58,12 @@ def _location(ubigeo: str) -> dict[str, Any]:
 def check_ruc(number: str) -> str:
     """``number`` when it is a RUC (11 digits, prefix, check digit); 422 otherwise."""
     if not is_valid_ruc(number):
-        digits = len(number) == 11 and number.isdigit()
-        reason = "su dígito verificador no corresponde" if digits else "debe tener 11 dígitos"
+        if not (len(number) == 11 and number.isdigit()):
+            reason = "debe tener 11 dígitos"
+        elif number[:2] not in RUC_PREFIXES:
+            reason = f"debe empezar con {', '.join(sorted(RUC_PREFIXES))}"
+        else:
+            reason = "su dígito verificador no corresponde"
         raise ServiceError(422, f"El número de RUC ingresado es inválido: {reason}.", "INVALID_RUC")
     return number
 

@@ -135,6 +135,8 @@ def test_ruc_bad_paths(padron: Path, live: LiveService, shop: Shop, client: http
     problem = assert_error(client.get(f"/api/services/ruc/{bad_digit}"), 422, "INVALID_RUC")
     assert "dígito verificador" in problem["message"]
     assert_error(client.get("/api/services/ruc/2099900001"), 422, "INVALID_RUC")
+    prefix = assert_error(client.get("/api/services/ruc/30999000011"), 422, "INVALID_RUC")
+    assert "debe empezar con 10, 15, 16, 17, 20" in prefix["message"]
     assert_error(client.get("/api/services/ruc/abc"), 422, "INVALID_RUC")
     missing = assert_error(client.get(f"/api/services/ruc/{UNKNOWN}"), 404, "RUC_NOT_FOUND")
     assert UNKNOWN in missing["message"]
