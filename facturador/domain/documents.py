@@ -232,8 +232,11 @@ class DocumentService:
     def _with_exchange_rate(self, body: Any) -> Any:
         """``body`` with SUNAT's sell rate of its issue date (or the last published before it) as
         ``factor_tipo_de_cambio`` when a document outside soles comes without one and a rate is known
-        (see facturador.domain.exchange_rates); otherwise ``body`` as it came."""
+        (see facturador.domain.exchange_rates) and the source is not ``off``; otherwise ``body`` as it
+        came."""
         if not isinstance(body, dict) or body.get("factor_tipo_de_cambio") is not None:
+            return body
+        if exchange_rates.source_url() is None:  # FACTURADOR_EXCHANGE_RATE_URL=off: as real PRO, 1
             return body
         currency = body.get("codigo_tipo_moneda")
         if not isinstance(currency, str) or currency.strip().upper() in ("", "PEN"):

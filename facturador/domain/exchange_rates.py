@@ -5,8 +5,9 @@ SUNAT publishes the day's rate at https://www.sunat.gob.pe/a/txt/tipoCambio.txt,
 kept in ``exchange_rates``; a day without its own rate (a weekend, a holiday) takes the last rate
 published before it, as real PRO's ``searchDate`` walks back from the day asked for.
 
-The source is ``FACTURADOR_EXCHANGE_RATE_URL`` (SUNAT's address by default; ``off`` never fetches and
-answers from the cache only). A fetch, whatever its result, is not repeated for
+The source is ``FACTURADOR_EXCHANGE_RATE_URL`` (SUNAT's address by default; ``off`` never fetches:
+``services/exchange`` answers from the cache only, and a dollar document without
+``factor_tipo_de_cambio`` keeps 1, as real PRO's API sets). A fetch, whatever its result, is not repeated for
 :data:`REFETCH_SECONDS`, so a service without internet does not wait on every dollar document.
 """
 

@@ -288,6 +288,12 @@ def test_exchange_rate_from_sunats_published_text(
     stated_id = client.post("/api/documents", json=stated).json()["data"]["external_id"]
     row = next(r for r in client.get("/api/documents/lists").json()["data"] if r["external_id"] == stated_id)
     assert row["exchange_rate_sale"] == "3.5"
+    monkeypatch.setenv("FACTURADOR_EXCHANGE_RATE_URL", "off")  # off: a rate cached is not applied either
+    kept = invoice_body(codigo_tipo_moneda="USD")
+    kept.pop("factor_tipo_de_cambio", None)
+    kept_id = client.post("/api/documents", json=kept).json()["data"]["external_id"]
+    row = next(r for r in client.get("/api/documents/lists").json()["data"] if r["external_id"] == kept_id)
+    assert row["exchange_rate_sale"] == "1"
 
 
 def test_mobile_series_customers_and_searches(shop: Shop, client: httpx.Client, live: LiveService) -> None:
