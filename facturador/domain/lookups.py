@@ -20,6 +20,7 @@ from facturador.context import ServiceContext, TenantInfo
 from facturador.domain.padron import Taxpayer, find_taxpayer
 from facturador.domain.persons import person_row
 from facturador.errors import ServiceError
+from facturador.store.db import UNAVAILABLE
 from facturador.store.models import PERSON_ORDER, PERSONS, SERIES
 from facturador.store.search import contains
 from sunat import catalogs
@@ -127,11 +128,15 @@ def taxpayer_data(taxpayer: Taxpayer) -> dict[str, Any]:
 
 def customer_warning(context: ServiceContext, identity_type: str, number: str) -> str | None:
     """Why issuing to this customer deserves a second look (the padrón says BAJA, NO HABIDO...), or None
-    (not a RUC, not in the imported padrón, or in good standing)."""
+    (not a RUC, not in the imported padrón, in good standing, or the database not answering)."""
     if identity_type != "6" or not is_valid_ruc(number):
         return None
-    with context.engine.connect() as connection:
-        taxpayer = find_taxpayer(connection, number)
+    try:
+        with context.engine.connect() as connection:
+            taxpayer = find_taxpayer(connection, number)
+    except UNAVAILABLE as exc:  # the document is issued already: its answer goes out without the warning
+        log.warning("the padrón could not be read for %s's warning: %s", number, str(exc).splitlines()[0])
+        return None
     return taxpayer.warning if taxpayer is not None else None
 
 
