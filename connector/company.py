@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from connector.errors import NotFoundError
 from connector.http import Connection
 
-__all__ = ["AttentionItem", "CertificateStatus", "CompanyResource"]
+__all__ = ["AttentionItem", "CertificateStatus", "CompanyResource", "ExchangeRate"]
 
 #: Days before expiry from which the certificate deserves a warning.
 EXPIRY_WARNING_DAYS = 30
@@ -48,11 +49,39 @@ class AttentionItem:
     reason: str
 
 
+@dataclass(frozen=True)
+class ExchangeRate:
+    """SUNAT's exchange rate that applies to ``date`` (soles per dollar), published on ``published``."""
+
+    date: dt.date
+    published: dt.date
+    purchase: Decimal
+    sale: Decimal
+
+
 class CompanyResource:
     """The tenant's own settings as our service exposes them (see module doc)."""
 
     def __init__(self, http: Connection, host: Any = None):
         self._http = http
+
+    def exchange_rate(self, day: dt.date) -> ExchangeRate | None:
+        """SUNAT's rate of ``day`` (or the last published before it) from ``GET /api/services/exchange/
+        {date}`` (real PRO's Services module has the same route); None when the tenant has none (real PRO
+        answers purchase and sale 1 then) or no such route."""
+        try:
+            response = self._http.get(f"/api/services/exchange/{day.isoformat()}", retry=False)
+            body = Connection.json(response)
+        except NotFoundError:
+            return None
+        try:
+            purchase, sale = Decimal(str(body.get("purchase"))), Decimal(str(body.get("sale")))
+            published = dt.date.fromisoformat(str(body.get("date_sunat") or body.get("date") or day))
+        except (InvalidOperation, ValueError):
+            return None
+        if sale <= 1 and purchase <= 1:  # real PRO's answer when it found nothing
+            return None
+        return ExchangeRate(day, published, purchase, sale)
 
     def attention(self) -> list[AttentionItem] | None:
         """What waits for a person, or None when the tenant does not tell it (a real tenant)."""

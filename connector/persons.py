@@ -14,14 +14,14 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import urlencode
 
 from connector.builders import Customer
-from connector.errors import NotOfferedError
+from connector.errors import NotFoundError, NotOfferedError
 from connector.http import Connection
 from connector.lists import RecordList, pages
 from connector.parsing import data_of, parse_bool, rows_of, text
 from connector.person_types import classify
 from connector.resources import Reply, Resource, offered
 
-__all__ = ["PERSON_COLUMNS", "Person", "PersonType", "PersonsResource"]
+__all__ = ["PERSON_COLUMNS", "Person", "PersonType", "PersonsResource", "Taxpayer"]
 
 PersonType = Literal["customers", "suppliers"]
 
@@ -65,6 +65,42 @@ class Person:
 
 #: The columns of a list of persons as a DataFrame.
 PERSON_COLUMNS = ("id", "number", "name", "identity_type", "address", "email", "telephone", "district")
+
+
+@dataclass(frozen=True)
+class Taxpayer:
+    """A RUC or DNI as the tenant's ``services/ruc`` / ``services/dni`` gives it: the name and address to
+    fill a customer with, and, for a RUC, SUNAT's ``state`` and ``condition`` (``""`` when not given);
+    ``warning`` says why issuing to it deserves a second look (not ACTIVO, or not HABIDO)."""
+
+    number: str
+    name: str
+    address: str
+    district_id: str
+    state: str
+    condition: str
+    warning: str | None
+
+    @classmethod
+    def from_answer(cls, number: str, data: Mapping[str, Any]) -> Taxpayer:
+        state, condition = text(data.get("state")).upper(), text(data.get("condition")).upper()
+        warning = data.get("warning") or None
+        if warning is None and (state not in ("", "ACTIVO") or condition not in ("", "HABIDO")):
+            said = [f"estado {state}" if state not in ("", "ACTIVO") else "", condition]
+            warning = f"El contribuyente {number} figura en SUNAT con {' y '.join(p for p in said if p)}."
+        location = data.get("location_id") or []
+        district = text(data.get("district_id")) or (
+            text(location[-1]) if isinstance(location, list) and location else ""
+        )
+        return cls(
+            number=text(data.get("number")) or number,
+            name=text(data.get("name")),
+            address=text(data.get("address")),
+            district_id=district,
+            state=state,
+            condition=condition,
+            warning=text(warning) or None,
+        )
 
 
 class _PersonSearches:
@@ -206,6 +242,23 @@ class PersonsResource(Resource):
             ),
             columns=PERSON_COLUMNS,
         )
+
+    def lookup(self, number: str) -> Taxpayer:
+        """The taxpayer of a RUC (11 digits) or DNI (8) from the tenant's ``GET /api/services/ruc/{n}`` or
+        ``/api/services/dni/{n}`` (on this service: SUNAT's imported padrón, with its state and condition,
+        or the tenant's persons); before issuing to a customer, its ``warning`` flags a BAJA or NO HABIDO.
+
+        :raises ValidationError: a malformed number (this service: a RUC's wrong check digit).
+        :raises NotFoundError: nobody knows the number (real tenants answer ``success: false``).
+        """
+        kind = "ruc" if len(number) == 11 else "dni"
+        response = self._http.get(f"/api/services/{kind}/{number}", fresh=True, tag="persons.lookup")
+        body = Connection.json(response)
+        data = body.get("data")
+        if body.get("success") is False or not isinstance(data, Mapping):
+            message = text(body.get("message")) or f"No se encontró el número {number}."
+            raise NotFoundError(message, status=response.status_code, body=body, url=response.url)
+        return Taxpayer.from_answer(number, data)
 
     def customer_id(self, customer: Customer) -> int:
         """The id of the customer with ``customer``'s identity number, registered when new."""

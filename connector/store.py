@@ -651,9 +651,7 @@ class LocalStore:
         flags of how a row is read (``exact``, ``lists_notes``); those the file's version has."""
         first, last = coerce_date(start, "start"), coerce_date(end, "end")
         missing = {name for version, added in _ADDED.items() if version > self.schema for name in added}
-        columns = ", ".join(
-            name for name in _COLUMNS if name not in _FLAGS and name not in missing
-        )
+        columns = ", ".join(name for name in _COLUMNS if name not in _FLAGS and name not in missing)
         return self.sql(
             f"SELECT {columns} FROM documents WHERE date_of_issue BETWEEN ? AND ? "
             "ORDER BY date_of_issue DESC, id DESC NULLS LAST",

@@ -36,6 +36,7 @@ from facturador.api import (
     persons,
     quotations,
     sale_notes,
+    services,
     summaries,
     voided,
 )
@@ -423,6 +424,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(persons.router)
     app.state.items = ItemService(context)
     app.include_router(items.router)
+    app.include_router(services.router)  # real PRO's look-ups and mobile tables
     app.state.inventory = InventoryService(context)
     app.include_router(inventory.router)
     app.state.sale_notes = SaleNoteService(context, app.state.documents)

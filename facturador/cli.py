@@ -1928,5 +1928,79 @@ def validate_command(
             run(url, api_token)
 
 
+# -- SUNAT's public registers: the padrón reducido and the day's exchange rate (logic in
+# facturador.domain.padron and facturador.domain.exchange_rates) ------------------------------------
+
+
+@main.group("padron")
+def padron() -> None:
+    """SUNAT's padrón reducido (every RUC with its state and condition), imported into the store."""
+
+
+@padron.command("import")
+@storage_options
+@click.argument("source")
+@click.option("--force", is_flag=True, help="Read the file again even if it was imported in full before.")
+def padron_import(settings: Any, source: str, force: bool) -> None:
+    """Import SOURCE (SUNAT's padron_reducido_ruc.zip or its .txt, a path or an http(s) URL): streamed,
+    only changed lines written, resumable where an interrupted import of the same file stopped."""
+    import time
+
+    from tqdm import tqdm
+
+    from facturador.domain.padron import download, import_padron
+
+    context = _context(settings)
+    try:
+        path = Path(source)
+        if source.startswith(("http://", "https://")):
+            with tqdm(unit="B", unit_scale=True, desc="Downloading", disable=None) as bar:
+
+                def fetched(done: int, total: int) -> None:
+                    bar.total = total or None
+                    bar.update(done - bar.n)
+
+                path = download(source, settings.data_dir / "padron", fetched)
+        elif not path.is_file():
+            raise click.ClickException(f"{source} is not a file nor an http(s) URL")
+        started = time.monotonic()
+        with tqdm(unit="B", unit_scale=True, desc="Importing", disable=None) as bar:
+
+            def read(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+            try:
+                result = import_padron(context.engine, path, source=source, progress=read, force=force)
+            except (OSError, ValueError) as exc:
+                raise click.ClickException(f"{source} could not be read: {exc}") from exc
+    finally:
+        context.engine.dispose()
+    if result.already_imported:
+        click.echo(f"{source} was imported in full already ({result.lines} lines); --force reads it again.")
+        return
+    resumed = f", resumed at byte {result.resumed_from}" if result.resumed_from else ""
+    click.echo(
+        f"Padrón imported: {result.lines} lines read, {result.written} rows written (new or changed), "
+        f"{result.skipped} unreadable lines skipped{resumed}, in {time.monotonic() - started:.1f} s."
+    )
+
+
+@main.command("exchange-rate")
+@storage_options
+@click.option("--url", default=None, help="The source (default FACTURADOR_EXCHANGE_RATE_URL, else SUNAT's).")
+def exchange_rate_command(settings: Any, url: str | None) -> None:
+    """Fetch SUNAT's published exchange rate now and cache it (the service also fetches it when a dollar
+    document comes without factor_tipo_de_cambio)."""
+    from facturador.domain.exchange_rates import SUNAT_URL, fetch, source_url
+
+    context = _context(settings)
+    try:
+        new = fetch(context.engine, url or source_url() or SUNAT_URL, force=True)
+    finally:
+        context.engine.dispose()
+    click.echo(f"{new} new rate(s) cached.")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

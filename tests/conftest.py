@@ -64,6 +64,10 @@ def _hermetic_home() -> None:
 
 
 _hermetic_home()
+# the service never asks SUNAT's website for the day's exchange rate in tests: those that need it serve
+# it on a loopback port and point FACTURADOR_EXCHANGE_RATE_URL there
+os.environ["FACTURADOR_EXCHANGE_RATE_URL"] = "off"
+os.environ.pop("FACTURADOR_DNI_PROVIDER_URL", None)
 
 
 def _clone_status() -> set[str] | None:

@@ -174,7 +174,48 @@ def _start_from(row: dict[str, Any], kind: str, note_type: str) -> None:
         st.session_state.pop("issue_items", None)  # the editor starts again from the new rows
 
 
-def _customer(kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors) -> None:
+#: The padrón's warning of each RUC the form asked about (``None``: nothing to say, or no answer).
+PADRON_WARNINGS = "issue_padron_warnings"
+
+
+def _padron_warning(active: Active, identity_type: str, number: str) -> None:
+    """Warn under the customer when SUNAT's padrón gives its RUC as not ACTIVO or not HABIDO (the
+    tenant's ``services/ruc``, asked once per number; a tenant without the route says nothing)."""
+    number = (number or "").strip()
+    if identity_type != "6" or len(number) != 11 or not number.isdigit():
+        return
+    seen: dict[str, str | None] = st.session_state.setdefault(PADRON_WARNINGS, {})
+    if number not in seen:
+        try:
+            seen[number] = active.client.persons.lookup(number).warning
+        except FacturadorError:
+            seen[number] = None
+    if seen[number]:
+        st.warning(f"{seen[number]} Revise antes de emitirle.", icon=":material/report:")
+
+
+#: SUNAT's rate of each issue date the form showed (``None``: the tenant has none).
+SUNAT_RATES = "issue_sunat_rates"
+
+
+def _sunat_rate(active: Active, day: dt.date) -> None:
+    """SUNAT's rate of the issue date under the exchange-rate box (the tenant's services/exchange, asked
+    once per date)."""
+    known: dict[dt.date, Any] = st.session_state.setdefault(SUNAT_RATES, {})
+    if day not in known:
+        try:
+            known[day] = active.client.company.exchange_rate(day)
+        except FacturadorError:
+            known[day] = None
+    found = known[day]
+    if found is not None:
+        on = found.published.strftime("%d/%m/%Y")
+        st.caption(f"SUNAT {on}: compra {found.purchase:f} · venta {found.sale:f}")
+
+
+def _customer(
+    kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors, active: Active | None = None
+) -> None:
     st.markdown("##### Cliente")
     c1, c2, c3 = st.columns([1, 1, 2])
     identities = list(issuing.IDENTITY_CHOICES)
@@ -200,6 +241,8 @@ def _customer(kind: issuing.Kind, form: issuing.DocumentForm, errors: Errors) ->
     with c5:
         form.customer_email = st.text_input("Correo electrónico", key="cust_email")
         errors.show("customer.email")
+    if active is not None:
+        _padron_warning(active, form.identity_type, form.customer_number)
 
 
 ITEM_CONFIG = {
@@ -553,10 +596,18 @@ def main() -> None:
     with head[3]:
         if form.currency != "PEN":
             rate = st.number_input(
-                "Tipo de cambio", min_value=0.0, value=None, step=0.001, format="%.3f", key="issue_rate"
+                "Tipo de cambio",
+                min_value=0.0,
+                value=None,
+                step=0.001,
+                format="%.3f",
+                key="issue_rate",
+                help="Vacío: este servicio toma la venta de SUNAT del día de emisión (un tenant real, 1).",
             )
             form.exchange_rate = rate or None
-    _customer(kind, form, errors)
+            if isinstance(form.issue_date, dt.date):
+                _sunat_rate(active, form.issue_date)
+    _customer(kind, form, errors, active)
     _items(form, errors)
     totals_box = st.container()
     plugins_box = st.container()

@@ -26,7 +26,7 @@ from facturador.api.common import (
 from facturador.api.heavy import heavy_work, line_count
 from facturador.api.listing import changes_meta, changes_query
 from facturador.context import TenantInfo
-from facturador.domain import idempotency, states
+from facturador.domain import idempotency, lookups, states
 from facturador.domain.document_schema import DOCUMENT, EXTERNAL_ID
 from facturador.domain.documents import (
     SEND_BODY,
@@ -123,9 +123,10 @@ def numbered(row: Any) -> dict[str, str]:
     }
 
 
-def issued_answer(request: Request, issued: Issued) -> FastJSON:
+def issued_answer(request: Request, issued: Issued, *, customer_warning: str | None = None) -> FastJSON:
     """The answer to a document issued (a factura, boleta or note, or a sale note turned into one), as
-    real tenants give it; a replay of an earlier request with the same idempotency key says so."""
+    real tenants give it; a replay of an earlier request with the same idempotency key says so, and
+    ``customer_warning`` what SUNAT's padrón says of the customer (BAJA, NO HABIDO...), when it says it."""
     row = issued.document
     return FastJSON(
         {
@@ -140,6 +141,7 @@ def issued_answer(request: Request, issued: Issued) -> FastJSON:
             "links": links(request, row, has_cdr=issued.has_cdr),
             "response": authority_response(row),
             "was_duplicate": issued.replayed,
+            **({"customer_warning": customer_warning} if customer_warning else {}),
         },
         headers={idempotency.REPLAYED_HEADER: "true"} if issued.replayed else None,
     )
@@ -206,7 +208,11 @@ async def issue(request: Request) -> FastJSON:
     if issued.email_to is not None and not issued.replayed:
         # queued after SUNAT's answer; the worker attaches the CDR it finds when it sends
         await run_in_threadpool(queue_issued_email, request, tenant, issued.document.id, issued.email_to)
-    return issued_answer(request, issued)
+    row = issued.document
+    warning = await run_in_threadpool(
+        lookups.customer_warning, request.app.state.context, row.customer_identity_type, row.customer_number
+    )
+    return issued_answer(request, issued, customer_warning=warning)
 
 
 @router.post(

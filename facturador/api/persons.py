@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -98,17 +98,30 @@ def records(
         ),
     ] = "",  # noqa: A002
     page: Annotated[int, Query(ge=1, le=1_000_000, description="Página (20 filas cada una).")] = 1,
+    column: Annotated[
+        Literal["name", "number"] | None,
+        Query(
+            description="Con value: buscar en el nombre (y el número) o solo en el número "
+            "(como lo envían las apps móviles: ?column=name&value=...)."
+        ),
+    ] = None,
+    value: Annotated[
+        str, Query(max_length=100, description="El texto buscado en column (si no se da input).")
+    ] = "",
 ) -> FastJSON:
     tenant, _caller = authenticated(request)
     person_type = path_parameter(PERSON_TYPE, type, "type")
-    text = path_parameter(PERSON_BODY.fields["name"].but(required=False, max_length=100), input, "input")
-    found = service(request).records(tenant, person_type, text, page)
+    searched, name = (value, "value") if value and not input else (input, "input")
+    text = path_parameter(PERSON_BODY.fields["name"].but(required=False, max_length=100), searched, name)
+    by_number = column == "number" and searched is value and bool(value)
+    found = service(request).records(tenant, person_type, text, page, by_number=by_number)
     path = f"{base_url(request)}/api/persons/{person_type}/records"
+    query = {"input": text} if name == "input" else {"column": column or "name", "value": text}
     return FastJSON(
         paginated(
             found.rows,
             path=path,
-            query={"input": text},
+            query=query,
             page=page,
             last_page=found.last_page,
             total=found.total,

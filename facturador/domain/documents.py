@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 from facturador.authority.gateway import AuthorityResponse
 from facturador.authority.packaging import zip_document
 from facturador.context import Caller, ServiceContext, TenantInfo
-from facturador.domain import failpoints, idempotency, send_policy, states
+from facturador.domain import exchange_rates, failpoints, idempotency, send_policy, states
 from facturador.domain.dispatch_links import moved_stock, resolve_guides
 from facturador.domain.document_blocks import ADJUSTMENT_NOTE, check_adjustment_affected
 from facturador.domain.document_input import DocumentRequest, parse_document
@@ -233,6 +233,25 @@ class DocumentService:
 
     # -- issuing -----------------------------------------------------------------------------------
 
+    def _with_exchange_rate(self, body: Any) -> Any:
+        """``body`` with SUNAT's sell rate of its issue date (or the last published before it) as
+        ``factor_tipo_de_cambio`` when a document outside soles comes without one and a rate is known
+        (see facturador.domain.exchange_rates) and the source is not ``off``; otherwise ``body`` as it
+        came."""
+        if not isinstance(body, dict) or body.get("factor_tipo_de_cambio") is not None:
+            return body
+        if exchange_rates.source_url() is None:  # FACTURADOR_EXCHANGE_RATE_URL=off: as real PRO, 1
+            return body
+        currency = body.get("codigo_tipo_moneda")
+        if not isinstance(currency, str) or currency.strip().upper() in ("", "PEN"):
+            return body
+        try:
+            day = dt.date.fromisoformat(str(body.get("fecha_de_emision")))
+        except ValueError:
+            return body  # the reader says what is wrong with the date
+        rate = exchange_rates.rate_for(self.context.engine, day, self.context.today())
+        return body if rate is None else {**body, "factor_tipo_de_cambio": float(rate.sale)}
+
     def issue(
         self,
         tenant: TenantInfo,
@@ -253,6 +272,7 @@ class DocumentService:
             earlier = self._by_key(tenant, key)
             if earlier is not None:
                 return self._replay(earlier, key, digest)
+        body = self._with_exchange_rate(body)
         request = parse_document(body, today=self.context.today())
         self._check_issue_date(tenant, request.issue_date)
         request, guide_ids = self._resolve_guides(tenant, request)

@@ -220,18 +220,24 @@ class PersonService:
         if errors:
             raise ServiceError(422, errors[0].message, "DUPLICATE_PERSON", errors)
 
-    def records(self, tenant: TenantInfo, person_type: str, text: str, page: int) -> Page:
+    def records(
+        self, tenant: TenantInfo, person_type: str, text: str, page: int, *, by_number: bool = False
+    ) -> Page:
         """``GET /api/persons/{type}/records``: 20 per page, by name, filtered by name or number (accents and
-        case aside, see facturador.store.search)."""
+        case aside, see facturador.store.search), or by the number alone when ``by_number``."""
         order = PERSON_ORDER  # the name's first 200 characters, then the number (unique per type): total
         offset = (page - 1) * PER_PAGE
         kind = PERSONS.c.type == person_type
         condition = (PERSONS.c.tenant_id == tenant.id) & kind
         with self.context.engine.connect() as connection:
             found = (
-                gather(connection, PERSONS, tenant.id, kind, text, order, PER_PAGE, offset) if text else None
+                gather(connection, PERSONS, tenant.id, kind, text, order, PER_PAGE, offset)
+                if text and not by_number
+                else None
             )
-            if text:
+            if text and by_number:
+                condition &= PERSONS.c.number.contains(text, autoescape=True)
+            elif text:
                 condition &= contains(PERSONS.c.search_text, text)
             if found is not None:  # few matches, gathered, counted and ordered
                 total, ids = found.total, found.ids

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Computed,
     Date,
@@ -1104,3 +1105,52 @@ ESTABLISHMENTS: Table = Establishment.__table__  # type: ignore[assignment]
 QUOTATIONS: Table = Quotation.__table__  # type: ignore[assignment]
 QUOTATION_COUNTERS: Table = QuotationCounter.__table__  # type: ignore[assignment]
 USERS: Table = User.__table__  # type: ignore[assignment]
+
+
+class PadronTaxpayer(Base):
+    """A line of SUNAT's padrón reducido (shared by every tenant): the RUC's name, state (ACTIVO, BAJA...),
+    domicile condition (HABIDO, NO HABIDO...), ubigeo and address; ``row_hash`` a digest of the line, so a
+    re-import writes only what changed (migration 0024)."""
+
+    __tablename__ = "padron_taxpayers"
+
+    ruc: Mapped[str] = mapped_column(String(11), primary_key=True)
+    name: Mapped[str] = mapped_column(String(500))
+    state: Mapped[str] = mapped_column(String(40))
+    condition: Mapped[str] = mapped_column(String(40))
+    ubigeo: Mapped[str] = mapped_column(String(6))
+    address: Mapped[str] = mapped_column(String(500))
+    row_hash: Mapped[str] = mapped_column(String(16))
+
+
+class PadronImport(Base):
+    """An import of the padrón: its source, the signature of the file read, and its checkpoint (the byte
+    offset of the text committed, the lines read and written); ``finished_at`` is None while resumable."""
+
+    __tablename__ = "padron_imports"
+    __table_args__ = (Index("ix_padron_imports_signature", "signature"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source: Mapped[str] = mapped_column(String(1000))
+    signature: Mapped[str] = mapped_column(String(64))
+    offset: Mapped[int] = mapped_column(BigInteger)
+    lines: Mapped[int] = mapped_column(BigInteger)
+    written: Mapped[int] = mapped_column(BigInteger)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class ExchangeRate(Base):
+    """SUNAT's published exchange rate of a day (soles per dollar, buy and sell), cached once fetched."""
+
+    __tablename__ = "exchange_rates"
+
+    date: Mapped[dt.date] = mapped_column(Date, primary_key=True)
+    purchase: Mapped[Decimal] = mapped_column(Numeric(10, 4, asdecimal=True))
+    sale: Mapped[Decimal] = mapped_column(Numeric(10, 4, asdecimal=True))
+    fetched_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+PADRON: Table = PadronTaxpayer.__table__  # type: ignore[assignment]
+PADRON_IMPORTS: Table = PadronImport.__table__  # type: ignore[assignment]
+EXCHANGE_RATES: Table = ExchangeRate.__table__  # type: ignore[assignment]
