@@ -415,7 +415,8 @@ def migrate(settings: Any) -> None:
 
     The explicit step of an upgrade: run it once, from one host, before starting the new release's nodes
     (a node or command that opens the database migrates it too; nodes on a schema behind their release
-    answer 503 at /ready until it is done)."""
+    answer 503 at /ready until it is done). Certificates and keys an earlier release kept in this data
+    directory's tenants/<slug>/ are moved into the database (the files renamed *.moved-to-database)."""
     from facturador.store.db import UNAVAILABLE, make_engine, upgrade
     from facturador.store.operations import schema_revision
 
@@ -432,6 +433,16 @@ def migrate(settings: Any) -> None:
         click.echo(f"The schema is at the newest revision already ({after}).")
     else:
         click.echo(f"Schema migrated from revision {before or 'none (empty database)'} to {after}.")
+    if (settings.data_dir / "tenants").is_dir():  # an earlier release's certificate files, moved once
+        context = _context(settings)
+        try:
+            moved = context.moved_identities
+        finally:
+            context.engine.dispose()
+        for slug in moved:
+            click.echo(
+                f"{slug}: certificate and key moved from {settings.tenant_dir(slug)} into the database."
+            )
 
 
 @main.command("send-pending")
@@ -561,7 +572,7 @@ def tenant_list(settings: Any) -> None:
                 f"{'':<20} sending={sending} ({where})  sol_user={options['sol_user'] or '-'}  "
                 + "  ".join(f"{name}={'set' if name in held else 'not set'}" for name in sorted(SECRET_NAMES))
             )
-            certificate = stored_certificate(settings.tenant_dir(row.slug))
+            certificate = stored_certificate(session, row.id)
             if certificate is not None:
                 kind = "self-signed, for the simulator" if certificate.self_signed else certificate.issuer
                 click.echo(
@@ -621,7 +632,8 @@ def tenant_certificate(settings: Any, slug: str, path: Path, variable: str | Non
     """Sign tenant SLUG's documents with the company's own certificate PATH (.pfx or .p12).
 
     The file is checked (password, RSA key of 2048 bits or more matching the certificate, valid today) and
-    kept in the data directory, its key encrypted; the password is not kept."""
+    kept in the database, its key encrypted with the service's secret key; the password is not kept.
+    Every node signs with it from its next document on."""
     from facturador.domain.tenants import TenantError, get_tenant
     from facturador.store.identities import CertificateError, import_certificate
 
@@ -634,13 +646,14 @@ def tenant_certificate(settings: Any, slug: str, path: Path, variable: str | Non
     context = _context(settings)
     with context.session() as session:
         try:
-            get_tenant(session, slug)
+            row = get_tenant(session, slug)
+            info = import_certificate(session, row.id, path.read_bytes(), password, context.vault)
+            session.commit()
         except TenantError as exc:
             raise click.ClickException(str(exc)) from exc
-    try:
-        info = import_certificate(settings.tenant_dir(slug), path.read_bytes(), password, context.vault)
-    except CertificateError as exc:
-        raise click.ClickException(f"{path.name}: {exc}") from exc
+        except CertificateError as exc:
+            raise click.ClickException(f"{path.name}: {exc}") from exc
+    context.engine.dispose()
     click.echo(f"{slug} signs with {info.subject}, issued by {info.issuer}.")
     click.echo(f"Valid until {info.not_after:%d/%m/%Y} ({info.days_left()} days).")
 
@@ -674,9 +687,11 @@ def tenant_set(settings: Any, slug: str, assignments: tuple[str, ...]) -> None:
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(", ".join(f"{k}={v}" for k, v in sorted(result.items())))
+    from facturador.domain.tenants import get_tenant
     from facturador.store.identities import stored_certificate
 
-    certificate = stored_certificate(settings.tenant_dir(slug))
+    with context.session() as session:
+        certificate = stored_certificate(session, get_tenant(session, slug).id)
     if result["sunat_sending"] in ("production", "ose") and (certificate is None or certificate.self_signed):
         click.echo(
             f"Warning: {slug} signs with a self-signed certificate, which SUNAT refuses in production "
@@ -1476,17 +1491,35 @@ SUNAT_PORT = 8300
 @click.option("--port", default=SUNAT_PORT, show_default=True, type=int)
 @click.option("--ose", is_flag=True, help="Answer every rejection with its CDR, as an OSE does.")
 @click.option("--log-level", default="warning", show_default=True)
-def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: str) -> None:
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar="FACTURADOR_SUNAT_STATE_DIR",
+    help="Folder of the simulator's own files (its CDR-signing key and certificate, stylesheets' copies); "
+    "env FACTURADOR_SUNAT_STATE_DIR. Default: the user's state folder for facturador-sunat, never the "
+    "(possibly shared) data directory.",
+)
+def sunat_endpoint(
+    settings: Any, host: str, port: int, ose: bool, log_level: str, state_dir: Path | None
+) -> None:
     """Serve the built-in SUNAT simulator alone as SUNAT's SOAP services, on the data directory's tenants
     (their SOL users; MODDATOS/moddatos on the beta paths for any RUC). ``facturador serve`` also serves
-    them, at /sunat."""
+    them, at /sunat. Its own files go to --state-dir, not into the data directory."""
+    import dataclasses
+
     import uvicorn
+    from platformdirs import user_state_dir
 
     from facturador.authority.soap.protocol import PATHS
+    from facturador.config import private_directory
     from facturador.domain.sunat_endpoint import service_soap_app
 
     ensure_port_free(host, port, "the SUNAT endpoint", "--port")
+    state = private_directory(Path(state_dir or user_state_dir("facturador-sunat")).expanduser().resolve())
+    settings = dataclasses.replace(settings, authority_state=state)
     context = _context(settings)
+    click.echo(f"The simulator's own files (its signing key, stylesheets' copies) are in {state}")
     click.echo(f"Serving SUNAT's SOAP services{' as an OSE' if ose else ''} on http://{host}:{port}:")
     for path in PATHS:
         environment = "beta" if path.beta else "production"

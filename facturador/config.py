@@ -147,6 +147,9 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     compression: str = "remote"
     allowed_hosts: tuple[str, ...] = ()
+    #: Where the simulated authority keeps its files (its CDR-signing key, token secret, stylesheets'
+    #: copies): ``authority/`` in the data directory unless set (``facturador sunat --state-dir``).
+    authority_state: Path | None = None
 
     @classmethod
     def resolve(
@@ -197,4 +200,4 @@ class Settings:
 
     @property
     def authority_dir(self) -> Path:
-        return self.data_dir / "authority"
+        return self.authority_state or self.data_dir / "authority"

@@ -221,7 +221,8 @@ def nodes(settings: Settings, folder: Path, count: int, *options: str) -> Iterat
 @contextlib.contextmanager
 def simulator(settings: Settings, folder: Path) -> Iterator[Process]:
     """``facturador sunat`` (the simulator's SOAP services alone) on ``settings``."""
-    child = start(settings, folder / "sunat.log", "sunat", port=free_port())
+    state = str(folder / "sunat-state")
+    child = start(settings, folder / "sunat.log", "sunat", "--state-dir", state, port=free_port())
     try:
         wait_until_up(child, "/ol-ti-itcpfegem-beta/billService?wsdl")
         yield child

@@ -124,6 +124,23 @@ class TenantSecret(Base):
     )
 
 
+class TenantCertificate(Base):
+    """A tenant's signing certificate (PEM) and its key (PEM, encrypted with the service's key as the
+    tenants' secrets are): every node signs with the tenant's newest row (the highest id), so a
+    certificate imported on one host is used by all; the older rows are the certificates it replaced."""
+
+    __tablename__ = "tenant_certificates"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    certificate: Mapped[str] = mapped_column(Text)
+    signing_key: Mapped[str] = mapped_column(Text)
+    #: ``generated`` (self-signed, for the simulator), ``imported`` (a PKCS#12 file) or ``files`` (moved
+    #: from the data directory of an earlier release).
+    source: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Establishment(Base):
     """A registered establishment (``domicilio fiscal`` is code 0000)."""
 
