@@ -55,6 +55,7 @@ from facturador.domain.sale_notes import SaleNoteService
 from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.errors import ServiceError
+from facturador.logs import AccessLog
 from facturador.store.db import (
     RETRY_AFTER_SECONDS,
     UNAVAILABLE,
@@ -110,17 +111,29 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def log_config(level: str = "warning") -> dict[str, Any]:
-    """uvicorn's logging configuration with :class:`RedactTokens` on its handlers (each worker process
-    applies it); the service's own ``facturador`` logger writes at ``level`` through uvicorn's handler,
-    in the same format as the server's lines."""
+def log_config(level: str = "warning", fmt: str = "text", access: bool = True) -> dict[str, Any]:
+    """uvicorn's logging configuration in ``fmt`` (``text`` or ``json``, :mod:`facturador.logs`), every
+    handler with :class:`RedactTokens` and the request id (each worker process applies it); the service's
+    own ``facturador`` logger writes at ``level`` through uvicorn's handler, and its access lines
+    (``facturador.access``, one per request, instead of uvicorn's) at INFO unless ``access`` is false."""
     from uvicorn.config import LOGGING_CONFIG
 
+    from facturador.logs import ACCESS_LOGGER, formatter_config
+
     config = copy.deepcopy(LOGGING_CONFIG)
-    config["filters"] = {"redact_tokens": {"()": f"{__name__}.RedactTokens"}}
+    config["filters"] = {
+        "redact_tokens": {"()": f"{__name__}.RedactTokens"},
+        "request_id": {"()": "facturador.logs.RequestIdFilter"},
+    }
+    config["formatters"] = {"default": formatter_config(fmt), "access": formatter_config(fmt)}
     for handler in config["handlers"].values():
-        handler["filters"] = ["redact_tokens"]
+        handler["filters"] = ["redact_tokens", "request_id"]
     config["loggers"]["facturador"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
+    config["loggers"][ACCESS_LOGGER] = {
+        "handlers": ["default"],
+        "level": "INFO" if access else "WARNING",
+        "propagate": False,
+    }
     return config
 
 
@@ -488,7 +501,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     # KeepConnection wraps the service only: the simulated SUNAT cuts connections on purpose through
     # uvicorn's own send (see facturador.authority.soap.app's _drop), which a wrapped send would hide
     soap = SunatMount(KeepConnection(service), service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return TrustedHost(soap, context)  # before anything reads Host
+    return AccessLog(TrustedHost(soap, context))  # before anything reads Host; the request id first
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

@@ -130,6 +130,18 @@ def served_base_url(settings: Any, slug: str) -> str:
     return tenant_base_url(slug, address.host, address.port)
 
 
+#: The form of the log lines on stderr (serve and worker).
+LOG_FORMAT_OPTION = click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    envvar="FACTURADOR_LOG_FORMAT",
+    help="text, or json: one JSON object a line (time, level, logger, message, request_id, and the access "
+    "line's method, path, status, duration_ms), for a log collector (env FACTURADOR_LOG_FORMAT).",
+)
+
+
 #: How long a worker holds a job; it must outlast the longest sending (time-out times tries).
 LEASE_OPTION = click.option(
     "--lease",
@@ -174,6 +186,14 @@ def main(data_dir: str | None, database: str | None) -> None:
     "`facturador worker` or other nodes.",
 )
 @LEASE_OPTION
+@LOG_FORMAT_OPTION
+@click.option(
+    "--access-log/--no-access-log",
+    default=True,
+    show_default=True,
+    help="One line per request (method, path with tokens redacted, status, duration, request id), at INFO "
+    "whatever --log-level says.",
+)
 @click.option(
     "--forwarded-allow-ips",
     default="127.0.0.1",
@@ -192,6 +212,8 @@ def serve(
     send_pending_every: float,
     with_worker: bool,
     lease: float,
+    log_format: str,
+    access_log: bool,
     forwarded_allow_ips: str,
 ) -> None:
     """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG.
@@ -216,7 +238,7 @@ def serve(
     os.environ.update(settings.export())
     stop = threading.Event()
     if send_pending_every > 0 and with_worker:
-        _log_pending_to_stderr(log_level)
+        _log_pending_to_stderr(log_level, log_format)
         sender = threading.Thread(
             target=run_worker,
             args=(context, send_pending_every, stop),
@@ -237,7 +259,8 @@ def serve(
             port=port,
             workers=workers,
             log_level=log_level,
-            log_config=log_config(log_level),
+            log_config=log_config(log_level, log_format, access_log),
+            access_log=False,  # the service's own access line (facturador.logs.AccessLog) instead
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
             proxy_headers=True,
             forwarded_allow_ips=forwarded_allow_ips,
@@ -266,14 +289,14 @@ def metrics_directory(data_dir: Path, port: int) -> Path | None:
     return folder
 
 
-def _log_pending_to_stderr(level: str) -> None:
-    """Show the pending sender's log lines (at ``level`` and above) on stderr, like uvicorn's."""
+def _log_pending_to_stderr(level: str, fmt: str = "text") -> None:
+    """Show the background worker's log lines (at ``level`` and above) on stderr, in ``fmt``, once."""
     import logging
 
+    from facturador.logs import stderr_handler
+
     logger = logging.getLogger("facturador.pending")
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
+    logger.handlers = [stderr_handler(fmt)]
     logger.setLevel(level.upper())
     logger.propagate = False
 
@@ -290,7 +313,8 @@ def _log_pending_to_stderr(level: str) -> None:
 @LEASE_OPTION
 @click.option("--once", is_flag=True, help="One pass (enqueue what is due, do every job), then exit.")
 @click.option("--log-level", default="info", show_default=True)
-def worker(settings: Any, every: float, lease: float, once: bool, log_level: str) -> None:
+@LOG_FORMAT_OPTION
+def worker(settings: Any, every: float, lease: float, once: bool, log_level: str, log_format: str) -> None:
     """Do the background work (pending sends, ticket polls, their retries) apart from the web nodes.
 
     Takes jobs from the queue in the database under leases: run as many as needed, on any host that
@@ -303,7 +327,7 @@ def worker(settings: Any, every: float, lease: float, once: bool, log_level: str
     from facturador.domain.pending import Worker, run_worker
 
     context = _context(settings)
-    _log_pending_to_stderr(log_level)
+    _log_pending_to_stderr(log_level, log_format)
     try:
         if once:
             done = Worker(context, lease_seconds=lease).run_once()

@@ -117,10 +117,10 @@ def test_query_string_tokens_never_reach_the_access_log(tmp_path: Path, default_
         in_path = httpx.get(f"{base}/api/documents/lists/{TOKEN}/2026-12-05")  # a client's mistake
         assert in_path.status_code in (401, 404, 422), in_path.text
     output = served.output()
-    assert '"GET /t/privada/api/documents/lists?api_token=[redacted] HTTP/1.1" 200' in output
+    assert "GET /t/privada/api/documents/lists?api_token=[redacted] 200 " in output
     assert "?x=1&api_token=[redacted]&y=2" in output
-    assert '"GET /t/privada/api/documents/lists/[redacted]/2026-12-05 HTTP/1.1"' in output
-    assert '"POST /t/privada/api/documents?api_token=[redacted] HTTP/1.1" 200' in output
+    assert "GET /t/privada/api/documents/lists/[redacted]/2026-12-05 " in output
+    assert "POST /t/privada/api/documents?api_token=[redacted] 200 " in output
     assert TOKEN not in output and WRONG not in output
 
 
