@@ -11,6 +11,7 @@ figures (aggregate them across nodes with ``max``, not ``sum``)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
@@ -20,12 +21,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.context import ServiceContext
 from facturador.store.db import UNAVAILABLE
+from facturador.store.jobs import JobQueue
 from facturador.store.operations import head_revision, lima_today, owed, schema_revision
 
 router = APIRouter(include_in_schema=False)
@@ -131,6 +133,15 @@ class OwedCollector:
             return
         up.add_metric([], 1)
         yield up
+        expiries = CounterMetricFamily(
+            "facturador_job_lease_expiries",
+            "Jobs taken again because their worker's lease ran out (it died or hung), by kind.",
+            labels=("kind",),
+        )
+        with contextlib.suppress(*UNAVAILABLE):
+            for kind, count in sorted(JobQueue(self.context.db).lease_expiries().items()):
+                expiries.add_metric([kind], count)
+        yield expiries
         documents = GaugeMetricFamily(
             "facturador_documents", "Documents by type and state.", labels=("document_type", "state")
         )

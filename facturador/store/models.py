@@ -368,8 +368,21 @@ class Job(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(100))
     lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime)
     taken: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Whether the last take found the job held past its lease (its worker died): counted in
+    #: :class:`JobLeaseExpiry` by the take that retook it.
+    retaken: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     last_error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class JobLeaseExpiry(Base):
+    """How many times, per kind, a job was taken again because the worker holding it let its lease run
+    out (it died or hung): a counter for ``/metrics`` that outlives the jobs (they are deleted when done)."""
+
+    __tablename__ = "job_lease_expiries"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Summary(Base):
@@ -597,6 +610,7 @@ SUMMARY_DOCUMENTS: Table = SummaryDocument.__table__  # type: ignore[assignment]
 AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
 JOBS: Table = Job.__table__  # type: ignore[assignment]
+JOB_LEASE_EXPIRIES: Table = JobLeaseExpiry.__table__  # type: ignore[assignment]
 STATE_CHANGES: Table = StateChange.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]
