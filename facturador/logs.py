@@ -1,6 +1,6 @@
-"""The service's log lines: one access line per request, each request's id carried into every line logged
-while it is answered, and a JSON form (``--log-format json`` or ``FACTURADOR_LOG_FORMAT=json``), one
-object a line, for a log collector.
+"""The service's log lines, tokens redacted (:func:`redact_tokens`): one access line per request, each
+request's id carried into every line logged while it is answered, and a JSON form (``--log-format json``
+or ``FACTURADOR_LOG_FORMAT=json``), one object a line, for a log collector.
 
 The request id is the client's ``X-Request-ID`` when it sends a usable one (up to 128 letters, digits
 and ``._:-``; a proxy's id is kept so lines can be followed across it), else a new one; it goes back in
@@ -20,6 +20,50 @@ import uuid
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+#: A token in a query string (real clients send ``?api_token=``): its value never reaches a log.
+TOKEN_IN_QUERY_RE = re.compile(r"(?i)([?&](?:api_token|token)=)[^&\s\"]*")
+
+
+#: A path segment shaped like a tenant token: 20 characters or more (the shortest a tenant may set) of
+#: what a URL carries unescaped (generated tokens are ``secrets.token_urlsafe``).
+TOKEN_IN_PATH_RE = re.compile(r"(?<=/)[A-Za-z0-9._~%-]{20,}(?=[/?#\s\"]|$)")
+#: Long path segments that are not tokens and that an operator needs: a UUID (a document's external_id),
+#: a SUNAT file name (the issuer's RUC first), a number (a ticket, an id).
+NOT_A_TOKEN_RE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|\d{11}-[A-Z0-9-]+(?:\.[a-z]{3})?|\d+"
+)
+
+
+SLUG_SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def _token_in_path(match: re.Match[str]) -> str:
+    segment, start, text = match.group(0), match.start(), match.string
+    at_path_start = start == 3 or (start > 3 and text[start - 4] in " \"'")
+    slug = text[start - 3 : start] == "/t/" and at_path_start and SLUG_SEGMENT_RE.fullmatch(segment)
+    if slug or NOT_A_TOKEN_RE.fullmatch(segment):
+        return segment
+    return "[redacted]"
+
+
+def redact_tokens(text: str) -> str:
+    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced, and every path
+    segment shaped like a tenant token (a client that put its token in the URL's path) too."""
+    return TOKEN_IN_PATH_RE.sub(_token_in_path, TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text))
+
+
+class RedactTokens(logging.Filter):
+    """A log filter that redacts tokens in URLs (:func:`redact_tokens`) in a record's message and
+    arguments (uvicorn's access log prints each request's path with its query string)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact_tokens(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact_tokens(a) if isinstance(a, str) else a for a in record.args)
+        return True
+
 
 LOG_FORMAT_ENV = "FACTURADOR_LOG_FORMAT"
 LOG_FORMATS = ("text", "json")
@@ -91,8 +135,6 @@ def formatter_config(fmt: str) -> dict[str, Any]:
 
 def stderr_handler(fmt: str) -> logging.Handler:
     """A handler to stderr in ``fmt``, with the request id and the tokens' redaction."""
-    from facturador.app import RedactTokens
-
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     handler.addFilter(RequestIdFilter())
@@ -135,8 +177,6 @@ class AccessLog:
             request_id.reset(token)
 
     def access_line(self, scope: Scope, status: int, started: float) -> None:
-        from facturador.app import redact_tokens
-
         if status == 200 and scope.get("path") in PROBES:
             return
         query = scope.get("query_string", b"").decode("latin-1")
