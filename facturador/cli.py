@@ -120,14 +120,16 @@ def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
 
 
 def served_base_url(settings: Any, slug: str) -> str:
-    """The tenant's base URL on the service running on this data directory (the address it was started
-    with), or on the default address, said so, when none runs."""
+    """The tenant's base URL on the services running on this data directory (the addresses they were
+    started with, each node's), or on the default address, said so, when none runs."""
     from facturador.config import ServiceAddress
 
-    address = ServiceAddress.read(settings.data_dir)
-    if address is None:
+    running = ServiceAddress.running(settings.data_dir)
+    if not running:
         return f"{tenant_base_url(slug)} (the default address: no service runs on this data directory)"
-    return tenant_base_url(slug, address.host, address.port)
+    first, *others = running
+    also = ", ".join(tenant_base_url(slug, other.host, other.port) for other in others)
+    return tenant_base_url(slug, first.host, first.port) + (f" (also {also})" if also else "")
 
 
 #: The form of the log lines on stderr (serve and worker).
@@ -467,6 +469,47 @@ def migrate(settings: Any) -> None:
             click.echo(
                 f"{slug}: certificate and key moved from {settings.tenant_dir(slug)} into the database."
             )
+
+
+@main.command()
+@storage_options(read_only=lambda _: True)
+@click.argument("destination", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--with-secret-key",
+    is_flag=True,
+    help="Copy the data directory's secret.key into the backup too (default: not; keep it apart).",
+)
+def backup(settings: Any, destination: Path, with_secret_key: bool) -> None:
+    """Back up the store into DESTINATION (a new folder), safe while nodes serve: a SQLite database
+    through SQLite's online backup API (a consistent snapshot), and the data directory's own files.
+
+    A PostgreSQL database is backed up with pg_dump (docs/deploying.md); this copies the data directory
+    only. The secret key is not copied unless --with-secret-key: without it nothing restored can read
+    the tenants' secrets and signing keys, so keep it, apart."""
+    from facturador.store.backup import BackupError, back_up, sqlite_path
+    from facturador.store.secrets import SECRET_KEY_ENV, Vault
+
+    try:
+        made = back_up(settings.data_dir, settings.database_url, destination, with_secret_key=with_secret_key)
+    except BackupError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if made.database is not None:
+        click.echo(
+            f"Database backed up to {made.database}: {made.documents} documents, schema {made.schema}."
+        )
+    else:
+        click.echo(
+            f"The database is not SQLite ({sqlite_path(settings.database_url) or 'a server'}): back it up "
+            "with pg_dump (docs/deploying.md, «Backups and restore»)."
+        )
+    click.echo(f"Data directory entries copied: {', '.join(made.copied) or 'none'}.")
+    key = (settings.data_dir / "secret.key").is_file() or os.environ.get(SECRET_KEY_ENV)
+    if key and not with_secret_key:
+        vault = Vault.open(settings.data_dir)
+        click.echo(
+            f"Not copied: the secret key (fingerprint {vault.fingerprint}, from {vault.source}). "
+            "Keep it apart from this backup: a restore needs it to read the tenants' secrets and keys."
+        )
 
 
 @main.command("send-pending")
