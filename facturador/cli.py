@@ -442,7 +442,8 @@ def migrate(settings: Any) -> None:
     The explicit step of an upgrade: run it once, from one host, before starting the new release's nodes
     (a node or command that opens the database migrates it too; nodes on a schema behind their release
     answer 503 at /ready until it is done). Certificates and keys an earlier release kept in this data
-    directory's tenants/<slug>/ are moved into the database (the files renamed *.moved-to-database)."""
+    directory's tenants/<slug>/ are copied into the database (the files are left for that release's nodes
+    still running; this release never reads them again)."""
     from facturador.store.db import UNAVAILABLE, make_engine, upgrade
     from facturador.store.operations import schema_revision
 
@@ -459,7 +460,7 @@ def migrate(settings: Any) -> None:
         click.echo(f"The schema is at the newest revision already ({after}).")
     else:
         click.echo(f"Schema migrated from revision {before or 'none (empty database)'} to {after}.")
-    if (settings.data_dir / "tenants").is_dir():  # an earlier release's certificate files, moved once
+    if (settings.data_dir / "tenants").is_dir():  # an earlier release's certificate files, copied once
         context = _context(settings)
         try:
             moved = context.moved_identities
@@ -467,7 +468,7 @@ def migrate(settings: Any) -> None:
             context.engine.dispose()
         for slug in moved:
             click.echo(
-                f"{slug}: certificate and key moved from {settings.tenant_dir(slug)} into the database."
+                f"{slug}: certificate and key copied from {settings.tenant_dir(slug)} into the database."
             )
 
 

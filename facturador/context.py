@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -126,11 +126,12 @@ class ServiceContext:
         self.sessions = self.db.sessions
         #: The key of the tenants' secrets; a key that does not open them is refused here, at start.
         self.vault = Vault.open(settings.data_dir)
-        #: The tenants whose certificate files (an earlier release's) were moved into the database at start.
+        #: The tenants whose certificate files (an earlier release's) were copied into the database at start.
         self.moved_identities: list[str] = []
         with self.session() as session:
             self.vault.check(session.scalars(select(TenantSecret.value)))
-            self.vault.check(session.scalars(select(TenantCertificate.signing_key)))
+            if inspect(self.engine).has_table(TenantCertificate.__tablename__):  # not on a schema behind
+                self.vault.check(session.scalars(select(TenantCertificate.signing_key)))
         tenants = settings.data_dir / "tenants"
         if tenants.is_dir():  # keys imported by an earlier release are encrypted with the same key
             self.vault.check(
@@ -253,9 +254,9 @@ class ServiceContext:
     # -- signing and the authority -----------------------------------------------------------------
 
     def import_identity_files(self) -> list[str]:
-        """Move the certificates and keys an earlier release kept in this data directory's
+        """Copy the certificates and keys an earlier release kept in this data directory's
         ``tenants/<slug>/`` into the database (once per tenant; see
-        :func:`facturador.store.identities.import_files`). Returns the slugs of the tenants moved."""
+        :func:`facturador.store.identities.import_files`). Returns the slugs of the tenants copied."""
         moved = []
         with self.session() as session:
             for tenant_id, slug in session.execute(select(Tenant.id, Tenant.slug)).all():

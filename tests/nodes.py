@@ -177,15 +177,21 @@ def child_env(settings: Settings, extra: dict[str, str] | None = None) -> dict[s
 
 
 def start(
-    settings: Settings, log: Path, *arguments: str, env: dict[str, str] | None = None, port: int | None = None
+    settings: Settings,
+    log: Path,
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    cwd: Path | None = None,
 ) -> Process:
-    """Start ``facturador ARGUMENTS`` (``--port`` added when ``port`` is given) with its output to ``log``."""
+    """Start ``facturador ARGUMENTS`` (``--port`` added when ``port`` is given) with its output to ``log``
+    (in ``cwd``: ``python -m`` finds the code of its working folder first)."""
     command = [sys.executable, "-m", "facturador.cli", *arguments]
     if port is not None:
         command += ["--port", str(port)]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            command, env=child_env(settings, env), stdout=sink, stderr=subprocess.STDOUT
+            command, env=child_env(settings, env), stdout=sink, stderr=subprocess.STDOUT, cwd=cwd
         )
     return Process(process, f"http://127.0.0.1:{port}" if port else "", log)
 

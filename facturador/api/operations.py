@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from facturador.context import ServiceContext
 from facturador.store.db import UNAVAILABLE
 from facturador.store.jobs import JobQueue
-from facturador.store.operations import head_revision, lima_today, owed, schema_revision
+from facturador.store.operations import head_revision, known_revisions, lima_today, owed, schema_revision
 
 router = APIRouter(include_in_schema=False)
 
@@ -63,8 +63,9 @@ def live() -> dict[str, Any]:
 @router.get("/ready")
 @router.get("/readyz")
 def ready(request: Request) -> JSONResponse:
-    """Readiness: 200 when the database answers and its schema is at the migrations' head, else 503 with
-    the reason (take the node out of rotation until it is ready again)."""
+    """Readiness: 200 when the database answers and its schema is at the migrations' head, or past it (a
+    newer release migrated it, during a rolling upgrade: its migrations keep this release working), else
+    503 with the reason (take the node out of rotation until it is ready again)."""
     context: ServiceContext = request.app.state.context
     head = head_revision()
     try:
@@ -72,7 +73,7 @@ def ready(request: Request) -> JSONResponse:
     except UNAVAILABLE as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return _not_ready("DATABASE_UNAVAILABLE", f"the database does not answer: {reason}", head, None)
-    if current != head:
+    if current != head and (current is None or current in known_revisions()):  # behind this release's
         return _not_ready(
             "SCHEMA_NOT_AT_HEAD",
             f"the schema is at revision {current or 'none'}, the migrations' head is {head}: "

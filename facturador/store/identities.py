@@ -6,7 +6,7 @@ It is generated (self-signed, for the simulator) when the tenant is created; a c
 (``facturador tenant certificate``, a ``.pfx``/``.p12`` with its password) is checked
 (:func:`read_pkcs12`) and added as a newer row, which every node signs with from its next document (they
 check :func:`identity_version` before each signing). An earlier release kept them in
-``tenants/<slug>/`` of the data directory: :func:`import_files` moves them in, once.
+``tenants/<slug>/`` of the data directory: :func:`import_files` copies them in, once.
 
 The simulated authority's identity stays in a directory (0700) holding ``signing-key.pem`` and
 ``certificate.pem`` (owner-only), created whole or not at all: concurrent workers that race to create one
@@ -15,7 +15,6 @@ agree on the winner's.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import shutil
 import tempfile
@@ -187,15 +186,12 @@ def stored_certificate(session: Session, tenant_id: int) -> CertificateInfo | No
     return None if pem is None else certificate_info(x509.load_pem_x509_certificate(pem.encode("ascii")))
 
 
-#: The suffix the files of an identity moved into the database get (they are kept, renamed, not read).
-MOVED_SUFFIX = ".moved-to-database"
-
-
 def import_files(session: Session, tenant_id: int, directory: Path, vault: Vault) -> bool:
-    """Move the identity an earlier release kept in ``directory`` (``certificate.pem`` with
+    """Copy the identity an earlier release kept in ``directory`` (``certificate.pem`` with
     ``signing-key.pem`` or ``signing-key.enc``) into the database, once: only when the tenant has no
-    identity there yet. The files are then renamed ``*.moved-to-database`` (left, not deleted; the
-    ``*.replaced-*`` files of older certificates are left as they are). Returns whether it moved them."""
+    identity there yet. The files are left as they are (nodes of the earlier release still running
+    during a rolling upgrade keep signing with them; this release never reads them again). Returns
+    whether it copied them."""
     cert_path = directory / CERT_FILE
     if not cert_path.is_file() or identity_version(session, tenant_id) is not None:
         return False
@@ -207,9 +203,6 @@ def import_files(session: Session, tenant_id: int, directory: Path, vault: Vault
         return False
     save_identity(session, tenant_id, key_pem, cert_path.read_bytes(), vault, source="files")
     session.commit()
-    for name in (KEY_FILE, ENCRYPTED_KEY_FILE, CERT_FILE):
-        with contextlib.suppress(OSError):
-            (directory / name).rename(directory / f"{name}{MOVED_SUFFIX}")
     return True
 
 

@@ -2,7 +2,7 @@
 on one host (one data directory) is used by another node, on another data directory, for its very next
 document, read back from the X509Certificate of the signed XML. On one SQLite file (two nodes, one data
 directory, as SQLite is served) and on one PostgreSQL database (two data directories, as two hosts);
-and the files an earlier release kept in ``tenants/<slug>/`` are moved into the database once."""
+and the files an earlier release kept in ``tenants/<slug>/`` are copied into the database once."""
 
 from __future__ import annotations
 
@@ -148,12 +148,12 @@ def test_a_certificate_renewed_on_one_node_signs_the_next_document_of_every_node
         assert not (settings.data_dir / "tenants").exists()
 
 
-def test_the_files_of_an_earlier_release_are_moved_into_the_database_once(
+def test_the_files_of_an_earlier_release_are_copied_into_the_database_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A tenant whose certificate and encrypted key an earlier release kept in ``tenants/<slug>/``: the
-    first ``facturador migrate`` moves them into the database and renames them ``*.moved-to-database``;
-    the tenant then signs with that certificate, from any node."""
+    first ``facturador migrate`` copies them into the database, once, and leaves the files (for that
+    release's nodes still running); the tenant then signs with that certificate, from any node."""
     from sqlalchemy import delete
 
     from facturador.context import ServiceContext
@@ -185,11 +185,11 @@ def test_the_files_of_an_earlier_release_are_moved_into_the_database_once(
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert f"{tenant.slug}: certificate and key moved from {folder} into the database." in done.stdout
-    assert sorted(path.name for path in folder.iterdir()) == [
-        "certificate.pem.moved-to-database",
+    assert f"{tenant.slug}: certificate and key copied from {folder} into the database." in done.stdout
+    assert sorted(path.name for path in folder.iterdir()) == [  # left for the earlier release's nodes
+        "certificate.pem",
         "certificate.pem.replaced-20260101000000",
-        "signing-key.enc.moved-to-database",
+        "signing-key.enc",
     ]
     again = subprocess.run(
         [sys.executable, "-m", "facturador.cli", "migrate"],
@@ -198,7 +198,7 @@ def test_the_files_of_an_earlier_release_are_moved_into_the_database_once(
         text=True,
         timeout=300,
     )
-    assert again.returncode == 0 and "moved" not in again.stdout
+    assert again.returncode == 0 and "copied" not in again.stdout
     node = start(settings, tmp_path / "node.log", "serve", "--send-pending-every", "0", port=free_port())
     try:
         wait_until_up(node)

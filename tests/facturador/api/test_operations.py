@@ -376,3 +376,25 @@ def test_a_job_retaken_after_its_lease_ran_out_is_counted(fresh_settings: Settin
     finally:
         context.engine.dispose()
     assert samples(scraped, "facturador_job_lease_expiries_total") == {'{kind="send"}': 1.0}
+
+
+def test_ready_on_a_schema_a_newer_release_migrated(fresh_settings: Settings) -> None:
+    """During a rolling upgrade the schema is past this release's head (a revision it does not know):
+    the node stays ready, since migrations are backward compatible; a known revision behind is not."""
+    context = ServiceContext(fresh_settings)
+    try:
+        with in_process(context) as root:
+            with context.engine.begin() as connection:
+                connection.execute(text("UPDATE alembic_version SET version_num = '9001'"))
+            ahead = httpx.get(f"{root}/ready", timeout=30)
+            with context.engine.begin() as connection:
+                connection.execute(text("UPDATE alembic_version SET version_num = '0021'"))
+            behind = httpx.get(f"{root}/ready", timeout=30)
+            with context.engine.begin() as connection:
+                connection.execute(
+                    text("UPDATE alembic_version SET version_num = :head"), {"head": head_revision()}
+                )
+    finally:
+        context.engine.dispose()
+    assert ahead.status_code == 200 and ahead.json()["schema"] == "9001", ahead.text
+    assert behind.status_code == 503 and behind.json()["error_code"] == "SCHEMA_NOT_AT_HEAD", behind.text

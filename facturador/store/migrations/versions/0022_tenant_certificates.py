@@ -9,7 +9,7 @@ Certificates and signing keys were kept in the data directory of the host where 
 ran (``tenants/<slug>/certificate.pem``, ``signing-key.pem`` or ``signing-key.enc``), so nodes on other
 hosts never saw a renewal. Each row holds a certificate (PEM) and its key, encrypted with the service's
 secret key as ``tenant_secrets`` are; a tenant signs with its newest row. The files of an earlier release
-are moved in by the service when it opens the database (:func:`facturador.store.identities.import_files`),
+are copied in by the service when it opens the database (:func:`facturador.store.identities.import_files`),
 not here: this revision has no secret key to encrypt them with.
 
 ``jobs.retaken`` says whether a job's last take found it held past its lease; each such take adds one to
