@@ -61,6 +61,7 @@ from facturador.domain.summaries import SummaryService
 from facturador.domain.sunat_endpoint import SUNAT_MOUNT, service_soap_app
 from facturador.domain.validity_endpoint import VALIDITY_MOUNT, service_validity_simulator
 from facturador.errors import ServiceError
+from facturador.logs import AccessLog, redact_tokens
 from facturador.store.db import (
     RETRY_AFTER_SECONDS,
     UNAVAILABLE,
@@ -72,61 +73,32 @@ from facturador.store.operations import head_revision
 
 log = logging.getLogger("facturador")
 PREFIX_RE = re.compile(r"^/t/([a-z0-9][a-z0-9-]*)(?=/|$)")
-#: A token in a query string (real clients send ``?api_token=``): its value never reaches a log.
-TOKEN_IN_QUERY_RE = re.compile(r"(?i)([?&](?:api_token|token)=)[^&\s\"]*")
 
 
-#: A path segment shaped like a tenant token: 20 characters or more (the shortest a tenant may set) of
-#: what a URL carries unescaped (generated tokens are ``secrets.token_urlsafe``).
-TOKEN_IN_PATH_RE = re.compile(r"(?<=/)[A-Za-z0-9._~%-]{20,}(?=[/?#\s\"]|$)")
-#: Long path segments that are not tokens and that an operator needs: a UUID (a document's external_id),
-#: a SUNAT file name (the issuer's RUC first), a number (a ticket, an id).
-NOT_A_TOKEN_RE = re.compile(
-    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|\d{11}-[A-Z0-9-]+(?:\.[a-z]{3})?|\d+"
-)
-
-
-SLUG_SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
-
-
-def _token_in_path(match: re.Match[str]) -> str:
-    segment, start, text = match.group(0), match.start(), match.string
-    at_path_start = start == 3 or (start > 3 and text[start - 4] in " \"'")
-    slug = text[start - 3 : start] == "/t/" and at_path_start and SLUG_SEGMENT_RE.fullmatch(segment)
-    if slug or NOT_A_TOKEN_RE.fullmatch(segment):
-        return segment
-    return "[redacted]"
-
-
-def redact_tokens(text: str) -> str:
-    """``text`` with the value of every ``api_token=``/``token=`` query parameter replaced, and every path
-    segment shaped like a tenant token (a client that put its token in the URL's path) too."""
-    return TOKEN_IN_PATH_RE.sub(_token_in_path, TOKEN_IN_QUERY_RE.sub(r"\1[redacted]", text))
-
-
-class RedactTokens(logging.Filter):
-    """A log filter that redacts tokens in URLs (:func:`redact_tokens`) in a record's message and
-    arguments (uvicorn's access log prints each request's path with its query string)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str):
-            record.msg = redact_tokens(record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(redact_tokens(a) if isinstance(a, str) else a for a in record.args)
-        return True
-
-
-def log_config(level: str = "warning") -> dict[str, Any]:
-    """uvicorn's logging configuration with :class:`RedactTokens` on its handlers (each worker process
-    applies it); the service's own ``facturador`` logger writes at ``level`` through uvicorn's handler,
-    in the same format as the server's lines."""
+def log_config(level: str = "warning", fmt: str = "text", access: bool = True) -> dict[str, Any]:
+    """uvicorn's logging configuration in ``fmt`` (``text`` or ``json``, :mod:`facturador.logs`), every
+    handler with :class:`~facturador.logs.RedactTokens` and the request id (each worker process applies
+    it); the service's own ``facturador`` logger writes at ``level`` through uvicorn's handler, and its
+    access lines (``facturador.access``, one per request, instead of uvicorn's) at INFO unless ``access``
+    is false."""
     from uvicorn.config import LOGGING_CONFIG
 
+    from facturador.logs import ACCESS_LOGGER, formatter_config
+
     config = copy.deepcopy(LOGGING_CONFIG)
-    config["filters"] = {"redact_tokens": {"()": f"{__name__}.RedactTokens"}}
+    config["filters"] = {
+        "redact_tokens": {"()": "facturador.logs.RedactTokens"},
+        "request_id": {"()": "facturador.logs.RequestIdFilter"},
+    }
+    config["formatters"] = {"default": formatter_config(fmt), "access": formatter_config(fmt)}
     for handler in config["handlers"].values():
-        handler["filters"] = ["redact_tokens"]
+        handler["filters"] = ["redact_tokens", "request_id"]
     config["loggers"]["facturador"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
+    config["loggers"][ACCESS_LOGGER] = {
+        "handlers": ["default"],
+        "level": "INFO" if access else "WARNING",
+        "propagate": False,
+    }
     return config
 
 
@@ -500,7 +472,7 @@ def create_app(context: ServiceContext) -> ASGIApp:
     # KeepConnection wraps the service only: the simulated SUNAT cuts connections on purpose through
     # uvicorn's own send (see facturador.authority.soap.app's _drop), which a wrapped send would hide
     soap = SunatMount(KeepConnection(service), service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return TrustedHost(soap, context)  # before anything reads Host
+    return AccessLog(TrustedHost(soap, context))  # before anything reads Host; the request id first
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

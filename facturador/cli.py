@@ -120,14 +120,28 @@ def tenant_base_url(slug: str, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
 
 
 def served_base_url(settings: Any, slug: str) -> str:
-    """The tenant's base URL on the service running on this data directory (the address it was started
-    with), or on the default address, said so, when none runs."""
+    """The tenant's base URL on the services running on this data directory (the addresses they were
+    started with, each node's), or on the default address, said so, when none runs."""
     from facturador.config import ServiceAddress
 
-    address = ServiceAddress.read(settings.data_dir)
-    if address is None:
+    running = ServiceAddress.running(settings.data_dir)
+    if not running:
         return f"{tenant_base_url(slug)} (the default address: no service runs on this data directory)"
-    return tenant_base_url(slug, address.host, address.port)
+    first, *others = running
+    also = ", ".join(tenant_base_url(slug, other.host, other.port) for other in others)
+    return tenant_base_url(slug, first.host, first.port) + (f" (also {also})" if also else "")
+
+
+#: The form of the log lines on stderr (serve and worker).
+LOG_FORMAT_OPTION = click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    envvar="FACTURADOR_LOG_FORMAT",
+    help="text, or json: one JSON object a line (time, level, logger, message, request_id, and the access "
+    "line's method, path, status, duration_ms), for a log collector (env FACTURADOR_LOG_FORMAT).",
+)
 
 
 #: How long a worker holds a job; it must outlast the longest sending (time-out times tries).
@@ -174,6 +188,14 @@ def main(data_dir: str | None, database: str | None) -> None:
     "`facturador worker` or other nodes.",
 )
 @LEASE_OPTION
+@LOG_FORMAT_OPTION
+@click.option(
+    "--access-log/--no-access-log",
+    default=True,
+    show_default=True,
+    help="One line per request (method, path with tokens redacted, status, duration, request id), at INFO "
+    "whatever --log-level says.",
+)
 @click.option(
     "--forwarded-allow-ips",
     default="127.0.0.1",
@@ -192,6 +214,8 @@ def serve(
     send_pending_every: float,
     with_worker: bool,
     lease: float,
+    log_format: str,
+    access_log: bool,
     forwarded_allow_ips: str,
 ) -> None:
     """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG.
@@ -216,7 +240,7 @@ def serve(
     os.environ.update(settings.export())
     stop = threading.Event()
     if send_pending_every > 0 and with_worker:
-        _log_pending_to_stderr(log_level)
+        _log_pending_to_stderr(log_level, log_format)
         sender = threading.Thread(
             target=run_worker,
             args=(context, send_pending_every, stop),
@@ -237,7 +261,8 @@ def serve(
             port=port,
             workers=workers,
             log_level=log_level,
-            log_config=log_config(log_level),
+            log_config=log_config(log_level, log_format, access_log),
+            access_log=False,  # the service's own access line (facturador.logs.AccessLog) instead
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
             proxy_headers=True,
             forwarded_allow_ips=forwarded_allow_ips,
@@ -266,14 +291,14 @@ def metrics_directory(data_dir: Path, port: int) -> Path | None:
     return folder
 
 
-def _log_pending_to_stderr(level: str) -> None:
-    """Show the pending sender's log lines (at ``level`` and above) on stderr, like uvicorn's."""
+def _log_pending_to_stderr(level: str, fmt: str = "text") -> None:
+    """Show the background worker's log lines (at ``level`` and above) on stderr, in ``fmt``, once."""
     import logging
 
+    from facturador.logs import stderr_handler
+
     logger = logging.getLogger("facturador.pending")
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
+    logger.handlers = [stderr_handler(fmt)]
     logger.setLevel(level.upper())
     logger.propagate = False
 
@@ -290,7 +315,8 @@ def _log_pending_to_stderr(level: str) -> None:
 @LEASE_OPTION
 @click.option("--once", is_flag=True, help="One pass (enqueue what is due, do every job), then exit.")
 @click.option("--log-level", default="info", show_default=True)
-def worker(settings: Any, every: float, lease: float, once: bool, log_level: str) -> None:
+@LOG_FORMAT_OPTION
+def worker(settings: Any, every: float, lease: float, once: bool, log_level: str, log_format: str) -> None:
     """Do the background work (pending sends, ticket polls, their retries) apart from the web nodes.
 
     Takes jobs from the queue in the database under leases: run as many as needed, on any host that
@@ -303,7 +329,7 @@ def worker(settings: Any, every: float, lease: float, once: bool, log_level: str
     from facturador.domain.pending import Worker, run_worker
 
     context = _context(settings)
-    _log_pending_to_stderr(log_level)
+    _log_pending_to_stderr(log_level, log_format)
     try:
         if once:
             done = Worker(context, lease_seconds=lease).run_once()
@@ -419,7 +445,9 @@ def migrate(settings: Any) -> None:
 
     The explicit step of an upgrade: run it once, from one host, before starting the new release's nodes
     (a node or command that opens the database migrates it too; nodes on a schema behind their release
-    answer 503 at /ready until it is done)."""
+    answer 503 at /ready until it is done). Certificates and keys an earlier release kept in this data
+    directory's tenants/<slug>/ are copied into the database (the files are left for that release's nodes
+    still running; this release never reads them again)."""
     from facturador.store.db import UNAVAILABLE, make_engine, upgrade
     from facturador.store.operations import schema_revision
 
@@ -436,6 +464,57 @@ def migrate(settings: Any) -> None:
         click.echo(f"The schema is at the newest revision already ({after}).")
     else:
         click.echo(f"Schema migrated from revision {before or 'none (empty database)'} to {after}.")
+    if (settings.data_dir / "tenants").is_dir():  # an earlier release's certificate files, copied once
+        context = _context(settings)
+        try:
+            moved = context.moved_identities
+        finally:
+            context.engine.dispose()
+        for slug in moved:
+            click.echo(
+                f"{slug}: certificate and key copied from {settings.tenant_dir(slug)} into the database."
+            )
+
+
+@main.command()
+@storage_options(read_only=lambda _: True)
+@click.argument("destination", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--with-secret-key",
+    is_flag=True,
+    help="Copy the data directory's secret.key into the backup too (default: not; keep it apart).",
+)
+def backup(settings: Any, destination: Path, with_secret_key: bool) -> None:
+    """Back up the store into DESTINATION (a new folder), safe while nodes serve: a SQLite database
+    through SQLite's online backup API (a consistent snapshot), and the data directory's own files.
+
+    A PostgreSQL database is backed up with pg_dump (docs/deploying.md); this copies the data directory
+    only. The secret key is not copied unless --with-secret-key: without it nothing restored can read
+    the tenants' secrets and signing keys, so keep it, apart."""
+    from facturador.store.backup import BackupError, back_up, sqlite_path
+    from facturador.store.secrets import SECRET_KEY_ENV, Vault
+
+    try:
+        made = back_up(settings.data_dir, settings.database_url, destination, with_secret_key=with_secret_key)
+    except BackupError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if made.database is not None:
+        click.echo(
+            f"Database backed up to {made.database}: {made.documents} documents, schema {made.schema}."
+        )
+    else:
+        click.echo(
+            f"The database is not SQLite ({sqlite_path(settings.database_url) or 'a server'}): back it up "
+            "with pg_dump (docs/deploying.md, «Backups and restore»)."
+        )
+    click.echo(f"Data directory entries copied: {', '.join(made.copied) or 'none'}.")
+    key = (settings.data_dir / "secret.key").is_file() or os.environ.get(SECRET_KEY_ENV)
+    if key and not with_secret_key:
+        vault = Vault.open(settings.data_dir)
+        click.echo(
+            f"Not copied: the secret key (fingerprint {vault.fingerprint}, from {vault.source}). "
+            "Keep it apart from this backup: a restore needs it to read the tenants' secrets and keys."
+        )
 
 
 @main.command("send-pending")
@@ -565,7 +644,7 @@ def tenant_list(settings: Any) -> None:
                 f"{'':<20} sending={sending} ({where})  sol_user={options['sol_user'] or '-'}  "
                 + "  ".join(f"{name}={'set' if name in held else 'not set'}" for name in sorted(SECRET_NAMES))
             )
-            certificate = stored_certificate(settings.tenant_dir(row.slug))
+            certificate = stored_certificate(session, row.id)
             if certificate is not None:
                 kind = "self-signed, for the simulator" if certificate.self_signed else certificate.issuer
                 click.echo(
@@ -625,7 +704,8 @@ def tenant_certificate(settings: Any, slug: str, path: Path, variable: str | Non
     """Sign tenant SLUG's documents with the company's own certificate PATH (.pfx or .p12).
 
     The file is checked (password, RSA key of 2048 bits or more matching the certificate, valid today) and
-    kept in the data directory, its key encrypted; the password is not kept."""
+    kept in the database, its key encrypted with the service's secret key; the password is not kept.
+    Every node signs with it from its next document on."""
     from facturador.domain.tenants import TenantError, get_tenant
     from facturador.store.identities import CertificateError, import_certificate
 
@@ -638,13 +718,14 @@ def tenant_certificate(settings: Any, slug: str, path: Path, variable: str | Non
     context = _context(settings)
     with context.session() as session:
         try:
-            get_tenant(session, slug)
+            row = get_tenant(session, slug)
+            info = import_certificate(session, row.id, path.read_bytes(), password, context.vault)
+            session.commit()
         except TenantError as exc:
             raise click.ClickException(str(exc)) from exc
-    try:
-        info = import_certificate(settings.tenant_dir(slug), path.read_bytes(), password, context.vault)
-    except CertificateError as exc:
-        raise click.ClickException(f"{path.name}: {exc}") from exc
+        except CertificateError as exc:
+            raise click.ClickException(f"{path.name}: {exc}") from exc
+    context.engine.dispose()
     click.echo(f"{slug} signs with {info.subject}, issued by {info.issuer}.")
     click.echo(f"Valid until {info.not_after:%d/%m/%Y} ({info.days_left()} days).")
 
@@ -678,9 +759,11 @@ def tenant_set(settings: Any, slug: str, assignments: tuple[str, ...]) -> None:
     except TenantError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(", ".join(f"{k}={v}" for k, v in sorted(result.items())))
+    from facturador.domain.tenants import get_tenant
     from facturador.store.identities import stored_certificate
 
-    certificate = stored_certificate(settings.tenant_dir(slug))
+    with context.session() as session:
+        certificate = stored_certificate(session, get_tenant(session, slug).id)
     if result["sunat_sending"] in ("production", "ose") and (certificate is None or certificate.self_signed):
         click.echo(
             f"Warning: {slug} signs with a self-signed certificate, which SUNAT refuses in production "
@@ -1730,18 +1813,37 @@ SUNAT_PORT = 8300
 @click.option("--port", default=SUNAT_PORT, show_default=True, type=int)
 @click.option("--ose", is_flag=True, help="Answer every rejection with its CDR, as an OSE does.")
 @click.option("--log-level", default="warning", show_default=True)
-def sunat_endpoint(settings: Any, host: str, port: int, ose: bool, log_level: str) -> None:
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar="FACTURADOR_SUNAT_STATE_DIR",
+    help="Folder of the simulator's own files (its CDR-signing key and certificate, stylesheets' copies); "
+    "env FACTURADOR_SUNAT_STATE_DIR. Default: the user's state folder for facturador-sunat, never the "
+    "(possibly shared) data directory.",
+)
+def sunat_endpoint(
+    settings: Any, host: str, port: int, ose: bool, log_level: str, state_dir: Path | None
+) -> None:
     """Serve the built-in SUNAT simulator alone as SUNAT's SOAP services, on the data directory's tenants
-    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC), and its validity API at /v1/...
-    (docs/validity.md). ``facturador serve`` also serves them, at /sunat and /validez."""
+    (their SOL users; MODDATOS/moddatos on the beta paths for any RUC), its validity API at /v1/...
+    (docs/validity.md) and SIRE's at /sire (docs/sire.md). ``facturador serve`` also serves them, at /sunat,
+    /validez and /sire. Its own files go to --state-dir, not into the data directory."""
+    import dataclasses
+
     import uvicorn
+    from platformdirs import user_state_dir
 
     from facturador.authority.soap.protocol import PATHS
+    from facturador.config import private_directory
     from facturador.domain.sire_endpoint import SIRE_MOUNT, SireMount, service_sire_app
     from facturador.domain.validity_endpoint import standalone_app
 
     ensure_port_free(host, port, "the SUNAT endpoint", "--port")
+    state = private_directory(Path(state_dir or user_state_dir("facturador-sunat")).expanduser().resolve())
+    settings = dataclasses.replace(settings, authority_state=state)
     context = _context(settings)
+    click.echo(f"The simulator's own files (its signing key, stylesheets' copies) are in {state}")
     click.echo(f"Serving SUNAT's SOAP services{' as an OSE' if ose else ''} on http://{host}:{port}:")
     for path in PATHS:
         environment = "beta" if path.beta else "production"

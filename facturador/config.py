@@ -104,20 +104,42 @@ def user_data_directory() -> Path:
     return Path(user_data_dir("facturador"))
 
 
+#: The folder where each running ``facturador serve`` keeps its own address file (``<host>-<port>.json``).
+SERVICES_DIR = "services"
+
+
 @dataclass(frozen=True)
 class ServiceAddress:
     """Where a running ``facturador serve`` listens, kept in its data directory while it runs (so that
-    ``tenant list`` shows the tenants' real base URLs) and removed when it stops."""
+    ``tenant list`` shows the tenants' real base URLs) and removed when it stops: in
+    :data:`SERVICE_ADDRESS_FILE` (the last node started) and in a file of its own under
+    :data:`SERVICES_DIR`, so that nodes sharing a data directory are all found, even once the last one
+    started was killed without removing its file."""
 
     host: str
     port: int
     pid: int
 
     @classmethod
+    def running(cls, data_dir: Path) -> list[ServiceAddress]:
+        """The addresses of the services still running on ``data_dir`` (the last started first)."""
+        found: list[ServiceAddress] = []
+        for path in [data_dir / SERVICE_ADDRESS_FILE, *sorted((data_dir / SERVICES_DIR).glob("*.json"))]:
+            address = cls._read(path)
+            if address is not None and address not in found:
+                found.append(address)
+        return found
+
+    @classmethod
     def read(cls, data_dir: Path) -> ServiceAddress | None:
-        """The address kept in ``data_dir`` by a service still running; ``None`` when none is."""
+        """The address of a service still running on ``data_dir`` (the last started), else ``None``."""
+        running = cls.running(data_dir)
+        return running[0] if running else None
+
+    @classmethod
+    def _read(cls, path: Path) -> ServiceAddress | None:
         try:
-            values = json.loads((data_dir / SERVICE_ADDRESS_FILE).read_text(encoding="utf-8"))
+            values = json.loads(path.read_text(encoding="utf-8"))
             address = cls(str(values["host"]), int(values["port"]), int(values["pid"]))
             os.kill(address.pid, 0)  # signal 0: is the process there?
         except PermissionError:
@@ -126,13 +148,19 @@ class ServiceAddress:
             return None
         return address
 
+    def _own_file(self, data_dir: Path) -> Path:
+        return data_dir / SERVICES_DIR / f"{self.host.replace(':', '_')}-{self.port}.json"
+
     def keep(self, data_dir: Path) -> None:
         write_private(data_dir / SERVICE_ADDRESS_FILE, json.dumps(vars(self)))
+        private_directory(data_dir / SERVICES_DIR)
+        write_private(self._own_file(data_dir), json.dumps(vars(self)))
 
     def forget(self, data_dir: Path) -> None:
-        """Remove the file, if it is still this service's (another may have started since)."""
-        if ServiceAddress.read(data_dir) == self:
-            (data_dir / SERVICE_ADDRESS_FILE).unlink(missing_ok=True)
+        """Remove its files, if they are still this service's (another may have started since)."""
+        for path in (data_dir / SERVICE_ADDRESS_FILE, self._own_file(data_dir)):
+            if ServiceAddress._read(path) == self:
+                path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
@@ -147,6 +175,9 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     compression: str = "remote"
     allowed_hosts: tuple[str, ...] = ()
+    #: Where the simulated authority keeps its files (its CDR-signing key, token secret, stylesheets'
+    #: copies): ``authority/`` in the data directory unless set (``facturador sunat --state-dir``).
+    authority_state: Path | None = None
 
     @classmethod
     def resolve(
@@ -197,4 +228,4 @@ class Settings:
 
     @property
     def authority_dir(self) -> Path:
-        return self.data_dir / "authority"
+        return self.authority_state or self.data_dir / "authority"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -28,8 +28,23 @@ from facturador.authority.soap.protocol import (
 from facturador.config import Settings
 from facturador.issued import Issuer
 from facturador.store.db import Database
-from facturador.store.identities import ENCRYPTED_KEY_FILE, identity_version, load_identity
-from facturador.store.models import Establishment, Series, Tenant, TenantSecret, User, tenant_settings
+from facturador.store.identities import (
+    ENCRYPTED_KEY_FILE,
+    ensure_tenant_identity,
+    identity_version,
+    import_files,
+    load_identity,
+    load_tenant_identity,
+)
+from facturador.store.models import (
+    Establishment,
+    Series,
+    Tenant,
+    TenantCertificate,
+    TenantSecret,
+    User,
+    tenant_settings,
+)
 from facturador.store.registry import SqlRegistry
 from facturador.store.secrets import Vault
 from facturador.store.tickets import SqlTicketStore
@@ -111,13 +126,19 @@ class ServiceContext:
         self.sessions = self.db.sessions
         #: The key of the tenants' secrets; a key that does not open them is refused here, at start.
         self.vault = Vault.open(settings.data_dir)
+        #: The tenants whose certificate files (an earlier release's) were copied into the database at start.
+        self.moved_identities: list[str] = []
         with self.session() as session:
             self.vault.check(session.scalars(select(TenantSecret.value)))
+            if inspect(self.engine).has_table(TenantCertificate.__tablename__):  # not on a schema behind
+                self.vault.check(session.scalars(select(TenantCertificate.signing_key)))
         tenants = settings.data_dir / "tenants"
-        if tenants.is_dir():  # imported signing keys are encrypted with the same key
+        if tenants.is_dir():  # keys imported by an earlier release are encrypted with the same key
             self.vault.check(
                 path.read_text("ascii").strip() for path in tenants.glob(f"*/{ENCRYPTED_KEY_FILE}")
             )
+            if migrate:  # the nodes' and commands' start, and `facturador migrate`
+                self.moved_identities = self.import_identity_files()
         self.today = today
         self.clock = clock
         self._lock = threading.Lock()
@@ -232,19 +253,34 @@ class ServiceContext:
 
     # -- signing and the authority -----------------------------------------------------------------
 
+    def import_identity_files(self) -> list[str]:
+        """Copy the certificates and keys an earlier release kept in this data directory's
+        ``tenants/<slug>/`` into the database (once per tenant; see
+        :func:`facturador.store.identities.import_files`). Returns the slugs of the tenants copied."""
+        moved = []
+        with self.session() as session:
+            for tenant_id, slug in session.execute(select(Tenant.id, Tenant.slug)).all():
+                if import_files(session, tenant_id, self.settings.tenant_dir(slug), self.vault):
+                    moved.append(slug)
+        return moved
+
     def identity(self, tenant: TenantInfo) -> SigningIdentity:
-        """The tenant's signing key and certificate, loaded once per process and again when a new
-        certificate is imported (``facturador tenant certificate``)."""
-        directory = self.settings.tenant_dir(tenant.slug)
-        version = identity_version(directory)
-        cached = self._identities.get(tenant.id)
-        if cached is None or cached[0] != version:
-            with self.session() as session:
-                row = session.get(Tenant, tenant.id)
-                assert row is not None
-                identity = load_identity(directory, row.ruc, row.name, self.vault)
-            cached = self._identities[tenant.id] = (identity_version(directory), identity)
-        return cached[1]
+        """The tenant's signing key and certificate: its newest in the database, whose version is checked
+        before each signing, so a certificate imported on any node (``facturador tenant certificate``) is
+        used from the next document on; kept in the process between versions."""
+        with self.session() as session:
+            version = identity_version(session, tenant.id)
+            cached = self._identities.get(tenant.id)
+            if cached is not None and version is not None and cached[0] == version:
+                return cached[1]
+            loaded = load_tenant_identity(session, tenant.id, self.vault)
+            if loaded is None:  # a tenant made without one (create_tenant gives every tenant its own)
+                ensure_tenant_identity(session, tenant.id, tenant.ruc, tenant.name, self.vault)
+                session.commit()
+                loaded = load_tenant_identity(session, tenant.id, self.vault)
+                assert loaded is not None
+        self._identities[tenant.id] = loaded
+        return loaded[1]
 
     def authority_identity(self) -> SigningIdentity:
         """The simulated SUNAT's own certificate (signs CDRs), created once in the data directory."""

@@ -80,7 +80,7 @@ elif [ "${FACTURADOR_REQUIRE_POSTGRES:-0}" = "1" ]; then
   exit 1
 fi
 PG_TESTS=(${ARGS[@]+"${ARGS[@]}"})
-[ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/facturador/test_migrations.py tests/facturador/test_private_data.py tests/connector tests/plugins tests/analysis/test_sire_close.py tests/facturador/test_validity_schedule.py)
+[ ${#PG_TESTS[@]} -gt 0 ] || PG_TESTS=(tests/facturador/api tests/facturador/test_migrations.py tests/facturador/test_private_data.py tests/facturador/test_shared_certificate.py tests/facturador/test_logs.py tests/connector tests/plugins tests/analysis/test_sire_close.py tests/facturador/test_validity_schedule.py)
 
 pg_run() {
   FACTURADOR_TEST_DATABASE_URL="$PG_URL" "${PYTEST[@]}" ${PG_XDIST[@]+"${PG_XDIST[@]}"} "${PG_TESTS[@]}"

@@ -177,15 +177,21 @@ def child_env(settings: Settings, extra: dict[str, str] | None = None) -> dict[s
 
 
 def start(
-    settings: Settings, log: Path, *arguments: str, env: dict[str, str] | None = None, port: int | None = None
+    settings: Settings,
+    log: Path,
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    cwd: Path | None = None,
 ) -> Process:
-    """Start ``facturador ARGUMENTS`` (``--port`` added when ``port`` is given) with its output to ``log``."""
+    """Start ``facturador ARGUMENTS`` (``--port`` added when ``port`` is given) with its output to ``log``
+    (in ``cwd``: ``python -m`` finds the code of its working folder first)."""
     command = [sys.executable, "-m", "facturador.cli", *arguments]
     if port is not None:
         command += ["--port", str(port)]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            command, env=child_env(settings, env), stdout=sink, stderr=subprocess.STDOUT
+            command, env=child_env(settings, env), stdout=sink, stderr=subprocess.STDOUT, cwd=cwd
         )
     return Process(process, f"http://127.0.0.1:{port}" if port else "", log)
 
@@ -221,7 +227,8 @@ def nodes(settings: Settings, folder: Path, count: int, *options: str) -> Iterat
 @contextlib.contextmanager
 def simulator(settings: Settings, folder: Path) -> Iterator[Process]:
     """``facturador sunat`` (the simulator's SOAP services alone) on ``settings``."""
-    child = start(settings, folder / "sunat.log", "sunat", port=free_port())
+    state = str(folder / "sunat-state")
+    child = start(settings, folder / "sunat.log", "sunat", "--state-dir", state, port=free_port())
     try:
         wait_until_up(child, "/ol-ti-itcpfegem-beta/billService?wsdl")
         yield child

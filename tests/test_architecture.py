@@ -174,6 +174,7 @@ SERVICE_RANKS: dict[str, int] = {
     "issued": 0,
     "config": 0,
     "errors": 0,
+    "logs": 0,
     "ubl": 1,
     "render": 1,
     "authority": 2,

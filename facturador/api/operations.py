@@ -11,6 +11,7 @@ figures (aggregate them across nodes with ``max``, not ``sum``)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
@@ -20,13 +21,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.context import ServiceContext
 from facturador.store.db import UNAVAILABLE
-from facturador.store.operations import head_revision, lima_today, owed, schema_revision
+from facturador.store.jobs import JobQueue
+from facturador.store.operations import head_revision, known_revisions, lima_today, owed, schema_revision
 
 router = APIRouter(include_in_schema=False)
 
@@ -61,8 +63,9 @@ def live() -> dict[str, Any]:
 @router.get("/ready")
 @router.get("/readyz")
 def ready(request: Request) -> JSONResponse:
-    """Readiness: 200 when the database answers and its schema is at the migrations' head, else 503 with
-    the reason (take the node out of rotation until it is ready again)."""
+    """Readiness: 200 when the database answers and its schema is at the migrations' head, or past it (a
+    newer release migrated it, during a rolling upgrade: its migrations keep this release working), else
+    503 with the reason (take the node out of rotation until it is ready again)."""
     context: ServiceContext = request.app.state.context
     head = head_revision()
     try:
@@ -70,7 +73,7 @@ def ready(request: Request) -> JSONResponse:
     except UNAVAILABLE as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return _not_ready("DATABASE_UNAVAILABLE", f"the database does not answer: {reason}", head, None)
-    if current != head:
+    if current != head and (current is None or current in known_revisions()):  # behind this release's
         return _not_ready(
             "SCHEMA_NOT_AT_HEAD",
             f"the schema is at revision {current or 'none'}, the migrations' head is {head}: "
@@ -131,6 +134,15 @@ class OwedCollector:
             return
         up.add_metric([], 1)
         yield up
+        expiries = CounterMetricFamily(
+            "facturador_job_lease_expiries",
+            "Jobs taken again because their worker's lease ran out (it died or hung), by kind.",
+            labels=("kind",),
+        )
+        with contextlib.suppress(*UNAVAILABLE):
+            for kind, count in sorted(JobQueue(self.context.db).lease_expiries().items()):
+                expiries.add_metric([kind], count)
+        yield expiries
         documents = GaugeMetricFamily(
             "facturador_documents", "Documents by type and state.", labels=("document_type", "state")
         )

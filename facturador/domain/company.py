@@ -23,7 +23,8 @@ LOOK_BACK_DAYS = 30
 def certificate_status(context: ServiceContext, tenant: TenantInfo) -> dict[str, Any]:
     """The certificate the tenant signs with (subject, issuer, validity, days left, whether it is the
     generated one), where it sends, and SUNAT's latest certificate error of the last 30 days (or None)."""
-    info = stored_certificate(context.settings.tenant_dir(tenant.slug))
+    with context.session() as session:
+        info = stored_certificate(session, tenant.id)
     since = context.today() - dt.timedelta(days=LOOK_BACK_DAYS)
     query = (
         select(DOCUMENTS.c.series, DOCUMENTS.c.number, DOCUMENTS.c.date_of_issue, DOCUMENTS.c.response)

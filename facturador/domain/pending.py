@@ -30,6 +30,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from facturador.authority.gateway import AuthorityError
 from facturador.context import Caller, ServiceContext
 from facturador.domain import failpoints, states
 from facturador.domain.documents import DocumentService
@@ -51,6 +52,9 @@ from facturador.store.models import DOCUMENTS, OTHER_DOCUMENTS, SUMMARIES, TENAN
 from sunat.calendar import LIMA
 
 log = logging.getLogger("facturador.pending")
+#: What a sending or a job meets in the ordinary course (the database or the authority away, a connection
+#: cut): logged as one warning line, without a traceback; anything else is a defect and keeps its traceback.
+EXPECTED_FAILURES: tuple[type[Exception], ...] = (*UNAVAILABLE, AuthorityError, OSError, TimeoutError)
 
 
 def move_claim(
@@ -225,7 +229,10 @@ class PendingSender:
             else:
                 row = OtherDocumentService(self.context).send_stored(tenant, document.id).row
         except Exception as exc:  # an authority transport error must not stop the other documents
-            log.exception("sending %s (%s) failed", document.number, document.tenant)
+            if isinstance(exc, EXPECTED_FAILURES):  # SUNAT or the database away: one line, no traceback
+                log.warning("sending %s (%s) failed: %s", document.number, document.tenant, _first_line(exc))
+            else:
+                log.exception("sending %s (%s) failed", document.number, document.tenant)
             attempts = document.attempts + 1
             with self.context.writing() as connection:
                 connection.execute(
@@ -419,7 +426,10 @@ class Worker:
                 with Heartbeat(self, job) as heartbeat:
                     self.handle(job, heartbeat)
             except Exception as exc:  # a failing job must not stop the others
-                log.exception("job %s %s failed", job.kind, job.target_id)
+                if isinstance(exc, EXPECTED_FAILURES):
+                    log.warning("job %s %s failed: %s", job.kind, job.target_id, _first_line(exc))
+                else:
+                    log.exception("job %s %s failed", job.kind, job.target_id)
                 wait = utc_now() + dt.timedelta(seconds=FAILED_JOB_WAIT)
                 self.queue.put_back(job, wait, f"{type(exc).__name__}: {exc}")
                 continue
@@ -451,9 +461,7 @@ class Worker:
             return
         found = self.sender.pending(only=(family, job.target_id), due_at=utc_now())
         if found:
-            outcome = self.sender.send_one(found[0], claim_seconds=self.lease_seconds, heartbeat=heartbeat)
-            if outcome is not None:
-                log.info("pending sender: %s", outcome.describe())
+            self.sender.send_one(found[0], claim_seconds=self.lease_seconds, heartbeat=heartbeat)  # logs it
 
     # -- automatic daily summaries -------------------------------------------------------------------
 
@@ -521,6 +529,12 @@ class Worker:
                 raise
             for summary in sent:
                 log.info("daily summary of %s (%s): ticket %s", day, tenant.slug, summary.ticket)
+
+
+def _first_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` of an expected failure, for its one log line."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def run_worker(

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from facturador.authority.gateway import ALREADY_REGISTERED
+from facturador.authority.soap.client import RETRY_PAUSE_SECONDS
 
 #: The longest wait between two attempts (30 minutes: SUNAT takes facturas up to 3 days late).
 MAX_RETRY_SECONDS = 1800.0
@@ -49,12 +50,16 @@ def retry_seconds(settings: dict[str, Any]) -> float:
 
 
 def sending_seconds(settings: dict[str, Any]) -> float:
-    """The longest the issuing request's own sending may take: over SOAP, the time-out times the tries,
-    twice (a cut answer is followed by a consultation); 0 on the in-process simulator."""
+    """The longest one sending over SOAP may take (0 on the in-process simulator): two SOAP calls, each of
+    up to ``sunat_retries + 1`` tries of up to ``sunat_timeout`` seconds with the client's pauses between
+    tries. The second call is the consultation (getStatusCdr) that follows a sendBill whose answer was
+    not read (timed out, cut) or that SUNAT refused with a CDR to fetch; with the defaults (30 s, 2
+    retries) 2 × (3 × 30 + 0.5 + 1.0) = 183 s. Nothing else of an issuing request waits that long."""
     if settings.get("sunat_sending", "simulator") == "simulator":
         return 0.0
-    tries = int(settings.get("sunat_retries", 2)) + 1
-    return 2 * float(settings.get("sunat_timeout", 30.0)) * tries
+    retries = int(settings.get("sunat_retries", 2))
+    pauses = RETRY_PAUSE_SECONDS * retries * (retries + 1) / 2  # 0.5 s, 1 s, ... between the tries
+    return 2 * (float(settings.get("sunat_timeout", 30.0)) * (retries + 1) + pauses)
 
 
 def first_send_at(settings: dict[str, Any], now: dt.datetime) -> dt.datetime:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from facturador.authority.soap.protocol import DESTINATIONS
 from facturador.config import Settings
-from facturador.store.identities import ensure_identity
+from facturador.store.identities import ensure_tenant_identity
 from facturador.store.models import (
     DEFAULT_SETTINGS,
     Establishment,
@@ -202,7 +202,7 @@ def create_tenant(
         session.flush()
     except IntegrityError as exc:
         raise TenantError("that token or host is already used by another tenant") from exc
-    ensure_identity(settings.tenant_dir(slug), ruc, name)
+    ensure_tenant_identity(session, tenant.id, ruc, name, Vault.open(settings.data_dir))
     return CreatedTenant(tenant=tenant, token=token)
 
 

@@ -1,17 +1,21 @@
-"""Signing keys and certificates kept in the data directory: each tenant's, and the simulated authority's.
+"""Signing keys and certificates: each tenant's in the database, the simulated authority's on disk.
 
-A directory (0700) holds ``signing-key.pem`` and ``certificate.pem``, both readable by their owner only.
-It is created whole or not at all: concurrent workers that race to create one agree on the winner's.
+A tenant's identity is a row of ``tenant_certificates`` (its certificate, and its key encrypted with the
+service's secret key as the SOL password is), so that every node, on any host, signs with the same one.
+It is generated (self-signed, for the simulator) when the tenant is created; a company's own certificate
+(``facturador tenant certificate``, a ``.pfx``/``.p12`` with its password) is checked
+(:func:`read_pkcs12`) and added as a newer row, which every node signs with from its next document (they
+check :func:`identity_version` before each signing). An earlier release kept them in
+``tenants/<slug>/`` of the data directory: :func:`import_files` copies them in, once.
 
-A company's own certificate (``facturador tenant certificate``, a ``.pfx``/``.p12`` with its password) is
-checked (:func:`read_pkcs12`) and replaces the generated one: its key is kept encrypted with the service's
-secret key (``signing-key.enc``), never in clear; the replaced files are kept aside, renamed.
+The simulated authority's identity stays in a directory (0700) holding ``signing-key.pem`` and
+``certificate.pem`` (owner-only), created whole or not at all: concurrent workers that race to create one
+agree on the winner's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -21,8 +25,12 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from facturador.config import private_directory
+from facturador.store.models import TenantCertificate
 from facturador.store.secrets import Vault
 from facturador.ubl.signing import SigningIdentity, generate_identity
 
@@ -110,36 +118,92 @@ def _certifies(cert: x509.Certificate, key: rsa.RSAPrivateKey) -> bool:
     )
 
 
-def import_certificate(directory: Path, data: bytes, password: str, vault: Vault) -> CertificateInfo:
-    """Check a PKCS#12 file (:func:`read_pkcs12`) and make it the identity kept in ``directory``: the
-    certificate in clear, the key encrypted with ``vault`` (both 0600); the files it replaces are renamed
-    ``*.replaced-<UTC time>``. Returns what the certificate says."""
+def import_certificate(
+    session: Session, tenant_id: int, data: bytes, password: str, vault: Vault
+) -> CertificateInfo:
+    """Check a PKCS#12 file (:func:`read_pkcs12`) and make it the tenant's identity: a new row of
+    ``tenant_certificates``, the key encrypted with ``vault``, which every node signs with from its next
+    document on (the rows it replaces stay, older). Returns what the certificate says."""
     key_pem, cert_pem = read_pkcs12(data, password)
-    private_directory(directory)
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S%f")
-    for name in (KEY_FILE, ENCRYPTED_KEY_FILE, CERT_FILE):
-        if (directory / name).exists():
-            (directory / name).rename(directory / f"{name}.replaced-{stamp}")
-    _write_private(directory / ENCRYPTED_KEY_FILE, vault.encrypt(key_pem).encode("ascii"))
-    _write_private(directory / CERT_FILE, cert_pem)
+    save_identity(session, tenant_id, key_pem, cert_pem, vault, source="imported")
     return certificate_info(x509.load_pem_x509_certificate(cert_pem))
 
 
-def stored_certificate(directory: Path) -> CertificateInfo | None:
-    """What the certificate kept in ``directory`` says, or None when there is none."""
-    try:
-        return certificate_info(x509.load_pem_x509_certificate((directory / CERT_FILE).read_bytes()))
-    except (OSError, ValueError):
+def save_identity(
+    session: Session, tenant_id: int, key_pem: bytes, cert_pem: bytes, vault: Vault, *, source: str
+) -> None:
+    """Add ``cert_pem`` and its key (encrypted) as the tenant's newest identity (flushed, not committed)."""
+    session.add(
+        TenantCertificate(
+            tenant_id=tenant_id,
+            certificate=cert_pem.decode("ascii"),
+            signing_key=vault.encrypt(key_pem),
+            source=source,
+        )
+    )
+    session.flush()
+
+
+def identity_version(connection: Connection | Session, tenant_id: int) -> int | None:
+    """The id of the tenant's newest identity (None when it has none): it changes when a certificate is
+    imported on any node, so a process checks it before each signing and loads the identity again."""
+    query = select(func.max(TenantCertificate.id)).where(TenantCertificate.tenant_id == tenant_id)
+    return connection.scalar(query)
+
+
+def load_tenant_identity(
+    session: Session, tenant_id: int, vault: Vault
+) -> tuple[int, SigningIdentity] | None:
+    """The tenant's newest identity and its version (:func:`identity_version`), or None."""
+    row = session.scalar(
+        select(TenantCertificate)
+        .where(TenantCertificate.tenant_id == tenant_id)
+        .order_by(TenantCertificate.id.desc())
+        .limit(1)
+    )
+    if row is None:
         return None
+    key_pem = vault.decrypt_bytes(row.signing_key)
+    return row.id, SigningIdentity.from_pem(key_pem, row.certificate.encode("ascii"))
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` created 0600 (replacing it atomically)."""
-    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(data)
-    os.replace(staging, path)
+def ensure_tenant_identity(session: Session, tenant_id: int, ruc: str, name: str, vault: Vault) -> None:
+    """Give the tenant a generated key and self-signed certificate (for the simulator) unless it has an
+    identity."""
+    if identity_version(session, tenant_id) is None:
+        key_pem, cert_pem = generate_identity(ruc, name)
+        save_identity(session, tenant_id, key_pem, cert_pem, vault, source="generated")
+
+
+def stored_certificate(session: Session, tenant_id: int) -> CertificateInfo | None:
+    """What the tenant's newest certificate says, or None when it has none."""
+    pem = session.scalar(
+        select(TenantCertificate.certificate)
+        .where(TenantCertificate.tenant_id == tenant_id)
+        .order_by(TenantCertificate.id.desc())
+        .limit(1)
+    )
+    return None if pem is None else certificate_info(x509.load_pem_x509_certificate(pem.encode("ascii")))
+
+
+def import_files(session: Session, tenant_id: int, directory: Path, vault: Vault) -> bool:
+    """Copy the identity an earlier release kept in ``directory`` (``certificate.pem`` with
+    ``signing-key.pem`` or ``signing-key.enc``) into the database, once: only when the tenant has no
+    identity there yet. The files are left as they are (nodes of the earlier release still running
+    during a rolling upgrade keep signing with them; this release never reads them again). Returns
+    whether it copied them."""
+    cert_path = directory / CERT_FILE
+    if not cert_path.is_file() or identity_version(session, tenant_id) is not None:
+        return False
+    if (directory / ENCRYPTED_KEY_FILE).is_file():
+        key_pem = vault.decrypt_bytes((directory / ENCRYPTED_KEY_FILE).read_text("ascii").strip())
+    elif (directory / KEY_FILE).is_file():
+        key_pem = (directory / KEY_FILE).read_bytes()
+    else:
+        return False
+    save_identity(session, tenant_id, key_pem, cert_path.read_bytes(), vault, source="files")
+    session.commit()
+    return True
 
 
 def ensure_identity(directory: Path, ruc: str, name: str) -> None:
@@ -174,12 +238,3 @@ def load_identity(directory: Path, ruc: str, name: str, vault: Vault | None = No
         key_pem = vault.decrypt_bytes((directory / ENCRYPTED_KEY_FILE).read_text("ascii").strip())
         return SigningIdentity.from_pem(key_pem, cert_pem)
     return SigningIdentity.from_pem((directory / KEY_FILE).read_bytes(), cert_pem)
-
-
-def identity_version(directory: Path) -> int:
-    """A number that changes when the identity in ``directory`` is replaced (its certificate file's
-    modification time), so that processes that cached it load it again."""
-    try:
-        return (directory / CERT_FILE).stat().st_mtime_ns
-    except OSError:
-        return 0

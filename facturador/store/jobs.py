@@ -27,7 +27,7 @@ from sqlalchemy import case, delete, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from facturador.store.db import Database
-from facturador.store.models import DOCUMENTS, JOBS, OTHER_DOCUMENTS, SUMMARIES
+from facturador.store.models import DOCUMENTS, JOB_LEASE_EXPIRIES, JOBS, OTHER_DOCUMENTS, SUMMARIES
 
 #: Kinds of job: send a factura or a note of one, send a retention or perception, ask about a ticket,
 #: declare a tenant's past days' boletas in daily summaries (its target is the tenant).
@@ -131,14 +131,33 @@ class JobQueue:
                 lease_owner=owner,
                 lease_until=now + dt.timedelta(seconds=lease_seconds),
                 taken=JOBS.c.taken + 1,
+                retaken=JOBS.c.lease_owner.is_not(None),  # free and held: its holder's lease ran out
             )
-            .returning(JOBS.c.id, JOBS.c.kind, JOBS.c.target_id, JOBS.c.taken)
+            .returning(JOBS.c.id, JOBS.c.kind, JOBS.c.target_id, JOBS.c.taken, JOBS.c.retaken)
         )
         with self.database.writing() as connection:
             row = connection.execute(statement).first()
+            if row is not None and row.retaken:
+                self._count_expiry(connection, row.kind)
         if row is None:
             return None
         return Job(id=row.id, kind=row.kind, target_id=row.target_id, taken=row.taken, owner=owner)
+
+    def _count_expiry(self, connection: Any, kind: str) -> None:
+        """Add one to ``kind``'s lease expiries (in the transaction of the take that found it)."""
+        dialect = postgresql if not self.database.is_sqlite else sqlite
+        statement = dialect.insert(JOB_LEASE_EXPIRIES).values(kind=kind, count=1)
+        connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=["kind"], set_={"count": JOB_LEASE_EXPIRIES.c.count + 1}
+            )
+        )
+
+    def lease_expiries(self) -> dict[str, int]:
+        """Per kind, how many jobs were taken again after their lease ran out (since migration 0022)."""
+        with self.database.engine.connect() as connection:
+            rows = connection.execute(select(JOB_LEASE_EXPIRIES.c.kind, JOB_LEASE_EXPIRIES.c.count))
+            return {kind: int(count) for kind, count in rows}
 
     def finish(self, job: Job) -> bool:
         """Delete the job if ``job.owner`` still holds it (False: its lease ran out and it was retaken)."""

@@ -145,6 +145,23 @@ class TenantSecret(Base):
     )
 
 
+class TenantCertificate(Base):
+    """A tenant's signing certificate (PEM) and its key (PEM, encrypted with the service's key as the
+    tenants' secrets are): every node signs with the tenant's newest row (the highest id), so a
+    certificate imported on one host is used by all; the older rows are the certificates it replaced."""
+
+    __tablename__ = "tenant_certificates"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    certificate: Mapped[str] = mapped_column(Text)
+    signing_key: Mapped[str] = mapped_column(Text)
+    #: ``generated`` (self-signed, for the simulator), ``imported`` (a PKCS#12 file) or ``files`` (moved
+    #: from the data directory of an earlier release).
+    source: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Establishment(Base):
     """A registered establishment (``domicilio fiscal`` is code 0000)."""
 
@@ -398,8 +415,21 @@ class Job(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(100))
     lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime)
     taken: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Whether the last take found the job held past its lease (its worker died): counted in
+    #: :class:`JobLeaseExpiry` by the take that retook it.
+    retaken: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     last_error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class JobLeaseExpiry(Base):
+    """How many times, per kind, a job was taken again because the worker holding it let its lease run
+    out (it died or hung): a counter for ``/metrics`` that outlives the jobs (they are deleted when done)."""
+
+    __tablename__ = "job_lease_expiries"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Summary(Base):
@@ -628,6 +658,7 @@ AUTHORITY_TICKETS: Table = AuthorityTicket.__table__  # type: ignore[assignment]
 SUNAT_FAULTS: Table = SunatFault.__table__  # type: ignore[assignment]
 JOBS: Table = Job.__table__  # type: ignore[assignment]
 EMAIL_DELIVERIES: Table = EmailDelivery.__table__  # type: ignore[assignment]
+JOB_LEASE_EXPIRIES: Table = JobLeaseExpiry.__table__  # type: ignore[assignment]
 STATE_CHANGES: Table = StateChange.__table__  # type: ignore[assignment]
 TENANTS: Table = Tenant.__table__  # type: ignore[assignment]
 OTHER_DOCUMENTS: Table = OtherDocument.__table__  # type: ignore[assignment]

@@ -33,7 +33,20 @@ def head_revision() -> str:
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     head = ScriptDirectory.from_config(config).get_current_head()
     assert head is not None
+    known_revisions()  # read with it, at start
     return head
+
+
+@functools.cache
+def known_revisions() -> frozenset[str]:
+    """Every revision of this release's migrations: a schema at another one was migrated by a newer
+    release (its migrations are backward compatible: this release's nodes keep serving on it)."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return frozenset(script.revision for script in ScriptDirectory.from_config(config).walk_revisions())
 
 
 def schema_revision(engine: Engine) -> str | None:

@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from facturador.cli import main
 from facturador.config import DATA_DIR_ENV, DATABASE_URL_ENV, SERVICE_ADDRESS_FILE, ServiceAddress
+from facturador.store.secrets import Vault
 
 RUC = "20100066603"
 
@@ -79,7 +80,11 @@ def test_a_command_in_the_clone_finds_the_demos_data(place: Path, monkeypatch: p
     assert not (place / "xdg-data").exists()
 
 
-def test_data_dir_and_database_go_before_the_subcommand_too(place: Path) -> None:
+def test_data_dir_and_database_go_before_the_subcommand_too(
+    place: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one secret key for both: a database is opened only with the key its tenants' keys were saved with
+    monkeypatch.setenv("FACTURADOR_SECRET_KEY", Vault.new_key())
     first, second = place / "first", place / "second"
     create(first, "one")
     create(second, "two")
@@ -109,3 +114,19 @@ def test_the_base_url_is_the_running_services_or_said_to_be_the_default(place: P
     assert "base_url=http://127.0.0.1:8200/t/acme\n" in served.stdout
     assert default in dead.stdout
     assert (data_dir / SERVICE_ADDRESS_FILE).exists()
+
+
+def test_the_base_urls_are_every_running_nodes_even_after_the_last_one_was_killed(place: Path) -> None:
+    """Nodes on one data directory each keep their address: the last started being killed (its file left
+    behind) does not hide the others, and tenant list names each one's port, never 8000."""
+    data_dir = place / "data"
+    create(data_dir)
+    ServiceAddress("127.0.0.1", 8201, os.getpid()).keep(data_dir)
+    ServiceAddress("127.0.0.1", 8202, os.getpid()).keep(data_dir)
+    ServiceAddress("127.0.0.1", 8203, 2**22 + 1).keep(data_dir)  # killed: its files stay
+    listed = run("tenant", "list", "--data-dir", str(data_dir))
+    assert "base_url=http://127.0.0.1:8201/t/acme (also http://127.0.0.1:8202/t/acme)\n" in listed.stdout
+    ServiceAddress("127.0.0.1", 8202, os.getpid()).forget(data_dir)
+    assert (
+        "base_url=http://127.0.0.1:8201/t/acme\n" in run("tenant", "list", "--data-dir", str(data_dir)).stdout
+    )

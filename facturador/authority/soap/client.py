@@ -69,7 +69,7 @@ CDR_EXISTS = "0004"
 #: HTTP statuses without a SOAP answer that mean the request never reached SUNAT's processing: a gateway's
 #: 502/503/504, and a 401 page (not SUNAT's 0102 fault: reported on reused connections to beta).
 _RETRY_STATUSES = frozenset({401, 502, 503, 504})
-_BACKOFF_SECONDS = 0.5
+RETRY_PAUSE_SECONDS = 0.5
 _BODY_LIMIT = 20 * 1024 * 1024  # a CDR zip is a few KB; a summary's ticket a few bytes
 
 
@@ -340,7 +340,7 @@ class SoapGateway:
                 if attempt > endpoint.retries:
                     raise
                 log.info("%s to %s: %s; retrying", operation, url, exc.detail)
-                time.sleep(_BACKOFF_SECONDS * attempt)
+                time.sleep(RETRY_PAUSE_SECONDS * attempt)
 
     def _post_once(
         self, url: str, operation: str, payload: bytes, headers: dict[str, str]

@@ -242,7 +242,8 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
         run.issue(served.root)
         # the SUNAT endpoint served alone on the same store, asked while the server issues
         sunat_port = free_port()
-        sunat = run.start_cli("sunat", "--port", str(sunat_port))
+        state = tmp_path / "sunat-state"
+        sunat = run.start_cli("sunat", "--port", str(sunat_port), "--state-dir", str(state))
         try:
             _wait_for_health(
                 f"http://127.0.0.1:{sunat_port}", sunat, path="/ol-ti-itcpfegem-beta/billService?wsdl"

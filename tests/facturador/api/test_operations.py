@@ -345,3 +345,56 @@ def test_links_behind_a_tls_proxy(fresh_settings: Settings, tmp_path: Path, trus
     assert links, answer.text
     scheme = "https" if trusted else "http"
     assert all(link.startswith(f"{scheme}://facturas.example.pe/t/{tenant.slug}/") for link in links), links
+
+
+def test_a_job_retaken_after_its_lease_ran_out_is_counted(fresh_settings: Settings) -> None:
+    """A worker that dies holding a job lets its lease run out; the take that finds it so adds one to
+    ``facturador_job_lease_expiries_total{kind}``, kept in the database (the job itself goes when done),
+    so every node's scrape says it, after restarts too. A job taken while free, or put back, is not one."""
+    import datetime as dt
+
+    from facturador.store.jobs import JobQueue
+
+    context = ServiceContext(fresh_settings)
+    queue = JobQueue(context.db)
+    start = dt.datetime(2026, 12, 5, 12, 0, 0)
+    try:
+        with in_process(context) as root:
+            assert "facturador_job_lease_expiries_total{" not in httpx.get(f"{root}/metrics").text
+            queue.enqueue("send", [101, 102], run_at=start)
+            first = queue.take("worker-a", 10, now=start)  # worker-a dies holding it
+            assert first is not None and first.target_id == 101
+            second = queue.take("worker-b", 10, now=start)  # free: not a retake
+            assert second is not None
+            queue.put_back(second, start)  # a failed handler puts it back: not an expiry either
+            assert queue.take("worker-c", 10, now=start + dt.timedelta(seconds=5)).target_id == 102  # type: ignore[union-attr]
+            assert queue.take("worker-d", 10, now=start + dt.timedelta(seconds=5)) is None  # leases hold
+            retaken = queue.take("worker-d", 10, now=start + dt.timedelta(seconds=11))  # a's ran out
+            assert retaken is not None and retaken.target_id == 101 and retaken.taken == 2
+            assert queue.finish(retaken)
+            scraped = httpx.get(f"{root}/metrics").text
+    finally:
+        context.engine.dispose()
+    assert samples(scraped, "facturador_job_lease_expiries_total") == {'{kind="send"}': 1.0}
+
+
+def test_ready_on_a_schema_a_newer_release_migrated(fresh_settings: Settings) -> None:
+    """During a rolling upgrade the schema is past this release's head (a revision it does not know):
+    the node stays ready, since migrations are backward compatible; a known revision behind is not."""
+    context = ServiceContext(fresh_settings)
+    try:
+        with in_process(context) as root:
+            with context.engine.begin() as connection:
+                connection.execute(text("UPDATE alembic_version SET version_num = '9001'"))
+            ahead = httpx.get(f"{root}/ready", timeout=30)
+            with context.engine.begin() as connection:
+                connection.execute(text("UPDATE alembic_version SET version_num = '0021'"))
+            behind = httpx.get(f"{root}/ready", timeout=30)
+            with context.engine.begin() as connection:
+                connection.execute(
+                    text("UPDATE alembic_version SET version_num = :head"), {"head": head_revision()}
+                )
+    finally:
+        context.engine.dispose()
+    assert ahead.status_code == 200 and ahead.json()["schema"] == "9001", ahead.text
+    assert behind.status_code == 503 and behind.json()["error_code"] == "SCHEMA_NOT_AT_HEAD", behind.text

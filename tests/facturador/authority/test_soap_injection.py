@@ -334,6 +334,7 @@ def test_facturador_sunat_serves_the_endpoint_alone(live: LiveService, tmp_path:
     port = free_port()
     root = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "facturador.cli", "sunat", "--port", str(port), "--ose"]
+    command += ["--state-dir", str(tmp_path / "sunat-state")]  # its own files, not the user's state folder
     with (tmp_path / "sunat.log").open("wb") as log:
         process = subprocess.Popen(
             command, env={**os.environ, **live.settings.export()}, stdout=log, stderr=log

@@ -1,7 +1,7 @@
 """email_deliveries: documents and sale notes e-mailed to customers, with their state and attempts
 
 Revision ID: 0023
-Revises: 0021
+Revises: 0022
 Create Date: 2026-12-05
 
 ``acciones.enviar_email``, ``POST /api/document/email`` and ``POST /api/sale-note/email`` queue a
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0023"
-down_revision = "0021"
+down_revision = "0022"
 branch_labels = None
 depends_on = None
 
