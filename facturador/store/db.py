@@ -164,6 +164,41 @@ DAMAGED_STORE_ADVICE = (
 )
 
 
+#: Set to 1 to start a new, empty SQLite store although the data directory holds tenants' keys
+#: (``facturador serve --new-store``): see :func:`check_store_not_lost`.
+NEW_STORE_ENV = "FACTURADOR_NEW_STORE"
+
+
+def check_store_not_lost(database_url: str, data_dir: Path) -> None:
+    """Raise :class:`StoreFileError` when the store's SQLite file is missing (or empty) while ``data_dir``
+    holds tenants' folders (their keys and certificates): those tenants' store was there and is gone (a
+    deleted file, a wrong path, a half-restored backup), and starting would make a new empty one in its
+    place without a word. :data:`NEW_STORE_ENV` set to 1 starts the new store anyway."""
+    database = make_url(database_url).database if database_url.startswith("sqlite") else None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if path.exists() and path.stat().st_size > 0:
+        return
+    tenants = data_dir / "tenants"
+    slugs = (
+        sorted(folder.name for folder in tenants.iterdir() if folder.is_dir() and any(folder.iterdir()))
+        if (tenants.is_dir())
+        else []
+    )
+    if not slugs or os.environ.get(NEW_STORE_ENV, "").strip() == "1":
+        return
+    shown = ", ".join(slugs[:5]) + (f" and {len(slugs) - 5} more" if len(slugs) > 5 else "")
+    state = "is empty" if path.exists() else "is missing"
+    raise StoreFileError(
+        f"{path} {state}, but {tenants} holds the keys of {len(slugs)} tenant(s) ({shown}): the store they "
+        "belong to is gone. The service will not start a new, empty store in its place. Restore the file "
+        "from your last backup (stop every facturador process first), or point --database/--data-dir at "
+        f"where it is; only to start over with no documents beside those keys, run with --new-store (or "
+        f"{NEW_STORE_ENV}=1)."
+    )
+
+
 def check_sqlite_file(engine: Engine) -> None:
     """Raise :class:`StoreFileError` naming the file when the store's SQLite file is another kind of file,
     or shorter than its own header says (cut short by a copy or a disk; checked when its WAL is empty).
