@@ -96,7 +96,8 @@ def line(name: str, fetched: list[Fetched]) -> str:
     statuses = {status: sum(f.first_status == status for f in fetched) for status in (200, 202)}
     return (
         f"{name}: first answers 200×{statuses[200]} 202×{statuses[202]}; every answer p50 "
-        f"{percentile(answers, 0.5):6.2f} s p99 {percentile(answers, 0.99):6.2f} s max {max(answers):6.2f} s; "
+        f"{percentile(answers, 0.5):6.2f} s p99 {percentile(answers, 0.99):6.2f} s "
+        f"max {max(answers):6.2f} s; "
         f"to the PDF p50 {percentile(to_pdf, 0.5):6.2f} s max {max(to_pdf):6.2f} s; "
         f"different PDFs {len({f.content for f in fetched})}"
     )
