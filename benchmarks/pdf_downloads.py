@@ -3,11 +3,13 @@ with Retry-After while it is rendered) and the time until each client holds the 
 
 Starts ``facturador serve`` (W workers) on a throw-away data directory, SQLite by default or a fresh
 database on the PostgreSQL server of --database (created and dropped here); issues D facturas of L lines
-and, for each, sends C first downloads of its PDF at once. Each client follows a 202 as the connector
-does (asks again after Retry-After) until it has the PDF. Prints, per document and over all: the answers'
-statuses, the answer time (p50, p99, max: what a connection, a proxy or a client's timeout sees), the
-time to the PDF, and how many different PDFs were answered (1: one rendering for everyone). A small
-document's first downloads are timed too (answered at once, never 202).
+and, for each, sends C first downloads of its PDF at once; then C first downloads at once spread over S
+new big documents (--spread: many renderings queued behind each other, the slow case). Each client
+follows a 202 as the connector does (asks again after Retry-After) until it has the PDF. Prints, per
+burst and over all: the first answers' statuses, every answer's time (p50, p99, max: what a connection,
+a proxy or a client's timeout sees), the time to the PDF, and how many different PDFs were answered (1
+a document: one rendering for everyone). A small document's first downloads are timed too (answered at
+once, never 202).
 
 Run:  python benchmarks/pdf_downloads.py
       python benchmarks/pdf_downloads.py --database postgresql+psycopg://postgres:postgres@127.0.0.1/postgres
@@ -84,10 +86,12 @@ def issue(root: str, body: dict) -> str:
     return urlsplit(json.loads(answer)["links"]["pdf"]).path
 
 
-def burst(root: str, path: str, clients: int) -> list[Fetched]:
+def burst(root: str, path: str | list[str], clients: int) -> list[Fetched]:
+    """``clients`` first downloads at once, of ``path`` or of each path in turn."""
+    paths = [path] if isinstance(path, str) else path
     start = threading.Barrier(clients)
     with ThreadPoolExecutor(clients) as pool:
-        return list(pool.map(lambda _: fetch(root, path, start), range(clients)))
+        return list(pool.map(lambda n: fetch(root, paths[n % len(paths)], start), range(clients)))
 
 
 def line(name: str, fetched: list[Fetched]) -> str:
@@ -112,6 +116,12 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=999, help="lines of the big factura")
     parser.add_argument("--documents", type=int, default=2, help="big documents, one burst each")
     parser.add_argument("--clients", type=int, default=20, help="concurrent first downloads of each PDF")
+    parser.add_argument(
+        "--spread",
+        type=int,
+        default=20,
+        help="then the clients' first downloads over this many big documents",
+    )
     args = parser.parse_args()
 
     from facturador.config import Settings
@@ -128,6 +138,11 @@ def main() -> None:
             for index in range(args.documents):
                 path = issue(root, big_invoice(args.lines))
                 results.append((f"{args.lines}-line factura #{index + 1}", burst(root, path, args.clients)))
+            if args.spread:  # the clients' first downloads spread over that many new big documents
+                paths = [issue(root, big_invoice(args.lines)) for _ in range(args.spread)]
+                results.append(
+                    (f"{args.spread} {args.lines}-line facturas at once", burst(root, paths, args.clients))
+                )
         finally:
             process.terminate()
             process.wait(timeout=60)
@@ -140,7 +155,7 @@ def main() -> None:
     )
     for name, fetched in results:
         print(line(name, fetched))
-    big = [f for name, fetched in results[1:] for f in fetched]
+    big = [f for _name, fetched in results[1:] for f in fetched]
     if big:
         print(line(f"all {args.lines}-line", big))
 
