@@ -17,11 +17,19 @@ The families (one module each: :mod:`~connector.documents`, :mod:`~connector.tic
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from connector.errors import NotFoundError, NotOfferedError, ValidationError, missing_route, not_offered
+from connector.errors import (
+    NotFoundError,
+    NotOfferedError,
+    ServerError,
+    ValidationError,
+    missing_route,
+    not_offered,
+)
 from connector.forms import FormField
 from connector.http import Connection
 from connector.lists import RecordList
@@ -54,6 +62,19 @@ class Reply:
     sent: dict[str, Any]
     body: dict[str, Any]
     url: str
+
+
+#: How long, in all, a download waits for a file the service answers 202 (still making it).
+FILE_WAIT_SECONDS = 60.0
+
+
+def _retry_after(value: str | None) -> float:
+    """The seconds of a ``Retry-After`` header (1 s when missing or not a number; 0.1 s to 10 s)."""
+    try:
+        seconds = float(value) if value is not None else 1.0
+    except ValueError:
+        seconds = 1.0
+    return min(max(seconds, 0.1), 10.0)
 
 
 class Resource:
@@ -146,8 +167,25 @@ class Resource:
         return RecordList((record(row) for row in rows), columns=columns)
 
     def _download(self, path: str, *, expire_after: float | None = None, retry: bool = True) -> bytes:
-        """The bytes of a file (:meth:`Connection.content`: a file not there yet is a ``NotFoundError``)."""
-        return Connection.content(self._http.get(path, expire_after=expire_after, retry=retry))
+        """The bytes of a file (:meth:`Connection.content`: a file not there yet is a ``NotFoundError``).
+
+        A file the service is still making (a big document's PDF) is answered 202 with ``Retry-After``:
+        it is asked again after that wait, for :data:`FILE_WAIT_SECONDS` in all, then a
+        :class:`~connector.errors.ServerError` says it is still being made (202s are never cached)."""
+        deadline = time.monotonic() + FILE_WAIT_SECONDS
+        while True:
+            response = self._http.get(path, expire_after=expire_after, retry=retry)
+            if response.status_code != 202:
+                return Connection.content(response)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServerError(
+                    f"El servicio aún está generando el archivo tras {FILE_WAIT_SECONDS:.0f} s; "
+                    "pídalo de nuevo más tarde.",
+                    status=202,
+                    url=response.url,
+                )
+            time.sleep(min(_retry_after(response.headers.get("Retry-After")), left))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} family={self.family!r} base_url={self._http.base_url!r}>"

@@ -383,7 +383,6 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.state.documents = DocumentService(context)
     app.state.summaries = SummaryService(context)
     app.state.other_documents = OtherDocumentService(context)
-    app.include_router(operations.router)  # /health, /livez, /ready, /readyz, /metrics
     head_revision()  # the migrations' head read once, at start, not during the first readiness probe
     app.include_router(documents.router)
     app.include_router(summaries.router)
@@ -407,6 +406,8 @@ def create_app(context: ServiceContext) -> ASGIApp:
     app.include_router(dispatches.router)
     app.state.email = EmailDeliveries(context)
     app.include_router(email.router)
+    # /health, /livez, /ready, /readyz, /metrics: last, so an API request is not matched against them first
+    app.include_router(operations.router)
     gre = create_gre_app(service_gre_simulator(context), check_path=check_path_parameters)
     app.mount(GRE_MOUNT, gre)  # SUNAT's GRE API, simulated, its path parameters checked as the API's
     # SUNAT's validity API (consulta integrada de validez de CPE), simulated on the service's registry

@@ -197,6 +197,12 @@ def main(data_dir: str | None, database: str | None) -> None:
     "whatever --log-level says.",
 )
 @click.option(
+    "--new-store",
+    is_flag=True,
+    help="Start a new, empty SQLite store although the data directory holds tenants' keys (the service "
+    "refuses to otherwise: their store was deleted or moved; restore it from a backup instead).",
+)
+@click.option(
     "--forwarded-allow-ips",
     default="127.0.0.1",
     show_default=True,
@@ -216,6 +222,7 @@ def serve(
     lease: float,
     log_format: str,
     access_log: bool,
+    new_store: bool,
     forwarded_allow_ips: str,
 ) -> None:
     """Serve every tenant: by its host name and at http://HOST:PORT/t/SLUG.
@@ -235,6 +242,10 @@ def serve(
     from facturador.config import ServiceAddress
     from facturador.domain.pending import run_worker
 
+    if new_store:  # the store check at start lets a new, empty store be made beside tenants' keys
+        from facturador.store.db import NEW_STORE_ENV
+
+        os.environ[NEW_STORE_ENV] = "1"
     context = _context(settings)  # creates or migrates the schema once, before the workers start
     context.engine.dispose()
     os.environ.update(settings.export())

@@ -27,7 +27,7 @@ from facturador.authority.soap.protocol import (
 )
 from facturador.config import Settings
 from facturador.issued import Issuer
-from facturador.store.db import Database
+from facturador.store.db import Database, check_store_not_lost
 from facturador.store.identities import (
     ENCRYPTED_KEY_FILE,
     ensure_tenant_identity,
@@ -119,6 +119,7 @@ class ServiceContext:
         in process ``authority_ticket_delay`` seconds of this clock, so tests advance it instead of
         sleeping."""
         self.settings = settings
+        check_store_not_lost(settings.database_url, settings.data_dir)
         self.db = Database(
             settings.database_url, writer_lock=settings.data_dir / "sqlite-writer.lock", migrate=migrate
         )

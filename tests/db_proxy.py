@@ -3,7 +3,9 @@ back: the database going away and coming back without touching the shared server
 
 ``down()`` ends every connection through it and refuses new ones (a server stopped: clients get
 "connection refused"); ``up()`` listens again on the same port (the server back); ``cut()`` ends every
-connection and keeps serving (a restart seen from a pool, or backends terminated).
+connection and keeps serving (a restart seen from a pool, or backends terminated); ``silence()`` keeps
+every connection open and accepts new ones but forwards nothing either way (a hung server, a network that
+drops packets: nothing is closed, nothing answers) until ``up()``, which ends the connections it held.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class DatabaseProxy:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.base_events.Server | None = None
         self._transports: set[asyncio.BaseTransport] = set()
+        self._silent = False
 
     def start(self) -> None:
         self._thread.start()
@@ -37,8 +40,14 @@ class DatabaseProxy:
         self._thread.join(timeout=10)
 
     def up(self) -> None:
-        """Listen again: new connections reach the database."""
+        """Listen again: new connections reach the database (after :meth:`silence`, the connections it
+        held are ended: what was sent meanwhile is lost)."""
+        self._call(self._wake())
         self._call(self._listen())
+
+    def silence(self) -> None:
+        """Forward nothing, either way, and answer nothing, while keeping every connection open."""
+        self._silent = True
 
     def down(self) -> None:
         """Stop listening and end every open connection: the database is gone."""
@@ -63,7 +72,20 @@ class DatabaseProxy:
             transport.abort()
         self._transports.clear()
 
+    async def _wake(self) -> None:
+        if self._silent:
+            self._silent = False
+            await self._close(listening=False)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._silent:  # accepted, and never answered
+            self._transports.add(writer.transport)
+            with contextlib.suppress(ConnectionError, OSError):
+                while await reader.read(65536):
+                    pass
+            self._transports.discard(writer.transport)
+            writer.transport.abort()
+            return
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(*self.upstream)
         except OSError:
@@ -75,6 +97,8 @@ class DatabaseProxy:
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while data := await reader.read(65536):
+                if self._silent:
+                    continue  # swallowed
                 writer.write(data)
                 await writer.drain()
         except (ConnectionError, OSError):

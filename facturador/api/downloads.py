@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from facturador.api import contract, heavy
@@ -34,8 +36,37 @@ PdfFormat = Annotated[
         json_schema_extra={"enum": list(documents.PDF_DOWNLOAD_FORMATS)},
     ),
 ]
+#: How long a download waits for the PDF of a document of more than ``HEAVY_LINES`` lines being rendered
+#: before answering 202 with Retry-After (the rendering goes on, once, and the PDF is stored for the
+#: request sent again): a big document (a 999-line factura renders in seconds, 20 at once took up to 31 s)
+#: does not hold a connection, a client's timeout or a proxy's. A small document's PDF, rendered in a
+#: moment, is always answered at once. ``FACTURADOR_PDF_WAIT_SECONDS`` sets it.
+PDF_WAIT_SECONDS = 2.0
+PDF_WAIT_ENV = "FACTURADOR_PDF_WAIT_SECONDS"
+#: The Retry-After of a PDF not ready yet.
+PDF_RETRY_AFTER_SECONDS = 2
+PDF_NOT_READY_SCHEMA = {
+    "type": "object",
+    "required": ["success", "status", "message", "retry_after"],
+    "properties": {
+        "success": {"type": "boolean"},
+        "status": {"type": "string", "enum": ["rendering"]},
+        "message": {"type": "string"},
+        "retry_after": {"type": "integer", "description": "Segundos."},
+    },
+}
 DOCUMENT_FILES = contract.responses(
-    None, 404, 422, extra={200: contract.files("application/xml", "application/pdf", "application/zip")}
+    None,
+    404,
+    422,
+    extra={
+        200: contract.files("application/xml", "application/pdf", "application/zip"),
+        202: {
+            "description": "El PDF se está generando: pídalo de nuevo tras Retry-After segundos.",
+            "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Segundos."}},
+            "content": {"application/json": {"schema": PDF_NOT_READY_SCHEMA}},
+        },
+    },
 )
 SUMMARY_FILES = contract.responses(
     None, 404, 422, extra={200: contract.files("application/xml", "application/zip")}
@@ -75,6 +106,8 @@ async def _document_file(request: Request, kind: str, external_id: str, fmt: str
             content = await _rendered(request, found, external_id)
         except heavy.ClientGone:
             return Response(status_code=CLIENT_CLOSED_REQUEST)
+        except heavy.NotReady:
+            return _not_ready(found.filename)
         found = documents.Download(content, found.filename, "application/pdf")
     disposition = "inline" if found.media_type == "application/pdf" else "attachment"
     return Response(
@@ -99,9 +132,34 @@ async def _rendered(request: Request, pdf: documents.PdfToRender, external_id: s
     gone = asyncio.Event()
     watcher = asyncio.create_task(_watch_disconnect(request, gone))
     try:
-        return await heavy.heavy_work(request).shared(pdf.key, render, gone)
+        # a small document's PDF is waited for (it takes a moment), a big one's for PDF_WAIT_SECONDS at most
+        wait = pdf_wait_seconds() if pdf.lines > heavy.HEAVY_LINES else None
+        return await heavy.heavy_work(request).shared(pdf.key, render, gone, wait=wait)
     finally:
         watcher.cancel()
+
+
+def pdf_wait_seconds() -> float:
+    """How long a download waits for its PDF (:data:`PDF_WAIT_SECONDS`; ``FACTURADOR_PDF_WAIT_SECONDS``)."""
+    try:
+        return max(float(os.environ.get(PDF_WAIT_ENV) or PDF_WAIT_SECONDS), 0.0)
+    except ValueError:
+        return PDF_WAIT_SECONDS
+
+
+def _not_ready(filename: str) -> JSONResponse:
+    """202: the PDF is being rendered (once, whoever asks meanwhile); ask again after Retry-After."""
+    return JSONResponse(
+        {
+            "success": True,
+            "status": "rendering",
+            "message": f"El PDF {filename} se está generando; vuelva a pedirlo en {PDF_RETRY_AFTER_SECONDS} "
+            "segundos.",
+            "retry_after": PDF_RETRY_AFTER_SECONDS,
+        },
+        status_code=202,
+        headers={"Retry-After": str(PDF_RETRY_AFTER_SECONDS), "Cache-Control": "no-store"},
+    )
 
 
 async def _watch_disconnect(request: Request, gone: asyncio.Event) -> None:

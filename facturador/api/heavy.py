@@ -56,6 +56,10 @@ class ClientGone(Exception):
     """The client of a request waiting for a shared run disconnected before its result."""
 
 
+class NotReady(Exception):
+    """A shared run's result was not ready within the time a request may wait for it; the run goes on."""
+
+
 class _Abandoned(Exception):
     """A run stopped before its work began: nobody waited for it any more."""
 
@@ -78,12 +82,14 @@ class _Run:
     waiting: int = 0
     #: Set once the work was told to stop (no request waited); a stopped run takes no new request.
     stopped: bool = False
+    #: Set when a request was told to come back for the result (202): the run goes on without waiters.
+    kept: bool = False
     task: asyncio.Task[Any] = field(init=False)
 
     def abandoned(self) -> bool:
         """Whether the work should stop: no request waits for it (once true, true for good). Asked from
         the worker thread; the counts change on the event loop's."""
-        if self.waiting == 0:
+        if self.waiting == 0 and not self.kept:
             self.stopped = True
         return self.stopped
 
@@ -108,24 +114,37 @@ class HeavyWork:
             return await self.run(function, *args)
         return await light(function, *args)
 
-    async def shared(self, key: str, work: Callable[[Callable[[], bool]], T], gone: asyncio.Event) -> T:
+    async def shared(
+        self,
+        key: str,
+        work: Callable[[Callable[[], bool]], T],
+        gone: asyncio.Event,
+        wait: float | None = None,
+    ) -> T:
         """The result of ``work(abandoned)`` run in the heavy lane, shared with every concurrent request
         for ``key``: the first one starts the run, the others wait for it. ``work`` asks ``abandoned()``
         now and then and stops (raising) when it turns true: every request waiting has gone. Raises
-        :class:`ClientGone` when ``gone`` is set first (the run goes on for the others)."""
+        :class:`ClientGone` when ``gone`` is set first (the run goes on for the others), and
+        :class:`NotReady` when ``wait`` seconds passed first: the run then goes on to its end whoever
+        waits (its result is stored by ``work``, for the request sent again)."""
+        deadline = None if wait is None else asyncio.get_running_loop().time() + wait
         while True:
             run = self._runs.get(key)
             if run is None or run.stopped:
                 run = self._start(key, work)
             run.waiting += 1
             left = asyncio.ensure_future(gone.wait())
+            timeout = None if deadline is None else max(deadline - asyncio.get_running_loop().time(), 0.0)
             try:
-                await asyncio.wait((run.task, left), return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait((run.task, left), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 run.waiting -= 1
                 left.cancel()
             if not run.task.done():
-                raise ClientGone
+                if gone.is_set() or deadline is None:
+                    raise ClientGone
+                run.kept = True
+                raise NotReady
             if run.task.exception() is not None and run.stopped:
                 continue  # it stopped for want of requests just as this one came: run it again
             return run.task.result()  # type: ignore[no-any-return]

@@ -204,6 +204,8 @@ class PdfToRender:
     key: str
     filename: str
     render: Callable[[Callable[[], bool]], bytes]
+    #: The document's lines: what makes its rendering long (the API bounds the wait of a big one's).
+    lines: int = 0
 
 
 #: What a document download gives: a file, or the PDF to render first.
@@ -802,6 +804,7 @@ class DocumentService:
                 key=f"document-pdf:{row.id}:{stored}",
                 filename=f"{row.filename}.pdf",
                 render=functools.partial(self._stored_pdf, tenant, row, pdf_format, stored),
+                lines=len((row.data_json or {}).get("items") or []),
             )
         raise not_found(f"El tipo de archivo {kind} no existe.", "FILE_TYPE_NOT_FOUND")
 

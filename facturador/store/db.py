@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import select
 import sqlite3
@@ -50,11 +51,57 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    # a database host that stops answering fails a connection in seconds instead of holding the request
-    connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
+    # a database host that stops answering fails a connection in seconds instead of holding the request;
+    # TCP keepalives find a connection whose host or network went silent while it sat in the pool
+    connect_args: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_SECONDS, **KEEPALIVES}
+    connect_args = {name: value for name, value in connect_args.items() if name not in parsed.query}
     engine = create_engine(url, pool_size=10, max_overflow=20, connect_args=connect_args)
+    if parsed.get_driver_name() == "psycopg":
+
+        @event.listens_for(engine, "do_connect")
+        def _answer_bound(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+            return _answer_bound_connection().connect(*cargs, **cparams)
+
     ping_when_idle(engine)
     return engine
+
+
+#: libpq's TCP keepalives: an idle connection is probed after 10 s, and dropped after 3 probes unanswered.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+#: The longest one exchange with PostgreSQL (a statement and its rows, a commit, a ping) may take before
+#: the connection is given up as silent: a database that accepts but never answers (a hung server, a
+#: network that drops packets) made requests hang for good. No statement of the service takes seconds.
+ANSWER_SECONDS = 30.0
+ANSWER_SECONDS_ENV = "FACTURADOR_DB_ANSWER_SECONDS"
+
+
+def answer_seconds() -> float:
+    """:data:`ANSWER_SECONDS`, or ``FACTURADOR_DB_ANSWER_SECONDS`` when set."""
+    try:
+        return max(float(os.environ.get(ANSWER_SECONDS_ENV) or ANSWER_SECONDS), 0.1)
+    except ValueError:
+        return ANSWER_SECONDS
+
+
+@functools.cache
+def _answer_bound_connection() -> Any:
+    """psycopg's connection whose every exchange gives up after :func:`answer_seconds`: the connection is
+    closed (its state unknown) and an ``OperationalError`` raised, which the service answers 503."""
+    import psycopg
+    from psycopg import errors
+
+    class AnswerBoundConnection(psycopg.Connection):  # type: ignore[type-arg]
+        def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+            bound = answer_seconds()
+            try:
+                return super().wait(gen, interval=interval, timeout=bound if timeout is None else timeout)
+            except errors._WaitTimeout:
+                self.pgconn.finish()
+                raise psycopg.OperationalError(
+                    f"the database did not answer within {bound:g} s (it went silent): connection closed"
+                ) from None
+
+    return AnswerBoundConnection
 
 
 def _driver_errors() -> tuple[type[Exception], ...]:
@@ -162,6 +209,41 @@ DAMAGED_STORE_ADVICE = (
     "last backup (stop every facturador process first), or run `sqlite3 <file> .recover` on a copy to "
     "salvage what it holds; only to start over with no documents, move the file away."
 )
+
+
+#: Set to 1 to start a new, empty SQLite store although the data directory holds tenants' keys
+#: (``facturador serve --new-store``): see :func:`check_store_not_lost`.
+NEW_STORE_ENV = "FACTURADOR_NEW_STORE"
+
+
+def check_store_not_lost(database_url: str, data_dir: Path) -> None:
+    """Raise :class:`StoreFileError` when the store's SQLite file is missing (or empty) while ``data_dir``
+    holds tenants' folders (their keys and certificates): those tenants' store was there and is gone (a
+    deleted file, a wrong path, a half-restored backup), and starting would make a new empty one in its
+    place without a word. :data:`NEW_STORE_ENV` set to 1 starts the new store anyway."""
+    database = make_url(database_url).database if database_url.startswith("sqlite") else None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if path.exists() and path.stat().st_size > 0:
+        return
+    tenants = data_dir / "tenants"
+    slugs = (
+        sorted(folder.name for folder in tenants.iterdir() if folder.is_dir() and any(folder.iterdir()))
+        if (tenants.is_dir())
+        else []
+    )
+    if not slugs or os.environ.get(NEW_STORE_ENV, "").strip() == "1":
+        return
+    shown = ", ".join(slugs[:5]) + (f" and {len(slugs) - 5} more" if len(slugs) > 5 else "")
+    state = "is empty" if path.exists() else "is missing"
+    raise StoreFileError(
+        f"{path} {state}, but {tenants} holds the keys of {len(slugs)} tenant(s) ({shown}): the store they "
+        "belong to is gone. The service will not start a new, empty store in its place. Restore the file "
+        "from your last backup (stop every facturador process first), or point --database/--data-dir at "
+        f"where it is; only to start over with no documents beside those keys, run with --new-store (or "
+        f"{NEW_STORE_ENV}=1)."
+    )
 
 
 def check_sqlite_file(engine: Engine) -> None:

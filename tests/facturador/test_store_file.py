@@ -16,7 +16,7 @@ import pytest
 
 from facturador.config import Settings
 from facturador.context import ServiceContext
-from facturador.store.db import MAX_PAGES_ENV
+from facturador.store.db import MAX_PAGES_ENV, NEW_STORE_ENV
 from tests.nodes import new_tenant
 from tests.samples.bodies import invoice_body
 from tests.served import serve
@@ -124,3 +124,36 @@ def test_a_full_store_answers_507_saves_nothing_half_and_opens_clean_afterwards(
             assert following.status_code == 200, following.text
     last = max(int(number.split("-")[1]) for number in answered)
     assert following.json()["data"]["number"] == f"F001-{last + 1}"
+
+
+@pytest.mark.slow(seconds=10)
+@pytest.mark.parametrize("lost", ["deleted", "emptied"])
+def test_a_lost_store_beside_tenants_keys_stops_the_service(tmp_path: Path, lost: str) -> None:
+    """The store file deleted (or emptied) while the tenants' keys remain: ``facturador`` stops with an
+    error naming the file and what to do, and makes no new empty store; ``serve --new-store`` (or
+    FACTURADOR_NEW_STORE=1) starts one on purpose."""
+    settings, path = _whole_store(tmp_path)
+    new_tenant(settings, "perdida")
+    ServiceContext(settings).engine.dispose()
+    for name in ("facturador.db-wal", "facturador.db-shm"):
+        path.with_name(name).unlink(missing_ok=True)
+    if lost == "deleted":
+        path.unlink()
+    else:
+        path.write_bytes(b"")
+    for command in (("tenant", "list"), ("serve", "--port", "1")):
+        done = _run(settings, *command)
+        assert done.returncode != 0, done.stdout
+        assert str(path) in done.stderr and "perdida" in done.stderr, done.stderr
+        assert "backup" in done.stderr and "--new-store" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+    assert path.exists() == (lost == "emptied") and (not path.exists() or path.stat().st_size == 0)
+    done = subprocess.run(
+        [sys.executable, "-m", "facturador.cli", "tenant", "list"],
+        env={**os.environ, **settings.export(), NEW_STORE_ENV: "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert path.stat().st_size > 0  # the new, empty store, made on purpose

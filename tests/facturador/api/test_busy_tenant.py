@@ -15,12 +15,20 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from facturador.api.downloads import PDF_WAIT_ENV
 from facturador.domain import documents
 from tests.common import issue
 from tests.conftest import LiveService
 from tests.facturador.api.test_pdf_downloads import largest_body
 from tests.samples.bodies import invoice_body
 from tests.shops import Shop, new_shop
+
+
+@pytest.fixture(autouse=True)
+def wait_for_big_pdfs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests wait for a big document's PDF in one request (the 202 of one not ready within
+    ``PDF_WAIT_SECONDS`` is tested in test_pdf_not_ready.py)."""
+    monkeypatch.setenv(PDF_WAIT_ENV, "600")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,10 @@ controls (tests/db_proxy.py; the shared server itself is never touched): every a
 stored, numbers are neither reused nor skipped, a request during the fault gets a 503 with Retry-After
 within a bounded time (never a 500), the node serves again by itself once the database is back, and its
 background worker sends what the fault left unsent. The same when the backends are terminated
-(``pg_terminate_backend`` on the test's own database) while requests run.
+(``pg_terminate_backend`` on the test's own database) while requests run, and when the database goes
+silent (the proxy keeps the connections open and answers nothing): each exchange gives up after
+``FACTURADOR_DB_ANSWER_SECONDS`` and each new connection after ``connect_timeout``, so requests get their
+503 in bounded time instead of hanging.
 
 Each client sends every sale with an Idempotency-Key and, after a 503, the same sale again with the same
 key, as docs/deploying.md asks of a production client. PostgreSQL only (CI's PostgreSQL run).
@@ -26,6 +29,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from facturador.config import Settings
+from facturador.store.db import ANSWER_SECONDS_ENV
 from tests.conftest import _fresh_postgres
 from tests.db_proxy import DatabaseProxy, database_proxy
 from tests.facturador.api.test_database_outage import _drop_connections
@@ -37,6 +41,8 @@ CLIENTS = 8
 REQUEST_BOUND_SECONDS = 20.0
 #: How long the database stays away.
 OUTAGE_SECONDS = 8.0
+#: The silent database's bounds in the test (one exchange, one new connection), in seconds.
+SILENT_ANSWER_SECONDS = 3
 
 
 @dataclass
@@ -118,13 +124,21 @@ def _stored(admin_url: str, database: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow(seconds=90)
-@pytest.mark.parametrize("fault", ["outage", "terminated"])
+@pytest.mark.parametrize("fault", ["outage", "terminated", "silent"])
 def test_the_database_going_away_loses_nothing_and_the_service_recovers(
-    proxied: tuple[Settings, DatabaseProxy, str, str], tmp_path: Path, fault: str
+    proxied: tuple[Settings, DatabaseProxy, str, str],
+    tmp_path: Path,
+    fault: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     settings, proxy, admin_url, database = proxied
     tenant = new_tenant(settings, "faltas")
     traffic = Traffic()
+    if fault == "silent":  # bounds shorter than the service's own (30 s, 10 s), for a short test
+        monkeypatch.setenv(ANSWER_SECONDS_ENV, str(SILENT_ANSWER_SECONDS))
+        url = make_url(settings.database_url)
+        bounded = url.update_query_dict({"connect_timeout": str(SILENT_ANSWER_SECONDS)})
+        settings = dataclasses.replace(settings, database_url=bounded.render_as_string(hide_password=False))
     with nodes(settings, tmp_path, 1, "--send-pending-every", "0.3") as (node,):
         base = f"{node.root}/t/{tenant.slug}"
         threads = [
@@ -137,6 +151,10 @@ def test_the_database_going_away_loses_nothing_and_the_service_recovers(
         fault_at = time.monotonic()
         if fault == "outage":
             proxy.down()
+            time.sleep(OUTAGE_SECONDS)
+            proxy.up()
+        elif fault == "silent":
+            proxy.silence()
             time.sleep(OUTAGE_SECONDS)
             proxy.up()
         else:
@@ -160,8 +178,11 @@ def test_the_database_going_away_loses_nothing_and_the_service_recovers(
         assert slowest < REQUEST_BOUND_SECONDS, slowest
         recovered = traffic.first_200_after(back_at)
         assert recovered is not None, "the service did not serve again once the database was back"
-        if fault == "outage":
+        if fault in ("outage", "silent"):
             assert statuses.count(503) >= 1, "no request met the outage"
+        if fault == "silent":  # told while the database was still silent, not when it came back
+            told = [at + took for at, status, took in traffic.statuses if status == 503]
+            assert any(moment < back_at for moment in told), "no 503 while the database was silent"
 
         # every answered factura is stored once, numbered without gaps, one per sale (no key made two)
         numbers = list(traffic.answered.values())

@@ -16,6 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from facturador.api.downloads import PDF_WAIT_ENV
 from facturador.domain.document_schema import DOCUMENT, ITEM, MAX_ITEMS
 from facturador.render.pdf import MAX_A4_PAGES
 from facturador.store.models import Artifact, Document
@@ -27,6 +28,13 @@ LINES = MAX_ITEMS  # the most items a document may have (SUNAT)
 DESCRIPTION = ITEM.fields["descripcion"].max_length
 INFORMATION = DOCUMENT.fields["informacion_adicional"].max_length
 WORDS = "Descripción ampliada del artículo con medidas y número de serie "
+
+
+@pytest.fixture(autouse=True)
+def wait_for_big_pdfs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests wait for a big document's PDF in one request (the 202 of one not ready within
+    ``PDF_WAIT_SECONDS`` is tested in test_pdf_not_ready.py)."""
+    monkeypatch.setenv(PDF_WAIT_ENV, "600")
 
 
 def largest_body() -> dict[str, Any]:
