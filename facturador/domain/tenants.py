@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from facturador.authority.soap.protocol import DESTINATIONS
 from facturador.config import Settings
+from facturador.store.db import remember_tenant
 from facturador.store.identities import ensure_tenant_identity
 from facturador.store.models import (
     DEFAULT_SETTINGS,
@@ -203,6 +204,7 @@ def create_tenant(
     except IntegrityError as exc:
         raise TenantError("that token or host is already used by another tenant") from exc
     ensure_tenant_identity(session, tenant.id, ruc, name, Vault.open(settings.data_dir))
+    remember_tenant(settings.database_url, settings.data_dir, slug)  # a store file lost later is noticed
     return CreatedTenant(tenant=tenant, token=token)
 
 

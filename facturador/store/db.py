@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, DisconnectionError, InterfaceError, OperationalError
@@ -216,29 +217,74 @@ DAMAGED_STORE_ADVICE = (
 NEW_STORE_ENV = "FACTURADOR_NEW_STORE"
 
 
+#: The data directory's record of the tenants a SQLite store holds (its path and their slugs), so a store
+#: file lost later is noticed (the tenants' keys and certificates live in the store itself).
+STORE_MARKER = "store.json"
+
+
+def _sqlite_path(database_url: str) -> Path | None:
+    """The file of a SQLite ``database_url`` (None for another database, or one in memory)."""
+    database = make_url(database_url).database if database_url.startswith("sqlite") else None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def remember_tenant(database_url: str, data_dir: Path, slug: str) -> None:
+    """Note in ``data_dir``'s :data:`STORE_MARKER` that the SQLite store of ``database_url`` holds tenant
+    ``slug`` (nothing for PostgreSQL, whose loss the server itself would show)."""
+    path = _sqlite_path(database_url)
+    if path is None:
+        return
+    marker = data_dir / STORE_MARKER
+    try:
+        known = orjson.loads(marker.read_bytes()) if marker.is_file() else {}
+    except orjson.JSONDecodeError:
+        known = {}
+    found = known.get("stores") if isinstance(known, dict) else None
+    stores: dict[str, Any] = found if isinstance(found, dict) else {}
+    slugs = set(stores.get(str(path.resolve())) or []) | {slug}
+    stores[str(path.resolve())] = sorted(slugs)
+    temporary = marker.with_name(marker.name + ".tmp")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private, as the data is
+    with os.fdopen(handle, "wb") as out:
+        out.write(orjson.dumps({"stores": stores}, option=orjson.OPT_INDENT_2))
+    os.replace(temporary, marker)
+
+
+def _remembered(path: Path, data_dir: Path) -> list[str]:
+    """The tenants :func:`remember_tenant` noted for the store file ``path``."""
+    marker = data_dir / STORE_MARKER
+    try:
+        known = orjson.loads(marker.read_bytes()) if marker.is_file() else {}
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    stores = known.get("stores") if isinstance(known, dict) else None
+    found = stores.get(str(path.resolve())) if isinstance(stores, dict) else None
+    return [str(slug) for slug in found] if isinstance(found, list) else []
+
+
 def check_store_not_lost(database_url: str, data_dir: Path) -> None:
     """Raise :class:`StoreFileError` when the store's SQLite file is missing (or empty) while ``data_dir``
     holds tenants' folders (their keys and certificates): those tenants' store was there and is gone (a
     deleted file, a wrong path, a half-restored backup), and starting would make a new empty one in its
     place without a word. :data:`NEW_STORE_ENV` set to 1 starts the new store anyway."""
-    database = make_url(database_url).database if database_url.startswith("sqlite") else None
-    if not database or database == ":memory:" or database.startswith("file:"):
+    path = _sqlite_path(database_url)
+    if path is None or (path.exists() and path.stat().st_size > 0):
         return
-    path = Path(database)
-    if path.exists() and path.stat().st_size > 0:
-        return
-    tenants = data_dir / "tenants"
-    slugs = (
-        sorted(folder.name for folder in tenants.iterdir() if folder.is_dir() and any(folder.iterdir()))
-        if (tenants.is_dir())
-        else []
+    tenants = data_dir / "tenants"  # an earlier release kept each tenant's keys in a folder of its own
+    folders = (
+        {folder.name for folder in tenants.iterdir() if folder.is_dir() and any(folder.iterdir())}
+        if tenants.is_dir()
+        else set()
     )
+    slugs = sorted(folders | set(_remembered(path, data_dir)))
     if not slugs or os.environ.get(NEW_STORE_ENV, "").strip() == "1":
         return
     shown = ", ".join(slugs[:5]) + (f" and {len(slugs) - 5} more" if len(slugs) > 5 else "")
     state = "is empty" if path.exists() else "is missing"
     raise StoreFileError(
-        f"{path} {state}, but {tenants} holds the keys of {len(slugs)} tenant(s) ({shown}): the store they "
+        f"{path} {state}, but {data_dir} knows {len(slugs)} tenant(s) kept in it ({shown}): the store they "
         "belong to is gone. The service will not start a new, empty store in its place. Restore the file "
         "from your last backup (stop every facturador process first), or point --database/--data-dir at "
         f"where it is; only to start over with no documents beside those keys, run with --new-store (or "
