@@ -290,6 +290,7 @@ def service_sire_simulator(context: ServiceContext) -> SireSimulator:
         ticket_delay=float(os.environ.get("FACTURADOR_SIRE_TICKET_DELAY", "1")),
         clock=context.clock,
         today=context.today,
+        state=context.settings.authority_dir / "sire-state.json",  # shared by the service's workers
     )
 
 

@@ -50,7 +50,11 @@ def create_sire_app(simulator: SireSimulator, *, threads: int = 4) -> Starlette:
     limiter = anyio.CapacityLimiter(threads)
 
     async def off_loop(function: Callable[..., Any], *args: Any) -> Any:
-        return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter)
+        def shared() -> Any:
+            with simulator.shared():  # the state every worker process of the service sees
+                return function(*args)
+
+        return await anyio.to_thread.run_sync(shared, limiter=limiter)
 
     def api(
         work: Callable[[Request, str], Awaitable[Response]], *, period_param: str | None = "period"

@@ -21,20 +21,25 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import dataclasses
+import fcntl
 import hashlib
 import hmac
 import io
 import json
+import os
 import re
 import secrets
 import threading
 import time
 import uuid
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 
 from facturador.authority.gre.simulator import BetaCredentials, Credentials, TokenError
@@ -210,6 +215,7 @@ class SireSimulator:
         clock: Callable[[], float] = time.time,
         today: Callable[[], date] = peru_today,
         first_period: str = "202301",
+        state: Path | None = None,
     ) -> None:
         self.source = source
         self.credentials = credentials or BetaCredentials({SIMULATOR_CLIENT_ID: SIMULATOR_CLIENT_SECRET})
@@ -225,6 +231,83 @@ class SireSimulator:
         self._tickets: dict[str, _Ticket] = {}
         self._uploads: dict[str, _Upload] = {}
         self._counter = 0
+        #: The file every process of a service keeps the books, tickets and uploads in (None: this
+        #: process's memory only); :meth:`shared` reads it before a request and writes it after.
+        self.state = state
+
+    @contextlib.contextmanager
+    def shared(self) -> Iterator[None]:
+        """Serve one request on the state the service's processes share: under a file lock, the books,
+        tickets and uploads read from :attr:`state` before and written back after (a service with
+        several workers answers a ticket asked by one on another)."""
+        with self._lock:
+            if self.state is None:
+                yield
+                return
+            self.state.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.state.with_name(self.state.name + ".lock"), "a+b") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                try:
+                    self._load()
+                    yield
+                finally:
+                    self._save()
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _load(self) -> None:
+        assert self.state is not None
+        if not self.state.is_file():
+            return
+        data = json.loads(self.state.read_text(encoding="utf-8"))
+        self._counter = int(data["counter"])
+        self._books = {
+            tuple(key.split("|", 1)): _Book(  # type: ignore[misc]
+                book["proposal"],
+                book["preliminary"],
+                book["how"],
+                book["registered"],
+                set(book["files"]),
+                book["adjustments"],
+            )
+            for key, book in data["books"].items()
+        }
+        self._tickets = {
+            number: _Ticket(
+                **{
+                    **ticket,
+                    "files": [(name, kind, _unb64(content)) for name, kind, content in ticket["files"]],
+                }
+            )
+            for number, ticket in data["tickets"].items()
+        }
+        self._uploads = {
+            upload_id: _Upload(**{**upload, "data": bytearray(_unb64(upload["data"]))})
+            for upload_id, upload in data["uploads"].items()
+        }
+
+    def _save(self) -> None:
+        assert self.state is not None
+        data = {
+            "counter": self._counter,
+            "books": {
+                f"{ruc}|{period}": {**dataclasses.asdict(book), "files": sorted(book.files)}
+                for (ruc, period), book in self._books.items()
+            },
+            "tickets": {
+                number: {
+                    **dataclasses.asdict(ticket),
+                    "files": [[name, kind, _b64(content)] for name, kind, content in ticket.files],
+                }
+                for number, ticket in self._tickets.items()
+            },
+            "uploads": {
+                upload_id: {**dataclasses.asdict(upload), "data": _b64(bytes(upload.data))}
+                for upload_id, upload in self._uploads.items()
+            },
+        }
+        temporary = self.state.with_name(self.state.name + ".tmp")
+        temporary.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(temporary, self.state)
 
     # -- tokens ---------------------------------------------------------------------------------------
 

@@ -215,3 +215,27 @@ def test_an_acceptance_sent_by_a_run_that_stopped_is_followed_not_sent_again(
         )
     assert report.done and report.decision is not None and report.decision.ticket == first
     assert [t.process for t in [report.decision]] == ["2"]
+
+
+def test_the_workers_of_a_service_share_the_books_and_tickets(tmp_path: Path) -> None:
+    """``facturador serve --workers 2`` runs a simulator per process: a ticket asked of one is answered by
+    the other, and numbers are not given twice (the state file under a lock, :meth:`SireSimulator.shared`)."""
+    from datetime import date
+
+    from facturador.authority.sire.simulator import SireSimulator
+
+    state = tmp_path / "authority" / "sire-state.json"
+
+    def worker() -> SireSimulator:
+        return SireSimulator(
+            lambda _ruc, _period: [], clock=lambda: 0.0, today=lambda: date(2026, 11, 3), state=state
+        )
+
+    first, second = worker(), worker()
+    with first.shared():
+        asked = first.request_proposal("20123456786", "202610", {"codTipoArchivo": "0"})
+    with second.shared():
+        found = second.tickets("20123456786", {"perIni": "202610", "perFin": "202610"})
+        again = second.request_proposal("20123456786", "202610", {"codTipoArchivo": "0"})
+    assert [row["numTicket"] for row in found["registros"]] == [asked["numTicket"]]
+    assert again["numTicket"] != asked["numTicket"]
