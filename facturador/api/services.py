@@ -359,7 +359,7 @@ async def consult_cdr_status(request: Request) -> dict[str, Any]:
 
 @router.post(
     "/api/services/validate_cpe",
-    summary="Whether one of the tenant's documents stands at SUNAT, and its issuer's state and condition",
+    summary="Whether a document (the tenant's, or another issuer's through SUNAT's validity API) stands at SUNAT",
     operation_id="validateCpe",
     openapi_extra=contract.secured(
         contract.body(

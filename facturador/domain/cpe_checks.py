@@ -22,8 +22,11 @@ from facturador.context import ServiceContext, TenantInfo, sends_remotely
 from facturador.domain.fields import Code, Date, Number, Object, Text
 from facturador.domain.padron import find_taxpayer
 from facturador.domain.reader import Reader
-from facturador.errors import ServiceError
+from facturador.domain.validity_sweep import validity_asker
+from facturador.errors import ServiceError, field_error
 from facturador.store.models import DOCUMENTS
+from sunat.validity import CP_STATES, DOMICILE_CONDITIONS, RUC_STATES, ValidityQuery
+from sunat.validity_client import ValidityError
 
 CONSULTED_TYPES = {"01": "Factura", "03": "Boleta", "07": "Nota de crédito", "08": "Nota de débito"}
 _DOCUMENT_FIELDS = {
@@ -49,7 +52,7 @@ CDR_BODY = Object(
 )
 VALIDATE_BODY = Object(
     name="ValidateCpeBody",
-    description="El comprobante cuya validez se consulta (del propio tenant).",
+    description="El comprobante cuya validez se consulta (propio, o de otro emisor por la API de validez de SUNAT).",
     required=True,
     fields={
         "numero_ruc_emisor": Text(
@@ -144,16 +147,12 @@ def consult_cdr(context: ServiceContext, tenant: TenantInfo, body: Any) -> dict[
 
 
 def validate_cpe(context: ServiceContext, tenant: TenantInfo, body: Any) -> dict[str, Any]:
-    """``POST /api/services/validate_cpe`` of one of the tenant's own documents: its state at SUNAT and
+    """``POST /api/services/validate_cpe``: a document's state at SUNAT (another issuer's through SUNAT's
+    validity API) and
     its issuer's state and condition, in real PRO's keys (``ValidateCpe2``)."""
     values = _read(VALIDATE_BODY, body)
     if values["numero_ruc_emisor"] != tenant.ruc:
-        raise ServiceError(
-            422,
-            "Solo se validan aquí los comprobantes de la propia empresa: los de otro emisor requieren la "
-            "API de validez de SUNAT, que este servicio aún no consulta.",
-            "OTHER_ISSUER",
-        )
+        return _validity_of_another_issuer(context, tenant, values)
     _document(context, tenant, values)
     doc_type, series, number = (
         values["codigo_tipo_documento"],
@@ -190,5 +189,55 @@ def validate_cpe(context: ServiceContext, tenant: TenantInfo, body: Any) -> dict
             "empresa_estado_description": company_state,
             "empresa_condicion_codigo": _CONDITIONS.get(condition, "-"),
             "empresa_condicion_descripcion": condition,
+        },
+    }
+
+
+def _validity_of_another_issuer(
+    context: ServiceContext, tenant: TenantInfo, values: dict[str, Any]
+) -> dict[str, Any]:
+    """A document of another issuer (a supplier's factura): asked of SUNAT's validity API with the tenant's
+    credentials (``validity_client_id``), or of the simulator for a tenant on it (docs/validity.md)."""
+    if values.get("fecha_de_emision") is None:
+        raise field_error(
+            "fecha_de_emision",
+            "El campo fecha_de_emision es obligatorio para consultar un comprobante de otro emisor.",
+            "INVALID_FIELDS",
+        )
+    asker = validity_asker(context, tenant.id, tenant.ruc, dict(tenant.settings))
+    if asker is None:
+        raise ServiceError(
+            409,
+            "Para validar comprobantes de otros emisores configure las credenciales de la API de validez de "
+            "SUNAT (validity_client_id y el secreto validity_client_secret).",
+            "VALIDITY_NOT_CONFIGURED",
+        )
+    query = ValidityQuery(
+        values["numero_ruc_emisor"],
+        values["codigo_tipo_documento"],
+        values["serie_documento"],
+        int(values["numero_documento"]),
+        values["fecha_de_emision"],
+        values.get("total"),
+    )
+    try:
+        answer = asker.check(query)
+    except ValidityError as exc:
+        raise ServiceError(
+            502, f"La API de validez de SUNAT no respondió: {exc}", "AUTHORITY_UNAVAILABLE"
+        ) from None
+    finally:
+        close = getattr(asker, "close", None)
+        if close is not None:
+            close()
+    return {
+        "success": True,
+        "data": {
+            "comprobante_estado_codigo": answer.state,
+            "comprobante_estado_descripcion": CP_STATES.get(answer.state, answer.state),
+            "empresa_estado_codigo": answer.ruc_state or "-",
+            "empresa_estado_description": RUC_STATES.get(answer.ruc_state, "-"),
+            "empresa_condicion_codigo": answer.domicile or "-",
+            "empresa_condicion_descripcion": DOMICILE_CONDITIONS.get(answer.domicile, "-"),
         },
     }

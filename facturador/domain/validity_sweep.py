@@ -161,7 +161,7 @@ def _books(context: ServiceContext, tenant_id: int, period: str) -> list[BookRec
     return [BookRecord(*row) for row in rows]
 
 
-def _asker(context: ServiceContext, tenant_id: int, ruc: str, settings: dict[str, Any]) -> Any:
+def validity_asker(context: ServiceContext, tenant_id: int, ruc: str, settings: dict[str, Any]) -> Any:
     """SUNAT with the tenant's credentials, the simulator in process, or None (see module doc)."""
     client_id = str(settings.get("validity_client_id") or "")
     if client_id:
@@ -195,7 +195,7 @@ def run_scheduled_sweep(
         return None
     path = report_path(context, row.slug, period)
     path.parent.mkdir(parents=True, exist_ok=True)
-    asker = _asker(context, tenant_id, row.ruc, settings)
+    asker = validity_asker(context, tenant_id, row.ruc, settings)
     if asker is None:
         report = SweepReport(period, 0, 0, 0, 0, 0.0, stopped_by="sin credenciales de la API de validez")
     else:

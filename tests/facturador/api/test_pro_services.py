@@ -454,8 +454,30 @@ def test_consult_cdr_status_and_validate_cpe_of_the_tenants_documents(
         client.post("/api/services/consult_cdr_status", json=missing), 404, "DOCUMENT_NOT_FOUND"
     )
     assert "Documento no encontrado" in found["message"]
-    other_issuer = {**asked, "numero_ruc_emisor": ruc("2099900123")}
-    assert_error(client.post("/api/services/validate_cpe", json=other_issuer), 422, "OTHER_ISSUER")
+    # another issuer's document: asked of SUNAT's validity API (here the simulator, which holds another
+    # company's factura as accepted and knows nothing of an unknown number)
+    seller = new_shop(live, "pro-seller")
+    with seller.http() as seller_client:
+        sold = seller_client.post("/api/documents", json=invoice_body())
+        assert sold.status_code == 200, sold.text
+    sold_series, sold_number = sold.json()["data"]["number"].split("-")
+    bought = {
+        "numero_ruc_emisor": seller.ruc,
+        "codigo_tipo_documento": "01",
+        "serie_documento": sold_series,
+        "numero_documento": int(sold_number),
+        "fecha_de_emision": peru_today().isoformat(),
+        "total": 118,
+    }
+    checked = client.post("/api/services/validate_cpe", json=bought)
+    assert checked.status_code == 200, checked.text
+    assert checked.json()["data"]["comprobante_estado_codigo"] == "1"
+    assert checked.json()["data"]["comprobante_estado_descripcion"] == "ACEPTADO"
+    unknown = client.post("/api/services/validate_cpe", json={**bought, "numero_documento": 99_999_999})
+    assert unknown.status_code == 200, unknown.text
+    assert unknown.json()["data"]["comprobante_estado_codigo"] == "0"
+    undated = {key: value for key, value in bought.items() if key != "fecha_de_emision"}
+    assert_error(client.post("/api/services/validate_cpe", json=undated), 422, "INVALID_FIELDS")
     assert_error(
         client.post("/api/services/consult_cdr_status", json={**asked, "codigo_tipo_documento": "09"}),
         422,
