@@ -359,7 +359,7 @@ async def consult_cdr_status(request: Request) -> dict[str, Any]:
 
 @router.post(
     "/api/services/validate_cpe",
-    summary="Whether a document (the tenant's, or another issuer's through SUNAT's validity API) stands at SUNAT",
+    summary="Whether a document stands at SUNAT (another issuer's through SUNAT's validity API)",
     operation_id="validateCpe",
     openapi_extra=contract.secured(
         contract.body(

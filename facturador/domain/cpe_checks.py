@@ -52,7 +52,7 @@ CDR_BODY = Object(
 )
 VALIDATE_BODY = Object(
     name="ValidateCpeBody",
-    description="El comprobante cuya validez se consulta (propio, o de otro emisor por la API de validez de SUNAT).",
+    description="El comprobante cuya validez se consulta (propio o de otro emisor: API de validez).",
     required=True,
     fields={
         "numero_ruc_emisor": Text(
@@ -148,8 +148,7 @@ def consult_cdr(context: ServiceContext, tenant: TenantInfo, body: Any) -> dict[
 
 def validate_cpe(context: ServiceContext, tenant: TenantInfo, body: Any) -> dict[str, Any]:
     """``POST /api/services/validate_cpe``: a document's state at SUNAT (another issuer's through SUNAT's
-    validity API) and
-    its issuer's state and condition, in real PRO's keys (``ValidateCpe2``)."""
+    validity API) and its issuer's state and condition, in real PRO's keys (``ValidateCpe2``)."""
     values = _read(VALIDATE_BODY, body)
     if values["numero_ruc_emisor"] != tenant.ruc:
         return _validity_of_another_issuer(context, tenant, values)
