@@ -372,7 +372,7 @@ async def consult_cdr_status(request: Request) -> dict[str, Any]:
             },
         )
     ),
-    responses=contract.responses(CPE_VALIDITY, 400, 401, 404, 413, 422, 502),
+    responses=contract.responses(CPE_VALIDITY, 400, 401, 404, 409, 413, 422, 502),
 )
 async def validate_cpe(request: Request) -> dict[str, Any]:
     tenant, _caller = authenticated(request)
