@@ -43,6 +43,7 @@ from facturador.api import (
 from facturador.api.common import CLIENT_CLOSED_REQUEST, TENANT_SCOPE_KEY, checked_path
 from facturador.api.heavy import GIL_SWITCH_SECONDS, HeavyWork
 from facturador.authority.gre.app import create_gre_app
+from facturador.authority.soap.app import RemembersTransport
 from facturador.authority.validity.app import create_validity_app
 from facturador.config import Settings
 from facturador.context import ServiceContext
@@ -470,10 +471,10 @@ def create_app(context: ServiceContext) -> ASGIApp:
 
     limited = BodyLimit(app, context.settings.max_body_bytes)
     service = TenantPrefix(Compression(operations.RequestMetrics(limited), context.settings.compression))
-    # KeepConnection wraps the service only: the simulated SUNAT cuts connections on purpose through
-    # uvicorn's own send (see facturador.authority.soap.app's _drop), which a wrapped send would hide
     soap = SunatMount(KeepConnection(service), service_soap_app(context))  # SUNAT's SOAP services, simulated
-    return AccessLog(TrustedHost(soap, context))  # before anything reads Host; the request id first
+    # the access log before anything reads Host (the request id first); outermost, the connection's
+    # transport kept for the simulated SUNAT, which cuts connections on purpose (``reset``)
+    return RemembersTransport(AccessLog(TrustedHost(soap, context)))
 
 
 #: Where the docs page's script, style sheet and icon are served: from the package, never a CDN (a machine

@@ -269,11 +269,12 @@ class ServiceContext:
         """The tenant's signing key and certificate: its newest in the database, whose version is checked
         before each signing, so a certificate imported on any node (``facturador tenant certificate``) is
         used from the next document on; kept in the process between versions."""
+        with self.reading() as connection:  # no transaction: no BEGIN and ROLLBACK round trips per issue
+            version = identity_version(connection, tenant.id)
+        cached = self._identities.get(tenant.id)
+        if cached is not None and version is not None and cached[0] == version:
+            return cached[1]
         with self.session() as session:
-            version = identity_version(session, tenant.id)
-            cached = self._identities.get(tenant.id)
-            if cached is not None and version is not None and cached[0] == version:
-                return cached[1]
             loaded = load_tenant_identity(session, tenant.id, self.vault)
             if loaded is None:  # a tenant made without one (create_tenant gives every tenant its own)
                 ensure_tenant_identity(session, tenant.id, tenant.ruc, tenant.name, self.vault)

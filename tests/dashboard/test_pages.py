@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import APP_PATH
 from dashboard.auth import hash_password, verify_password
-from sunat.calendar import peru_today
+from sunat.calendar import LIMA, peru_today
 from tests.conftest import LiveService
 from tests.dashboard.conftest import History, Issued
 from tests.dashboard.test_app import chart_figures, texts
@@ -169,6 +169,11 @@ def test_register_page_builds_the_month(tenants: Path, issued: Issued, history: 
     assert "el archivo PLE va vacío" in texts(at.info)
 
 
+def lima_date(epoch: float) -> dt.date:
+    """The Lima date of ``epoch`` seconds."""
+    return dt.datetime.fromtimestamp(epoch, LIMA).date()
+
+
 def test_register_page_names_the_documents_whose_state_was_set_by_hand(
     tenants: Path, live: LiveService
 ) -> None:
@@ -190,7 +195,8 @@ def test_register_page_names_the_documents_whose_state_was_set_by_hand(
         contents,
     )
     assert said, contents
-    assert dt.datetime.strptime(said.group(1), "%d/%m/%Y %H:%M").date() == peru_today()
+    # the audit time is the service's (its clock: real time, in the fixed-clock runs too), in Lima
+    assert dt.datetime.strptime(said.group(1), "%d/%m/%Y %H:%M").date() == lima_date(live.clock())
     assert f"- {said.group(0)}" in [m.value for m in at.markdown]  # among the warnings before filing
 
 

@@ -55,13 +55,14 @@ import logging
 import re
 import zipfile
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import anyio
 from lxml import etree
 from starlette.datastructures import URL
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from facturador.authority.cdr import build_exception_cdr, zip_cdr
 from facturador.authority.gateway import AuthorityError, ResponseKind
@@ -440,10 +441,35 @@ async def _send(send: Send, status: int, body: bytes, content_type: bytes = XML_
     await send({"type": "http.response.body", "body": body})
 
 
+#: The server's transport of the connection being served, kept by :class:`RemembersTransport` in front of
+#: every middleware (a middleware that wraps ``send`` hides uvicorn's own ``send`` and so its transport).
+CONNECTION_TRANSPORT: ContextVar[Any] = ContextVar("connection_transport", default=None)
+
+
+def server_transport(send: Send) -> Any:
+    """The transport behind uvicorn's own ``send`` (None for another server or a wrapped ``send``)."""
+    return getattr(getattr(send, "__self__", None), "transport", None)
+
+
+class RemembersTransport:
+    """The outermost ASGI layer: keeps the connection's transport in :data:`CONNECTION_TRANSPORT` for the
+    request, so the simulated SUNAT can cut the connection (``reset``) whatever wraps ``send`` inside."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = CONNECTION_TRANSPORT.set(server_transport(send))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            CONNECTION_TRANSPORT.reset(token)
+
+
 async def _drop(send: Send) -> None:
     """Close the connection at once (uvicorn: its transport is aborted); under a server whose transport
     cannot be reached, the response is left unfinished, which closes it after the headers."""
-    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    transport = CONNECTION_TRANSPORT.get() or server_transport(send)
     if transport is not None:
         transport.abort()
         await asyncio.sleep(0.05)  # the server learns the connection is gone before the app returns

@@ -33,6 +33,7 @@ from facturador.cli import main as cli_main
 from facturador.config import Settings
 from sunat.calendar import peru_today
 from tests.conftest import free_port
+from tests.padron_file import generated_lines, write_padron
 from tests.samples.bodies import invoice_body
 from tests.served import Served, serve
 
@@ -41,9 +42,17 @@ pytestmark = pytest.mark.slow(seconds=130)
 SLUG = "tienda"
 RUC = "20100066603"
 TOKEN = "tienda-live-store-token-0123456789-abcdefghijklm"
-#: Subcommands that never open the store: the dashboard reads only its tenants file (and talks HTTP);
-#: secret-key prints a new key.
-NOT_ON_THE_STORE = {"dashboard", "secret-key"}
+#: Subcommands that never open the store: the dashboard, portfolio and sire read only the analyst's
+#: tenants file (and talk HTTP); secrets keeps the analyst's encrypted secrets; secret-key prints a key.
+NOT_ON_THE_STORE = {
+    "dashboard",
+    "portfolio",
+    "secret-key",
+    "secrets delete",
+    "secrets list",
+    "secrets set",
+    "sire",
+}
 
 
 def _all_commands(group: click.Group, prefix: str = "") -> set[str]:
@@ -137,7 +146,8 @@ def _rows(http: httpx.Client) -> list[dict[str, Any]]:
 
 
 def _command_name(arguments: tuple[str, ...]) -> str:
-    return " ".join(arguments[:2]) if arguments[0] in ("tenant", "series", "sunat-fault") else arguments[0]
+    groups = ("tenant", "series", "sunat-fault", "padron", "secrets")
+    return " ".join(arguments[:2]) if arguments[0] in groups else arguments[0]
 
 
 def _sequence(number: str) -> int:
@@ -239,6 +249,15 @@ def test_answered_documents_survive_every_command_run_beside_a_live_server(
         run.cli("igv", SLUG, month, "--tenants", str(tenants))
         assert "at the newest revision already" in run.cli("migrate")  # nothing to do beside a server
         run.cli("dashboard-password", "--tenants", str(tenants), "--password", "una-clave-larga")
+        run.issue(served.root)
+        run.cli("tenant", "smtp", SLUG, "--host", "127.0.0.1", "--port", "2525", "--from", "caja@tienda.pe")
+        padron = write_padron(tmp_path / "padron.txt", generated_lines(50))
+        run.cli("padron", "import", str(padron))
+        run.issue(served.root)
+        run.cli("exchange-rate", "--url", f"http://127.0.0.1:{free_port()}/tipoCambio.txt")  # refused: 0 new
+        run.cli("validate", SLUG, month, "--base-url", f"{served.root}/t/{SLUG}", "--token", TOKEN)
+        run.issue(served.root)
+        run.cli("backup", str(tmp_path / "backup"))  # SQLite's online backup beside the server
         run.issue(served.root)
         # the SUNAT endpoint served alone on the same store, asked while the server issues
         sunat_port = free_port()
