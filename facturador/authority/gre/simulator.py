@@ -21,7 +21,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import logging
 import re
 import secrets
@@ -36,6 +35,7 @@ from typing import Any, Protocol
 from lxml import etree
 
 from facturador.authority import cdr as cdr_mod
+from facturador.authority.bearer import TokenError, TokenRefused, issue_token, read_token
 from facturador.authority.detail import described
 from facturador.authority.gateway import TICKET_DONE, TICKET_IN_PROCESS, TICKET_REJECTED
 from facturador.authority.gre.rules import check_guide, gre_file_name
@@ -76,19 +76,6 @@ QR_BASE = "https://e-factura.sunat.gob.pe/v1/contribuyente/gre/comprobantes/desc
 SCOPE = "https://api-cpe.sunat.gob.pe"
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _GUIDE_NAMES = {"09": "La Guia de Remision", "31": "La Guia de Remision Transportista"}
-
-
-class TokenError(Exception):
-    """The token endpoint refuses: ``status`` is the HTTP status, ``error``/``description`` its body."""
-
-    def __init__(self, status: int, error: str, description: str) -> None:
-        super().__init__(f"{error}: {description}")
-        self.status = status
-        self.error = error
-        self.description = description
-
-    def body(self) -> dict[str, str]:
-        return {"error": self.error, "error_description": self.description}
 
 
 class GreError(Exception):
@@ -153,14 +140,6 @@ def _utc(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC).replace(tzinfo=None)
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 _INFLIGHT: set[str] = set()
 _INFLIGHT_LOCK = threading.Lock()
 
@@ -217,26 +196,15 @@ class GreSimulator:
         ruc = self.credentials.authenticate(
             client_id, form.get("client_secret", ""), form.get("username", ""), form.get("password", "")
         )
-        expires = int(self.clock()) + self.token_ttl
-        payload = _b64(json.dumps({"ruc": ruc, "cid": client_id, "exp": expires}).encode())
-        signature = _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
-        return {"access_token": f"{payload}.{signature}", "token_type": "JWT", "expires_in": self.token_ttl}
+        token = issue_token(self.secret, {"ruc": ruc, "cid": client_id}, self.token_ttl, self.clock())
+        return {"access_token": token, "token_type": "JWT", "expires_in": self.token_ttl}
 
     def taxpayer(self, authorization: str | None) -> str:
         """The RUC of a valid, unexpired ``Bearer`` token; raises :class:`GreError` 401 otherwise."""
-        scheme, _, token = (authorization or "").partition(" ")
-        payload, _, signature = token.strip().partition(".")
-        if scheme.lower() != "bearer" or not payload or not signature:
-            raise GreError(401, "401", "No autorizado: falta el token de acceso")
-        expected = _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(expected, signature):
-            raise GreError(401, "401", "No autorizado: token de acceso no valido")
         try:
-            claims = json.loads(_unb64(payload))
-        except (ValueError, binascii.Error):  # pragma: no cover - signed by us, so well-formed
-            raise GreError(401, "401", "No autorizado: token de acceso no valido") from None
-        if int(claims.get("exp", 0)) <= self.clock():
-            raise GreError(401, "401", "No autorizado: el token de acceso ha expirado")
+            claims = read_token(self.secret, authorization, self.clock())
+        except TokenRefused as refused:
+            raise GreError(401, "401", refused.message) from None
         return str(claims["ruc"])
 
     # -- reception --------------------------------------------------------------------------------

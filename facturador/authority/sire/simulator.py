@@ -24,8 +24,6 @@ import binascii
 import contextlib
 import dataclasses
 import fcntl
-import hashlib
-import hmac
 import io
 import json
 import os
@@ -42,6 +40,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from facturador.authority.bearer import TokenRefused, issue_token, read_token
 from facturador.authority.gre.simulator import BetaCredentials, Credentials, TokenError
 from sunat.calendar import peru_today
 
@@ -322,28 +321,17 @@ class SireSimulator:
         ruc = self.credentials.authenticate(
             client_id, form.get("client_secret", ""), form.get("username", ""), form.get("password", "")
         )
-        expires = int(self.clock()) + self.token_ttl
-        payload = _b64(json.dumps({"ruc": ruc, "scope": "sire", "exp": expires}).encode())
-        signature = _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
-        return {"access_token": f"{payload}.{signature}", "token_type": "JWT", "expires_in": self.token_ttl}
+        token = issue_token(self.secret, {"ruc": ruc, "scope": "sire"}, self.token_ttl, self.clock())
+        return {"access_token": token, "token_type": "JWT", "expires_in": self.token_ttl}
 
     def taxpayer(self, authorization: str | None) -> str:
         """The RUC of a valid, unexpired SIRE token; :class:`SireApiError` 401 otherwise."""
-        scheme, _, token = (authorization or "").partition(" ")
-        payload, _, signature = token.strip().partition(".")
-        if scheme.lower() != "bearer" or not payload or not signature:
-            raise SireApiError(401, "401", "No autorizado: falta el token de acceso")
-        expected = _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(expected, signature):
-            raise SireApiError(401, "401", "No autorizado: token de acceso no valido")
         try:
-            claims = json.loads(_unb64(payload))
-        except (ValueError, binascii.Error):  # pragma: no cover - signed by us
-            raise SireApiError(401, "401", "No autorizado: token de acceso no valido") from None
+            claims = read_token(self.secret, authorization, self.clock())
+        except TokenRefused as refused:
+            raise SireApiError(401, "401", refused.message) from None
         if claims.get("scope") != "sire":
             raise SireApiError(401, "401", "No autorizado: el token no es del SIRE")
-        if int(claims.get("exp", 0)) <= self.clock():
-            raise SireApiError(401, "401", "No autorizado: el token de acceso ha expirado")
         return str(claims["ruc"])
 
     def gate(self, ruc: str, period: str | None) -> None:

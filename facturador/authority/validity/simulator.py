@@ -14,11 +14,7 @@ for their format only (SUNAT also compares them with the document).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 import hmac
-import json
 import math
 import secrets
 import threading
@@ -27,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from facturador.authority.bearer import TokenError, TokenRefused, issue_token, read_token
 from facturador.authority.registry import Registry, RegistryKey
 from sunat.validity import SCOPE, ValidityAnswer, ValidityQuery
 
@@ -47,19 +44,6 @@ SIMULATOR_CLIENT_SECRET = "facturador-validez-simulator-secret"
 DEFAULT_TOKEN_TTL = 3600
 #: Queries a second each client may make before the simulator answers 429 (``rate``).
 DEFAULT_RATE = 20.0
-
-
-class TokenError(Exception):
-    """The token endpoint refuses: HTTP ``status`` and the OAuth ``error`` / ``error_description``."""
-
-    def __init__(self, status: int, error: str, description: str) -> None:
-        super().__init__(f"{error}: {description}")
-        self.status = status
-        self.error = error
-        self.description = description
-
-    def body(self) -> dict[str, str]:
-        return {"error": self.error, "error_description": self.description}
 
 
 class ApiError(Exception):
@@ -118,14 +102,6 @@ class RateLimiter:
             return (1.0 - tokens) / self.rate
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 class ValiditySimulator:
     """See module doc. ``registry`` is SUNAT's memory of documents (the service's, or in memory);
     ``clients`` who may get a token; ``rate`` the queries a second per client (None: unlimited);
@@ -162,30 +138,15 @@ class ValiditySimulator:
         if form.get("client_id", client_id) != client_id:
             raise TokenError(401, "invalid_client", "cliente no autorizado")
         self.clients.authenticate(client_id, form.get("client_secret", ""))
-        expires = int(self.clock()) + self.token_ttl
-        payload = _b64(json.dumps({"cid": client_id, "exp": expires}).encode())
-        signature = _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
-        return {
-            "access_token": f"{payload}.{signature}",
-            "token_type": "Bearer",
-            "expires_in": self.token_ttl,
-        }
+        token = issue_token(self.secret, {"cid": client_id}, self.token_ttl, self.clock())
+        return {"access_token": token, "token_type": "Bearer", "expires_in": self.token_ttl}
 
     def client_of(self, authorization: str | None) -> str:
         """The client id of a valid, unexpired bearer token; :class:`ApiError` 401 otherwise."""
-        scheme, _, token = (authorization or "").partition(" ")
-        payload, _, signature = token.strip().partition(".")
-        if scheme.lower() != "bearer" or not payload or not signature:
-            raise ApiError(401, "No autorizado: falta el token de acceso", "401")
-        expected = _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(expected, signature):
-            raise ApiError(401, "No autorizado: token de acceso no valido", "401")
         try:
-            claims = json.loads(_unb64(payload))
-        except (ValueError, binascii.Error):  # pragma: no cover - signed by us, so well-formed
-            raise ApiError(401, "No autorizado: token de acceso no valido", "401") from None
-        if int(claims.get("exp", 0)) <= self.clock():
-            raise ApiError(401, "No autorizado: el token de acceso ha expirado", "401")
+            claims = read_token(self.secret, authorization, self.clock())
+        except TokenRefused as refused:
+            raise ApiError(401, refused.message, "401") from None
         return str(claims.get("cid") or "")
 
     def check(self, authorization: str | None, ruc: str, body: Any) -> dict[str, Any]:
